@@ -1,0 +1,112 @@
+# axbench - build, test and benchmark.  See README.md.
+#
+# Sources are found by wildcard, so a new module needs no Makefile edit:
+#   core/ suites/ tuner/ reports/  -> build/libax.a
+#   cli/                           -> ./axbench
+#   shaders/*.comp                 -> SPIR-V embedded as C arrays
+#   tests/unit/test_*.c            -> one binary each, linked with libax.a
+#   bench/*.c                      -> one binary each
+
+PKGS    := vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter \
+           -I. -Ibuild $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+GLSLC   ?= glslc
+B       := build
+
+LIB_SRC   := $(sort $(wildcard core/*.c suites/*.c tuner/*.c reports/*.c))
+CLI_SRC   := $(sort $(wildcard cli/*.c))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+SHADERS   := $(sort $(wildcard shaders/*.comp))
+
+# Extra SPIR-V variants built from one source with -D flags (fp16 etc.).
+-include shaders/variants.mk
+
+SHADER_NAMES := $(basename $(notdir $(SHADERS))) $(VARIANTS)
+SHADER_INC   := $(SHADER_NAMES:%=$(B)/shaders/%.inc)
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/shaders/table.o
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
+
+.PHONY: all deps run test unit check-deps bench bench-tuner clean
+all: axbench
+
+deps:
+	@scripts/deps.sh
+
+axbench: $(CLI_OBJ) $(B)/libax.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libax.a $(LDLIBS)
+
+$(B)/libax.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/%.o: %.c $(B)/shaders/table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+# Shaders: glslc writes the SPIR-V words as a C initializer list (-mfmt=c).
+$(B)/shaders/%.inc: shaders/%.comp $(wildcard shaders/*.glsl)
+	@mkdir -p $(dir $@)
+	$(GLSLC) --target-env=vulkan1.1 -O -Ishaders -mfmt=c \
+	    $($*_DEFS) -o $@ $<
+
+# Variants: shaders/variants.mk sets NAME_SRC and NAME_DEFS.
+define variant_rule
+$(B)/shaders/$(1).inc: shaders/$($(1)_SRC) $(wildcard shaders/*.glsl)
+	@mkdir -p $$(dir $$@)
+	$(GLSLC) --target-env=vulkan1.1 -O -Ishaders -mfmt=c \
+	    $($(1)_DEFS) -o $$@ $$<
+endef
+$(foreach v,$(VARIANTS),$(eval $(call variant_rule,$(v))))
+
+$(B)/shaders/table.c $(B)/shaders/table.h: $(SHADER_INC) scripts/embed-shaders.sh
+	@mkdir -p $(B)/shaders
+	scripts/embed-shaders.sh $(B)/shaders $(SHADER_NAMES)
+
+$(B)/shaders/table.o: $(B)/shaders/table.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(B)/libax.a tests/unit/ax_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libax.a $(LDLIBS)
+
+$(B)/bench/%: bench/%.c $(B)/libax.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(B)/libax.a $(LDLIBS)
+
+unit: $(UNIT_BIN)
+
+# The whole set-up on a fresh machine: deps, build, quick profile, report.
+run: deps
+	@$(MAKE) --no-print-directory axbench
+	./axbench run --profile quick
+	./axbench results --run last
+	@if ./axbench help report >/dev/null 2>&1; then \
+	    ./axbench report -o axbench-report.html && \
+	    echo "report written to axbench-report.html"; fi
+
+test: deps
+	@$(MAKE) --no-print-directory axbench unit check-deps
+	@tests/run.sh
+
+check-deps:
+	@scripts/check-deps.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory axbench $(BENCH_BIN)
+	@bench/run.sh
+
+bench-tuner: deps
+	@$(MAKE) --no-print-directory $(BENCH_BIN)
+	@bench/tuner.sh
+
+clean:
+	rm -rf build build-asan axbench
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,99 @@
+/*
+ * cli/cli.h - the command table, option parsing and exit codes.
+ *
+ * Each command is one `const struct ax_cli_cmd` defined in its own
+ * cli/cmd_*.c and listed in cli/main.c's table.  Its option table is the
+ * single source for parsing and for `--help` / `axbench help CMD`.
+ * cli/ is the only place that calls exit(); commands return an exit code.
+ */
+#ifndef AX_CLI_H
+#define AX_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit codes (README and --help list them). */
+enum ax_exit {
+	AX_EXIT_OK = 0,
+	AX_EXIT_FAIL = 1,      /* regression found, or a result failed */
+	AX_EXIT_USAGE = 2,     /* usage or config error */
+	AX_EXIT_AMBIGUOUS = 3, /* only ambiguous verdicts under --strict */
+	AX_EXIT_NODEV = 4,     /* no usable Vulkan device */
+	AX_EXIT_STORAGE = 5,   /* database / file error */
+	AX_EXIT_INTERRUPTED = 130,
+};
+
+/* Map an AX_E* code to the documented exit status. */
+int ax_cli_exit_code(int err);
+
+/* Global settings, from global options and the environment. */
+struct ax_cli {
+	const char *db_path;    /* --db, AXBENCH_DB, default ./axbench.db */
+	const char *device_sel; /* --device, NULL = default choice */
+	int verbosity;          /* -q: -1, default 0, -v: 1 (-vv: 2) */
+	bool json;              /* --json */
+	bool validate;          /* --validate or AXBENCH_VALIDATE=1 */
+	int argc;               /* the whole command line, for the run row */
+	char **argv;
+};
+
+struct ax_cli_opt {
+	int id;               /* > 0, returned by ax_cli_next() */
+	const char *name;     /* long name without "--" */
+	char short_name;      /* 0 for none */
+	const char *arg;      /* metavariable ("N"), NULL for a flag */
+	const char *help;
+};
+
+struct ax_cli_cmd {
+	const char *name;
+	const char *summary;  /* one line for `axbench --help` */
+	const char *usage;    /* "[SUITE...] [options]" */
+	const char *details;  /* paragraph(s) for `help CMD`; may be NULL */
+	const struct ax_cli_opt *opts; /* terminated by {0} */
+	int (*fn)(struct ax_cli *cli, int argc, char **argv);
+};
+
+/* Option iterator over one command's argv (argv[0] is the command name).
+ * Global options (--db, --device, -q, -v, --json, --validate) are handled
+ * inside and never returned. */
+struct ax_cli_iter {
+	struct ax_cli *cli;
+	const struct ax_cli_cmd *cmd;
+	int argc;
+	char **argv;
+	int i;              /* next argv index */
+	const char *optarg; /* argument of the option just returned */
+	char **positional;  /* collected positional arguments */
+	int n_positional;
+};
+
+void ax_cli_iter_init(struct ax_cli_iter *it, struct ax_cli *cli,
+		      const struct ax_cli_cmd *cmd, int argc, char **argv);
+/*
+ * Next option id; 0 at the end (positionals are then in it->positional),
+ * -1 after printing a usage error naming the bad option (return
+ * AX_EXIT_USAGE), or -2 when --help was given and help was printed
+ * (return AX_EXIT_OK).
+ */
+int ax_cli_next(struct ax_cli_iter *it);
+void ax_cli_iter_release(struct ax_cli_iter *it);
+
+/* Print `help CMD` text generated from the option table. */
+void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd);
+
+/* Print "axbench CMD: message" to stderr (unless quiet) and return code. */
+int ax_cli_error(const struct ax_cli *cli, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Parse helpers that print a usage error naming the option on failure. */
+int ax_cli_parse_int(const struct ax_cli_iter *it, long long min,
+		     long long max, long long *out);
+int ax_cli_parse_double(const struct ax_cli_iter *it, double min,
+			double max, double *out);
+
+/* Set by the SIGINT/SIGTERM handler; long loops check it and stop. */
+extern volatile int ax_cli_interrupted;
+void ax_cli_install_signal_handlers(void);
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * core/db.h - the SQLite store of every host, device, run, result, raw
+ * sample, tuning session, trial and baseline (DESIGN section 6).
+ *
+ * The only module that includes sqlite3.h.  The database is opened in WAL
+ * mode with foreign keys and a busy timeout, migrated with PRAGMA
+ * user_version (one transaction per step).  A file written by a newer
+ * axbench is refused with AX_EDBVERSION; a file that is not an SQLite
+ * database, or an unwritable path, gives AX_EDB with a message naming the
+ * path, and the file is left byte-for-byte untouched.
+ *
+ * Rows carry a UUID beside their integer id so that databases from many
+ * machines can be merged.  Every write is its own committed transaction:
+ * a result and its samples land together or not at all.
+ *
+ * Queries return jansson documents so that reports/ and cli/ never see
+ * SQLite; the JSON shapes are documented at each function.
+ */
+#ifndef AX_DB_H
+#define AX_DB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AX_DB_SCHEMA_VERSION 1
+
+struct ax_db;
+
+enum ax_db_open_flags {
+	AX_DB_READONLY = 1u << 0, /* never create or migrate */
+};
+
+/* Open (and create/migrate unless read-only) the database at path.  On
+ * failure *out is NULL and err holds "PATH: what is wrong; what to do". */
+int ax_db_open(const char *path, unsigned flags, struct ax_db **out,
+	       char *err, size_t errlen);
+void ax_db_close(struct ax_db *db);
+
+/* Last error message of this handle (borrowed). */
+const char *ax_db_errmsg(const struct ax_db *db);
+
+/* Schema version of the open file (after migration). */
+int ax_db_schema_version(const struct ax_db *db);
+
+/* A random RFC 4122 version-4 UUID, 36 chars + NUL. */
+void ax_uuid_v4(char out[37]);
+
+/* ---- writes ---------------------------------------------------------- */
+
+struct ax_db_host {
+	const char *hostname, *os, *cpu_model;
+	int cores, numa_nodes;
+	int64_t memory_bytes;
+	const char *topology_json; /* may be NULL */
+};
+/* Insert or find (by the fingerprint of the fields above) a host row. */
+int ax_db_host_upsert(struct ax_db *db, const struct ax_db_host *h,
+		      int64_t *id);
+
+struct ax_db_device {
+	const char *fingerprint; /* stable identity: see core/vk.h */
+	const char *name, *vendor, *type, *driver_name, *driver_info;
+	uint32_t vendor_id, device_id, driver_id, api_version, driver_version;
+	const char *device_uuid, *driver_uuid, *pci_bus_id; /* may be NULL */
+	const char *properties_json; /* everything `devices --json` shows */
+};
+/* Insert or find (by fingerprint) a device row, refreshing its JSON. */
+int ax_db_device_upsert(struct ax_db *db, const struct ax_db_device *d,
+			int64_t *id);
+
+struct ax_db_run {
+	int64_t host_id, device_id;
+	const char *axbench_version, *git_sha;
+	const char *argv_json;   /* the command line as a JSON array */
+	const char *config_json; /* profile / measurement settings */
+	const char *profile;     /* may be NULL */
+};
+/* Insert a run with status "running" and started_at = now. */
+int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r,
+		    int64_t *id);
+/* Set finished_at = now and status ("complete", "interrupted", "failed"). */
+int ax_db_run_finish(struct ax_db *db, int64_t run_id, const char *status);
+
+struct ax_db_result {
+	int64_t run_id;
+	const char *suite, *case_label;
+	const char *params_json; /* canonical, from ax_params_to_json */
+	const char *shader_hash; /* may be NULL */
+	const char *unit;        /* "GB/s", "GFLOP/s", "us" ... */
+	bool higher_is_better;
+	double work;             /* bytes or FLOPs per measured repetition */
+	const char *timing_mode; /* "gpu-timestamp" or "host" */
+	const char *stop_reason; /* "noise", "max-samples", "time-limit" ... */
+	const char *status;      /* "ok", "failed-verification", "error",
+				    "skipped", "timeout" */
+	const char *error_text;  /* why, when status is not "ok"; may be NULL */
+	/* summary of the per-sample values (in unit); n == 0 when none */
+	int n;
+	double median, min, max, mean, stddev, q1, q3, mad, ci_lo, ci_hi;
+	double rel_noise;
+	const char *extra_json;  /* suite-specific facts; may be NULL */
+};
+/* Insert a result and its n raw samples (seconds per repetition and the
+ * value in unit) in one transaction.  seconds/values may be NULL if n is
+ * 0.  Writes the new id to *id when id is not NULL. */
+int ax_db_result_add(struct ax_db *db, const struct ax_db_result *r,
+		     const double *seconds, const double *values, int n,
+		     int64_t *id);
+
+struct ax_db_session {
+	int64_t device_id;
+	const char *suite, *shape_json, *strategy, *objective;
+	uint64_t seed;
+	int budget;
+	const char *space_json; /* parameter table, for resume */
+};
+int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
+			int64_t *id);
+/* Record how the session ended and which trial was best (0 if none). */
+int ax_db_session_finish(struct ax_db *db, int64_t session_id,
+			 const char *stop_reason, int64_t best_trial_id);
+
+struct ax_db_trial {
+	int64_t session_id;
+	int index;               /* 0-based evaluation number */
+	const char *params_json;
+	const char *status;      /* "ok", "invalid", "failed-verification",
+				    "compile-failed", "timeout", "error" */
+	double value;            /* objective in unit (NAN when failed) */
+	double seconds;          /* median seconds per repetition */
+	double compile_ms;
+	int64_t result_id;       /* 0 when the trial made no result row */
+	const char *error_text;
+};
+int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t,
+		    int64_t *id);
+
+/* Name a run as a baseline (replacing an earlier baseline of that name). */
+int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id);
+
+/* ---- reads ----------------------------------------------------------- */
+
+/* Id of the newest run (AX_ENOTFOUND when the database holds none). */
+int ax_db_last_run(struct ax_db *db, int64_t *run_id);
+/* Run id of baseline NAME (AX_ENOTFOUND when there is none). */
+int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id);
+
+struct ax_db_filter {
+	const int64_t *run_ids; int n_run_ids; /* none: all runs */
+	const char *suite;       /* NULL: all suites */
+	const char *device_fingerprint; /* NULL: all devices */
+	const char *since;       /* ISO-8601 date/time or NULL */
+	bool with_samples;       /* include "samples": [values...] */
+};
+
+/*
+ * Results matching f as a JSON array of objects, oldest first:
+ * {"id", "uuid", "run_id", "run_uuid", "started_at", "suite", "case",
+ *  "params" (object), "params_hash", "shader_hash", "unit",
+ *  "higher_is_better", "work", "timing_mode", "stop_reason", "status",
+ *  "error", "n", "median", "min", "max", "mean", "stddev", "q1", "q3",
+ *  "mad", "ci_lo", "ci_hi", "rel_noise", "extra" (object or null),
+ *  "device": {"id", "fingerprint", "name", "vendor", "type",
+ *             "driver_name", "driver_info", "api_version", "pci_bus_id",
+ *             "device_uuid"},
+ *  "host": {"id", "hostname", "cpu_model", "cores"},
+ *  "samples": [...] when with_samples, "seconds": [...] likewise}
+ * *out is a new reference.
+ */
+int ax_db_results(struct ax_db *db, const struct ax_db_filter *f,
+		  json_t **out);
+
+/* Runs (newest first) as [{"id","uuid","started_at","finished_at","status",
+ * "profile","axbench_version","git_sha","argv","device","host",
+ * "n_results"}], limited to f's run ids / device / since. */
+int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
+
+/* Sessions and their trials: [{"id","suite","strategy","seed","budget",
+ * "stop_reason","started_at","finished_at","device",
+ * "trials":[{"index","params","status","value","seconds","compile_ms",
+ * "created_at"}]}] */
+int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,
+		   json_t **out);
+
+/* One session with its trials (shape as above) for --resume. */
+int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out);
+
+/* Baselines as [{"name","run_id","created_at"}]. */
+int ax_db_baselines(struct ax_db *db, json_t **out);
+
+#endif

@@ -1,0 +1,415 @@
+/* core/params.c - parsing, checking and canonical JSON of suite parameters. */
+#include "core/params.h"
+
+#include "core/error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define AX_SWEEP_MAX 4096
+
+void ax_params_init(struct ax_params *p, const struct ax_param_def *defs,
+		    int n)
+{
+	if (n > AX_MAX_PARAMS)
+		abort(); /* a suite table bug, caught by the first test run */
+	memset(p, 0, sizeof(*p));
+	p->defs = defs;
+	p->n = n;
+	for (int i = 0; i < n; i++)
+		p->v[i] = defs[i].def;
+}
+
+int ax_params_find(const struct ax_params *p, const char *name)
+{
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(p->defs[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int64_t ax_params_get(const struct ax_params *p, const char *name)
+{
+	int i = ax_params_find(p, name);
+	if (i < 0) {
+		fprintf(stderr, "axbench: internal error: no parameter %s\n",
+			name);
+		abort();
+	}
+	return p->v[i];
+}
+
+static bool is_pow2(int64_t v)
+{
+	return v > 0 && (v & (v - 1)) == 0;
+}
+
+static int choice_count(const struct ax_param_def *d)
+{
+	int n = 0;
+	while (d->choices && d->choices[n])
+		n++;
+	return n;
+}
+
+/* "read, write or copy" */
+static void choices_text(const struct ax_param_def *d, char *buf, size_t len)
+{
+	int n = choice_count(d);
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && used < len; i++) {
+		const char *sep = i == 0 ? "" : (i == n - 1 ? " or " : ", ");
+		int w = snprintf(buf + used, len - used, "%s%s", sep,
+				 d->choices[i]);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+static void range_text(const struct ax_param_def *d, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+	ax_param_format(d, d->min, lo, sizeof(lo));
+	ax_param_format(d, d->max, hi, sizeof(hi));
+	if (d->type == AX_PT_ENUM) {
+		choices_text(d, buf, len);
+		return;
+	}
+	if (d->type == AX_PT_BOOL) {
+		snprintf(buf, len, "true or false");
+		return;
+	}
+	snprintf(buf, len, "%san integer from %s to %s",
+		 (d->flags & AX_PARAM_POW2) ? "a power of two, " : "", lo, hi);
+}
+
+static int check_value(const struct ax_param_def *d, int64_t v,
+		       const char *text, char *err, size_t errlen)
+{
+	char allowed[256];
+	bool ok;
+	switch (d->type) {
+	case AX_PT_INT:
+		ok = v >= d->min && v <= d->max &&
+		     (!(d->flags & AX_PARAM_POW2) || is_pow2(v));
+		break;
+	case AX_PT_ENUM:
+		ok = v >= 0 && v < choice_count(d);
+		break;
+	default:
+		ok = v == 0 || v == 1;
+		break;
+	}
+	if (ok)
+		return 0;
+	range_text(d, allowed, sizeof(allowed));
+	if (text)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s must be %s (got %s)", d->name, allowed,
+			       text);
+	return ax_errf(err, errlen, AX_EINVAL,
+		       "%s must be %s (got %" PRId64 ")", d->name, allowed, v);
+}
+
+static int parse_int(const struct ax_param_def *d, const char *text,
+		     int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(text, &end, 10);
+	if (end == text || errno)
+		return -1;
+	int64_t mult = 1;
+	if ((d->flags & AX_PARAM_BYTES) && *end) {
+		switch (toupper((unsigned char)*end)) {
+		case 'K': mult = 1LL << 10; break;
+		case 'M': mult = 1LL << 20; break;
+		case 'G': mult = 1LL << 30; break;
+		default: return -1;
+		}
+		end++;
+		if (*end == 'i' || *end == 'I')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	}
+	if (*end)
+		return -1;
+	if (v > INT64_MAX / mult || v < INT64_MIN / mult)
+		return -1;
+	*out = (int64_t)v * mult;
+	return 0;
+}
+
+int ax_param_parse(const struct ax_param_def *d, const char *text,
+		   int64_t *out, char *err, size_t errlen)
+{
+	char allowed[256];
+	int64_t v = -1;
+	bool parsed = false;
+
+	if (d->type == AX_PT_INT) {
+		parsed = parse_int(d, text, &v) == 0;
+	} else if (d->type == AX_PT_ENUM) {
+		for (int i = 0; d->choices[i]; i++)
+			if (strcasecmp(d->choices[i], text) == 0) {
+				v = i;
+				parsed = true;
+			}
+	} else {
+		static const char *const yes[] = {"true", "1", "yes", "on"};
+		static const char *const no[] = {"false", "0", "no", "off"};
+		for (int i = 0; i < 4; i++) {
+			if (strcasecmp(text, yes[i]) == 0)
+				v = 1, parsed = true;
+			if (strcasecmp(text, no[i]) == 0)
+				v = 0, parsed = true;
+		}
+	}
+	if (!parsed) {
+		range_text(d, allowed, sizeof(allowed));
+		return ax_errf(err, errlen, AX_EINVAL, "%s must be %s (got %s)",
+			       d->name, allowed, text);
+	}
+	int rc = check_value(d, v, text, err, errlen);
+	if (rc == 0)
+		*out = v;
+	return rc;
+}
+
+static int append_value(int64_t **vals, int *count, int64_t v)
+{
+	int64_t *grown = realloc(*vals, sizeof(**vals) * (size_t)(*count + 1));
+	if (!grown)
+		return AX_ENOMEM;
+	*vals = grown;
+	(*vals)[(*count)++] = v;
+	return 0;
+}
+
+static int parse_range(const struct ax_param_def *d, const char *text,
+		       const char *dots, int64_t **vals, int *count, char *err,
+		       size_t errlen)
+{
+	char lo_text[64];
+	int64_t lo, hi;
+	size_t lo_len = (size_t)(dots - text);
+	if (lo_len >= sizeof(lo_text))
+		return ax_errf(err, errlen, AX_EINVAL, "%s: bad range %s",
+			       d->name, text);
+	memcpy(lo_text, text, lo_len);
+	lo_text[lo_len] = '\0';
+	int rc = ax_param_parse(d, lo_text, &lo, err, errlen);
+	if (rc == 0)
+		rc = ax_param_parse(d, dots + 2, &hi, err, errlen);
+	if (rc)
+		return rc;
+	if (d->type != AX_PT_INT || hi < lo)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: range %s must be LOW..HIGH of integers",
+			       d->name, text);
+	bool doubling = d->flags & (AX_PARAM_POW2 | AX_PARAM_BYTES);
+	for (int64_t v = lo; v <= hi; v = doubling ? v * 2 : v + 1) {
+		if (*count >= AX_SWEEP_MAX)
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "%s: range %s has more than %d values",
+				       d->name, text, AX_SWEEP_MAX);
+		if ((rc = append_value(vals, count, v)))
+			return rc;
+		if (doubling && v > INT64_MAX / 2)
+			break;
+	}
+	return 0;
+}
+
+int ax_param_parse_list(const struct ax_param_def *d, const char *text,
+			int64_t **vals, int *count, char *err, size_t errlen)
+{
+	*vals = NULL;
+	*count = 0;
+	const char *dots = strstr(text, "..");
+	int rc;
+	if (dots && !strchr(text, ',')) {
+		rc = parse_range(d, text, dots, vals, count, err, errlen);
+	} else {
+		char *copy = strdup(text), *save = NULL;
+		if (!copy)
+			return AX_ENOMEM;
+		rc = 0;
+		for (char *tok = strtok_r(copy, ",", &save); tok && !rc;
+		     tok = strtok_r(NULL, ",", &save)) {
+			int64_t v;
+			while (isspace((unsigned char)*tok))
+				tok++;
+			rc = ax_param_parse(d, tok, &v, err, errlen);
+			if (!rc && *count >= AX_SWEEP_MAX)
+				rc = ax_errf(err, errlen, AX_EINVAL,
+					     "%s: more than %d values",
+					     d->name, AX_SWEEP_MAX);
+			if (!rc)
+				rc = append_value(vals, count, v);
+		}
+		free(copy);
+		if (!rc && *count == 0)
+			rc = ax_errf(err, errlen, AX_EINVAL,
+				     "%s: empty value list", d->name);
+	}
+	if (rc) {
+		free(*vals);
+		*vals = NULL;
+		*count = 0;
+	}
+	return rc;
+}
+
+void ax_param_format(const struct ax_param_def *d, int64_t v, char *buf,
+		     size_t len)
+{
+	if (d->type == AX_PT_ENUM && v >= 0 && v < choice_count(d)) {
+		snprintf(buf, len, "%s", d->choices[v]);
+	} else if (d->type == AX_PT_BOOL) {
+		snprintf(buf, len, "%s", v ? "true" : "false");
+	} else if ((d->flags & AX_PARAM_BYTES) && v > 0) {
+		static const char suffix[] = "GMK";
+		for (int s = 0; s < 3; s++) {
+			int64_t unit = 1LL << (10 * (3 - s));
+			if (v % unit == 0) {
+				snprintf(buf, len, "%" PRId64 "%c", v / unit,
+					 suffix[s]);
+				return;
+			}
+		}
+		snprintf(buf, len, "%" PRId64, v);
+	} else {
+		snprintf(buf, len, "%" PRId64, v);
+	}
+}
+
+int ax_params_check(const struct ax_params *p, char *err, size_t errlen)
+{
+	for (int i = 0; i < p->n; i++) {
+		int rc = check_value(&p->defs[i], p->v[i], NULL, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ax_params_set(struct ax_params *p, const char *name, const char *text,
+		  char *err, size_t errlen)
+{
+	int i = ax_params_find(p, name);
+	if (i < 0) {
+		char known[512];
+		size_t used = 0;
+		known[0] = '\0';
+		for (int j = 0; j < p->n && used < sizeof(known); j++) {
+			int w = snprintf(known + used, sizeof(known) - used,
+					 "%s%s", j ? ", " : "", p->defs[j].name);
+			if (w < 0)
+				break;
+			used += (size_t)w;
+		}
+		return ax_errf(err, errlen, AX_ENOTFOUND,
+			       "unknown parameter '%s' (known: %s)", name,
+			       known);
+	}
+	return ax_param_parse(&p->defs[i], text, &p->v[i], err, errlen);
+}
+
+char *ax_params_to_json(const struct ax_params *p)
+{
+	json_t *obj = json_object();
+	if (!obj)
+		return NULL;
+	for (int i = 0; i < p->n; i++) {
+		const struct ax_param_def *d = &p->defs[i];
+		json_t *val;
+		if (d->type == AX_PT_INT) {
+			val = json_integer(p->v[i]);
+		} else {
+			char text[64];
+			ax_param_format(d, p->v[i], text, sizeof(text));
+			val = json_string(text);
+		}
+		json_object_set_new(obj, d->name, val);
+	}
+	char *out = json_dumps(obj, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(obj);
+	return out;
+}
+
+int ax_params_from_json(struct ax_params *p, const struct ax_param_def *defs,
+			int n, const char *json, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	ax_params_init(p, defs, n);
+	json_t *obj = json_loads(json, 0, &jerr);
+	if (!obj || !json_is_object(obj)) {
+		json_decref(obj);
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "parameters are not a JSON object: %s",
+			       jerr.text);
+	}
+	const char *key;
+	json_t *val;
+	int rc = 0;
+	json_object_foreach(obj, key, val)
+	{
+		char text[64];
+		if (json_is_integer(val))
+			snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT,
+				 json_integer_value(val));
+		else if (json_is_string(val))
+			snprintf(text, sizeof(text), "%s",
+				 json_string_value(val));
+		else if (json_is_boolean(val))
+			snprintf(text, sizeof(text), "%s",
+				 json_is_true(val) ? "true" : "false");
+		else
+			text[0] = '\0';
+		rc = ax_params_set(p, key, text, err, errlen);
+		if (rc)
+			break;
+	}
+	json_decref(obj);
+	return rc;
+}
+
+void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
+		     size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < p->n && used < len; i++) {
+		const struct ax_param_def *d = &p->defs[i];
+		char text[64];
+		if (shape_only && !(d->flags & AX_PARAM_SHAPE))
+			continue;
+		ax_param_format(d, p->v[i], text, sizeof(text));
+		int w = snprintf(buf + used, len - used, "%s%s=%s",
+				 used ? " " : "", d->name, text);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+void ax_hash_hex(const void *data, size_t len, char hex[17])
+{
+	const unsigned char *b = data;
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	snprintf(hex, 17, "%016" PRIx64, h);
+}

@@ -1,0 +1,108 @@
+/*
+ * core/params.h - typed, named parameters of a suite.
+ *
+ * One table of struct ax_param_def per suite drives everything that talks
+ * about parameters: `-p name=value` parsing, YAML profile validation,
+ * `axbench suites NAME` help, the canonical JSON stored with each result and
+ * the tuner's search space.  A point in that space is a struct ax_params:
+ * one int64 per definition (an integer, an enum's choice index, or 0/1).
+ */
+#ifndef AX_PARAMS_H
+#define AX_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AX_MAX_PARAMS 32
+
+enum ax_param_type {
+	AX_PT_INT,  /* integer in [min, max] */
+	AX_PT_ENUM, /* one of choices[], stored as its index */
+	AX_PT_BOOL, /* 0 or 1 */
+};
+
+enum ax_param_flag {
+	AX_PARAM_TUNABLE = 1u << 0, /* a knob the tuner may turn */
+	AX_PARAM_SHAPE = 1u << 1,   /* problem size: results are per shape */
+	AX_PARAM_POW2 = 1u << 2,    /* INT restricted to powers of two */
+	AX_PARAM_BYTES = 1u << 3,   /* INT is a byte count: K/M/G suffixes */
+};
+
+struct ax_param_def {
+	const char *name;
+	enum ax_param_type type;
+	int64_t min, max;           /* INT only: inclusive range */
+	const char *const *choices; /* ENUM only: NULL-terminated */
+	int64_t def;                /* default value / choice index / 0-1 */
+	unsigned flags;             /* enum ax_param_flag bits */
+	const char *help;
+};
+
+struct ax_params {
+	const struct ax_param_def *defs; /* borrowed, static tables */
+	int n;
+	int64_t v[AX_MAX_PARAMS];
+};
+
+/* Fill p with the defaults of defs[0..n).  n must be <= AX_MAX_PARAMS. */
+void ax_params_init(struct ax_params *p, const struct ax_param_def *defs,
+		    int n);
+
+/* Index of the parameter called name, or -1. */
+int ax_params_find(const struct ax_params *p, const char *name);
+
+/* Value of the parameter called name; the caller guarantees it exists
+ * (suites ask for their own names), otherwise this aborts. */
+int64_t ax_params_get(const struct ax_params *p, const char *name);
+
+/*
+ * Parse text as a value of d: integers with optional K/M/G (binary) suffix
+ * for AX_PARAM_BYTES, enum choice names, booleans true/false/1/0/yes/no/
+ * on/off.  Range, power-of-two and choice rules are checked.  On error
+ * returns AX_EINVAL and writes "NAME must be ... (got TEXT)" into err.
+ */
+int ax_param_parse(const struct ax_param_def *d, const char *text,
+		   int64_t *out, char *err, size_t errlen);
+
+/*
+ * Parse a sweep: "a,b,c" (each parsed as above) or "LO..HI" (powers of two
+ * from LO to HI for AX_PARAM_POW2 / AX_PARAM_BYTES parameters, every
+ * integer otherwise; at most 4096 values).  *vals is malloc'd, the
+ * caller's to free.
+ */
+int ax_param_parse_list(const struct ax_param_def *d, const char *text,
+			int64_t **vals, int *count, char *err, size_t errlen);
+
+/* Format one value as text ("64M", "copy", "true", "37"). */
+void ax_param_format(const struct ax_param_def *d, int64_t v, char *buf,
+		     size_t len);
+
+/* Check every value against its definition; AX_EINVAL with a message. */
+int ax_params_check(const struct ax_params *p, char *err, size_t errlen);
+
+/* Set name=value from text; AX_ENOTFOUND names the known parameters. */
+int ax_params_set(struct ax_params *p, const char *name, const char *text,
+		  char *err, size_t errlen);
+
+/*
+ * Canonical JSON of p: an object with keys sorted by name, integers as
+ * numbers, enums and booleans as their names.  Two equal points give equal
+ * strings, so results match across runs and devices.  malloc'd.
+ */
+char *ax_params_to_json(const struct ax_params *p);
+
+/* Parse canonical (or any) JSON object into p, starting from defaults;
+ * unknown keys are errors. */
+int ax_params_from_json(struct ax_params *p, const struct ax_param_def *defs,
+			int n, const char *json, char *err, size_t errlen);
+
+/* Short "name=value name=value" label of the shape parameters only
+ * (or of all parameters when shape_only is false). */
+void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
+		     size_t len);
+
+/* 64-bit FNV-1a of a byte string, as 16 hex digits into hex[17]. */
+void ax_hash_hex(const void *data, size_t len, char hex[17]);
+
+#endif

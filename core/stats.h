@@ -1,0 +1,44 @@
+/*
+ * core/stats.h - robust summaries of timing samples, and the two-sample
+ * tests behind `axbench compare`.  GSL does the sorting, quantiles and
+ * distribution functions; nothing here allocates on the caller's behalf
+ * except where stated.
+ */
+#ifndef AX_STATS_H
+#define AX_STATS_H
+
+struct ax_summary {
+	int n;
+	double median, min, max, mean, stddev;
+	double q1, q3, iqr; /* 25th / 75th percentiles (GSL's definition) */
+	double mad;         /* median absolute deviation, unscaled */
+	double ci_lo, ci_hi; /* distribution-free CI of the median */
+	double ci_level;     /* the confidence level actually achieved */
+	double rel_noise;    /* (ci_hi - ci_lo) / 2 / |median|; 0 if n < 2 */
+};
+
+/*
+ * Summarise x[0..n) (not modified).  conf is the wanted confidence level of
+ * the median's interval (e.g. 0.95): the interval is the pair of order
+ * statistics given by the binomial(n, 1/2) distribution; with too few
+ * samples for that level it widens to [min, max] and ci_level says what it
+ * achieves.  n >= 1, else AX_EINVAL.
+ */
+int ax_stats_summarize(const double *x, int n, double conf,
+		       struct ax_summary *out);
+
+/* Two-sample comparison of a (baseline) against b (candidate). */
+struct ax_shift_test {
+	double u;        /* Mann-Whitney U of b over a */
+	double z;        /* normal approximation with tie correction */
+	double p_value;  /* two-sided; exact for small samples without ties */
+	double shift;    /* Hodges-Lehmann estimate of median(b - a) */
+	double shift_lo, shift_hi; /* its CI at the requested level */
+};
+
+/* Mann-Whitney U test plus the Hodges-Lehmann shift and its confidence
+ * interval (from the U distribution's critical value).  na, nb >= 1. */
+int ax_stats_shift_test(const double *a, int na, const double *b, int nb,
+			double conf, struct ax_shift_test *out);
+
+#endif

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Enforces DESIGN section 2: cli -> {reports, tuner, suites} -> core, and
+# each third-party header in exactly one module.  Prints every violation.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+bad=0
+violate() { echo "check-deps: $1" >&2; bad=1; }
+
+only_in() { # header, allowed-file-regex
+	for f in $(grep -rlE "#include <$1>" core suites tuner reports cli 2>/dev/null); do
+		echo "$f" | grep -qE "$2" || violate "$f includes <$1>; only $2 may"
+	done
+}
+only_in 'sqlite3\.h' '^core/db[a-z_]*\.c$'
+only_in 'yaml\.h' '^core/config[a-z_]*\.c$'
+only_in 'hwloc\.h' '^core/topo[a-z_]*\.c$'
+only_in 'vulkan/vulkan\.h' '^(core/vk[a-z_]*\.[ch]|suites/[a-z_]*\.[ch])$'
+
+# Module arrows, on project includes ("dir/file.h").
+for f in $(find core tuner reports suites -name '*.[ch]' 2>/dev/null); do
+	mod=${f%%/*}
+	for inc in $(grep -oE '#include "[a-z]+/' "$f" | sed 's/.*"//; s/\///'); do
+		case "$mod:$inc" in
+		core:core | tuner:tuner | tuner:core | suites:suites | \
+		suites:core | reports:reports | reports:core) ;;
+		*) violate "$f ($mod/) includes $inc/: arrows go cli -> {reports, tuner, suites} -> core" ;;
+		esac
+	done
+done
+# The tuner never sees Vulkan; reports never see Vulkan.
+for f in $(grep -rlE '#include "core/vk' tuner reports 2>/dev/null); do
+	violate "$f includes core/vk*: the tuner and reports never see Vulkan"
+done
+[ $bad = 0 ] && echo "check-deps: include rules hold"
+exit $bad
