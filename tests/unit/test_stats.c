@@ -1,0 +1,180 @@
+/*
+ * tests/unit/test_stats.c - core/stats against values worked out by hand
+ * (the arithmetic is in the comments).
+ */
+#include "core/error.h"
+#include "core/stats.h"
+#include "tests/unit/ax_test.h"
+
+static void summary_of_one_to_ten(void)
+{
+	/* Shuffled, so the function has to sort. */
+	double x[10] = {7, 3, 10, 1, 5, 9, 2, 8, 4, 6};
+	struct ax_summary s;
+
+	AX_CHECK_INT(ax_stats_summarize(x, 10, 0.95, &s), 0);
+	AX_CHECK_INT(s.n, 10);
+	AX_CHECK_NEAR(s.min, 1, 0);
+	AX_CHECK_NEAR(s.max, 10, 0);
+	AX_CHECK_NEAR(s.median, 5.5, 1e-12);
+	AX_CHECK_NEAR(s.mean, 5.5, 1e-12);
+	/* sum (x - 5.5)^2 = 82.5, over n - 1 = 9. */
+	AX_CHECK_NEAR(s.stddev, sqrt(82.5 / 9), 1e-12);
+	/* GSL: position (n-1)f = 2.25 -> 3 + 0.25; 6.75 -> 7 + 0.75. */
+	AX_CHECK_NEAR(s.q1, 3.25, 1e-12);
+	AX_CHECK_NEAR(s.q3, 7.75, 1e-12);
+	AX_CHECK_NEAR(s.iqr, 4.5, 1e-12);
+	/* |x - 5.5| = .5 .5 1.5 1.5 2.5 2.5 3.5 3.5 4.5 4.5 -> 2.5. */
+	AX_CHECK_NEAR(s.mad, 2.5, 1e-12);
+	/* n = 10: P(B <= 1) = 11/1024, so [x(2), x(9)] covers
+	 * 1 - 22/1024; k = 3 would give 1 - 112/1024 < 0.95. */
+	AX_CHECK_NEAR(s.ci_lo, 2, 0);
+	AX_CHECK_NEAR(s.ci_hi, 9, 0);
+	AX_CHECK_NEAR(s.ci_level, 1 - 22.0 / 1024, 1e-12);
+	AX_CHECK_NEAR(s.rel_noise, 3.5 / 5.5, 1e-12);
+	/* The input is not modified. */
+	AX_CHECK_NEAR(x[0], 7, 0);
+	AX_CHECK_NEAR(x[9], 6, 0);
+}
+
+static void median_ci_n30(void)
+{
+	double x[30];
+	struct ax_summary s;
+
+	for (int i = 0; i < 30; i++)
+		x[i] = 100 + i; /* x(k) = 99 + k */
+	AX_CHECK_INT(ax_stats_summarize(x, 30, 0.95, &s), 0);
+	/* sum_{i<=9} C(30,i) / 2^30 = 0.0213870; with i <= 10 it is
+	 * 0.0493686, too much: so [x(10), x(21)]. */
+	AX_CHECK_NEAR(s.ci_lo, 109, 0);
+	AX_CHECK_NEAR(s.ci_hi, 120, 0);
+	AX_CHECK_NEAR(s.ci_level, 1 - 2 * 0.02138697262853384, 1e-9);
+	AX_CHECK_NEAR(s.median, 114.5, 1e-12);
+}
+
+static void small_samples_widen(void)
+{
+	double one[1] = {4}, three[3] = {3, 1, 2};
+	struct ax_summary s;
+
+	AX_CHECK_INT(ax_stats_summarize(one, 1, 0.95, &s), 0);
+	AX_CHECK_NEAR(s.median, 4, 0);
+	AX_CHECK_NEAR(s.stddev, 0, 0);
+	AX_CHECK_NEAR(s.rel_noise, 0, 0);
+	AX_CHECK_NEAR(s.ci_lo, 4, 0);
+	AX_CHECK_NEAR(s.ci_hi, 4, 0);
+
+	/* Three samples reach only 1 - 2/8 = 0.75: [min, max]. */
+	AX_CHECK_INT(ax_stats_summarize(three, 3, 0.95, &s), 0);
+	AX_CHECK_NEAR(s.ci_lo, 1, 0);
+	AX_CHECK_NEAR(s.ci_hi, 3, 0);
+	AX_CHECK_NEAR(s.ci_level, 0.75, 1e-12);
+	AX_CHECK_NEAR(s.rel_noise, 0.5, 1e-12);
+}
+
+static void summarize_rejects_bad_input(void)
+{
+	double x[2] = {1, NAN};
+	struct ax_summary s;
+
+	AX_CHECK_INT(ax_stats_summarize(x, 0, 0.95, &s), AX_EINVAL);
+	AX_CHECK_INT(ax_stats_summarize(x, 2, 0.95, &s), AX_EINVAL);
+	AX_CHECK_INT(ax_stats_summarize(x, 1, 1.5, &s), AX_EINVAL);
+}
+
+static void mann_whitney_exact(void)
+{
+	double a[3] = {5, 1, 3}, b[4] = {8, 2, 6, 4};
+	struct ax_shift_test t;
+
+	AX_CHECK_INT(ax_stats_shift_test(a, 3, b, 4, 0.95, &t), 0);
+	/* Pairs with b > a: 2:1, 4:2, 6:3, 8:3 -> U = 9 of mn = 12. */
+	AX_CHECK_NEAR(t.u, 9, 0);
+	/* P(U >= 9) = P(U <= 3) = partitions of 0..3 in a 3x4 box
+	 * (1 + 1 + 2 + 3 = 7) over C(7,3) = 35; two-sided 14/35. */
+	AX_CHECK_NEAR(t.p_value, 0.4, 1e-12);
+
+	/* Complete separation: U = 12, p = 2/35. */
+	double lo[3] = {1, 2, 3}, hi[4] = {4, 5, 6, 7};
+	AX_CHECK_INT(ax_stats_shift_test(lo, 3, hi, 4, 0.95, &t), 0);
+	AX_CHECK_NEAR(t.u, 12, 0);
+	AX_CHECK_NEAR(t.p_value, 2.0 / 35, 1e-12);
+	AX_CHECK(t.z > 0);
+	/* The other way round U is 0 and the shift negative. */
+	AX_CHECK_INT(ax_stats_shift_test(hi, 4, lo, 3, 0.95, &t), 0);
+	AX_CHECK_NEAR(t.u, 0, 0);
+	AX_CHECK_NEAR(t.p_value, 2.0 / 35, 1e-12);
+	AX_CHECK(t.z < 0 && t.shift < 0);
+}
+
+static void mann_whitney_ties(void)
+{
+	double a[4] = {1, 2, 2, 3}, b[4] = {2, 3, 3, 4};
+	struct ax_shift_test t;
+
+	AX_CHECK_INT(ax_stats_shift_test(a, 4, b, 4, 0.95, &t), 0);
+	/* Mid-ranks: 1 ->1, 2 -> 3, 3 -> 6, 4 -> 8; R_b = 3+6+6+8 = 23,
+	 * U = 23 - 10 = 13.  Var = 16/12 (9 - 2(27-3)/56); with the
+	 * continuity correction z = 4.5 / sqrt(Var). */
+	AX_CHECK_NEAR(t.u, 13, 0);
+	AX_CHECK_NEAR(t.z, 1.365698202000489, 1e-9);
+	AX_CHECK_NEAR(t.p_value, 0.17203370892182296, 1e-9);
+
+	double same[3] = {5, 5, 5};
+	AX_CHECK_INT(ax_stats_shift_test(same, 3, same, 3, 0.95, &t), 0);
+	AX_CHECK_NEAR(t.p_value, 1, 0);
+	AX_CHECK_NEAR(t.shift, 0, 0);
+}
+
+static void hodges_lehmann_exact(void)
+{
+	double a[5] = {1, 2, 3, 4, 5}, b[5] = {11, 12, 13, 14, 15};
+	struct ax_shift_test t;
+
+	AX_CHECK_INT(ax_stats_shift_test(a, 5, b, 5, 0.95, &t), 0);
+	/* Differences are 10 + d, d = -4..4 with multiplicity 5 - |d|. */
+	AX_CHECK_NEAR(t.shift, 10, 0);
+	/* m = n = 5: P(U <= c) counts 1,2,4,7 of 252 for c = 0..3, so the
+	 * largest c with P <= 0.025 (6.3 of 252) is 2: k = 3, the 3rd and
+	 * 23rd differences, 7 and 13. */
+	AX_CHECK_NEAR(t.shift_lo, 7, 0);
+	AX_CHECK_NEAR(t.shift_hi, 13, 0);
+	AX_CHECK_NEAR(t.u, 25, 0);
+	AX_CHECK_NEAR(t.p_value, 2.0 / 252, 1e-12);
+}
+
+static void hodges_lehmann_normal(void)
+{
+	double a[60], b[60];
+	struct ax_shift_test t;
+
+	for (int i = 0; i < 60; i++) {
+		a[i] = i;
+		b[59 - i] = i + 100.5;
+	}
+	AX_CHECK_INT(ax_stats_shift_test(a, 60, b, 60, 0.95, &t), 0);
+	AX_CHECK_NEAR(t.shift, 100.5, 0);
+	/* mn = 3600 > exact limit: c = floor(1800 - 0.5 - 1.959964 *
+	 * sqrt(3600 * 121 / 12)) = 1426, k = 1427 -> differences 93.5 and
+	 * 107.5 (counted from the sorted list of all 3600). */
+	AX_CHECK_NEAR(t.shift_lo, 93.5, 0);
+	AX_CHECK_NEAR(t.shift_hi, 107.5, 0);
+	AX_CHECK_NEAR(t.u, 3600, 0);
+	AX_CHECK(t.p_value < 1e-15);
+}
+
+static void shift_rejects_bad_input(void)
+{
+	double a[2] = {1, 2};
+	struct ax_shift_test t;
+
+	AX_CHECK_INT(ax_stats_shift_test(a, 0, a, 2, 0.95, &t), AX_EINVAL);
+	AX_CHECK_INT(ax_stats_shift_test(a, 2, a, 2, 0, &t), AX_EINVAL);
+}
+
+AX_TEST_MAIN(AX_TEST(summary_of_one_to_ten), AX_TEST(median_ci_n30),
+	     AX_TEST(small_samples_widen), AX_TEST(summarize_rejects_bad_input),
+	     AX_TEST(mann_whitney_exact), AX_TEST(mann_whitney_ties),
+	     AX_TEST(hodges_lehmann_exact), AX_TEST(hodges_lehmann_normal),
+	     AX_TEST(shift_rejects_bad_input))
