@@ -1,0 +1,240 @@
+/*
+ * core/vk.h - the thin Vulkan layer every suite stands on.
+ *
+ * Instance (with the Khronos validation layer on request: any message it
+ * prints is counted, and the CLI fails the command when the count is not
+ * zero), device enumeration and selection, one logical device per run with
+ * a compute queue and - where the device has one - a dedicated transfer
+ * queue, buffers in the four memory kinds benchmarks care about, compute
+ * pipelines from embedded SPIR-V with specialization and push constants,
+ * one-shot command buffers submitted with a fence timeout, GPU timestamps,
+ * and a VkPipelineCache persisted under $XDG_CACHE_HOME/axbench keyed by
+ * device and driver.
+ *
+ * Only core/vk*.c and suites/ include Vulkan headers.  Failures return AX_E*
+ * codes and leave a message in ctx->err (or the caller's buffer).
+ */
+#ifndef AX_VK_H
+#define AX_VK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#define AX_VK_MAX_DEVICES 16
+#define AX_VK_MAX_QUEUE_FAMILIES 16
+
+struct ax_vk_queue_family {
+	VkQueueFlags flags;
+	uint32_t count;
+	uint32_t timestamp_valid_bits;
+};
+
+/* Everything `axbench devices` shows about one physical device. */
+struct ax_vk_device_info {
+	int index; /* Vulkan enumeration order: display only, never a key */
+	char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+	char vendor[32]; /* "NVIDIA", "AMD", "Intel", "Mesa" ... */
+	VkPhysicalDeviceType type;
+	uint32_t vendor_id, device_id, api_version, driver_version;
+	VkDriverId driver_id;
+	char driver_name[VK_MAX_DRIVER_NAME_SIZE];
+	char driver_info[VK_MAX_DRIVER_INFO_SIZE];
+	char driver_version_text[32]; /* decoded per vendor convention */
+	char device_uuid[37], driver_uuid[37];
+	bool has_pci_bus_info;
+	char pci_bus_id[16]; /* "0000:65:00.0", "" when unknown */
+	char fingerprint[17]; /* hash of vendor/device/driver/uuid/name */
+	VkPhysicalDeviceLimits limits;
+	VkPhysicalDeviceMemoryProperties memory;
+	uint32_t n_queue_families;
+	struct ax_vk_queue_family queue_families[AX_VK_MAX_QUEUE_FAMILIES];
+	uint32_t subgroup_size;
+	VkDeviceSize max_memory_allocation_size;
+	bool fp16_arith, storage16, int8_arith, storage8, coopmat;
+	bool timestamps; /* compute queue can write timestamps */
+};
+
+struct ax_vk_instance;
+
+/*
+ * Create the instance and enumerate devices.  validate enables
+ * VK_LAYER_KHRONOS_validation (AX_EUNSUPPORTED if it is not installed).
+ * AX_ENODEV when there is no loader or no device.  err gets the reason.
+ */
+int ax_vk_instance_create(bool validate, struct ax_vk_instance **out,
+			  char *err, size_t errlen);
+void ax_vk_instance_destroy(struct ax_vk_instance *inst);
+
+int ax_vk_device_count(const struct ax_vk_instance *inst);
+const struct ax_vk_device_info *
+ax_vk_device_info(const struct ax_vk_instance *inst, int index);
+
+/* Number of validation-layer messages (warnings and errors) so far. */
+int ax_vk_validation_messages(const struct ax_vk_instance *inst);
+
+/*
+ * Resolve a --device selector: NULL/"" picks the first discrete GPU, else
+ * the first device; otherwise an index, a UUID, a PCI bus id, a
+ * fingerprint, or a case-insensitive name substring (must be unique).
+ * AX_ENOTFOUND / AX_EINVAL with the list of devices in err.
+ */
+int ax_vk_select(const struct ax_vk_instance *inst, const char *sel,
+		 int *index, char *err, size_t errlen);
+
+/* Human names for enums. */
+const char *ax_vk_device_type_name(VkPhysicalDeviceType t);
+const char *ax_vk_result_name(VkResult r);
+
+/* An open logical device.  Fields are read-only for callers. */
+struct ax_vk_ctx {
+	struct ax_vk_instance *inst;
+	const struct ax_vk_device_info *info;
+	VkPhysicalDevice phys;
+	VkDevice dev;
+	uint32_t compute_family, transfer_family;
+	VkQueue compute_queue, transfer_queue; /* equal when no dedicated */
+	bool dedicated_transfer;
+	VkCommandPool compute_pool, transfer_pool;
+	VkFence fence;
+	VkPipelineCache cache;
+	char cache_path[512];
+	VkQueryPool timestamps; /* AX_VK_TIMESTAMPS queries, or NULL */
+	double timestamp_period_ns;
+	uint64_t timestamp_mask;
+	double compile_ms_total; /* pipeline creation time, accumulated */
+	bool lost;               /* a fence timed out or the device was lost */
+	char err[1024];          /* last error message */
+};
+
+#define AX_VK_TIMESTAMPS 64
+
+/* Open device index of inst (creates queues, pools, cache, query pool). */
+int ax_vk_open(struct ax_vk_instance *inst, int index,
+	       struct ax_vk_ctx **out, char *err, size_t errlen);
+/* Wait idle (unless lost), save the pipeline cache, destroy everything. */
+void ax_vk_close(struct ax_vk_ctx *ctx);
+
+enum ax_vk_mem {
+	AX_MEM_DEVICE,      /* device-local */
+	AX_MEM_UPLOAD,      /* host-visible + coherent (staging for upload) */
+	AX_MEM_READBACK,    /* host-visible, cached if possible */
+	AX_MEM_DEVICE_HOST, /* device-local + host-visible (BAR / UMA) */
+};
+const char *ax_vk_mem_name(enum ax_vk_mem kind);
+
+struct ax_vk_buffer {
+	VkBuffer buf;
+	VkDeviceMemory mem;
+	VkDeviceSize size;
+	void *map;          /* persistent mapping when host-visible */
+	uint32_t type_index;
+	VkMemoryPropertyFlags props;
+};
+
+/*
+ * Create a buffer of size bytes with usage | TRANSFER_SRC | TRANSFER_DST in
+ * memory of the given kind.  AX_EUNSUPPORTED when the device has no such
+ * memory type, AX_EDEVMEM (message names the size and the limit) when the
+ * allocation does not fit.
+ */
+int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
+			VkBufferUsageFlags usage, enum ax_vk_mem kind,
+			struct ax_vk_buffer *out);
+void ax_vk_buffer_destroy(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b);
+
+/* Copy host data into / out of a buffer at offset: directly when mapped,
+ * else through a temporary staging buffer and vkCmdCopyBuffer. */
+int ax_vk_upload(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b,
+		 VkDeviceSize offset, const void *data, size_t size);
+int ax_vk_download(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b,
+		   VkDeviceSize offset, void *data, size_t size);
+
+/* Make host writes visible to the device / device writes to the host for
+ * non-coherent mappings (no-ops for coherent memory). */
+int ax_vk_flush(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b);
+int ax_vk_invalidate(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b);
+
+/* Deterministic pseudo-random 32-bit words (xorshift64*), for filling
+ * buffers: zeros and untouched pages inflate bandwidth figures. */
+void ax_vk_fill_random_words(uint32_t *dst, size_t n_words, uint64_t seed);
+
+/* One specialization constant (all axbench constants are 32-bit). */
+struct ax_vk_spec {
+	uint32_t id;
+	uint32_t value;
+};
+
+/* A storage-buffer binding: range 0 means "to the end of the buffer". */
+struct ax_vk_binding {
+	const struct ax_vk_buffer *buffer;
+	VkDeviceSize offset, range;
+};
+
+struct ax_vk_pipeline {
+	VkShaderModule module;
+	VkDescriptorSetLayout set_layout;
+	VkPipelineLayout layout;
+	VkPipeline pipeline;
+	VkDescriptorPool pool;
+	VkDescriptorSet set;
+	uint32_t n_bindings, push_size;
+	double compile_ms;
+	char shader_hash[17];
+};
+
+/*
+ * Build a compute pipeline from embedded shader `shader` (its base name
+ * under shaders/, or a variant from shaders/variants.mk) with n_bindings
+ * storage buffers at bindings 0..n-1 and push_size bytes of push constants.
+ * AX_ENOTFOUND for an unknown shader, AX_EVK with the VkResult otherwise.
+ */
+int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
+			  uint32_t n_bindings, uint32_t push_size,
+			  const struct ax_vk_spec *spec, int n_spec,
+			  struct ax_vk_pipeline *out);
+/* Point the pipeline's descriptor set at the buffers (n == n_bindings).
+ * Ranges above maxStorageBufferRange are refused with AX_EINVAL. */
+int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
+			const struct ax_vk_binding *b, uint32_t n);
+void ax_vk_pipeline_destroy(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p);
+
+/* Record: bind pipeline + set, push constants (may be NULL), dispatch. */
+void ax_vk_cmd_dispatch(VkCommandBuffer cb, const struct ax_vk_pipeline *p,
+			const void *push, uint32_t gx, uint32_t gy,
+			uint32_t gz);
+/* Record a full memory barrier between two dispatches / copies. */
+void ax_vk_cmd_barrier(VkCommandBuffer cb);
+
+/* Allocate and begin a one-time command buffer on the compute queue's
+ * pool (or the transfer queue's when transfer is true). */
+int ax_vk_cmd_begin(struct ax_vk_ctx *ctx, bool transfer,
+		    VkCommandBuffer *cb);
+/*
+ * End, submit, wait for the fence up to timeout_ns, free cb.  AX_ETIMEOUT
+ * when the fence did not signal (the context is then marked lost: pending
+ * work cannot be reclaimed safely), AX_EDEVLOST on VK_ERROR_DEVICE_LOST.
+ */
+int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
+			  bool transfer, uint64_t timeout_ns);
+
+/* Submit several recorded command buffers to one queue with one fence. */
+int ax_vk_submit(struct ax_vk_ctx *ctx, VkQueue queue,
+		 const VkCommandBuffer *cbs, uint32_t n, VkFence fence);
+
+/* Timestamp query `slot` (< AX_VK_TIMESTAMPS) at the end of all work. */
+void ax_vk_cmd_timestamp(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
+			 uint32_t slot);
+/* Reset queries [first, first+count) (record before writing them). */
+void ax_vk_cmd_reset_timestamps(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
+				uint32_t first, uint32_t count);
+/* Nanoseconds between timestamp slots a and b (masked to the valid bits,
+ * scaled by timestampPeriod), after the submission completed. */
+int ax_vk_timestamp_delta_ns(struct ax_vk_ctx *ctx, uint32_t a, uint32_t b,
+			     double *ns);
+
+/* Hex FNV-1a hash of an embedded shader's SPIR-V, "" if unknown. */
+void ax_vk_shader_hash(const char *shader, char hex[17]);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * suites/runner.h - the one timing loop (DESIGN section 5).
+ *
+ * For one case the runner checks the point against the device, sets the
+ * suite up, warms up, verifies the output against the CPU reference, then
+ * samples until the relative noise of the median is below a target or a
+ * sample / time limit is reached, and records why it stopped.
+ *
+ * GPU suites are timed with timestamps written before and after the
+ * measured repetitions inside one submission (scaled by timestampPeriod,
+ * masked to timestampValidBits).  Devices without compute timestamps fall
+ * back to host time of the whole submission minus the time of an empty
+ * submission; host-timed suites use a monotonic clock.  The mode used is
+ * recorded with the result.
+ *
+ * batch mode: each sample is `reps` back-to-back repetitions, reps chosen
+ * so that one sample lasts at least target_sample_s; the sample value is
+ * the time per repetition.  cold mode: one repetition per sample, after a
+ * scrub of a buffer larger than the last-level cache.
+ */
+#ifndef AX_RUNNER_H
+#define AX_RUNNER_H
+
+#include "core/stats.h"
+#include "suites/suite.h"
+
+enum ax_run_mode { AX_MODE_BATCH, AX_MODE_COLD };
+
+struct ax_runner_opts {
+	int warmup;             /* untimed repetitions before sampling */
+	int min_samples, max_samples;
+	double max_noise;       /* target rel. half-width of median CI */
+	double min_time_s;      /* keep sampling at least this long */
+	double max_time_s;      /* stop sampling after this long */
+	double timeout_s;       /* fence timeout for one submission */
+	double target_sample_s; /* batch mode: minimum duration of a sample */
+	enum ax_run_mode mode;
+	volatile int *stop;     /* set asynchronously to stop early */
+	/* Called after each sample (may be NULL). */
+	void (*progress)(void *ctx, int n_samples, double median_value);
+	void *progress_ctx;
+};
+
+/* Defaults: warmup 2, samples 5..50, noise 2 %, min 0.05 s, max 3 s,
+ * timeout 10 s, batch samples of at least 2 ms. */
+void ax_runner_opts_default(struct ax_runner_opts *o);
+
+struct ax_runner_result {
+	int status;             /* 0, AX_EVERIFY, AX_EUNSUPPORTED, ... */
+	const char *status_text; /* "ok", "failed-verification", "skipped",
+				    "invalid", "timeout", "error" */
+	char error[1024];       /* why, when status != 0 */
+	const char *stop_reason; /* "noise", "max-samples", "time-limit",
+				    "interrupted", or NULL */
+	const char *timing_mode; /* "gpu-timestamp", "host-minus-empty",
+				    "host" */
+	int n;                  /* samples */
+	double *seconds;        /* per repetition, n entries (owned) */
+	double *values;         /* in the suite's unit, n entries (owned) */
+	struct ax_summary summary; /* of values */
+	uint32_t reps_per_sample;
+	double setup_ms, compile_ms;
+	char shader_hash[17];
+	char *extra_json;       /* owned, may be NULL */
+};
+
+/* Run one case.  Always fills out (release it afterwards); returns
+ * out->status.  AX_EDEVLOST / AX_ETIMEOUT leave vk marked lost. */
+int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
+		       const struct ax_params *p,
+		       const struct ax_runner_opts *opts,
+		       struct ax_runner_result *out);
+void ax_runner_result_release(struct ax_runner_result *r);
+
+#endif

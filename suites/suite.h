@@ -1,0 +1,91 @@
+/*
+ * suites/suite.h - what a benchmark suite is (DESIGN section 4).
+ *
+ * A suite is a `const struct ax_suite` in its own suites/<name>.c, listed by
+ * hand in suites/registry.c.  Its parameter table drives config validation,
+ * `axbench suites NAME` and the tuner's search space.  The runner
+ * (suites/runner.h) owns every timing loop; a suite only sets up buffers and
+ * pipelines, records (or performs) one repetition of its work, and verifies
+ * the output against a CPU reference.
+ *
+ * Lifecycle for one case (one fully specified parameter point):
+ *   check -> setup -> [record | host_op] (warm-up) -> verify -> timed
+ *   repetitions -> teardown.
+ * A result that fails verification is stored as failed and never reported
+ * as a speed.
+ */
+#ifndef AX_SUITE_H
+#define AX_SUITE_H
+
+#include "core/params.h"
+#include "core/vk.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum ax_metric {
+	AX_METRIC_RATE, /* value = work / seconds / scale (GB/s, GFLOP/s) */
+	AX_METRIC_TIME, /* value = seconds * scale (us per repetition) */
+};
+
+struct ax_suite {
+	const char *name;
+	const char *summary;    /* one line */
+	const char *work_model; /* how work is counted, shown in `suites` */
+	const char *unit;       /* "GB/s", "GFLOP/s", "us" */
+	enum ax_metric metric;
+	double scale;           /* see enum ax_metric */
+	bool higher_is_better;
+
+	const struct ax_param_def *params;
+	int n_params;
+
+	/*
+	 * Is the point possible on this device?  Runs before anything is
+	 * built.  Return 0, or AX_EINVAL (impossible point: shared memory,
+	 * invocations, divisibility, buffer ranges; why names the limit and
+	 * the value) or AX_EUNSUPPORTED (feature missing, e.g. fp16: the
+	 * case is stored as skipped with the reason).  May be NULL.
+	 */
+	int (*check)(const struct ax_params *p,
+		     const struct ax_vk_device_info *dev, char *why,
+		     size_t whylen);
+
+	/* Allocate buffers, fill inputs, build pipelines.  *state is the
+	 * suite's; on failure everything is released by setup itself. */
+	int (*setup)(struct ax_vk_ctx *vk, const struct ax_params *p,
+		     void **state, char *err, size_t errlen);
+
+	/*
+	 * GPU-timed suites: record `reps` back-to-back repetitions of the
+	 * measured work into cb (with barriers between repetitions where
+	 * they depend on each other).  NULL for host-timed suites.
+	 */
+	void (*record)(void *state, VkCommandBuffer cb, uint32_t reps);
+
+	/*
+	 * Host-timed suites (transfers that involve the CPU): perform one
+	 * repetition synchronously, including waiting for the GPU.  The
+	 * runner times it with a monotonic clock.  NULL when record is set.
+	 */
+	int (*host_op)(void *state, char *err, size_t errlen);
+
+	/* Compare the output of the last repetition with a CPU reference.
+	 * 0 when correct, AX_EVERIFY with the first mismatch in why. */
+	int (*verify)(void *state, char *why, size_t whylen);
+
+	/* Work units (bytes or FLOPs) of one repetition. */
+	double (*work)(const struct ax_params *p);
+
+	/* Name of the embedded shader the point uses, for the shader hash;
+	 * NULL when it uses none (copy commands).  May be NULL. */
+	const char *(*shader)(const struct ax_params *p);
+
+	/* Optional facts worth keeping with the result (queue used,
+	 * fallbacks): a JSON object text, borrowed from state.  May be NULL. */
+	const char *(*describe)(void *state);
+
+	void (*teardown)(struct ax_vk_ctx *vk, void *state);
+};
+
+#endif
