@@ -1,0 +1,472 @@
+/* reports/compare.c - matching results and deciding verdicts. */
+#include "reports/compare.h"
+
+#include "core/error.h"
+#include "core/stats.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *ax_compare_verdict_name(enum ax_verdict v)
+{
+	switch (v) {
+	case AX_VERDICT_SAME:
+		return "same";
+	case AX_VERDICT_FASTER:
+		return "faster";
+	case AX_VERDICT_SLOWER:
+		return "slower";
+	case AX_VERDICT_AMBIGUOUS:
+		return "ambiguous";
+	case AX_VERDICT_INCOMPARABLE:
+		return "incomparable";
+	case AX_VERDICT_UNMATCHED:
+		return "unmatched";
+	}
+	return "unknown";
+}
+
+void ax_compare_opts_init(struct ax_compare_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->threshold = 0.02;
+	o->alpha = 0.05;
+	o->conf = 0.95;
+	o->min_samples = 5;
+}
+
+double ax_compare_threshold_for(const struct ax_compare_opts *o,
+				const char *suite)
+{
+	double t = o->threshold;
+	for (int i = 0; i < o->n_rules; i++)
+		if (suite && fnmatch(o->rules[i].glob, suite, 0) == 0)
+			t = o->rules[i].threshold;
+	return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Equal multisets: comparing a measurement with itself. */
+static bool same_samples(const double *a, int na, const double *b, int nb)
+{
+	if (na != nb || na == 0)
+		return false;
+	double *x = malloc(sizeof(double) * (size_t)na * 2);
+	if (!x)
+		return false;
+	memcpy(x, a, sizeof(double) * (size_t)na);
+	memcpy(x + na, b, sizeof(double) * (size_t)na);
+	qsort(x, (size_t)na, sizeof(double), cmp_double);
+	qsort(x + na, (size_t)na, sizeof(double), cmp_double);
+	bool eq = memcmp(x, x + na, sizeof(double) * (size_t)na) == 0;
+	free(x);
+	return eq;
+}
+
+static void stat_reset(struct ax_compare_stat *s, double threshold)
+{
+	memset(s, 0, sizeof(*s));
+	s->threshold = threshold;
+	s->base_median = s->cand_median = NAN;
+	s->p_value = s->shift = s->rel = s->rel_lo = s->rel_hi = NAN;
+	s->improvement = s->impr_lo = s->impr_hi = NAN;
+	s->verdict = AX_VERDICT_AMBIGUOUS;
+}
+
+static double median_of(const double *x, int n)
+{
+	struct ax_summary sum;
+	if (n < 1 || ax_stats_summarize(x, n, 0.95, &sum) != 0)
+		return NAN;
+	return sum.median;
+}
+
+/* Apply the documented rules to an interval of the improvement. */
+static void decide(struct ax_compare_stat *s, double alpha)
+{
+	double t = s->threshold;
+	bool sig = s->p_value < alpha;
+	const char *why;
+
+	if (sig && s->impr_lo > t) {
+		s->verdict = AX_VERDICT_FASTER;
+		why = "significant and the whole interval is beyond +";
+	} else if (sig && s->impr_hi < -t) {
+		s->verdict = AX_VERDICT_SLOWER;
+		why = "significant and the whole interval is beyond -";
+	} else if (s->impr_lo >= -t && s->impr_hi <= t) {
+		s->verdict = AX_VERDICT_SAME;
+		why = "the whole interval is within +/-";
+	} else {
+		s->verdict = AX_VERDICT_AMBIGUOUS;
+		why = sig ? "significant, but the interval reaches into +/-"
+			  : "not significant and the interval reaches past +/-";
+	}
+	snprintf(s->reason, sizeof(s->reason),
+		 "change %+.2f%% [%+.2f%%, %+.2f%%] (better is +), p=%.3g: "
+		 "%s%.3g%%",
+		 100 * s->improvement, 100 * s->impr_lo, 100 * s->impr_hi,
+		 s->p_value, why, 100 * t);
+}
+
+int ax_compare_samples(const double *a, int na, const double *b, int nb,
+		       bool higher_is_better, double threshold,
+		       const struct ax_compare_opts *o,
+		       struct ax_compare_stat *out, char *err, size_t errlen)
+{
+	struct ax_compare_opts defs;
+	if (!o) {
+		ax_compare_opts_init(&defs);
+		o = &defs;
+	}
+	if (na < 0 || nb < 0 || (na && !a) || (nb && !b))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "compare: sample arrays must be non-NULL with "
+			       "counts >= 0 (got %d and %d)", na, nb);
+	stat_reset(out, threshold);
+	out->base_median = median_of(a, na);
+	out->cand_median = median_of(b, nb);
+
+	if (same_samples(a, na, b, nb)) {
+		out->verdict = AX_VERDICT_SAME;
+		out->p_value = 1;
+		out->shift = out->rel = out->rel_lo = out->rel_hi = 0;
+		out->improvement = out->impr_lo = out->impr_hi = 0;
+		snprintf(out->reason, sizeof(out->reason),
+			 "identical samples on both sides (%d each)", na);
+		return 0;
+	}
+	if (na < o->min_samples || nb < o->min_samples) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "too few samples for a verdict (%d and %d; need %d "
+			 "on each side)", na, nb, o->min_samples);
+		return 0;
+	}
+	if (!(fabs(out->base_median) > 0) || !isfinite(out->base_median)) {
+		snprintf(out->reason, sizeof(out->reason),
+			 "base median is %g, so a relative change is "
+			 "undefined", out->base_median);
+		return 0;
+	}
+
+	struct ax_shift_test t;
+	int rc = ax_stats_shift_test(a, na, b, nb, o->conf, &t);
+	if (rc != 0)
+		return ax_errf(err, errlen, rc, "compare: shift test failed "
+			       "on %d and %d samples", na, nb);
+	double m = fabs(out->base_median);
+	out->p_value = t.p_value;
+	out->shift = t.shift;
+	out->rel = t.shift / m;
+	out->rel_lo = t.shift_lo / m;
+	out->rel_hi = t.shift_hi / m;
+	if (higher_is_better) {
+		out->improvement = out->rel;
+		out->impr_lo = out->rel_lo;
+		out->impr_hi = out->rel_hi;
+	} else {
+		out->improvement = -out->rel;
+		out->impr_lo = -out->rel_hi;
+		out->impr_hi = -out->rel_lo;
+	}
+	decide(out, o->alpha);
+	return 0;
+}
+
+/* ---- matching --------------------------------------------------------- */
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* "fingerprint \x1f suite \x1f params hash" (malloc'd). */
+static char *result_key(const json_t *r)
+{
+	const char *fp = jstr(json_object_get(r, "device"), "fingerprint");
+	const char *hash = jstr(r, "params_hash");
+	char *params = NULL;
+	if (!*hash) {
+		/* Older rows without a hash: the canonical text itself. */
+		params = json_dumps(json_object_get(r, "params"),
+				    JSON_COMPACT | JSON_SORT_KEYS |
+					    JSON_ENCODE_ANY);
+		hash = params ? params : "";
+	}
+	size_t n = strlen(fp) + strlen(jstr(r, "suite")) + strlen(hash) + 3;
+	char *k = malloc(n);
+	if (k)
+		snprintf(k, n, "%s\x1f%s\x1f%s", fp, jstr(r, "suite"), hash);
+	free(params);
+	return k;
+}
+
+struct side {
+	json_t *arr;
+	size_t n;
+	char **keys;
+	bool *dup;  /* a newer result with the same key follows */
+	bool *used;
+};
+
+static int side_init(struct side *s, json_t *arr)
+{
+	s->arr = arr;
+	s->n = json_array_size(arr);
+	s->keys = calloc(s->n + 1, sizeof(char *));
+	s->dup = calloc(s->n + 1, sizeof(bool));
+	s->used = calloc(s->n + 1, sizeof(bool));
+	if (!s->keys || !s->dup || !s->used)
+		return AX_ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		if (!(s->keys[i] = result_key(json_array_get(arr, i))))
+			return AX_ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t j = i + 1; j < s->n && !s->dup[i]; j++)
+			s->dup[i] = strcmp(s->keys[i], s->keys[j]) == 0;
+	return 0;
+}
+
+static void side_release(struct side *s)
+{
+	for (size_t i = 0; s->keys && i < s->n; i++)
+		free(s->keys[i]);
+	free(s->keys);
+	free(s->dup);
+	free(s->used);
+}
+
+/* Raw sample values of a result (malloc'd, *n of them; NULL when none). */
+static double *samples_of(const json_t *r, int *n)
+{
+	const json_t *arr = json_object_get(r, "samples");
+	size_t k = json_array_size(arr);
+	*n = 0;
+	double *x = malloc(sizeof(double) * (k + 1));
+	if (!x)
+		return NULL;
+	for (size_t i = 0; i < k; i++) {
+		const json_t *v = json_array_get(arr, i);
+		if (json_is_number(v))
+			x[(*n)++] = json_number_value(v);
+	}
+	return x;
+}
+
+static void unmatched(struct ax_compare_pair *p, json_t *base, json_t *cand,
+		      const char *reason)
+{
+	memset(p, 0, sizeof(*p));
+	p->base = base;
+	p->cand = cand;
+	stat_reset(&p->stat, NAN);
+	p->stat.verdict = AX_VERDICT_UNMATCHED;
+	snprintf(p->stat.reason, sizeof(p->stat.reason), "%s", reason);
+}
+
+static bool is_ok(const json_t *r)
+{
+	return strcmp(jstr(r, "status"), "ok") == 0;
+}
+
+/* Mark a matched pair that cannot get a statistical verdict. */
+static void incomparable(struct ax_compare_pair *p, const char *fmt,
+			 const char *x, const char *y)
+{
+	p->stat.verdict = AX_VERDICT_INCOMPARABLE;
+	snprintf(p->stat.reason, sizeof(p->stat.reason), fmt, x, y);
+}
+
+/* The stored error text, or a note that there is none. */
+static const char *why(const json_t *r)
+{
+	const char *e = jstr(r, "error");
+	return *e ? e : "no error text stored";
+}
+
+static bool check_comparable(struct ax_compare_pair *p)
+{
+	const json_t *b = p->base, *c = p->cand;
+	if (!is_ok(b) && !is_ok(c)) {
+		incomparable(p, "failed on both sides (BASE %s, CAND %s)",
+			     jstr(b, "status"), jstr(c, "status"));
+	} else if (!is_ok(b)) {
+		incomparable(p, "BASE result has status %s (%s); nothing to "
+			     "compare against", jstr(b, "status"), why(b));
+	} else if (!is_ok(c)) {
+		incomparable(p, "CAND result has status %s (%s): counted as a "
+			     "regression", jstr(c, "status"), why(c));
+		p->regression = true;
+	} else if (strcmp(jstr(b, "unit"), jstr(c, "unit")) != 0) {
+		incomparable(p, "units differ (BASE %s, CAND %s)",
+			     jstr(b, "unit"), jstr(c, "unit"));
+	} else if (json_is_true(json_object_get(b, "higher_is_better")) !=
+		   json_is_true(json_object_get(c, "higher_is_better"))) {
+		bool hb = json_is_true(json_object_get(b, "higher_is_better"));
+		incomparable(p, "directions differ (BASE: %s is better, CAND: "
+			     "%s is better)", hb ? "higher" : "lower",
+			     hb ? "lower" : "higher");
+	} else {
+		return true;
+	}
+	return false;
+}
+
+static int compare_pair(struct ax_compare_pair *p,
+			const struct ax_compare_opts *o, char *err,
+			size_t errlen)
+{
+	double t = ax_compare_threshold_for(o, jstr(p->base, "suite"));
+	stat_reset(&p->stat, t);
+	if (!check_comparable(p))
+		return 0;
+	int na, nb, rc = AX_ENOMEM;
+	double *a = samples_of(p->base, &na), *b = samples_of(p->cand, &nb);
+	if (a && b) {
+		bool hib = json_is_true(json_object_get(p->base,
+							"higher_is_better"));
+		rc = ax_compare_samples(a, na, b, nb, hib, t, o, &p->stat,
+					err, errlen);
+	}
+	free(a);
+	free(b);
+	p->regression = p->stat.verdict == AX_VERDICT_SLOWER;
+	return rc;
+}
+
+static int add_row(struct ax_compare *c, json_t *base, json_t *cand,
+		   const char *reason, const struct ax_compare_opts *o,
+		   char *err, size_t errlen)
+{
+	struct ax_compare_pair *p = &c->pairs[c->n_pairs++];
+	int rc = 0;
+	if (reason) {
+		unmatched(p, base, cand, reason);
+	} else {
+		memset(p, 0, sizeof(*p));
+		p->base = base;
+		p->cand = cand;
+		rc = compare_pair(p, o, err, errlen);
+	}
+	c->count[p->stat.verdict]++;
+	c->regressions += p->regression;
+	return rc;
+}
+
+static int match_base(struct ax_compare *c, struct side *bs,
+		      struct side *cs, const struct ax_compare_opts *o,
+		      char *err, size_t errlen)
+{
+	int rc = 0;
+	for (size_t i = 0; i < bs->n && rc == 0; i++) {
+		json_t *b = json_array_get(bs->arr, i);
+		if (bs->dup[i]) {
+			rc = add_row(c, b, NULL, "superseded by a newer BASE "
+				     "result with the same device, suite and "
+				     "parameters", o, err, errlen);
+			continue;
+		}
+		size_t j = 0;
+		while (j < cs->n && (cs->dup[j] ||
+				     strcmp(bs->keys[i], cs->keys[j]) != 0))
+			j++;
+		if (j == cs->n) {
+			rc = add_row(c, b, NULL, "only in BASE: no CAND result "
+				     "with this device, suite and parameters",
+				     o, err, errlen);
+			continue;
+		}
+		cs->used[j] = true;
+		rc = add_row(c, b, json_array_get(cs->arr, j), NULL, o, err,
+			     errlen);
+	}
+	return rc;
+}
+
+static int match_cand_rest(struct ax_compare *c, struct side *cs,
+			   const struct ax_compare_opts *o, char *err,
+			   size_t errlen)
+{
+	int rc = 0;
+	for (size_t j = 0; j < cs->n && rc == 0; j++) {
+		if (cs->used[j])
+			continue;
+		rc = add_row(c, NULL, json_array_get(cs->arr, j),
+			     cs->dup[j] ? "superseded by a newer CAND result "
+					  "with the same device, suite and "
+					  "parameters"
+					: "only in CAND: no BASE result with "
+					  "this device, suite and parameters",
+			     o, err, errlen);
+	}
+	return rc;
+}
+
+int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
+		   const char *cand_label, const struct ax_compare_opts *o,
+		   struct ax_compare **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!json_is_array(base) || !json_is_array(cand))
+		return ax_errf(err, errlen, AX_EINVAL, "compare: BASE and CAND "
+			       "must be JSON arrays of results");
+	struct ax_compare_opts defs;
+	if (!o) {
+		ax_compare_opts_init(&defs);
+		o = &defs;
+	}
+	struct ax_compare *c = calloc(1, sizeof(*c));
+	struct side bs = {0}, cs = {0};
+	int rc = AX_ENOMEM;
+	if (!c)
+		return ax_errf(err, errlen, rc, "compare: out of memory");
+	c->base_doc = json_incref(base);
+	c->cand_doc = json_incref(cand);
+	c->threshold = o->threshold;
+	c->base_label = strdup(base_label ? base_label : "BASE");
+	c->cand_label = strdup(cand_label ? cand_label : "CAND");
+	c->pairs = calloc(json_array_size(base) + json_array_size(cand) + 1,
+			  sizeof(*c->pairs));
+	if (c->base_label && c->cand_label && c->pairs &&
+	    side_init(&bs, base) == 0 && side_init(&cs, cand) == 0) {
+		rc = match_base(c, &bs, &cs, o, err, errlen);
+		if (rc == 0)
+			rc = match_cand_rest(c, &cs, o, err, errlen);
+	} else {
+		ax_errf(err, errlen, rc, "compare: out of memory");
+	}
+	side_release(&bs);
+	side_release(&cs);
+	if (rc != 0) {
+		ax_compare_destroy(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void ax_compare_destroy(struct ax_compare *c)
+{
+	if (!c)
+		return;
+	json_decref(c->base_doc);
+	json_decref(c->cand_doc);
+	free(c->pairs);
+	free(c->base_label);
+	free(c->cand_label);
+	free(c);
+}
+
+int ax_compare_n_compared(const struct ax_compare *c)
+{
+	return c->count[AX_VERDICT_SAME] + c->count[AX_VERDICT_FASTER] +
+	       c->count[AX_VERDICT_SLOWER] + c->count[AX_VERDICT_AMBIGUOUS];
+}

@@ -1,0 +1,145 @@
+/*
+ * reports/compare.h - the regression check behind `axbench compare`.
+ *
+ * Two sets of results (BASE and CAND, each a JSON array in the shape of
+ * ax_db_results() with "samples") are matched by device fingerprint, suite
+ * and canonical parameter hash.  Each matched pair gets a verdict from its
+ * raw samples; everything that could not be paired is listed with the
+ * reason, never dropped.
+ *
+ * Verdict rules (all relative to the BASE median, and direction-aware: a
+ * positive "improvement" means better, i.e. higher for higher_is_better
+ * units such as GB/s and lower for lower-is-better units such as us):
+ *
+ *   - identical sample lists on both sides             -> same
+ *   - fewer than min_samples raw samples on a side     -> ambiguous
+ *   - Mann-Whitney p < alpha and the Hodges-Lehmann shift's confidence
+ *     interval (level conf, default 95 %), as a fraction of the base
+ *     median, lies entirely above +threshold          -> faster
+ *     ... or entirely below -threshold                 -> slower
+ *   - that interval lies entirely inside [-threshold, +threshold] -> same
+ *   - anything else (a wide interval straddling the threshold, or a
+ *     significant shift whose interval reaches into the threshold band)
+ *                                                      -> ambiguous
+ *
+ * "faster" reads as "better" for every unit: the word is the one CI
+ * systems and people expect from a benchmark comparison.
+ *
+ * A pair where BASE was "ok" and CAND has another status (failed
+ * verification, timeout, error) is incomparable *and* counted as a
+ * regression, because a kernel that stopped working is worse than a slow
+ * one.  Pairs with different units or directions are incomparable.
+ *
+ * The threshold (minimum effect size) defaults to 2 % and can be set per
+ * suite with fnmatch(3) globs; the last matching rule wins.
+ */
+#ifndef AX_COMPARE_H
+#define AX_COMPARE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum ax_verdict {
+	AX_VERDICT_SAME,
+	AX_VERDICT_FASTER,
+	AX_VERDICT_SLOWER,
+	AX_VERDICT_AMBIGUOUS,
+	AX_VERDICT_INCOMPARABLE, /* matched, but could not be compared */
+	AX_VERDICT_UNMATCHED,    /* present on one side only */
+};
+
+/* Lower-case word for a verdict ("faster", "same" ...); never NULL. */
+const char *ax_compare_verdict_name(enum ax_verdict v);
+
+struct ax_compare_rule {
+	const char *glob;   /* fnmatch pattern on the suite name (borrowed) */
+	double threshold;   /* fraction: 0.05 for 5 % */
+};
+
+struct ax_compare_opts {
+	double threshold;   /* default minimum effect, fraction (0.02) */
+	const struct ax_compare_rule *rules; /* borrowed; may be NULL */
+	int n_rules;
+	double alpha;       /* significance level (0.05) */
+	double conf;        /* confidence level of the shift CI (0.95) */
+	int min_samples;    /* per side (5) */
+};
+
+/* Fill o with the documented defaults. */
+void ax_compare_opts_init(struct ax_compare_opts *o);
+
+/* Threshold that applies to suite under o (the last matching rule). */
+double ax_compare_threshold_for(const struct ax_compare_opts *o,
+				const char *suite);
+
+/* The statistics of one comparison of raw samples. */
+struct ax_compare_stat {
+	enum ax_verdict verdict;
+	double threshold;     /* fraction used */
+	double base_median, cand_median;
+	double p_value;       /* NAN when not computed */
+	double shift;         /* HL estimate of cand - base, in unit */
+	double rel;           /* shift / |base median| (signed, raw) */
+	double rel_lo, rel_hi; /* CI of rel */
+	double improvement;   /* rel made direction-aware: > 0 is better */
+	double impr_lo, impr_hi;
+	char reason[160];     /* one sentence explaining the verdict */
+};
+
+/*
+ * Decide the verdict for base samples a[0..na) against candidate samples
+ * b[0..nb) under the rules above.  Returns 0, or AX_EINVAL (message in
+ * err) for NULL arrays with a positive count or na/nb < 0; too few
+ * samples is a verdict (ambiguous), not an error.
+ */
+int ax_compare_samples(const double *a, int na, const double *b, int nb,
+		       bool higher_is_better, double threshold,
+		       const struct ax_compare_opts *o,
+		       struct ax_compare_stat *out, char *err, size_t errlen);
+
+/* One line of the comparison: a matched pair or an unmatched result. */
+struct ax_compare_pair {
+	json_t *base, *cand;  /* result objects (borrowed from the
+				 comparison's own references); one may be
+				 NULL for an unmatched row */
+	struct ax_compare_stat stat;
+	bool regression;      /* counts towards exit status 1 */
+};
+
+struct ax_compare {
+	struct ax_compare_pair *pairs;
+	int n_pairs;
+	int count[AX_VERDICT_UNMATCHED + 1]; /* rows per verdict */
+	int regressions;
+	char *base_label, *cand_label; /* "run 12", "baseline:nightly" */
+	double threshold;     /* the default, for the report header */
+	json_t *base_doc, *cand_doc; /* references held on the inputs */
+};
+
+/*
+ * Match and compare.  base and cand are arrays of result objects (with
+ * "samples"); the comparison takes its own references.  Labels are
+ * copied and may be NULL.  Rows are ordered: matched pairs in BASE order,
+ * then results only in CAND.  *out is the caller's to destroy.
+ */
+int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
+		   const char *cand_label, const struct ax_compare_opts *o,
+		   struct ax_compare **out, char *err, size_t errlen);
+void ax_compare_destroy(struct ax_compare *c);
+
+/* Number of rows that got a statistical verdict (same / faster /
+ * slower / ambiguous). */
+int ax_compare_n_compared(const struct ax_compare *c);
+
+/* The comparison as a JSON document (new reference). */
+json_t *ax_compare_to_json(const struct ax_compare *c);
+
+/* Writers.  Each returns 0 or AX_EIO when the stream reports an error. */
+int ax_compare_write_text(const struct ax_compare *c, FILE *f);
+int ax_compare_write_json(const struct ax_compare *c, FILE *f);
+int ax_compare_write_markdown(const struct ax_compare *c, FILE *f);
+int ax_compare_write_junit(const struct ax_compare *c, FILE *f);
+
+#endif

@@ -1,0 +1,327 @@
+/* reports/compare_write.c - text, JSON, Markdown and JUnit output of a
+ * comparison.  Every string from the database is escaped for the format
+ * it lands in. */
+#include "reports/compare.h"
+
+#include "core/error.h"
+#include "reports/html_escape.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* Whichever side the row has (BASE preferred). */
+static const json_t *any_side(const struct ax_compare_pair *p)
+{
+	return p->base ? p->base : p->cand;
+}
+
+/* "case" when set, else the compact parameters (malloc'd). */
+static char *case_label(const json_t *r)
+{
+	const char *c = jstr(r, "case");
+	if (*c)
+		return strdup(c);
+	char *s = json_dumps(json_object_get(r, "params"),
+			     JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	return s ? s : strdup("");
+}
+
+static const char *device_name(const json_t *r)
+{
+	const json_t *d = json_object_get(r, "device");
+	const char *n = jstr(d, "name");
+	return *n ? n : jstr(d, "fingerprint");
+}
+
+static double median_of(const json_t *r)
+{
+	const json_t *m = json_object_get(r, "median");
+	return r && json_is_number(m) ? json_number_value(m) : NAN;
+}
+
+/* A median as text: "-" for a side that is missing. */
+static const char *fmt_num(double x, char *buf, size_t len)
+{
+	if (isfinite(x))
+		snprintf(buf, len, "%.4g", x);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static int finish(FILE *f)
+{
+	return ferror(f) ? AX_EIO : 0;
+}
+
+static void summary_line(const struct ax_compare *c, FILE *f)
+{
+	fprintf(f, "%d slower, %d faster, %d same, %d ambiguous, "
+		"%d incomparable, %d unmatched; %d regression%s "
+		"(threshold %.3g%%)",
+		c->count[AX_VERDICT_SLOWER], c->count[AX_VERDICT_FASTER],
+		c->count[AX_VERDICT_SAME], c->count[AX_VERDICT_AMBIGUOUS],
+		c->count[AX_VERDICT_INCOMPARABLE],
+		c->count[AX_VERDICT_UNMATCHED], c->regressions,
+		c->regressions == 1 ? "" : "s", 100 * c->threshold);
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static void text_row(const struct ax_compare_pair *p, FILE *f)
+{
+	const json_t *r = any_side(p);
+	char *label = case_label(r);
+	char b1[32], b2[32];
+	fprintf(f, "%-12s %-10s %-28.28s %-20.20s %10s %10s %-8s",
+		ax_compare_verdict_name(p->stat.verdict), jstr(r, "suite"),
+		label ? label : "", device_name(r),
+		fmt_num(median_of(p->base), b1, sizeof(b1)),
+		fmt_num(median_of(p->cand), b2, sizeof(b2)), jstr(r, "unit"));
+	free(label);
+	if (isfinite(p->stat.impr_lo))
+		fprintf(f, " %+7.2f%% [%+.2f%%, %+.2f%%]",
+			100 * p->stat.improvement, 100 * p->stat.impr_lo,
+			100 * p->stat.impr_hi);
+	fputc('\n', f);
+	if (p->stat.verdict >= AX_VERDICT_AMBIGUOUS || p->regression)
+		fprintf(f, "             %s\n", p->stat.reason);
+}
+
+int ax_compare_write_text(const struct ax_compare *c, FILE *f)
+{
+	fprintf(f, "compare %s (BASE) with %s (CAND): ", c->base_label,
+		c->cand_label);
+	summary_line(c, f);
+	fprintf(f, "\n\n%-12s %-10s %-28s %-20s %10s %10s %-8s %s\n",
+		"VERDICT", "SUITE", "CASE", "DEVICE", "BASE", "CAND", "UNIT",
+		"CHANGE (+ is better) [95% CI]");
+	for (int i = 0; i < c->n_pairs; i++)
+		text_row(&c->pairs[i], f);
+	return finish(f);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static json_t *num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *side_json(const json_t *r)
+{
+	if (!r)
+		return json_null();
+	return json_pack("{s:O?,s:O?,s:O?,s:O?,s:s,s:O?}", "result_id",
+			 json_object_get(r, "id"), "run_id",
+			 json_object_get(r, "run_id"), "n",
+			 json_object_get(r, "n"), "median",
+			 json_object_get(r, "median"), "status",
+			 jstr(r, "status"), "error",
+			 json_object_get(r, "error"));
+}
+
+static json_t *pct(double x)
+{
+	return num(100 * x);
+}
+
+static json_t *row_json(const struct ax_compare_pair *p)
+{
+	const json_t *r = any_side(p);
+	const json_t *d = json_object_get(r, "device");
+	const struct ax_compare_stat *s = &p->stat;
+	json_t *o = json_pack(
+		"{s:s,s:b,s:s,s:s,s:O?,s:O?,s:{s:s,s:s},s:s,s:O?,s:o,s:o,s:o}",
+		"verdict", ax_compare_verdict_name(s->verdict), "regression",
+		p->regression, "reason", s->reason, "suite", jstr(r, "suite"),
+		"case", json_object_get(r, "case"), "params",
+		json_object_get(r, "params"), "device", "fingerprint",
+		jstr(d, "fingerprint"), "name", jstr(d, "name"), "unit",
+		jstr(r, "unit"), "higher_is_better",
+		json_object_get(r, "higher_is_better"), "base",
+		side_json(p->base), "candidate", side_json(p->cand),
+		"threshold_pct", pct(s->threshold));
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "p_value", num(s->p_value));
+	json_object_set_new(o, "shift", num(s->shift));
+	json_object_set_new(o, "change_pct", pct(s->rel));
+	json_object_set_new(o, "change_ci_pct",
+			    json_pack("[o,o]", pct(s->rel_lo),
+				      pct(s->rel_hi)));
+	json_object_set_new(o, "improvement_pct", pct(s->improvement));
+	json_object_set_new(o, "improvement_ci_pct",
+			    json_pack("[o,o]", pct(s->impr_lo),
+				      pct(s->impr_hi)));
+	return o;
+}
+
+static json_t *summary_json(const struct ax_compare *c)
+{
+	json_t *o = json_object();
+	for (int v = 0; v <= AX_VERDICT_UNMATCHED; v++)
+		json_object_set_new(o, ax_compare_verdict_name(v),
+				    json_integer(c->count[v]));
+	json_object_set_new(o, "regressions", json_integer(c->regressions));
+	json_object_set_new(o, "compared",
+			    json_integer(ax_compare_n_compared(c)));
+	return o;
+}
+
+json_t *ax_compare_to_json(const struct ax_compare *c)
+{
+	json_t *rows = json_array();
+	for (int i = 0; i < c->n_pairs; i++)
+		json_array_append_new(rows, row_json(&c->pairs[i]));
+	return json_pack("{s:s,s:s,s:o,s:o,s:o}", "base", c->base_label,
+			 "candidate", c->cand_label, "threshold_pct",
+			 pct(c->threshold), "summary", summary_json(c),
+			 "rows", rows);
+}
+
+int ax_compare_write_json(const struct ax_compare *c, FILE *f)
+{
+	json_t *doc = ax_compare_to_json(c);
+	if (!doc)
+		return AX_ENOMEM;
+	int rc = json_dumpf(doc, f, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(doc);
+	fputc('\n', f);
+	return rc ? AX_EIO : finish(f);
+}
+
+/* ---- Markdown --------------------------------------------------------- */
+
+static void md_verdict(const struct ax_compare_pair *p, FILE *f)
+{
+	const char *w = ax_compare_verdict_name(p->stat.verdict);
+	if (p->regression)
+		fprintf(f, "**%s (regression)**", w);
+	else
+		fputs(w, f);
+}
+
+static void md_row(const struct ax_compare_pair *p, FILE *f)
+{
+	const json_t *r = any_side(p);
+	char *label = case_label(r);
+	fputs("| ", f);
+	md_verdict(p, f);
+	fputs(" | ", f);
+	ax_md_escape(f, jstr(r, "suite"));
+	fputs(" | ", f);
+	ax_md_escape(f, label);
+	fputs(" | ", f);
+	ax_md_escape(f, device_name(r));
+	char b1[32], b2[32];
+	fprintf(f, " | %s | %s | ", fmt_num(median_of(p->base), b1, sizeof(b1)),
+		fmt_num(median_of(p->cand), b2, sizeof(b2)));
+	ax_md_escape(f, jstr(r, "unit"));
+	if (isfinite(p->stat.impr_lo))
+		fprintf(f, " | %+.2f%% [%+.2f%%, %+.2f%%] | %.3g |\n",
+			100 * p->stat.improvement, 100 * p->stat.impr_lo,
+			100 * p->stat.impr_hi, p->stat.p_value);
+	else
+		fputs(" | n/a | n/a |\n", f);
+	free(label);
+}
+
+static void md_reasons(const struct ax_compare *c, FILE *f)
+{
+	bool any = false;
+	for (int i = 0; i < c->n_pairs; i++) {
+		const struct ax_compare_pair *p = &c->pairs[i];
+		if (p->stat.verdict < AX_VERDICT_AMBIGUOUS && !p->regression)
+			continue;
+		if (!any)
+			fputs("\n### Details\n\n", f);
+		any = true;
+		fputs("- ", f);
+		md_verdict(p, f);
+		fputs(": ", f);
+		ax_md_escape(f, jstr(any_side(p), "suite"));
+		fputs(" on ", f);
+		ax_md_escape(f, device_name(any_side(p)));
+		fputs(": ", f);
+		ax_md_escape(f, p->stat.reason);
+		fputc('\n', f);
+	}
+}
+
+int ax_compare_write_markdown(const struct ax_compare *c, FILE *f)
+{
+	fputs("## axbench compare: ", f);
+	ax_md_escape(f, c->base_label);
+	fputs(" (base) vs ", f);
+	ax_md_escape(f, c->cand_label);
+	fputs(" (candidate)\n\n", f);
+	summary_line(c, f);
+	fputs(".\n\n| Verdict | Suite | Case | Device | Base | Candidate | "
+	      "Unit | Change (+ is better) [95% CI] | p |\n"
+	      "|---|---|---|---|---:|---:|---|---|---:|\n", f);
+	for (int i = 0; i < c->n_pairs; i++)
+		md_row(&c->pairs[i], f);
+	md_reasons(c, f);
+	return finish(f);
+}
+
+/* ---- JUnit XML -------------------------------------------------------- */
+
+static void junit_case(const struct ax_compare_pair *p, FILE *f)
+{
+	const json_t *r = any_side(p);
+	char *label = case_label(r);
+	const char *w = ax_compare_verdict_name(p->stat.verdict);
+	fputs("    <testcase classname=\"axbench.", f);
+	ax_html_escape(f, jstr(r, "suite"));
+	fputs("\" name=\"", f);
+	ax_html_escape(f, label);
+	fputs(" on ", f);
+	ax_html_escape(f, device_name(r));
+	fputs("\" time=\"0\">\n", f);
+	/* Faster and same pass; a regression fails; the rest is skipped
+	 * so that CI shows it without failing on it. */
+	if (p->regression || p->stat.verdict >= AX_VERDICT_AMBIGUOUS) {
+		const char *tag = p->regression ? "failure" : "skipped";
+		fprintf(f, "      <%s message=\"%s: ", tag, w);
+		ax_html_escape(f, p->stat.reason);
+		fprintf(f, "\"%s>",
+			p->regression ? " type=\"regression\"" : "");
+		if (p->regression)
+			ax_html_escape(f, p->stat.reason);
+		fprintf(f, "</%s>\n", tag);
+	}
+	fputs("      <system-out>", f);
+	fprintf(f, "%s: ", w);
+	ax_html_escape(f, p->stat.reason);
+	fputs("</system-out>\n    </testcase>\n", f);
+	free(label);
+}
+
+int ax_compare_write_junit(const struct ax_compare *c, FILE *f)
+{
+	int failures = c->regressions;
+	int skipped = c->n_pairs - failures - c->count[AX_VERDICT_SAME] -
+		      c->count[AX_VERDICT_FASTER];
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuites name=\"axbench compare\" tests=\"%d\" "
+		"failures=\"%d\" skipped=\"%d\">\n"
+		"  <testsuite name=\"", c->n_pairs, failures, skipped);
+	ax_html_escape(f, c->base_label);
+	fputs(" vs ", f);
+	ax_html_escape(f, c->cand_label);
+	fprintf(f, "\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" "
+		"errors=\"0\">\n", c->n_pairs, failures, skipped);
+	for (int i = 0; i < c->n_pairs; i++)
+		junit_case(&c->pairs[i], f);
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	return finish(f);
+}

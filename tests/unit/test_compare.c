@@ -1,0 +1,247 @@
+/* tests/unit/test_compare.c - verdict rules, matching and writers of
+ * reports/compare on synthetic, deterministic samples. */
+#include "ax_test.h"
+
+#include "reports/compare.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* Deterministic noise in [-1, 1): a 64-bit LCG, so runs are repeatable. */
+static double noise(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(*state >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+static void draw(double *x, int n, double center, double rel_noise,
+		 uint64_t seed)
+{
+	uint64_t s = seed;
+	for (int i = 0; i < n; i++)
+		x[i] = center * (1 + rel_noise * noise(&s));
+}
+
+static enum ax_verdict verdict(const double *a, int na, const double *b,
+			       int nb, bool hib, struct ax_compare_stat *st)
+{
+	char err[200] = "";
+	int rc = ax_compare_samples(a, na, b, nb, hib, 0.02, NULL, st, err,
+				    sizeof(err));
+	AX_CHECK_INT(rc, 0);
+	return st->verdict;
+}
+
+static void identical_is_same(void)
+{
+	double a[20];
+	struct ax_compare_stat st;
+	draw(a, 20, 100, 0.05, 1);
+	AX_CHECK_INT(verdict(a, 20, a, 20, true, &st), AX_VERDICT_SAME);
+	AX_CHECK_NEAR(st.improvement, 0, 0);
+	/* Two independent quiet draws of one distribution. */
+	double b[30], c[30];
+	draw(b, 30, 100, 0.002, 2);
+	draw(c, 30, 100, 0.002, 3);
+	AX_CHECK_INT(verdict(b, 30, c, 30, true, &st), AX_VERDICT_SAME);
+	AX_CHECK(st.impr_lo >= -0.02 && st.impr_hi <= 0.02);
+}
+
+static void ten_percent_slower(void)
+{
+	double a[25], b[25];
+	struct ax_compare_stat st;
+	/* GB/s: higher is better, so 10 % less is slower. */
+	draw(a, 25, 50, 0.01, 4);
+	draw(b, 25, 45, 0.01, 5);
+	AX_CHECK_INT(verdict(a, 25, b, 25, true, &st), AX_VERDICT_SLOWER);
+	AX_CHECK_NEAR(st.improvement, -0.10, 0.01);
+	AX_CHECK(st.p_value < 0.05);
+	AX_CHECK(st.impr_hi < -0.02);
+	/* Microseconds: lower is better, so 10 % more is slower. */
+	draw(a, 25, 200, 0.01, 6);
+	draw(b, 25, 220, 0.01, 7);
+	AX_CHECK_INT(verdict(a, 25, b, 25, false, &st), AX_VERDICT_SLOWER);
+	AX_CHECK_NEAR(st.rel, 0.10, 0.01);
+	AX_CHECK_NEAR(st.improvement, -0.10, 0.01);
+}
+
+static void direction_awareness(void)
+{
+	double a[20], b[20];
+	struct ax_compare_stat st;
+	draw(a, 20, 10, 0.01, 8);
+	draw(b, 20, 11, 0.01, 9);
+	AX_CHECK_INT(verdict(a, 20, b, 20, true, &st), AX_VERDICT_FASTER);
+	AX_CHECK(st.impr_lo > 0.02);
+	AX_CHECK_INT(verdict(a, 20, b, 20, false, &st), AX_VERDICT_SLOWER);
+	AX_CHECK(st.impr_hi < -0.02);
+	AX_CHECK_INT(verdict(b, 20, a, 20, false, &st), AX_VERDICT_FASTER);
+}
+
+static void tiny_noisy_is_ambiguous(void)
+{
+	double a[10], b[10];
+	struct ax_compare_stat st;
+	/* 0.5 % apart with +/-10 % noise: the interval straddles 2 %. */
+	draw(a, 10, 100, 0.10, 10);
+	draw(b, 10, 100.5, 0.10, 11);
+	AX_CHECK_INT(verdict(a, 10, b, 10, true, &st), AX_VERDICT_AMBIGUOUS);
+	AX_CHECK(st.impr_lo < -0.02 || st.impr_hi > 0.02);
+	AX_CHECK(strstr(st.reason, "interval") != NULL);
+}
+
+static void too_few_samples(void)
+{
+	double a[3] = {1, 2, 3}, b[3] = {10, 11, 12};
+	struct ax_compare_stat st;
+	AX_CHECK_INT(verdict(a, 3, b, 3, true, &st), AX_VERDICT_AMBIGUOUS);
+	AX_CHECK(strstr(st.reason, "too few samples") != NULL);
+	char err[100];
+	AX_CHECK_INT(ax_compare_samples(NULL, 3, b, 3, true, 0.02, NULL, &st,
+					err, sizeof(err)),
+		     -1);
+}
+
+static void threshold_globs(void)
+{
+	struct ax_compare_opts o;
+	struct ax_compare_rule r[] = {{"gemm*", 0.10}, {"gemm_fp16", 0.05}};
+	ax_compare_opts_init(&o);
+	o.rules = r;
+	o.n_rules = 2;
+	AX_CHECK_NEAR(ax_compare_threshold_for(&o, "bandwidth"), 0.02, 0);
+	AX_CHECK_NEAR(ax_compare_threshold_for(&o, "gemm"), 0.10, 0);
+	AX_CHECK_NEAR(ax_compare_threshold_for(&o, "gemm_fp16"), 0.05, 0);
+	/* A 10 % shift is "same" under a 15 % threshold. */
+	double a[20], b[20];
+	struct ax_compare_stat st;
+	draw(a, 20, 10, 0.005, 12);
+	draw(b, 20, 9, 0.005, 13);
+	ax_compare_samples(a, 20, b, 20, true, 0.15, &o, &st, NULL, 0);
+	AX_CHECK_INT(st.verdict, AX_VERDICT_SAME);
+}
+
+/* A result object in the shape of ax_db_results(). */
+static json_t *result(int id, const char *fp, const char *name,
+		      const char *suite, const char *hash, const char *unit,
+		      const char *status, double center, double scale,
+		      uint64_t seed)
+{
+	json_t *s = json_array();
+	uint64_t st = seed;
+	for (int i = 0; i < 12; i++)
+		json_array_append_new(
+			s, json_real(center * scale *
+				     (1 + 0.002 * noise(&st))));
+	return json_pack("{s:i,s:i,s:s,s:s,s:{s:i},s:s,s:s,s:b,s:s,s:n,"
+			 "s:i,s:f,s:{s:s,s:s},s:o}",
+			 "id", id, "run_id", 1, "suite", suite, "case", "c",
+			 "params", "size", id, "params_hash", hash, "unit",
+			 unit, "higher_is_better", 1, "status", status,
+			 "error", "n", 12, "median", center * scale,
+			 "device", "fingerprint", fp, "name", name,
+			 "samples", s);
+}
+
+static struct ax_compare *fixture(void)
+{
+	json_t *base = json_array(), *cand = json_array();
+	const char *dev = "<b>dev|1</b>";
+	/* a: 10 % slower; b: same; c: only in BASE; d: only in CAND;
+	 * e: failed in CAND; f: unit differs; g: duplicate in BASE. */
+	json_array_append_new(base, result(1, "F", dev, "bw", "a", "GB/s",
+					   "ok", 10, 1, 1));
+	json_array_append_new(base, result(2, "F", dev, "bw", "b", "GB/s",
+					   "ok", 10, 1, 2));
+	json_array_append_new(base, result(3, "F", dev, "bw", "c", "GB/s",
+					   "ok", 10, 1, 3));
+	json_array_append_new(base, result(4, "F", dev, "bw", "e", "GB/s",
+					   "ok", 10, 1, 4));
+	json_array_append_new(base, result(5, "F", dev, "bw", "f", "GB/s",
+					   "ok", 10, 1, 5));
+	json_array_append_new(base, result(6, "F", dev, "bw", "b", "GB/s",
+					   "ok", 10, 1, 6));
+	json_array_append_new(cand, result(7, "F", dev, "bw", "a", "GB/s",
+					   "ok", 10, 0.9, 7));
+	json_array_append_new(cand, result(8, "F", dev, "bw", "b", "GB/s",
+					   "ok", 10, 1, 8));
+	json_array_append_new(cand, result(9, "F", dev, "bw", "d", "GB/s",
+					   "ok", 10, 1, 9));
+	json_array_append_new(cand, result(10, "F", dev, "bw", "e", "GB/s",
+					   "failed-verification", 10, 1, 10));
+	json_array_append_new(cand, result(11, "F", dev, "bw", "f", "us",
+					   "ok", 10, 1, 11));
+	struct ax_compare *c = NULL;
+	char err[200];
+	AX_CHECK_INT(ax_compare_run(base, cand, "run 1", "run 2", NULL, &c,
+				    err, sizeof(err)),
+		     0);
+	json_decref(base);
+	json_decref(cand);
+	return c;
+}
+
+static void matching(void)
+{
+	struct ax_compare *c = fixture();
+	if (!c)
+		return;
+	AX_CHECK_INT(c->n_pairs, 7);
+	AX_CHECK_INT(c->count[AX_VERDICT_SLOWER], 1);
+	AX_CHECK_INT(c->count[AX_VERDICT_SAME], 1);
+	AX_CHECK_INT(c->count[AX_VERDICT_INCOMPARABLE], 2);
+	/* c only in BASE, d only in CAND, the older duplicate of b. */
+	AX_CHECK_INT(c->count[AX_VERDICT_UNMATCHED], 3);
+	AX_CHECK_INT(c->regressions, 2); /* a slower, e failed */
+	AX_CHECK_INT(ax_compare_n_compared(c), 2);
+	AX_CHECK_INT(c->pairs[0].stat.verdict, AX_VERDICT_SLOWER);
+	AX_CHECK(strstr(c->pairs[4].stat.reason, "units differ") != NULL);
+	ax_compare_destroy(c);
+}
+
+static char *render(const struct ax_compare *c,
+		    int (*w)(const struct ax_compare *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	AX_CHECK_INT(w(c, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void writers(void)
+{
+	struct ax_compare *c = fixture();
+	if (!c)
+		return;
+	char *xml = render(c, ax_compare_write_junit);
+	AX_CHECK(strstr(xml, "tests=\"7\" failures=\"2\" skipped=\"4\""));
+	AX_CHECK(strstr(xml, "&lt;b&gt;dev|1&lt;/b&gt;") != NULL);
+	AX_CHECK(strstr(xml, "<b>") == NULL);
+	char *md = render(c, ax_compare_write_markdown);
+	AX_CHECK(strstr(md, "dev&#124;1") != NULL);
+	AX_CHECK(strstr(md, "**slower (regression)**") != NULL);
+	char *js = render(c, ax_compare_write_json);
+	json_t *doc = json_loads(js, 0, NULL);
+	AX_CHECK(doc != NULL);
+	json_t *sum = json_object_get(doc, "summary");
+	AX_CHECK_INT(json_integer_value(json_object_get(sum, "slower")), 1);
+	AX_CHECK_INT(json_integer_value(json_object_get(sum, "regressions")),
+		     2);
+	AX_CHECK_INT(json_array_size(json_object_get(doc, "rows")), 7);
+	char *txt = render(c, ax_compare_write_text);
+	AX_CHECK(strstr(txt, "1 slower") != NULL);
+	json_decref(doc);
+	free(xml);
+	free(md);
+	free(js);
+	free(txt);
+	ax_compare_destroy(c);
+}
+
+AX_TEST_MAIN(AX_TEST(identical_is_same), AX_TEST(ten_percent_slower),
+	     AX_TEST(direction_awareness), AX_TEST(tiny_noisy_is_ambiguous),
+	     AX_TEST(too_few_samples), AX_TEST(threshold_globs),
+	     AX_TEST(matching), AX_TEST(writers))
