@@ -11,7 +11,7 @@ PKGS    := vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter \
+CFLAGS  += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
            -I. -Ibuild $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 GLSLC   ?= glslc

@@ -1,0 +1,185 @@
+/* core/vk_describe.c - what a physical device is and can do. */
+#include "core/params.h"
+#include "core/vk_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *vendor_name(uint32_t id)
+{
+	switch (id) {
+	case 0x10de: return "NVIDIA";
+	case 0x1002: return "AMD";
+	case 0x8086: return "Intel";
+	case 0x106b: return "Apple";
+	case 0x13b5: return "ARM";
+	case 0x5143: return "Qualcomm";
+	case 0x10005: return "Mesa";
+	default: return "unknown";
+	}
+}
+
+static void uuid_text(const uint8_t u[VK_UUID_SIZE], char out[37])
+{
+	snprintf(out, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* Vendors pack driverVersion differently; NVIDIA uses 10.8.8.6 bits. */
+static void driver_version_text(uint32_t vendor, uint32_t v, char *buf,
+				size_t len)
+{
+	if (vendor == 0x10de)
+		snprintf(buf, len, "%u.%u.%u.%u", v >> 22, (v >> 14) & 0xff,
+			 (v >> 6) & 0xff, v & 0x3f);
+	else if (vendor == 0x8086)
+		snprintf(buf, len, "%u.%u", v >> 14, v & 0x3fff);
+	else
+		snprintf(buf, len, "%u.%u.%u", VK_API_VERSION_MAJOR(v),
+			 VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+}
+
+static bool has_device_ext(VkPhysicalDevice phys, const char *name)
+{
+	uint32_t n = 0;
+	vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL);
+	VkExtensionProperties props[512];
+	if (n > 512)
+		n = 512;
+	if (vkEnumerateDeviceExtensionProperties(phys, NULL, &n, props) < 0)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (strcmp(props[i].extensionName, name) == 0)
+			return true;
+	return false;
+}
+
+static void describe_properties(VkPhysicalDevice phys,
+				struct ax_vk_device_info *info)
+{
+	VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT,
+	};
+	VkPhysicalDeviceSubgroupProperties sub = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+	};
+	VkPhysicalDeviceMaintenance3Properties m3 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+		.pNext = &sub,
+	};
+	VkPhysicalDeviceDriverProperties drv = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+		.pNext = &m3,
+	};
+	VkPhysicalDeviceIDProperties ids = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
+		.pNext = &drv,
+	};
+	info->has_pci_bus_info =
+		has_device_ext(phys, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
+	if (info->has_pci_bus_info)
+		pci.pNext = &ids;
+	VkPhysicalDeviceProperties2 p2 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+		.pNext = info->has_pci_bus_info ? (void *)&pci : (void *)&ids,
+	};
+	vkGetPhysicalDeviceProperties2(phys, &p2);
+	const VkPhysicalDeviceProperties *p = &p2.properties;
+
+	snprintf(info->name, sizeof(info->name), "%s", p->deviceName);
+	info->type = p->deviceType;
+	info->vendor_id = p->vendorID;
+	info->device_id = p->deviceID;
+	info->api_version = p->apiVersion;
+	info->driver_version = p->driverVersion;
+	info->limits = p->limits;
+	info->driver_id = drv.driverID;
+	snprintf(info->driver_name, sizeof(info->driver_name), "%s",
+		 drv.driverName);
+	snprintf(info->driver_info, sizeof(info->driver_info), "%s",
+		 drv.driverInfo);
+	snprintf(info->vendor, sizeof(info->vendor), "%s",
+		 vendor_name(p->vendorID));
+	driver_version_text(p->vendorID, p->driverVersion,
+			    info->driver_version_text,
+			    sizeof(info->driver_version_text));
+	uuid_text(ids.deviceUUID, info->device_uuid);
+	uuid_text(ids.driverUUID, info->driver_uuid);
+	info->subgroup_size = sub.subgroupSize;
+	info->max_memory_allocation_size = m3.maxMemoryAllocationSize;
+	if (info->has_pci_bus_info)
+		snprintf(info->pci_bus_id, sizeof(info->pci_bus_id),
+			 "%04x:%02x:%02x.%x", pci.pciDomain, pci.pciBus,
+			 pci.pciDevice, pci.pciFunction);
+}
+
+static void describe_features(VkPhysicalDevice phys,
+			      struct ax_vk_device_info *info)
+{
+	VkPhysicalDeviceVulkan12Features f12 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+	};
+	VkPhysicalDeviceVulkan11Features f11 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+		.pNext = &f12,
+	};
+	VkPhysicalDeviceFeatures2 f2 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+		.pNext = info->api_version >= VK_API_VERSION_1_2 ? &f11 : NULL,
+	};
+	vkGetPhysicalDeviceFeatures2(phys, &f2);
+	info->storage16 = f11.storageBuffer16BitAccess;
+	info->fp16_arith = f12.shaderFloat16;
+	info->int8_arith = f12.shaderInt8;
+	info->storage8 = f12.storageBuffer8BitAccess;
+#ifdef VK_KHR_cooperative_matrix
+	info->coopmat =
+		has_device_ext(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+#else
+	/* Built against headers that predate the extension: it cannot be
+	 * enabled, so it is reported as absent. */
+	info->coopmat = false;
+#endif
+}
+
+static void describe_queues(VkPhysicalDevice phys,
+			    struct ax_vk_device_info *info)
+{
+	uint32_t n = AX_VK_MAX_QUEUE_FAMILIES;
+	VkQueueFamilyProperties q[AX_VK_MAX_QUEUE_FAMILIES];
+	vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, q);
+	info->n_queue_families = n;
+	info->timestamps = false;
+	for (uint32_t i = 0; i < n; i++) {
+		info->queue_families[i].flags = q[i].queueFlags;
+		info->queue_families[i].count = q[i].queueCount;
+		info->queue_families[i].timestamp_valid_bits =
+			q[i].timestampValidBits;
+		if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
+		    q[i].timestampValidBits > 0 &&
+		    info->limits.timestampPeriod > 0)
+			info->timestamps = true;
+	}
+}
+
+void ax_vk_describe_device(VkPhysicalDevice phys, int index,
+			   struct ax_vk_device_info *info)
+{
+	char identity[1024];
+	memset(info, 0, sizeof(*info));
+	info->index = index;
+	describe_properties(phys, info);
+	describe_features(phys, info);
+	describe_queues(phys, info);
+	vkGetPhysicalDeviceMemoryProperties(phys, &info->memory);
+	/* The fingerprint is what `compare` and `export` match devices on:
+	 * the same hardware with the same driver build. */
+	int n = snprintf(identity, sizeof(identity), "%u:%u:%u:%u:%s:%s:%s",
+			 info->vendor_id, info->device_id, info->driver_id,
+			 info->driver_version, info->device_uuid,
+			 info->pci_bus_id, info->name);
+	ax_hash_hex(identity, (size_t)n, info->fingerprint);
+}

@@ -1,0 +1,431 @@
+/* core/vk_device.c - logical device, queues, pipeline cache, commands. */
+#include "core/error.h"
+#include "core/vk_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Pick the compute family and, where one exists, a transfer-only family
+ * (no compute or graphics bit): that is the copy engine. */
+static void pick_families(const struct ax_vk_device_info *info,
+			  uint32_t *compute, uint32_t *transfer)
+{
+	*compute = UINT32_MAX;
+	*transfer = UINT32_MAX;
+	for (uint32_t i = 0; i < info->n_queue_families; i++) {
+		VkQueueFlags f = info->queue_families[i].flags;
+		if ((f & VK_QUEUE_COMPUTE_BIT) && *compute == UINT32_MAX)
+			*compute = i;
+		if ((f & VK_QUEUE_TRANSFER_BIT) &&
+		    !(f & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) &&
+		    *transfer == UINT32_MAX)
+			*transfer = i;
+	}
+}
+
+static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
+{
+	const struct ax_vk_device_info *info = ctx->info;
+	float prio = 1.0f;
+	VkDeviceQueueCreateInfo q[2] = {
+		{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		 .queueFamilyIndex = ctx->compute_family,
+		 .queueCount = 1,
+		 .pQueuePriorities = &prio},
+		{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		 .queueFamilyIndex = ctx->transfer_family,
+		 .queueCount = 1,
+		 .pQueuePriorities = &prio},
+	};
+	/* Enable exactly the optional features the device has, so suites can
+	 * use them where present and skip them (with a reason) elsewhere. */
+	VkPhysicalDeviceVulkan12Features f12 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+		.shaderFloat16 = info->fp16_arith,
+		.shaderInt8 = info->int8_arith,
+		.storageBuffer8BitAccess = info->storage8,
+	};
+	VkPhysicalDeviceVulkan11Features f11 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+		.pNext = &f12,
+		.storageBuffer16BitAccess = info->storage16,
+	};
+	const char *exts[1];
+	uint32_t n_exts = 0;
+#ifdef VK_KHR_cooperative_matrix
+	/* Headers older than 1.3.255 (Debian 12) do not know the extension:
+	 * then a device that has it is reported but not enabled. */
+	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+		.cooperativeMatrix = VK_TRUE,
+	};
+	if (info->coopmat) {
+		exts[n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+		f12.pNext = &coop;
+	}
+#endif
+	bool v12 = info->api_version >= VK_API_VERSION_1_2;
+	VkDeviceCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.pNext = v12 ? &f11 : NULL,
+		.queueCreateInfoCount = ctx->dedicated_transfer ? 2 : 1,
+		.pQueueCreateInfos = q,
+		.enabledExtensionCount = n_exts,
+		.ppEnabledExtensionNames = exts,
+	};
+	VkResult r = vkCreateDevice(ctx->phys, &ci, NULL, &ctx->dev);
+	if (r != VK_SUCCESS)
+		return ax_errf(err, errlen, ax_vk_error_from(r),
+			       "%s: vkCreateDevice failed (%s)", info->name,
+			       ax_vk_result_name(r));
+	vkGetDeviceQueue(ctx->dev, ctx->compute_family, 0, &ctx->compute_queue);
+	ctx->transfer_queue = ctx->compute_queue;
+	if (ctx->dedicated_transfer)
+		vkGetDeviceQueue(ctx->dev, ctx->transfer_family, 0,
+				 &ctx->transfer_queue);
+	return 0;
+}
+
+static int create_pools(struct ax_vk_ctx *ctx)
+{
+	VkCommandPoolCreateInfo pc = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT |
+			 VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+		.queueFamilyIndex = ctx->compute_family,
+	};
+	VkResult r = vkCreateCommandPool(ctx->dev, &pc, NULL,
+					 &ctx->compute_pool);
+	ctx->transfer_pool = ctx->compute_pool;
+	if (r == VK_SUCCESS && ctx->dedicated_transfer) {
+		pc.queueFamilyIndex = ctx->transfer_family;
+		r = vkCreateCommandPool(ctx->dev, &pc, NULL,
+					&ctx->transfer_pool);
+	}
+	VkFenceCreateInfo fc = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	if (r == VK_SUCCESS)
+		r = vkCreateFence(ctx->dev, &fc, NULL, &ctx->fence);
+	if (r == VK_SUCCESS && ctx->info->timestamps) {
+		VkQueryPoolCreateInfo qc = {
+			.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+			.queryType = VK_QUERY_TYPE_TIMESTAMP,
+			.queryCount = AX_VK_TIMESTAMPS,
+		};
+		r = vkCreateQueryPool(ctx->dev, &qc, NULL, &ctx->timestamps);
+	}
+	if (r != VK_SUCCESS)
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "creating command pools, fence or queries: %s",
+			 ax_vk_result_name(r));
+	return ax_vk_error_from(r);
+}
+
+/* $XDG_CACHE_HOME/axbench (or ~/.cache/axbench), created on demand. */
+static void cache_path(struct ax_vk_ctx *ctx)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char dir[400];
+	if (xdg && *xdg)
+		snprintf(dir, sizeof(dir), "%s/axbench", xdg);
+	else if (home && *home)
+		snprintf(dir, sizeof(dir), "%s/.cache/axbench", home);
+	else
+		return;
+	char parent[400];
+	snprintf(parent, sizeof(parent), "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		mkdir(parent, 0755);
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return;
+	snprintf(ctx->cache_path, sizeof(ctx->cache_path),
+		 "%s/pipelines-%04x-%04x-%s-%s.bin", dir, ctx->info->vendor_id,
+		 ctx->info->device_id, ctx->info->driver_uuid,
+		 ctx->info->fingerprint);
+}
+
+/* Read a cache file only if its header names this very device and driver:
+ * a foreign or truncated blob is ignored rather than handed to the driver. */
+static void *read_cache(struct ax_vk_ctx *ctx, size_t *size)
+{
+	*size = 0;
+	FILE *f = ctx->cache_path[0] ? fopen(ctx->cache_path, "rb") : NULL;
+	if (!f)
+		return NULL;
+	void *data = NULL;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long n = ftell(f);
+		if (n > 32 && n < (256L << 20) && fseek(f, 0, SEEK_SET) == 0) {
+			data = malloc((size_t)n);
+			if (data && fread(data, 1, (size_t)n, f) == (size_t)n)
+				*size = (size_t)n;
+		}
+	}
+	fclose(f);
+	const uint32_t *h = data;
+	if (*size && (h[0] < 32 || h[1] != VK_PIPELINE_CACHE_HEADER_VERSION_ONE ||
+		      h[2] != ctx->info->vendor_id ||
+		      h[3] != ctx->info->device_id))
+		*size = 0;
+	if (!*size) {
+		free(data);
+		data = NULL;
+	}
+	return data;
+}
+
+static void create_cache(struct ax_vk_ctx *ctx)
+{
+	size_t size;
+	cache_path(ctx);
+	void *data = read_cache(ctx, &size);
+	VkPipelineCacheCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+		.initialDataSize = size,
+		.pInitialData = data,
+	};
+	if (vkCreatePipelineCache(ctx->dev, &ci, NULL, &ctx->cache) != VK_SUCCESS)
+		ctx->cache = VK_NULL_HANDLE;
+	free(data);
+}
+
+/* Write to a temporary file and rename, so two processes never leave a
+ * torn cache behind. */
+static void save_cache(struct ax_vk_ctx *ctx)
+{
+	size_t size = 0;
+	if (!ctx->cache || !ctx->cache_path[0] ||
+	    vkGetPipelineCacheData(ctx->dev, ctx->cache, &size, NULL) !=
+		    VK_SUCCESS ||
+	    size == 0)
+		return;
+	void *data = malloc(size);
+	char tmp[600];
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", ctx->cache_path,
+		 (long)getpid());
+	if (data && vkGetPipelineCacheData(ctx->dev, ctx->cache, &size, data) ==
+			    VK_SUCCESS) {
+		FILE *f = fopen(tmp, "wb");
+		if (f) {
+			bool ok = fwrite(data, 1, size, f) == size;
+			ok = fclose(f) == 0 && ok;
+			if (!ok || rename(tmp, ctx->cache_path) != 0)
+				unlink(tmp);
+		}
+	}
+	free(data);
+}
+
+int ax_vk_open(struct ax_vk_instance *inst, int index,
+	       struct ax_vk_ctx **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	const struct ax_vk_device_info *info = ax_vk_device_info(inst, index);
+	if (!info)
+		return ax_errf(err, errlen, AX_ENOTFOUND, "no device %d", index);
+	struct ax_vk_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return AX_ENOMEM;
+	ctx->inst = inst;
+	ctx->info = info;
+	ctx->phys = ax_vk_physical(inst, index);
+	pick_families(info, &ctx->compute_family, &ctx->transfer_family);
+	if (ctx->compute_family == UINT32_MAX) {
+		free(ctx);
+		return ax_errf(err, errlen, AX_ENODEV,
+			       "%s has no compute queue", info->name);
+	}
+	ctx->dedicated_transfer = ctx->transfer_family != UINT32_MAX;
+	if (!ctx->dedicated_transfer)
+		ctx->transfer_family = ctx->compute_family;
+	uint32_t bits = info->queue_families[ctx->compute_family]
+				.timestamp_valid_bits;
+	ctx->timestamp_mask = bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
+	ctx->timestamp_period_ns = info->limits.timestampPeriod;
+	int rc = create_device(ctx, err, errlen);
+	if (rc) {
+		free(ctx);
+		return rc;
+	}
+	rc = create_pools(ctx);
+	if (rc) {
+		ax_errf(err, errlen, rc, "%s", ctx->err);
+		ax_vk_close(ctx);
+		return rc;
+	}
+	create_cache(ctx);
+	*out = ctx;
+	return 0;
+}
+
+void ax_vk_close(struct ax_vk_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	if (ctx->dev) {
+		/* After a timeout the device may still run the hung work;
+		 * vkDeviceWaitIdle would hang too, so a lost context only
+		 * saves nothing and leaks to process exit. */
+		if (ctx->lost) {
+			free(ctx);
+			return;
+		}
+		vkDeviceWaitIdle(ctx->dev);
+		save_cache(ctx);
+		if (ctx->cache)
+			vkDestroyPipelineCache(ctx->dev, ctx->cache, NULL);
+		if (ctx->timestamps)
+			vkDestroyQueryPool(ctx->dev, ctx->timestamps, NULL);
+		if (ctx->fence)
+			vkDestroyFence(ctx->dev, ctx->fence, NULL);
+		if (ctx->transfer_pool && ctx->transfer_pool != ctx->compute_pool)
+			vkDestroyCommandPool(ctx->dev, ctx->transfer_pool, NULL);
+		if (ctx->compute_pool)
+			vkDestroyCommandPool(ctx->dev, ctx->compute_pool, NULL);
+		vkDestroyDevice(ctx->dev, NULL);
+	}
+	free(ctx);
+}
+
+int ax_vk_cmd_begin(struct ax_vk_ctx *ctx, bool transfer, VkCommandBuffer *cb)
+{
+	if (ctx->lost)
+		return ax_errf(ctx->err, sizeof(ctx->err), AX_EDEVLOST,
+			       "device unusable after an earlier failure");
+	VkCommandBufferAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.commandPool = transfer ? ctx->transfer_pool : ctx->compute_pool,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	VkResult r = vkAllocateCommandBuffers(ctx->dev, &ai, cb);
+	if (r == VK_SUCCESS) {
+		VkCommandBufferBeginInfo bi = {
+			.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+			.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+		};
+		r = vkBeginCommandBuffer(*cb, &bi);
+	}
+	if (r != VK_SUCCESS)
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "allocating a command buffer: %s",
+			 ax_vk_result_name(r));
+	return ax_vk_error_from(r);
+}
+
+int ax_vk_submit(struct ax_vk_ctx *ctx, VkQueue queue,
+		 const VkCommandBuffer *cbs, uint32_t n, VkFence fence)
+{
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = n,
+		.pCommandBuffers = cbs,
+	};
+	VkResult r = vkQueueSubmit(queue, 1, &si, fence);
+	if (r != VK_SUCCESS) {
+		snprintf(ctx->err, sizeof(ctx->err), "vkQueueSubmit: %s",
+			 ax_vk_result_name(r));
+		if (r == VK_ERROR_DEVICE_LOST)
+			ctx->lost = true;
+	}
+	return ax_vk_error_from(r);
+}
+
+int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
+			  bool transfer, uint64_t timeout_ns)
+{
+	VkCommandPool pool = transfer ? ctx->transfer_pool : ctx->compute_pool;
+	VkResult r = vkEndCommandBuffer(cb);
+	int rc = ax_vk_error_from(r);
+	if (rc == 0) {
+		vkResetFences(ctx->dev, 1, &ctx->fence);
+		rc = ax_vk_submit(ctx,
+				  transfer ? ctx->transfer_queue
+					   : ctx->compute_queue,
+				  &cb, 1, ctx->fence);
+	}
+	if (rc == 0) {
+		r = vkWaitForFences(ctx->dev, 1, &ctx->fence, VK_TRUE,
+				    timeout_ns);
+		rc = ax_vk_error_from(r);
+		if (r == VK_TIMEOUT) {
+			ctx->lost = true; /* the work is still pending */
+			snprintf(ctx->err, sizeof(ctx->err),
+				 "the GPU work did not finish within %.3g s "
+				 "(fence timeout)",
+				 (double)timeout_ns / 1e9);
+			return rc;
+		}
+		if (r != VK_SUCCESS) {
+			if (r == VK_ERROR_DEVICE_LOST)
+				ctx->lost = true;
+			snprintf(ctx->err, sizeof(ctx->err),
+				 "waiting for the GPU: %s", ax_vk_result_name(r));
+		}
+	}
+	if (!ctx->lost)
+		vkFreeCommandBuffers(ctx->dev, pool, 1, &cb);
+	return rc;
+}
+
+void ax_vk_cmd_barrier(VkCommandBuffer cb)
+{
+	VkMemoryBarrier mb = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT |
+				 VK_ACCESS_TRANSFER_WRITE_BIT |
+				 VK_ACCESS_HOST_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
+				 VK_ACCESS_SHADER_WRITE_BIT |
+				 VK_ACCESS_TRANSFER_READ_BIT |
+				 VK_ACCESS_TRANSFER_WRITE_BIT |
+				 VK_ACCESS_HOST_READ_BIT,
+	};
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0,
+			     NULL, 0, NULL);
+}
+
+void ax_vk_cmd_timestamp(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
+			 uint32_t slot)
+{
+	vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+			    ctx->timestamps, slot);
+}
+
+void ax_vk_cmd_reset_timestamps(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
+				uint32_t first, uint32_t count)
+{
+	vkCmdResetQueryPool(cb, ctx->timestamps, first, count);
+}
+
+int ax_vk_timestamp_delta_ns(struct ax_vk_ctx *ctx, uint32_t a, uint32_t b,
+			     double *ns)
+{
+	uint64_t t[2];
+	VkResult r = vkGetQueryPoolResults(ctx->dev, ctx->timestamps, a, 1,
+					   sizeof(t[0]), &t[0], sizeof(t[0]),
+					   VK_QUERY_RESULT_64_BIT |
+						   VK_QUERY_RESULT_WAIT_BIT);
+	if (r == VK_SUCCESS)
+		r = vkGetQueryPoolResults(ctx->dev, ctx->timestamps, b, 1,
+					  sizeof(t[1]), &t[1], sizeof(t[1]),
+					  VK_QUERY_RESULT_64_BIT |
+						  VK_QUERY_RESULT_WAIT_BIT);
+	if (r != VK_SUCCESS) {
+		snprintf(ctx->err, sizeof(ctx->err), "reading timestamps: %s",
+			 ax_vk_result_name(r));
+		return ax_vk_error_from(r);
+	}
+	/* Masking handles counters narrower than 64 bits that wrapped. */
+	uint64_t ticks = (t[1] - t[0]) & ctx->timestamp_mask;
+	*ns = (double)ticks * ctx->timestamp_period_ns;
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* core/vk_internal.h - shared between core/vk*.c only. */
+#ifndef AX_VK_INTERNAL_H
+#define AX_VK_INTERNAL_H
+
+#include "core/vk.h"
+
+/* Map a VkResult to an AX_E* code. */
+int ax_vk_error_from(VkResult r);
+/* Fill info from a physical device (properties, limits, features). */
+void ax_vk_describe_device(VkPhysicalDevice phys, int index,
+			   struct ax_vk_device_info *info);
+VkPhysicalDevice ax_vk_physical(const struct ax_vk_instance *inst, int index);
+VkInstance ax_vk_handle(const struct ax_vk_instance *inst);
+
+#endif

@@ -1,0 +1,237 @@
+/* core/vk_pipeline.c - compute pipelines from embedded SPIR-V. */
+#include "core/error.h"
+#include "core/params.h"
+#include "core/vk_internal.h"
+
+#include "shaders/table.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const struct ax_shader *find_shader(const char *name)
+{
+	for (size_t i = 0; i < ax_shader_count; i++)
+		if (strcmp(ax_shaders[i].name, name) == 0)
+			return &ax_shaders[i];
+	return NULL;
+}
+
+void ax_vk_shader_hash(const char *shader, char hex[17])
+{
+	const struct ax_shader *s = shader ? find_shader(shader) : NULL;
+	hex[0] = '\0';
+	if (s)
+		ax_hash_hex(s->code, s->size, hex);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static VkResult create_layouts(struct ax_vk_ctx *ctx,
+			       struct ax_vk_pipeline *p)
+{
+	VkDescriptorSetLayoutBinding b[16];
+	for (uint32_t i = 0; i < p->n_bindings; i++)
+		b[i] = (VkDescriptorSetLayoutBinding){
+			.binding = i,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.descriptorCount = 1,
+			.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		};
+	VkDescriptorSetLayoutCreateInfo dl = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.bindingCount = p->n_bindings,
+		.pBindings = b,
+	};
+	VkResult r = vkCreateDescriptorSetLayout(ctx->dev, &dl, NULL,
+						 &p->set_layout);
+	if (r != VK_SUCCESS)
+		return r;
+	VkPushConstantRange pr = {
+		.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		.size = p->push_size,
+	};
+	VkPipelineLayoutCreateInfo pl = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		.setLayoutCount = 1,
+		.pSetLayouts = &p->set_layout,
+		.pushConstantRangeCount = p->push_size ? 1 : 0,
+		.pPushConstantRanges = &pr,
+	};
+	r = vkCreatePipelineLayout(ctx->dev, &pl, NULL, &p->layout);
+	if (r != VK_SUCCESS || p->n_bindings == 0)
+		return r;
+	VkDescriptorPoolSize ps = {
+		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		.descriptorCount = p->n_bindings,
+	};
+	VkDescriptorPoolCreateInfo dp = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = 1,
+		.poolSizeCount = 1,
+		.pPoolSizes = &ps,
+	};
+	r = vkCreateDescriptorPool(ctx->dev, &dp, NULL, &p->pool);
+	if (r != VK_SUCCESS)
+		return r;
+	VkDescriptorSetAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+		.descriptorPool = p->pool,
+		.descriptorSetCount = 1,
+		.pSetLayouts = &p->set_layout,
+	};
+	return vkAllocateDescriptorSets(ctx->dev, &ai, &p->set);
+}
+
+static VkResult create_compute(struct ax_vk_ctx *ctx,
+			       struct ax_vk_pipeline *p,
+			       const struct ax_shader *s,
+			       const struct ax_vk_spec *spec, int n_spec)
+{
+	VkShaderModuleCreateInfo mi = {
+		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+		.codeSize = s->size,
+		.pCode = s->code,
+	};
+	VkResult r = vkCreateShaderModule(ctx->dev, &mi, NULL, &p->module);
+	if (r != VK_SUCCESS)
+		return r;
+	VkSpecializationMapEntry map[32];
+	uint32_t data[32];
+	if (n_spec > 32)
+		n_spec = 32;
+	for (int i = 0; i < n_spec; i++) {
+		map[i] = (VkSpecializationMapEntry){
+			.constantID = spec[i].id,
+			.offset = (uint32_t)(i * 4),
+			.size = 4,
+		};
+		data[i] = spec[i].value;
+	}
+	VkSpecializationInfo si = {
+		.mapEntryCount = (uint32_t)n_spec,
+		.pMapEntries = map,
+		.dataSize = (size_t)n_spec * 4,
+		.pData = data,
+	};
+	VkComputePipelineCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+			.module = p->module,
+			.pName = "main",
+			.pSpecializationInfo = n_spec ? &si : NULL,
+		},
+		.layout = p->layout,
+	};
+	double t0 = now_ms();
+	r = vkCreateComputePipelines(ctx->dev, ctx->cache, 1, &ci, NULL,
+				     &p->pipeline);
+	p->compile_ms = now_ms() - t0;
+	ctx->compile_ms_total += p->compile_ms;
+	return r;
+}
+
+int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
+			  uint32_t n_bindings, uint32_t push_size,
+			  const struct ax_vk_spec *spec, int n_spec,
+			  struct ax_vk_pipeline *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct ax_shader *s = find_shader(shader);
+	if (!s) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "no embedded shader '%s' (a build problem)", shader);
+		return AX_ENOTFOUND;
+	}
+	if (n_bindings > 16)
+		return AX_EINVAL;
+	out->n_bindings = n_bindings;
+	out->push_size = push_size;
+	ax_hash_hex(s->code, s->size, out->shader_hash);
+	VkResult r = create_layouts(ctx, out);
+	if (r == VK_SUCCESS)
+		r = create_compute(ctx, out, s, spec, n_spec);
+	if (r != VK_SUCCESS) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "creating the compute pipeline for %s: %s", shader,
+			 ax_vk_result_name(r));
+		ax_vk_pipeline_destroy(ctx, out);
+		return ax_vk_error_from(r);
+	}
+	return 0;
+}
+
+int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
+			const struct ax_vk_binding *b, uint32_t n)
+{
+	VkDescriptorBufferInfo bi[16];
+	VkWriteDescriptorSet w[16];
+	VkDeviceSize max_range = ctx->info->limits.maxStorageBufferRange;
+	if (n != p->n_bindings || n > 16)
+		return AX_EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		VkDeviceSize range = b[i].range ? b[i].range
+						: b[i].buffer->size - b[i].offset;
+		if (range > max_range) {
+			snprintf(ctx->err, sizeof(ctx->err),
+				 "binding %u covers %llu bytes, more than "
+				 "maxStorageBufferRange %llu",
+				 i, (unsigned long long)range,
+				 (unsigned long long)max_range);
+			return AX_EINVAL;
+		}
+		bi[i] = (VkDescriptorBufferInfo){
+			.buffer = b[i].buffer->buf,
+			.offset = b[i].offset,
+			.range = range,
+		};
+		w[i] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstSet = p->set,
+			.dstBinding = i,
+			.descriptorCount = 1,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.pBufferInfo = &bi[i],
+		};
+	}
+	vkUpdateDescriptorSets(ctx->dev, n, w, 0, NULL);
+	return 0;
+}
+
+void ax_vk_pipeline_destroy(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p)
+{
+	if (!p || ctx->lost)
+		return;
+	if (p->pipeline)
+		vkDestroyPipeline(ctx->dev, p->pipeline, NULL);
+	if (p->pool)
+		vkDestroyDescriptorPool(ctx->dev, p->pool, NULL);
+	if (p->layout)
+		vkDestroyPipelineLayout(ctx->dev, p->layout, NULL);
+	if (p->set_layout)
+		vkDestroyDescriptorSetLayout(ctx->dev, p->set_layout, NULL);
+	if (p->module)
+		vkDestroyShaderModule(ctx->dev, p->module, NULL);
+	memset(p, 0, sizeof(*p));
+}
+
+void ax_vk_cmd_dispatch(VkCommandBuffer cb, const struct ax_vk_pipeline *p,
+			const void *push, uint32_t gx, uint32_t gy,
+			uint32_t gz)
+{
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+	if (p->n_bindings)
+		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
+					p->layout, 0, 1, &p->set, 0, NULL);
+	if (push && p->push_size)
+		vkCmdPushConstants(cb, p->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+				   0, p->push_size, push);
+	vkCmdDispatch(cb, gx, gy, gz);
+}

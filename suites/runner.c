@@ -1,0 +1,370 @@
+/* suites/runner.c - the one timing loop (see runner.h). */
+#include "suites/runner.h"
+
+#include "core/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AX_MAX_REPS (1u << 20)
+
+void ax_runner_opts_default(struct ax_runner_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->warmup = 2;
+	o->min_samples = 5;
+	o->max_samples = 50;
+	o->max_noise = 0.02;
+	o->min_time_s = 0.05;
+	o->max_time_s = 3.0;
+	o->timeout_s = 10.0;
+	o->target_sample_s = 0.002;
+	o->mode = AX_MODE_BATCH;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Everything one case's sampling needs, so helpers take one pointer. */
+struct case_run {
+	struct ax_vk_ctx *vk;
+	const struct ax_suite *suite;
+	const struct ax_runner_opts *opts;
+	void *state;
+	struct ax_vk_buffer scrub; /* cold mode only */
+	uint32_t scrub_pattern;
+	double empty_submit_s;     /* host fallback calibration */
+	struct ax_runner_result *out;
+};
+
+static uint64_t timeout_ns(const struct ax_runner_opts *o)
+{
+	return (uint64_t)(o->timeout_s * 1e9);
+}
+
+static int fail(struct case_run *cr, int rc, const char *status,
+		const char *msg)
+{
+	struct ax_runner_result *out = cr->out;
+	out->status = rc;
+	out->status_text = status;
+	if (msg && msg != out->error)
+		snprintf(out->error, sizeof(out->error), "%s", msg);
+	return rc;
+}
+
+static const char *status_for(int rc)
+{
+	switch (rc) {
+	case AX_EVERIFY: return "failed-verification";
+	case AX_ETIMEOUT: return "timeout";
+	case AX_EUNSUPPORTED: return "skipped";
+	case AX_EINVAL: return "invalid";
+	case AX_EINTR: return "interrupted";
+	default: return "error";
+	}
+}
+
+/*
+ * One GPU sample: reps repetitions between two timestamps in one
+ * submission.  Without timestamps: host time of the submission minus the
+ * calibrated cost of an empty one.  Returns seconds per repetition.
+ */
+static int gpu_sample(struct case_run *cr, uint32_t reps, double *sec)
+{
+	struct ax_vk_ctx *vk = cr->vk;
+	bool ts = vk->timestamps != VK_NULL_HANDLE;
+	VkCommandBuffer cb;
+	int rc = ax_vk_cmd_begin(vk, false, &cb);
+	if (rc)
+		return rc;
+	if (ts)
+		ax_vk_cmd_reset_timestamps(vk, cb, 0, 2);
+	if (cr->scrub.buf) {
+		/* A new pattern each time, so no cache can keep a copy. */
+		vkCmdFillBuffer(cb, cr->scrub.buf, 0, VK_WHOLE_SIZE,
+				cr->scrub_pattern++);
+		ax_vk_cmd_barrier(cb);
+	}
+	if (ts)
+		ax_vk_cmd_timestamp(vk, cb, 0);
+	cr->suite->record(cr->state, cb, reps);
+	if (ts)
+		ax_vk_cmd_timestamp(vk, cb, 1);
+	double t0 = now_s();
+	rc = ax_vk_cmd_submit_wait(vk, cb, false, timeout_ns(cr->opts));
+	double host = now_s() - t0;
+	if (rc)
+		return rc;
+	double ns;
+	if (ts) {
+		rc = ax_vk_timestamp_delta_ns(vk, 0, 1, &ns);
+		*sec = ns / 1e9 / reps;
+	} else {
+		double t = host - cr->empty_submit_s;
+		*sec = (t > 0 ? t : host) / reps;
+	}
+	return rc;
+}
+
+static int host_sample(struct case_run *cr, uint32_t reps, double *sec)
+{
+	double t0 = now_s();
+	for (uint32_t i = 0; i < reps; i++) {
+		int rc = cr->suite->host_op(cr->state, cr->out->error,
+					    sizeof(cr->out->error));
+		if (rc)
+			return rc;
+	}
+	*sec = (now_s() - t0) / reps;
+	return 0;
+}
+
+static int sample(struct case_run *cr, uint32_t reps, double *sec)
+{
+	if (cr->suite->record)
+		return gpu_sample(cr, reps, sec);
+	return host_sample(cr, reps, sec);
+}
+
+/* Median host time of an empty submission, for devices without
+ * timestamps. */
+static int calibrate_empty(struct case_run *cr)
+{
+	double t[7];
+	for (int i = 0; i < 7; i++) {
+		VkCommandBuffer cb;
+		int rc = ax_vk_cmd_begin(cr->vk, false, &cb);
+		if (rc)
+			return rc;
+		double t0 = now_s();
+		rc = ax_vk_cmd_submit_wait(cr->vk, cb, false,
+					   timeout_ns(cr->opts));
+		t[i] = now_s() - t0;
+		if (rc)
+			return rc;
+	}
+	struct ax_summary s;
+	ax_stats_summarize(t, 7, 0.95, &s);
+	cr->empty_submit_s = s.median;
+	return 0;
+}
+
+/* A buffer larger than the last-level cache for cold mode: twice the host
+ * L3 for CPU devices (lavapipe), else 256 MiB (bigger than any GPU L2),
+ * within the allocation limit. */
+static int create_scrub(struct case_run *cr)
+{
+	const struct ax_vk_device_info *info = cr->vk->info;
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	VkDeviceSize size = 256ull << 20;
+	if (info->type == VK_PHYSICAL_DEVICE_TYPE_CPU && l3 > 0)
+		size = 2ull * (VkDeviceSize)l3;
+	if (size < (64ull << 20))
+		size = 64ull << 20;
+	if (info->max_memory_allocation_size &&
+	    size > info->max_memory_allocation_size / 2)
+		size = info->max_memory_allocation_size / 2;
+	size &= ~(VkDeviceSize)3;
+	return ax_vk_buffer_create(cr->vk, size, 0, AX_MEM_DEVICE, &cr->scrub);
+}
+
+/* Batch mode: repetitions per sample so that one sample lasts at least
+ * target_sample_s (timer resolution and submission overhead vanish). */
+static int choose_reps(struct case_run *cr, uint32_t *reps)
+{
+	const struct ax_runner_opts *o = cr->opts;
+	*reps = 1;
+	if (o->mode == AX_MODE_COLD)
+		return 0;
+	double sec;
+	int rc = sample(cr, 1, &sec);
+	if (rc)
+		return rc;
+	if (sec <= 0)
+		sec = 1e-7;
+	double want = ceil(o->target_sample_s / sec);
+	/* Keep one submission far from the fence timeout. */
+	double cap = floor(o->timeout_s / 4 / sec);
+	if (want > cap)
+		want = cap;
+	if (want > AX_MAX_REPS)
+		want = AX_MAX_REPS;
+	*reps = want < 1 ? 1 : (uint32_t)want;
+	return 0;
+}
+
+static void store_sample(struct ax_runner_result *out, const struct ax_suite *s,
+			 const struct ax_params *p, double sec)
+{
+	out->seconds[out->n] = sec;
+	if (s->metric == AX_METRIC_TIME)
+		out->values[out->n] = sec * s->scale;
+	else
+		out->values[out->n] = s->work(p) / sec / s->scale;
+	out->n++;
+}
+
+static int sample_loop(struct case_run *cr, const struct ax_params *p,
+		       uint32_t reps)
+{
+	const struct ax_runner_opts *o = cr->opts;
+	struct ax_runner_result *out = cr->out;
+	int cap = o->max_samples > 0 ? o->max_samples : 1;
+	out->seconds = calloc((size_t)cap, sizeof(double));
+	out->values = calloc((size_t)cap, sizeof(double));
+	if (!out->seconds || !out->values)
+		return AX_ENOMEM;
+	double start = now_s();
+	out->stop_reason = "max-samples";
+	while (out->n < cap) {
+		if (o->stop && *o->stop) {
+			out->stop_reason = "interrupted";
+			break;
+		}
+		double sec;
+		int rc = sample(cr, reps, &sec);
+		if (rc)
+			return rc;
+		store_sample(out, cr->suite, p, sec);
+		ax_stats_summarize(out->values, out->n, 0.95, &out->summary);
+		if (o->progress)
+			o->progress(o->progress_ctx, out->n,
+				    out->summary.median);
+		double elapsed = now_s() - start;
+		bool enough = out->n >= o->min_samples &&
+			      elapsed >= o->min_time_s;
+		if (enough && out->summary.rel_noise <= o->max_noise) {
+			out->stop_reason = "noise";
+			break;
+		}
+		if (out->n >= o->min_samples && elapsed >= o->max_time_s) {
+			out->stop_reason = "time-limit";
+			break;
+		}
+	}
+	return 0;
+}
+
+static int warm_up_and_verify(struct case_run *cr)
+{
+	struct ax_runner_result *out = cr->out;
+	int warm = cr->opts->warmup > 0 ? cr->opts->warmup : 1;
+	for (int i = 0; i < warm; i++) {
+		double sec;
+		int rc = sample(cr, 1, &sec);
+		if (rc)
+			return rc;
+	}
+	/* The output is checked before any time counts. */
+	if (!cr->suite->verify)
+		return 0;
+	return cr->suite->verify(cr->state, out->error, sizeof(out->error));
+}
+
+static int measure(struct case_run *cr, const struct ax_params *p)
+{
+	struct ax_vk_ctx *vk = cr->vk;
+	struct ax_runner_result *out = cr->out;
+	int rc = 0;
+	if (cr->suite->record && !vk->timestamps)
+		rc = calibrate_empty(cr);
+	if (rc == 0 && cr->opts->mode == AX_MODE_COLD && cr->suite->record)
+		rc = create_scrub(cr);
+	if (rc == 0)
+		rc = warm_up_and_verify(cr);
+	uint32_t reps = 1;
+	if (rc == 0)
+		rc = choose_reps(cr, &reps);
+	out->reps_per_sample = reps;
+	if (rc == 0)
+		rc = sample_loop(cr, p, reps);
+	return rc;
+}
+
+static const char *timing_mode(const struct case_run *cr)
+{
+	if (!cr->suite->record)
+		return "host";
+	return cr->vk->timestamps ? "gpu-timestamp" : "host-minus-empty";
+}
+
+/* Check the point before anything is built: parameter rules first, then
+ * the suite's device-specific validity predicate. */
+static int check_point(struct case_run *cr, const struct ax_params *p)
+{
+	struct ax_runner_result *out = cr->out;
+	int rc = ax_params_check(p, out->error, sizeof(out->error));
+	if (rc == 0 && cr->suite->check)
+		rc = cr->suite->check(p, cr->vk->info, out->error,
+				      sizeof(out->error));
+	return rc;
+}
+
+static void finish_ok(struct case_run *cr)
+{
+	struct ax_runner_result *out = cr->out;
+	if (out->n == 0)
+		return (void)fail(cr, AX_EINTR, "interrupted",
+				  "interrupted before the first sample");
+	out->status = 0;
+	out->status_text = "ok";
+	ax_stats_summarize(out->values, out->n, 0.95, &out->summary);
+	if (cr->suite->describe) {
+		const char *extra = cr->suite->describe(cr->state);
+		out->extra_json = extra ? strdup(extra) : NULL;
+	}
+}
+
+int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
+		       const struct ax_params *p,
+		       const struct ax_runner_opts *opts,
+		       struct ax_runner_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct case_run cr = {.vk = vk, .suite = suite, .opts = opts,
+			      .out = out};
+	out->timing_mode = timing_mode(&cr);
+	if (suite->shader)
+		ax_vk_shader_hash(suite->shader(p), out->shader_hash);
+	int rc = check_point(&cr, p);
+	if (rc)
+		return fail(&cr, rc, status_for(rc), NULL);
+	if (vk->lost)
+		return fail(&cr, AX_EDEVLOST, "skipped",
+			    "skipped: the device was lost by an earlier case");
+	double t0 = now_s(), c0 = vk->compile_ms_total;
+	rc = suite->setup(vk, p, &cr.state, out->error, sizeof(out->error));
+	out->setup_ms = (now_s() - t0) * 1e3;
+	out->compile_ms = vk->compile_ms_total - c0;
+	if (rc)
+		return fail(&cr, rc, status_for(rc), NULL);
+	rc = measure(&cr, p);
+	if (rc && !out->error[0])
+		snprintf(out->error, sizeof(out->error), "%s",
+			 vk->err[0] ? vk->err : ax_strerror(rc));
+	if (rc)
+		fail(&cr, rc, status_for(rc), NULL);
+	else
+		finish_ok(&cr);
+	ax_vk_buffer_destroy(vk, &cr.scrub);
+	if (!vk->lost)
+		suite->teardown(vk, cr.state);
+	return out->status;
+}
+
+void ax_runner_result_release(struct ax_runner_result *r)
+{
+	free(r->seconds);
+	free(r->values);
+	free(r->extra_json);
+	memset(r, 0, sizeof(*r));
+}
