@@ -1,0 +1,663 @@
+/*
+ * tests/unit/test_db.c - core/db on real SQLite files in a temporary
+ * directory, with real processes for the concurrent-writer case.  A
+ * second, plain SQLite connection plays "a newer axbench" by raising
+ * user_version.
+ */
+#include "core/db.h"
+#include "core/error.h"
+#include "tests/unit/ax_test.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static const char *tmp_path(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	char *p = buf[next++ % 4];
+
+	if (!tmpdir[0]) {
+		strcpy(tmpdir, "/tmp/ax_test_db.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			abort();
+	}
+	snprintf(p, 512, "%s/%s", tmpdir, name);
+	return p;
+}
+
+/* Whole file contents (malloc'd) and size; NULL when unreadable. */
+static char *slurp(const char *path, long *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	*size = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)*size + 1);
+	if (fread(buf, 1, (size_t)*size, f) != (size_t)*size) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int same_bytes(const char *path, const char *want, long want_size)
+{
+	long size = -1;
+	char *got = slurp(path, &size);
+	int same = got && size == want_size && !memcmp(got, want, size);
+
+	free(got);
+	return same;
+}
+
+static int exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0;
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	fwrite(data, 1, len, f);
+	fclose(f);
+}
+
+static struct ax_db *open_ok(const char *path)
+{
+	char err[512] = "";
+	struct ax_db *db = NULL;
+	int rc = ax_db_open(path, 0, &db, err, sizeof(err));
+
+	if (rc)
+		printf("#   open %s: %s\n", path, err);
+	AX_CHECK_INT(rc, 0);
+	return db;
+}
+
+static int64_t add_run(struct ax_db *db, const char *fingerprint)
+{
+	struct ax_db_host h = {"testhost", "Linux 6.1", "Test CPU", 2, 1,
+			       (int64_t)24 << 30, "{\"pus\":2}"};
+	struct ax_db_device d = {
+		.fingerprint = fingerprint, .name = "llvmpipe",
+		.vendor = "Mesa", .type = "cpu", .driver_name = "llvmpipe",
+		.driver_info = "Mesa 22.3.6", .vendor_id = 0x10005,
+		.api_version = (1u << 22) | (3u << 12),
+		.properties_json = "{}",
+	};
+	struct ax_db_run r = {0};
+	int64_t id = 0;
+
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &r.host_id), 0);
+	AX_CHECK_INT(ax_db_device_upsert(db, &d, &r.device_id), 0);
+	r.axbench_version = "0.1";
+	r.git_sha = "abc123";
+	r.argv_json = "[\"axbench\",\"run\"]";
+	r.config_json = "{}";
+	r.profile = "quick";
+	AX_CHECK_INT(ax_db_run_begin(db, &r, &id), 0);
+	AX_CHECK(id > 0);
+	return id;
+}
+
+static int add_result(struct ax_db *db, int64_t run_id, const char *suite,
+		      int k)
+{
+	double secs[5], vals[5];
+	struct ax_db_result r = {
+		.run_id = run_id, .suite = suite, .case_label = "copy",
+		.params_json = "{\"size\":1024}", .unit = "GB/s",
+		.higher_is_better = true, .work = 2048,
+		.timing_mode = "gpu-timestamp", .stop_reason = "noise",
+		.status = "ok", .n = 5, .median = 10 + k, .min = 9,
+		.max = 12, .mean = 10.5, .stddev = 1, .q1 = 9.5, .q3 = 11,
+		.mad = 0.5, .ci_lo = 9.5, .ci_hi = 11, .rel_noise = 0.05,
+		.extra_json = "{\"bytes\":2048}",
+	};
+
+	for (int i = 0; i < 5; i++) {
+		secs[i] = 1e-6 * (i + 1);
+		vals[i] = 10 + i + k;
+	}
+	return ax_db_result_add(db, &r, secs, vals, 5, NULL);
+}
+
+static void uuid_format(void)
+{
+	char a[37], b[37];
+
+	ax_uuid_v4(a);
+	ax_uuid_v4(b);
+	AX_CHECK_INT(strlen(a), 36);
+	AX_CHECK(a[8] == '-' && a[13] == '-' && a[18] == '-' && a[23] == '-');
+	AX_CHECK(a[14] == '4');
+	AX_CHECK(strchr("89ab", a[19]) != NULL);
+	AX_CHECK(strcmp(a, b) != 0);
+}
+
+static void migrate_and_reopen(void)
+{
+	const char *p = tmp_path("fresh.db");
+	struct ax_db *db = open_ok(p);
+	int64_t id;
+
+	if (!db)
+		return;
+	AX_CHECK_INT(ax_db_schema_version(db), AX_DB_SCHEMA_VERSION);
+	AX_CHECK_INT(ax_db_last_run(db, &id), AX_ENOTFOUND);
+	ax_db_close(db);
+
+	db = open_ok(p);
+	AX_CHECK_INT(ax_db_schema_version(db), AX_DB_SCHEMA_VERSION);
+	ax_db_close(db);
+
+	/* Read-only opening sees the same schema and cannot write. */
+	char err[512];
+	AX_CHECK_INT(ax_db_open(p, AX_DB_READONLY, &db, err, sizeof(err)), 0);
+	AX_CHECK_INT(ax_db_schema_version(db), AX_DB_SCHEMA_VERSION);
+	struct ax_db_run r = {0};
+	AX_CHECK(ax_db_run_begin(db, &r, &id) != 0);
+	AX_CHECK(strstr(ax_db_errmsg(db), "fresh.db") != NULL);
+	ax_db_close(db);
+
+	/* The file really is a WAL-mode SQLite database at our version. */
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	AX_CHECK_INT(sqlite3_open(p, &h), SQLITE_OK);
+	sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &st, NULL);
+	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	AX_CHECK_STR((const char *)sqlite3_column_text(st, 0), "wal");
+	sqlite3_finalize(st);
+	sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema WHERE type"
+			   " = 'table'", -1, &st, NULL);
+	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	AX_CHECK_INT(sqlite3_column_int(st, 0), 8);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+}
+
+static void newer_schema_refused_untouched(void)
+{
+	const char *p = tmp_path("newer.db");
+	struct ax_db *db = open_ok(p);
+	char err[512] = "", *before;
+	long size;
+	sqlite3 *h;
+
+	ax_db_close(db);
+	AX_CHECK_INT(sqlite3_open(p, &h), SQLITE_OK);
+	/* Back in rollback-journal mode, so that switching it to WAL
+	 * before checking the version would change the header bytes. */
+	AX_CHECK_INT(sqlite3_exec(h, "PRAGMA journal_mode=DELETE;"
+				  "PRAGMA user_version=99", 0, 0, 0),
+		     SQLITE_OK);
+	sqlite3_close(h);
+	before = slurp(p, &size);
+	AX_CHECK(before != NULL);
+
+	AX_CHECK_INT(ax_db_open(p, 0, &db, err, sizeof(err)), AX_EDBVERSION);
+	AX_CHECK(db == NULL);
+	AX_CHECK(strstr(err, p) != NULL);
+	AX_CHECK(strstr(err, "newer axbench (schema 99, this build knows "
+			     "1); upgrade axbench or use another --db"));
+	AX_CHECK(same_bytes(p, before, size));
+	AX_CHECK_INT(ax_db_open(p, AX_DB_READONLY, &db, err, sizeof(err)),
+		     AX_EDBVERSION);
+	AX_CHECK(same_bytes(p, before, size));
+	free(before);
+}
+
+static void text_file_refused_untouched(void)
+{
+	const char *p = tmp_path("notes.txt");
+	static const char text[] = "these are my notes, not a database\n";
+	char err[512] = "";
+	struct ax_db *db = NULL;
+
+	write_file(p, text, sizeof(text) - 1);
+	AX_CHECK_INT(ax_db_open(p, 0, &db, err, sizeof(err)), AX_EDB);
+	AX_CHECK(db == NULL);
+	AX_CHECK(strstr(err, p) != NULL);
+	AX_CHECK(strstr(err, "not an SQLite database") != NULL);
+	AX_CHECK(same_bytes(p, text, sizeof(text) - 1));
+	AX_CHECK(!exists(tmp_path("notes.txt-wal")));
+	AX_CHECK_INT(ax_db_open(p, AX_DB_READONLY, &db, err, sizeof(err)),
+		     AX_EDB);
+	AX_CHECK(same_bytes(p, text, sizeof(text) - 1));
+}
+
+static void corrupt_file_refused_untouched(void)
+{
+	const char *p = tmp_path("corrupt.db");
+	char junk[4096], err[512] = "";
+	struct ax_db *db = NULL;
+
+	/* The right magic, then garbage where the page size should be. */
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(i * 37 + 11);
+	memcpy(junk, "SQLite format 3", 16);
+	write_file(p, junk, sizeof(junk));
+	AX_CHECK_INT(ax_db_open(p, 0, &db, err, sizeof(err)), AX_EDB);
+	AX_CHECK(db == NULL);
+	AX_CHECK(strstr(err, p) != NULL);
+	AX_CHECK(same_bytes(p, junk, sizeof(junk)));
+}
+
+static void unwritable_path_refused(void)
+{
+	char err[512] = "";
+	struct ax_db *db = NULL;
+	const char *p = tmp_path("no/such/dir/x.db");
+
+	AX_CHECK_INT(ax_db_open(p, 0, &db, err, sizeof(err)), AX_EDB);
+	AX_CHECK(db == NULL);
+	AX_CHECK(strstr(err, p) != NULL);
+	AX_CHECK(strstr(err, "does not exist") != NULL);
+	AX_CHECK(!exists(tmp_path("no")));
+
+	/* A parent that is a file, not a directory (root ignores modes,
+	 * so this is the unwritable case every user hits). */
+	write_file(tmp_path("plain"), "x", 1);
+	p = tmp_path("plain/x.db");
+	AX_CHECK_INT(ax_db_open(p, 0, &db, err, sizeof(err)), AX_EDB);
+	AX_CHECK(strstr(err, p) != NULL);
+	AX_CHECK(strstr(err, "not a directory") != NULL);
+
+	/* Read-only never creates. */
+	p = tmp_path("absent.db");
+	AX_CHECK_INT(ax_db_open(p, AX_DB_READONLY, &db, err, sizeof(err)),
+		     AX_ENOTFOUND);
+	AX_CHECK(strstr(err, p) != NULL);
+	AX_CHECK(!exists(p));
+}
+
+static int count_results(const char *p, int *samples)
+{
+	struct ax_db_filter f = {.with_samples = true};
+	struct ax_db *db = open_ok(p);
+	json_t *res = NULL;
+	size_t i;
+	json_t *r;
+	int n;
+
+	if (!db)
+		return -1;
+	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
+	n = (int)json_array_size(res);
+	*samples = 0;
+	json_array_foreach(res, i, r)
+		*samples += (int)json_array_size(json_object_get(r, "samples"));
+	json_decref(res);
+	ax_db_close(db);
+	return n;
+}
+
+/* Fork n writers that each open p (fresh or not) and add per results. */
+static void run_writers(const char *p, int n, int per, bool own_run,
+			int64_t run_id)
+{
+	pid_t pids[8];
+
+	for (int w = 0; w < n; w++) {
+		pids[w] = fork();
+		if (pids[w] == 0) {
+			char err[512];
+			struct ax_db *db;
+			int bad = 0, checks = ax_test_failed_checks;
+
+			if (ax_db_open(p, 0, &db, err, sizeof(err))) {
+				fprintf(stderr, "writer: %s\n", err);
+				_exit(2);
+			}
+			if (own_run)
+				run_id = add_run(db, "fp-writer");
+			for (int i = 0; i < per && !bad; i++)
+				bad = add_result(db, run_id, "bandwidth", i);
+			if (bad)
+				fprintf(stderr, "writer: %s\n",
+					ax_db_errmsg(db));
+			ax_db_close(db);
+			_exit(bad || ax_test_failed_checks != checks ? 1 : 0);
+		}
+	}
+	for (int w = 0; w < n; w++) {
+		int status = -1;
+
+		waitpid(pids[w], &status, 0);
+		AX_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+}
+
+static void two_writers_lose_nothing(void)
+{
+	const char *p = tmp_path("shared.db");
+	struct ax_db *db = open_ok(p);
+	int64_t run_id;
+	int samples = 0;
+
+	if (!db)
+		return;
+	run_id = add_run(db, "fp-shared");
+	ax_db_close(db);
+	run_writers(p, 2, 50, false, run_id);
+	AX_CHECK_INT(count_results(p, &samples), 100);
+	AX_CHECK_INT(samples, 500);
+}
+
+static void two_creators_race(void)
+{
+	/* Both processes find no file and create, migrate and write it. */
+	const char *p = tmp_path("race.db");
+	int samples = 0;
+
+	run_writers(p, 2, 20, true, 0);
+	AX_CHECK_INT(count_results(p, &samples), 40);
+	AX_CHECK_INT(samples, 200);
+}
+
+static void results_round_trip(void)
+{
+	const char *p = tmp_path("results.db");
+	struct ax_db *db = open_ok(p);
+	json_t *res = NULL, *r, *runs = NULL;
+	int64_t run1, run2, last = 0, rid = 0;
+
+	if (!db)
+		return;
+	run1 = add_run(db, "fp-a");
+	AX_CHECK_INT(add_result(db, run1, "bandwidth", 0), 0);
+	run2 = add_run(db, "fp-b");
+	AX_CHECK_INT(add_result(db, run2, "transfer", 1), 0);
+
+	/* A failed result: no samples, NaN summary. */
+	struct ax_db_result fr = {
+		.run_id = run2, .suite = "transfer", .case_label = "h2d",
+		.params_json = "{}", .unit = "GB/s", .status = "error",
+		.error_text = "fence timeout", .median = NAN,
+	};
+	AX_CHECK_INT(ax_db_result_add(db, &fr, NULL, NULL, 0, &rid), 0);
+	AX_CHECK(rid > 0);
+	AX_CHECK_INT(ax_db_run_finish(db, run2, "complete"), 0);
+	AX_CHECK_INT(ax_db_run_finish(db, 9999, "complete"), AX_ENOTFOUND);
+	AX_CHECK_INT(ax_db_last_run(db, &last), 0);
+	AX_CHECK_INT(last, run2);
+
+	/* A result for a run that does not exist is refused. */
+	fr.run_id = 9999;
+	AX_CHECK_INT(ax_db_result_add(db, &fr, NULL, NULL, 0, NULL),
+		     AX_EINVAL);
+
+	struct ax_db_filter f = {.run_ids = &run1, .n_run_ids = 1,
+				 .with_samples = true};
+	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
+	AX_CHECK_INT(json_array_size(res), 1);
+	r = json_array_get(res, 0);
+	AX_CHECK_INT(json_integer_value(json_object_get(r, "run_id")), run1);
+	AX_CHECK_STR(json_string_value(json_object_get(r, "suite")),
+		     "bandwidth");
+	AX_CHECK_STR(json_string_value(json_object_get(r, "case")), "copy");
+	AX_CHECK_INT(json_integer_value(json_object_get(
+			     json_object_get(r, "params"), "size")), 1024);
+	AX_CHECK_INT(json_string_length(json_object_get(r, "params_hash")), 16);
+	AX_CHECK(json_is_true(json_object_get(r, "higher_is_better")));
+	AX_CHECK_NEAR(json_real_value(json_object_get(r, "median")), 10, 0);
+	AX_CHECK_NEAR(json_real_value(json_object_get(r, "ci_hi")), 11, 0);
+	AX_CHECK_NEAR(json_real_value(json_object_get(r, "rel_noise")), 0.05,
+		      0);
+	AX_CHECK_INT(json_integer_value(json_object_get(r, "n")), 5);
+	AX_CHECK_INT(json_integer_value(json_object_get(
+			     json_object_get(r, "extra"), "bytes")), 2048);
+	AX_CHECK(json_is_null(json_object_get(r, "shader_hash")));
+	AX_CHECK_INT(json_string_length(json_object_get(r, "uuid")), 36);
+	AX_CHECK_INT(json_string_length(json_object_get(r, "run_uuid")), 36);
+	AX_CHECK(json_string_value(json_object_get(r, "started_at"))[10] ==
+		 'T');
+	json_t *dev = json_object_get(r, "device");
+	AX_CHECK_STR(json_string_value(json_object_get(dev, "fingerprint")),
+		     "fp-a");
+	AX_CHECK_STR(json_string_value(json_object_get(dev, "name")),
+		     "llvmpipe");
+	AX_CHECK(json_is_null(json_object_get(dev, "pci_bus_id")));
+	json_t *host = json_object_get(r, "host");
+	AX_CHECK_STR(json_string_value(json_object_get(host, "hostname")),
+		     "testhost");
+	AX_CHECK_INT(json_integer_value(json_object_get(host, "cores")), 2);
+	json_t *s = json_object_get(r, "samples");
+	AX_CHECK_INT(json_array_size(s), 5);
+	AX_CHECK_NEAR(json_real_value(json_array_get(s, 4)), 14, 0);
+	AX_CHECK_NEAR(json_real_value(json_array_get(
+			      json_object_get(r, "seconds"), 0)), 1e-6, 0);
+	json_decref(res);
+
+	/* Filters: suite, device, since; samples only on request. */
+	struct ax_db_filter g = {.suite = "transfer"};
+	AX_CHECK_INT(ax_db_results(db, &g, &res), 0);
+	AX_CHECK_INT(json_array_size(res), 2);
+	r = json_array_get(res, 1);
+	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
+		     "error");
+	AX_CHECK_STR(json_string_value(json_object_get(r, "error")),
+		     "fence timeout");
+	AX_CHECK(json_is_null(json_object_get(r, "median")));
+	AX_CHECK(json_is_null(json_object_get(r, "extra")));
+	AX_CHECK(json_object_get(r, "samples") == NULL);
+	json_decref(res);
+	struct ax_db_filter h = {.device_fingerprint = "fp-a"};
+	AX_CHECK_INT(ax_db_results(db, &h, &res), 0);
+	AX_CHECK_INT(json_array_size(res), 1);
+	json_decref(res);
+	struct ax_db_filter later = {.since = "2999-01-01"};
+	AX_CHECK_INT(ax_db_results(db, &later, &res), 0);
+	AX_CHECK_INT(json_array_size(res), 0);
+	json_decref(res);
+	struct ax_db_filter earlier = {.since = "2000-01-01"};
+	AX_CHECK_INT(ax_db_results(db, &earlier, &res), 0);
+	AX_CHECK_INT(json_array_size(res), 3);
+	json_decref(res);
+
+	/* Runs: newest first, with result counts and parsed argv. */
+	AX_CHECK_INT(ax_db_runs(db, NULL, &runs), 0);
+	AX_CHECK_INT(json_array_size(runs), 2);
+	r = json_array_get(runs, 0);
+	AX_CHECK_INT(json_integer_value(json_object_get(r, "id")), run2);
+	AX_CHECK_INT(json_integer_value(json_object_get(r, "n_results")), 2);
+	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
+		     "complete");
+	AX_CHECK(json_is_string(json_object_get(r, "finished_at")));
+	AX_CHECK_STR(json_string_value(json_array_get(
+			     json_object_get(r, "argv"), 1)), "run");
+	r = json_array_get(runs, 1);
+	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
+		     "running");
+	AX_CHECK(json_is_null(json_object_get(r, "finished_at")));
+	json_decref(runs);
+	AX_CHECK_INT(ax_db_runs(db, &g, &runs), 0);
+	AX_CHECK_INT(json_array_size(runs), 1);
+	json_decref(runs);
+	ax_db_close(db);
+}
+
+static void upserts_are_idempotent(void)
+{
+	struct ax_db *db = open_ok(tmp_path("upsert.db"));
+	struct ax_db_host h = {"h", "os", "cpu", 2, 1, 1024, NULL};
+	struct ax_db_device d = {.fingerprint = "fp", .name = "one"};
+	int64_t a = 0, b = 0;
+	json_t *runs = NULL;
+
+	if (!db)
+		return;
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &a), 0);
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &b), 0);
+	AX_CHECK(a > 0 && a == b);
+	h.cores = 4;
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &b), 0);
+	AX_CHECK(b != a);
+	AX_CHECK_INT(ax_db_device_upsert(db, &d, &a), 0);
+	d.name = "renamed";
+	AX_CHECK_INT(ax_db_device_upsert(db, &d, &b), 0);
+	AX_CHECK(a > 0 && a == b);
+
+	struct ax_db_run r = {.host_id = 0, .device_id = a};
+	AX_CHECK_INT(ax_db_run_begin(db, &r, &b), 0);
+	AX_CHECK_INT(ax_db_runs(db, NULL, &runs), 0);
+	AX_CHECK_STR(json_string_value(json_object_get(json_object_get(
+			     json_array_get(runs, 0), "device"), "name")),
+		     "renamed");
+	AX_CHECK(json_is_null(json_object_get(json_array_get(runs, 0),
+					      "host")));
+	json_decref(runs);
+	ax_db_close(db);
+}
+
+static void baselines(void)
+{
+	struct ax_db *db = open_ok(tmp_path("baseline.db"));
+	int64_t run1, run2, got = 0;
+	json_t *list = NULL;
+
+	if (!db)
+		return;
+	run1 = add_run(db, "fp");
+	run2 = add_run(db, "fp");
+	AX_CHECK_INT(ax_db_baseline_run(db, "main", &got), AX_ENOTFOUND);
+	AX_CHECK(strstr(ax_db_errmsg(db), "main") != NULL);
+	AX_CHECK_INT(ax_db_baseline_save(db, "main", run1), 0);
+	AX_CHECK_INT(ax_db_baseline_run(db, "main", &got), 0);
+	AX_CHECK_INT(got, run1);
+	AX_CHECK_INT(ax_db_baseline_save(db, "main", run2), 0);
+	AX_CHECK_INT(ax_db_baseline_run(db, "main", &got), 0);
+	AX_CHECK_INT(got, run2);
+	AX_CHECK_INT(ax_db_baseline_save(db, "nightly", run1), 0);
+	AX_CHECK_INT(ax_db_baseline_save(db, "ghost", 4242), AX_ENOTFOUND);
+	AX_CHECK_INT(ax_db_baseline_save(db, "", run1), AX_EINVAL);
+
+	AX_CHECK_INT(ax_db_baselines(db, &list), 0);
+	AX_CHECK_INT(json_array_size(list), 2);
+	AX_CHECK_STR(json_string_value(json_object_get(
+			     json_array_get(list, 0), "name")), "main");
+	AX_CHECK_INT(json_integer_value(json_object_get(
+			     json_array_get(list, 0), "run_id")), run2);
+	AX_CHECK_STR(json_string_value(json_object_get(
+			     json_array_get(list, 1), "name")), "nightly");
+	json_decref(list);
+	ax_db_close(db);
+}
+
+static void sessions_and_trials(void)
+{
+	struct ax_db *db = open_ok(tmp_path("tune.db"));
+	struct ax_db_device d = {.fingerprint = "fp-tune", .name = "gpu"};
+	int64_t dev = 0, sid = 0, tid[3], other = 0;
+	json_t *s = NULL, *t, *list = NULL;
+
+	if (!db)
+		return;
+	AX_CHECK_INT(ax_db_device_upsert(db, &d, &dev), 0);
+	struct ax_db_session ss = {
+		.device_id = dev, .suite = "gemm",
+		.shape_json = "{\"m\":256}", .strategy = "bo",
+		.objective = "GFLOP/s", .seed = 42, .budget = 30,
+		.space_json = "[{\"name\":\"tile_m\"}]",
+	};
+	AX_CHECK_INT(ax_db_session_begin(db, &ss, &sid), 0);
+	for (int i = 0; i < 3; i++) {
+		struct ax_db_trial tr = {
+			.session_id = sid, .index = i,
+			.params_json = "{\"tile_m\":32}",
+			.status = i == 1 ? "compile-failed" : "ok",
+			.value = i == 1 ? NAN : 100.0 * (i + 1),
+			.seconds = 1e-3, .compile_ms = 12.5,
+			.error_text = i == 1 ? "too much shared memory" : NULL,
+		};
+		AX_CHECK_INT(ax_db_trial_add(db, &tr, &tid[i]), 0);
+	}
+	/* The same index twice is refused. */
+	struct ax_db_trial dup = {.session_id = sid, .index = 0};
+	AX_CHECK_INT(ax_db_trial_add(db, &dup, NULL), AX_EINVAL);
+	AX_CHECK_INT(ax_db_session_finish(db, sid, "budget", tid[2]), 0);
+	ss.suite = "conv";
+	ss.seed = UINT64_MAX;
+	AX_CHECK_INT(ax_db_session_begin(db, &ss, &other), 0);
+
+	AX_CHECK_INT(ax_db_session_get(db, sid, &s), 0);
+	AX_CHECK_STR(json_string_value(json_object_get(s, "suite")), "gemm");
+	AX_CHECK_STR(json_string_value(json_object_get(s, "strategy")), "bo");
+	AX_CHECK_INT(json_integer_value(json_object_get(s, "seed")), 42);
+	AX_CHECK_INT(json_integer_value(json_object_get(s, "budget")), 30);
+	AX_CHECK_STR(json_string_value(json_object_get(s, "stop_reason")),
+		     "budget");
+	AX_CHECK_INT(json_integer_value(json_object_get(s, "best_trial_id")),
+		     tid[2]);
+	AX_CHECK(json_is_string(json_object_get(s, "finished_at")));
+	AX_CHECK_INT(json_integer_value(json_object_get(
+			     json_object_get(s, "shape"), "m")), 256);
+	AX_CHECK_STR(json_string_value(json_object_get(
+			     json_object_get(s, "device"), "fingerprint")),
+		     "fp-tune");
+	t = json_object_get(s, "trials");
+	AX_CHECK_INT(json_array_size(t), 3);
+	AX_CHECK_INT(json_integer_value(json_object_get(json_array_get(t, 2),
+							"index")), 2);
+	AX_CHECK_NEAR(json_real_value(json_object_get(json_array_get(t, 2),
+						      "value")), 300, 0);
+	AX_CHECK(json_is_null(json_object_get(json_array_get(t, 1),
+					      "value")));
+	AX_CHECK_STR(json_string_value(json_object_get(json_array_get(t, 1),
+						       "status")),
+		     "compile-failed");
+	AX_CHECK_INT(json_integer_value(json_object_get(
+			     json_object_get(json_array_get(t, 0), "params"),
+			     "tile_m")), 32);
+	json_decref(s);
+
+	struct ax_db_filter f = {.suite = "conv"};
+	AX_CHECK_INT(ax_db_sessions(db, &f, &list), 0);
+	AX_CHECK_INT(json_array_size(list), 1);
+	s = json_array_get(list, 0);
+	AX_CHECK_STR(json_string_value(json_object_get(s, "seed")),
+		     "18446744073709551615");
+	AX_CHECK(json_is_null(json_object_get(s, "finished_at")));
+	AX_CHECK_INT(json_array_size(json_object_get(s, "trials")), 0);
+	json_decref(list);
+	AX_CHECK_INT(ax_db_sessions(db, NULL, &list), 0);
+	AX_CHECK_INT(json_array_size(list), 2);
+	json_decref(list);
+	AX_CHECK_INT(ax_db_session_get(db, 777, &s), AX_ENOTFOUND);
+	AX_CHECK_INT(ax_db_session_finish(db, 777, "x", 0), AX_ENOTFOUND);
+	ax_db_close(db);
+}
+
+static void cleanup(void)
+{
+	char cmd[600];
+
+	if (!tmpdir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", tmpdir);
+}
+
+AX_TEST_MAIN(AX_TEST(uuid_format), AX_TEST(migrate_and_reopen),
+	     AX_TEST(newer_schema_refused_untouched),
+	     AX_TEST(text_file_refused_untouched),
+	     AX_TEST(corrupt_file_refused_untouched),
+	     AX_TEST(unwritable_path_refused),
+	     AX_TEST(two_writers_lose_nothing), AX_TEST(two_creators_race),
+	     AX_TEST(results_round_trip), AX_TEST(upserts_are_idempotent),
+	     AX_TEST(baselines), AX_TEST(sessions_and_trials),
+	     AX_TEST(cleanup))
