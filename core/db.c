@@ -416,12 +416,15 @@ static int check_dir(const char *path, char *err, size_t errlen)
 		errno = 0;
 	if (errno)
 		rc = ax_errf(err, errlen, AX_EDB,
-			     "%s: cannot create the database: %s %s; "
+			     "%s: cannot create the database: %s %s%s%s; "
 			     "create the directory, fix its permissions or "
 			     "pass another --db", path, dir,
 			     errno == ENOENT ? "does not exist"
 			     : errno == ENOTDIR ? "is not a directory"
-						: strerror(errno));
+						: "is not writable",
+			     errno == ENOENT || errno == ENOTDIR ? "" : ": ",
+			     errno == ENOENT || errno == ENOTDIR
+				     ? "" : strerror(errno));
 	free(copy);
 	return rc;
 }
@@ -525,6 +528,12 @@ static int open_readwrite(struct ax_db *db, char *err, size_t errlen)
 			       "%s: cannot open for writing (%s); fix its "
 			       "permissions or pass another --db",
 			       db->path, sqlite3_errstr(rc));
+	/* SQLite quietly falls back to read-only on a file it may not
+	 * write; say so now rather than at the first insert. */
+	if (sqlite3_db_readonly(db->h, "main") == 1)
+		return ax_errf(err, errlen, AX_EDB,
+			       "%s is not writable; fix its permissions or "
+			       "pass another --db", db->path);
 	rc = set_pragmas(db);
 	if (!rc)
 		rc = migrate(db);
