@@ -1,0 +1,101 @@
+/*
+ * reports/export.h - tuned kernel configurations out of the database as a
+ * versioned document, and that document read back for `run --tuned`.
+ *
+ * Document (schema axbench.tuned/v1), YAML or JSON:
+ *
+ *   schema: axbench.tuned/v1
+ *   generated_by: axbench 0.1.0
+ *   devices:
+ *     - fingerprint: 3f2a...          # stable identity (core/vk.h)
+ *       name, vendor, type, driver_name, driver_info, api_version,
+ *       device_uuid, pci_bus_id, and vendor_id, device_id,
+ *       driver_version where the database gives them
+ *       suites:
+ *         gemm:
+  *           - shape: {m: 256, n: 256, k: 256}   # every non-tunable one
+ *             tuned: {tile_m: 64, ...}          # the AX_PARAM_TUNABLE ones
+ *             params: {...}                     # the whole point
+ *             value: 123.4                      # median, as stored
+ *             unit: GFLOP/s
+ *             higher_is_better: true
+ *             default_value: 98.1 | null        # default knobs, same shape
+ *             speedup: 1.258 | null
+ *             speedup_reason: "..."             # only when speedup is null
+ *             result_id, result_uuid, run_id, run_uuid, date
+ *             session_id: 7 | null              # tuning session, if any
+ *   skipped: [{result_id, suite, reason}]       # results left out, and why
+ *
+ * The best point of a (device, suite, shape) is the "ok" result with the
+ * best median in the suite's direction; ties keep the older result.
+ * Failed, skipped or unverified results never count.
+ */
+#ifndef AX_EXPORT_H
+#define AX_EXPORT_H
+
+#include "core/config.h"
+#include "core/params.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define AX_EXPORT_SCHEMA "axbench.tuned/v1"
+
+/*
+ * Build the document from results (the array core/db.h ax_db_results
+ * returns) and sessions (ax_db_sessions' array, or NULL), knowing each
+ * suite's parameter table from schema[0..n_schema).  Results of suites
+ * the schema lacks, or whose parameters no longer parse, go to
+ * `skipped`.  generator is the `generated_by` text.  *out is a new
+ * reference.  AX_EINVAL with a message when results is not an array.
+ */
+int ax_export_build(const json_t *results, const json_t *sessions,
+		    const struct ax_config_schema *schema, int n_schema,
+		    const char *generator, json_t **out, char *err,
+		    size_t errlen);
+
+/* One tuned point read back. */
+struct ax_tuned_entry {
+	char *fingerprint;                    /* device it was tuned on */
+	const struct ax_config_schema *suite; /* borrowed from the caller */
+	struct ax_params params;              /* the whole point */
+	double value;                         /* the figure it measured */
+	char *unit;
+};
+
+struct ax_tuned {
+	int n;
+	struct ax_tuned_entry *entries; /* in document order */
+};
+
+/*
+ * Read an export document (YAML or JSON) at path, validating it against
+ * schema.  Errors name the file and the place: "FILE: devices[0].suites.
+ * gemm[2].params: tile_m must be ..." (AX_ECONFIG), or carry the YAML
+ * position for syntax errors.  *out is the caller's to destroy.
+ */
+int ax_export_load_tuned(const char *path,
+			 const struct ax_config_schema *schema, int n_schema,
+			 struct ax_tuned **out, char *err, size_t errlen);
+
+/* As ax_export_load_tuned, from a document already parsed (name is used
+ * in messages). */
+int ax_export_tuned_from_json(const json_t *doc, const char *name,
+			      const struct ax_config_schema *schema,
+			      int n_schema, struct ax_tuned **out, char *err,
+			      size_t errlen);
+
+void ax_export_tuned_destroy(struct ax_tuned *t);
+
+/*
+ * Find the entry for device fingerprint (NULL: any device, first match
+ * wins), suite and p's point with every non-tunable parameter equal, and
+ * copy its tunable values into p.  Returns the entry, or NULL (p left
+ * alone) when there is none.
+ */
+const struct ax_tuned_entry *ax_export_tuned_apply(const struct ax_tuned *t,
+						   const char *fingerprint,
+						   const char *suite,
+						   struct ax_params *p);
+
+#endif
