@@ -1,0 +1,301 @@
+/*
+ * suites/conv.c - 2-D convolution (NCHW or NHWC, fp32 or fp16 storage) as
+ * an implicit GEMM (shaders/conv.comp), verified against a double-precision
+ * CPU reference (suites/conv_ref.c).
+ */
+#include "suites/conv_ref.h"
+#include "suites/suite.h"
+
+#include "core/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Verify every output up to this many multiply-adds, a sample past it, so
+ * verification of a ResNet-sized layer stays well under a second. */
+#define CONV_VERIFY_MACS (1 << 27)
+
+static const char *const layouts[] = {"nchw", "nhwc", NULL};
+static const char *const dtypes[] = {"f32", "f16", NULL};
+
+#define SHAPE AX_PARAM_SHAPE
+#define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
+
+static const struct ax_param_def conv_params[] = {
+	{"n", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size (images)"},
+	{"c", AX_PT_INT, 1, 16384, NULL, 16, SHAPE, "input channels"},
+	{"h", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input height"},
+	{"w", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input width"},
+	{"k", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "output channels"},
+	{"r", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter height"},
+	{"s", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter width"},
+	{"stride", AX_PT_INT, 1, 16, NULL, 1, SHAPE, "stride (both axes)"},
+	{"pad", AX_PT_INT, 0, 32, NULL, 1, SHAPE,
+	 "zero padding on each side (both axes)"},
+	{"dilation", AX_PT_INT, 1, 16, NULL, 1, SHAPE,
+	 "filter dilation (both axes)"},
+	{"layout", AX_PT_ENUM, 0, 0, layouts, 0, SHAPE,
+	 "nchw (weights KCRS) or nhwc (weights KRSC)"},
+	{"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
+	 "storage type; f16 needs 16-bit storage and float16, and "
+	 "accumulates in fp32"},
+	{"tile_k", AX_PT_INT, 4, 256, NULL, 32, TUNE,
+	 "output channels per workgroup (GEMM M tile)"},
+	{"tile_pq", AX_PT_INT, 4, 256, NULL, 64, TUNE,
+	 "output pixels per workgroup (GEMM N tile)"},
+	{"tile_c", AX_PT_INT, 1, 64, NULL, 8, TUNE,
+	 "reduction (C*R*S) step staged in shared memory"},
+	{"tm", AX_PT_INT, 1, 16, NULL, 4, TUNE,
+	 "output channels per invocation (register tile)"},
+	{"tn", AX_PT_INT, 1, 16, NULL, 4, TUNE,
+	 "output pixels per invocation (register tile)"},
+};
+
+#define N_CONV_PARAMS ((int)(sizeof(conv_params) / sizeof(conv_params[0])))
+
+struct conv_state {
+	struct ax_vk_ctx *vk;
+	struct ax_conv_shape sh;
+	struct ax_conv_tiles t;
+	struct ax_vk_buffer x, w, y;
+	struct ax_vk_pipeline pipe;
+	bool have_pipe;
+	uint32_t push[12];
+	uint32_t gx, gy;
+	float *hx, *hw; /* the inputs as the device sees them */
+	char desc[320];
+};
+
+static int conv_check(const struct ax_params *p,
+		      const struct ax_vk_device_info *dev, char *why,
+		      size_t whylen)
+{
+	struct ax_conv_shape s;
+	struct ax_conv_tiles t;
+	int rc = ax_conv_shape_from_params(p, &s, why, whylen);
+	if (rc)
+		return rc;
+	if (s.f16 && !(dev->storage16 && dev->fp16_arith))
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "conv: dtype=f16 needs 16-bit storage buffers "
+			       "and shaderFloat16, which %s lacks; use "
+			       "dtype=f32",
+			       dev->name);
+	ax_conv_tiles_from_params(p, &t);
+	return ax_conv_check_limits(&s, &t, &dev->limits, why, whylen);
+}
+
+static void conv_free(struct ax_vk_ctx *vk, struct conv_state *st)
+{
+	if (st->have_pipe)
+		ax_vk_pipeline_destroy(vk, &st->pipe);
+	ax_vk_buffer_destroy(vk, &st->x);
+	ax_vk_buffer_destroy(vk, &st->w);
+	ax_vk_buffer_destroy(vk, &st->y);
+	free(st->hx);
+	free(st->hw);
+	free(st);
+}
+
+static void conv_teardown(struct ax_vk_ctx *vk, void *state)
+{
+	if (state)
+		conv_free(vk, state);
+}
+
+/* Create a device buffer of n elements and upload src (fp16 when asked). */
+static int upload_elems(struct ax_vk_ctx *vk, struct ax_vk_buffer *b,
+			const float *src, size_t n, bool f16)
+{
+	size_t esz = f16 ? 2 : 4;
+	int rc = ax_vk_buffer_create(vk, n * esz,
+				     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+				     AX_MEM_DEVICE, b);
+	if (rc || !src)
+		return rc;
+	if (!f16)
+		return ax_vk_upload(vk, b, 0, src, n * esz);
+	uint16_t *h = malloc(n * esz);
+	if (!h)
+		return AX_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		h[i] = ax_conv_half_from_float(src[i]);
+	rc = ax_vk_upload(vk, b, 0, h, n * esz);
+	free(h);
+	return rc;
+}
+
+static int conv_buffers(struct conv_state *st)
+{
+	struct ax_conv_shape *s = &st->sh;
+	size_t nx = ax_conv_input_count(s), nw = ax_conv_weight_count(s);
+	st->hx = malloc(nx * sizeof(float));
+	st->hw = malloc(nw * sizeof(float));
+	if (!st->hx || !st->hw)
+		return AX_ENOMEM;
+	ax_conv_fill_inputs(st->hx, nx, 0x636f6e76ull, s->f16);
+	ax_conv_fill_inputs(st->hw, nw, 0x77656967ull, s->f16);
+	int rc = upload_elems(st->vk, &st->x, st->hx, nx, s->f16);
+	if (!rc)
+		rc = upload_elems(st->vk, &st->w, st->hw, nw, s->f16);
+	if (!rc)
+		rc = upload_elems(st->vk, &st->y, NULL,
+				  ax_conv_output_count(s), s->f16);
+	return rc;
+}
+
+static int conv_pipeline(struct conv_state *st)
+{
+	const struct ax_conv_tiles *t = &st->t;
+	struct ax_vk_spec spec[] = {
+		{0, ax_conv_invocations(t)},
+		{1, t->bm},
+		{2, t->bn},
+		{3, t->bk},
+		{4, t->tm},
+		{5, t->tn},
+		{6, st->sh.nhwc ? 1u : 0u},
+	};
+	int rc = ax_vk_pipeline_create(st->vk, st->sh.f16 ? "conv_f16" : "conv",
+				       3, sizeof(st->push), spec,
+				       (int)(sizeof(spec) / sizeof(spec[0])),
+				       &st->pipe);
+	if (rc)
+		return rc;
+	st->have_pipe = true;
+	struct ax_vk_binding b[3] = {{&st->x, 0, 0}, {&st->w, 0, 0},
+				     {&st->y, 0, 0}};
+	return ax_vk_pipeline_bind(st->vk, &st->pipe, b, 3);
+}
+
+static void conv_describe_init(struct conv_state *st)
+{
+	const struct ax_conv_shape *s = &st->sh;
+	snprintf(st->desc, sizeof(st->desc),
+		 "{\"p\":%lld,\"q\":%lld,\"gemm_m\":%lld,\"gemm_n\":%lld,"
+		 "\"gemm_k\":%lld,\"workgroups\":[%u,%u],\"invocations\":%u,"
+		 "\"shared_bytes\":%zu,\"verified\":\"%s\"}",
+		 (long long)s->p, (long long)s->q, (long long)s->k,
+		 (long long)(s->n * s->p * s->q),
+		 (long long)(s->c * s->r * s->s), st->gx, st->gy,
+		 ax_conv_invocations(&st->t), ax_conv_shared_bytes(&st->t),
+		 ax_conv_flops(s) / 2 > CONV_VERIFY_MACS ? "sampled" : "all");
+}
+
+static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
+		      void **state, char *err, size_t errlen)
+{
+	struct conv_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return ax_errf(err, errlen, AX_ENOMEM, "conv: out of memory");
+	st->vk = vk;
+	int rc = ax_conv_shape_from_params(p, &st->sh, err, errlen);
+	if (rc) {
+		conv_free(vk, st);
+		return rc;
+	}
+	ax_conv_tiles_from_params(p, &st->t);
+	const struct ax_conv_shape *s = &st->sh;
+	uint32_t v[12] = {s->n, s->c, s->h, s->w, s->k, s->r, s->s,
+			  s->stride, s->pad, s->dil, s->p, s->q};
+	memcpy(st->push, v, sizeof(v));
+	st->gx = (uint32_t)((s->n * s->p * s->q + st->t.bn - 1) / st->t.bn);
+	st->gy = (uint32_t)((s->k + st->t.bm - 1) / st->t.bm);
+	rc = conv_buffers(st);
+	if (!rc)
+		rc = conv_pipeline(st);
+	if (rc) {
+		ax_errf(err, errlen, rc, "conv: setup failed: %s",
+			vk->err[0] ? vk->err : ax_strerror(rc));
+		conv_free(vk, st);
+		return rc;
+	}
+	conv_describe_init(st);
+	*state = st;
+	return 0;
+}
+
+static void conv_record(void *state, VkCommandBuffer cb, uint32_t reps)
+{
+	struct conv_state *st = state;
+	for (uint32_t i = 0; i < reps; i++) {
+		/* Repetitions rewrite the same output: order them, so each
+		 * is timed as a whole convolution. */
+		if (i)
+			ax_vk_cmd_barrier(cb);
+		ax_vk_cmd_dispatch(cb, &st->pipe, st->push, st->gx, st->gy, 1);
+	}
+}
+
+static int conv_verify(void *state, char *why, size_t whylen)
+{
+	struct conv_state *st = state;
+	size_t n = ax_conv_output_count(&st->sh);
+	size_t esz = st->sh.f16 ? 2 : 4;
+	float *y = malloc(n * sizeof(float));
+	uint16_t *h = st->sh.f16 ? malloc(n * esz) : NULL;
+	int rc = AX_ENOMEM;
+	if (!y || (st->sh.f16 && !h))
+		goto out;
+	rc = ax_vk_download(st->vk, &st->y, 0, st->sh.f16 ? (void *)h : y,
+			    n * esz);
+	if (rc) {
+		ax_errf(why, whylen, rc, "conv: reading the output failed: %s",
+			st->vk->err);
+		goto out;
+	}
+	for (size_t i = 0; h && i < n; i++)
+		y[i] = ax_conv_half_to_float(h[i]);
+	rc = ax_conv_ref_verify(&st->sh, st->hx, st->hw, y, CONV_VERIFY_MACS,
+				why, whylen);
+out:
+	free(y);
+	free(h);
+	return rc;
+}
+
+static double conv_work(const struct ax_params *p)
+{
+	struct ax_conv_shape s;
+	if (ax_conv_shape_from_params(p, &s, NULL, 0))
+		return 0.0;
+	return ax_conv_flops(&s);
+}
+
+static const char *conv_shader(const struct ax_params *p)
+{
+	return ax_params_get(p, "dtype") == 1 ? "conv_f16" : "conv";
+}
+
+struct ax_vk_buffer *ax_conv_state_output(void *state)
+{
+	return &((struct conv_state *)state)->y;
+}
+
+static const char *conv_describe(void *state)
+{
+	return ((struct conv_state *)state)->desc;
+}
+
+const struct ax_suite ax_suite_conv = {
+	.name = "conv",
+	.summary = "2-D convolution (implicit GEMM), NCHW or NHWC, fp32/fp16",
+	.work_model = "2*N*K*P*Q*C*R*S FLOPs per convolution, P and Q the "
+		      "output height and width "
+		      "(P = (H + 2*pad - dilation*(R-1) - 1) / stride + 1)",
+	.unit = "GFLOP/s",
+	.metric = AX_METRIC_RATE,
+	.scale = 1e9,
+	.higher_is_better = true,
+	.params = conv_params,
+	.n_params = N_CONV_PARAMS,
+	.check = conv_check,
+	.setup = conv_setup,
+	.record = conv_record,
+	.verify = conv_verify,
+	.work = conv_work,
+	.shader = conv_shader,
+	.describe = conv_describe,
+	.teardown = conv_teardown,
+};

@@ -1,0 +1,184 @@
+/*
+ * tests/unit/test_conv_gpu.c - the conv suite on the machine's Vulkan
+ * device (lavapipe on CPU-only machines): edge shapes run through the
+ * runner and verify, and a corrupted output buffer - the kernel ran
+ * correctly, then one element was overwritten - is reported as a failed
+ * verification.  Validation-layer messages fail the test.
+ */
+#include "ax_test.h"
+
+#include "core/error.h"
+#include "suites/conv_ref.h"
+#include "suites/runner.h"
+
+#include <stdlib.h>
+
+extern const struct ax_suite ax_suite_conv;
+
+static struct ax_vk_instance *inst;
+static struct ax_vk_ctx *vk;
+
+static void open_device(void)
+{
+	char err[1024];
+	const char *val = getenv("AXBENCH_VALIDATE");
+	bool validate = val && strcmp(val, "1") == 0;
+	int idx;
+	if (ax_vk_instance_create(validate, &inst, err, sizeof(err)) ||
+	    ax_vk_select(inst, NULL, &idx, err, sizeof(err)) ||
+	    ax_vk_open(inst, idx, &vk, err, sizeof(err))) {
+		printf("#   no Vulkan device: %s\n", err);
+		vk = NULL;
+	}
+}
+
+static void point(struct ax_params *p, const char *const *kv)
+{
+	char err[256];
+	ax_params_init(p, ax_suite_conv.params, ax_suite_conv.n_params);
+	for (int i = 0; kv[i]; i += 2) {
+		int rc = ax_params_set(p, kv[i], kv[i + 1], err, sizeof(err));
+		if (rc)
+			printf("#   %s\n", err);
+		AX_CHECK_INT(rc, 0);
+	}
+}
+
+/* Run one case with few samples; its status. */
+static int run_case(const char *const *kv)
+{
+	struct ax_params p;
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	point(&p, kv);
+	ax_runner_opts_default(&o);
+	o.warmup = 1, o.min_samples = 2, o.max_samples = 3;
+	o.min_time_s = 0, o.max_time_s = 0.5;
+	int rc = ax_runner_run_case(vk, &ax_suite_conv, &p, &o, &r);
+	char label[512];
+	ax_params_label(&p, false, label, sizeof(label));
+	printf("#   %s: %s %.3g GFLOP/s%s%s\n", label, r.status_text,
+	       r.n ? r.summary.median : 0.0, rc ? " - " : "",
+	       rc ? r.error : "");
+	ax_runner_result_release(&r);
+	return rc;
+}
+
+static void test_shapes_verify(void)
+{
+	if (!vk)
+		return;
+	static const char *const cases[][24] = {
+		{NULL},
+		/* stride 2 with padding, odd sizes, both layouts */
+		{"n", "2", "c", "5", "h", "13", "w", "11", "k", "7", "stride",
+		 "2", "pad", "2", NULL},
+		{"n", "2", "c", "5", "h", "13", "w", "11", "k", "7", "stride",
+		 "2", "pad", "2", "layout", "nhwc", NULL},
+		/* dilation, 5x3 filter, no padding */
+		{"n", "1", "c", "3", "h", "17", "w", "15", "k", "9", "r", "5",
+		 "s", "3", "dilation", "2", "pad", "0", NULL},
+		{"n", "1", "c", "3", "h", "17", "w", "15", "k", "9", "r", "5",
+		 "s", "3", "dilation", "3", "pad", "1", "layout", "nhwc",
+		 NULL},
+		/* 1x1 convolution, K not a multiple of the tile */
+		{"n", "3", "c", "19", "h", "6", "w", "6", "k", "33", "r", "1",
+		 "s", "1", "pad", "0", NULL},
+		/* other tilings */
+		{"n", "2", "c", "8", "h", "9", "w", "9", "k", "16", "tile_k",
+		 "16", "tile_pq", "32", "tile_c", "16", "tm", "2", "tn", "8",
+		 NULL},
+		{"n", "2", "c", "8", "h", "9", "w", "9", "k", "16", "tile_k",
+		 "64", "tile_pq", "16", "tile_c", "4", "tm", "8", "tn", "1",
+		 "layout", "nhwc", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		AX_CHECK_INT(run_case(cases[i]), 0);
+}
+
+static void test_f16_or_skip(void)
+{
+	if (!vk)
+		return;
+	int rc = run_case((const char *const[]){"n", "2", "c", "6", "h", "9",
+						"w", "7", "k", "5", "stride",
+						"2", "dtype", "f16", NULL});
+	if (vk->info->storage16 && vk->info->fp16_arith)
+		AX_CHECK_INT(rc, 0);
+	else
+		AX_CHECK_INT(rc, AX_EUNSUPPORTED);
+}
+
+/*
+ * A suite identical to conv except that after the (correct) kernel it
+ * overwrites one output element with a wrong value, as a miscompiled or
+ * racy kernel would: the runner must store the case as failed.
+ */
+static uint32_t bad_offset;
+
+static void corrupt_record(void *state, VkCommandBuffer cb, uint32_t reps)
+{
+	float bad = 1234.5f;
+	uint32_t bits;
+	memcpy(&bits, &bad, sizeof(bits));
+	ax_suite_conv.record(state, cb, reps);
+	ax_vk_cmd_barrier(cb);
+	vkCmdFillBuffer(cb, ax_conv_state_output(state)->buf, bad_offset, 4,
+			bits);
+	ax_vk_cmd_barrier(cb);
+}
+
+static void test_corrupted_output_fails(void)
+{
+	if (!vk)
+		return;
+	struct ax_suite bad = ax_suite_conv;
+	bad.record = corrupt_record;
+	struct ax_params p;
+	struct ax_conv_shape s;
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	point(&p, (const char *const[]){"n", "2", "c", "4", "h", "8", "w",
+					 "8", "k", "8", "stride", "2", NULL});
+	ax_conv_shape_from_params(&p, &s, NULL, 0);
+	bad_offset = (uint32_t)ax_conv_output_index(&s, 1, 3, 2, 1) * 4;
+	ax_runner_opts_default(&o);
+	o.max_samples = 3, o.max_time_s = 0.5;
+	int rc = ax_runner_run_case(vk, &bad, &p, &o, &r);
+	printf("#   %s: %s\n", r.status_text, r.error);
+	AX_CHECK_INT(rc, AX_EVERIFY);
+	AX_CHECK_STR(r.status_text, "failed-verification");
+	AX_CHECK_INT(r.n, 0);
+	AX_CHECK(strstr(r.error, "n=1 k=3 p=2 q=1") != NULL);
+	AX_CHECK(strstr(r.error, "1234.5") != NULL);
+	ax_runner_result_release(&r);
+	/* The same kernel without the overwrite verifies. */
+	AX_CHECK_INT(run_case((const char *const[]){"n", "2", "c", "4", "h",
+						    "8", "w", "8", "k", "8",
+						    "stride", "2", NULL}),
+		     0);
+}
+
+static void test_no_validation_messages(void)
+{
+	if (!vk)
+		return;
+	AX_CHECK_INT(ax_vk_validation_messages(inst), 0);
+}
+
+static void test_close(void)
+{
+	if (vk)
+		ax_vk_close(vk);
+	if (inst)
+		ax_vk_instance_destroy(inst);
+}
+
+static void test_open(void)
+{
+	open_device();
+}
+
+AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_shapes_verify),
+	     AX_TEST(test_f16_or_skip), AX_TEST(test_corrupted_output_fails),
+	     AX_TEST(test_no_validation_messages), AX_TEST(test_close))
