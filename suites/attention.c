@@ -1,0 +1,311 @@
+/*
+ * suites/attention.c - scaled dot-product attention, flash-attention style
+ * (shaders/attention.comp), fp32 or fp16 storage, causal or not, verified
+ * against a double-precision CPU reference (suites/attention_ref.c).
+ */
+#include "suites/attention_ref.h"
+#include "suites/conv_ref.h" /* fp16 conversions and input filling */
+#include "suites/suite.h"
+
+#include "core/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Verify every row up to this many multiply-adds, a sample past it. */
+#define ATT_VERIFY_MACS (1 << 27)
+
+static const char *const dtypes[] = {"f32", "f16", NULL};
+
+#define SHAPE AX_PARAM_SHAPE
+#define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
+
+static const struct ax_param_def att_params[] = {
+	{"batch", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size"},
+	{"heads", AX_PT_INT, 1, 1024, NULL, 4, SHAPE, "attention heads"},
+	{"seq_q", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE,
+	 "query sequence length"},
+	{"seq_kv", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE,
+	 "key/value sequence length"},
+	{"head_dim", AX_PT_INT, 4, 512, NULL, 64, SHAPE,
+	 "head dimension D, a multiple of 4*tpr (64 and 128 are typical)"},
+	{"causal", AX_PT_BOOL, 0, 1, NULL, 0, SHAPE,
+	 "mask future keys: query i sees key j <= i + seq_kv - seq_q"},
+	{"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
+	 "storage type; f16 needs 16-bit storage and float16, and "
+	 "computes in fp32"},
+	{"br", AX_PT_INT, 1, 128, NULL, 16, TUNE,
+	 "query rows per workgroup (Br)"},
+	{"bc", AX_PT_INT, 1, 256, NULL, 16, TUNE,
+	 "keys and values per shared-memory block (Bc)"},
+	{"tpr", AX_PT_INT, 1, 64, NULL, 8, TUNE,
+	 "invocations per query row; the workgroup is br x tpr"},
+};
+
+#define N_ATT_PARAMS ((int)(sizeof(att_params) / sizeof(att_params[0])))
+
+struct att_state {
+	struct ax_vk_ctx *vk;
+	struct ax_attention_shape sh;
+	struct ax_attention_tiles t;
+	struct ax_vk_buffer q, k, v, o;
+	struct ax_vk_pipeline pipe;
+	bool have_pipe;
+	struct {
+		uint32_t sq, skv;
+		float scale;
+	} push;
+	float *hq, *hk, *hv; /* the inputs as the device sees them */
+	char desc[256];
+};
+
+static int att_check(const struct ax_params *p,
+		     const struct ax_vk_device_info *dev, char *why,
+		     size_t whylen)
+{
+	struct ax_attention_shape s;
+	struct ax_attention_tiles t;
+	ax_attention_shape_from_params(p, &s);
+	ax_attention_tiles_from_params(p, &t);
+	if (s.f16 && !(dev->storage16 && dev->fp16_arith))
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "attention: dtype=f16 needs 16-bit storage "
+			       "buffers and shaderFloat16, which %s lacks; "
+			       "use dtype=f32",
+			       dev->name);
+	return ax_attention_check_limits(&s, &t, &dev->limits, why, whylen);
+}
+
+static void att_free(struct ax_vk_ctx *vk, struct att_state *st)
+{
+	if (st->have_pipe)
+		ax_vk_pipeline_destroy(vk, &st->pipe);
+	ax_vk_buffer_destroy(vk, &st->q);
+	ax_vk_buffer_destroy(vk, &st->k);
+	ax_vk_buffer_destroy(vk, &st->v);
+	ax_vk_buffer_destroy(vk, &st->o);
+	free(st->hq);
+	free(st->hk);
+	free(st->hv);
+	free(st);
+}
+
+static void att_teardown(struct ax_vk_ctx *vk, void *state)
+{
+	if (state)
+		att_free(vk, state);
+}
+
+/* Create a device buffer of n elements and upload src (fp16 when asked). */
+static int upload_elems(struct ax_vk_ctx *vk, struct ax_vk_buffer *b,
+			const float *src, size_t n, bool f16)
+{
+	size_t esz = f16 ? 2 : 4;
+	int rc = ax_vk_buffer_create(vk, n * esz,
+				     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+				     AX_MEM_DEVICE, b);
+	if (rc || !src)
+		return rc;
+	if (!f16)
+		return ax_vk_upload(vk, b, 0, src, n * esz);
+	uint16_t *h = malloc(n * esz);
+	if (!h)
+		return AX_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		h[i] = ax_conv_half_from_float(src[i]);
+	rc = ax_vk_upload(vk, b, 0, h, n * esz);
+	free(h);
+	return rc;
+}
+
+/* Host inputs in [-1, 1), Q scaled by 4 so that the softmax is peaked
+ * (logits with a spread of about 1.3) and the online maximum matters; a
+ * power of two keeps fp16 values exact. */
+static int att_inputs(struct att_state *st)
+{
+	size_t nq = ax_attention_q_count(&st->sh);
+	size_t nkv = ax_attention_kv_count(&st->sh);
+	st->hq = malloc(nq * sizeof(float));
+	st->hk = malloc(nkv * sizeof(float));
+	st->hv = malloc(nkv * sizeof(float));
+	if (!st->hq || !st->hk || !st->hv)
+		return AX_ENOMEM;
+	ax_conv_fill_inputs(st->hq, nq, 0x71756572ull, st->sh.f16);
+	for (size_t i = 0; i < nq; i++)
+		st->hq[i] *= 4.0f;
+	ax_conv_fill_inputs(st->hk, nkv, 0x6b657973ull, st->sh.f16);
+	ax_conv_fill_inputs(st->hv, nkv, 0x76616c73ull, st->sh.f16);
+	return 0;
+}
+
+static int att_buffers(struct att_state *st)
+{
+	bool f16 = st->sh.f16;
+	size_t nq = ax_attention_q_count(&st->sh);
+	size_t nkv = ax_attention_kv_count(&st->sh);
+	int rc = att_inputs(st);
+	if (!rc)
+		rc = upload_elems(st->vk, &st->q, st->hq, nq, f16);
+	if (!rc)
+		rc = upload_elems(st->vk, &st->k, st->hk, nkv, f16);
+	if (!rc)
+		rc = upload_elems(st->vk, &st->v, st->hv, nkv, f16);
+	if (!rc)
+		rc = upload_elems(st->vk, &st->o, NULL, nq, f16);
+	return rc;
+}
+
+static int att_pipeline(struct att_state *st)
+{
+	const struct ax_attention_tiles *t = &st->t;
+	struct ax_vk_spec spec[] = {
+		{0, ax_attention_invocations(t)},
+		{1, t->br},
+		{2, t->bc},
+		{3, t->tpr},
+		{4, (uint32_t)st->sh.d},
+		{5, st->sh.causal ? 1u : 0u},
+	};
+	int rc = ax_vk_pipeline_create(
+		st->vk, st->sh.f16 ? "attention_f16" : "attention", 4,
+		sizeof(st->push), spec, (int)(sizeof(spec) / sizeof(spec[0])),
+		&st->pipe);
+	if (rc)
+		return rc;
+	st->have_pipe = true;
+	struct ax_vk_binding b[4] = {{&st->q, 0, 0}, {&st->k, 0, 0},
+				     {&st->v, 0, 0}, {&st->o, 0, 0}};
+	return ax_vk_pipeline_bind(st->vk, &st->pipe, b, 4);
+}
+
+static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
+		     void **state, char *err, size_t errlen)
+{
+	struct att_state *st = calloc(1, sizeof(*st));
+	if (!st)
+		return ax_errf(err, errlen, AX_ENOMEM,
+			       "attention: out of memory");
+	st->vk = vk;
+	ax_attention_shape_from_params(p, &st->sh);
+	ax_attention_tiles_from_params(p, &st->t);
+	st->push.sq = (uint32_t)st->sh.sq;
+	st->push.skv = (uint32_t)st->sh.skv;
+	st->push.scale = (float)(1.0 / sqrt((double)st->sh.d));
+	int rc = att_buffers(st);
+	if (!rc)
+		rc = att_pipeline(st);
+	if (rc) {
+		ax_errf(err, errlen, rc, "attention: setup failed: %s",
+			vk->err[0] ? vk->err : ax_strerror(rc));
+		att_free(vk, st);
+		return rc;
+	}
+	snprintf(st->desc, sizeof(st->desc),
+		 "{\"workgroups\":[%u,%lld,%lld],\"invocations\":%u,"
+		 "\"shared_bytes\":%zu,\"unmasked_pairs\":%.0f,"
+		 "\"causal_alignment\":\"bottom-right\",\"verified\":\"%s\"}",
+		 (unsigned)((st->sh.sq + st->t.br - 1) / st->t.br),
+		 (long long)st->sh.heads, (long long)st->sh.batch,
+		 ax_attention_invocations(&st->t),
+		 ax_attention_shared_bytes(&st->sh, &st->t),
+		 ax_attention_pairs(&st->sh),
+		 ax_attention_flops(&st->sh) / 2 > ATT_VERIFY_MACS ?
+			 "sampled" :
+			 "all");
+	*state = st;
+	return 0;
+}
+
+static void att_record(void *state, VkCommandBuffer cb, uint32_t reps)
+{
+	struct att_state *st = state;
+	uint32_t gx = (uint32_t)((st->sh.sq + st->t.br - 1) / st->t.br);
+	for (uint32_t i = 0; i < reps; i++) {
+		/* Repetitions rewrite the same output: order them, so each
+		 * is timed as a whole attention pass. */
+		if (i)
+			ax_vk_cmd_barrier(cb);
+		ax_vk_cmd_dispatch(cb, &st->pipe, &st->push, gx,
+				   (uint32_t)st->sh.heads,
+				   (uint32_t)st->sh.batch);
+	}
+}
+
+static int att_verify(void *state, char *why, size_t whylen)
+{
+	struct att_state *st = state;
+	size_t n = ax_attention_q_count(&st->sh);
+	bool f16 = st->sh.f16;
+	size_t esz = f16 ? 2 : 4;
+	float *o = malloc(n * sizeof(float));
+	uint16_t *h = f16 ? malloc(n * esz) : NULL;
+	int rc = AX_ENOMEM;
+	if (!o || (f16 && !h))
+		goto out;
+	rc = ax_vk_download(st->vk, &st->o, 0, f16 ? (void *)h : o, n * esz);
+	if (rc) {
+		ax_errf(why, whylen, rc,
+			"attention: reading the output failed: %s",
+			st->vk->err);
+		goto out;
+	}
+	for (size_t i = 0; h && i < n; i++)
+		o[i] = ax_conv_half_to_float(h[i]);
+	rc = ax_attention_ref_verify(&st->sh, st->hq, st->hk, st->hv, o,
+				     ATT_VERIFY_MACS, why, whylen);
+out:
+	free(o);
+	free(h);
+	return rc;
+}
+
+static double att_work(const struct ax_params *p)
+{
+	struct ax_attention_shape s;
+	ax_attention_shape_from_params(p, &s);
+	return ax_attention_flops(&s);
+}
+
+static const char *att_shader(const struct ax_params *p)
+{
+	return ax_params_get(p, "dtype") == 1 ? "attention_f16" : "attention";
+}
+
+struct ax_vk_buffer *ax_attention_state_output(void *state)
+{
+	return &((struct att_state *)state)->o;
+}
+
+static const char *att_describe(void *state)
+{
+	return ((struct att_state *)state)->desc;
+}
+
+const struct ax_suite ax_suite_attention = {
+	.name = "attention",
+	.summary = "softmax(Q.K^T/sqrt(d)).V, flash-attention tiling, "
+		   "fp32/fp16, causal or not",
+	.work_model = "4*D FLOPs per unmasked (query, key) pair (2*D for "
+		      "Q.K^T, 2*D for P.V), times batch*heads: "
+		      "4*B*H*Sq*Skv*D non-causal; causal (query i sees keys "
+		      "j <= i + Skv - Sq) counts sum over i of "
+		      "clamp(i + Skv - Sq + 1, 0, Skv) pairs, "
+		      "= Sq*(Sq+1)/2 when Sq = Skv. Softmax exp/max/sum "
+		      "are not counted",
+	.unit = "GFLOP/s",
+	.metric = AX_METRIC_RATE,
+	.scale = 1e9,
+	.higher_is_better = true,
+	.params = att_params,
+	.n_params = N_ATT_PARAMS,
+	.check = att_check,
+	.setup = att_setup,
+	.record = att_record,
+	.verify = att_verify,
+	.work = att_work,
+	.shader = att_shader,
+	.describe = att_describe,
+	.teardown = att_teardown,
+};

@@ -1,0 +1,186 @@
+/*
+ * tests/unit/test_attention_gpu.c - the attention suite on the machine's Vulkan
+ * device (lavapipe on CPU-only machines): edge shapes (causal, sequences
+ * not a multiple of the tiles, seq_q != seq_kv, head_dim 64 and 128) run
+ * through the runner and verify, and a corrupted output buffer - the kernel ran
+ * correctly, then one element was overwritten - is reported as a failed
+ * verification.  Validation-layer messages fail the test.
+ */
+#include "ax_test.h"
+
+#include "core/error.h"
+#include "suites/attention_ref.h"
+#include "suites/runner.h"
+
+#include <stdlib.h>
+
+extern const struct ax_suite ax_suite_attention;
+
+static struct ax_vk_instance *inst;
+static struct ax_vk_ctx *vk;
+
+static void open_device(void)
+{
+	char err[1024];
+	const char *val = getenv("AXBENCH_VALIDATE");
+	bool validate = val && strcmp(val, "1") == 0;
+	int idx;
+	if (ax_vk_instance_create(validate, &inst, err, sizeof(err)) ||
+	    ax_vk_select(inst, NULL, &idx, err, sizeof(err)) ||
+	    ax_vk_open(inst, idx, &vk, err, sizeof(err))) {
+		printf("#   no Vulkan device: %s\n", err);
+		vk = NULL;
+	}
+}
+
+static void point(struct ax_params *p, const char *const *kv)
+{
+	char err[256];
+	ax_params_init(p, ax_suite_attention.params, ax_suite_attention.n_params);
+	for (int i = 0; kv[i]; i += 2) {
+		int rc = ax_params_set(p, kv[i], kv[i + 1], err, sizeof(err));
+		if (rc)
+			printf("#   %s\n", err);
+		AX_CHECK_INT(rc, 0);
+	}
+}
+
+/* Run one case with few samples; its status. */
+static int run_case(const char *const *kv)
+{
+	struct ax_params p;
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	point(&p, kv);
+	ax_runner_opts_default(&o);
+	o.warmup = 1, o.min_samples = 2, o.max_samples = 3;
+	o.min_time_s = 0, o.max_time_s = 0.5;
+	int rc = ax_runner_run_case(vk, &ax_suite_attention, &p, &o, &r);
+	char label[512];
+	ax_params_label(&p, false, label, sizeof(label));
+	printf("#   %s: %s %.3g GFLOP/s%s%s\n", label, r.status_text,
+	       r.n ? r.summary.median : 0.0, rc ? " - " : "",
+	       rc ? r.error : "");
+	ax_runner_result_release(&r);
+	return rc;
+}
+
+static void test_shapes_verify(void)
+{
+	if (!vk)
+		return;
+	static const char *const cases[][24] = {
+		{"seq_q", "64", "seq_kv", "64", NULL},
+		/* sequences not a multiple of br / bc, several heads */
+		{"batch", "2", "heads", "3", "seq_q", "37", "seq_kv", "53",
+		 NULL},
+		/* causal, square and rectangular (bottom-right aligned,
+		 * including rows that see no key when seq_q > seq_kv) */
+		{"heads", "2", "seq_q", "45", "seq_kv", "45", "causal", "true",
+		 NULL},
+		{"heads", "1", "seq_q", "19", "seq_kv", "50", "causal", "true",
+		 NULL},
+		{"heads", "1", "seq_q", "40", "seq_kv", "21", "causal", "true",
+		 "br", "8", "bc", "32", NULL},
+		/* head_dim 128 with other tilings */
+		{"heads", "2", "seq_q", "33", "seq_kv", "70", "head_dim", "128",
+		 "br", "8", "bc", "16", "tpr", "16", NULL},
+		{"batch", "2", "heads", "1", "seq_q", "17", "seq_kv", "31",
+		 "head_dim", "128", "causal", "true", "br", "4", "bc", "8",
+		 "tpr", "32", NULL},
+		/* a single query (decoding), one invocation per row */
+		{"heads", "2", "seq_q", "1", "seq_kv", "77", "br", "1", "bc",
+		 "64", "tpr", "1", "head_dim", "32", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		AX_CHECK_INT(run_case(cases[i]), 0);
+}
+
+static void test_f16_or_skip(void)
+{
+	if (!vk)
+		return;
+	int rc = run_case((const char *const[]){"heads", "2", "seq_q", "29",
+						"seq_kv", "41", "causal",
+						"true", "dtype", "f16", NULL});
+	if (vk->info->storage16 && vk->info->fp16_arith)
+		AX_CHECK_INT(rc, 0);
+	else
+		AX_CHECK_INT(rc, AX_EUNSUPPORTED);
+}
+
+/*
+ * A suite identical to attention except that after the (correct) kernel it
+ * overwrites one output element with a wrong value, as a miscompiled or
+ * racy kernel would: the runner must store the case as failed.
+ */
+static uint32_t bad_offset;
+
+static void corrupt_record(void *state, VkCommandBuffer cb, uint32_t reps)
+{
+	float bad = 1234.5f;
+	uint32_t bits;
+	memcpy(&bits, &bad, sizeof(bits));
+	ax_suite_attention.record(state, cb, reps);
+	ax_vk_cmd_barrier(cb);
+	vkCmdFillBuffer(cb, ax_attention_state_output(state)->buf, bad_offset, 4,
+			bits);
+	ax_vk_cmd_barrier(cb);
+}
+
+static void test_corrupted_output_fails(void)
+{
+	if (!vk)
+		return;
+	struct ax_suite bad = ax_suite_attention;
+	bad.record = corrupt_record;
+	struct ax_params p;
+	struct ax_attention_shape s;
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	point(&p, (const char *const[]){"batch", "2", "heads", "2", "seq_q",
+					 "20", "seq_kv", "24", NULL});
+	ax_attention_shape_from_params(&p, &s);
+	/* batch 1, head 0, query 13, column 5 */
+	bad_offset = (uint32_t)((((1 * 2 + 0) * 20 + 13) * 64 + 5) * 4);
+	ax_runner_opts_default(&o);
+	o.max_samples = 3, o.max_time_s = 0.5;
+	int rc = ax_runner_run_case(vk, &bad, &p, &o, &r);
+	printf("#   %s: %s\n", r.status_text, r.error);
+	AX_CHECK_INT(rc, AX_EVERIFY);
+	AX_CHECK_STR(r.status_text, "failed-verification");
+	AX_CHECK_INT(r.n, 0);
+	AX_CHECK(strstr(r.error, "batch 1, head 0, query 13, column 5") !=
+		 NULL);
+	AX_CHECK(strstr(r.error, "1234.5") != NULL);
+	ax_runner_result_release(&r);
+	/* The same kernel without the overwrite verifies. */
+	AX_CHECK_INT(run_case((const char *const[]){"batch", "2", "heads",
+						    "2", "seq_q", "20",
+						    "seq_kv", "24", NULL}),
+		     0);
+}
+
+static void test_no_validation_messages(void)
+{
+	if (!vk)
+		return;
+	AX_CHECK_INT(ax_vk_validation_messages(inst), 0);
+}
+
+static void test_close(void)
+{
+	if (vk)
+		ax_vk_close(vk);
+	if (inst)
+		ax_vk_instance_destroy(inst);
+}
+
+static void test_open(void)
+{
+	open_device();
+}
+
+AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_shapes_verify),
+	     AX_TEST(test_f16_or_skip), AX_TEST(test_corrupted_output_fails),
+	     AX_TEST(test_no_validation_messages), AX_TEST(test_close))
