@@ -37,6 +37,7 @@ struct ax_gp {
 	double *beta;   /* L^-1 y */
 	double *work;   /* cap x cap scratch for the fit */
 	double *alpha;  /* cap scratch */
+	unsigned long gen;
 };
 
 static void set_default_hyper(struct ax_gp_hyper *h, int d)
@@ -188,6 +189,7 @@ static void forward(const double *L, int ld, int n, const double *b,
 
 static int refactor(struct ax_gp *gp)
 {
+	gp->gen++;
 	if (gp->n == 0)
 		return 0;
 	int rc = factor(gp, &gp->h, gp->L, gp->cap);
@@ -262,6 +264,11 @@ int ax_gp_append(struct ax_gp *gp, const double *x, double y)
 	gp->beta[n] = b / row[n];
 	gp->n = n + 1;
 	return 0;
+}
+
+unsigned long ax_gp_generation(const struct ax_gp *gp)
+{
+	return gp->gen;
 }
 
 int ax_gp_n(const struct ax_gp *gp)

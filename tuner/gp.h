@@ -64,6 +64,11 @@ int ax_gp_fit(struct ax_gp *gp, int restarts, uint64_t seed, int max_iter);
  */
 int ax_gp_append(struct ax_gp *gp, const double *x, double y);
 
+/* Counts full factorisations (set_data, set_hyper, fit, and an append
+ * that had to refactorise a near-duplicate): state derived from the factor
+ * is stale when this changes. */
+unsigned long ax_gp_generation(const struct ax_gp *gp);
+
 /* Number of points held. */
 int ax_gp_n(const struct ax_gp *gp);
 

@@ -598,3 +598,15 @@ size_t ax_space_neighbours(const struct ax_space *s, size_t i, size_t *out,
 	}
 	return found;
 }
+
+int ax_space_dim_levels(const struct ax_space *s, int d, const double **lev)
+{
+	*lev = s->dim[d].lev;
+	return (int)s->dim[d].nlev;
+}
+
+void ax_space_encode_levels(const struct ax_space *s, const uint32_t *li,
+			    double *enc)
+{
+	encode_point(s, li, enc);
+}

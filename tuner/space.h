@@ -96,6 +96,16 @@ int ax_space_sampled(const struct ax_space *s);
 /* Point i's value on dimension d (a choice index for categoricals). */
 double ax_space_value(const struct ax_space *s, size_t i, int d);
 
+/* Dimension d's distinct values, ascending, into *lev (borrowed); returns
+ * how many there are. */
+int ax_space_dim_levels(const struct ax_space *s, int d, const double **lev);
+
+/* Encode an arbitrary combination of level indices li[0..ndims) (each below
+ * that dimension's level count) into enc[0..ax_space_enc_dims()), whether
+ * or not it is a valid point: initial designs aim at such targets. */
+void ax_space_encode_levels(const struct ax_space *s, const uint32_t *li,
+			    double *enc);
+
 /* Point i's encoding: ax_space_enc_dims() doubles in [0,1]; borrowed. */
 const double *ax_space_encoded(const struct ax_space *s, size_t i);
 

@@ -1,0 +1,617 @@
+/*
+ * tuner/bo.c - Bayesian optimisation: GP on log(cost), log-EI times a
+ * feasibility estimate, maximised over the untried points.
+ *
+ * Cost model.  Refitting hyperparameters and recomputing the posterior of
+ * every candidate is O(N n^2); doing that at every step would cost far more
+ * than the 50 ms a proposal may take.  So the hyperparameters are refitted
+ * at every success while n <= 30 and then whenever n has grown by 10 %;
+ * in between each new observation is added in O(n^2) (ax_gp_append) and
+ * every candidate's posterior is updated in O(n): the candidate keeps
+ * v = L^-1 k(X, x) (one float per observation), so a new observation only
+ * adds one entry to v, one term to the mean (v . beta) and one to the
+ * explained variance (v . v).
+ *
+ * Failures never reach the time model.  The feasibility estimate is a
+ * kernel-weighted vote of the neighbours, with the overall success rate as
+ * its prior: P(ok | x) = (p0 + S_ok(x)) / (1 + S_ok(x) + S_fail(x)), where
+ * S sums the GP's correlation to the successful / failed points.  Far from
+ * any failure it is a constant and leaves the EI ranking alone.
+ *
+ * Spaces with more than 200 000 untried points are not scanned: each
+ * proposal scores 2 000 random untried points and climbs through
+ * one-parameter neighbours from the best of them and from the best measured
+ * points.
+ */
+#include "tuner/gp.h"
+#include "tuner/strategy_impl.h"
+
+#include "core/error.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL_MAX 200000
+#define LS_SAMPLES 2000
+#define LS_STARTS 8
+#define LS_STEPS 20
+#define LHS_TRIES 10
+
+struct bo {
+	struct ax_gp *gp;
+	int d;             /* GP inputs: encoded columns, at least 1 */
+	size_t *ok_idx;    /* successful points, tell order */
+	double *ok_y;      /* their log cost */
+	size_t nok;
+	size_t *fail_idx;
+	size_t nfail;
+	size_t *init;      /* initial design */
+	size_t ninit, init_pos;
+	int fitted;
+	size_t fit_n;      /* successes at the last hyperparameter fit */
+	unsigned long fits;
+	unsigned long gen; /* GP generation the pool was built for */
+	int large;         /* local-search mode */
+	size_t *pool;      /* candidates (untried when built) */
+	size_t npool;
+	float *V;          /* npool x vcap: L^-1 k per candidate */
+	int vcap, vn;      /* columns allocated / valid */
+	size_t fails_in;   /* failures summed into kfail */
+	double *mu, *s2, *kok, *kfail;
+	double *kv;        /* scratch */
+	size_t *nb;
+	size_t nbcap;
+};
+
+static void point_x(const struct ax_tuner *t, const struct bo *b, size_t i,
+		    double *x)
+{
+	int e = ax_space_enc_dims(t->s);
+	if (e == 0)
+		x[0] = 0;
+	else
+		memcpy(x, ax_space_encoded(t->s, i), e * sizeof(double));
+	(void)b;
+}
+
+static double dist2(const double *a, const double *b, int d)
+{
+	double s = 0;
+	for (int i = 0; i < d; i++)
+		s += (a[i] - b[i]) * (a[i] - b[i]);
+	return s;
+}
+
+/* Untried point nearest (encoded) to target, not in used[0..nused). */
+static long snap(const struct ax_tuner *t, const struct bo *b,
+		 const double *target, const size_t *used, size_t nused)
+{
+	long best = -1;
+	double bd = INFINITY, x[AX_SPACE_MAX_ENC + 1];
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->state[i] != AX_PS_UNTRIED)
+			continue;
+		point_x(t, b, i, x);
+		double dd = dist2(x, target, b->d);
+		if (dd >= bd)
+			continue;
+		int dup = 0;
+		for (size_t j = 0; j < nused && !dup; j++)
+			dup = used[j] == i;
+		if (!dup) {
+			bd = dd;
+			best = (long)i;
+		}
+	}
+	return best;
+}
+
+static double min_pair_dist(const struct ax_tuner *t, const struct bo *b,
+			    const size_t *pts, size_t m)
+{
+	double best = INFINITY, x[AX_SPACE_MAX_ENC + 1],
+	       y[AX_SPACE_MAX_ENC + 1];
+	for (size_t i = 0; i < m; i++) {
+		point_x(t, b, pts[i], x);
+		for (size_t j = 0; j < i; j++) {
+			point_x(t, b, pts[j], y);
+			double dd = dist2(x, y, b->d);
+			if (dd < best)
+				best = dd;
+		}
+	}
+	return best;
+}
+
+/* Maximin Latin hypercube over the level indices, snapped to distinct
+ * valid points; the best of a few tries by smallest pairwise distance. */
+static int initial_design(struct ax_tuner *t, struct bo *b, size_t m)
+{
+	int D = ax_space_ndims(t->s);
+	size_t *cur = malloc(m * sizeof(size_t));
+	size_t *perm = malloc(m * D * sizeof(size_t));
+	b->init = malloc(m * sizeof(size_t));
+	if (!cur || !perm || !b->init) {
+		free(cur);
+		free(perm);
+		return AX_ENOMEM;
+	}
+	double work = (double)t->n * (double)m * (b->d + 1);
+	int tries = work > 0 ? (int)(2e8 / work) : LHS_TRIES;
+	tries = tries < 1 ? 1 : (tries > LHS_TRIES ? LHS_TRIES : tries);
+	double best = -1;
+	for (int r = 0; r < tries; r++) {
+		for (int q = 0; q < D; q++) {
+			for (size_t i = 0; i < m; i++)
+				perm[q * m + i] = i;
+			gsl_ran_shuffle(t->rng, perm + q * m, m,
+					sizeof(size_t));
+		}
+		size_t got = 0;
+		for (size_t i = 0; i < m; i++) {
+			uint32_t li[AX_MAX_PARAMS];
+			double target[AX_SPACE_MAX_ENC + 1] = {0};
+			for (int q = 0; q < D; q++) {
+				const double *lev;
+				int nl = ax_space_dim_levels(t->s, q, &lev);
+				double u = (perm[q * m + i] +
+					    gsl_rng_uniform(t->rng)) / m;
+				int l = (int)(u * nl);
+				li[q] = (uint32_t)(l < nl ? l : nl - 1);
+			}
+			ax_space_encode_levels(t->s, li, target);
+			long p = snap(t, b, target, cur, got);
+			if (p >= 0)
+				cur[got++] = (size_t)p;
+		}
+		double md = got > 1 ? min_pair_dist(t, b, cur, got) : 0;
+		if (md > best) {
+			best = md;
+			memcpy(b->init, cur, got * sizeof(size_t));
+			b->ninit = got;
+		}
+	}
+	free(cur);
+	free(perm);
+	return 0;
+}
+
+static void bo_destroy(struct ax_tuner *t)
+{
+	struct bo *b = t->priv;
+	if (!b)
+		return;
+	ax_gp_destroy(b->gp);
+	free(b->ok_idx);
+	free(b->ok_y);
+	free(b->fail_idx);
+	free(b->init);
+	free(b->pool);
+	free(b->V);
+	free(b->mu);
+	free(b->s2);
+	free(b->kok);
+	free(b->kfail);
+	free(b->kv);
+	free(b->nb);
+	free(b);
+	t->priv = NULL;
+}
+
+static int bo_init(struct ax_tuner *t)
+{
+	struct bo *b = calloc(1, sizeof(*b));
+	if (!b)
+		return AX_ENOMEM;
+	t->priv = b;
+	int e = ax_space_enc_dims(t->s);
+	b->d = e > 0 ? e : 1;
+	size_t m = t->opt.n_init > 0 ? (size_t)t->opt.n_init
+				     : (size_t)(2 * e < 10 ? 10
+						: (2 * e > 20 ? 20 : 2 * e));
+	if (m > t->n)
+		m = t->n;
+	b->nbcap = 4096;
+	b->ok_idx = malloc(t->n * sizeof(size_t));
+	b->ok_y = malloc(t->n * sizeof(double));
+	b->fail_idx = malloc(t->n * sizeof(size_t));
+	b->nb = malloc(b->nbcap * sizeof(size_t));
+	int rc = ax_gp_create(&b->gp, b->d);
+	if (!rc && (!b->ok_idx || !b->ok_y || !b->fail_idx || !b->nb))
+		rc = AX_ENOMEM;
+	if (!rc)
+		rc = initial_design(t, b, m);
+	return rc;
+}
+
+static int bo_tell(struct ax_tuner *t, size_t index, int ok, double cost)
+{
+	struct bo *b = t->priv;
+	if (ok) {
+		b->ok_idx[b->nok] = index;
+		b->ok_y[b->nok++] = log(cost);
+	} else {
+		b->fail_idx[b->nfail++] = index;
+	}
+	return 0;
+}
+
+/* Hyperparameter fit on every success so far. */
+static int refit(struct ax_tuner *t, struct bo *b)
+{
+	size_t n = b->nok;
+	double *X = malloc(n * b->d * sizeof(double));
+	if (!X)
+		return AX_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		point_x(t, b, b->ok_idx[i], X + i * b->d);
+	int rc = ax_gp_set_data(b->gp, X, b->ok_y, (int)n);
+	free(X);
+	if (rc)
+		return rc;
+	b->fits++;
+	int restarts = (n <= 40 || b->fits % 5 == 0) ? 3 : 1;
+	int iters = n <= 60 ? 60 : 30;
+	rc = ax_gp_fit(b->gp, restarts, t->seed * 1000003u + b->fits, iters);
+	b->fit_n = n;
+	b->fitted = 1;
+	return rc;
+}
+
+/* Add successes that arrived since the last sync to the GP. */
+static int sync_gp(struct ax_tuner *t, struct bo *b)
+{
+	double x[AX_SPACE_MAX_ENC + 1];
+	for (size_t i = (size_t)ax_gp_n(b->gp); i < b->nok; i++) {
+		point_x(t, b, b->ok_idx[i], x);
+		int rc = ax_gp_append(b->gp, x, b->ok_y[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static double corr(const struct bo *b, const double *x, const double *y)
+{
+	return ax_gp_kernel(b->gp, x, y) / ax_gp_sf2(b->gp);
+}
+
+/* Recompute every candidate's posterior state from scratch. */
+static int build_pool(struct ax_tuner *t, struct bo *b)
+{
+	int n = ax_gp_n(b->gp), ld;
+	const double *L = ax_gp_chol(b->gp, &ld);
+	const double *beta = ax_gp_beta(b->gp);
+	size_t np = t->nuntried;
+	b->large = np > POOL_MAX;
+	b->gen = ax_gp_generation(b->gp);
+	b->vn = n;
+	b->fails_in = b->nfail;
+	if (b->large)
+		return 0;
+	int vcap = n + n / 4 + 32;
+	free(b->V);
+	b->V = malloc(np * (size_t)vcap * sizeof(float));
+	size_t *pool = realloc(b->pool, (np ? np : 1) * sizeof(size_t));
+	if (pool)
+		b->pool = pool;
+	double *arr[4] = {b->mu, b->s2, b->kok, b->kfail};
+	for (int k = 0; k < 4; k++) {
+		double *g = realloc(arr[k], (np ? np : 1) * sizeof(double));
+		if (g)
+			arr[k] = g;
+	}
+	b->mu = arr[0], b->s2 = arr[1], b->kok = arr[2], b->kfail = arr[3];
+	double *kv = realloc(b->kv, (size_t)(vcap + 1) * 2 * sizeof(double));
+	if (kv)
+		b->kv = kv;
+	if (!b->V || !pool || !kv || !arr[0] || !arr[1] || !arr[2] ||
+	    !arr[3])
+		return AX_ENOMEM;
+	b->vcap = vcap;
+	b->npool = np;
+	memcpy(b->pool, t->untried, np * sizeof(size_t));
+	double x[AX_SPACE_MAX_ENC + 1], f[AX_SPACE_MAX_ENC + 1];
+	double *k = b->kv, *v = b->kv + vcap;
+	for (size_t c = 0; c < np; c++) {
+		point_x(t, b, b->pool[c], x);
+		double so = 0, sf = 0, mu = 0, s2 = 0;
+		for (int j = 0; j < n; j++) {
+			k[j] = ax_gp_kernel(b->gp, x, ax_gp_x(b->gp, j));
+			so += k[j];
+		}
+		float *vc = b->V + c * (size_t)vcap;
+		for (int i = 0; i < n; i++) {
+			const double *row = L + (size_t)i * ld;
+			double s = k[i];
+			for (int j = 0; j < i; j++)
+				s -= row[j] * v[j];
+			v[i] = s / row[i];
+			vc[i] = (float)v[i];
+			mu += v[i] * beta[i];
+			s2 += v[i] * v[i];
+		}
+		for (size_t q = 0; q < b->nfail; q++) {
+			point_x(t, b, b->fail_idx[q], f);
+			sf += corr(b, x, f);
+		}
+		b->mu[c] = mu;
+		b->s2[c] = s2;
+		b->kok[c] = so / ax_gp_sf2(b->gp);
+		b->kfail[c] = sf;
+	}
+	return 0;
+}
+
+/* Bring the pool up to the GP's observations and the failures told. */
+static void update_pool(struct ax_tuner *t, struct bo *b)
+{
+	int n = ax_gp_n(b->gp), ld;
+	const double *L = ax_gp_chol(b->gp, &ld);
+	const double *beta = ax_gp_beta(b->gp);
+	double x[AX_SPACE_MAX_ENC + 1], f[AX_SPACE_MAX_ENC + 1];
+	for (int j = b->vn; j < n; j++) {
+		const double *row = L + (size_t)j * ld, *xj = ax_gp_x(b->gp, j);
+		for (size_t c = 0; c < b->npool; c++) {
+			if (t->state[b->pool[c]] != AX_PS_UNTRIED)
+				continue;
+			point_x(t, b, b->pool[c], x);
+			float *vc = b->V + c * (size_t)b->vcap;
+			double k = ax_gp_kernel(b->gp, x, xj), s = k;
+			for (int i = 0; i < j; i++)
+				s -= row[i] * vc[i];
+			double v = s / row[j];
+			vc[j] = (float)v;
+			b->mu[c] += v * beta[j];
+			b->s2[c] += v * v;
+			b->kok[c] += k / ax_gp_sf2(b->gp);
+		}
+	}
+	b->vn = n;
+	for (; b->fails_in < b->nfail; b->fails_in++) {
+		point_x(t, b, b->fail_idx[b->fails_in], f);
+		for (size_t c = 0; c < b->npool; c++) {
+			if (t->state[b->pool[c]] != AX_PS_UNTRIED)
+				continue;
+			point_x(t, b, b->pool[c], x);
+			b->kfail[c] += corr(b, x, f);
+		}
+	}
+}
+
+static int need_refit(const struct bo *b)
+{
+	if (!b->fitted)
+		return 1;
+	if (b->nok <= b->fit_n)
+		return 0;
+	size_t step = b->fit_n / 10;
+	return b->nok <= 30 || b->nok >= b->fit_n + (step ? step : 1);
+}
+
+static int sync_model(struct ax_tuner *t, struct bo *b)
+{
+	int rc;
+	int rebuild = 0;
+	if (need_refit(b)) {
+		if ((rc = refit(t, b)))
+			return rc;
+		rebuild = 1;
+	} else if ((rc = sync_gp(t, b))) {
+		return rc;
+	}
+	if (ax_gp_generation(b->gp) != b->gen || ax_gp_n(b->gp) > b->vcap)
+		rebuild = 1;
+	if (!rebuild && b->large != (t->nuntried > POOL_MAX))
+		rebuild = 1;
+	if (rebuild)
+		return build_pool(t, b);
+	if (!b->large)
+		update_pool(t, b);
+	return 0;
+}
+
+/* log P(ok) from the kernel vote; 0 while nothing has failed. */
+static double log_feasible(const struct bo *b, double kok, double kfail)
+{
+	if (b->nfail == 0)
+		return 0;
+	double p0 = (b->nok + 1.0) / (b->nok + b->nfail + 2.0);
+	return log((p0 + kok) / (1.0 + kok + kfail));
+}
+
+static double best_std(const struct bo *b)
+{
+	double m = INFINITY;
+	for (size_t i = 0; i < b->nok; i++)
+		if (b->ok_y[i] < m)
+			m = b->ok_y[i];
+	return (m - ax_gp_y_mean(b->gp)) / ax_gp_y_scale(b->gp);
+}
+
+static double score_of(const struct bo *b, double mu, double s2, double kok,
+		       double kfail, double best, double *lei)
+{
+	double sf2 = ax_gp_sf2(b->gp), var = sf2 - s2;
+	if (var < 1e-10 * sf2)
+		var = 1e-10 * sf2;
+	*lei = ax_log_ei(mu, sqrt(var), best);
+	return *lei + log_feasible(b, kok, kfail);
+}
+
+static int ask_pool(struct ax_tuner *t, struct bo *b, size_t *index,
+		    double *best_lei)
+{
+	double best = best_std(b), top = -INFINITY;
+	long arg = -1;
+	*best_lei = -INFINITY;
+	for (size_t c = 0; c < b->npool; c++) {
+		if (t->state[b->pool[c]] != AX_PS_UNTRIED)
+			continue;
+		double lei, sc = score_of(b, b->mu[c], b->s2[c], b->kok[c],
+					  b->kfail[c], best, &lei);
+		if (lei > *best_lei)
+			*best_lei = lei;
+		if (sc > top || arg < 0) {
+			top = sc;
+			arg = (long)c;
+		}
+	}
+	if (arg < 0)
+		return AX_ENOTFOUND;
+	*index = b->pool[arg];
+	return 0;
+}
+
+/* Direct score of one point (large mode). */
+static double score_direct(const struct ax_tuner *t, const struct bo *b,
+			   size_t i, double best, double *lei)
+{
+	double x[AX_SPACE_MAX_ENC + 1], y[AX_SPACE_MAX_ENC + 1];
+	double mean, var, kok = 0, kfail = 0;
+	point_x(t, b, i, x);
+	ax_gp_predict(b->gp, x, &mean, &var);
+	double ys = ax_gp_y_scale(b->gp);
+	double mu = (mean - ax_gp_y_mean(b->gp)) / ys;
+	double s2 = ax_gp_sf2(b->gp) - var / (ys * ys);
+	if (b->nfail) {
+		for (size_t q = 0; q < b->nok; q++)
+			kok += corr(b, x, ax_gp_x(b->gp, (int)q));
+		for (size_t q = 0; q < b->nfail; q++) {
+			point_x(t, b, b->fail_idx[q], y);
+			kfail += corr(b, x, y);
+		}
+	}
+	return score_of(b, mu, s2, kok, kfail, best, lei);
+}
+
+/* Hill-climb on the score through untried one-parameter neighbours. */
+static size_t climb(struct ax_tuner *t, struct bo *b, size_t start,
+		    double *sc, double best, double *best_lei)
+{
+	size_t cur = start;
+	for (int step = 0; step < LS_STEPS; step++) {
+		size_t m = ax_space_neighbours(t->s, cur, b->nb, b->nbcap);
+		size_t next = cur;
+		for (size_t j = 0; j < m && j < b->nbcap; j++) {
+			size_t p = b->nb[j];
+			if (t->state[p] != AX_PS_UNTRIED)
+				continue;
+			double lei, s = score_direct(t, b, p, best, &lei);
+			if (lei > *best_lei)
+				*best_lei = lei;
+			if (s > *sc) {
+				*sc = s;
+				next = p;
+			}
+		}
+		if (next == cur)
+			break;
+		cur = next;
+	}
+	return cur;
+}
+
+static int ask_large(struct ax_tuner *t, struct bo *b, size_t *index,
+		     double *best_lei)
+{
+	double best = best_std(b);
+	size_t starts[LS_STARTS + 3];
+	double ssc[LS_STARTS + 3];
+	int ns = 0;
+	*best_lei = -INFINITY;
+	for (int i = 0; i < LS_STARTS; i++)
+		ssc[i] = -INFINITY;
+	for (int k = 0; k < LS_SAMPLES; k++) {
+		size_t p = ax_tuner_random_untried(t), at = LS_STARTS;
+		double lei, s = score_direct(t, b, p, best, &lei);
+		if (lei > *best_lei)
+			*best_lei = lei;
+		for (int i = 0; i < LS_STARTS; i++)
+			if (s > ssc[i] && (at == LS_STARTS || ssc[i] < ssc[at]))
+				at = (size_t)i;
+		if (at < LS_STARTS) {
+			ssc[at] = s;
+			starts[at] = p;
+		}
+	}
+	for (int i = 0; i < LS_STARTS; i++)
+		if (isfinite(ssc[i]))
+			starts[ns++] = starts[i];
+	/* The best measured points seed climbs too: their untried
+	 * neighbours are often where the improvement is. */
+	size_t top[3], nt = ax_tuner_top(t, 3, top);
+	for (size_t i = 0; i < nt; i++)
+		starts[ns++] = top[i];
+	double bs = -INFINITY;
+	long arg = -1;
+	for (int i = 0; i < ns; i++) {
+		double s = t->state[starts[i]] == AX_PS_UNTRIED
+				   ? score_direct(t, b, starts[i], best,
+						  &(double){0})
+				   : -INFINITY;
+		size_t p = climb(t, b, starts[i], &s, best, best_lei);
+		if (t->state[p] == AX_PS_UNTRIED && (s > bs || arg < 0)) {
+			bs = s;
+			arg = (long)p;
+		}
+	}
+	if (arg < 0)
+		return AX_ENOTFOUND;
+	*index = (size_t)arg;
+	return 0;
+}
+
+static int bo_ask(struct ax_tuner *t, size_t *index)
+{
+	struct bo *b = t->priv;
+	if (t->nuntried == 0)
+		return AX_ENOTFOUND;
+	while (b->init_pos < b->ninit) {
+		size_t p = b->init[b->init_pos++];
+		if (t->state[p] == AX_PS_UNTRIED) {
+			*index = p;
+			return 0;
+		}
+	}
+	if (b->nok < 2) {
+		/* Nothing to model yet (everything failed so far). */
+		*index = ax_tuner_random_untried(t);
+		return 0;
+	}
+	int rc = sync_model(t, b);
+	if (rc)
+		return rc;
+	double lei;
+	rc = b->large ? ask_large(t, b, index, &lei)
+		      : ask_pool(t, b, index, &lei);
+	if (rc == AX_ENOTFOUND && t->nuntried) {
+		*index = ax_tuner_random_untried(t);
+		rc = 0;
+	}
+	/* EI in log-cost units is the expected relative gain. */
+	t->last_ei = exp(lei) * ax_gp_y_scale(b->gp);
+	return rc;
+}
+
+static double bo_rank(struct ax_tuner *t, size_t index)
+{
+	struct bo *b = t->priv;
+	if (b->nok < 2 || !b->fitted || sync_gp(t, b))
+		return t->cost[index];
+	double x[AX_SPACE_MAX_ENC + 1], mean, var;
+	point_x(t, b, index, x);
+	ax_gp_predict(b->gp, x, &mean, &var);
+	return mean;
+}
+
+const struct ax_strategy_ops ax_strategy_bo = {
+	.name = "bo",
+	.init = bo_init,
+	.ask = bo_ask,
+	.tell = bo_tell,
+	.rank = bo_rank,
+	.destroy = bo_destroy,
+};

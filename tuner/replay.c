@@ -1,0 +1,416 @@
+/* tuner/replay.c - Kernel Tuner cache files as a replay objective. */
+#include "tuner/replay.h"
+
+#include "core/error.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#define MAX_VALUES 65536
+
+/* Read the whole file, gunzipping when it is gzip (gzread passes plain
+ * files through), refusing more than AX_REPLAY_MAX_BYTES. */
+static int read_all(const char *path, char **buf, size_t *len, char *err,
+		    size_t errlen)
+{
+	gzFile f = gzopen(path, "rb");
+	if (!f)
+		return ax_errf(err, errlen, AX_EIO,
+			       "%s: cannot open; check the path", path);
+	size_t cap = 1 << 20, n = 0;
+	char *b = malloc(cap + 1);
+	int rc = b ? 0 : AX_ENOMEM;
+	while (!rc) {
+		if (n == cap) {
+			if (cap >= AX_REPLAY_MAX_BYTES) {
+				rc = ax_errf(err, errlen, AX_EINVAL,
+					     "%s: more than %u MiB of JSON; "
+					     "not a landscape this tool "
+					     "replays",
+					     path, AX_REPLAY_MAX_BYTES >> 20);
+				break;
+			}
+			cap *= 2;
+			char *g = realloc(b, cap + 1);
+			if (!g) {
+				rc = AX_ENOMEM;
+				break;
+			}
+			b = g;
+		}
+		int got = gzread(f, b + n, (unsigned)(cap - n));
+		if (got < 0) {
+			int zerr;
+			const char *msg = gzerror(f, &zerr);
+			rc = ax_errf(err, errlen, AX_EIO,
+				     "%s: corrupt gzip data (%s)", path, msg);
+		} else if (got == 0) {
+			break;
+		}
+		n += got > 0 ? (size_t)got : 0;
+	}
+	gzclose(f);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* Python's json writes NaN / Infinity / -Infinity, which are not JSON.
+ * Outside strings, turn each into a same-length string, which the loader
+ * then treats as a failure marker. */
+static void neutralise_nonfinite(char *s, size_t n)
+{
+	int in_str = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c == '"') {
+			in_str = 1;
+		} else if (c == 'N' && n - i >= 3 && !memcmp(s + i, "NaN", 3)) {
+			memcpy(s + i, "\"N\"", 3);
+			i += 2;
+		} else if (c == '-' && n - i >= 9 &&
+			   !memcmp(s + i, "-Infinity", 9)) {
+			memcpy(s + i, "\"-Infini\"", 9);
+			i += 8;
+		} else if (c == 'I' && n - i >= 8 &&
+			   !memcmp(s + i, "Infinity", 8)) {
+			memcpy(s + i, "\"Infini\"", 8);
+			i += 7;
+		}
+	}
+}
+
+struct loader {
+	const char *path;
+	int ndims;
+	const char *names[AX_MAX_PARAMS];
+	json_t *vals[AX_MAX_PARAMS]; /* tune_params arrays, borrowed */
+	enum ax_dim_kind kinds[AX_MAX_PARAMS];
+	char *err;
+	size_t errlen;
+};
+
+static int load_keys(struct loader *ld, json_t *root)
+{
+	json_t *keys = json_object_get(root, "tune_params_keys");
+	json_t *tp = json_object_get(root, "tune_params");
+	if (!json_is_array(keys) || !json_is_object(tp))
+		return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+			       "%s: not a Kernel Tuner cache file (needs "
+			       "tune_params_keys and tune_params)",
+			       ld->path);
+	size_t nk = json_array_size(keys);
+	if (nk == 0 || nk > AX_MAX_PARAMS)
+		return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+			       "%s: %zu tune_params_keys; 1 to %d are "
+			       "supported",
+			       ld->path, nk, AX_MAX_PARAMS);
+	for (size_t d = 0; d < nk; d++) {
+		const char *name = json_string_value(json_array_get(keys, d));
+		json_t *v = name ? json_object_get(tp, name) : NULL;
+		size_t nv = json_array_size(v);
+		if (!name || !json_is_array(v) || nv == 0 || nv > MAX_VALUES)
+			return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+				       "%s: tune_params_keys[%zu] needs a "
+				       "list of 1 to %d values in "
+				       "tune_params",
+				       ld->path, d, MAX_VALUES);
+		for (size_t j = 0; j < d; j++)
+			if (strcmp(ld->names[j], name) == 0)
+				return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+					       "%s: parameter %s is listed "
+					       "twice in tune_params_keys",
+					       ld->path, name);
+		int numeric = 1;
+		for (size_t j = 0; j < nv; j++) {
+			json_t *x = json_array_get(v, j);
+			if (!json_is_number(x) ||
+			    !isfinite(json_number_value(x)))
+				numeric = 0;
+		}
+		ld->names[d] = name;
+		ld->vals[d] = v;
+		ld->kinds[d] = numeric ? AX_DIM_AUTO : AX_DIM_CATEGORICAL;
+	}
+	ld->ndims = (int)nk;
+	return 0;
+}
+
+/* Index of x in the value list, or -1. */
+static long value_index(json_t *list, json_t *x)
+{
+	size_t n = json_array_size(list);
+	for (size_t j = 0; j < n; j++) {
+		json_t *y = json_array_get(list, j);
+		if (json_equal(x, y))
+			return (long)j;
+		if (json_is_number(x) && json_is_number(y) &&
+		    json_number_value(x) == json_number_value(y))
+			return (long)j;
+	}
+	return -1;
+}
+
+static double entry_time(json_t *e)
+{
+	json_t *t = json_object_get(e, "time");
+	double v = json_is_number(t) ? json_number_value(t) : NAN;
+	return isfinite(v) && v > 0 ? v : NAN;
+}
+
+static int load_entry(struct loader *ld, const char *key, json_t *e,
+		      double *vals)
+{
+	if (!json_is_object(e))
+		return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+			       "%s: cache entry \"%.64s\" is not an object",
+			       ld->path, key);
+	for (int d = 0; d < ld->ndims; d++) {
+		json_t *x = json_object_get(e, ld->names[d]);
+		long j = x ? value_index(ld->vals[d], x) : -1;
+		if (j < 0)
+			return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+				       "%s: cache entry \"%.64s\": %s is "
+				       "missing or not one of its "
+				       "tune_params values",
+				       ld->path, key, ld->names[d]);
+		vals[d] = ld->kinds[d] == AX_DIM_CATEGORICAL
+				  ? (double)j
+				  : json_number_value(x);
+	}
+	return 0;
+}
+
+static char *dup_string(json_t *root, const char *key)
+{
+	const char *s = json_string_value(json_object_get(root, key));
+	return s ? strdup(s) : NULL;
+}
+
+static int build(struct loader *ld, json_t *root, struct ax_landscape *l)
+{
+	int rc = load_keys(ld, root);
+	if (rc)
+		return rc;
+	json_t *cache = json_object_get(root, "cache");
+	size_t n = json_object_size(cache);
+	if (!json_is_object(cache) || n == 0)
+		return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+			       "%s: \"cache\" must be a non-empty object",
+			       ld->path);
+	if (n > AX_REPLAY_MAX_ENTRIES)
+		return ax_errf(ld->err, ld->errlen, AX_EINVAL,
+			       "%s: %zu cache entries; at most %u are "
+			       "supported",
+			       ld->path, n, AX_REPLAY_MAX_ENTRIES);
+	double *vals = malloc(n * ld->ndims * sizeof(double));
+	l->cost = malloc(n * sizeof(double));
+	if (!vals || !l->cost) {
+		free(vals);
+		return AX_ENOMEM;
+	}
+	size_t i = 0;
+	const char *key;
+	json_t *e;
+	l->optimum = INFINITY;
+	json_object_foreach(cache, key, e)
+	{
+		if ((rc = load_entry(ld, key, e, vals + i * ld->ndims)))
+			break;
+		l->cost[i] = entry_time(e);
+		if (isnan(l->cost[i]))
+			l->nfailed++;
+		else if (l->cost[i] < l->optimum)
+			l->optimum = l->cost[i], l->opt_index = i;
+		i++;
+	}
+	l->n = n;
+	if (!rc && !isfinite(l->optimum))
+		rc = ax_errf(ld->err, ld->errlen, AX_EINVAL,
+			     "%s: none of the %zu configurations has a valid "
+			     "time",
+			     ld->path, n);
+	if (!rc)
+		rc = ax_space_create_points(&l->space, ld->ndims, ld->names,
+					    ld->kinds, vals, n, ld->err,
+					    ld->errlen);
+	free(vals);
+	return rc;
+}
+
+int ax_replay_load(const char *path, struct ax_landscape **out, char *err,
+		   size_t errlen)
+{
+	*out = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = read_all(path, &buf, &len, err, errlen);
+	if (rc)
+		return rc;
+	neutralise_nonfinite(buf, len);
+	json_error_t jerr;
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(buf);
+	if (!root || !json_is_object(root)) {
+		json_decref(root);
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s:%d:%d: not a JSON object: %s", path,
+			       jerr.line, jerr.column, jerr.text);
+	}
+	struct ax_landscape *l = calloc(1, sizeof(*l));
+	if (!l) {
+		json_decref(root);
+		return AX_ENOMEM;
+	}
+	struct loader ld = {.path = path, .err = err, .errlen = errlen};
+	rc = build(&ld, root, l);
+	if (!rc) {
+		l->kernel_name = dup_string(root, "kernel_name");
+		l->device_name = dup_string(root, "device_name");
+	}
+	json_decref(root);
+	if (rc) {
+		ax_landscape_destroy(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+void ax_landscape_destroy(struct ax_landscape *l)
+{
+	if (!l)
+		return;
+	ax_space_destroy(l->space);
+	free(l->cost);
+	free(l->kernel_name);
+	free(l->device_name);
+	free(l);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int ax_replay_run(const struct ax_landscape *l, const char *strategy,
+		  uint64_t seed, const struct ax_tuner_options *opt,
+		  double *trace, size_t trace_len,
+		  struct ax_replay_result *res, char *err, size_t errlen)
+{
+	struct ax_tuner *t;
+	memset(res, 0, sizeof(*res));
+	int rc = ax_tuner_create(&t, l->space, strategy, seed, opt, err,
+				 errlen);
+	if (rc)
+		return rc;
+	double best = INFINITY, t_in = 0;
+	size_t e = 0;
+	for (;;) {
+		size_t i;
+		double t0 = now_s();
+		rc = ax_tuner_ask(t, &i);
+		double t1 = now_s();
+		if (rc)
+			break;
+		res->last_ask_s = t1 - t0;
+		double c = l->cost[i];
+		int ok = !isnan(c);
+		rc = ax_tuner_tell(t, i, ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
+				   c);
+		t_in += now_s() - t0;
+		if (rc)
+			break;
+		if (ok && c < best)
+			best = c;
+		if (trace && e < trace_len)
+			trace[e] = best;
+		e++;
+	}
+	if (rc == AX_ENOTFOUND)
+		rc = 0;
+	res->evals = e;
+	res->best_found = best;
+	res->tuner_s = t_in;
+	const char *why = ax_tuner_stop_reason(t);
+	snprintf(res->stop_reason, sizeof(res->stop_reason), "%s",
+		 why ? why : "");
+	res->best_cost = INFINITY;
+	if (!rc && ax_tuner_best(t, &res->best_index, &res->best_cost))
+		res->best_cost = INFINITY;
+	ax_tuner_destroy(t);
+	return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* log C(a, k), -inf when a < k. */
+static double log_choose(double a, double k)
+{
+	if (a < k)
+		return -INFINITY;
+	return lgamma(a + 1) - lgamma(k + 1) - lgamma(a - k + 1);
+}
+
+int ax_replay_random_stats(const struct ax_landscape *l, size_t k,
+			   double *expect_ratio, double *median_ratio,
+			   double *p_within5)
+{
+	size_t N = l->n, V = N - l->nfailed;
+	double *c = malloc((V ? V : 1) * sizeof(double));
+	if (!c)
+		return AX_ENOMEM;
+	size_t m = 0;
+	for (size_t i = 0; i < N; i++)
+		if (!isnan(l->cost[i]))
+			c[m++] = l->cost[i];
+	qsort(c, V, sizeof(double), cmp_double);
+	if (k > N)
+		k = N;
+	/* q(r): probability that the r best valid points were all missed. */
+	double lcn = log_choose((double)N, (double)k);
+#define Q(r) exp(log_choose((double)(N - (r)), (double)k) - lcn)
+	double ex = 0, qprev = 1, med = INFINITY, within = 0;
+	for (size_t i = 1; i <= V; i++) {
+		double qi = Q(i);
+		ex += c[i - 1] / c[0] * (qprev - qi);
+		if (!isfinite(med) && 1 - qi >= 0.5)
+			med = c[i - 1] / c[0];
+		if (c[i - 1] <= 1.05 * c[0])
+			within = 1 - qi;
+		qprev = qi;
+	}
+	double none = Q(V);
+#undef Q
+	free(c);
+	if (expect_ratio)
+		*expect_ratio = none < 1 ? ex / (1 - none) : INFINITY;
+	if (median_ratio)
+		*median_ratio = med;
+	if (p_within5)
+		*p_within5 = within;
+	return 0;
+}

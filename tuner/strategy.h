@@ -1,0 +1,116 @@
+/*
+ * tuner/strategy.h - the ask/tell interface every search strategy shares.
+ *
+ * A tuner walks one struct ax_space.  The caller loops: ax_tuner_ask() for
+ * the index of the next point to measure, measure it, ax_tuner_tell() the
+ * outcome; until ask returns AX_ENOTFOUND, after which
+ * ax_tuner_stop_reason() says why.  The tuner minimises a cost (a time):
+ * callers with a higher-is-better metric pass its time or its reciprocal.
+ *
+ * Strategies: "bo" (Gaussian-process Bayesian optimisation: maximin Latin
+ * hypercube start, log-EI times a feasibility estimate, maximised exactly
+ * over every untried point up to 200 000 of them, by multi-start local
+ * search beyond), "random" (uniform, without replacement), "grid" (every
+ * point in index order) and "anneal" (simulated annealing over
+ * one-parameter neighbours).  Every strategy is deterministic for a seed
+ * and a sequence of tells.  A point is proposed at most once: asked points
+ * are never asked again, and failed points are remembered as failed (they
+ * never reach the time model; "bo" learns where failures cluster).
+ *
+ * Stopping rules, checked by ask: the evaluation budget; a wall-clock
+ * limit; every point tried; (bo) expected improvement below a threshold
+ * for several proposals in a row; no gain of at least 1 % over the last
+ * max(20, 10 % of evaluations) evaluations.
+ */
+#ifndef AX_TUNER_STRATEGY_H
+#define AX_TUNER_STRATEGY_H
+
+#include "tuner/space.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ax_tuner;
+
+enum ax_trial_status {
+	AX_TRIAL_OK = 0,     /* measured: cost is valid */
+	AX_TRIAL_FAILED = 1, /* compile / run / verification failure,
+			      * timeout or an invalid point: no cost */
+};
+
+struct ax_tuner_options {
+	size_t budget;       /* evaluations; 0 = no limit */
+	double time_limit_s; /* wall clock from creation; 0 = no limit */
+	int n_init;          /* bo: initial design size; 0 = automatic */
+	double ei_threshold; /* bo: stop when EI, as a fraction of the best
+			      * time, stays below this; 0 = rule off */
+	int ei_rounds;       /* ... for this many proposals in a row */
+	int patience;        /* 1: stop on no 1 % gain (see above) */
+};
+
+/* Defaults: no budget or time limit, automatic n_init, EI threshold 1e-4
+ * for 5 rounds, patience on. */
+void ax_tuner_options_init(struct ax_tuner_options *o);
+
+/* NULL-terminated list of strategy names. */
+const char *const *ax_tuner_strategies(void);
+
+/*
+ * Create a tuner over space (borrowed: it must outlive the tuner) with the
+ * named strategy and seed; opt may be NULL for the defaults.  Errors:
+ * AX_EINVAL (unknown strategy: the message lists the known ones),
+ * AX_ENOMEM.  The tuner is the caller's to ax_tuner_destroy.
+ */
+int ax_tuner_create(struct ax_tuner **out, const struct ax_space *space,
+		    const char *strategy, uint64_t seed,
+		    const struct ax_tuner_options *opt, char *err,
+		    size_t errlen);
+
+void ax_tuner_destroy(struct ax_tuner *t);
+
+/*
+ * Next point to evaluate, into *index.  Returns 0, or AX_ENOTFOUND once a
+ * stopping rule holds (then and afterwards; see ax_tuner_stop_reason), or
+ * AX_ENOMEM.  Several asks may be outstanding at once.
+ */
+int ax_tuner_ask(struct ax_tuner *t, size_t *index);
+
+/*
+ * Report the outcome of point index: status and, for AX_TRIAL_OK, its cost
+ * (finite and > 0; anything else is recorded as a failure).  The point need
+ * not have been asked (resume from stored trials, or seeding from other
+ * devices), but may be told only once: AX_EINVAL otherwise, or for an
+ * index out of range.
+ */
+int ax_tuner_tell(struct ax_tuner *t, size_t index,
+		  enum ax_trial_status status, double cost);
+
+/*
+ * The answer: among the measured points, the one with the lowest posterior
+ * mean (bo) or the lowest measured cost (other strategies), and its
+ * measured cost.  AX_ENOTFOUND when nothing has been measured.
+ */
+int ax_tuner_best(struct ax_tuner *t, size_t *index, double *cost);
+
+/*
+ * Up to k measured points, best first by the same ordering as
+ * ax_tuner_best (so a caller can re-time the top few); returns how many
+ * were written to idx.
+ */
+size_t ax_tuner_top(struct ax_tuner *t, size_t k, size_t *idx);
+
+/* Why the tuner stopped ("budget of 100 evaluations reached", ...), or NULL
+ * while it has not.  Borrowed. */
+const char *ax_tuner_stop_reason(const struct ax_tuner *t);
+
+/* Evaluations told so far (successful and failed). */
+size_t ax_tuner_evals(const struct ax_tuner *t);
+
+/* bo: the largest expected improvement at the last proposal, as a fraction
+ * of the best cost; NaN for other strategies or before the model exists. */
+double ax_tuner_last_ei(const struct ax_tuner *t);
+
+/* The strategy's name, borrowed. */
+const char *ax_tuner_strategy(const struct ax_tuner *t);
+
+#endif
