@@ -1,0 +1,253 @@
+/* reports/html_curves.c - rooflines, bandwidth against working-set size,
+ * transfer rate against chunk size, and history across runs. */
+#include "reports/compare.h"
+#include "reports/html_escape.h"
+#include "reports/html_internal.h"
+#include "reports/svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pt {
+	char key[200]; /* series: device + the grouping parameters */
+	int dev;
+	double x, y;
+	size_t order;  /* position in results: later is newer */
+};
+
+static int pt_cmp(const void *a, const void *b)
+{
+	const struct pt *p = a, *q = b;
+	int c = strcmp(p->key, q->key);
+	if (c)
+		return c;
+	if (p->x != q->x)
+		return (p->x > q->x) - (p->x < q->x);
+	return (p->order > q->order) - (p->order < q->order);
+}
+
+/* Text of parameter name of r ("" when absent). */
+static void param_text(const json_t *r, const char *name, char *buf,
+		       size_t len)
+{
+	const json_t *v = json_object_get(json_object_get(r, "params"), name);
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_number(v))
+		snprintf(buf, len, "%g", json_number_value(v));
+	else
+		snprintf(buf, len, "%s", "");
+}
+
+/* Draw one chart of suite's median against numeric parameter xp, one
+ * series per device and values of the parameters in group[].  Returns
+ * false when the suite has no usable results. */
+static bool curve_chart(struct ax_html_ctx *c, const char *suite,
+			const char *xp, const char *const *group,
+			const char *title, const char *xlabel)
+{
+	size_t n = 0, i;
+	json_t *r;
+	struct pt *pts = calloc(json_array_size(c->d->results) + 1,
+				sizeof(*pts));
+	const char *unit = "";
+	if (!pts)
+		return false;
+	json_array_foreach(c->d->results, i, r) {
+		const json_t *xv = json_object_get(json_object_get(r, "params"),
+						   xp);
+		if (!ax_html_ok(r) || strcmp(ax_html_jstr(r, "suite"), suite) ||
+		    !json_is_number(xv))
+			continue;
+		struct pt *p = &pts[n++];
+		p->dev = ax_html_device_index(c, r);
+		int k = snprintf(p->key, sizeof(p->key), "%s",
+				 ax_html_device_name(c, p->dev));
+		for (int g = 0; group[g]; g++) {
+			char v[64];
+			param_text(r, group[g], v, sizeof(v));
+			k += snprintf(p->key + k, sizeof(p->key) - (size_t)k,
+				      " %s=%s", group[g], v);
+		}
+		if (c->n_runs > 1)
+			snprintf(p->key + k, sizeof(p->key) - (size_t)k,
+				 " run %.0f", ax_html_jnum(r, "run_id"));
+		p->x = json_number_value(xv);
+		p->y = ax_html_jnum(r, "median");
+		p->order = i;
+		unit = ax_html_jstr(r, "unit");
+	}
+	if (n == 0) {
+		free(pts);
+		return false;
+	}
+	qsort(pts, n, sizeof(*pts), pt_cmp);
+	struct ax_svg_series *s = calloc(n, sizeof(*s));
+	double *xs = calloc(n, sizeof(double)), *ys = calloc(n, sizeof(double));
+	int ns = 0, m = 0;
+	for (size_t j = 0; s && xs && ys && j < n; j++) {
+		/* The newest result wins where one x was measured twice. */
+		if (j + 1 < n && !strcmp(pts[j].key, pts[j + 1].key) &&
+		    pts[j].x == pts[j + 1].x)
+			continue;
+		if (ns == 0 || strcmp(s[ns - 1].name, pts[j].key)) {
+			s[ns] = (struct ax_svg_series){
+				pts[j].key, xs + m, ys + m, 0,
+				AX_SVG_LINES | AX_SVG_MARKERS, ns};
+			ns++;
+		}
+		xs[m] = pts[j].x;
+		ys[m++] = pts[j].y;
+		s[ns - 1].n++;
+	}
+	char ylabel[80];
+	snprintf(ylabel, sizeof(ylabel), "median %s", unit);
+	struct ax_svg_plot p = {.title = title, .xlabel = xlabel,
+				.ylabel = ylabel, .xlog = true,
+				.xfmt = AX_SVG_BYTES};
+	ax_svg_plot(c->f, &p, s, ns);
+	free(s);
+	free(xs);
+	free(ys);
+	free(pts);
+	return true;
+}
+
+void ax_html_section_curves(struct ax_html_ctx *c)
+{
+	static const char *const bw_group[] = {"op", NULL};
+	static const char *const tr_group[] = {"direction", "path", NULL};
+	ax_html_h2(c, "curves", "Bandwidth and transfer curves");
+	if (!curve_chart(c, "bandwidth", "size", bw_group,
+			 "Bandwidth against working-set size (higher is "
+			 "better)", "working set (bytes)"))
+		ax_html_empty(c, "No bandwidth results with a size parameter: "
+			      "run `axbench run bandwidth` to get this "
+			      "curve.");
+	if (!curve_chart(c, "transfer", "chunk", tr_group,
+			 "Transfer rate against chunk size (higher is "
+			 "better)", "chunk (bytes)"))
+		ax_html_empty(c, "No transfer results with a chunk parameter: "
+			      "run `axbench run transfer` to get this "
+			      "curve.");
+}
+
+/* ---- roofline --------------------------------------------------------- */
+
+/* Bytes moved per repetition: extra.bytes when the suite stored it,
+ * else the three matrices of a GEMM (fp16 when the dtype says so). */
+static double bytes_of(const json_t *r)
+{
+	const json_t *e = json_object_get(r, "extra");
+	double b = ax_html_jnum(e, "bytes");
+	if (isfinite(b) && b > 0)
+		return b;
+	const json_t *p = json_object_get(r, "params");
+	double m = ax_html_jnum(p, "m"), n = ax_html_jnum(p, "n"),
+	       k = ax_html_jnum(p, "k");
+	char dt[32];
+	param_text(r, "dtype", dt, sizeof(dt));
+	double es = strstr(dt, "16") ? 2 : 4;
+	return es * (m * k + k * n + m * n);
+}
+
+/* Highest median on device dev of unit, from any of suites (NULL ends). */
+static double ceiling(const struct ax_html_ctx *c, int dev, const char *unit,
+		      const char *const *suites)
+{
+	double best = NAN;
+	size_t i;
+	json_t *r;
+	json_array_foreach(c->d->results, i, r) {
+		bool in = false;
+		for (int s = 0; suites[s]; s++)
+			in |= !strcmp(ax_html_jstr(r, "suite"), suites[s]);
+		if (!in || !ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
+		    strcmp(ax_html_jstr(r, "unit"), unit))
+			continue;
+		double m = ax_html_jnum(r, "median");
+		if (isfinite(m) && !(m <= best))
+			best = m;
+	}
+	return best;
+}
+
+static int roof_points(const struct ax_html_ctx *c, int dev, double *x,
+		       double *y)
+{
+	size_t i;
+	json_t *r;
+	int n = 0;
+	json_array_foreach(c->d->results, i, r) {
+		if (!ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
+		    strcmp(ax_html_jstr(r, "unit"), "GFLOP/s") ||
+		    !strcmp(ax_html_jstr(r, "suite"), "peak"))
+			continue;
+		double ai = ax_html_jnum(r, "work") / bytes_of(r);
+		if (!isfinite(ai) || ai <= 0)
+			continue;
+		x[n] = ai;
+		y[n++] = ax_html_jnum(r, "median");
+	}
+	return n;
+}
+
+static bool roofline(struct ax_html_ctx *c, int dev)
+{
+	static const char *const peak[] = {"peak", NULL};
+	static const char *const bw[] = {"peak", "bandwidth", NULL};
+	size_t cap = json_array_size(c->d->results) + 1;
+	double *x = calloc(cap, sizeof(double)), *y = calloc(cap, sizeof(double));
+	double P = ceiling(c, dev, "GFLOP/s", peak);
+	double B = ceiling(c, dev, "GB/s", bw);
+	int n = x && y ? roof_points(c, dev, x, y) : 0;
+	bool drawn = n > 0 || isfinite(P);
+	if (drawn) {
+		/* Intensity axis: a decade each side of points and ridge. */
+		double lo = 0.1, hi = 1000, cx[64], cy[64];
+		for (int i = 0; i < n; i++) {
+			lo = fmin(lo, x[i] / 4);
+			hi = fmax(hi, x[i] * 4);
+		}
+		for (int i = 0; i < 64; i++) {
+			cx[i] = lo * pow(hi / lo, i / 63.0);
+			cy[i] = fmin(isfinite(P) ? P : INFINITY,
+				     isfinite(B) ? B * cx[i] : INFINITY);
+		}
+		char title[400], cname[120];
+		snprintf(title, sizeof(title), "Roofline of %s: GFLOP/s "
+			 "against arithmetic intensity (higher is better)",
+			 ax_html_device_name(c, dev));
+		snprintf(cname, sizeof(cname), "ceiling: %s%s%s",
+			 isfinite(P) ? "measured peak" : "",
+			 isfinite(P) && isfinite(B) ? " and " : "",
+			 isfinite(B) ? "measured bandwidth" : "");
+		struct ax_svg_series s[2] = {
+			{cname, cx, cy, 64, AX_SVG_DASHED, 6},
+			{"kernels (GFLOP/s results)", x, y, n, AX_SVG_MARKERS,
+			 dev},
+		};
+		struct ax_svg_plot p = {.title = title,
+					.xlabel = "FLOP per byte",
+					.ylabel = "GFLOP/s", .xlog = true,
+					.ylog = true};
+		bool roof = isfinite(P) || isfinite(B);
+		ax_svg_plot(c->f, &p, roof ? s : s + 1, roof ? 2 : 1);
+	}
+	free(x);
+	free(y);
+	return drawn;
+}
+
+void ax_html_section_roofline(struct ax_html_ctx *c)
+{
+	int drawn = 0;
+	ax_html_h2(c, "roofline", "Roofline per device");
+	for (size_t i = 0; i < json_array_size(c->devices); i++)
+		drawn += roofline(c, (int)i);
+	if (!drawn)
+		ax_html_empty(c, "No GFLOP/s results (gemm, conv, attention) "
+			      "and no peak results: there is no roofline to "
+			      "draw.");
+}

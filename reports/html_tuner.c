@@ -1,0 +1,241 @@
+/* reports/html_tuner.c - tuner convergence (best so far against
+ * evaluations, per strategy) and which parameters mattered. */
+#include "reports/html_escape.h"
+#include "reports/html_internal.h"
+#include "reports/svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether bigger objective values are better for suite: the direction
+ * of that suite's results when the report has any, else the session's
+ * objective name ("min..." or a time means lower is better). */
+static bool higher_better(const struct ax_html_ctx *c, const json_t *s)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(c->d->results, i, r)
+		if (!strcmp(ax_html_jstr(r, "suite"), ax_html_jstr(s, "suite")))
+			return json_is_true(json_object_get(r,
+							    "higher_is_better"));
+	const char *obj = ax_html_jstr(s, "objective");
+	return !(strstr(obj, "min") || strstr(obj, "time") ||
+		 strstr(obj, "seconds"));
+}
+
+static bool trial_ok(const json_t *t)
+{
+	return !strcmp(ax_html_jstr(t, "status"), "ok") &&
+	       isfinite(ax_html_jnum(t, "value"));
+}
+
+/* Best-so-far series of session s into x, y (n trials); returns count. */
+static int best_so_far(const json_t *s, bool hib, double *x, double *y)
+{
+	const json_t *trials = json_object_get(s, "trials");
+	double best = NAN;
+	int n = 0;
+	for (size_t i = 0; i < json_array_size(trials); i++) {
+		const json_t *t = json_array_get(trials, i);
+		double v = ax_html_jnum(t, "value");
+		if (trial_ok(t) && (!isfinite(best) || (hib ? v > best
+							    : v < best)))
+			best = v;
+		x[n] = (double)i + 1;
+		y[n++] = best; /* NAN until the first ok trial: skipped */
+	}
+	return n;
+}
+
+static void session_name(const struct ax_html_ctx *c, const json_t *s,
+			 char *buf, size_t len)
+{
+	char seed[32];
+	const json_t *sv = json_object_get(s, "seed");
+	if (json_is_integer(sv))
+		snprintf(seed, sizeof(seed), "%lld",
+			 (long long)json_integer_value(sv));
+	else
+		snprintf(seed, sizeof(seed), "%s", ax_html_jstr(s, "seed"));
+	int dev = -1;
+	for (size_t i = 0; i < json_array_size(c->devices); i++)
+		if (!strcmp(ax_html_jstr(json_array_get(c->devices, i),
+					 "fingerprint"),
+			    ax_html_jstr(json_object_get(s, "device"),
+					 "fingerprint")))
+			dev = (int)i;
+	snprintf(buf, len, "%s seed %s, session %.0f%s%s",
+		 ax_html_jstr(s, "strategy"), seed, ax_html_jnum(s, "id"),
+		 dev >= 0 ? " on " : "",
+		 dev >= 0 ? ax_html_device_name(c, dev) : "");
+}
+
+static void convergence_chart(struct ax_html_ctx *c, const char *suite)
+{
+	size_t i, cap = 0;
+	json_t *s;
+	int ns = 0;
+	json_array_foreach(c->d->sessions, i, s)
+		cap += json_array_size(json_object_get(s, "trials")) + 1;
+	double *xy = calloc(2 * cap + 2, sizeof(double));
+	size_t nsess = json_array_size(c->d->sessions);
+	struct ax_svg_series *ser = calloc(nsess + 1, sizeof(*ser));
+	char (*names)[300] = calloc(nsess + 1, sizeof(*names));
+	bool hib = true;
+	size_t used = 0;
+	json_array_foreach(c->d->sessions, i, s) {
+		if (!xy || !ser || !names ||
+		    strcmp(ax_html_jstr(s, "suite"), suite))
+			continue;
+		hib = higher_better(c, s);
+		double *x = xy + used, *y = xy + cap + used;
+		int n = best_so_far(s, hib, x, y);
+		used += (size_t)n;
+		session_name(c, s, names[ns], sizeof(names[ns]));
+		ser[ns] = (struct ax_svg_series){names[ns], x, y, n,
+						 AX_SVG_LINES | AX_SVG_MARKERS,
+						 ns};
+		ns++;
+	}
+	char title[200];
+	snprintf(title, sizeof(title), "Tuner convergence on %s: best "
+		 "objective so far (%s is better)", suite,
+		 hib ? "higher" : "lower");
+	struct ax_svg_plot p = {.title = title, .xlabel = "evaluations",
+				.ylabel = "best so far", .xint = true};
+	if (ns)
+		ax_svg_plot(c->f, &p, ser, ns);
+	free(xy);
+	free(ser);
+	free(names);
+}
+
+/* ---- which parameters mattered ---------------------------------------- */
+
+struct effect {
+	char name[64];
+	int levels;
+	double spread; /* range of per-value mean objective / |best| */
+};
+
+/* Spread of the mean objective over the values of parameter name. */
+static struct effect param_effect(const json_t *trials, const char *name,
+				  double best)
+{
+	struct effect e = {.levels = 0, .spread = NAN};
+	json_t *groups = json_object(), *g;
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	for (size_t i = 0; i < json_array_size(trials); i++) {
+		const json_t *t = json_array_get(trials, i);
+		if (!trial_ok(t))
+			continue;
+		char *v = json_dumps(json_object_get(json_object_get(t,
+								     "params"),
+						     name),
+				     JSON_ENCODE_ANY | JSON_COMPACT);
+		if (!v)
+			continue;
+		g = json_object_get(groups, v);
+		if (!g) {
+			g = json_pack("[f,i]", 0.0, 0);
+			json_object_set_new(groups, v, g);
+		}
+		json_array_set_new(g, 0, json_real(json_real_value(
+						   json_array_get(g, 0)) +
+					   ax_html_jnum(t, "value")));
+		json_array_set_new(g, 1, json_integer(json_integer_value(
+						 json_array_get(g, 1)) + 1));
+		free(v);
+	}
+	double lo = INFINITY, hi = -INFINITY;
+	const char *k;
+	json_object_foreach(groups, k, g) {
+		double m = json_real_value(json_array_get(g, 0)) /
+			   (double)json_integer_value(json_array_get(g, 1));
+		lo = fmin(lo, m);
+		hi = fmax(hi, m);
+	}
+	e.levels = (int)json_object_size(groups);
+	if (e.levels > 1 && fabs(best) > 0)
+		e.spread = (hi - lo) / fabs(best);
+	json_decref(groups);
+	return e;
+}
+
+static int effect_cmp(const void *a, const void *b)
+{
+	const struct effect *x = a, *y = b;
+	double p = isfinite(x->spread) ? x->spread : -1;
+	double q = isfinite(y->spread) ? y->spread : -1;
+	return (q > p) - (q < p);
+}
+
+static void mattered(struct ax_html_ctx *c, const json_t *s)
+{
+	const json_t *trials = json_object_get(s, "trials");
+	double best = NAN;
+	const json_t *params = NULL;
+	bool hib = higher_better(c, s);
+	for (size_t i = 0; i < json_array_size(trials); i++) {
+		const json_t *t = json_array_get(trials, i);
+		double v = ax_html_jnum(t, "value");
+		if (!trial_ok(t))
+			continue;
+		params = json_object_get(t, "params");
+		if (!isfinite(best) || (hib ? v > best : v < best))
+			best = v;
+	}
+	struct effect e[64];
+	int n = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)params, k, v) {
+		if (n < 64)
+			e[n++] = param_effect(trials, k, best);
+	}
+	qsort(e, (size_t)n, sizeof(*e), effect_cmp);
+	char name[300];
+	session_name(c, s, name, sizeof(name));
+	for (int i = 0; i < n; i++) {
+		fputs("<tr><td>", c->f);
+		ax_html_escape(c->f, i == 0 ? name : "");
+		fputs("</td><td>", c->f);
+		ax_html_escape(c->f, e[i].name);
+		fprintf(c->f, "</td><td class=\"num\">%d</td>", e[i].levels);
+		if (isfinite(e[i].spread))
+			fprintf(c->f, "<td class=\"num\">%.1f %%</td></tr>\n",
+				100 * e[i].spread);
+		else
+			fputs("<td>one value tried</td></tr>\n", c->f);
+	}
+}
+
+void ax_html_section_tuner(struct ax_html_ctx *c)
+{
+	json_t *seen = json_object(), *s;
+	size_t i;
+	ax_html_h2(c, "tuner", "Tuner convergence");
+	json_array_foreach(c->d->sessions, i, s) {
+		const char *suite = ax_html_jstr(s, "suite");
+		if (json_object_get(seen, suite))
+			continue;
+		json_object_set_new(seen, suite, json_true());
+		convergence_chart(c, suite);
+	}
+	if (json_object_size(seen) == 0) {
+		ax_html_empty(c, "No tuning sessions in the selected data: run "
+			      "`axbench tune` to see convergence here.");
+		json_decref(seen);
+		return;
+	}
+	json_decref(seen);
+	fputs("<h3>Which parameters mattered</h3>\n<p>For each parameter, the "
+	      "range of the mean objective over the values tried, as a "
+	      "share of the best value found.</p>\n<table><tr><th>Session"
+	      "</th><th>Parameter</th><th>Values tried</th><th>Spread of "
+	      "mean objective</th></tr>\n", c->f);
+	json_array_foreach(c->d->sessions, i, s)
+		mattered(c, s);
+	fputs("</table>\n", c->f);
+}
