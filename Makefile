@@ -12,9 +12,12 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
-           -I. -Ibuild $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+           -I. -I$(B) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 GLSLC   ?= glslc
+VERSION := 0.1.0
+GIT_SHA := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+CFLAGS  += -DAX_VERSION_STRING='"$(VERSION)"' -DAX_GIT_SHA_STRING='"$(GIT_SHA)"'
 B       := build
 
 LIB_SRC   := $(sort $(wildcard core/*.c suites/*.c tuner/*.c reports/*.c))

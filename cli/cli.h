@@ -64,6 +64,7 @@ struct ax_cli_iter {
 	char **argv;
 	int i;              /* next argv index */
 	const char *optarg; /* argument of the option just returned */
+	char optname[72];   /* "--name" of the option just returned */
 	char **positional;  /* collected positional arguments */
 	int n_positional;
 };
@@ -91,6 +92,48 @@ int ax_cli_parse_int(const struct ax_cli_iter *it, long long min,
 		     long long max, long long *out);
 int ax_cli_parse_double(const struct ax_cli_iter *it, double min,
 			double max, double *out);
+
+/* ---- shared helpers of the commands (cli/common.c) ------------------ */
+
+struct ax_db;
+struct ax_vk_instance;
+
+/* Open the database named by --db / AXBENCH_DB / ./axbench.db; prints the
+ * error and returns the exit code (0 on success). */
+int ax_cli_open_db(const struct ax_cli *cli, bool readonly,
+		   struct ax_db **db);
+
+/* Create the Vulkan instance (validation per cli->validate) and resolve
+ * --device; prints errors, returns an exit code. */
+int ax_cli_open_vk(const struct ax_cli *cli, struct ax_vk_instance **inst,
+		   int *device_index);
+
+/* After a command that used Vulkan: AX_EXIT_FAIL (after saying so) when
+ * validation was on and the layer printed anything, else code. */
+int ax_cli_check_validation(const struct ax_cli *cli,
+			    const struct ax_vk_instance *inst, int code);
+
+/* The command line as a JSON array text (malloc'd). */
+char *ax_cli_argv_json(const struct ax_cli *cli);
+
+/* Directory holding the shipped profiles (configs/): AXBENCH_CONFIG_DIR,
+ * else next to the executable, else the install prefix. */
+const char *ax_cli_config_dir(void);
+
+struct ax_vk_device_info;
+struct ax_topo;
+#include <jansson.h>
+#include <stdint.h>
+
+/* Everything `devices --json` says about one device, locality included
+ * when topo is not NULL (a new reference). */
+json_t *ax_cli_device_json(const struct ax_vk_device_info *info,
+			   const struct ax_topo *topo);
+
+/* Insert or find the host and device rows for a run on info. */
+int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
+		    const struct ax_vk_device_info *info, int64_t *host_id,
+		    int64_t *device_id);
 
 /* Set by the SIGINT/SIGTERM handler; long loops check it and stop. */
 extern volatile int ax_cli_interrupted;

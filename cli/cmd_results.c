@@ -1,0 +1,196 @@
+/* cli/cmd_results.c - `axbench results`: what the database holds. */
+#include "cli/cli.h"
+
+#include "core/db.h"
+#include "core/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_RUN = 1, OPT_SUITE, OPT_CSV, OPT_SAMPLES };
+
+static const struct ax_cli_opt results_opts[] = {
+	{OPT_RUN, "run", 'r', "ID|last",
+	 "only this run (repeatable; default: every run)"},
+	{OPT_SUITE, "suite", 's', "NAME", "only this suite"},
+	{OPT_CSV, "csv", 0, NULL, "print CSV (one row per result)"},
+	{OPT_SAMPLES, "samples", 0, NULL, "include raw samples (--json)"},
+	{0},
+};
+
+static double num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* RFC 4180: quote fields holding a comma, quote or newline. */
+static void csv_field(FILE *out, const char *s, bool last)
+{
+	if (strpbrk(s, ",\"\n\r")) {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	} else {
+		fputs(s, out);
+	}
+	fputc(last ? '\n' : ',', out);
+}
+
+static void print_csv(const json_t *results)
+{
+	static const char *const cols[] = {
+		"id", "run_id", "started_at", "device", "suite", "case",
+		"status", "unit", "median", "ci_lo", "ci_hi", "min", "max",
+		"n", "stop_reason", "timing_mode", "params", "error"};
+	const int n_cols = (int)(sizeof(cols) / sizeof(cols[0]));
+	for (int i = 0; i < n_cols; i++)
+		csv_field(stdout, cols[i], i == n_cols - 1);
+	size_t idx;
+	const json_t *r;
+	json_array_foreach(results, idx, r)
+	{
+		char buf[64];
+		for (int i = 0; i < n_cols; i++) {
+			const json_t *v = json_object_get(r, cols[i]);
+			char *dumped = NULL;
+			const char *text = "";
+			if (strcmp(cols[i], "device") == 0)
+				text = str(json_object_get(r, "device"), "name");
+			else if (json_is_string(v))
+				text = json_string_value(v);
+			else if (json_is_integer(v))
+				snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT,
+					 json_integer_value(v)),
+					text = buf;
+			else if (json_is_real(v))
+				snprintf(buf, sizeof(buf), "%.6g",
+					 json_real_value(v)),
+					text = buf;
+			else if (json_is_object(v))
+				text = dumped = json_dumps(v, JSON_COMPACT |
+							      JSON_SORT_KEYS);
+			csv_field(stdout, text ? text : "", i == n_cols - 1);
+			free(dumped);
+		}
+	}
+}
+
+static void print_table(const json_t *results)
+{
+	printf("%-6s %-5s %-10s %-34s %12s %-8s %4s %s\n", "id", "run",
+	       "suite", "case", "median", "unit", "n", "status");
+	size_t idx;
+	const json_t *r;
+	json_array_foreach(results, idx, r)
+	{
+		bool ok = strcmp(str(r, "status"), "ok") == 0;
+		char median[32] = "-";
+		if (ok)
+			snprintf(median, sizeof(median), "%.4g",
+				 num(r, "median"));
+		printf("%-6lld %-5lld %-10s %-34s %12s %-8s %4d %s%s%s\n",
+		       (long long)num(r, "id"), (long long)num(r, "run_id"),
+		       str(r, "suite"), str(r, "case"), median, str(r, "unit"),
+		       (int)num(r, "n"), str(r, "status"), ok ? "" : ": ",
+		       ok ? "" : str(r, "error"));
+	}
+	if (json_array_size(results) == 0)
+		printf("(no results)\n");
+}
+
+static int resolve_run(const struct ax_cli *cli, struct ax_db *db,
+		       const char *text, int64_t *id)
+{
+	if (strcmp(text, "last") == 0) {
+		if (ax_db_last_run(db, id) == 0)
+			return 0;
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--run last: the database %s holds no "
+				    "runs yet; run `axbench run` first",
+				    cli->db_path);
+	}
+	char *end;
+	long long v = strtoll(text, &end, 10);
+	if (*end || end == text || v <= 0)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--run must be a run id or 'last' (got "
+				    "'%s')",
+				    text);
+	*id = v;
+	return 0;
+}
+
+extern const struct ax_cli_cmd ax_cmd_results;
+
+static int results_main(struct ax_cli *cli, int argc, char **argv)
+{
+	struct ax_cli_iter it;
+	const char *runs[64];
+	int n_runs = 0, opt, rc = 0;
+	struct ax_db_filter f = {0};
+	bool csv = false;
+	ax_cli_iter_init(&it, cli, &ax_cmd_results, argc, argv);
+	while ((opt = ax_cli_next(&it)) > 0) {
+		if (opt == OPT_RUN && n_runs < 64)
+			runs[n_runs++] = it.optarg;
+		else if (opt == OPT_SUITE)
+			f.suite = it.optarg;
+		else if (opt == OPT_CSV)
+			csv = true;
+		else if (opt == OPT_SAMPLES)
+			f.with_samples = true;
+	}
+	int n_pos = it.n_positional;
+	ax_cli_iter_release(&it);
+	if (opt == -2)
+		return AX_EXIT_OK;
+	if (opt < 0)
+		return AX_EXIT_USAGE;
+	if (n_pos)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "results takes no arguments; use --run / "
+				    "--suite");
+	struct ax_db *db;
+	if ((rc = ax_cli_open_db(cli, true, &db)))
+		return rc;
+	int64_t ids[64];
+	for (int i = 0; i < n_runs && rc == 0; i++)
+		rc = resolve_run(cli, db, runs[i], &ids[i]);
+	f.run_ids = ids;
+	f.n_run_ids = n_runs;
+	json_t *results = NULL;
+	if (rc == 0 && ax_db_results(db, &f, &results)) {
+		fprintf(stderr, "axbench results: %s\n", ax_db_errmsg(db));
+		rc = AX_EXIT_STORAGE;
+	}
+	if (rc == 0 && cli->json) {
+		json_dumpf(results, stdout, JSON_INDENT(2));
+		putchar('\n');
+	} else if (rc == 0 && csv) {
+		print_csv(results);
+	} else if (rc == 0) {
+		print_table(results);
+	}
+	json_decref(results);
+	ax_db_close(db);
+	return rc;
+}
+
+const struct ax_cli_cmd ax_cmd_results = {
+	.name = "results",
+	.summary = "show stored results (table, --json or --csv)",
+	.usage = "[--run ID|last] [--suite NAME] [--json|--csv]",
+	.opts = results_opts,
+	.fn = results_main,
+};

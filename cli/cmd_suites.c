@@ -1,0 +1,138 @@
+/* cli/cmd_suites.c - `axbench suites [NAME]`: what can be run, and how. */
+#include "cli/cli.h"
+
+#include "suites/registry.h"
+
+#include <string.h>
+
+static void param_range(const struct ax_param_def *d, char *buf, size_t len)
+{
+	char lo[32], hi[32];
+	if (d->type == AX_PT_ENUM) {
+		size_t used = 0;
+		buf[0] = '\0';
+		for (int i = 0; d->choices[i] && used < len; i++)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 i ? "|" : "", d->choices[i]);
+		return;
+	}
+	if (d->type == AX_PT_BOOL) {
+		snprintf(buf, len, "true|false");
+		return;
+	}
+	ax_param_format(d, d->min, lo, sizeof(lo));
+	ax_param_format(d, d->max, hi, sizeof(hi));
+	snprintf(buf, len, "%s..%s%s", lo, hi,
+		 (d->flags & AX_PARAM_POW2) ? " (pow2)" : "");
+}
+
+static const char *param_kind(const struct ax_param_def *d)
+{
+	if (d->flags & AX_PARAM_TUNABLE)
+		return "tunable";
+	if (d->flags & AX_PARAM_SHAPE)
+		return "shape";
+	return "setting";
+}
+
+static const char *type_name(const struct ax_param_def *d)
+{
+	switch (d->type) {
+	case AX_PT_ENUM: return "enum";
+	case AX_PT_BOOL: return "bool";
+	default: return (d->flags & AX_PARAM_BYTES) ? "bytes" : "int";
+	}
+}
+
+static json_t *suite_json(const struct ax_suite *s)
+{
+	json_t *params = json_array();
+	for (int i = 0; i < s->n_params; i++) {
+		const struct ax_param_def *d = &s->params[i];
+		char range[256], def[64];
+		param_range(d, range, sizeof(range));
+		ax_param_format(d, d->def, def, sizeof(def));
+		json_array_append_new(
+			params, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name",
+					  d->name, "type", type_name(d), "range",
+					  range, "default", def, "kind",
+					  param_kind(d), "help", d->help));
+	}
+	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:o}", "name", s->name,
+			 "summary", s->summary, "unit", s->unit, "work_model",
+			 s->work_model, "higher_is_better", s->higher_is_better,
+			 "params", params);
+}
+
+static void print_suite(const struct ax_suite *s)
+{
+	printf("%s: %s\n\n  unit: %s (%s is better)\n  work: %s\n\n",
+	       s->name, s->summary, s->unit,
+	       s->higher_is_better ? "higher" : "lower", s->work_model);
+	printf("  %-10s %-6s %-8s %-9s %-22s %s\n", "parameter", "type",
+	       "kind", "default", "range", "help");
+	for (int i = 0; i < s->n_params; i++) {
+		const struct ax_param_def *d = &s->params[i];
+		char range[256], def[64];
+		param_range(d, range, sizeof(range));
+		ax_param_format(d, d->def, def, sizeof(def));
+		printf("  %-10s %-6s %-8s %-9s %-22s %s\n", d->name,
+		       type_name(d), param_kind(d), def, range, d->help);
+	}
+	printf("\n  Set with -p NAME=VALUE; sweep with -p NAME=A,B,C or "
+	       "-p NAME=LO..HI.\n");
+}
+
+extern const struct ax_cli_cmd ax_cmd_suites;
+
+static int suites_main(struct ax_cli *cli, int argc, char **argv)
+{
+	struct ax_cli_iter it;
+	ax_cli_iter_init(&it, cli, &ax_cmd_suites, argc, argv);
+	int opt = ax_cli_next(&it);
+	const char *name = it.n_positional ? it.positional[0] : NULL;
+	int n_pos = it.n_positional;
+	ax_cli_iter_release(&it);
+	if (opt == -2)
+		return AX_EXIT_OK;
+	if (opt < 0)
+		return AX_EXIT_USAGE;
+	if (n_pos > 1)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "suites takes at most one suite name");
+	const struct ax_suite *one = name ? ax_suite_find(name) : NULL;
+	if (name && !one) {
+		char known[256] = "";
+		for (int i = 0; i < ax_suite_count; i++)
+			snprintf(known + strlen(known),
+				 sizeof(known) - strlen(known), "%s%s",
+				 i ? ", " : "", ax_suites[i]->name);
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "no suite '%s' (suites: %s)", name, known);
+	}
+	if (cli->json) {
+		json_t *out = one ? suite_json(one) : json_array();
+		for (int i = 0; !one && i < ax_suite_count; i++)
+			json_array_append_new(out, suite_json(ax_suites[i]));
+		json_dumpf(out, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(out);
+	} else if (one) {
+		print_suite(one);
+	} else {
+		for (int i = 0; i < ax_suite_count; i++)
+			printf("  %-10s %-8s %s\n", ax_suites[i]->name,
+			       ax_suites[i]->unit, ax_suites[i]->summary);
+	}
+	return AX_EXIT_OK;
+}
+
+static const struct ax_cli_opt suites_opts[] = {{0}};
+
+const struct ax_cli_cmd ax_cmd_suites = {
+	.name = "suites",
+	.summary = "list the suites, or one suite's parameters",
+	.usage = "[NAME] [--json]",
+	.opts = suites_opts,
+	.fn = suites_main,
+};

@@ -1,0 +1,173 @@
+/* cli/common.c - what several commands share: opening the database and
+ * the device, the validation verdict, host and device registration. */
+#include "cli/cli.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/topo.h"
+#include "core/vk.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int ax_cli_open_db(const struct ax_cli *cli, bool readonly,
+		   struct ax_db **db)
+{
+	char err[1024];
+	int rc = ax_db_open(cli->db_path, readonly ? AX_DB_READONLY : 0, db,
+			    err, sizeof(err));
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "axbench: %s\n", err);
+	/* A missing database for a read-only command is a usage problem
+	 * ("run something first"), not a storage failure. */
+	return rc == AX_ENOTFOUND ? AX_EXIT_USAGE : AX_EXIT_STORAGE;
+}
+
+int ax_cli_open_vk(const struct ax_cli *cli, struct ax_vk_instance **inst,
+		   int *device_index)
+{
+	char err[2048];
+	int rc = ax_vk_instance_create(cli->validate, inst, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "axbench: %s\n", err);
+		return rc == AX_EUNSUPPORTED ? AX_EXIT_USAGE : AX_EXIT_NODEV;
+	}
+	if (!device_index)
+		return 0;
+	rc = ax_vk_select(*inst, cli->device_sel, device_index, err,
+			  sizeof(err));
+	if (rc) {
+		fprintf(stderr, "axbench: %s\n", err);
+		ax_vk_instance_destroy(*inst);
+		*inst = NULL;
+		return AX_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int ax_cli_check_validation(const struct ax_cli *cli,
+			    const struct ax_vk_instance *inst, int code)
+{
+	int n = inst ? ax_vk_validation_messages(inst) : 0;
+	if (!cli->validate || n == 0)
+		return code;
+	fprintf(stderr,
+		"axbench: the Vulkan validation layer reported %d message%s "
+		"(above); failing\n",
+		n, n == 1 ? "" : "s");
+	return code ? code : AX_EXIT_FAIL;
+}
+
+char *ax_cli_argv_json(const struct ax_cli *cli)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < cli->argc; i++)
+		json_array_append_new(a, json_string(cli->argv[i]));
+	char *s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *ax_cli_config_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("AXBENCH_CONFIG_DIR");
+	if (env && *env)
+		return env;
+	/* Next to the executable: the build tree and a relocated install. */
+	char exe[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(dir, sizeof(dir), "%s/configs", exe);
+			if (is_dir(dir))
+				return dir;
+			snprintf(dir, sizeof(dir), "%s/../share/axbench/configs",
+				 exe);
+			if (is_dir(dir))
+				return dir;
+		}
+	}
+	return "configs";
+}
+
+static int register_host(struct ax_db *db, int64_t *host_id)
+{
+	struct ax_topo *topo = NULL;
+	struct ax_topo_host h;
+	char err[512];
+	memset(&h, 0, sizeof(h));
+	json_t *tj = NULL;
+	if (ax_topo_create(&topo, err, sizeof(err)) == 0) {
+		ax_topo_host(topo, &h);
+		tj = ax_topo_host_json(topo);
+	} else {
+		gethostname(h.hostname, sizeof(h.hostname) - 1);
+	}
+	char *topo_json = tj ? json_dumps(tj, JSON_COMPACT) : NULL;
+	struct ax_db_host row = {
+		.hostname = h.hostname,
+		.os = h.os,
+		.cpu_model = h.cpu_model,
+		.cores = h.cores,
+		.numa_nodes = h.numa_nodes,
+		.memory_bytes = h.memory_bytes,
+		.topology_json = topo_json,
+	};
+	int rc = ax_db_host_upsert(db, &row, host_id);
+	free(topo_json);
+	json_decref(tj);
+	ax_topo_destroy(topo);
+	return rc;
+}
+
+int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
+		    const struct ax_vk_device_info *info, int64_t *host_id,
+		    int64_t *device_id)
+{
+	int rc = register_host(db, host_id);
+	if (rc) {
+		fprintf(stderr, "axbench: %s\n", ax_db_errmsg(db));
+		return AX_EXIT_STORAGE;
+	}
+	json_t *dj = ax_cli_device_json(info, NULL);
+	char *props = json_dumps(dj, JSON_COMPACT);
+	struct ax_db_device row = {
+		.fingerprint = info->fingerprint,
+		.name = info->name,
+		.vendor = info->vendor,
+		.type = ax_vk_device_type_name(info->type),
+		.driver_name = info->driver_name,
+		.driver_info = info->driver_info,
+		.vendor_id = info->vendor_id,
+		.device_id = info->device_id,
+		.driver_id = (uint32_t)info->driver_id,
+		.api_version = info->api_version,
+		.driver_version = info->driver_version,
+		.device_uuid = info->device_uuid,
+		.driver_uuid = info->driver_uuid,
+		.pci_bus_id = info->pci_bus_id[0] ? info->pci_bus_id : NULL,
+		.properties_json = props,
+	};
+	rc = ax_db_device_upsert(db, &row, device_id);
+	free(props);
+	json_decref(dj);
+	if (rc) {
+		fprintf(stderr, "axbench: %s\n", ax_db_errmsg(db));
+		return AX_EXIT_STORAGE;
+	}
+	return 0;
+}

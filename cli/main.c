@@ -1,0 +1,152 @@
+/* cli/main.c - the command table and dispatch: the only place that exits. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef AX_VERSION_STRING
+#define AX_VERSION_STRING "0.1.0"
+#endif
+#ifndef AX_GIT_SHA_STRING
+#define AX_GIT_SHA_STRING "unknown"
+#endif
+
+extern const struct ax_cli_cmd ax_cmd_devices;
+extern const struct ax_cli_cmd ax_cmd_suites;
+extern const struct ax_cli_cmd ax_cmd_run;
+extern const struct ax_cli_cmd ax_cmd_results;
+
+/* The commands, in the order --help lists them.  One line per command. */
+static const struct ax_cli_cmd *const commands[] = {
+	&ax_cmd_devices,
+	&ax_cmd_suites,
+	&ax_cmd_run,
+	&ax_cmd_results,
+};
+#define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
+
+static const char exit_codes[] =
+	"Exit codes:\n"
+	"  0    success\n"
+	"  1    a regression was found, or a result failed verification\n"
+	"  2    usage or configuration error\n"
+	"  3    only ambiguous verdicts, with --strict\n"
+	"  4    no usable Vulkan device\n"
+	"  5    storage error (database or file)\n"
+	"  130  interrupted (what was measured is kept)\n";
+
+static const struct ax_cli_cmd *find_command(const char *name)
+{
+	for (int i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: axbench [global options] COMMAND [options] [args]\n\n"
+		"Measure, tune and compare compute accelerators through "
+		"Vulkan.\n\nCommands:\n");
+	for (int i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i]->name,
+			commands[i]->summary);
+	fprintf(out, "  %-10s %s\n\n", "help", "help CMD: options of CMD");
+	ax_cli_print_help(out, NULL);
+	fprintf(out, "\n%s", exit_codes);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_usage(stdout);
+		return AX_EXIT_OK;
+	}
+	const struct ax_cli_cmd *cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "axbench: no command '%s'; see 'axbench "
+				"--help'\n", argv[1]);
+		return AX_EXIT_USAGE;
+	}
+	ax_cli_print_help(stdout, cmd);
+	fprintf(stdout, "\n%s", exit_codes);
+	return AX_EXIT_OK;
+}
+
+static void init_cli(struct ax_cli *cli, int argc, char **argv)
+{
+	memset(cli, 0, sizeof(*cli));
+	cli->argc = argc;
+	cli->argv = argv;
+	const char *db = getenv("AXBENCH_DB");
+	cli->db_path = db && *db ? db : "./axbench.db";
+	const char *v = getenv("AXBENCH_VALIDATE");
+	cli->validate = v && strcmp(v, "0") != 0 && *v;
+}
+
+/* Global options before the command: consumed with a command-less
+ * iterator; the first positional is the command. */
+static int parse_leading(struct ax_cli *cli, int argc, char **argv,
+			 int *cmd_at)
+{
+	int i = 1;
+	while (i < argc && argv[i][0] == '-') {
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("axbench %s (%s)\n", AX_VERSION_STRING, AX_GIT_SHA_STRING);
+			return -3;
+		}
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0) {
+			print_usage(stdout);
+			return -2;
+		}
+		/* Re-parse argv[i..] up to the command with the iterator. */
+		struct ax_cli_iter it;
+		ax_cli_iter_init(&it, cli, NULL, argc, argv);
+		it.i = i;
+		const char *arg = argv[i];
+		bool takes = strcmp(arg, "--db") == 0 ||
+			     strcmp(arg, "--device") == 0 ||
+			     strcmp(arg, "-d") == 0;
+		it.argc = takes ? i + 2 : i + 1;
+		if (it.argc > argc)
+			it.argc = argc;
+		int rc = ax_cli_next(&it);
+		i = it.i;
+		ax_cli_iter_release(&it);
+		if (rc < 0)
+			return rc;
+	}
+	*cmd_at = i;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ax_cli cli;
+	int cmd_at = 1;
+	init_cli(&cli, argc, argv);
+	int rc = parse_leading(&cli, argc, argv, &cmd_at);
+	if (rc == -1)
+		return AX_EXIT_USAGE;
+	if (rc < 0)
+		return AX_EXIT_OK;
+	if (cmd_at >= argc) {
+		print_usage(stderr);
+		return AX_EXIT_USAGE;
+	}
+	const char *name = argv[cmd_at];
+	if (strcmp(name, "help") == 0)
+		return cmd_help(argc - cmd_at, argv + cmd_at);
+	const struct ax_cli_cmd *cmd = find_command(name);
+	if (!cmd) {
+		fprintf(stderr,
+			"axbench: no command '%s'; see 'axbench --help'\n",
+			name);
+		return AX_EXIT_USAGE;
+	}
+	ax_cli_install_signal_handlers();
+	return cmd->fn(&cli, argc - cmd_at, argv + cmd_at);
+}

@@ -1,0 +1,295 @@
+/* cli/opts.c - option iteration, generated help, errors and exit codes. */
+#include "cli/cli.h"
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile int ax_cli_interrupted;
+
+static void on_signal(int sig)
+{
+	/* A second signal while stopping ends the process the usual way. */
+	if (ax_cli_interrupted)
+		signal(sig, SIG_DFL), raise(sig);
+	ax_cli_interrupted = sig;
+}
+
+void ax_cli_install_signal_handlers(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int ax_cli_exit_code(int err)
+{
+	switch (err) {
+	case 0:
+		return AX_EXIT_OK;
+	case AX_EVERIFY:
+	case AX_EREGRESSION:
+		return AX_EXIT_FAIL;
+	case AX_EINVAL:
+	case AX_ECONFIG:
+	case AX_ENOTFOUND:
+		return AX_EXIT_USAGE;
+	case AX_EAMBIGUOUS:
+		return AX_EXIT_AMBIGUOUS;
+	case AX_ENODEV:
+		return AX_EXIT_NODEV;
+	case AX_EDB:
+	case AX_EDBVERSION:
+	case AX_EIO:
+		return AX_EXIT_STORAGE;
+	case AX_EINTR:
+		return AX_EXIT_INTERRUPTED;
+	default:
+		return AX_EXIT_FAIL;
+	}
+}
+
+int ax_cli_error(const struct ax_cli *cli, int code, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("axbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+/* Global options, accepted before or after the command name. */
+enum {
+	OPT_DB = 1000,
+	OPT_DEVICE,
+	OPT_QUIET,
+	OPT_VERBOSE,
+	OPT_JSON,
+	OPT_VALIDATE,
+	OPT_HELP,
+};
+static const struct ax_cli_opt global_opts[] = {
+	{OPT_DB, "db", 0, "PATH",
+	 "database file (env AXBENCH_DB; default ./axbench.db)"},
+	{OPT_DEVICE, "device", 'd', "SEL",
+	 "device: index, UUID, PCI bus id or name part (default: first "
+	 "discrete GPU, else the first device)"},
+	{OPT_QUIET, "quiet", 'q', NULL, "print only results and errors"},
+	{OPT_VERBOSE, "verbose", 'v', NULL, "say more (repeat for more)"},
+	{OPT_JSON, "json", 0, NULL, "print data as JSON"},
+	{OPT_VALIDATE, "validate", 0, NULL,
+	 "enable the Vulkan validation layer; any message fails the command "
+	 "(env AXBENCH_VALIDATE=1)"},
+	{OPT_HELP, "help", 'h', NULL, "show this help"},
+	{0},
+};
+
+void ax_cli_iter_init(struct ax_cli_iter *it, struct ax_cli *cli,
+		      const struct ax_cli_cmd *cmd, int argc, char **argv)
+{
+	memset(it, 0, sizeof(*it));
+	it->cli = cli;
+	it->cmd = cmd;
+	it->argc = argc;
+	it->argv = argv;
+	it->i = 1;
+	it->positional = calloc((size_t)argc + 1, sizeof(char *));
+}
+
+void ax_cli_iter_release(struct ax_cli_iter *it)
+{
+	free(it->positional);
+	it->positional = NULL;
+}
+
+static const struct ax_cli_opt *find_opt(const struct ax_cli_opt *opts,
+					 const char *name, char short_name)
+{
+	for (; opts && opts->id; opts++)
+		if (name ? strcmp(opts->name, name) == 0
+			 : opts->short_name == short_name)
+			return opts;
+	return NULL;
+}
+
+static int apply_global(struct ax_cli_iter *it, const struct ax_cli_opt *o)
+{
+	struct ax_cli *cli = it->cli;
+	switch (o->id) {
+	case OPT_DB: cli->db_path = it->optarg; break;
+	case OPT_DEVICE: cli->device_sel = it->optarg; break;
+	case OPT_QUIET: cli->verbosity = -1; break;
+	case OPT_VERBOSE: cli->verbosity++; break;
+	case OPT_JSON: cli->json = true; break;
+	case OPT_VALIDATE: cli->validate = true; break;
+	case OPT_HELP:
+		ax_cli_print_help(stdout, it->cmd);
+		return -2;
+	}
+	return 0;
+}
+
+/* Split "--name=value" / "--name value" / "-x value" / "-xvalue". */
+static int take_option(struct ax_cli_iter *it, const char *arg,
+		       const struct ax_cli_opt **found)
+{
+	const char *cmdname = it->cmd ? it->cmd->name : "axbench";
+	char name[64];
+	const char *inline_val = NULL;
+	bool is_long = arg[1] == '-';
+	const struct ax_cli_opt *o;
+	if (is_long) {
+		const char *eq = strchr(arg + 2, '=');
+		size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, arg + 2, len);
+		name[len] = '\0';
+		inline_val = eq ? eq + 1 : NULL;
+		o = find_opt(it->cmd ? it->cmd->opts : NULL, name, 0);
+		if (!o)
+			o = find_opt(global_opts, name, 0);
+	} else {
+		o = find_opt(it->cmd ? it->cmd->opts : NULL, NULL, arg[1]);
+		if (!o)
+			o = find_opt(global_opts, NULL, arg[1]);
+		inline_val = arg[2] ? arg + 2 : NULL;
+	}
+	if (!o) {
+		fprintf(stderr,
+			"axbench %s: unknown option '%s'; see 'axbench help "
+			"%s'\n",
+			cmdname, arg, cmdname);
+		return -1;
+	}
+	if (!o->arg && inline_val && is_long) {
+		fprintf(stderr, "axbench %s: option --%s takes no value\n",
+			cmdname, o->name);
+		return -1;
+	}
+	if (!o->arg && inline_val && !is_long) {
+		fprintf(stderr, "axbench %s: unknown option '%s'\n", cmdname,
+			arg);
+		return -1;
+	}
+	it->optarg = NULL;
+	snprintf(it->optname, sizeof(it->optname), "--%s", o->name);
+	if (o->arg) {
+		if (!inline_val && it->i >= it->argc) {
+			fprintf(stderr,
+				"axbench %s: option --%s needs a value (%s)\n",
+				cmdname, o->name, o->arg);
+			return -1;
+		}
+		it->optarg = inline_val ? inline_val : it->argv[it->i++];
+	}
+	*found = o;
+	return 0;
+}
+
+int ax_cli_next(struct ax_cli_iter *it)
+{
+	while (it->i < it->argc) {
+		const char *arg = it->argv[it->i++];
+		if (strcmp(arg, "--") == 0) {
+			while (it->i < it->argc)
+				it->positional[it->n_positional++] =
+					it->argv[it->i++];
+			break;
+		}
+		if (arg[0] != '-' || arg[1] == '\0') {
+			it->positional[it->n_positional++] = (char *)arg;
+			continue;
+		}
+		const struct ax_cli_opt *o;
+		if (take_option(it, arg, &o))
+			return -1;
+		if (o->id >= OPT_DB) {
+			int rc = apply_global(it, o);
+			if (rc)
+				return rc;
+			continue;
+		}
+		return o->id;
+	}
+	return 0;
+}
+
+static void print_opts(FILE *out, const struct ax_cli_opt *opts)
+{
+	for (; opts && opts->id; opts++) {
+		char left[64];
+		if (opts->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s",
+				 opts->short_name, opts->name,
+				 opts->arg ? " " : "",
+				 opts->arg ? opts->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s",
+				 opts->name, opts->arg ? " " : "",
+				 opts->arg ? opts->arg : "");
+		fprintf(out, "  %-26s %s\n", left, opts->help);
+	}
+}
+
+void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd)
+{
+	if (!cmd) {
+		fprintf(out, "Global options:\n");
+		print_opts(out, global_opts);
+		return;
+	}
+	fprintf(out, "usage: axbench %s %s\n\n%s\n", cmd->name,
+		cmd->usage ? cmd->usage : "", cmd->summary);
+	if (cmd->details)
+		fprintf(out, "\n%s\n", cmd->details);
+	if (cmd->opts && cmd->opts->id) {
+		fprintf(out, "\nOptions:\n");
+		print_opts(out, cmd->opts);
+	}
+	fprintf(out, "\nGlobal options:\n");
+	print_opts(out, global_opts);
+}
+
+int ax_cli_parse_int(const struct ax_cli_iter *it, long long min,
+		     long long max, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(it->optarg, &end, 10);
+	if (errno || end == it->optarg || *end || v < min || v > max) {
+		fprintf(stderr,
+			"axbench %s: %s must be an integer from %lld to %lld "
+			"(got '%s')\n",
+			it->cmd->name, it->optname, min, max, it->optarg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int ax_cli_parse_double(const struct ax_cli_iter *it, double min,
+			double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(it->optarg, &end);
+	if (errno || end == it->optarg || *end || !isfinite(v) || v < min ||
+	    v > max) {
+		fprintf(stderr,
+			"axbench %s: %s must be a number from %g to %g "
+			"(got '%s')\n",
+			it->cmd->name, it->optname, min, max, it->optarg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * cli/run_exec.h - executing a plan: open the device and the database,
+ * measure each case with the runner, store and print each result as it
+ * finishes.
+ */
+#ifndef AX_RUN_EXEC_H
+#define AX_RUN_EXEC_H
+
+#include "cli/cli.h"
+#include "cli/run_plan.h"
+#include "suites/runner.h"
+
+/* Run every case of plan; returns the exit code (0; 1 when a result
+ * failed verification or errored; 2 for an impossible point; 4, 5; 130
+ * when interrupted, with everything measured so far committed). */
+int ax_run_execute(struct ax_cli *cli, const struct ax_plan *plan,
+		   const struct ax_runner_opts *opts);
+
+/* "op=copy size=64M" plus the tunables that differ from their defaults. */
+void ax_run_case_label(const struct ax_params *p, char *buf, size_t len);
+
+#endif
