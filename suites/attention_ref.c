@@ -192,13 +192,14 @@ void ax_attention_ref_row(const struct ax_attention_shape *s, const float *q,
 		out[d] /= sum;
 	/* Logit errors (D-term fp32 dots) shift the weights relatively by
 	 * about sqrt(D) * eps * asum; the Skv-term sums of weights and of
-	 * p*v add about sqrt(Skv) * eps; exp adds a few ulps.  Factors of 8
-	 * keep a correct kernel far from the line; a wrong one (a lost
-	 * block, a bad rescale) is off by a large fraction of max|v|. */
+	 * p*v add about sqrt(Skv) * eps; exp adds a few ulps.  On lavapipe
+	 * the worst error measures about 1/50 of this line; a wrong kernel
+	 * (a lost block, a bad rescale) is off by a large fraction of
+	 * max|v|. */
 	if (tol_scale)
 		*tol_scale = vmax * EPS32 *
-			     (8.0 * sqrt((double)s->d) * asum +
-			      8.0 * sqrt((double)(nvis ? nvis : 1)) + 32.0);
+			     (sqrt((double)s->d) * asum +
+			      2.0 * sqrt((double)(nvis ? nvis : 1)) + 8.0);
 }
 
 static int check_row(const struct ax_attention_shape *s, const float *q,

@@ -215,7 +215,7 @@ double ax_conv_tolerance(const struct ax_conv_shape *s, double ref,
 			 double abs_sum)
 {
 	double len = (double)(s->c * s->r * s->s);
-	double tol = 8.0 * sqrt(len) * EPS32 * abs_sum + 1e-30;
+	double tol = 2.0 * sqrt(len) * EPS32 * abs_sum + 1e-30;
 	if (s->f16)
 		tol += EPS16 * fabs(ref);
 	return tol;

@@ -257,9 +257,9 @@ static void test_checker_catches_corruption(void)
 static void test_tolerance(void)
 {
 	struct ax_conv_shape s = {.c = 64, .r = 3, .s = 3};
-	/* 8 * sqrt(576) * 2^-23 * 100 */
+	/* 2 * sqrt(576) * 2^-23 * 100 */
 	double t32 = ax_conv_tolerance(&s, 10.0, 100.0);
-	AX_CHECK_NEAR(t32, 8 * 24 * 0x1p-23 * 100, 1e-12);
+	AX_CHECK_NEAR(t32, 2 * 24 * 0x1p-23 * 100, 1e-12);
 	s.f16 = true;
 	double t16 = ax_conv_tolerance(&s, 10.0, 100.0);
 	AX_CHECK_NEAR(t16 - t32, 10.0 * 0x1p-10, 1e-12);
