@@ -5,10 +5,14 @@
 
 extern const struct ax_suite ax_suite_bandwidth;
 extern const struct ax_suite ax_suite_transfer;
+extern const struct ax_suite ax_suite_conv;
+extern const struct ax_suite ax_suite_attention;
 
 const struct ax_suite *const ax_suites[] = {
 	&ax_suite_bandwidth,
 	&ax_suite_transfer,
+	&ax_suite_conv,
+	&ax_suite_attention,
 };
 const int ax_suite_count = (int)(sizeof(ax_suites) / sizeof(ax_suites[0]));
 
