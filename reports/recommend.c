@@ -1,0 +1,826 @@
+/*
+ * reports/recommend.c - placement and data-loading settings from stored
+ * results (rules in reports/recommend.h), and the shell / numactl /
+ * Slurm / PyTorch views of them.
+ */
+#include "reports/recommend.h"
+
+#include "core/config.h"
+#include "core/error.h"
+
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_FRACTION 0.90
+#define INFLIGHT_FRACTION 0.95
+#define BATCH_FRACTION 0.90
+#define PINNED_GAIN 1.05
+#define MAX_POINTS 64
+#define MAX_PATHS 32
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static const char *str_of(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static const char *pstr(const json_t *r, const char *name)
+{
+	return str_of(json_object_get(r, "params"), name);
+}
+
+static json_int_t pint(const json_t *r, const char *name)
+{
+	return json_integer_value(json_object_get(json_object_get(r, "params"),
+						  name));
+}
+
+static double median(const json_t *r)
+{
+	return json_number_value(json_object_get(r, "median"));
+}
+
+static bool is_suite(const json_t *r, const char *suite)
+{
+	const char *s = str_of(r, "suite");
+	return s && !strcmp(s, suite);
+}
+
+/* {value, basis, confidence, reason}; steals value and basis. */
+static json_t *setting(json_t *value, json_t *basis, const char *conf,
+		       const char *reason)
+{
+	return json_pack("{s:o, s:o, s:s?, s:s?}", "value",
+			 value ? value : json_null(), "basis",
+			 basis ? basis : json_null(), "confidence", conf,
+			 "reason", reason);
+}
+
+static json_t *unmeasured(const char *reason)
+{
+	return setting(NULL, NULL, NULL, reason);
+}
+
+/* A stored result as a basis cites it: id, suite, value as stored. */
+static json_t *cite(const json_t *r)
+{
+	return json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?}", "result_id",
+			 json_object_get(r, "id"), "suite",
+			 json_object_get(r, "suite"), "value",
+			 json_object_get(r, "median"), "unit",
+			 json_object_get(r, "unit"), "params",
+			 json_object_get(r, "params"));
+}
+
+/* ---- upload path and chunk size --------------------------------------- */
+
+struct xpoint {
+	json_int_t x; /* chunk, inflight or batch */
+	const json_t *r;
+};
+
+struct series {
+	char key[1024];
+	struct xpoint p[MAX_POINTS];
+	int n;
+	const json_t *peak;
+};
+
+/* Add r at x to the series called key; a repeated x keeps the newest. */
+static void series_add(struct series *s, int *n, const char *key,
+		       json_int_t x, const json_t *r)
+{
+	int i = 0;
+	while (i < *n && strcmp(s[i].key, key))
+		i++;
+	if (i == *n) {
+		if (*n == MAX_PATHS)
+			return;
+		memset(&s[i], 0, sizeof(s[i]));
+		snprintf(s[i].key, sizeof(s[i].key), "%s", key);
+		(*n)++;
+	}
+	struct series *t = &s[i];
+	int j = 0;
+	while (j < t->n && t->p[j].x != x)
+		j++;
+	if (j == t->n) {
+		if (t->n == MAX_POINTS)
+			return;
+		t->n++;
+	}
+	t->p[j] = (struct xpoint){x, r};
+}
+
+static int by_x(const void *a, const void *b)
+{
+	json_int_t x = ((const struct xpoint *)a)->x;
+	json_int_t y = ((const struct xpoint *)b)->x;
+	return (x > y) - (x < y);
+}
+
+/* Sort by x and find the peak (highest median). */
+static void series_finish(struct series *s)
+{
+	qsort(s->p, (size_t)s->n, sizeof(s->p[0]), by_x);
+	s->peak = NULL;
+	for (int i = 0; i < s->n; i++)
+		if (!s->peak || median(s->p[i].r) > median(s->peak))
+			s->peak = s->p[i].r;
+}
+
+/* Smallest x whose median reaches frac of the peak. */
+static const struct xpoint *knee(const struct series *s, double frac)
+{
+	for (int i = 0; i < s->n; i++)
+		if (median(s->p[i].r) >= frac * median(s->peak))
+			return &s->p[i];
+	return NULL;
+}
+
+static bool is_h2d_ok(const json_t *r)
+{
+	const char *dir = pstr(r, "direction");
+	const char *unit = str_of(r, "unit");
+	return is_suite(r, "transfer") && dir && !strcmp(dir, "h2d") &&
+	       unit && !strcmp(unit, "GB/s") && median(r) > 0;
+}
+
+/* The h2d chunk sweeps, one series per path/source/inflight/total. */
+static int chunk_series(const json_t *rs, struct series *s)
+{
+	int n = 0;
+	size_t i;
+	json_t *r;
+	json_array_foreach(rs, i, r)
+	{
+		char key[256];
+		if (!is_h2d_ok(r))
+			continue;
+		snprintf(key, sizeof(key), "%s|%s|%lld|%lld",
+			 pstr(r, "path") ? pstr(r, "path") : "",
+			 pstr(r, "source") ? pstr(r, "source") : "",
+			 (long long)pint(r, "inflight"),
+			 (long long)pint(r, "total"));
+		series_add(s, &n, key, pint(r, "chunk"), r);
+	}
+	for (int k = 0; k < n; k++)
+		series_finish(&s[k]);
+	return n;
+}
+
+/* T(n) = alpha + n / beta over the chunk sweep; NULL below 3 points. */
+static json_t *chunk_fit(const struct series *s, double *chunk90)
+{
+	double x[MAX_POINTS], y[MAX_POINTS], c0, c1, v00, v01, v11, ss;
+	*chunk90 = 0;
+	if (s->n < 3)
+		return NULL;
+	for (int i = 0; i < s->n; i++) {
+		x[i] = (double)s->p[i].x;
+		y[i] = x[i] / (median(s->p[i].r) * 1e9);
+	}
+	gsl_fit_linear(x, 1, y, 1, (size_t)s->n, &c0, &c1, &v00, &v01, &v11,
+		       &ss);
+	if (!(c1 > 0) || c0 < 0)
+		return json_pack("{s:s, s:f, s:f}", "model",
+				 "T(n) = alpha + n / beta", "c0_s", c0,
+				 "c1_s_per_byte", c1);
+	double beta = 1 / c1, n_half = c0 * beta;
+	*chunk90 = 9 * n_half;
+	return json_pack("{s:s, s:f, s:f, s:f, s:f, s:i}", "model",
+			 "T(n) = alpha + n / beta (least squares)", "alpha_s",
+			 c0, "beta_gbps", beta / 1e9, "n_half_bytes", n_half,
+			 "chunk_90_bytes", *chunk90, "points", s->n);
+}
+
+static json_t *chunk_setting(const struct series *s)
+{
+	const struct xpoint *k = knee(s, CHUNK_FRACTION);
+	double fit90;
+	json_t *fit = chunk_fit(s, &fit90), *sweep = json_array();
+	for (int i = 0; i < s->n; i++)
+		json_array_append_new(sweep, json_pack(
+			"{s:I, s:O, s:O}", "chunk", (json_int_t)s->p[i].x,
+			"result_id", json_object_get(s->p[i].r, "id"), "value",
+			json_object_get(s->p[i].r, "median")));
+	const char *conf = "low";
+	if (fit90 > 0) {
+		double ratio = (double)k->x / fit90;
+		conf = ratio >= 0.25 && ratio <= 4 ? "high" : "medium";
+	}
+	json_t *basis = json_pack(
+		"{s:s, s:o, s:o, s:o, s:o}", "rule",
+		"smallest chunk whose host-to-device GB/s reaches 90 % of the "
+		"path's peak", "peak", cite(s->peak), "chosen", cite(k->r),
+		"sweep", sweep, "fit", fit ? fit : json_null());
+	return setting(json_integer(k->x), basis, conf,
+		       s->n < 3 ? "fewer than 3 chunk sizes measured: no fit "
+				  "to cross-check"
+				: NULL);
+}
+
+/* The queue and memory the peak of the path used (suite's extra). */
+static void path_facts(json_t *up, const json_t *peak)
+{
+	json_t *extra = json_object_get(peak, "extra");
+	json_t *basis = json_pack("{s:s, s:o}", "rule",
+				  "what the transfer suite recorded for the "
+				  "path's peak", "result", cite(peak));
+	json_t *q = json_object_get(extra, "queue");
+	json_t *mem = json_object_get(json_object_get(extra, "memory"),
+				      "device");
+	json_object_set_new(up, "queue",
+			    q ? setting(json_incref(q), json_deep_copy(basis),
+					"high", str_of(extra, "reason"))
+			      : unmeasured("the transfer result records no "
+					   "queue"));
+	json_object_set_new(up, "memory_type",
+			    mem ? setting(json_incref(mem),
+					  json_deep_copy(basis), "high", NULL)
+				: unmeasured("the transfer result records no "
+					     "memory type"));
+	json_decref(basis);
+}
+
+/* Buffers in flight: the inflight sweep with the most points. */
+static json_t *inflight_setting(const json_t *rs)
+{
+	static struct series s[MAX_PATHS];
+	int n = 0, best = -1;
+	size_t i;
+	json_t *r;
+	json_array_foreach(rs, i, r)
+	{
+		char key[256];
+		const char *path = pstr(r, "path");
+		if (!is_h2d_ok(r) || !path || strcmp(path, "staged"))
+			continue;
+		snprintf(key, sizeof(key), "%s|%lld|%lld", pstr(r, "source"),
+			 (long long)pint(r, "chunk"),
+			 (long long)pint(r, "total"));
+		series_add(s, &n, key, pint(r, "inflight"), r);
+	}
+	for (int k = 0; k < n; k++) {
+		series_finish(&s[k]);
+		if (s[k].n >= 2 && (best < 0 || s[k].n > s[best].n))
+			best = k;
+	}
+	if (best < 0)
+		return unmeasured("no staged host-to-device sweep over "
+				  "inflight; run transfer with -p "
+				  "inflight=1,2,3,4");
+	const struct xpoint *k = knee(&s[best], INFLIGHT_FRACTION);
+	json_t *basis = json_pack("{s:s, s:o, s:o}", "rule",
+				  "fewest transfers in flight reaching 95 % "
+				  "of the best in the sweep", "peak",
+				  cite(s[best].peak), "chosen", cite(k->r));
+	return setting(json_integer(k->x), basis,
+		       s[best].n >= 3 ? "high" : "medium", NULL);
+}
+
+/* Pinned gain: pairs that differ only in source; the fastest pinned. */
+static json_t *pinned_setting(const json_t *rs)
+{
+	const json_t *pin = NULL, *page = NULL;
+	size_t i, j;
+	json_t *a, *b;
+	json_array_foreach(rs, i, a)
+	{
+		const char *src = pstr(a, "source");
+		if (!is_h2d_ok(a) || !src || strcmp(src, "pinned"))
+			continue;
+		json_array_foreach(rs, j, b)
+		{
+			const char *sb = pstr(b, "source");
+			if (!is_h2d_ok(b) || !sb || strcmp(sb, "pageable") ||
+			    pint(a, "chunk") != pint(b, "chunk") ||
+			    pint(a, "inflight") != pint(b, "inflight") ||
+			    pint(a, "total") != pint(b, "total") ||
+			    strcmp(pstr(a, "path"), pstr(b, "path")))
+				continue;
+			if (!pin || median(a) > median(pin))
+				pin = a, page = b;
+		}
+	}
+	if (!pin)
+		return unmeasured("no host-to-device pair differing only in "
+				  "source; run transfer with -p "
+				  "source=pageable,pinned");
+	double gain = median(pin) / median(page);
+	json_t *basis = json_pack("{s:s, s:o, s:o, s:f}", "rule",
+				  "pinned if its bandwidth beats pageable by "
+				  "at least 5 % at the same chunk", "pinned",
+				  cite(pin), "pageable", cite(page), "gain",
+				  gain);
+	return setting(json_boolean(gain >= PINNED_GAIN), basis,
+		       fabs(gain - 1) > 0.10 ? "high" : "medium", NULL);
+}
+
+/* Fill `upload`; *gbps is the h2d bandwidth at the chosen chunk. */
+static json_t *upload_json(const json_t *rs, double *gbps)
+{
+	static struct series s[MAX_PATHS];
+	int n = chunk_series(rs, s), best = -1;
+	json_t *up = json_object();
+	*gbps = 0;
+	for (int k = 0; k < n; k++)
+		if (best < 0 || median(s[k].peak) > median(s[best].peak))
+			best = k;
+	if (best < 0) {
+		const char *why = "no host-to-device transfer results on this "
+				  "device; run axbench run transfer";
+		json_object_set_new(up, "path", unmeasured(why));
+		json_object_set_new(up, "queue", unmeasured(why));
+		json_object_set_new(up, "memory_type", unmeasured(why));
+		json_object_set_new(up, "chunk_size", unmeasured(why));
+	} else {
+		const json_t *pk = s[best].peak;
+		json_t *basis = json_pack("{s:s, s:o}", "rule",
+					  "the path with the highest "
+					  "host-to-device peak", "peak",
+					  cite(pk));
+		json_object_set_new(
+			up, "path",
+			setting(json_pack("{s:s?, s:s?}", "path",
+					  pstr(pk, "path"), "source",
+					  pstr(pk, "source")),
+				basis, n > 1 ? "high" : "medium", NULL));
+		path_facts(up, pk);
+		json_object_set_new(up, "chunk_size",
+				    chunk_setting(&s[best]));
+		*gbps = median(knee(&s[best], CHUNK_FRACTION)->r);
+	}
+	json_object_set_new(up, "buffers_in_flight", inflight_setting(rs));
+	return up;
+}
+
+/* ---- batch size, loader threads, prefetch ------------------------------ */
+
+/* Bytes of one batch's input, from the suite's shape parameters. */
+static double batch_bytes(const json_t *r)
+{
+	const char *dt = pstr(r, "dtype");
+	double es = dt && !strcmp(dt, "f16") ? 2 : 4;
+	if (is_suite(r, "conv"))
+		return es * (double)pint(r, "n") * (double)pint(r, "c") *
+		       (double)pint(r, "h") * (double)pint(r, "w");
+	return es * (double)pint(r, "batch") * (double)pint(r, "heads") *
+	       (double)(pint(r, "seq_q") + 2 * pint(r, "seq_kv")) *
+	       (double)pint(r, "head_dim");
+}
+
+/* Batch sweeps of conv (n) and attention (batch): the longest wins. */
+static int batch_sweep(const json_t *rs, struct series *best)
+{
+	static struct series s[MAX_PATHS];
+	int n = 0, pick = -1;
+	size_t i;
+	json_t *r;
+	json_array_foreach(rs, i, r)
+	{
+		const char *bp = is_suite(r, "conv")	    ? "n"
+				 : is_suite(r, "attention") ? "batch"
+							    : NULL;
+		if (!bp || median(r) <= 0)
+			continue;
+		json_t *rest = json_deep_copy(json_object_get(r, "params"));
+		json_object_del(rest, bp);
+		char *key = json_dumps(rest, JSON_SORT_KEYS | JSON_COMPACT);
+		char full[1024];
+		snprintf(full, sizeof(full), "%s|%s", str_of(r, "suite"),
+			 key ? key : "");
+		free(key);
+		json_decref(rest);
+		series_add(s, &n, full, pint(r, bp), r);
+	}
+	for (int k = 0; k < n; k++) {
+		series_finish(&s[k]);
+		if (s[k].n >= 2 && (pick < 0 || s[k].n > s[pick].n))
+			pick = k;
+	}
+	if (pick >= 0)
+		*best = s[pick];
+	return pick >= 0;
+}
+
+static json_t *batch_setting(const struct series *s, const json_t **at)
+{
+	const struct xpoint *k = knee(s, BATCH_FRACTION);
+	*at = k->r;
+	json_t *basis = json_pack(
+		"{s:s, s:o, s:o, s:n, s:s}", "rule",
+		"smallest batch reaching 90 % of the best throughput of the "
+		"sweep", "peak", cite(s->peak), "chosen", cite(k->r),
+		"memory_cap", "memory_cap_reason",
+		"not applied: the device memory budget is not stored with "
+		"the results");
+	return setting(json_integer(k->x), basis,
+		       s->n >= 3 ? "medium" : "low",
+		       "capped by nothing but the sweep: check that the batch "
+		       "fits your model's memory");
+}
+
+/* Little's law from one batch's step time and its upload time. */
+static void loader_settings(json_t *dl, const json_t *step, double gbps,
+			    json_int_t cores)
+{
+	const char *unit = str_of(step, "unit");
+	double work = json_number_value(json_object_get(step, "work"));
+	if (!unit || strcmp(unit, "GFLOP/s") || !(work > 0) || !(gbps > 0)) {
+		const char *why = gbps > 0 ? "the batch result has no work "
+					     "in GFLOP to time a step"
+					   : "no host-to-device bandwidth "
+					     "measured to time an upload";
+		json_object_set_new(dl, "loader_threads", unmeasured(why));
+		json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+		return;
+	}
+	double step_s = work / (median(step) * 1e9);
+	double xfer_s = batch_bytes(step) / (gbps * 1e9);
+	double in_flight = xfer_s / step_s;
+	json_int_t threads = (json_int_t)ceil(in_flight);
+	threads = threads < 1 ? 1 : threads;
+	if (cores > 0 && threads > cores)
+		threads = cores;
+	json_t *basis = json_pack(
+		"{s:s, s:o, s:f, s:f, s:f, s:f, s:o}", "rule",
+		"Little's law: batches in flight = upload time / step time; "
+		"threads capped by the device's local cores",
+		"step", cite(step), "step_s", step_s, "batch_bytes",
+		batch_bytes(step), "upload_gbps", gbps, "upload_s", xfer_s,
+		"local_cores", cores > 0 ? json_integer(cores) : json_null());
+	json_object_set_new(dl, "loader_threads",
+			    setting(json_integer(threads),
+				    json_deep_copy(basis), "medium",
+				    "counts only the upload; host-side "
+				    "decoding needs more threads"));
+	json_object_set_new(dl, "prefetch_depth",
+			    setting(json_integer((json_int_t)ceil(in_flight) +
+						 1),
+				    basis, "medium", NULL));
+}
+
+static json_t *loading_json(const json_t *rs, double gbps, json_int_t cores)
+{
+	static struct series s;
+	json_t *dl = json_object();
+	const json_t *at = NULL;
+	json_object_set_new(dl, "pinned_memory", pinned_setting(rs));
+	if (!batch_sweep(rs, &s)) {
+		const char *why = "no batch sweep measured; run conv with -p "
+				  "n=1,2,4,8,16 (or attention -p batch=...)";
+		json_object_set_new(dl, "batch_size", unmeasured(why));
+		json_object_set_new(dl, "loader_threads", unmeasured(why));
+		json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+		return dl;
+	}
+	json_object_set_new(dl, "batch_size", batch_setting(&s, &at));
+	loader_settings(dl, at, gbps, cores);
+	return dl;
+}
+
+/* ---- locality and devices ---------------------------------------------- */
+
+static json_t *locality_json(const json_t *loc, const json_t *host,
+			     json_int_t *cores)
+{
+	json_t *o = json_object();
+	*cores = 0;
+	if (!loc) {
+		const char *why = "no topology information was given";
+		json_object_set_new(o, "numa_node", unmeasured(why));
+		json_object_set_new(o, "cpuset", unmeasured(why));
+		json_object_set_new(o, "local_cores", unmeasured(why));
+		return o;
+	}
+	const char *conf = str_of(loc, "confidence");
+	const char *reason = str_of(loc, "reason");
+	if (reason && !*reason)
+		reason = NULL;
+	json_t *basis = json_pack("{s:s, s:O?}", "rule", "hwloc locality of "
+				  "the device's PCI bus id", "pci_bus_id",
+				  json_object_get(loc, "pci_bus_id"));
+	json_int_t node = json_integer_value(json_object_get(loc,
+							     "numa_node"));
+	*cores = json_integer_value(json_object_get(loc, "cores"));
+	json_object_set_new(o, "numa_node",
+			    node >= 0 ? setting(json_integer(node),
+						json_deep_copy(basis), conf,
+						reason)
+				      : unmeasured(reason ? reason
+							  : "no NUMA node"));
+	json_object_set_new(o, "cpuset",
+			    setting(json_incref(json_object_get(loc, "cpuset")),
+				    json_deep_copy(basis), conf, reason));
+	json_object_set_new(o, "local_cores",
+			    setting(json_integer(*cores), basis, conf,
+				    reason));
+	(void)host;
+	return o;
+}
+
+static json_t *device_key(const json_t *dev)
+{
+	const char *bus = str_of(dev, "pci_bus_id");
+	const char *uuid = str_of(dev, "device_uuid");
+	char key[160];
+	if (bus && *bus)
+		snprintf(key, sizeof(key), "pci:%s", bus);
+	else if (uuid && *uuid)
+		snprintf(key, sizeof(key), "uuid:%s", uuid);
+	else
+		snprintf(key, sizeof(key), "fingerprint:%s",
+			 str_of(dev, "fingerprint"));
+	return json_string(key);
+}
+
+static json_t *device_json(const json_t *dev, const json_t *rs,
+			   const json_t *loc, const json_t *host)
+{
+	json_int_t cores;
+	double gbps;
+	json_t *d = json_pack("{s:o, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+			      "key", device_key(dev), "fingerprint",
+			      json_object_get(dev, "fingerprint"), "name",
+			      json_object_get(dev, "name"), "vendor",
+			      json_object_get(dev, "vendor"), "type",
+			      json_object_get(dev, "type"), "pci_bus_id",
+			      json_object_get(dev, "pci_bus_id"),
+			      "device_uuid",
+			      json_object_get(dev, "device_uuid"));
+	json_object_set_new(d, "locality", locality_json(loc, host, &cores));
+	json_object_set_new(d, "upload", upload_json(rs, &gbps));
+	json_object_set_new(d, "data_loading", loading_json(rs, gbps, cores));
+	return d;
+}
+
+/* The device with the best stored figure of one suite. */
+static json_t *workload_json(const json_t *by_dev, const json_t *devices,
+			     const char *suite)
+{
+	const json_t *best = NULL, *best_dev = NULL;
+	json_t *all = json_array();
+	size_t d;
+	json_t *dev;
+	json_array_foreach(devices, d, dev)
+	{
+		const json_t *mine = NULL;
+		size_t i;
+		json_t *r;
+		json_array_foreach(json_object_get(by_dev, str_of(dev,
+								   "fingerprint")),
+				   i, r)
+		{
+			bool hib = json_is_true(
+				json_object_get(r, "higher_is_better"));
+			if (is_suite(r, suite) &&
+			    (!mine || (hib ? median(r) > median(mine)
+					   : median(r) < median(mine))))
+				mine = r;
+		}
+		if (!mine)
+			continue;
+		json_array_append_new(all, cite(mine));
+		if (!best || median(mine) > median(best))
+			best = mine, best_dev = dev;
+	}
+	if (!best) {
+		json_decref(all);
+		char why[128];
+		snprintf(why, sizeof(why), "no %s results stored; run axbench "
+			 "run %s", suite, suite);
+		return unmeasured(why);
+	}
+	json_t *basis = json_pack("{s:s, s:o}", "rule",
+				  "the device with the best stored figure "
+				  "(best result per device)", "candidates",
+				  all);
+	return setting(json_incref(json_object_get(best_dev, "key")), basis,
+		       json_array_size(devices) > 1 ? "medium" : "high",
+		       json_array_size(devices) > 1
+			       ? "devices may have been measured at "
+				 "different shapes"
+			       : NULL);
+}
+
+/* Results that count ("ok" with a number), per device fingerprint. */
+static json_t *ok_by_device(const json_t *results, json_t *devs)
+{
+	json_t *by = json_object();
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r)
+	{
+		const char *st = str_of(r, "status");
+		json_t *dev = json_object_get(r, "device");
+		const char *fp = str_of(dev, "fingerprint");
+		if (!st || strcmp(st, "ok") || !fp ||
+		    !json_is_number(json_object_get(r, "median")))
+			continue;
+		json_t *list = json_object_get(by, fp);
+		if (!list) {
+			list = json_array();
+			json_object_set_new(by, fp, list);
+			json_array_append(devs, dev);
+		}
+		json_array_append(list, r);
+	}
+	return by;
+}
+
+int ax_recommend_build(const json_t *results, const json_t *host,
+		       const json_t *localities, const char *generator,
+		       json_t **out, char *err, size_t errlen)
+{
+	static const char *const classes[] = {"gemm", "conv", "attention",
+					      "bandwidth", NULL};
+	*out = NULL;
+	if (!json_is_array(results))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "recommend: results must be a JSON array");
+	json_t *devs = json_array(), *devices = json_array();
+	json_t *by = ok_by_device(results, devs), *work = json_object();
+	size_t i;
+	json_t *dev;
+	json_array_foreach(devs, i, dev)
+	{
+		const char *fp = str_of(dev, "fingerprint");
+		json_array_append_new(
+			devices,
+			device_json(dev, json_object_get(by, fp),
+				    json_object_get(localities, fp), host));
+	}
+	for (int c = 0; classes[c]; c++)
+		json_object_set_new(work, classes[c],
+				    workload_json(by, devices, classes[c]));
+	*out = json_pack("{s:s, s:s, s:{s:O?, s:O?, s:O?}, s:o, s:o}",
+			 "schema", AX_RECOMMEND_SCHEMA, "generated_by",
+			 generator ? generator : "axbench", "host",
+			 "hostname", json_object_get(host, "hostname"),
+			 "cores", json_object_get(host, "cores"), "cpuset",
+			 json_object_get(host, "cpuset"), "devices", devices,
+			 "workloads", work);
+	json_decref(by);
+	json_decref(devs);
+	return *out ? 0 : AX_ENOMEM;
+}
+
+/* ---- views ------------------------------------------------------------- */
+
+static const json_t *item(const json_t *dev, const char *group,
+			  const char *name)
+{
+	return json_object_get(json_object_get(json_object_get(dev, group),
+					       name),
+			       "value");
+}
+
+/* "# name: not known (reason)" for a null setting. */
+static void why_null(FILE *out, const char *lead, const json_t *dev,
+		     const char *group, const char *name)
+{
+	const json_t *s = json_object_get(json_object_get(dev, group), name);
+	fprintf(out, "%s %s: not set (%s)\n", lead, name,
+		str_of(s, "reason") ? str_of(s, "reason") : "not measured");
+}
+
+static void write_env(FILE *out, const json_t *dev)
+{
+	const char *vendor = str_of(dev, "vendor");
+	const char *uuid = str_of(dev, "device_uuid");
+	const json_t *cores = item(dev, "locality", "local_cores");
+	fprintf(out, "# axbench recommend for %s (%s)\n",
+		str_of(dev, "name"), str_of(dev, "key"));
+	fprintf(out, "# MESA_VK_DEVICE_SELECT takes VENDOR:DEVICE ids, which "
+		     "the results do not carry; use 'axbench devices'\n");
+	if (vendor && strstr(vendor, "NVIDIA") && uuid)
+		fprintf(out, "export CUDA_VISIBLE_DEVICES=GPU-%s\n", uuid);
+	if (json_is_integer(cores) && json_integer_value(cores) > 0) {
+		fprintf(out, "export OMP_NUM_THREADS=%lld\n",
+			(long long)json_integer_value(cores));
+		fprintf(out, "export OMP_PLACES=cores\n");
+		fprintf(out, "export OMP_PROC_BIND=close\n");
+	} else {
+		why_null(out, "#", dev, "locality", "local_cores");
+	}
+}
+
+static void write_numactl(FILE *out, const json_t *dev)
+{
+	const json_t *node = item(dev, "locality", "numa_node");
+	const json_t *cpus = item(dev, "locality", "cpuset");
+	if (json_is_integer(node))
+		fprintf(out, "numactl --cpunodebind=%lld --membind=%lld\n",
+			(long long)json_integer_value(node),
+			(long long)json_integer_value(node));
+	else if (json_is_string(cpus))
+		fprintf(out, "numactl --physcpubind=%s --localalloc\n",
+			json_string_value(cpus));
+	else
+		why_null(out, "#", dev, "locality", "cpuset");
+}
+
+static void write_slurm(FILE *out, const json_t *dev)
+{
+	const json_t *cores = item(dev, "locality", "local_cores");
+	fprintf(out, "#SBATCH --gpus-per-task=1\n#SBATCH --gpu-bind=closest\n"
+		     "#SBATCH --cpu-bind=cores\n");
+	if (json_is_integer(cores) && json_integer_value(cores) > 0)
+		fprintf(out, "#SBATCH --cpus-per-task=%lld\n",
+			(long long)json_integer_value(cores));
+	else
+		why_null(out, "#", dev, "locality", "local_cores");
+}
+
+/* "0-2,5" -> "0, 1, 2, 5" for a Python list. */
+static void cpu_list(FILE *out, const char *set)
+{
+	const char *p = set;
+	bool first = true;
+	while (p && *p) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi && c - lo < 4096; c++)
+			fprintf(out, "%s%ld", first ? "" : ", ", c), first = false;
+		p = *end == ',' ? end + 1 : NULL;
+	}
+}
+
+static void torch_kw(FILE *out, const json_t *dev, const char *name,
+		     const char *kw)
+{
+	const json_t *v = item(dev, "data_loading", name);
+	if (json_is_integer(v))
+		fprintf(out, "    %s=%lld,\n", kw,
+			(long long)json_integer_value(v));
+	else if (json_is_boolean(v))
+		fprintf(out, "    %s=%s,\n", kw, json_is_true(v) ? "True"
+								  : "False");
+	else
+		why_null(out, "    #", dev, "data_loading", name);
+}
+
+static void write_torch(FILE *out, const json_t *dev)
+{
+	const json_t *cpus = item(dev, "locality", "cpuset");
+	fprintf(out, "# axbench recommend: DataLoader settings for %s (%s)\n"
+		     "import os\n\n",
+		str_of(dev, "name"), str_of(dev, "key"));
+	if (json_is_string(cpus)) {
+		fprintf(out, "LOCAL_CPUS = [");
+		cpu_list(out, json_string_value(cpus));
+		fprintf(out, "]\n\n\ndef worker_init_fn(worker_id):\n"
+			     "    os.sched_setaffinity(0, LOCAL_CPUS)\n\n\n");
+	} else {
+		fprintf(out, "worker_init_fn = None  # no local CPU set known\n"
+			     "\n\n");
+	}
+	fprintf(out, "dataloader_kwargs = dict(\n");
+	torch_kw(out, dev, "batch_size", "batch_size");
+	torch_kw(out, dev, "loader_threads", "num_workers");
+	torch_kw(out, dev, "pinned_memory", "pin_memory");
+	torch_kw(out, dev, "prefetch_depth", "prefetch_factor");
+	fprintf(out, "    worker_init_fn=worker_init_fn,\n)\n");
+}
+
+int ax_recommend_write(const json_t *doc, const char *format, FILE *out,
+		       char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(FILE *, const json_t *);
+	} views[] = {{"env", write_env},
+		     {"numactl", write_numactl},
+		     {"slurm", write_slurm},
+		     {"torch", write_torch}};
+	int rc;
+	if (!strcmp(format, "yaml"))
+		return ax_config_emit_yaml(doc, out);
+	if (!strcmp(format, "json")) {
+		rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', out);
+		return rc || ferror(out) ? AX_EIO : 0;
+	}
+	const json_t *dev = json_array_get(json_object_get(doc, "devices"), 0);
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		if (strcmp(format, views[i].name))
+			continue;
+		if (!dev)
+			fprintf(out, "# no device has stored results\n");
+		else
+			views[i].fn(out, dev);
+		return ferror(out) ? AX_EIO : 0;
+	}
+	return ax_errf(err, errlen, AX_EINVAL,
+		       "unknown format '%s'; use yaml, json, env, numactl, "
+		       "slurm or torch", format);
+}
