@@ -1,0 +1,182 @@
+/* cli/cmd_export.c - `axbench export`: the best measured parameters per
+ * device, suite and shape as a versioned YAML or JSON document. */
+#include "cli/cli.h"
+
+#include "core/config.h"
+#include "core/db.h"
+#include "core/error.h"
+#include "reports/export.h"
+#include "suites/registry.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT };
+
+static const struct ax_cli_opt export_opts[] = {
+	{OPT_SUITE, "suite", 's', "NAME", "only this suite"},
+	{OPT_FORMAT, "format", 'f', "yaml|json", "document format (yaml)"},
+	{OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
+	{0},
+};
+
+extern const struct ax_cli_cmd ax_cmd_export;
+
+/* Does a stored device match --device SEL?  Fingerprint, UUID and PCI
+ * bus id match exactly, a name as a case-insensitive substring. */
+static bool device_matches(const json_t *dev, const char *sel)
+{
+	static const char *const exact[] = {"fingerprint", "device_uuid",
+					    "pci_bus_id"};
+	for (int i = 0; i < 3; i++) {
+		const char *v = json_string_value(json_object_get(dev,
+								  exact[i]));
+		if (v && *v && !strcasecmp(v, sel))
+			return true;
+	}
+	const char *name = json_string_value(json_object_get(dev, "name"));
+	return name && strcasestr(name, sel);
+}
+
+/* Keep the results whose device matches sel (all when sel is NULL). */
+static int filter_device(const struct ax_cli *cli, json_t *results,
+			 const char *sel)
+{
+	if (!sel || !strcmp(sel, "all"))
+		return 0;
+	if (isdigit((unsigned char)sel[0]) && !strchr(sel, '-') &&
+	    !strchr(sel, ':'))
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--device %s: stored results are keyed "
+				    "by device, not by Vulkan index; give a "
+				    "name, UUID, PCI bus id or fingerprint",
+				    sel);
+	for (size_t i = json_array_size(results); i-- > 0;)
+		if (!device_matches(json_object_get(json_array_get(results, i),
+						    "device"),
+				    sel))
+			json_array_remove(results, i);
+	if (json_array_size(results) == 0)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--device %s: no stored results on a "
+				    "device matching it; see `axbench "
+				    "results`", sel);
+	return 0;
+}
+
+static int write_doc(const struct ax_cli *cli, const json_t *doc,
+		     bool json, const char *path)
+{
+	char tmp[4096];
+	FILE *out = stdout;
+	if (path) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		if (!(out = fopen(tmp, "w")))
+			return ax_cli_error(cli, AX_EXIT_STORAGE,
+					    "cannot write %s: %m", tmp);
+	}
+	int rc = json ? json_dumpf(doc, out, JSON_INDENT(2)) : 0;
+	if (json)
+		fputc('\n', out);
+	else
+		rc = ax_config_emit_yaml(doc, out);
+	if (fflush(out) || ferror(out))
+		rc = AX_EIO;
+	if (path && fclose(out))
+		rc = AX_EIO;
+	if (path && !rc && rename(tmp, path))
+		rc = AX_EIO;
+	if (path && rc)
+		remove(tmp);
+	if (rc)
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s",
+				    path ? path : "standard output");
+	return 0;
+}
+
+static int export_run(struct ax_cli *cli, const char *suite, bool json,
+		      const char *path)
+{
+	struct ax_config_schema schema[64];
+	struct ax_db_filter f = {.suite = suite};
+	struct ax_db *db;
+	json_t *results = NULL, *sessions = NULL, *doc = NULL;
+	char err[1024];
+	int n = ax_suite_count < 64 ? ax_suite_count : 64;
+	for (int i = 0; i < n; i++)
+		schema[i] = (struct ax_config_schema){
+			ax_suites[i]->name, ax_suites[i]->params,
+			ax_suites[i]->n_params};
+	if (suite && !ax_suite_find(suite))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "--suite %s: no such "
+				    "suite; see `axbench suites`", suite);
+	int rc = ax_cli_open_db(cli, true, &db);
+	if (rc)
+		return rc;
+	if (ax_db_results(db, &f, &results) ||
+	    ax_db_sessions(db, &f, &sessions))
+		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s",
+				  ax_db_errmsg(db));
+	ax_db_close(db);
+	if (!rc)
+		rc = filter_device(cli, results, cli->device_sel);
+	if (!rc && ax_export_build(results, sessions, schema, n,
+				   "axbench " AX_VERSION_STRING, &doc, err,
+				   sizeof(err)))
+		rc = ax_cli_error(cli, AX_EXIT_FAIL, "%s", err);
+	if (!rc)
+		rc = write_doc(cli, doc, json, path);
+	json_decref(doc);
+	json_decref(results);
+	json_decref(sessions);
+	return rc;
+}
+
+static int export_main(struct ax_cli *cli, int argc, char **argv)
+{
+	struct ax_cli_iter it;
+	const char *suite = NULL, *path = NULL, *format = NULL;
+	int opt;
+	ax_cli_iter_init(&it, cli, &ax_cmd_export, argc, argv);
+	while ((opt = ax_cli_next(&it)) > 0) {
+		if (opt == OPT_SUITE)
+			suite = it.optarg;
+		else if (opt == OPT_FORMAT)
+			format = it.optarg;
+		else if (opt == OPT_OUTPUT)
+			path = it.optarg;
+	}
+	int n_pos = it.n_positional;
+	ax_cli_iter_release(&it);
+	if (opt == -2)
+		return AX_EXIT_OK;
+	if (opt < 0)
+		return AX_EXIT_USAGE;
+	if (n_pos)
+		return ax_cli_error(cli, AX_EXIT_USAGE, "export takes no "
+				    "arguments; use --suite / --device");
+	if (format && strcmp(format, "yaml") && strcmp(format, "json"))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "--format must be "
+				    "yaml or json (got '%s')", format);
+	bool json = format ? !strcmp(format, "json") : cli->json;
+	return export_run(cli, suite, json, path);
+}
+
+const struct ax_cli_cmd ax_cmd_export = {
+	.name = "export",
+	.summary = "write the best measured parameters as YAML or JSON",
+	.usage = "[--suite NAME] [--format yaml|json] [-o FILE]",
+	.details =
+		"Writes a versioned document (schema axbench.tuned/v1): for "
+		"each device\n(by fingerprint, with name, UUID and PCI bus "
+		"id), suite and shape, the\nbest stored parameters, their "
+		"measured figure and unit, the speed-up\nover the default "
+		"parameters, and the run / result / session it came\nfrom.  "
+		"`axbench run --tuned FILE` reads it back.  --device "
+		"matches a\nstored device by name, UUID, PCI bus id or "
+		"fingerprint.",
+	.opts = export_opts,
+	.fn = export_main,
+};
