@@ -323,7 +323,7 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 				 errlen);
 	if (rc)
 		return rc;
-	double best = INFINITY, t_in = 0;
+	double best = INFINITY, t_in = 0, ring[20] = {0};
 	size_t e = 0;
 	for (;;) {
 		size_t i;
@@ -333,6 +333,7 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 		if (rc)
 			break;
 		res->last_ask_s = t1 - t0;
+		ring[e % 20] = t1 - t0;
 		double c = l->cost[i];
 		int ok = !isnan(c);
 		rc = ax_tuner_tell(t, i, ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
@@ -349,6 +350,8 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 	if (rc == AX_ENOTFOUND)
 		rc = 0;
 	res->evals = e;
+	for (size_t j = 0; j < 20 && j < e; j++)
+		res->tail_ask_s += ring[j] / (double)(e < 20 ? e : 20);
 	res->best_found = best;
 	res->tuner_s = t_in;
 	const char *why = ax_tuner_stop_reason(t);

@@ -60,6 +60,7 @@ struct ax_replay_result {
 	double best_found;   /* lowest cost measured (can differ for bo) */
 	double tuner_s;      /* time spent inside ask + tell */
 	double last_ask_s;   /* time of the last ask */
+	double tail_ask_s;   /* mean time of the last (up to) 20 asks */
 	char stop_reason[160];
 };
 
