@@ -9,11 +9,19 @@
  * matrix is the im2col view of the input, gathered on the fly into
  * shared memory with zero padding, so no im2col buffer is ever written.
  *
+ * The reduction is walked as (r, s) outer and channel blocks of BK inner,
+ * so no index needs a division in the loops: every invocation keeps the
+ * decoded coordinates of the pixels it stages in registers, and only adds
+ * the filter offset and the channel.  (On CPU drivers such as lavapipe an
+ * integer division is a per-lane scalar loop: decoding C*R*S and N*P*Q
+ * indices per element cost more than the arithmetic.)
+ *
  * Each workgroup computes a BM x BN output tile; each invocation a TM x TN
- * register tile, strided across the workgroup tile so that neighbouring
- * invocations touch neighbouring pixels (coalesced loads and stores).
- * Every tunable is a specialization constant: one SPIR-V module covers the
- * whole search space.  AX_F16 selects fp16 storage; arithmetic stays fp32.
+ * register block, read from shared memory as vec4s (TM, TN multiples of 4).
+ * All tile sizes are powers of two, so the workgroup size and BN divide one
+ * another.  Every tunable is a specialization constant: one SPIR-V module
+ * covers the whole search space.  AX_F16 selects fp16 storage; arithmetic
+ * stays fp32.
  */
 #extension GL_EXT_control_flow_attributes : enable
 #ifdef AX_F16
@@ -27,13 +35,18 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 32; /* output channels per group */
 layout(constant_id = 2) const uint BN = 64; /* output pixels per group */
-layout(constant_id = 3) const uint BK = 8;  /* reduction step */
+layout(constant_id = 3) const uint BK = 8;  /* channels per step */
 layout(constant_id = 4) const uint TM = 4;  /* channels per invocation */
 layout(constant_id = 5) const uint TN = 4;  /* pixels per invocation */
 layout(constant_id = 6) const uint NHWC = 0;
 
 const uint TX = BN / TN; /* invocations along pixels */
-const uint TY = BM / TM; /* invocations along channels */
+const uint WG = (BM / TM) * TX;
+/* Staging of the input tile: each invocation owns JT pixels (fixed for the
+ * whole kernel) and every KT-th channel of the block. */
+const uint JW = WG < BN ? WG : BN;
+const uint JT = BN / JW;
+const uint KT = WG / JW;
 
 layout(std430, binding = 0) readonly buffer In { ELEM x[]; };
 layout(std430, binding = 1) readonly buffer Wt { ELEM wt[]; };
@@ -43,86 +56,34 @@ layout(push_constant) uniform Shape {
 	uint n, c, h, w, k, r, s, stride, pad, dil, p, q;
 } sh;
 
-shared float As[BK * BM]; /* weights, [kk][m] */
-shared float Bs[BK * BN]; /* im2col input, [kk][j] */
+shared vec4 As[BK * BM / 4]; /* weights, [kk][m] */
+shared vec4 Bs[BK * BN / 4]; /* input, [kk][j] */
 
-/* Element (reduction index gk, pixel gj) of the im2col matrix, or 0 in the
- * padding and past the edges. */
-float im2col(uint gk, uint gj, uint crs, uint npq)
+void st_a(uint kk, uint m, float v)
 {
-	if (gk >= crs || gj >= npq)
-		return 0.0;
-	uint ci, ri, si;
-	if (NHWC != 0) {
-		ci = gk % sh.c;
-		uint rs = gk / sh.c;
-		ri = rs / sh.s;
-		si = rs % sh.s;
-	} else {
-		uint rs = sh.r * sh.s;
-		ci = gk / rs;
-		uint t = gk % rs;
-		ri = t / sh.s;
-		si = t % sh.s;
-	}
-	uint pq = sh.p * sh.q;
-	uint ni = gj / pq;
-	uint t2 = gj % pq;
-	uint pi = t2 / sh.q, qi = t2 % sh.q;
-	int hi = int(pi * sh.stride + ri * sh.dil) - int(sh.pad);
-	int wi = int(qi * sh.stride + si * sh.dil) - int(sh.pad);
-	if (hi < 0 || hi >= int(sh.h) || wi < 0 || wi >= int(sh.w))
-		return 0.0;
-	uint idx = NHWC != 0 ?
-		((ni * sh.h + uint(hi)) * sh.w + uint(wi)) * sh.c + ci :
-		((ni * sh.c + ci) * sh.h + uint(hi)) * sh.w + uint(wi);
-	return float(x[idx]);
+	uint e = kk * BM + m;
+	As[e >> 2][e & 3] = v;
 }
 
-void load_tiles(uint k0, uint m0, uint j0, uint crs, uint npq)
+void st_b(uint kk, uint j, float v)
 {
-	uint tid = gl_LocalInvocationID.x;
-	uint nthr = gl_WorkGroupSize.x;
-	/* Weights: kk fastest, as the reduction index is contiguous. */
-	for (uint e = tid; e < BM * BK; e += nthr) {
+	uint e = kk * BN + j;
+	Bs[e >> 2][e & 3] = v;
+}
+
+/* Weights of filter tap (r, s) and channels c0 .. c0+BK-1, zero past the
+ * ends; channels vary fastest across invocations. */
+void load_a(uint m0, uint c0, uint rs, uint crs)
+{
+	uint rsn = sh.r * sh.s;
+	for (uint e = gl_LocalInvocationID.x; e < BM * BK; e += WG) {
 		uint kk = e % BK, m = e / BK;
-		uint gk = k0 + kk, gm = m0 + m;
+		uint ci = c0 + kk, gm = m0 + m;
 		float v = 0.0;
-		if (gk < crs && gm < sh.k)
-			v = float(wt[gm * crs + gk]);
-		As[kk * BM + m] = v;
-	}
-	/* Input: pixels fastest for NCHW (w is contiguous), channels
-	 * fastest for NHWC (c is contiguous). */
-	for (uint e = tid; e < BN * BK; e += nthr) {
-		uint kk, j;
-		if (NHWC != 0) {
-			kk = e % BK;
-			j = e / BK;
-		} else {
-			j = e % BN;
-			kk = e / BN;
-		}
-		Bs[kk * BN + j] = im2col(k0 + kk, j0 + j, crs, npq);
-	}
-}
-
-void store(float acc[TM][TN], uint m0, uint j0, uint tx, uint ty, uint npq)
-{
-	uint pq = sh.p * sh.q;
-	[[unroll]] for (uint j = 0; j < TN; j++) {
-		uint gj = j0 + tx + j * TX;
-		if (gj >= npq)
-			continue;
-		uint ni = gj / pq, t = gj % pq;
-		[[unroll]] for (uint i = 0; i < TM; i++) {
-			uint gm = m0 + ty + i * TY;
-			if (gm >= sh.k)
-				continue;
-			uint idx = NHWC != 0 ? (ni * pq + t) * sh.k + gm :
-					       (ni * sh.k + gm) * pq + t;
-			y[idx] = ELEM(acc[i][j]);
-		}
+		if (ci < sh.c && gm < sh.k)
+			v = float(wt[gm * crs + (NHWC != 0 ? rs * sh.c + ci :
+							     ci * rsn + rs)]);
+		st_a(kk, m, v);
 	}
 }
 
@@ -132,28 +93,89 @@ void main()
 	uint tx = tid % TX, ty = tid / TX;
 	uint crs = sh.c * sh.r * sh.s;
 	uint npq = sh.n * sh.p * sh.q;
+	uint pq = sh.p * sh.q;
 	uint m0 = gl_WorkGroupID.y * BM;
 	uint j0 = gl_WorkGroupID.x * BN;
+	/* Channel stride of the input. */
+	uint cstr = NHWC != 0 ? 1 : sh.h * sh.w;
 
-	float acc[TM][TN];
-	[[unroll]] for (uint i = 0; i < TM; i++)
-		[[unroll]] for (uint j = 0; j < TN; j++)
-			acc[i][j] = 0.0;
-
-	for (uint k0 = 0; k0 < crs; k0 += BK) {
-		load_tiles(k0, m0, j0, crs, npq);
-		barrier();
-		for (uint kk = 0; kk < BK; kk++) {
-			float a[TM], b[TN];
-			[[unroll]] for (uint i = 0; i < TM; i++)
-				a[i] = As[kk * BM + ty + i * TY];
-			[[unroll]] for (uint j = 0; j < TN; j++)
-				b[j] = Bs[kk * BN + tx + j * TX];
-			[[unroll]] for (uint i = 0; i < TM; i++)
-				[[unroll]] for (uint j = 0; j < TN; j++)
-					acc[i][j] = fma(a[i], b[j], acc[i][j]);
-		}
-		barrier();
+	/* Decode this invocation's staging pixels once. */
+	uint jl0 = tid % JW, kk0 = tid / JW;
+	int pbase[JT], ph[JT], pw[JT];
+	[[unroll]] for (uint i = 0; i < JT; i++) {
+		uint gj = j0 + jl0 + i * JW;
+		uint ni = gj / pq, t = gj % pq;
+		ph[i] = int((t / sh.q) * sh.stride) - int(sh.pad);
+		pw[i] = int((t % sh.q) * sh.stride) - int(sh.pad);
+		/* Past the last pixel: an impossible row, never loaded. */
+		if (gj >= npq)
+			ph[i] = -(1 << 30);
+		pbase[i] = int(ni * sh.h * sh.w * sh.c);
 	}
-	store(acc, m0, j0, tx, ty, npq);
+
+	vec4 acc[TM][TN / 4];
+	[[unroll]] for (uint i = 0; i < TM; i++)
+		[[unroll]] for (uint j = 0; j < TN / 4; j++)
+			acc[i][j] = vec4(0.0);
+
+	for (uint rs = 0; rs < sh.r * sh.s; rs++) {
+		int dr = int((rs / sh.s) * sh.dil);
+		int ds = int((rs % sh.s) * sh.dil);
+		/* Offsets of this tap in the staged pixels; -1: padding. */
+		int off[JT];
+		[[unroll]] for (uint i = 0; i < JT; i++) {
+			int hi = ph[i] + dr, wi = pw[i] + ds;
+			bool in_ = hi >= 0 && hi < int(sh.h) && wi >= 0 &&
+				   wi < int(sh.w);
+			int pix = hi * int(sh.w) + wi;
+			off[i] = !in_ ? -1 :
+				 pbase[i] + (NHWC != 0 ? pix * int(sh.c) : pix);
+		}
+		for (uint c0 = 0; c0 < sh.c; c0 += BK) {
+			load_a(m0, c0, rs, crs);
+			for (uint kk = kk0; kk < BK; kk += KT) {
+				uint ci = c0 + kk;
+				[[unroll]] for (uint i = 0; i < JT; i++) {
+					float v = 0.0;
+					if (off[i] >= 0 && ci < sh.c)
+						v = float(x[uint(off[i]) +
+							    ci * cstr]);
+					st_b(kk, jl0 + i * JW, v);
+				}
+			}
+			barrier();
+			uint ao = ty * (TM / 4), bo = tx * (TN / 4);
+			for (uint kk = 0; kk < BK; kk++) {
+				vec4 a[TM / 4], b[TN / 4];
+				[[unroll]] for (uint i = 0; i < TM / 4; i++)
+					a[i] = As[kk * (BM / 4) + ao + i];
+				[[unroll]] for (uint j = 0; j < TN / 4; j++)
+					b[j] = Bs[kk * (BN / 4) + bo + j];
+				[[unroll]] for (uint i = 0; i < TM; i++)
+					[[unroll]] for (uint j = 0; j < TN / 4;
+							j++)
+						acc[i][j] = fma(
+							vec4(a[i >> 2][i & 3]),
+							b[j], acc[i][j]);
+			}
+			barrier();
+		}
+	}
+
+	/* Store the TM x TN block: channels m0 + ty*TM + i, pixels
+	 * j0 + tx*TN + j. */
+	[[unroll]] for (uint j = 0; j < TN; j++) {
+		uint gj = j0 + tx * TN + j;
+		if (gj >= npq)
+			break;
+		uint ni = gj / pq, t = gj % pq;
+		[[unroll]] for (uint i = 0; i < TM; i++) {
+			uint gm = m0 + ty * TM + i;
+			if (gm >= sh.k)
+				break;
+			uint idx = NHWC != 0 ? (ni * pq + t) * sh.k + gm :
+					       (ni * sh.k + gm) * pq + t;
+			y[idx] = ELEM(acc[i][j >> 2][j & 3]);
+		}
+	}
 }

@@ -71,7 +71,7 @@ static int att_check(const struct ax_params *p,
 	ax_attention_tiles_from_params(p, &t);
 	if (s.f16 && !(dev->storage16 && dev->fp16_arith))
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
-			       "attention: dtype=f16 needs 16-bit storage "
+			       "dtype=f16 needs 16-bit storage "
 			       "buffers and shaderFloat16, which %s lacks; "
 			       "use dtype=f32",
 			       dev->name);
@@ -186,7 +186,7 @@ static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	struct att_state *st = calloc(1, sizeof(*st));
 	if (!st)
 		return ax_errf(err, errlen, AX_ENOMEM,
-			       "attention: out of memory");
+			       "out of memory");
 	st->vk = vk;
 	ax_attention_shape_from_params(p, &st->sh);
 	ax_attention_tiles_from_params(p, &st->t);
@@ -197,7 +197,7 @@ static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	if (!rc)
 		rc = att_pipeline(st);
 	if (rc) {
-		ax_errf(err, errlen, rc, "attention: setup failed: %s",
+		ax_errf(err, errlen, rc, "setup failed: %s",
 			vk->err[0] ? vk->err : ax_strerror(rc));
 		att_free(vk, st);
 		return rc;
@@ -247,7 +247,7 @@ static int att_verify(void *state, char *why, size_t whylen)
 	rc = ax_vk_download(st->vk, &st->o, 0, f16 ? (void *)h : o, n * esz);
 	if (rc) {
 		ax_errf(why, whylen, rc,
-			"attention: reading the output failed: %s",
+			"reading the output failed: %s",
 			st->vk->err);
 		goto out;
 	}

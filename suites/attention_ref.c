@@ -86,7 +86,7 @@ static int check_tiles(const struct ax_attention_shape *s,
 {
 	if (s->d % (4 * (int64_t)t->tpr) != 0)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "attention: head_dim %lld must be a multiple "
+			       "head_dim %lld must be a multiple "
 			       "of 4*tpr = %u (each of the tpr invocations of "
 			       "a row owns whole vec4 column groups); pick a "
 			       "smaller tpr",
@@ -95,7 +95,7 @@ static int check_tiles(const struct ax_attention_shape *s,
 	uint32_t maxinv = lim->maxComputeWorkGroupInvocations;
 	if (inv > maxinv || inv > lim->maxComputeWorkGroupSize[0])
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "attention: br*tpr = %u invocations per "
+			       "br*tpr = %u invocations per "
 			       "workgroup exceeds "
 			       "maxComputeWorkGroupInvocations %u or "
 			       "maxComputeWorkGroupSize[0] %u; lower br or "
@@ -104,7 +104,7 @@ static int check_tiles(const struct ax_attention_shape *s,
 	size_t shm = ax_attention_shared_bytes(s, t);
 	if (shm > lim->maxComputeSharedMemorySize)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "attention: tiles need (br*head_dim + "
+			       "tiles need (br*head_dim + "
 			       "2*bc*head_dim + br*bc + 2*br*tpr) * 4 = %zu "
 			       "bytes of shared memory, over "
 			       "maxComputeSharedMemorySize %u; lower br or bc",
@@ -126,7 +126,7 @@ int ax_attention_check_limits(const struct ax_attention_shape *s,
 			     ax_attention_kv_count(s);
 	if (big * esz > lim->maxStorageBufferRange || big * esz > UINT32_MAX)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "attention: a %zu-byte Q/K/V/O buffer is over "
+			       "a %zu-byte Q/K/V/O buffer is over "
 			       "maxStorageBufferRange %u; lower batch, heads "
 			       "or the sequence lengths",
 			       big * esz, lim->maxStorageBufferRange);
@@ -135,7 +135,7 @@ int ax_attention_check_limits(const struct ax_attention_shape *s,
 	if (gx > mc[0] || (uint64_t)s->heads > mc[1] ||
 	    (uint64_t)s->batch > mc[2])
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "attention: %llu x %lld x %lld workgroups "
+			       "%llu x %lld x %lld workgroups "
 			       "(seq_q/br, heads, batch) exceed "
 			       "maxComputeWorkGroupCount %ux%ux%u; raise br or "
 			       "lower heads/batch",
@@ -217,7 +217,7 @@ static int check_row(const struct ax_attention_shape *s, const float *q,
 		if (fabs((double)got[d] - ref[d]) <= tol)
 			continue;
 		return ax_errf(why, whylen, AX_EVERIFY,
-			       "attention: output (batch %lld, head %lld, "
+			       "output (batch %lld, head %lld, "
 			       "query %lld, column %lld) is %.9g, the "
 			       "reference is %.9g (|diff| %.3g > tolerance "
 			       "%.3g)",
@@ -244,7 +244,7 @@ int ax_attention_ref_verify(const struct ax_attention_shape *s,
 	int rc = 0;
 	if (!ref || !lg)
 		rc = ax_errf(why, whylen, AX_ENOMEM,
-			     "attention: out of memory");
+			     "out of memory");
 	for (int64_t r = 0; r < rows && !rc; r += step)
 		rc = check_row(s, q, k, v, o, r, ref, lg, why, whylen);
 	if (!rc)

@@ -45,10 +45,10 @@ static const struct ax_param_def conv_params[] = {
 	{"tile_pq", AX_PT_INT, 4, 256, NULL, 64, TUNE,
 	 "output pixels per workgroup (GEMM N tile)"},
 	{"tile_c", AX_PT_INT, 1, 64, NULL, 8, TUNE,
-	 "reduction (C*R*S) step staged in shared memory"},
-	{"tm", AX_PT_INT, 1, 16, NULL, 4, TUNE,
+	 "input channels per step staged in shared memory"},
+	{"tm", AX_PT_INT, 4, 16, NULL, 4, TUNE,
 	 "output channels per invocation (register tile)"},
-	{"tn", AX_PT_INT, 1, 16, NULL, 4, TUNE,
+	{"tn", AX_PT_INT, 4, 16, NULL, 4, TUNE,
 	 "output pixels per invocation (register tile)"},
 };
 
@@ -78,7 +78,7 @@ static int conv_check(const struct ax_params *p,
 		return rc;
 	if (s.f16 && !(dev->storage16 && dev->fp16_arith))
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
-			       "conv: dtype=f16 needs 16-bit storage buffers "
+			       "dtype=f16 needs 16-bit storage buffers "
 			       "and shaderFloat16, which %s lacks; use "
 			       "dtype=f32",
 			       dev->name);
@@ -188,7 +188,7 @@ static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 {
 	struct conv_state *st = calloc(1, sizeof(*st));
 	if (!st)
-		return ax_errf(err, errlen, AX_ENOMEM, "conv: out of memory");
+		return ax_errf(err, errlen, AX_ENOMEM, "out of memory");
 	st->vk = vk;
 	int rc = ax_conv_shape_from_params(p, &st->sh, err, errlen);
 	if (rc) {
@@ -206,7 +206,7 @@ static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	if (!rc)
 		rc = conv_pipeline(st);
 	if (rc) {
-		ax_errf(err, errlen, rc, "conv: setup failed: %s",
+		ax_errf(err, errlen, rc, "setup failed: %s",
 			vk->err[0] ? vk->err : ax_strerror(rc));
 		conv_free(vk, st);
 		return rc;
@@ -241,7 +241,7 @@ static int conv_verify(void *state, char *why, size_t whylen)
 	rc = ax_vk_download(st->vk, &st->y, 0, st->sh.f16 ? (void *)h : y,
 			    n * esz);
 	if (rc) {
-		ax_errf(why, whylen, rc, "conv: reading the output failed: %s",
+		ax_errf(why, whylen, rc, "reading the output failed: %s",
 			st->vk->err);
 		goto out;
 	}

@@ -32,7 +32,7 @@ int ax_conv_shape_from_params(const struct ax_params *p,
 	int64_t ph = s->h + 2 * s->pad, pw = s->w + 2 * s->pad;
 	if (er > ph || es > pw)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "conv: the dilated filter is %lldx%lld "
+			       "the dilated filter is %lldx%lld "
 			       "(dilation %lld) but the padded input is only "
 			       "%lldx%lld; use a smaller r, s or dilation, or "
 			       "more pad",
@@ -91,7 +91,7 @@ static int check_tiles(const struct ax_conv_tiles *t,
 {
 	if (t->tm > t->bm || t->tn > t->bn)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "conv: the register tile tm x tn = %ux%u must "
+			       "the register tile tm x tn = %ux%u must "
 			       "fit in the workgroup tile tile_k x tile_pq = "
 			       "%ux%u; lower tm/tn or raise tile_k/tile_pq",
 			       t->tm, t->tn, t->bm, t->bn);
@@ -99,16 +99,24 @@ static int check_tiles(const struct ax_conv_tiles *t,
 	uint32_t maxinv = lim->maxComputeWorkGroupInvocations;
 	if (inv > maxinv || inv > lim->maxComputeWorkGroupSize[0])
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "conv: (tile_k/tm)*(tile_pq/tn) = %u "
+			       "(tile_k/tm)*(tile_pq/tn) = %u "
 			       "invocations per workgroup exceeds "
 			       "maxComputeWorkGroupInvocations %u or "
 			       "maxComputeWorkGroupSize[0] %u; raise tm/tn "
 			       "or lower tile_k/tile_pq",
 			       inv, maxinv, lim->maxComputeWorkGroupSize[0]);
+	/* Each invocation keeps the coordinates of tile_pq / invocations
+	 * staged pixels in registers. */
+	if (t->bn > 16 * inv)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "tile_pq %u over %u invocations is more than "
+			       "16 staged pixels per invocation; lower "
+			       "tile_pq or tm/tn",
+			       t->bn, inv);
 	size_t shm = ax_conv_shared_bytes(t);
 	if (shm > lim->maxComputeSharedMemorySize)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "conv: tiles need (tile_k + tile_pq) * tile_c "
+			       "tiles need (tile_k + tile_pq) * tile_c "
 			       "* 4 = %zu bytes of shared memory, over "
 			       "maxComputeSharedMemorySize %u; lower tile_k, "
 			       "tile_pq or tile_c",
@@ -120,10 +128,11 @@ static int check_range(const char *what, size_t bytes,
 		       const VkPhysicalDeviceLimits *lim, char *why,
 		       size_t whylen)
 {
-	if (bytes <= lim->maxStorageBufferRange && bytes <= UINT32_MAX)
+	/* The kernel indexes elements with 32-bit signed offsets. */
+	if (bytes <= lim->maxStorageBufferRange && bytes / 2 <= INT32_MAX)
 		return 0;
 	return ax_errf(why, whylen, AX_EINVAL,
-		       "conv: the %s buffer is %zu bytes, over "
+		       "the %s buffer is %zu bytes, over "
 		       "maxStorageBufferRange %u; use a smaller n or shape",
 		       what, bytes, lim->maxStorageBufferRange);
 }
@@ -149,7 +158,7 @@ int ax_conv_check_limits(const struct ax_conv_shape *s,
 	if (gx > lim->maxComputeWorkGroupCount[0] ||
 	    gy > lim->maxComputeWorkGroupCount[1])
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "conv: %llux%llu workgroups exceed "
+			       "%llux%llu workgroups exceed "
 			       "maxComputeWorkGroupCount %ux%u; raise tile_pq "
 			       "or tile_k",
 			       (unsigned long long)gx, (unsigned long long)gy,
@@ -243,7 +252,7 @@ static int check_point(const struct ax_conv_shape *s, const float *x,
 	if (fabs(got - ref) <= tol)
 		return 0;
 	return ax_errf(why, whylen, AX_EVERIFY,
-		       "conv: output %zu (n=%lld k=%lld p=%lld q=%lld) is "
+		       "output %zu (n=%lld k=%lld p=%lld q=%lld) is "
 		       "%.9g, the reference is %.9g (|diff| %.3g > "
 		       "tolerance %.3g)",
 		       i, (long long)n, (long long)k, (long long)p,

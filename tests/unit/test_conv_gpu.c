@@ -86,10 +86,10 @@ static void test_shapes_verify(void)
 		 "s", "1", "pad", "0", NULL},
 		/* other tilings */
 		{"n", "2", "c", "8", "h", "9", "w", "9", "k", "16", "tile_k",
-		 "16", "tile_pq", "32", "tile_c", "16", "tm", "2", "tn", "8",
+		 "16", "tile_pq", "32", "tile_c", "16", "tm", "4", "tn", "8",
 		 NULL},
 		{"n", "2", "c", "8", "h", "9", "w", "9", "k", "16", "tile_k",
-		 "64", "tile_pq", "16", "tile_c", "4", "tm", "8", "tn", "1",
+		 "64", "tile_pq", "16", "tile_c", "4", "tm", "8", "tn", "4",
 		 "layout", "nhwc", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)

@@ -101,9 +101,9 @@ static void test_limits(void)
 		     AX_EINVAL);
 	AX_CHECK(strstr(why, "maxComputeSharedMemorySize 32768") != NULL);
 	AX_CHECK(strstr(why, "131072") != NULL);
-	/* 256/1 * 256/16 = 4096 invocations > 1024. */
+	/* 256/4 * 256/4 = 4096 invocations > 1024. */
 	point(&p, (const char *const[]){"tile_k", "256", "tile_pq", "256",
-					 "tile_c", "1", "tm", "1", "tn", "16",
+					 "tile_c", "1", "tm", "4", "tn", "4",
 					 NULL});
 	ax_conv_tiles_from_params(&p, &t);
 	AX_CHECK_INT(ax_conv_check_limits(&s, &t, &lim, why, sizeof(why)),
