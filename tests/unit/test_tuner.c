@@ -1,0 +1,314 @@
+/* tests/unit/test_tuner.c - strategies, stopping rules and replay. */
+#include "tuner/replay.h"
+#include "tuner/strategy.h"
+
+#include "core/error.h"
+
+#include "ax_test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define TINY "tests/fixtures/tuner/tiny.json"
+
+static struct ax_landscape *tiny(void)
+{
+	struct ax_landscape *l = NULL;
+	char err[512];
+	int rc = ax_replay_load(TINY, &l, err, sizeof(err));
+	if (rc)
+		printf("# %s\n", err);
+	return l;
+}
+
+static long find3(const struct ax_landscape *l, double bx, double ty,
+		  double mode)
+{
+	double v[3] = {bx, ty, mode};
+	return ax_space_find(l->space, v);
+}
+
+static void test_replay_load(void)
+{
+	struct ax_landscape *l = tiny(), *lz = NULL;
+	char err[512];
+	AX_CHECK(l != NULL);
+	if (!l)
+		return;
+	AX_CHECK_INT(l->n, 105);
+	AX_CHECK_INT(l->nfailed, 12);
+	AX_CHECK_NEAR(l->optimum, 1.0, 1e-12);
+	AX_CHECK_STR(l->kernel_name, "tiny");
+	AX_CHECK_INT(ax_space_dim_kind(l->space, 0), AX_DIM_LOG2);
+	AX_CHECK_INT(ax_space_dim_kind(l->space, 2), AX_DIM_CATEGORICAL);
+	/* mode "b" is choice 1; the excluded configuration is absent. */
+	AX_CHECK_INT(find3(l, 8, 4, 1), (long)l->opt_index);
+	AX_CHECK_INT(find3(l, 32, 6, 0), -1);
+	AX_CHECK(isnan(l->cost[find3(l, 32, 4, 1)]));
+	AX_CHECK(isnan(l->cost[find3(l, 1, 2, 2)]));
+	AX_CHECK_NEAR(l->cost[find3(l, 2, 5, 0)], 1 + 0.3 * 4 + 0.2 + 0.5,
+		      1e-6);
+	AX_CHECK_INT(ax_replay_load(TINY ".gz", &lz, err, sizeof(err)), 0);
+	if (lz) {
+		AX_CHECK_INT(lz->n, 105);
+		AX_CHECK_NEAR(lz->optimum, l->optimum, 0);
+	}
+	ax_landscape_destroy(lz);
+	ax_landscape_destroy(l);
+}
+
+/* Write text to a temporary file (gzip when gz), load it, return rc. */
+static int load_text(const char *text, int gz, char *err, size_t n,
+		     struct ax_landscape **out)
+{
+	char path[] = "/tmp/ax_tuner_testXXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -100;
+	if (gz) {
+		gzFile f = gzdopen(fd, "wb");
+		gzwrite(f, text, (unsigned)strlen(text));
+		gzclose(f);
+	} else {
+		ssize_t w = write(fd, text, strlen(text));
+		(void)w;
+		close(fd);
+	}
+	int rc = ax_replay_load(path, out, err, n);
+	unlink(path);
+	return rc;
+}
+
+#define HEAD                                                               \
+	"{\"tune_params_keys\": [\"a\"], \"tune_params\": {\"a\": [1, 2, "    \
+	"3]}, \"cache\": {"
+
+static void test_replay_hostile(void)
+{
+	struct ax_landscape *l = NULL;
+	char err[512];
+	/* Python's NaN / Infinity are failures, not errors. */
+	AX_CHECK_INT(load_text(HEAD "\"1\": {\"a\": 1, \"time\": NaN}, "
+				    "\"2\": {\"a\": 2, \"time\": Infinity}, "
+				    "\"3\": {\"a\": 3, \"time\": 0.5}}}",
+			       1, err, sizeof(err), &l),
+		     0);
+	if (l) {
+		AX_CHECK_INT(l->nfailed, 2);
+		AX_CHECK_NEAR(l->optimum, 0.5, 0);
+	}
+	ax_landscape_destroy(l);
+	l = NULL;
+	/* Negative and zero times are failures too; all failed: error. */
+	AX_CHECK_INT(load_text(HEAD "\"1\": {\"a\": 1, \"time\": -1}, "
+				    "\"2\": {\"a\": 2, \"time\": 0}}}",
+			       0, err, sizeof(err), &l),
+		     AX_EINVAL);
+	AX_CHECK(strstr(err, "no") || strstr(err, "none"));
+	/* A value outside tune_params names the entry. */
+	AX_CHECK_INT(load_text(HEAD "\"9\": {\"a\": 9, \"time\": 1}}}", 0, err,
+			       sizeof(err), &l),
+		     AX_EINVAL);
+	AX_CHECK(strstr(err, "\"9\"") != NULL);
+	/* The same configuration under two keys. */
+	AX_CHECK_INT(load_text(HEAD "\"1\": {\"a\": 1, \"time\": 1}, "
+				    "\"x\": {\"a\": 1, \"time\": 2}}}",
+			       0, err, sizeof(err), &l),
+		     AX_EINVAL);
+	/* Duplicate JSON keys, truncated JSON, not a cache file. */
+	AX_CHECK_INT(load_text(HEAD "\"1\": {\"a\": 1, \"time\": 1}, "
+				    "\"1\": {\"a\": 2, \"time\": 2}}}",
+			       0, err, sizeof(err), &l),
+		     AX_EINVAL);
+	AX_CHECK_INT(load_text(HEAD "\"1\": {\"a\": 1, \"ti", 1, err,
+			       sizeof(err), &l),
+		     AX_EINVAL);
+	AX_CHECK_INT(load_text("[1, 2, 3]", 0, err, sizeof(err), &l),
+		     AX_EINVAL);
+	AX_CHECK_INT(load_text("{\"cache\": {}}", 0, err, sizeof(err), &l),
+		     AX_EINVAL);
+	AX_CHECK(strstr(err, "tune_params") != NULL);
+	AX_CHECK_INT(ax_replay_load("/nonexistent/x.json", &l, err,
+				    sizeof(err)),
+		     AX_EIO);
+	AX_CHECK(l == NULL);
+}
+
+/* Run a whole session recording the proposals. */
+static size_t session(const struct ax_landscape *l, const char *strategy,
+		      uint64_t seed, size_t budget, size_t *seq)
+{
+	struct ax_tuner *t;
+	struct ax_tuner_options o;
+	char err[256];
+	ax_tuner_options_init(&o);
+	o.budget = budget;
+	o.patience = 0;
+	o.ei_threshold = 0;
+	if (ax_tuner_create(&t, l->space, strategy, seed, &o, err,
+			    sizeof(err)))
+		return 0;
+	size_t n = 0, i;
+	while (ax_tuner_ask(t, &i) == 0) {
+		seq[n++] = i;
+		double c = l->cost[i];
+		AX_CHECK_INT(ax_tuner_tell(t, i,
+					   isnan(c) ? AX_TRIAL_FAILED
+						    : AX_TRIAL_OK,
+					   c),
+			     0);
+	}
+	AX_CHECK(ax_tuner_stop_reason(t) != NULL);
+	ax_tuner_destroy(t);
+	return n;
+}
+
+static void test_deterministic_per_seed(void)
+{
+	struct ax_landscape *l = tiny();
+	if (!l)
+		return;
+	const char *names[] = {"bo", "random", "anneal", "grid"};
+	size_t a[105], b[105], c[105];
+	for (int s = 0; s < 4; s++) {
+		size_t na = session(l, names[s], 5, 40, a);
+		size_t nb = session(l, names[s], 5, 40, b);
+		AX_CHECK_INT(na, 40);
+		AX_CHECK_INT(nb, 40);
+		AX_CHECK(memcmp(a, b, sizeof(size_t) * 40) == 0);
+		if (s < 3) { /* seeded strategies differ across seeds */
+			session(l, names[s], 6, 40, c);
+			AX_CHECK(memcmp(a, c, sizeof(size_t) * 40) != 0);
+		}
+	}
+	ax_landscape_destroy(l);
+}
+
+/* Run every strategy to exhaustion: each point exactly once, failed
+ * points never again, then AX_ENOTFOUND with a reason. */
+static void test_never_reproposed(void)
+{
+	struct ax_landscape *l = tiny();
+	if (!l)
+		return;
+	const char *const *names = ax_tuner_strategies();
+	for (int s = 0; names[s]; s++) {
+		size_t seq[105];
+		unsigned char seen[105] = {0};
+		size_t n = session(l, names[s], 3, 0, seq);
+		AX_CHECK_INT(n, 105);
+		for (size_t j = 0; j < n; j++) {
+			AX_CHECK(!seen[seq[j]]);
+			seen[seq[j]] = 1;
+		}
+	}
+	/* Telling twice, or an index out of range, is refused. */
+	struct ax_tuner *t;
+	char err[256];
+	AX_CHECK_INT(ax_tuner_create(&t, l->space, "bo", 1, NULL, err,
+				     sizeof(err)),
+		     0);
+	size_t i;
+	AX_CHECK_INT(ax_tuner_ask(t, &i), 0);
+	AX_CHECK_INT(ax_tuner_tell(t, i, AX_TRIAL_FAILED, 0), 0);
+	AX_CHECK_INT(ax_tuner_tell(t, i, AX_TRIAL_OK, 1.0), AX_EINVAL);
+	AX_CHECK_INT(ax_tuner_tell(t, 105, AX_TRIAL_OK, 1.0), AX_EINVAL);
+	for (int k = 0; k < 30; k++) {
+		size_t j;
+		AX_CHECK_INT(ax_tuner_ask(t, &j), 0);
+		AX_CHECK(j != i);
+		ax_tuner_tell(t, j, AX_TRIAL_FAILED, 0);
+	}
+	ax_tuner_destroy(t);
+	AX_CHECK_INT(ax_tuner_create(&t, l->space, "nope", 1, NULL, err,
+				     sizeof(err)),
+		     AX_EINVAL);
+	AX_CHECK(strstr(err, "bo, random") != NULL);
+	ax_landscape_destroy(l);
+}
+
+static void test_bo_finds_optimum(void)
+{
+	struct ax_landscape *l = tiny();
+	if (!l)
+		return;
+	double trace[40];
+	struct ax_replay_result r;
+	struct ax_tuner_options o;
+	char err[256];
+	ax_tuner_options_init(&o);
+	o.budget = 40;
+	o.patience = 0;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		AX_CHECK_INT(ax_replay_run(l, "bo", seed, &o, trace, 40, &r,
+					   err, sizeof(err)),
+			     0);
+		AX_CHECK(r.evals <= 40);
+		AX_CHECK_NEAR(r.best_found, 1.0, 1e-12);
+		AX_CHECK_INT(r.best_index, l->opt_index);
+		AX_CHECK(strstr(r.stop_reason, "budget") ||
+			 strstr(r.stop_reason, "expected improvement"));
+		for (size_t e = 1; e < r.evals; e++)
+			AX_CHECK(trace[e] <= trace[e - 1]);
+	}
+	ax_landscape_destroy(l);
+}
+
+static void test_stopping_rules(void)
+{
+	struct ax_landscape *l = tiny();
+	if (!l)
+		return;
+	struct ax_replay_result r;
+	struct ax_tuner_options o;
+	char err[256];
+	ax_tuner_options_init(&o);
+	o.budget = 17;
+	ax_replay_run(l, "random", 1, &o, NULL, 0, &r, err, sizeof(err));
+	AX_CHECK_INT(r.evals, 17);
+	AX_CHECK_STR(r.stop_reason, "budget of 17 evaluations reached");
+	/* Patience: grid walks index order; after the optimum no 1 % gain
+	 * in 20 evaluations stops it well before the end. */
+	ax_tuner_options_init(&o);
+	ax_replay_run(l, "grid", 1, &o, NULL, 0, &r, err, sizeof(err));
+	AX_CHECK(r.evals < 105);
+	AX_CHECK(strstr(r.stop_reason, "no gain of 1%") != NULL);
+	ax_landscape_destroy(l);
+}
+
+/* Closed-form random search against cases worked by hand. */
+static void test_random_expectation(void)
+{
+	struct ax_landscape *l = tiny();
+	if (!l)
+		return;
+	double ex, med, p;
+	/* k = N: the optimum is certainly found. */
+	ax_replay_random_stats(l, l->n, &ex, &med, &p);
+	AX_CHECK_NEAR(ex, 1, 1e-12);
+	AX_CHECK_NEAR(med, 1, 1e-12);
+	AX_CHECK_NEAR(p, 1, 1e-12);
+	/* k = 1: the mean ratio over valid points (given a success), and
+	 * P(within 5 %) = (#within) / N. */
+	double sum = 0;
+	int within = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (!isnan(l->cost[i])) {
+			sum += l->cost[i] / l->optimum;
+			within += l->cost[i] <= 1.05 * l->optimum;
+		}
+	ax_replay_random_stats(l, 1, &ex, &med, &p);
+	AX_CHECK_NEAR(ex, sum / (l->n - l->nfailed), 1e-9);
+	AX_CHECK_NEAR(p, (double)within / l->n, 1e-12);
+	/* k = 2: P(miss the only point within 5 %) = (N-1)(N-2)/N(N-1). */
+	ax_replay_random_stats(l, 2, NULL, NULL, &p);
+	AX_CHECK_INT(within, 1);
+	AX_CHECK_NEAR(p, 1 - (104.0 * 103) / (105.0 * 104), 1e-12);
+	ax_landscape_destroy(l);
+}
+
+AX_TEST_MAIN(AX_TEST(test_replay_load), AX_TEST(test_replay_hostile),
+	     AX_TEST(test_deterministic_per_seed),
+	     AX_TEST(test_never_reproposed), AX_TEST(test_bo_finds_optimum),
+	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation))
