@@ -117,7 +117,8 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 void ax_html_section_curves(struct ax_html_ctx *c)
 {
 	static const char *const bw_group[] = {"op", NULL};
-	static const char *const tr_group[] = {"direction", "path", NULL};
+	static const char *const tr_group[] = {"direction", "path", "source",
+					       NULL};
 	ax_html_h2(c, "curves", "Bandwidth and transfer curves");
 	if (!curve_chart(c, "bandwidth", "size", bw_group,
 			 "Bandwidth against working-set size (higher is "
@@ -136,7 +137,8 @@ void ax_html_section_curves(struct ax_html_ctx *c)
 /* ---- roofline --------------------------------------------------------- */
 
 /* Bytes moved per repetition: extra.bytes when the suite stored it,
- * else the three matrices of a GEMM (fp16 when the dtype says so). */
+ * else the three matrices of a GEMM (fp16 when the dtype says so): the
+ * compulsory traffic, which is what a roofline's intensity means. */
 static double bytes_of(const json_t *r)
 {
 	const json_t *e = json_object_get(r, "extra");
@@ -146,6 +148,12 @@ static double bytes_of(const json_t *r)
 	const json_t *p = json_object_get(r, "params");
 	double m = ax_html_jnum(p, "m"), n = ax_html_jnum(p, "n"),
 	       k = ax_html_jnum(p, "k");
+	if (!isfinite(m * n * k)) {
+		/* Implicit-GEMM suites (conv) state their GEMM shape. */
+		m = ax_html_jnum(e, "gemm_m");
+		n = ax_html_jnum(e, "gemm_n");
+		k = ax_html_jnum(e, "gemm_k");
+	}
 	char dt[32];
 	param_text(r, "dtype", dt, sizeof(dt));
 	double es = strstr(dt, "16") ? 2 : 4;
@@ -163,7 +171,8 @@ static double ceiling(const struct ax_html_ctx *c, int dev, const char *unit,
 		bool in = false;
 		for (int s = 0; suites[s]; s++)
 			in |= !strcmp(ax_html_jstr(r, "suite"), suites[s]);
-		if (!in || !ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
+		if (!in || !ax_html_ok(r) ||
+		    ax_html_device_index(c, r) != dev ||
 		    strcmp(ax_html_jstr(r, "unit"), unit))
 			continue;
 		double m = ax_html_jnum(r, "median");
@@ -198,7 +207,8 @@ static bool roofline(struct ax_html_ctx *c, int dev)
 	static const char *const peak[] = {"peak", NULL};
 	static const char *const bw[] = {"peak", "bandwidth", NULL};
 	size_t cap = json_array_size(c->d->results) + 1;
-	double *x = calloc(cap, sizeof(double)), *y = calloc(cap, sizeof(double));
+	double *x = calloc(cap, sizeof(double));
+	double *y = calloc(cap, sizeof(double));
 	double P = ceiling(c, dev, "GFLOP/s", peak);
 	double B = ceiling(c, dev, "GB/s", bw);
 	int n = x && y ? roof_points(c, dev, x, y) : 0;

@@ -139,8 +139,9 @@ void ax_html_section_history(struct ax_html_ctx *c)
 	int regs = 0;
 	ax_html_h2(c, "history", "History across runs");
 	if (json_array_size(keys) == 0) {
-		ax_html_empty(c, "No device, suite and parameters were measured "
-			      "in more than one of the selected runs.");
+		ax_html_empty(c, "No device, suite and parameters were "
+			      "measured in more than one of the selected "
+			      "runs.");
 		json_decref(keys);
 		return;
 	}

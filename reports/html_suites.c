@@ -1,6 +1,8 @@
 /* reports/html_suites.c - median bars per suite with IQR whiskers, % of
  * the measured peak, and the list of results that need attention. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strverscmp */
+#endif
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
 #include "reports/svg.h"
@@ -38,7 +40,8 @@ static double measured_peak(const struct ax_html_ctx *c, int dev,
 	size_t i;
 	json_t *r;
 	json_array_foreach(c->d->results, i, r) {
-		if (!ax_html_ok(r) || strcmp(ax_html_jstr(r, "suite"), "peak") ||
+		if (!ax_html_ok(r) ||
+		    strcmp(ax_html_jstr(r, "suite"), "peak") ||
 		    strcmp(ax_html_jstr(r, "unit"), unit) ||
 		    ax_html_device_index(c, r) != dev)
 			continue;

@@ -15,10 +15,11 @@ static bool higher_better(const struct ax_html_ctx *c, const json_t *s)
 {
 	size_t i;
 	json_t *r;
+	const char *suite = ax_html_jstr(s, "suite");
 	json_array_foreach(c->d->results, i, r)
-		if (!strcmp(ax_html_jstr(r, "suite"), ax_html_jstr(s, "suite")))
-			return json_is_true(json_object_get(r,
-							    "higher_is_better"));
+		if (!strcmp(ax_html_jstr(r, "suite"), suite))
+			return json_is_true(
+				json_object_get(r, "higher_is_better"));
 	const char *obj = ax_html_jstr(s, "objective");
 	return !(strstr(obj, "min") || strstr(obj, "time") ||
 		 strstr(obj, "seconds"));

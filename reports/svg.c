@@ -112,8 +112,8 @@ static void marker(FILE *f, int shape, double x, double y, const char *c)
 	default:
 		fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f "
 			"%.1f,%.1f\" fill=\"white\" stroke=\"%s\" "
-			"stroke-width=\"2\"", x, y - 4.5, x + 4.5, y, x, y + 4.5,
-			x - 4.5, y, c);
+			"stroke-width=\"2\"", x, y - 4.5, x + 4.5, y, x,
+			y + 4.5, x - 4.5, y, c);
 	}
 }
 

@@ -1,0 +1,357 @@
+/* cli/cmd_compare.c - `axbench compare BASE CAND`: the CI regression
+ * check.  Verdict rules live in reports/compare.h; this file resolves the
+ * two sides, writes every requested file, then picks the exit status. */
+#include "cli/cli.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "reports/compare.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	OPT_THRESHOLD = 1,
+	OPT_THRESHOLD_FOR,
+	OPT_JSON,
+	OPT_MARKDOWN,
+	OPT_JUNIT,
+	OPT_STRICT,
+};
+
+#define MAX_RULES 32
+
+extern const struct ax_cli_cmd ax_cmd_compare;
+
+static const struct ax_cli_opt compare_opts[] = {
+	{OPT_THRESHOLD, "threshold", 't', "PCT",
+	 "minimum effect size in percent (default 2)"},
+	{OPT_THRESHOLD_FOR, "threshold-for", 0, "GLOB=PCT",
+	 "minimum effect for suites matching GLOB (repeatable; last match "
+	 "wins)"},
+	{OPT_JSON, "json", 0, "FILE", "also write the comparison as JSON"},
+	{OPT_MARKDOWN, "markdown", 0, "FILE",
+	 "also write a Markdown summary (CI job summary, PR comment)"},
+	{OPT_JUNIT, "junit", 0, "FILE",
+	 "also write JUnit XML (one test case per result)"},
+	{OPT_STRICT, "strict", 0, NULL,
+	 "exit 3 when a verdict is ambiguous and nothing regressed"},
+	{0},
+};
+
+/* One side of the comparison: which database and which run. */
+struct side {
+	const char *spec;   /* as given */
+	char *path;         /* database file (malloc'd) */
+	struct ax_db *db;
+	int64_t run_id;
+	char label[512];
+	json_t *results;
+};
+
+static bool is_run_spec(const char *s)
+{
+	if (strcmp(s, "last") == 0 || strncmp(s, "baseline:", 9) == 0)
+		return true;
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* Split spec into a database path and a run spec (see usage). */
+static int split_spec(const struct ax_cli *cli, struct side *s,
+		      const char **run)
+{
+	if (is_run_spec(s->spec)) {
+		s->path = strdup(cli->db_path);
+		*run = s->spec;
+		return 0;
+	}
+	if (access(s->spec, F_OK) == 0) {
+		s->path = strdup(s->spec);
+		*run = "last";
+		return 0;
+	}
+	const char *colon = strstr(s->spec, ":baseline:");
+	if (!colon)
+		colon = strrchr(s->spec, ':');
+	if (colon && is_run_spec(colon + 1)) {
+		s->path = strndup(s->spec, (size_t)(colon - s->spec));
+		*run = colon + 1;
+		if (s->path && access(s->path, F_OK) == 0)
+			return 0;
+	}
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "compare: '%s' is not a run id, 'last', "
+			    "'baseline:NAME', an existing database file or "
+			    "FILE:RUN; see 'axbench help compare'", s->spec);
+}
+
+static int resolve_run(const struct ax_cli *cli, struct side *s,
+		       const char *run)
+{
+	int rc;
+	if (strcmp(run, "last") == 0)
+		rc = ax_db_last_run(s->db, &s->run_id);
+	else if (strncmp(run, "baseline:", 9) == 0)
+		rc = ax_db_baseline_run(s->db, run + 9, &s->run_id);
+	else {
+		s->run_id = strtoll(run, NULL, 10);
+		rc = 0;
+	}
+	if (rc)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "compare: %s: %s in %s (see 'axbench "
+				    "baseline list' and 'axbench results')",
+				    s->spec, ax_db_errmsg(s->db), s->path);
+	char what[300];
+	if (strncmp(run, "baseline:", 9) == 0)
+		snprintf(what, sizeof(what), "%s (run %lld)", run,
+			 (long long)s->run_id);
+	else
+		snprintf(what, sizeof(what), "run %lld",
+			 (long long)s->run_id);
+	if (strcmp(s->path, cli->db_path) != 0)
+		snprintf(s->label, sizeof(s->label), "%s %s", s->path, what);
+	else
+		snprintf(s->label, sizeof(s->label), "%s", what);
+	return 0;
+}
+
+static int load_side(const struct ax_cli *cli, struct side *s)
+{
+	const char *run = NULL;
+	char err[1024];
+	int rc = split_spec(cli, s, &run);
+	if (rc)
+		return rc;
+	if (!s->path)
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "out of memory");
+	if (ax_db_open(s->path, AX_DB_READONLY, &s->db, err, sizeof(err))) {
+		fprintf(stderr, "axbench: compare: %s\n", err);
+		return AX_EXIT_STORAGE;
+	}
+	if ((rc = resolve_run(cli, s, run)))
+		return rc;
+	struct ax_db_filter f = {.run_ids = &s->run_id, .n_run_ids = 1,
+				 .with_samples = true};
+	if (ax_db_results(s->db, &f, &s->results)) {
+		fprintf(stderr, "axbench: compare: %s\n", ax_db_errmsg(s->db));
+		return AX_EXIT_STORAGE;
+	}
+	if (json_array_size(s->results) == 0)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "compare: %s (%s) holds no results; "
+				    "nothing to compare", s->spec, s->label);
+	return 0;
+}
+
+static void side_release(struct side *s)
+{
+	json_decref(s->results);
+	ax_db_close(s->db);
+	free(s->path);
+}
+
+/* "5", "5%" or "0.5" percent as a fraction. */
+static int parse_pct(const struct ax_cli *cli, const char *opt,
+		     const char *text, double *out)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end != text && *end == '%')
+		end++;
+	if (end == text || *end || !(v >= 0 && v <= 1000))
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "compare: %s takes a percentage between 0 "
+				    "and 1000, like 2 or 2.5%% (got '%s')",
+				    opt, text);
+	*out = v / 100;
+	return 0;
+}
+
+struct compare_args {
+	struct ax_compare_opts o;
+	struct ax_compare_rule rules[MAX_RULES];
+	char *globs[MAX_RULES];
+	const char *json, *markdown, *junit;
+	bool strict;
+	char **pos;
+	int n_pos;
+};
+
+static int threshold_for(const struct ax_cli *cli, struct compare_args *a,
+			 const char *text)
+{
+	const char *eq = strrchr(text, '=');
+	if (!eq || eq == text)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "compare: --threshold-for takes GLOB=PCT, "
+				    "like 'gemm*=5' (got '%s')", text);
+	if (a->o.n_rules == MAX_RULES)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "compare: at most %d --threshold-for "
+				    "rules", MAX_RULES);
+	int i = a->o.n_rules;
+	if (parse_pct(cli, "--threshold-for", eq + 1, &a->rules[i].threshold))
+		return AX_EXIT_USAGE;
+	a->globs[i] = strndup(text, (size_t)(eq - text));
+	a->rules[i].glob = a->globs[i];
+	a->o.n_rules++;
+	return 0;
+}
+
+static int parse_args(struct ax_cli *cli, int argc, char **argv,
+		      struct compare_args *a, struct ax_cli_iter *it)
+{
+	int opt, rc = 0;
+	ax_compare_opts_init(&a->o);
+	a->o.rules = a->rules;
+	ax_cli_iter_init(it, cli, &ax_cmd_compare, argc, argv);
+	while (rc == 0 && (opt = ax_cli_next(it)) > 0) {
+		if (opt == OPT_THRESHOLD)
+			rc = parse_pct(cli, "--threshold", it->optarg,
+				       &a->o.threshold);
+		else if (opt == OPT_THRESHOLD_FOR)
+			rc = threshold_for(cli, a, it->optarg);
+		else if (opt == OPT_JSON)
+			a->json = it->optarg;
+		else if (opt == OPT_MARKDOWN)
+			a->markdown = it->optarg;
+		else if (opt == OPT_JUNIT)
+			a->junit = it->optarg;
+		else if (opt == OPT_STRICT)
+			a->strict = true;
+	}
+	if (rc)
+		return rc;
+	if (opt == -2)
+		return -2;
+	if (opt < 0)
+		return AX_EXIT_USAGE;
+	a->pos = it->positional;
+	a->n_pos = it->n_positional;
+	if (a->n_pos != 2)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "compare needs exactly two arguments, BASE "
+				    "and CAND (got %d); see 'axbench help "
+				    "compare'", a->n_pos);
+	return 0;
+}
+
+/* Write one output file; prints the error and returns an exit code. */
+static int write_file(const struct ax_cli *cli, const char *path,
+		      const struct ax_compare *c,
+		      int (*w)(const struct ax_compare *, FILE *))
+{
+	if (!path)
+		return 0;
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f)
+		return ax_cli_error(cli, AX_EXIT_STORAGE,
+				    "compare: cannot write %s: %s; check the "
+				    "directory exists and is writable", path,
+				    strerror(errno));
+	int rc = w(c, f);
+	if (f != stdout && fclose(f) != 0)
+		rc = AX_EIO;
+	if (rc)
+		return ax_cli_error(cli, AX_EXIT_STORAGE,
+				    "compare: writing %s failed: %s", path,
+				    ax_strerror(rc));
+	return 0;
+}
+
+/* The documented exit status of a finished comparison. */
+static int verdict_exit(const struct ax_cli *cli, const struct ax_compare *c,
+			bool strict)
+{
+	if (c->regressions)
+		return AX_EXIT_FAIL;
+	if (ax_compare_n_compared(c) == 0)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "compare: nothing comparable: no result "
+				    "matched on device, suite and parameters "
+				    "with usable samples on both sides");
+	if (strict && c->count[AX_VERDICT_AMBIGUOUS])
+		return AX_EXIT_AMBIGUOUS;
+	return AX_EXIT_OK;
+}
+
+static int run_compare(struct ax_cli *cli, struct compare_args *a,
+		       struct side *base, struct side *cand)
+{
+	struct ax_compare *c = NULL;
+	char err[512];
+	if (ax_compare_run(base->results, cand->results, base->label,
+			   cand->label, &a->o, &c, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "compare: %s", err);
+	int rc = 0;
+	rc = rc ? rc : write_file(cli, a->json, c, ax_compare_write_json);
+	rc = rc ? rc : write_file(cli, a->markdown, c,
+				  ax_compare_write_markdown);
+	rc = rc ? rc : write_file(cli, a->junit, c, ax_compare_write_junit);
+	if (cli->verbosity >= 0)
+		ax_compare_write_text(c, stdout);
+	fflush(stdout);
+	if (rc == 0)
+		rc = verdict_exit(cli, c, a->strict);
+	ax_compare_destroy(c);
+	return rc;
+}
+
+static int compare_main(struct ax_cli *cli, int argc, char **argv)
+{
+	struct compare_args a;
+	struct ax_cli_iter it;
+	struct side base = {0}, cand = {0};
+	memset(&a, 0, sizeof(a));
+	int rc = parse_args(cli, argc, argv, &a, &it);
+	if (rc == 0) {
+		base.spec = a.pos[0];
+		cand.spec = a.pos[1];
+		rc = load_side(cli, &base);
+		if (rc == 0)
+			rc = load_side(cli, &cand);
+		if (rc == 0)
+			rc = run_compare(cli, &a, &base, &cand);
+	}
+	side_release(&base);
+	side_release(&cand);
+	for (int i = 0; i < a.o.n_rules; i++)
+		free(a.globs[i]);
+	ax_cli_iter_release(&it);
+	return rc == -2 ? AX_EXIT_OK : rc;
+}
+
+const struct ax_cli_cmd ax_cmd_compare = {
+	.name = "compare",
+	.summary = "compare two runs; exit 1 on a regression (CI check)",
+	.usage = "BASE CAND [--threshold PCT] [--threshold-for GLOB=PCT] "
+		 "[--json FILE] [--markdown FILE] [--junit FILE] [--strict]",
+	.details =
+		"BASE and CAND are each a run id, 'last', 'baseline:NAME', a "
+		"database file (its newest run) or FILE:RUN (RUN as before). "
+		"Results are matched by device fingerprint, suite and "
+		"canonical parameters. Each pair is judged from the raw "
+		"samples: Mann-Whitney U (p < 0.05) and the Hodges-Lehmann "
+		"shift with its 95% interval relative to the BASE median. "
+		"faster/slower: significant and the whole interval beyond "
+		"+/-threshold; same: the whole interval within +/-threshold; "
+		"otherwise ambiguous (also with fewer than 5 samples a side). "
+		"Direction-aware: for GB/s higher is better, for times lower "
+		"is. A result that was ok in BASE and failed in CAND counts "
+		"as a regression. Unmatched and incomparable results are "
+		"listed with the reason. Files are written before exiting.\n"
+		"Exit: 0 no regression (improvements pass); 1 regression; 2 "
+		"usage error or nothing comparable; 3 ambiguous verdicts "
+		"with --strict and no regression; 5 file or database error.",
+	.opts = compare_opts,
+	.fn = compare_main,
+};

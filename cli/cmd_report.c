@@ -1,0 +1,236 @@
+/* cli/cmd_report.c - `axbench report`: one self-contained HTML file of the
+ * selected runs, devices and tuning sessions (reports/html.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strcasestr */
+#endif
+#include "cli/cli.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "reports/html.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_RUN = 1, OPT_DEVICE, OPT_SINCE, OPT_OUTPUT, OPT_TITLE };
+
+#define MAX_SEL 64
+
+static const struct ax_cli_opt report_opts[] = {
+	{OPT_RUN, "run", 'r', "ID|last",
+	 "only this run (repeatable; default: every run)"},
+	{OPT_DEVICE, "device", 'd', "SEL",
+	 "only devices matching SEL: fingerprint, database id, PCI bus id, "
+	 "UUID or part of the name (repeatable)"},
+	{OPT_SINCE, "since", 0, "DATE",
+	 "only runs started at or after DATE (ISO 8601, e.g. 2024-05-01)"},
+	{OPT_OUTPUT, "output", 'o', "FILE",
+	 "where to write (default axbench-report.html; '-' for stdout)"},
+	{OPT_TITLE, "title", 0, "TEXT", "heading of the report"},
+	{0},
+};
+
+extern const struct ax_cli_cmd ax_cmd_report;
+
+struct report_args {
+	const char *runs[MAX_SEL], *devs[MAX_SEL];
+	int n_runs, n_devs;
+	const char *since, *out, *title;
+};
+
+static bool sel_matches(const char *sel, const json_t *dev)
+{
+	static const char *const exact[] = {"fingerprint", "pci_bus_id",
+					    "device_uuid"};
+	for (int i = 0; i < 3; i++) {
+		const char *v = json_string_value(json_object_get(dev,
+								  exact[i]));
+		if (v && strcmp(v, sel) == 0)
+			return true;
+	}
+	char *end;
+	long long id = strtoll(sel, &end, 10);
+	if (!*end && end != sel &&
+	    json_integer_value(json_object_get(dev, "id")) == id)
+		return true;
+	const char *name = json_string_value(json_object_get(dev, "name"));
+	return name && *sel && strcasestr(name, sel);
+}
+
+/* Keep only the elements whose "device" matches one of the selectors. */
+static void filter_devices(json_t *arr, const struct report_args *a)
+{
+	if (!a->n_devs || !arr)
+		return;
+	for (size_t i = json_array_size(arr); i-- > 0;) {
+		const json_t *dev = json_object_get(json_array_get(arr, i),
+						    "device");
+		bool keep = false;
+		for (int k = 0; k < a->n_devs && !keep; k++)
+			keep = sel_matches(a->devs[k], dev);
+		if (!keep)
+			json_array_remove(arr, i);
+	}
+}
+
+static int resolve_runs(const struct ax_cli *cli, struct ax_db *db,
+			const struct report_args *a, int64_t *ids)
+{
+	for (int i = 0; i < a->n_runs; i++) {
+		char *end;
+		if (strcmp(a->runs[i], "last") == 0) {
+			if (ax_db_last_run(db, &ids[i]) == 0)
+				continue;
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "report: --run last: %s holds no "
+					    "runs yet; run `axbench run` "
+					    "first", cli->db_path);
+		}
+		ids[i] = strtoll(a->runs[i], &end, 10);
+		if (*end || end == a->runs[i] || ids[i] <= 0)
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "report: --run must be a run id "
+					    "or 'last' (got '%s')",
+					    a->runs[i]);
+	}
+	return 0;
+}
+
+/* Results, runs and sessions of the selection into d. */
+static int query(const struct ax_cli *cli, struct ax_db *db,
+		 const struct report_args *a, struct ax_html_data *d)
+{
+	int64_t ids[MAX_SEL];
+	int rc = resolve_runs(cli, db, a, ids);
+	if (rc)
+		return rc;
+	struct ax_db_filter f = {.run_ids = ids, .n_run_ids = a->n_runs,
+				 .since = a->since, .with_samples = true};
+	struct ax_db_filter sf = {.since = a->since};
+	if (ax_db_results(db, &f, &d->results) ||
+	    ax_db_runs(db, &f, &d->runs) ||
+	    ax_db_sessions(db, &sf, &d->sessions)) {
+		fprintf(stderr, "axbench: report: %s\n", ax_db_errmsg(db));
+		return AX_EXIT_STORAGE;
+	}
+	filter_devices(d->results, a);
+	filter_devices(d->runs, a);
+	filter_devices(d->sessions, a);
+	return 0;
+}
+
+/* Write to FILE.tmp and rename, so a failed report never leaves half a
+ * file where the last good one was. */
+static int write_report(const struct ax_cli *cli, const char *out,
+			const struct ax_html_data *d)
+{
+	char err[512], tmp[4096];
+	bool to_stdout = strcmp(out, "-") == 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
+	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
+	if (!f)
+		return ax_cli_error(cli, AX_EXIT_STORAGE,
+				    "report: cannot write %s: %s; check the "
+				    "directory exists and is writable", tmp,
+				    strerror(errno));
+	int rc = ax_html_report_write(f, d, err, sizeof(err));
+	if (!to_stdout && fclose(f) != 0 && rc == 0)
+		rc = AX_EIO;
+	if (rc == 0 && !to_stdout && rename(tmp, out) != 0)
+		rc = AX_EIO;
+	if (rc) {
+		if (!to_stdout)
+			remove(tmp);
+		return ax_cli_error(cli, ax_cli_exit_code(rc),
+				    "report: writing %s failed: %s", out,
+				    rc == AX_EIO ? strerror(errno) : err);
+	}
+	return 0;
+}
+
+static int parse(struct ax_cli *cli, int argc, char **argv,
+		 struct report_args *a)
+{
+	struct ax_cli_iter it;
+	int opt;
+	ax_cli_iter_init(&it, cli, &ax_cmd_report, argc, argv);
+	while ((opt = ax_cli_next(&it)) > 0) {
+		if (opt == OPT_RUN && a->n_runs < MAX_SEL)
+			a->runs[a->n_runs++] = it.optarg;
+		else if (opt == OPT_DEVICE && a->n_devs < MAX_SEL)
+			a->devs[a->n_devs++] = it.optarg;
+		else if (opt == OPT_SINCE)
+			a->since = it.optarg;
+		else if (opt == OPT_OUTPUT)
+			a->out = it.optarg;
+		else if (opt == OPT_TITLE)
+			a->title = it.optarg;
+	}
+	int n_pos = it.n_positional;
+	ax_cli_iter_release(&it);
+	if (opt == -2)
+		return -2;
+	if (opt < 0)
+		return AX_EXIT_USAGE;
+	if (n_pos)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "report takes no arguments; select with "
+				    "--run, --device and --since");
+	return 0;
+}
+
+static void describe(const struct report_args *a, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s", a->n_runs ? "runs" : "all runs");
+	for (int i = 0; i < a->n_runs && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, " %s", a->runs[i]);
+	for (int i = 0; i < a->n_devs && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - (size_t)n, "%s%s",
+			      i ? ", " : "; devices matching ", a->devs[i]);
+	if (a->since && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; since %s", a->since);
+}
+
+static int report_main(struct ax_cli *cli, int argc, char **argv)
+{
+	struct report_args a = {.out = "axbench-report.html"};
+	struct ax_html_data d = {0};
+	struct ax_db *db = NULL;
+	char sel[1024];
+	int rc = parse(cli, argc, argv, &a);
+	if (rc)
+		return rc == -2 ? AX_EXIT_OK : rc;
+	if ((rc = ax_cli_open_db(cli, true, &db)))
+		return rc;
+	rc = query(cli, db, &a, &d);
+	describe(&a, sel, sizeof(sel));
+	d.selection = sel;
+	d.title = a.title;
+	if (rc == 0)
+		rc = write_report(cli, a.out, &d);
+	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-"))
+		fprintf(stderr, "axbench: report of %zu results written to "
+			"%s\n", json_array_size(d.results), a.out);
+	json_decref(d.results);
+	json_decref(d.runs);
+	json_decref(d.sessions);
+	ax_db_close(db);
+	return rc;
+}
+
+const struct ax_cli_cmd ax_cmd_report = {
+	.name = "report",
+	.summary = "write a self-contained HTML report",
+	.usage = "[--run ID ...] [--device SEL ...] [--since DATE] "
+		 "[-o FILE]",
+	.details = "The report works from file:// with no network: inline "
+		   "CSS, SVG charts, the data embedded as JSON and a strict "
+		   "Content-Security-Policy. It shows the systems, medians "
+		   "with IQR whiskers per suite, % of measured peak, "
+		   "rooflines, bandwidth and transfer curves, tuner "
+		   "convergence, history with regressions marked, and "
+		   "results that failed, timed out or were noisy.",
+	.opts = report_opts,
+	.fn = report_main,
+};
