@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# axbench recommend on lavapipe: a document an independent YAML parser
+# accepts, numbers equal to the stored measurements they cite, and null
+# plus a reason where nothing was measured.
+load helper
+
+setup() {
+	ax_setup
+	"$AX" --db "$DB" run transfer -p direction=h2d \
+		-p source=pageable,pinned -p chunk=64K,256K,1M -p total=4M \
+		"${FAST[@]}" >/dev/null
+	"$AX" --db "$DB" results --json >"$BATS_TEST_TMPDIR/results.json"
+}
+
+@test "recommend: valid YAML, cited numbers equal stored ones, nulls with reasons" {
+	run "$AX" --db "$DB" recommend -o "$BATS_TEST_TMPDIR/rec.yaml"
+	assert_success
+	python3 -c 'import yaml,sys; yaml.safe_load(open(sys.argv[1]))' \
+		"$BATS_TEST_TMPDIR/rec.yaml"
+	python3 - "$BATS_TEST_TMPDIR/rec.yaml" "$BATS_TEST_TMPDIR/results.json" <<'PY'
+import json, sys, yaml
+doc = yaml.safe_load(open(sys.argv[1]))
+res = {r["id"]: r for r in json.load(open(sys.argv[2]))}
+assert doc["schema"] == "axbench.recommend/v1"
+dev = doc["devices"][0]
+assert dev["key"].startswith(("pci:", "uuid:")), dev["key"]
+
+def settings(node):
+    if isinstance(node, dict):
+        if {"value", "basis", "confidence", "reason"} <= set(node):
+            yield node
+        else:
+            for v in node.values():
+                yield from settings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from settings(v)
+
+def cites(node):
+    if isinstance(node, dict):
+        if "result_id" in node and "value" in node:
+            yield node
+        for v in node.values():
+            yield from cites(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from cites(v)
+
+n = 0
+for s in settings(doc):
+    n += 1
+    if s["value"] is None:
+        assert s["reason"] and s["basis"] is None, s
+    else:
+        assert s["basis"] and s["confidence"] in ("high", "medium", "low"), s
+for c in cites(doc):
+    assert c["value"] == res[c["result_id"]]["median"], c
+assert n >= 10, n
+
+up = dev["upload"]["chunk_size"]
+assert up["value"] in (65536, 262144, 1048576), up
+chosen = res[up["basis"]["chosen"]["result_id"]]
+peak = res[up["basis"]["peak"]["result_id"]]
+assert chosen["params"]["chunk"] == up["value"]
+assert chosen["median"] >= 0.9 * peak["median"]
+for p in up["basis"]["sweep"]:
+    if p["chunk"] < up["value"]:
+        assert res[p["result_id"]]["median"] < 0.9 * peak["median"]
+assert up["basis"]["fit"]["model"].startswith("T(n) = alpha + n / beta")
+assert dev["data_loading"]["pinned_memory"]["value"] in (True, False)
+for k in ("batch_size", "loader_threads", "prefetch_depth"):
+    s = dev["data_loading"][k]
+    assert s["value"] is None and s["reason"], s
+assert doc["workloads"]["gemm"]["value"] is None
+assert doc["workloads"]["gemm"]["reason"]
+loc = dev["locality"]["cpuset"]
+assert loc["value"] and loc["confidence"] == "low" and loc["reason"], loc
+PY
+}
+
+@test "recommend views: json, env, numactl, slurm, torch" {
+	run "$AX" --db "$DB" recommend --format json
+	assert_success
+	echo "$output" | python3 -c 'import json,sys; json.load(sys.stdin)'
+	run "$AX" --db "$DB" recommend --format env
+	assert_success
+	assert_output --partial "export OMP_NUM_THREADS="
+	run "$AX" --db "$DB" recommend --format numactl
+	assert_success
+	assert_output --regexp '^numactl '
+	run "$AX" --db "$DB" recommend --format slurm
+	assert_success
+	assert_output --partial "#SBATCH --gpu-bind=closest"
+	"$AX" --db "$DB" recommend --format torch -o "$BATS_TEST_TMPDIR/dl.py"
+	python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' \
+		"$BATS_TEST_TMPDIR/dl.py"
+	grep -q "pin_memory=" "$BATS_TEST_TMPDIR/dl.py"
+}
+
+@test "recommend: bad format or a Vulkan index is a usage error" {
+	run "$AX" --db "$DB" recommend --format xml
+	assert_failure 2
+	run "$AX" --db "$DB" --device 0 recommend
+	assert_failure 2
+	assert_output --partial "never by Vulkan index"
+}
