@@ -16,6 +16,12 @@ extern const struct ax_cli_cmd ax_cmd_devices;
 extern const struct ax_cli_cmd ax_cmd_suites;
 extern const struct ax_cli_cmd ax_cmd_run;
 extern const struct ax_cli_cmd ax_cmd_results;
+extern const struct ax_cli_cmd ax_cmd_tune;
+extern const struct ax_cli_cmd ax_cmd_compare;
+extern const struct ax_cli_cmd ax_cmd_baseline;
+extern const struct ax_cli_cmd ax_cmd_report;
+extern const struct ax_cli_cmd ax_cmd_export;
+extern const struct ax_cli_cmd ax_cmd_recommend;
 
 /* The commands, in the order --help lists them.  One line per command. */
 static const struct ax_cli_cmd *const commands[] = {
@@ -23,6 +29,12 @@ static const struct ax_cli_cmd *const commands[] = {
 	&ax_cmd_suites,
 	&ax_cmd_run,
 	&ax_cmd_results,
+	&ax_cmd_tune,
+	&ax_cmd_compare,
+	&ax_cmd_baseline,
+	&ax_cmd_report,
+	&ax_cmd_export,
+	&ax_cmd_recommend,
 };
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 

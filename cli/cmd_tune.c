@@ -1,0 +1,260 @@
+/* cli/cmd_tune.c - `axbench tune`: options, replay mode, live dispatch. */
+#include "cli/tune.h"
+
+#include "core/error.h"
+#include "suites/registry.h"
+#include "tuner/replay.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	OPT_PARAM = 1,
+	OPT_STRATEGY,
+	OPT_BUDGET,
+	OPT_TIME,
+	OPT_SEED,
+	OPT_RESUME,
+	OPT_REPLAY,
+	OPT_RETIME,
+};
+
+static const struct ax_cli_opt tune_opts[] = {
+	{OPT_PARAM, "param", 'p', "NAME=VALUE",
+	 "fix a shape parameter (repeatable; one value each)"},
+	{OPT_STRATEGY, "strategy", 0, "NAME",
+	 "bo (default), random, grid or anneal"},
+	{OPT_BUDGET, "budget", 'b', "N", "at most N evaluations (default 40)"},
+	{OPT_TIME, "time", 0, "S", "stop after S seconds of tuning"},
+	{OPT_SEED, "seed", 0, "N", "random seed: same seed, same session (1)"},
+	{OPT_RESUME, "resume", 0, "SESSION",
+	 "continue a stored session (its shape, strategy, seed, budget)"},
+	{OPT_REPLAY, "replay", 0, "FILE",
+	 "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
+	 "no GPU"},
+	{OPT_RETIME, "retime", 0, "K",
+	 "re-time the K best points with more samples at the end (3)"},
+	{0},
+};
+
+extern const struct ax_cli_cmd ax_cmd_tune;
+
+struct tune_cli {
+	struct ax_tune_args a;
+	const char *suite_name;
+	const char *replay;
+	const char *params[32];
+	int n_params;
+};
+
+static int parse_num_opts(struct ax_cli_iter *it, int opt,
+			  struct tune_cli *t)
+{
+	long long n;
+	double d;
+	switch (opt) {
+	case OPT_BUDGET:
+		if (ax_cli_parse_int(it, 1, 1000000, &n))
+			return -1;
+		t->a.budget = (size_t)n;
+		return 0;
+	case OPT_TIME:
+		if (ax_cli_parse_double(it, 0.1, 86400 * 7, &d))
+			return -1;
+		t->a.time_limit_s = d;
+		return 0;
+	case OPT_SEED:
+		if (ax_cli_parse_int(it, 0, INT64_MAX, &n))
+			return -1;
+		t->a.seed = (uint64_t)n;
+		return 0;
+	case OPT_RESUME:
+		if (ax_cli_parse_int(it, 1, INT64_MAX, &n))
+			return -1;
+		t->a.resume_session = n;
+		return 0;
+	case OPT_RETIME:
+		if (ax_cli_parse_int(it, 0, 8, &n))
+			return -1;
+		t->a.retime_top = (int)n;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse(struct ax_cli *cli, int argc, char **argv,
+		 struct tune_cli *t)
+{
+	struct ax_cli_iter it;
+	int opt, rc = 0;
+	ax_cli_iter_init(&it, cli, &ax_cmd_tune, argc, argv);
+	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
+		if (opt == OPT_PARAM && t->n_params < 32)
+			t->params[t->n_params++] = it.optarg;
+		else if (opt == OPT_STRATEGY)
+			t->a.strategy = it.optarg;
+		else if (opt == OPT_REPLAY)
+			t->replay = it.optarg;
+		else if (parse_num_opts(&it, opt, t))
+			rc = AX_EXIT_USAGE;
+	}
+	if (rc == 0 && opt == -2)
+		rc = -2;
+	else if (rc == 0 && opt < 0)
+		rc = AX_EXIT_USAGE;
+	if (rc == 0 && it.n_positional > 1)
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "tune takes one suite (got %d names)",
+				  it.n_positional);
+	if (rc == 0 && it.n_positional == 1)
+		t->suite_name = it.positional[0];
+	if (rc == 0 && !t->suite_name && !t->replay)
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "tune needs a SUITE or --replay FILE");
+	ax_cli_iter_release(&it);
+	return rc;
+}
+
+/* Shape parameters from -p NAME=VALUE; tunables are the tuner's. */
+static int set_shape(struct ax_cli *cli, struct tune_cli *t)
+{
+	const struct ax_suite *s = t->a.suite;
+	ax_params_init(&t->a.base, s->params, s->n_params);
+	for (int i = 0; i < t->n_params; i++) {
+		char name[64], err[512];
+		const char *eq = strchr(t->params[i], '=');
+		if (!eq || (size_t)(eq - t->params[i]) >= sizeof(name))
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "-p %s: expected NAME=VALUE",
+					    t->params[i]);
+		memcpy(name, t->params[i], (size_t)(eq - t->params[i]));
+		name[eq - t->params[i]] = '\0';
+		int k = ax_params_find(&t->a.base, name);
+		if (k >= 0 && (s->params[k].flags & AX_PARAM_TUNABLE))
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "-p %s: %s is what tune searches; "
+					    "give only shape parameters",
+					    t->params[i], name);
+		if (ax_params_set(&t->a.base, name, eq + 1, err, sizeof(err)))
+			return ax_cli_error(cli, AX_EXIT_USAGE, "-p %s: %s",
+					    t->params[i], err);
+	}
+	return 0;
+}
+
+static int replay_main(struct ax_cli *cli, struct tune_cli *t)
+{
+	struct ax_landscape *l;
+	char err[1024];
+	if (ax_replay_load(t->replay, &l, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
+	struct ax_tuner_options o;
+	ax_tuner_options_init(&o);
+	o.budget = t->a.budget;
+	o.time_limit_s = t->a.time_limit_s;
+	struct ax_replay_result r;
+	double *trace = calloc(t->a.budget, sizeof(double));
+	int rc = trace ? ax_replay_run(l, t->a.strategy, t->a.seed, &o, trace,
+				       t->a.budget, &r, err, sizeof(err))
+		       : AX_ENOMEM;
+	if (rc) {
+		free(trace);
+		ax_landscape_destroy(l);
+		return ax_cli_error(cli, ax_cli_exit_code(rc), "tune: %s", err);
+	}
+	double rand_expect = NAN;
+	ax_replay_random_stats(l, r.evals, &rand_expect, NULL, NULL);
+	double ratio = r.best_found / l->optimum;
+	double per_ask_ms = r.evals ? r.tuner_s / (double)r.evals * 1e3 : 0;
+	if (cli->json) {
+		json_t *tr = json_array();
+		for (size_t i = 0; i < r.evals; i++)
+			json_array_append_new(tr, isinf(trace[i]) ? json_null()
+								  : json_real(trace[i]));
+		json_t *o2 = json_pack(
+			"{s:s,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:s,s:o}",
+			"landscape", t->replay, "strategy", t->a.strategy, "seed",
+			(json_int_t)t->a.seed, "points", (json_int_t)l->n,
+			"evals", (json_int_t)r.evals, "optimum", l->optimum,
+			"best_found", r.best_found, "best_over_optimum", ratio,
+			"random_expected_ratio", rand_expect, "ms_per_proposal",
+			per_ask_ms, "stop_reason", r.stop_reason, "trace", tr);
+		json_dumpf(o2, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o2);
+	} else {
+		printf("landscape: %s (%zu points, %zu failed)\n", t->replay,
+		       l->n, l->nfailed);
+		printf("strategy %s, seed %llu: %zu evaluations (%s)\n",
+		       t->a.strategy, (unsigned long long)t->a.seed, r.evals,
+		       r.stop_reason);
+		printf("best found %.6g, optimum %.6g: %.4f x optimum "
+		       "(random search expects %.4f x)\n",
+		       r.best_found, l->optimum, ratio, rand_expect);
+		printf("tuner time %.2f ms per proposal\n", per_ask_ms);
+	}
+	free(trace);
+	ax_landscape_destroy(l);
+	return AX_EXIT_OK;
+}
+
+static void default_measurement(struct ax_tune_args *a)
+{
+	/* Trials are many: quick, but still verified and noise-aware. */
+	ax_runner_opts_default(&a->trial_opts);
+	a->trial_opts.min_samples = 3;
+	a->trial_opts.max_samples = 15;
+	a->trial_opts.max_noise = 0.03;
+	a->trial_opts.min_time_s = 0.02;
+	a->trial_opts.max_time_s = 1.0;
+	a->trial_opts.warmup = 1;
+	ax_runner_opts_default(&a->final_opts);
+}
+
+static int tune_main(struct ax_cli *cli, int argc, char **argv)
+{
+	struct tune_cli *t = calloc(1, sizeof(*t));
+	if (!t)
+		return AX_EXIT_FAIL;
+	t->a.strategy = "bo";
+	t->a.seed = 1;
+	t->a.budget = 40;
+	t->a.retime_top = 3;
+	default_measurement(&t->a);
+	int rc = parse(cli, argc, argv, t);
+	if (rc == 0 && t->replay && (t->suite_name || t->a.resume_session))
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "--replay tunes a recorded landscape: give "
+				  "no SUITE or --resume with it");
+	if (rc == 0 && t->replay) {
+		rc = replay_main(cli, t);
+	} else if (rc == 0) {
+		t->a.suite = ax_suite_find(t->suite_name);
+		if (!t->a.suite)
+			rc = ax_cli_error(cli, AX_EXIT_USAGE,
+					  "unknown suite '%s' (axbench suites "
+					  "lists them)",
+					  t->suite_name);
+		if (rc == 0)
+			rc = set_shape(cli, t);
+		if (rc == 0)
+			rc = ax_tune_live(cli, &t->a);
+	}
+	free(t);
+	return rc == -2 ? AX_EXIT_OK : rc;
+}
+
+const struct ax_cli_cmd ax_cmd_tune = {
+	.name = "tune",
+	.summary = "find the fastest tunable parameters of a suite",
+	.usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
+		 "[--seed N] [--resume ID] | --replay FILE",
+	.details =
+		"Each trial is a full, verified measurement stored as it "
+		"finishes; Ctrl-C keeps\nthe session and --resume continues "
+		"it.  At the end the best points are re-timed\nwith more "
+		"samples beside the defaults, and the speed-up is printed.",
+	.opts = tune_opts,
+	.fn = tune_main,
+};

@@ -1,0 +1,524 @@
+/* cli/tune_live.c - live tuning: ask, measure with the runner, store, tell. */
+#include "cli/run_exec.h"
+#include "cli/tune.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/vk.h"
+#include "tuner/space.h"
+#include "tuner/strategy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct live {
+	struct ax_cli *cli;
+	struct ax_tune_args *a;
+	struct ax_vk_instance *inst;
+	struct ax_vk_ctx *vk;
+	struct ax_db *db;
+	struct ax_space *space;
+	struct ax_tuner *tuner;
+	int64_t run_id, session_id, device_id;
+	int n_trials;         /* stored so far, resumed ones included */
+	double best_value;    /* in the suite's unit, NAN before any */
+	int64_t best_trial_id; /* best measured trial, until re-timing */
+	int64_t *trial_ids;    /* per point of the space, 0 if untried */
+	char best_label[512];
+};
+
+/* The space's points hold defaults for non-tunables: put the shape back. */
+static void point_params(const struct live *lv, size_t i, struct ax_params *p)
+{
+	struct ax_params t;
+	*p = lv->a->base;
+	ax_space_point_params(lv->space, i, &t);
+	for (int k = 0; k < p->n; k++)
+		if (p->defs[k].flags & AX_PARAM_TUNABLE)
+			p->v[k] = t.v[k];
+}
+
+struct valid_ctx {
+	const struct ax_tune_args *a;
+	const struct ax_vk_device_info *info;
+};
+
+/* A broken device limit is a known constraint: such points never enter
+ * the candidate set. */
+static int point_valid(const struct ax_params *t, void *vctx, char *why,
+		       size_t n)
+{
+	const struct valid_ctx *c = vctx;
+	struct ax_params p = c->a->base;
+	for (int k = 0; k < p.n; k++)
+		if (p.defs[k].flags & AX_PARAM_TUNABLE)
+			p.v[k] = t->v[k];
+	int rc = ax_params_check(&p, why, n);
+	if (rc == 0 && c->a->suite->check)
+		rc = c->a->suite->check(&p, c->info, why, n);
+	return rc;
+}
+
+/* The tuner minimises time: the median seconds per repetition. */
+static double median_seconds(const struct ax_runner_result *r)
+{
+	struct ax_summary m;
+	if (r->status != 0 || r->n == 0 ||
+	    ax_stats_summarize(r->seconds, r->n, 0.95, &m))
+		return NAN;
+	return m.median;
+}
+
+static const char *trial_status(const struct ax_runner_result *r)
+{
+	switch (r->status) {
+	case 0: return "ok";
+	case AX_EVERIFY: return "failed-verification";
+	case AX_ETIMEOUT: return "timeout";
+	case AX_EINVAL:
+	case AX_EUNSUPPORTED: return "invalid";
+	default:
+		return strstr(r->error, "pipeline") ? "compile-failed" : "error";
+	}
+}
+
+static int store_result(struct live *lv, const struct ax_params *p,
+			const char *label, const struct ax_runner_result *r,
+			const char *role, int64_t *result_id)
+{
+	const struct ax_suite *s = lv->a->suite;
+	const struct ax_summary *m = &r->summary;
+	char *params = ax_params_to_json(p);
+	char extra[160];
+	snprintf(extra, sizeof(extra),
+		 "{\"tune_session\":%lld,\"role\":\"%s\",\"compile_ms\":%.3f}",
+		 (long long)lv->session_id, role, r->compile_ms);
+	struct ax_db_result row = {
+		.run_id = lv->run_id, .suite = s->name, .case_label = label,
+		.params_json = params,
+		.shader_hash = r->shader_hash[0] ? r->shader_hash : NULL,
+		.unit = s->unit, .higher_is_better = s->higher_is_better,
+		.work = s->work ? s->work(p) : 0,
+		.timing_mode = r->timing_mode, .stop_reason = r->stop_reason,
+		.status = r->status_text,
+		.error_text = r->error[0] ? r->error : NULL, .n = r->n,
+		.median = m->median, .min = m->min, .max = m->max,
+		.mean = m->mean, .stddev = m->stddev, .q1 = m->q1, .q3 = m->q3,
+		.mad = m->mad, .ci_lo = m->ci_lo, .ci_hi = m->ci_hi,
+		.rel_noise = m->rel_noise, .extra_json = extra,
+	};
+	int rc = ax_db_result_add(lv->db, &row, r->seconds, r->values, r->n,
+				  result_id);
+	free(params);
+	return rc;
+}
+
+static bool better(const struct live *lv, double value)
+{
+	if (isnan(value))
+		return false;
+	if (isnan(lv->best_value))
+		return true;
+	return lv->a->suite->higher_is_better ? value > lv->best_value
+					      : value < lv->best_value;
+}
+
+static void progress(const struct live *lv)
+{
+	if (lv->cli->verbosity < 0 || lv->cli->json)
+		return;
+	const char *unit = lv->a->suite->unit;
+	if (isatty(2))
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "[trial %d%s] best %.4g %s (%s)%s",
+		lv->n_trials, "", lv->best_value, unit, lv->best_label,
+		isatty(2) ? "" : "\n");
+	fflush(stderr);
+}
+
+/* One trial: measure point i, store result and trial, tell the tuner. */
+static int trial(struct live *lv, size_t i)
+{
+	struct ax_params p;
+	struct ax_runner_result r;
+	char label[512];
+	int64_t result_id = 0, trial_id = 0;
+	point_params(lv, i, &p);
+	ax_run_case_label(&p, label, sizeof(label));
+	ax_runner_run_case(lv->vk, lv->a->suite, &p, &lv->a->trial_opts, &r);
+	if (r.status == AX_EINTR) {
+		ax_runner_result_release(&r);
+		return AX_EINTR;
+	}
+	int rc = store_result(lv, &p, label, &r, "trial", &result_id);
+	double sec = median_seconds(&r);
+	char *params = ax_params_to_json(&p);
+	struct ax_db_trial t = {
+		.session_id = lv->session_id, .index = lv->n_trials,
+		.params_json = params, .status = trial_status(&r),
+		.value = r.status == 0 ? r.summary.median : NAN,
+		.seconds = sec, .compile_ms = r.compile_ms,
+		.result_id = result_id,
+		.error_text = r.error[0] ? r.error : NULL,
+	};
+	if (rc == 0)
+		rc = ax_db_trial_add(lv->db, &t, &trial_id);
+	free(params);
+	if (rc == 0) {
+		lv->n_trials++;
+		lv->trial_ids[i] = trial_id;
+		ax_tuner_tell(lv->tuner, i,
+			      isnan(sec) ? AX_TRIAL_FAILED : AX_TRIAL_OK, sec);
+		if (better(lv, t.value)) {
+			lv->best_value = t.value;
+			lv->best_trial_id = trial_id;
+			snprintf(lv->best_label, sizeof(lv->best_label), "%s",
+				 label);
+		}
+		progress(lv);
+	}
+	ax_runner_result_release(&r);
+	return rc;
+}
+
+/* Map a stored trial's parameters back to its point of the space. */
+static long stored_index(const struct live *lv, const json_t *params)
+{
+	struct ax_params p;
+	char *text = json_dumps(params, JSON_COMPACT);
+	char err[256];
+	int rc = text ? ax_params_from_json(&p, lv->a->base.defs,
+					    lv->a->base.n, text, err,
+					    sizeof(err))
+		      : AX_ENOMEM;
+	free(text);
+	if (rc)
+		return -1;
+	double vals[AX_MAX_PARAMS];
+	int nd = ax_space_ndims(lv->space);
+	for (int d = 0; d < nd; d++)
+		vals[d] = (double)ax_params_get(&p,
+						ax_space_dim_name(lv->space, d));
+	return ax_space_find(lv->space, vals);
+}
+
+/* --resume: the tuner relearns every stored trial before asking. */
+static int replay_stored(struct live *lv, const json_t *session)
+{
+	const json_t *trials = json_object_get(session, "trials"), *t;
+	size_t k;
+	json_array_foreach(trials, k, t)
+	{
+		long i = stored_index(lv, json_object_get(t, "params"));
+		const json_t *sec = json_object_get(t, "seconds");
+		bool ok = strcmp(json_string_value(json_object_get(t, "status"))
+					 ?: "", "ok") == 0 && json_is_number(sec);
+		lv->n_trials++;
+		if (i < 0)
+			continue;
+		lv->trial_ids[i] = json_integer_value(json_object_get(t, "id"));
+		ax_tuner_tell(lv->tuner, (size_t)i,
+			      ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
+			      ok ? json_number_value(sec) : NAN);
+		double v = json_number_value(json_object_get(t, "value"));
+		if (ok && better(lv, v)) {
+			lv->best_value = v;
+			lv->best_trial_id = json_integer_value(
+				json_object_get(t, "id"));
+			struct ax_params p;
+			point_params(lv, (size_t)i, &p);
+			ax_run_case_label(&p, lv->best_label,
+					  sizeof(lv->best_label));
+		}
+	}
+	return 0;
+}
+
+static int open_session(struct live *lv, const json_t *resumed)
+{
+	int idx;
+	char err[1024];
+	struct ax_tune_args *a = lv->a;
+	int rc = ax_cli_open_vk(lv->cli, &lv->inst, &idx);
+	if (rc)
+		return rc;
+	struct valid_ctx vc = {a, ax_vk_device_info(lv->inst, idx)};
+	if (ax_space_create_params(&lv->space, a->base.defs, a->base.n,
+				   point_valid, &vc, 0, a->seed, err,
+				   sizeof(err)))
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE, "tune %s: %s",
+				    a->suite->name, err);
+	struct ax_tuner_options to;
+	ax_tuner_options_init(&to);
+	to.budget = a->budget;
+	to.time_limit_s = a->time_limit_s;
+	lv->trial_ids = calloc(ax_space_size(lv->space), sizeof(int64_t));
+	if (!lv->trial_ids)
+		return ax_cli_error(lv->cli, AX_EXIT_FAIL, "out of memory");
+	if (ax_tuner_create(&lv->tuner, lv->space, a->strategy, a->seed, &to,
+			    err, sizeof(err)))
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE, "tune: %s", err);
+	if (ax_vk_open(lv->inst, idx, &lv->vk, err, sizeof(err)))
+		return ax_cli_error(lv->cli, AX_EXIT_NODEV, "%s", err);
+	int64_t host_id;
+	if ((rc = ax_cli_register(lv->cli, lv->db, lv->vk->info, &host_id,
+				  &lv->device_id)))
+		return rc;
+	char *argv_json = ax_cli_argv_json(lv->cli);
+	struct ax_db_run run = {
+		.host_id = host_id, .device_id = lv->device_id,
+		.axbench_version = AX_VERSION_STRING,
+		.git_sha = AX_GIT_SHA_STRING, .argv_json = argv_json,
+		.config_json = "{\"command\":\"tune\"}", .profile = NULL,
+	};
+	rc = ax_db_run_begin(lv->db, &run, &lv->run_id);
+	free(argv_json);
+	if (rc == 0 && resumed) {
+		lv->session_id = a->resume_session;
+		return replay_stored(lv, resumed);
+	}
+	char *shape = ax_params_to_json(&a->base);
+	struct ax_db_session s = {
+		.device_id = lv->device_id, .suite = a->suite->name,
+		.shape_json = shape, .strategy = a->strategy,
+		.objective = "live", .seed = a->seed, .budget = (int)a->budget,
+		.space_json = NULL,
+	};
+	if (rc == 0)
+		rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
+	free(shape);
+	if (rc)
+		return ax_cli_error(lv->cli, AX_EXIT_STORAGE, "%s",
+				    ax_db_errmsg(lv->db));
+	return 0;
+}
+
+/* Measure p carefully (final sampling) and store it with its role. */
+static int retime(struct live *lv, const struct ax_params *p,
+		  const char *role, double *value)
+{
+	struct ax_runner_result r;
+	char label[512];
+	int64_t id;
+	*value = NAN;
+	ax_run_case_label(p, label, sizeof(label));
+	ax_runner_run_case(lv->vk, lv->a->suite, p, &lv->a->final_opts, &r);
+	int rc = r.status == AX_EINTR
+			 ? AX_EINTR
+			 : store_result(lv, p, label, &r, role, &id);
+	if (rc == 0 && r.status == 0)
+		*value = r.summary.median;
+	ax_runner_result_release(&r);
+	return rc;
+}
+
+struct verdict {
+	size_t best_index;
+	double best, defaults;
+	bool have_best;
+	bool defaults_win; /* no tried point beat the defaults re-timed */
+};
+
+/* The answer: the top points by the model, re-timed with more samples,
+ * beside the defaults measured the same way. */
+static int finalise(struct live *lv, struct verdict *v)
+{
+	size_t top[8];
+	size_t k = ax_tuner_top(lv->tuner, (size_t)lv->a->retime_top, top);
+	int rc = 0;
+	v->have_best = false;
+	for (size_t j = 0; j < k && rc == 0 && !ax_cli_interrupted; j++) {
+		struct ax_params p;
+		double val;
+		point_params(lv, top[j], &p);
+		rc = retime(lv, &p, "retime", &val);
+		bool wins = !v->have_best ||
+			    (lv->a->suite->higher_is_better ? val > v->best
+							    : val < v->best);
+		if (rc == 0 && !isnan(val) && wins) {
+			v->best = val;
+			v->best_index = top[j];
+			v->have_best = true;
+			lv->best_trial_id = lv->trial_ids[top[j]];
+		}
+	}
+	char why[256];
+	v->defaults = NAN;
+	struct ax_vk_device_info const *info = lv->vk->info;
+	bool defaults_valid =
+		ax_params_check(&lv->a->base, why, sizeof(why)) == 0 &&
+		(!lv->a->suite->check ||
+		 lv->a->suite->check(&lv->a->base, info, why, sizeof(why)) == 0);
+	if (rc == 0 && defaults_valid && !ax_cli_interrupted)
+		rc = retime(lv, &lv->a->base, "default", &v->defaults);
+	/* The answer is never worse than the defaults as measured: if they
+	 * win the final re-timing, they are the answer. */
+	bool dwins = v->have_best && !isnan(v->defaults) &&
+		     (lv->a->suite->higher_is_better ? v->defaults > v->best
+						     : v->defaults < v->best);
+	if (dwins) {
+		v->best = v->defaults;
+		v->defaults_win = true;
+	}
+	return rc;
+}
+
+static void report(struct live *lv, const struct verdict *v)
+{
+	const struct ax_suite *s = lv->a->suite;
+	const char *stop = ax_tuner_stop_reason(lv->tuner);
+	char label[512] = "";
+	struct ax_params p;
+	double speedup = NAN;
+	if (v->have_best) {
+		if (v->defaults_win)
+			p = lv->a->base;
+		else
+			point_params(lv, v->best_index, &p);
+		ax_run_case_label(&p, label, sizeof(label));
+		if (!isnan(v->defaults) && v->defaults > 0)
+			speedup = s->higher_is_better ? v->best / v->defaults
+						      : v->defaults / v->best;
+	}
+	if (isatty(2) && lv->cli->verbosity >= 0 && !lv->cli->json)
+		fprintf(stderr, "\n");
+	if (lv->cli->json) {
+		char *pj = v->have_best ? ax_params_to_json(&p) : NULL;
+		json_t *o = json_pack(
+			"{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o?}",
+			"session_id", (json_int_t)lv->session_id, "run_id",
+			(json_int_t)lv->run_id, "suite", s->name, "strategy",
+			lv->a->strategy, "trials", lv->n_trials, "stop_reason",
+			stop, "unit", s->unit, "best",
+			v->have_best ? json_real(v->best) : json_null(),
+			"default",
+			isnan(v->defaults) ? json_null() : json_real(v->defaults),
+			"speedup", isnan(speedup) ? json_null() : json_real(speedup),
+			"best_params", pj ? json_loads(pj, 0, NULL) : NULL);
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(o);
+		free(pj);
+		return;
+	}
+	printf("session %lld: %s on %s, %d trials (%s)\n",
+	       (long long)lv->session_id, lv->a->strategy, s->name,
+	       lv->n_trials, stop ? stop : "interrupted");
+	if (!v->have_best) {
+		printf("no point measured successfully\n");
+		return;
+	}
+	printf("best:     %.4g %s  %s%s\n", v->best, s->unit, label,
+	       v->defaults_win ? " (the defaults: no tried point beat them)"
+			       : "");
+	if (!isnan(v->defaults))
+		printf("defaults: %.4g %s  (speed-up %.2fx)\n", v->defaults,
+		       s->unit, speedup);
+}
+
+static int close_all(struct live *lv, int rc)
+{
+	bool interrupted = ax_cli_interrupted != 0;
+	if (lv->session_id && lv->db) {
+		const char *stop = ax_tuner_stop_reason(lv->tuner);
+		ax_db_session_finish(lv->db, lv->session_id,
+				     interrupted ? "interrupted"
+				     : stop      ? stop
+						 : "error",
+				     lv->best_trial_id);
+	}
+	if (lv->run_id)
+		ax_db_run_finish(lv->db, lv->run_id,
+				 interrupted ? "interrupted"
+				 : rc	     ? "failed"
+					     : "complete");
+	if (rc == 0 && interrupted)
+		rc = AX_EXIT_INTERRUPTED;
+	rc = ax_cli_check_validation(lv->cli, lv->inst, rc);
+	ax_tuner_destroy(lv->tuner);
+	ax_space_destroy(lv->space);
+	ax_vk_close(lv->vk);
+	ax_db_close(lv->db);
+	ax_vk_instance_destroy(lv->inst);
+	free(lv->trial_ids);
+	return rc;
+}
+
+static int load_resumed(struct live *lv, json_t **session)
+{
+	struct ax_tune_args *a = lv->a;
+	char err[512];
+	*session = NULL;
+	if (!a->resume_session)
+		return 0;
+	if (ax_db_session_get(lv->db, a->resume_session, session))
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--resume %lld: no such tuning session in "
+				    "%s (axbench results lists runs)",
+				    (long long)a->resume_session,
+				    lv->cli->db_path);
+	const char *suite = json_string_value(json_object_get(*session, "suite"));
+	if (!suite || strcmp(suite, a->suite->name) != 0)
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--resume %lld: that session tuned %s, "
+				    "not %s",
+				    (long long)a->resume_session,
+				    suite ? suite : "?", a->suite->name);
+	char *shape = json_dumps(json_object_get(*session, "shape"),
+				 JSON_COMPACT);
+	int rc = shape ? ax_params_from_json(&a->base, a->suite->params,
+					     a->suite->n_params, shape, err,
+					     sizeof(err))
+		       : AX_EINVAL;
+	free(shape);
+	if (rc)
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--resume: stored shape unusable: %s", err);
+	static char strategy[32];
+	snprintf(strategy, sizeof(strategy), "%s",
+		 json_string_value(json_object_get(*session, "strategy")) ?: "bo");
+	a->strategy = strategy;
+	a->seed = (uint64_t)json_integer_value(json_object_get(*session, "seed"));
+	json_int_t budget = json_integer_value(json_object_get(*session, "budget"));
+	if (budget > 0)
+		a->budget = (size_t)budget;
+	return 0;
+}
+
+int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
+{
+	struct live lv = {.cli = cli, .a = a, .best_value = NAN};
+	struct verdict v = {0};
+	json_t *resumed = NULL;
+	a->trial_opts.stop = &ax_cli_interrupted;
+	a->final_opts.stop = &ax_cli_interrupted;
+	int rc = ax_cli_open_db(cli, false, &lv.db);
+	if (rc == 0)
+		rc = load_resumed(&lv, &resumed);
+	if (rc == 0)
+		rc = open_session(&lv, resumed);
+	json_decref(resumed);
+	size_t i;
+	while (rc == 0 && !ax_cli_interrupted &&
+	       ax_tuner_ask(lv.tuner, &i) == 0) {
+		rc = trial(&lv, i);
+		if (rc == AX_EINTR)
+			rc = 0;
+		else if (rc)
+			rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s",
+					  ax_db_errmsg(lv.db));
+	}
+	if (rc == 0 && !ax_cli_interrupted) {
+		rc = finalise(&lv, &v);
+		if (rc == AX_EINTR)
+			rc = 0;
+		else if (rc)
+			rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s",
+					  ax_db_errmsg(lv.db));
+	}
+	if (lv.tuner)
+		report(&lv, &v);
+	return close_all(&lv, rc);
+}
