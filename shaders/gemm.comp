@@ -1,0 +1,243 @@
+#version 450
+/*
+ * gemm.comp - C = op(A) * op(B), row-major, batched over gl_WorkGroupID.z.
+ *
+ * One module covers the whole tuning space: every knob is a specialization
+ * constant (suites/gemm.c validates a point before building it).  Each
+ * workgroup computes a BM x BN tile of C; each invocation a TM x TN block of
+ * it held in registers.  K is walked in BK-deep slices staged in shared
+ * memory, optionally double-buffered so one barrier per slice suffices.
+ *
+ * Shared tiles are stored k-major (As[k][m], Bs[k][n]) as vec4 so the inner
+ * loop reads an invocation's TM rows and TN columns with vec4 loads: on
+ * CPU drivers (lavapipe) every non-uniform load is a per-lane scalar loop,
+ * so fewer, wider loads matter more than bank conflicts do.
+ *
+ * -DAX_F16: A, B and C are stored as float16, arithmetic stays fp32.
+ *
+ * Bindings: 0-2 A, B, C as scalars; 3-5 the same buffers as 4-vectors;
+ * 6-7 A and B as 2-vectors.  Aliased views let one module load VEC
+ * elements at once where a whole aligned vector is inside the matrix.
+ */
+#extension GL_EXT_shader_16bit_storage : require
+#ifdef AX_F16
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define ST float16_t
+#define ST2 f16vec2
+#define ST4 f16vec4
+#else
+#define ST float
+#define ST2 vec2
+#define ST4 vec4
+#endif
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z = 1) in;
+
+layout(constant_id = 0) const uint WG_X = 16;
+layout(constant_id = 1) const uint WG_Y = 16;
+layout(constant_id = 2) const uint BM = 64;
+layout(constant_id = 3) const uint BN = 64;
+layout(constant_id = 4) const uint BK = 16;
+layout(constant_id = 5) const uint TM = 4;
+layout(constant_id = 6) const uint TN = 4;
+layout(constant_id = 7) const uint VEC = 4;   /* global load width 1, 2, 4 */
+layout(constant_id = 8) const uint DBUF = 0;  /* 1: two shared buffers */
+layout(constant_id = 9) const uint TRANS_A = 0;  /* A stored K x M */
+layout(constant_id = 10) const uint TRANS_B = 0; /* B stored N x K */
+
+/* TM and TN are at most 16 (checked on the host); arrays are sized for
+ * the maximum and the unused part is removed once constants are known. */
+#define MAX_T 16
+
+layout(std430, binding = 0) readonly buffer A_ { ST a[]; };
+layout(std430, binding = 1) readonly buffer B_ { ST b[]; };
+layout(std430, binding = 2) writeonly buffer C_ { ST c[]; };
+layout(std430, binding = 3) readonly buffer A4_ { ST4 a4[]; };
+layout(std430, binding = 4) readonly buffer B4_ { ST4 b4[]; };
+layout(std430, binding = 5) writeonly buffer C4_ { ST4 c4[]; };
+layout(std430, binding = 6) readonly buffer A2_ { ST2 a2[]; };
+layout(std430, binding = 7) readonly buffer B2_ { ST2 b2[]; };
+
+layout(push_constant) uniform P {
+	uint M, N, K;
+} pc;
+
+const uint NT = WG_X * WG_Y;
+const uint NBUF = DBUF + 1;
+shared vec4 As[NBUF * BK * BM / 4];
+shared vec4 Bs[NBUF * BK * BN / 4];
+
+/*
+ * Element (r, col) of a rows x cols row-major matrix stored at base;
+ * zero outside the matrix, so edge tiles need no other special case.
+ */
+float ld_a(uint base, uint r, uint col, uint rows, uint cols)
+{
+	if (r >= rows || col >= cols)
+		return 0.0;
+	return float(a[base + r * cols + col]);
+}
+
+float ld_b(uint base, uint r, uint col, uint rows, uint cols)
+{
+	if (r >= rows || col >= cols)
+		return 0.0;
+	return float(b[base + r * cols + col]);
+}
+
+/* Write v as As[kk][mm] (scalar element view of the vec4 array). */
+void st_as(uint buf, uint kk, uint mm, float v)
+{
+	uint e = buf * BK * BM + kk * BM + mm;
+	As[e >> 2][e & 3] = v;
+}
+
+void st_bs(uint buf, uint kk, uint nn, float v)
+{
+	uint e = buf * BK * BN + kk * BN + nn;
+	Bs[e >> 2][e & 3] = v;
+}
+
+/*
+ * Stage slice k0 of the A tile.  The tile is BM x BK in C's row / K index
+ * space; its contiguous global dimension is K (or M when transposed), read
+ * VEC elements at a time where a whole aligned vector is in bounds.
+ */
+void load_a(uint buf, uint base, uint m0, uint k0, uint t)
+{
+	const uint CR = TRANS_A == 0 ? BM : BK;      /* tile rows in memory */
+	const uint CC = TRANS_A == 0 ? BK : BM;      /* contiguous extent */
+	const uint NV = CR * CC / VEC;
+	uint rows = TRANS_A == 0 ? pc.M : pc.K;
+	uint cols = TRANS_A == 0 ? pc.K : pc.M;
+	uint r0 = TRANS_A == 0 ? m0 : k0;
+	uint c0 = TRANS_A == 0 ? k0 : m0;
+	for (uint i = 0; i < (NV + NT - 1) / NT; i++) {
+		uint v = i * NT + t;
+		if (NV % NT != 0 && v >= NV)
+			break;
+		uint tr = v / (CC / VEC), tc = (v % (CC / VEC)) * VEC;
+		uint gr = r0 + tr, gc = c0 + tc;
+		float x[4];
+		if (VEC == 4 && cols % 4 == 0 && gr < rows && gc + 3 < cols) {
+			vec4 w = vec4(a4[(base + gr * cols + gc) >> 2]);
+			x[0] = w.x; x[1] = w.y; x[2] = w.z; x[3] = w.w;
+		} else if (VEC == 2 && cols % 2 == 0 && gr < rows &&
+			   gc + 1 < cols) {
+			vec2 w = vec2(a2[(base + gr * cols + gc) >> 1]);
+			x[0] = w.x; x[1] = w.y;
+		} else {
+			for (uint j = 0; j < VEC; j++)
+				x[j] = ld_a(base, gr, gc + j, rows, cols);
+		}
+		for (uint j = 0; j < VEC; j++) {
+			if (TRANS_A == 0)
+				st_as(buf, tc + j, tr, x[j]);
+			else
+				st_as(buf, tr, tc + j, x[j]);
+		}
+	}
+}
+
+void load_b(uint buf, uint base, uint n0, uint k0, uint t)
+{
+	const uint CR = TRANS_B == 0 ? BK : BN;
+	const uint CC = TRANS_B == 0 ? BN : BK;
+	const uint NV = CR * CC / VEC;
+	uint rows = TRANS_B == 0 ? pc.K : pc.N;
+	uint cols = TRANS_B == 0 ? pc.N : pc.K;
+	uint r0 = TRANS_B == 0 ? k0 : n0;
+	uint c0 = TRANS_B == 0 ? n0 : k0;
+	for (uint i = 0; i < (NV + NT - 1) / NT; i++) {
+		uint v = i * NT + t;
+		if (NV % NT != 0 && v >= NV)
+			break;
+		uint tr = v / (CC / VEC), tc = (v % (CC / VEC)) * VEC;
+		uint gr = r0 + tr, gc = c0 + tc;
+		float x[4];
+		if (VEC == 4 && cols % 4 == 0 && gr < rows && gc + 3 < cols) {
+			vec4 w = vec4(b4[(base + gr * cols + gc) >> 2]);
+			x[0] = w.x; x[1] = w.y; x[2] = w.z; x[3] = w.w;
+		} else if (VEC == 2 && cols % 2 == 0 && gr < rows &&
+			   gc + 1 < cols) {
+			vec2 w = vec2(b2[(base + gr * cols + gc) >> 1]);
+			x[0] = w.x; x[1] = w.y;
+		} else {
+			for (uint j = 0; j < VEC; j++)
+				x[j] = ld_b(base, gr, gc + j, rows, cols);
+		}
+		for (uint j = 0; j < VEC; j++) {
+			if (TRANS_B == 0)
+				st_bs(buf, tr, tc + j, x[j]);
+			else
+				st_bs(buf, tc + j, tr, x[j]);
+		}
+	}
+}
+
+void main()
+{
+	const uint TX = BN / TN;
+	uint t = gl_LocalInvocationID.y * WG_X + gl_LocalInvocationID.x;
+	uint tx = t % TX, ty = t / TX;
+	uint m0 = gl_WorkGroupID.y * BM, n0 = gl_WorkGroupID.x * BN;
+	uint z = gl_WorkGroupID.z;
+	uint abase = z * pc.M * pc.K, bbase = z * pc.K * pc.N;
+	uint cbase = z * pc.M * pc.N;
+
+	vec4 acc[MAX_T][MAX_T / 4];
+	for (uint i = 0; i < TM; i++)
+		for (uint j = 0; j < TN / 4; j++)
+			acc[i][j] = vec4(0.0);
+
+	uint nk = (pc.K + BK - 1) / BK;
+	if (DBUF != 0) {
+		load_a(0, abase, m0, 0, t);
+		load_b(0, bbase, n0, 0, t);
+		barrier();
+	}
+	for (uint s = 0; s < nk; s++) {
+		uint cur = DBUF != 0 ? (s & 1) : 0;
+		if (DBUF == 0) {
+			load_a(0, abase, m0, s * BK, t);
+			load_b(0, bbase, n0, s * BK, t);
+			barrier();
+		} else if (s + 1 < nk) {
+			/* Fill the other buffer while this one is read:
+			 * nobody reads it until after the barrier below. */
+			load_a(cur ^ 1, abase, m0, (s + 1) * BK, t);
+			load_b(cur ^ 1, bbase, n0, (s + 1) * BK, t);
+		}
+		uint ao = cur * BK * BM / 4 + ty * TM / 4;
+		uint bo = cur * BK * BN / 4 + tx * TN / 4;
+		for (uint kk = 0; kk < BK; kk++) {
+			vec4 av[MAX_T / 4], bv[MAX_T / 4];
+			for (uint i = 0; i < TM / 4; i++)
+				av[i] = As[ao + kk * (BM / 4) + i];
+			for (uint j = 0; j < TN / 4; j++)
+				bv[j] = Bs[bo + kk * (BN / 4) + j];
+			for (uint i = 0; i < TM; i++)
+				for (uint j = 0; j < TN / 4; j++)
+					acc[i][j] = fma(vec4(av[i >> 2][i & 3]),
+							bv[j], acc[i][j]);
+		}
+		barrier();
+	}
+
+	for (uint i = 0; i < TM; i++) {
+		uint gr = m0 + ty * TM + i;
+		if (gr >= pc.M)
+			break;
+		for (uint j = 0; j < TN / 4; j++) {
+			uint gc = n0 + tx * TN + j * 4;
+			uint e = cbase + gr * pc.N + gc;
+			if (pc.N % 4 == 0 && gc + 3 < pc.N) {
+				c4[e >> 2] = ST4(acc[i][j]);
+			} else {
+				for (uint q = 0; q < 4; q++)
+					if (gc + q < pc.N)
+						c[e + q] = ST(acc[i][j][q]);
+			}
+		}
+	}
+}

@@ -1,0 +1,421 @@
+/*
+ * suites/gemm.c - C = op(A) * op(B), batched, fp32 or float16 storage
+ * with fp32 accumulation, through one tiled kernel (shaders/gemm.comp)
+ * whose tile, register-block, workgroup, load-width and buffering knobs
+ * are specialization constants.
+ *
+ * Work model: 2 * m * n * k * batch FLOPs per repetition.  Output is
+ * checked against a double-precision CPU reference (suites/gemm_ref.c):
+ * every element for small problems, sampled rows and columns plus
+ * row/column checksums for large ones.
+ */
+#include "core/error.h"
+#include "suites/gemm_ref.h"
+#include "suites/suite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const gemm_dtypes[] = {"f32", "f16", NULL};
+static const char *const gemm_kernels[] = {"tiled", "coopmat", NULL};
+
+static const struct ax_param_def gemm_params[] = {
+	{"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
+	 "rows of C and of op(A)"},
+	{"n", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
+	 "columns of C and of op(B)"},
+	{"k", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
+	 "inner dimension"},
+	{"batch", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
+	 "independent products per dispatch (batched gemm)"},
+	{"dtype", AX_PT_ENUM, 0, 0, gemm_dtypes, 0, AX_PARAM_SHAPE,
+	 "storage type: f32, or f16 with fp32 accumulation"},
+	{"trans_a", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
+	 "A is stored k x m (transposed)"},
+	{"trans_b", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
+	 "B is stored n x k (transposed)"},
+	{"kernel", AX_PT_ENUM, 0, 0, gemm_kernels, 0, AX_PARAM_SHAPE,
+	 "tiled (shared memory + registers) or coopmat "
+	 "(VK_KHR_cooperative_matrix)"},
+	{"bm", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	 "rows of C per workgroup"},
+	{"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	 "columns of C per workgroup"},
+	{"bk", AX_PT_INT, 1, 64, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	 "depth of the k slice staged in shared memory"},
+	{"tm", AX_PT_INT, 4, 16, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	 "rows of C per invocation (register block)"},
+	{"tn", AX_PT_INT, 4, 16, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	 "columns of C per invocation (register block)"},
+	{"wg_x", AX_PT_INT, 1, 1024, NULL, 8,
+	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup width"},
+	{"wg_y", AX_PT_INT, 1, 1024, NULL, 8,
+	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup height"},
+	{"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	 "elements per global load (1, 2 or 4)"},
+	{"dbuf", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
+	 "double-buffer the shared tiles (one barrier per k slice)"},
+};
+#define N_PARAMS ((int)(sizeof(gemm_params) / sizeof(gemm_params[0])))
+
+struct gemm_point {
+	struct ax_gemm_shape s;
+	bool coopmat;
+	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf;
+	uint32_t gx, gy;
+	uint64_t a_elems, b_elems, c_elems;
+};
+
+static void gemm_point(const struct ax_params *p, struct gemm_point *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->s.m = (uint32_t)ax_params_get(p, "m");
+	g->s.n = (uint32_t)ax_params_get(p, "n");
+	g->s.k = (uint32_t)ax_params_get(p, "k");
+	g->s.batch = (uint32_t)ax_params_get(p, "batch");
+	g->s.f16 = ax_params_get(p, "dtype") == 1;
+	g->s.trans_a = ax_params_get(p, "trans_a") != 0;
+	g->s.trans_b = ax_params_get(p, "trans_b") != 0;
+	g->coopmat = ax_params_get(p, "kernel") == 1;
+	g->bm = (uint32_t)ax_params_get(p, "bm");
+	g->bn = (uint32_t)ax_params_get(p, "bn");
+	g->bk = (uint32_t)ax_params_get(p, "bk");
+	g->tm = (uint32_t)ax_params_get(p, "tm");
+	g->tn = (uint32_t)ax_params_get(p, "tn");
+	g->wg_x = (uint32_t)ax_params_get(p, "wg_x");
+	g->wg_y = (uint32_t)ax_params_get(p, "wg_y");
+	g->vec = (uint32_t)ax_params_get(p, "vec");
+	g->dbuf = (uint32_t)ax_params_get(p, "dbuf");
+	g->gx = (g->s.n + g->bn - 1) / g->bn;
+	g->gy = (g->s.m + g->bm - 1) / g->bm;
+	g->a_elems = (uint64_t)g->s.batch * g->s.m * g->s.k;
+	g->b_elems = (uint64_t)g->s.batch * g->s.k * g->s.n;
+	g->c_elems = (uint64_t)g->s.batch * g->s.m * g->s.n;
+}
+
+/* The register blocks must tile the workgroup tile exactly, one per
+ * invocation, and every global vector load must stay inside a tile row. */
+static int check_blocking(const struct gemm_point *g, char *why,
+			  size_t whylen)
+{
+	if (g->bm % g->tm || g->bn % g->tn)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm: bm=%u and bn=%u must be multiples of "
+			       "tm=%u and tn=%u",
+			       g->bm, g->bn, g->tm, g->tn);
+	uint32_t blocks = (g->bm / g->tm) * (g->bn / g->tn);
+	if (blocks != g->wg_x * g->wg_y)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm: (bm/tm)*(bn/tn) = %u register blocks "
+			       "but wg_x*wg_y = %u invocations; they must be "
+			       "equal",
+			       blocks, g->wg_x * g->wg_y);
+	uint32_t a_run = g->s.trans_a ? g->bm : g->bk;
+	uint32_t b_run = g->s.trans_b ? g->bk : g->bn;
+	if (a_run % g->vec || b_run % g->vec)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm: vec=%u must divide the contiguous tile "
+			       "extents (%u of A, %u of B); lower vec",
+			       g->vec, a_run, b_run);
+	return 0;
+}
+
+static int check_limits(const struct gemm_point *g,
+			const VkPhysicalDeviceLimits *l, char *why,
+			size_t whylen)
+{
+	uint64_t shared = 4ull * (g->bm * g->bk + g->bk * g->bn) *
+			  (g->dbuf ? 2 : 1);
+	if (shared > l->maxComputeSharedMemorySize)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm: %s(BM*BK + BK*BN) floats = %llu bytes "
+			       "of shared memory exceeds "
+			       "maxComputeSharedMemorySize %u; lower bm, bn "
+			       "or bk%s",
+			       g->dbuf ? "2*" : "", (unsigned long long)shared,
+			       l->maxComputeSharedMemorySize,
+			       g->dbuf ? " or set dbuf=0" : "");
+	uint32_t inv = g->wg_x * g->wg_y;
+	if (inv > l->maxComputeWorkGroupInvocations)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm: wg_x*wg_y = %u invocations exceeds "
+			       "maxComputeWorkGroupInvocations %u",
+			       inv, l->maxComputeWorkGroupInvocations);
+	if (g->wg_x > l->maxComputeWorkGroupSize[0] ||
+	    g->wg_y > l->maxComputeWorkGroupSize[1])
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm: workgroup %ux%u exceeds "
+			       "maxComputeWorkGroupSize %ux%u",
+			       g->wg_x, g->wg_y,
+			       l->maxComputeWorkGroupSize[0],
+			       l->maxComputeWorkGroupSize[1]);
+	if (g->gx > l->maxComputeWorkGroupCount[0] ||
+	    g->gy > l->maxComputeWorkGroupCount[1] ||
+	    g->s.batch > l->maxComputeWorkGroupCount[2])
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm: %u x %u x %u workgroups exceed "
+			       "maxComputeWorkGroupCount %u x %u x %u; raise "
+			       "bm/bn or lower batch",
+			       g->gx, g->gy, g->s.batch,
+			       l->maxComputeWorkGroupCount[0],
+			       l->maxComputeWorkGroupCount[1],
+			       l->maxComputeWorkGroupCount[2]);
+	return 0;
+}
+
+static int check_buffers(const struct gemm_point *g,
+			 const struct ax_vk_device_info *dev, char *why,
+			 size_t whylen)
+{
+	uint64_t es = g->s.f16 ? 2 : 4;
+	const char *names[3] = {"A", "B", "C"};
+	uint64_t elems[3] = {g->a_elems, g->b_elems, g->c_elems};
+	uint64_t range = dev->limits.maxStorageBufferRange;
+	if (dev->max_memory_allocation_size &&
+	    dev->max_memory_allocation_size < range)
+		range = dev->max_memory_allocation_size;
+	for (int i = 0; i < 3; i++)
+		if (elems[i] * es > range)
+			return ax_errf(why, whylen, AX_EINVAL,
+				       "gemm: %s needs %llu bytes, over "
+				       "maxStorageBufferRange / "
+				       "maxMemoryAllocationSize %llu; use a "
+				       "smaller shape or batch",
+				       names[i],
+				       (unsigned long long)(elems[i] * es),
+				       (unsigned long long)range);
+	return 0;
+}
+
+static int gemm_check(const struct ax_params *p,
+		      const struct ax_vk_device_info *dev, char *why,
+		      size_t whylen)
+{
+	struct gemm_point g;
+	gemm_point(p, &g);
+	if (g.coopmat && !dev->coopmat)
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "gemm kernel=coopmat: %s has no "
+			       "VK_KHR_cooperative_matrix",
+			       dev->name);
+	if (g.coopmat)
+		/* glslc of this build (shaderc 2023.2) cannot compile
+		 * GL_KHR_cooperative_matrix, so no such shader exists. */
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "gemm kernel=coopmat: this build has no "
+			       "cooperative-matrix shader (its glslc lacks "
+			       "GL_KHR_cooperative_matrix)");
+	if (g.s.f16 && !(dev->fp16_arith && dev->storage16))
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "gemm dtype=f16: %s lacks %s", dev->name,
+			       !dev->storage16 ? "16-bit storage buffers"
+					       : "shaderFloat16");
+	int rc = check_blocking(&g, why, whylen);
+	if (!rc)
+		rc = check_limits(&g, &dev->limits, why, whylen);
+	if (!rc)
+		rc = check_buffers(&g, dev, why, whylen);
+	return rc;
+}
+
+struct gemm_state {
+	struct gemm_point g;
+	struct ax_vk_ctx *vk;
+	struct ax_vk_buffer a, b, c;
+	struct ax_vk_pipeline pipe;
+	float *ha, *hb; /* inputs as the device sees them */
+	bool sampled;
+	char describe[256];
+};
+
+static void gemm_teardown(struct ax_vk_ctx *vk, void *state)
+{
+	struct gemm_state *s = state;
+	if (!s)
+		return;
+	ax_vk_pipeline_destroy(vk, &s->pipe);
+	ax_vk_buffer_destroy(vk, &s->a);
+	ax_vk_buffer_destroy(vk, &s->b);
+	ax_vk_buffer_destroy(vk, &s->c);
+	free(s->ha);
+	free(s->hb);
+	free(s);
+}
+
+/* Upload n floats (already float16-exact) in the storage type. */
+static int upload(struct gemm_state *s, struct ax_vk_buffer *buf,
+		  const float *src, uint64_t n)
+{
+	if (!s->g.s.f16)
+		return ax_vk_upload(s->vk, buf, 0, src, n * 4);
+	uint16_t *h = malloc(n * 2);
+	if (!h)
+		return AX_ENOMEM;
+	for (uint64_t i = 0; i < n; i++)
+		h[i] = ax_gemm_half_from_float(src[i]);
+	int rc = ax_vk_upload(s->vk, buf, 0, h, n * 2);
+	free(h);
+	return rc;
+}
+
+static int gemm_buffers(struct gemm_state *s)
+{
+	const struct gemm_point *g = &s->g;
+	uint64_t es = g->s.f16 ? 2 : 4;
+	VkBufferUsageFlags u = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	/* Round sizes up to 16 bytes so the vec4 views cover them. */
+	uint64_t sa = (g->a_elems * es + 15) & ~15ull;
+	uint64_t sb = (g->b_elems * es + 15) & ~15ull;
+	uint64_t sc = (g->c_elems * es + 15) & ~15ull;
+	s->ha = malloc(g->a_elems * sizeof(float));
+	s->hb = malloc(g->b_elems * sizeof(float));
+	if (!s->ha || !s->hb)
+		return AX_ENOMEM;
+	ax_gemm_fill(s->ha, g->a_elems, 1);
+	ax_gemm_fill(s->hb, g->b_elems, 2);
+	int rc = ax_vk_buffer_create(s->vk, sa, u, AX_MEM_DEVICE, &s->a);
+	if (!rc)
+		rc = ax_vk_buffer_create(s->vk, sb, u, AX_MEM_DEVICE, &s->b);
+	if (!rc)
+		rc = ax_vk_buffer_create(s->vk, sc, u, AX_MEM_DEVICE, &s->c);
+	if (!rc)
+		rc = upload(s, &s->a, s->ha, g->a_elems);
+	if (!rc)
+		rc = upload(s, &s->b, s->hb, g->b_elems);
+	if (!rc) {
+		/* NaN everywhere: an element the kernel misses fails. */
+		void *nan = malloc(sc);
+		if (!nan)
+			return AX_ENOMEM;
+		memset(nan, 0xff, sc);
+		rc = ax_vk_upload(s->vk, &s->c, 0, nan, sc);
+		free(nan);
+	}
+	return rc;
+}
+
+static int gemm_pipeline(struct gemm_state *s)
+{
+	const struct gemm_point *g = &s->g;
+	struct ax_vk_spec spec[] = {
+		{0, g->wg_x},	{1, g->wg_y},	{2, g->bm},
+		{3, g->bn},	{4, g->bk},	{5, g->tm},
+		{6, g->tn},	{7, g->vec},	{8, g->dbuf},
+		{9, g->s.trans_a}, {10, g->s.trans_b},
+	};
+	int rc = ax_vk_pipeline_create(s->vk, g->s.f16 ? "gemm_f16" : "gemm",
+				       8, 12, spec, 11, &s->pipe);
+	if (rc)
+		return rc;
+	struct ax_vk_binding bind[8] = {
+		{&s->a, 0, 0}, {&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0},
+		{&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0}, {&s->b, 0, 0},
+	};
+	return ax_vk_pipeline_bind(s->vk, &s->pipe, bind, 8);
+}
+
+static int gemm_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
+		      void **state, char *err, size_t errlen)
+{
+	struct gemm_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return AX_ENOMEM;
+	gemm_point(p, &s->g);
+	s->vk = vk;
+	int rc = gemm_buffers(s);
+	if (!rc)
+		rc = gemm_pipeline(s);
+	if (rc) {
+		ax_errf(err, errlen, rc, "gemm setup: %s",
+			rc == AX_ENOMEM ? "out of host memory" : vk->err);
+		gemm_teardown(vk, s);
+		return rc;
+	}
+	*state = s;
+	return 0;
+}
+
+static void gemm_record(void *state, VkCommandBuffer cb, uint32_t reps)
+{
+	struct gemm_state *s = state;
+	uint32_t push[3] = {s->g.s.m, s->g.s.n, s->g.s.k};
+	for (uint32_t r = 0; r < reps; r++) {
+		/* Repetitions write the same C: keep them in order. */
+		if (r)
+			ax_vk_cmd_barrier(cb);
+		ax_vk_cmd_dispatch(cb, &s->pipe, push, s->g.gx, s->g.gy,
+				   s->g.s.batch);
+	}
+}
+
+static int gemm_verify(void *state, char *why, size_t whylen)
+{
+	struct gemm_state *s = state;
+	uint64_t n = s->g.c_elems;
+	float *c = malloc(n * sizeof(float));
+	uint16_t *h = s->g.s.f16 ? malloc(n * 2) : NULL;
+	int rc = !c || (s->g.s.f16 && !h) ? AX_ENOMEM : 0;
+	if (!rc && s->g.s.f16) {
+		rc = ax_vk_download(s->vk, &s->c, 0, h, n * 2);
+		for (uint64_t i = 0; !rc && i < n; i++)
+			c[i] = ax_gemm_float_from_half(h[i]);
+	} else if (!rc) {
+		rc = ax_vk_download(s->vk, &s->c, 0, c, n * 4);
+	}
+	if (rc)
+		ax_errf(why, whylen, rc, "gemm: reading C: %s",
+			rc == AX_ENOMEM ? "out of host memory" : s->vk->err);
+	else
+		rc = ax_gemm_check(&s->g.s, s->ha, s->hb, c, &s->sampled, why,
+				   whylen);
+	free(c);
+	free(h);
+	return rc;
+}
+
+static double gemm_work(const struct ax_params *p)
+{
+	return 2.0 * (double)ax_params_get(p, "m") *
+	       (double)ax_params_get(p, "n") *
+	       (double)ax_params_get(p, "k") *
+	       (double)ax_params_get(p, "batch");
+}
+
+static const char *gemm_shader(const struct ax_params *p)
+{
+	return ax_params_get(p, "dtype") == 1 ? "gemm_f16" : "gemm";
+}
+
+static const char *gemm_describe(void *state)
+{
+	struct gemm_state *s = state;
+	snprintf(s->describe, sizeof(s->describe),
+		 "{\"workgroups\":[%u,%u,%u],\"verification\":\"%s\"}",
+		 s->g.gx, s->g.gy, s->g.s.batch,
+		 s->sampled ? "sampled rows/columns + checksums"
+			    : "every element");
+	return s->describe;
+}
+
+const struct ax_suite ax_suite_gemm = {
+	.name = "gemm",
+	.summary = "matrix multiply C = op(A) op(B), batched, fp32 or fp16 "
+		   "storage, tiled kernel tuned through specialization "
+		   "constants",
+	.work_model = "GFLOP/s = 2*m*n*k*batch / time / 1e9",
+	.unit = "GFLOP/s",
+	.metric = AX_METRIC_RATE,
+	.scale = 1e9,
+	.higher_is_better = true,
+	.params = gemm_params,
+	.n_params = N_PARAMS,
+	.check = gemm_check,
+	.setup = gemm_setup,
+	.record = gemm_record,
+	.verify = gemm_verify,
+	.work = gemm_work,
+	.shader = gemm_shader,
+	.describe = gemm_describe,
+	.teardown = gemm_teardown,
+};

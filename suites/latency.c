@@ -1,0 +1,144 @@
+/*
+ * suites/latency.c - cost of one nearly empty dispatch, back to back
+ * (shaders/peak_empty.comp).  A suite of its own because its unit is
+ * time ("us", lower is better) where peak's is a rate.
+ *
+ * Work model: none; the value is microseconds per dispatch, including
+ * the barrier between dispatches when barrier=true (the dependent case
+ * every multi-kernel pipeline pays).  Verification: the last dispatch
+ * writes its token and the host reads it back.
+ */
+#include "core/error.h"
+#include "suites/suite.h"
+
+#include <stdlib.h>
+
+#define LAT_TOKEN 0xa11c0de5u
+
+static const struct ax_param_def lat_params[] = {
+	{"groups", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
+	 "workgroups per dispatch (one invocation each)"},
+	{"barrier", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_SHAPE,
+	 "full memory barrier between consecutive dispatches"},
+};
+#define N_PARAMS ((int)(sizeof(lat_params) / sizeof(lat_params[0])))
+
+struct lat_state {
+	struct ax_vk_ctx *vk;
+	struct ax_vk_buffer out;
+	struct ax_vk_pipeline pipe;
+	uint32_t groups;
+	bool barrier;
+};
+
+static int lat_check(const struct ax_params *p,
+		     const struct ax_vk_device_info *dev, char *why,
+		     size_t whylen)
+{
+	uint32_t g = (uint32_t)ax_params_get(p, "groups");
+	if (g > dev->limits.maxComputeWorkGroupCount[0])
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "latency: groups=%u exceeds "
+			       "maxComputeWorkGroupCount %u",
+			       g, dev->limits.maxComputeWorkGroupCount[0]);
+	return 0;
+}
+
+static void lat_teardown(struct ax_vk_ctx *vk, void *state)
+{
+	struct lat_state *s = state;
+	if (!s)
+		return;
+	ax_vk_pipeline_destroy(vk, &s->pipe);
+	ax_vk_buffer_destroy(vk, &s->out);
+	free(s);
+}
+
+static int lat_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
+		     void **state, char *err, size_t errlen)
+{
+	struct lat_state *s = calloc(1, sizeof(*s));
+	if (!s)
+		return AX_ENOMEM;
+	s->vk = vk;
+	s->groups = (uint32_t)ax_params_get(p, "groups");
+	s->barrier = ax_params_get(p, "barrier") != 0;
+	uint32_t zero[4] = {0};
+	int rc = ax_vk_buffer_create(vk, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+				     AX_MEM_DEVICE, &s->out);
+	if (!rc)
+		rc = ax_vk_upload(vk, &s->out, 0, zero, sizeof(zero));
+	if (!rc)
+		rc = ax_vk_pipeline_create(vk, "peak_empty", 1, 4, NULL, 0,
+					   &s->pipe);
+	if (!rc) {
+		struct ax_vk_binding b = {&s->out, 0, 0};
+		rc = ax_vk_pipeline_bind(vk, &s->pipe, &b, 1);
+	}
+	if (rc) {
+		ax_errf(err, errlen, rc, "latency setup: %s", vk->err);
+		lat_teardown(vk, s);
+		return rc;
+	}
+	*state = s;
+	return 0;
+}
+
+static void lat_record(void *state, VkCommandBuffer cb, uint32_t reps)
+{
+	struct lat_state *s = state;
+	uint32_t token = LAT_TOKEN;
+	for (uint32_t r = 0; r < reps; r++) {
+		/* Without the barrier the dispatches write the same word
+		 * unordered; the value is the same, so that is benign. */
+		if (r && s->barrier)
+			ax_vk_cmd_barrier(cb);
+		ax_vk_cmd_dispatch(cb, &s->pipe, &token, s->groups, 1, 1);
+	}
+}
+
+static int lat_verify(void *state, char *why, size_t whylen)
+{
+	struct lat_state *s = state;
+	uint32_t got = 0;
+	int rc = ax_vk_download(s->vk, &s->out, 0, &got, 4);
+	if (rc)
+		return ax_errf(why, whylen, rc, "latency: reading back: %s",
+			       s->vk->err);
+	if (got != LAT_TOKEN)
+		return ax_errf(why, whylen, AX_EVERIFY,
+			       "latency: the dispatch wrote 0x%08x, expected "
+			       "0x%08x",
+			       got, LAT_TOKEN);
+	return 0;
+}
+
+static double lat_work(const struct ax_params *p)
+{
+	return 1.0;
+}
+
+static const char *lat_shader(const struct ax_params *p)
+{
+	return "peak_empty";
+}
+
+const struct ax_suite ax_suite_latency = {
+	.name = "latency",
+	.summary = "time per nearly empty compute dispatch, back to back",
+	.work_model = "us per dispatch (including the barrier when "
+		      "barrier=true); lower is better",
+	.unit = "us",
+	.metric = AX_METRIC_TIME,
+	.scale = 1e6,
+	.higher_is_better = false,
+	.params = lat_params,
+	.n_params = N_PARAMS,
+	.check = lat_check,
+	.setup = lat_setup,
+	.record = lat_record,
+	.verify = lat_verify,
+	.work = lat_work,
+	.shader = lat_shader,
+	.teardown = lat_teardown,
+};
