@@ -7,12 +7,18 @@ extern const struct ax_suite ax_suite_bandwidth;
 extern const struct ax_suite ax_suite_transfer;
 extern const struct ax_suite ax_suite_conv;
 extern const struct ax_suite ax_suite_attention;
+extern const struct ax_suite ax_suite_gemm;
+extern const struct ax_suite ax_suite_peak;
+extern const struct ax_suite ax_suite_latency;
 
 const struct ax_suite *const ax_suites[] = {
 	&ax_suite_bandwidth,
 	&ax_suite_transfer,
 	&ax_suite_conv,
 	&ax_suite_attention,
+	&ax_suite_gemm,
+	&ax_suite_peak,
+	&ax_suite_latency,
 };
 const int ax_suite_count = (int)(sizeof(ax_suites) / sizeof(ax_suites[0]));
 
