@@ -1,0 +1,292 @@
+/*
+ * tests/unit/test_runner.c - the runner's stop rules, statuses and timing
+ * modes on the real Vulkan device.
+ *
+ * A small host-timed suite defined here spins for a fixed time per
+ * repetition: its samples are steady, so the noise rule, the sample cap,
+ * the time limit and the stop flag can each be made to decide.  A real
+ * suite (bandwidth) checks the GPU-timestamp path.
+ */
+#include "ax_test.h"
+
+#include "core/error.h"
+#include "suites/registry.h"
+#include "suites/runner.h"
+
+#include <time.h>
+
+static struct ax_vk_instance *inst;
+static struct ax_vk_ctx *vk;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *const verdicts[] = {"pass", "fail", "invalid",
+				       "unsupported", NULL};
+static const struct ax_param_def spin_params[] = {
+	{"us", AX_PT_INT, 1, 100000, NULL, 100, AX_PARAM_SHAPE,
+	 "microseconds per repetition"},
+	{"verdict", AX_PT_ENUM, 0, 0, verdicts, 0, AX_PARAM_SHAPE,
+	 "what verify / check answer"},
+};
+
+struct spin {
+	double seconds;
+	int verdict;
+};
+
+static int spin_check(const struct ax_params *p,
+		      const struct ax_vk_device_info *dev, char *why, size_t n)
+{
+	int64_t v = ax_params_get(p, "verdict");
+	if (v == 2)
+		return ax_errf(why, n, AX_EINVAL, "spin: invalid on purpose");
+	if (v == 3)
+		return ax_errf(why, n, AX_EUNSUPPORTED, "spin: no feature");
+	return 0;
+}
+
+static int spin_setup(struct ax_vk_ctx *v, const struct ax_params *p,
+		      void **state, char *err, size_t n)
+{
+	struct spin *s = calloc(1, sizeof(*s));
+	s->seconds = (double)ax_params_get(p, "us") / 1e6;
+	s->verdict = (int)ax_params_get(p, "verdict");
+	*state = s;
+	return 0;
+}
+
+static int spin_op(void *state, char *err, size_t n)
+{
+	struct spin *s = state;
+	double end = now_s() + s->seconds;
+	while (now_s() < end)
+		;
+	return 0;
+}
+
+static int spin_verify(void *state, char *why, size_t n)
+{
+	struct spin *s = state;
+	if (s->verdict == 1)
+		return ax_errf(why, n, AX_EVERIFY, "spin: wrong on purpose");
+	return 0;
+}
+
+static double spin_work(const struct ax_params *p)
+{
+	return 1.0;
+}
+
+static void spin_teardown(struct ax_vk_ctx *v, void *state)
+{
+	free(state);
+}
+
+static const struct ax_suite spin_suite = {
+	.name = "spin",
+	.summary = "busy-waits a fixed time (test suite)",
+	.work_model = "one op per repetition",
+	.unit = "op/s",
+	.metric = AX_METRIC_RATE,
+	.scale = 1,
+	.higher_is_better = true,
+	.params = spin_params,
+	.n_params = 2,
+	.check = spin_check,
+	.setup = spin_setup,
+	.host_op = spin_op,
+	.verify = spin_verify,
+	.work = spin_work,
+	.teardown = spin_teardown,
+};
+
+static void run_spin(int us, int verdict, const struct ax_runner_opts *o,
+		     struct ax_runner_result *r)
+{
+	struct ax_params p;
+	ax_params_init(&p, spin_params, 2);
+	p.v[0] = us;
+	p.v[1] = verdict;
+	ax_runner_run_case(vk, &spin_suite, &p, o, r);
+}
+
+static void test_noise_rule_stops_early(void)
+{
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	ax_runner_opts_default(&o);
+	o.max_noise = 0.10; /* a steady spin gets there quickly */
+	o.max_samples = 5000;
+	o.min_time_s = 0;
+	o.max_time_s = 30;
+	run_spin(200, 0, &o, &r);
+	AX_CHECK_INT(r.status, 0);
+	AX_CHECK_STR(r.stop_reason, "noise");
+	AX_CHECK(r.n >= o.min_samples && r.n < 5000);
+	AX_CHECK(r.summary.rel_noise <= 0.10);
+	AX_CHECK_STR(r.timing_mode, "host");
+	/* about 5000 op/s for a 200 us op */
+	AX_CHECK(r.summary.median > 2000 && r.summary.median <= 5100);
+	ax_runner_result_release(&r);
+}
+
+static void test_sample_cap(void)
+{
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	ax_runner_opts_default(&o);
+	o.max_noise = 1e-12; /* unreachable */
+	o.min_samples = 3;
+	o.max_samples = 7;
+	o.max_time_s = 60;
+	run_spin(50, 0, &o, &r);
+	AX_CHECK_INT(r.status, 0);
+	AX_CHECK_STR(r.stop_reason, "max-samples");
+	AX_CHECK_INT(r.n, 7);
+	ax_runner_result_release(&r);
+}
+
+static void test_time_limit(void)
+{
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	ax_runner_opts_default(&o);
+	o.max_noise = 1e-12;
+	o.min_samples = 2;
+	o.max_samples = 100000;
+	o.min_time_s = 0;
+	o.max_time_s = 0.05;
+	double t0 = now_s();
+	run_spin(100, 0, &o, &r);
+	AX_CHECK_INT(r.status, 0);
+	AX_CHECK_STR(r.stop_reason, "time-limit");
+	AX_CHECK(r.n >= 2 && r.n < 100000);
+	AX_CHECK(now_s() - t0 < 2.0);
+	ax_runner_result_release(&r);
+}
+
+static void test_batch_reps_reach_target(void)
+{
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	ax_runner_opts_default(&o);
+	o.target_sample_s = 0.002;
+	o.max_samples = 5;
+	run_spin(100, 0, &o, &r);
+	/* 2 ms of 100 us repetitions: about 20 per sample */
+	AX_CHECK(r.reps_per_sample >= 10 && r.reps_per_sample <= 40);
+	ax_runner_result_release(&r);
+	o.mode = AX_MODE_COLD;
+	run_spin(100, 0, &o, &r);
+	AX_CHECK_INT(r.reps_per_sample, 1);
+	ax_runner_result_release(&r);
+}
+
+static void test_stop_flag_interrupts(void)
+{
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	volatile int stop = 1;
+	ax_runner_opts_default(&o);
+	o.stop = &stop;
+	run_spin(50, 0, &o, &r);
+	AX_CHECK_INT(r.status, AX_EINTR);
+	AX_CHECK_STR(r.status_text, "interrupted");
+	AX_CHECK_INT(r.n, 0);
+	ax_runner_result_release(&r);
+}
+
+static void test_failed_verification_has_no_time(void)
+{
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	ax_runner_opts_default(&o);
+	run_spin(50, 1, &o, &r);
+	AX_CHECK_INT(r.status, AX_EVERIFY);
+	AX_CHECK_STR(r.status_text, "failed-verification");
+	AX_CHECK_INT(r.n, 0);
+	AX_CHECK(strstr(r.error, "wrong on purpose") != NULL);
+	ax_runner_result_release(&r);
+}
+
+static void test_check_decides_invalid_and_skipped(void)
+{
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	ax_runner_opts_default(&o);
+	run_spin(50, 2, &o, &r);
+	AX_CHECK_INT(r.status, AX_EINVAL);
+	AX_CHECK_STR(r.status_text, "invalid");
+	ax_runner_result_release(&r);
+	run_spin(50, 3, &o, &r);
+	AX_CHECK_INT(r.status, AX_EUNSUPPORTED);
+	AX_CHECK_STR(r.status_text, "skipped");
+	AX_CHECK(strstr(r.error, "no feature") != NULL);
+	ax_runner_result_release(&r);
+}
+
+static void test_gpu_suite_uses_timestamps(void)
+{
+	const struct ax_suite *bw = ax_suite_find("bandwidth");
+	struct ax_params p;
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	char err[256];
+	AX_CHECK(bw != NULL);
+	ax_params_init(&p, bw->params, bw->n_params);
+	AX_CHECK_INT(ax_params_set(&p, "size", "64K", err, sizeof(err)), 0);
+	ax_runner_opts_default(&o);
+	o.max_samples = 5;
+	ax_runner_run_case(vk, bw, &p, &o, &r);
+	AX_CHECK_INT(r.status, 0);
+	AX_CHECK_STR(r.timing_mode, vk->info->timestamps ? "gpu-timestamp"
+							 : "host-minus-empty");
+	AX_CHECK(r.n >= 1 && r.values[0] > 0 && r.seconds[0] > 0);
+	/* value and seconds agree through the work model */
+	AX_CHECK_NEAR(r.values[0], bw->work(&p) / r.seconds[0] / 1e9,
+		      1e-9 * r.values[0]);
+	AX_CHECK(r.shader_hash[0] != '\0');
+	ax_runner_result_release(&r);
+}
+
+static void open_device(void)
+{
+	char err[512];
+	const char *v = getenv("AXBENCH_VALIDATE");
+	bool validate = v && *v && strcmp(v, "0") != 0;
+	if (ax_vk_instance_create(validate, &inst, err, sizeof(err)) ||
+	    ax_vk_open(inst, 0, &vk, err, sizeof(err))) {
+		printf("Bail out! no Vulkan device: %s\n", err);
+		exit(1);
+	}
+}
+
+static void test_no_validation_messages(void)
+{
+	ax_vk_close(vk);
+	AX_CHECK_INT(ax_vk_validation_messages(inst), 0);
+	ax_vk_instance_destroy(inst);
+}
+
+static const struct ax_test_case tests[] = {
+	AX_TEST(test_noise_rule_stops_early),
+	AX_TEST(test_sample_cap),
+	AX_TEST(test_time_limit),
+	AX_TEST(test_batch_reps_reach_target),
+	AX_TEST(test_stop_flag_interrupts),
+	AX_TEST(test_failed_verification_has_no_time),
+	AX_TEST(test_check_decides_invalid_and_skipped),
+	AX_TEST(test_gpu_suite_uses_timestamps),
+	AX_TEST(test_no_validation_messages),
+};
+
+int main(void)
+{
+	open_device();
+	return ax_test_run(tests, (int)(sizeof(tests) / sizeof(tests[0])));
+}
