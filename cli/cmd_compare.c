@@ -292,11 +292,12 @@ static int run_compare(struct ax_cli *cli, struct compare_args *a,
 	if (ax_compare_run(base->results, cand->results, base->label,
 			   cand->label, &a->o, &c, err, sizeof(err)))
 		return ax_cli_error(cli, AX_EXIT_USAGE, "compare: %s", err);
-	int rc = 0;
-	rc = rc ? rc : write_file(cli, a->json, c, ax_compare_write_json);
-	rc = rc ? rc : write_file(cli, a->markdown, c,
-				  ax_compare_write_markdown);
-	rc = rc ? rc : write_file(cli, a->junit, c, ax_compare_write_junit);
+	/* Every file is attempted even when one fails, so CI gets all it
+	 * can; the first failure decides the exit status. */
+	int rj = write_file(cli, a->json, c, ax_compare_write_json);
+	int rm = write_file(cli, a->markdown, c, ax_compare_write_markdown);
+	int rx = write_file(cli, a->junit, c, ax_compare_write_junit);
+	int rc = rj ? rj : rm ? rm : rx;
 	if (cli->verbosity >= 0)
 		ax_compare_write_text(c, stdout);
 	fflush(stdout);
