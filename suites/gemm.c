@@ -374,6 +374,11 @@ static int gemm_verify(void *state, char *why, size_t whylen)
 	return rc;
 }
 
+struct ax_vk_buffer *ax_gemm_state_output(void *state)
+{
+	return &((struct gemm_state *)state)->c;
+}
+
 static double gemm_work(const struct ax_params *p)
 {
 	return 2.0 * (double)ax_params_get(p, "m") *

@@ -47,4 +47,12 @@ int ax_gemm_check(const struct ax_gemm_shape *s, const float *a,
 		  const float *b, const float *c, bool *sampled, char *why,
 		  size_t whylen);
 
+/*
+ * The device buffer holding C of a gemm suite state (from
+ * ax_suite_gemm.setup), borrowed: tests overwrite one element after a
+ * correct run to prove a wrong output is reported as failed.
+ */
+struct ax_vk_buffer;
+struct ax_vk_buffer *ax_gemm_state_output(void *state);
+
 #endif

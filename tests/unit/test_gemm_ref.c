@@ -1,0 +1,209 @@
+/*
+ * tests/unit/test_gemm_ref.c - the gemm checker on host data: a correct
+ * product passes (fp32, fp16 rounding, transposes, batches, the sampled
+ * mode for big shapes) and a corrupted one fails with the element named;
+ * fp16 conversion round-trips; the validity predicate names the limit.
+ */
+#include "ax_test.h"
+
+#include "core/error.h"
+#include "suites/gemm_ref.h"
+#include "suites/suite.h"
+
+extern const struct ax_suite ax_suite_gemm;
+
+/* C = op(A) op(B) in float, the way a device would produce it. */
+static float *product(const struct ax_gemm_shape *s, const float *a,
+		      const float *b)
+{
+	float *c = malloc((size_t)s->batch * s->m * s->n * sizeof(float));
+	for (uint32_t z = 0; z < s->batch; z++)
+		for (uint32_t i = 0; i < s->m; i++)
+			for (uint32_t j = 0; j < s->n; j++) {
+				float acc = 0;
+				for (uint32_t k = 0; k < s->k; k++) {
+					size_t ai = s->trans_a
+						? (size_t)k * s->m + i
+						: (size_t)i * s->k + k;
+					size_t bi = s->trans_b
+						? (size_t)j * s->k + k
+						: (size_t)k * s->n + j;
+					acc = fmaf(a[(size_t)z * s->m * s->k + ai],
+						   b[(size_t)z * s->k * s->n + bi],
+						   acc);
+				}
+				if (s->f16)
+					acc = ax_gemm_float_from_half(
+						ax_gemm_half_from_float(acc));
+				c[((size_t)z * s->m + i) * s->n + j] = acc;
+			}
+	return c;
+}
+
+/* Check s passes, then that corrupting element idx by delta fails. */
+static void roundtrip(struct ax_gemm_shape s, size_t idx, float delta,
+		      bool want_sampled)
+{
+	size_t na = (size_t)s.batch * s.m * s.k, nb = (size_t)s.batch * s.k * s.n;
+	float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
+	ax_gemm_fill(a, na, 11);
+	ax_gemm_fill(b, nb, 12);
+	float *c = product(&s, a, b);
+	char why[512] = "";
+	bool sampled = !want_sampled;
+	int rc = ax_gemm_check(&s, a, b, c, &sampled, why, sizeof(why));
+	if (rc)
+		printf("#   %s\n", why);
+	AX_CHECK_INT(rc, 0);
+	AX_CHECK(sampled == want_sampled);
+	c[idx] += delta;
+	rc = ax_gemm_check(&s, a, b, c, NULL, why, sizeof(why));
+	printf("#   corrupted: %s\n", why);
+	AX_CHECK_INT(rc, AX_EVERIFY);
+	AX_CHECK(strstr(why, "gemm:") != NULL);
+	free(a), free(b), free(c);
+}
+
+static void test_full_check_edge_shapes(void)
+{
+	roundtrip((struct ax_gemm_shape){37, 29, 13, 1, false, false, false},
+		  5 * 29 + 7, 0.01f, false);
+	roundtrip((struct ax_gemm_shape){1, 300, 257, 1, true, false, false},
+		  299, -0.05f, false);
+	roundtrip((struct ax_gemm_shape){65, 3, 515, 2, false, true, false},
+		  65 * 3 + 64 * 3 + 2, 0.1f, false);
+	roundtrip((struct ax_gemm_shape){33, 17, 64, 3, true, true, true},
+		  2 * 33 * 17 + 100, 0.25f, false);
+}
+
+static void test_nan_fails(void)
+{
+	struct ax_gemm_shape s = {4, 4, 4, 1, false, false, false};
+	float a[16], b[16], c[16];
+	ax_gemm_fill(a, 16, 1);
+	ax_gemm_fill(b, 16, 2);
+	float *ok = product(&s, a, b);
+	memcpy(c, ok, sizeof(c));
+	free(ok);
+	uint32_t nan = 0xffffffffu;
+	memcpy(&c[15], &nan, 4);
+	char why[256];
+	AX_CHECK_INT(ax_gemm_check(&s, a, b, c, NULL, why, sizeof(why)),
+		     AX_EVERIFY);
+	AX_CHECK(strstr(why, "C[batch 0][3][3]") != NULL);
+}
+
+/* Too big for a full check: an element off the sampled rows and columns
+ * is still caught by the checksums. */
+static void test_sampled_check(void)
+{
+	struct ax_gemm_shape s = {520, 300, 440, 1, false, false, false};
+	AX_CHECK((uint64_t)s.m * s.n * s.k > AX_GEMM_FULL_CHECK_MAX);
+	roundtrip(s, 101 * 300 + 203, 1e-3f, true);
+}
+
+static void test_half_conversion(void)
+{
+	AX_CHECK_INT(ax_gemm_half_from_float(1.0f), 0x3c00);
+	AX_CHECK_INT(ax_gemm_half_from_float(-2.0f), 0xc000);
+	AX_CHECK_INT(ax_gemm_half_from_float(65504.0f), 0x7bff);
+	AX_CHECK_INT(ax_gemm_half_from_float(1e6f), 0x7c00);
+	AX_CHECK_INT(ax_gemm_half_from_float(5.9604645e-8f), 0x0001);
+	AX_CHECK_INT(ax_gemm_half_from_float(1.0f + 1.0f / 2048), 0x3c00);
+	AX_CHECK_INT(ax_gemm_half_from_float(1.0f + 3.0f / 2048), 0x3c02);
+	AX_CHECK_NEAR(ax_gemm_float_from_half(0x3555), 0.333251953125, 0);
+	AX_CHECK_NEAR(ax_gemm_float_from_half(0x0001), 5.9604645e-8, 1e-15);
+	float v[1024];
+	ax_gemm_fill(v, 1024, 3);
+	int exact = 1;
+	for (int i = 0; i < 1024; i++) {
+		exact &= ax_gemm_float_from_half(
+				 ax_gemm_half_from_float(v[i])) == v[i];
+		exact &= v[i] >= -1.0f && v[i] < 1.0f;
+	}
+	AX_CHECK(exact);
+}
+
+static void lavapipe_like(struct ax_vk_device_info *d)
+{
+	memset(d, 0, sizeof(*d));
+	strcpy(d->name, "test device");
+	d->limits.maxComputeSharedMemorySize = 32768;
+	d->limits.maxComputeWorkGroupInvocations = 1024;
+	for (int i = 0; i < 3; i++) {
+		d->limits.maxComputeWorkGroupSize[i] = 1024;
+		d->limits.maxComputeWorkGroupCount[i] = 65535;
+	}
+	d->limits.maxStorageBufferRange = 128u << 20;
+	d->max_memory_allocation_size = 2ull << 30;
+}
+
+static int check(const struct ax_vk_device_info *d, const char *const *kv,
+		 char *why, size_t len)
+{
+	struct ax_params p;
+	char err[256];
+	ax_params_init(&p, ax_suite_gemm.params, ax_suite_gemm.n_params);
+	for (int i = 0; kv[i]; i += 2)
+		AX_CHECK_INT(ax_params_set(&p, kv[i], kv[i + 1], err,
+					   sizeof(err)), 0);
+	why[0] = 0;
+	return ax_suite_gemm.check(&p, d, why, len);
+}
+
+static void test_validity(void)
+{
+	struct ax_vk_device_info d;
+	char why[512];
+	lavapipe_like(&d);
+	const char *none[] = {NULL};
+	AX_CHECK_INT(check(&d, none, why, sizeof(why)), 0);
+
+	/* The defaults fit the smallest limits Vulkan allows. */
+	d.limits.maxComputeSharedMemorySize = 16384;
+	d.limits.maxComputeWorkGroupInvocations = 128;
+	d.limits.maxComputeWorkGroupSize[0] = 128;
+	d.limits.maxComputeWorkGroupSize[1] = 128;
+	AX_CHECK_INT(check(&d, none, why, sizeof(why)), 0);
+	lavapipe_like(&d);
+
+	const char *big[] = {"bm", "128", "bn", "128", "bk", "32", "tm",
+			     "16", "tn", "16", NULL};
+	/* Exactly at the limit is allowed; one step over is not. */
+	AX_CHECK_INT(check(&d, big, why, sizeof(why)), 0);
+	const char *big2[] = {"bm", "128", "bn", "128", "bk", "64", "tm",
+			      "16", "tn", "16", NULL};
+	AX_CHECK_INT(check(&d, big2, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "= 65536 bytes of shared memory exceeds "
+			     "maxComputeSharedMemorySize 32768") != NULL);
+
+	const char *blocks[] = {"wg_x", "16", NULL};
+	AX_CHECK_INT(check(&d, blocks, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "register blocks") != NULL);
+
+	const char *inv[] = {"bm", "256", "bn", "256", "bk", "4", "tm", "4",
+			     "tn", "4", "wg_x", "64", "wg_y", "64", NULL};
+	AX_CHECK_INT(check(&d, inv, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "maxComputeWorkGroupInvocations 1024") != NULL);
+
+	const char *vec[] = {"bk", "2", "vec", "4", NULL};
+	AX_CHECK_INT(check(&d, vec, why, sizeof(why)), AX_EINVAL);
+
+	const char *range[] = {"m", "8192", "k", "8192", NULL};
+	AX_CHECK_INT(check(&d, range, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "maxStorageBufferRange") != NULL);
+
+	const char *f16[] = {"dtype", "f16", NULL};
+	AX_CHECK_INT(check(&d, f16, why, sizeof(why)), AX_EUNSUPPORTED);
+	AX_CHECK(strstr(why, "16-bit storage") != NULL);
+	d.storage16 = d.fp16_arith = true;
+	AX_CHECK_INT(check(&d, f16, why, sizeof(why)), 0);
+
+	const char *cm[] = {"kernel", "coopmat", NULL};
+	AX_CHECK_INT(check(&d, cm, why, sizeof(why)), AX_EUNSUPPORTED);
+	AX_CHECK(strstr(why, "VK_KHR_cooperative_matrix") != NULL);
+}
+
+AX_TEST_MAIN(AX_TEST(test_full_check_edge_shapes), AX_TEST(test_nan_fails),
+	     AX_TEST(test_sampled_check), AX_TEST(test_half_conversion),
+	     AX_TEST(test_validity))
