@@ -88,10 +88,17 @@ static void print_csv(const json_t *results)
 
 static void print_table(const json_t *results)
 {
-	printf("%-6s %-5s %-10s %-34s %12s %-8s %4s %s\n", "id", "run",
-	       "suite", "case", "median", "unit", "n", "status");
 	size_t idx;
 	const json_t *r;
+	int w = 4;
+	json_array_foreach(results, idx, r)
+	{
+		int len = (int)strlen(str(r, "case"));
+		if (len > w)
+			w = len > 90 ? 90 : len;
+	}
+	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %s\n", "id", "run",
+	       "suite", w, "case", "median", "unit", "n", "status");
 	json_array_foreach(results, idx, r)
 	{
 		bool ok = strcmp(str(r, "status"), "ok") == 0;
@@ -99,9 +106,10 @@ static void print_table(const json_t *results)
 		if (ok)
 			snprintf(median, sizeof(median), "%.4g",
 				 num(r, "median"));
-		printf("%-6lld %-5lld %-10s %-34s %12s %-8s %4d %s%s%s\n",
+		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %s%s%s\n",
 		       (long long)num(r, "id"), (long long)num(r, "run_id"),
-		       str(r, "suite"), str(r, "case"), median, str(r, "unit"),
+		       str(r, "suite"), w, str(r, "case"), median,
+		       str(r, "unit"),
 		       (int)num(r, "n"), str(r, "status"), ok ? "" : ": ",
 		       ok ? "" : str(r, "error"));
 	}

@@ -55,6 +55,7 @@ struct exec {
 	int index;          /* case being measured, 0-based */
 	const char *label;  /* of that case, for the progress line */
 	bool tty;
+	int case_width;     /* of the table's case column */
 	json_t *json_out;   /* --json: results as they are stored */
 	int n_failed, n_ok, n_skipped;
 };
@@ -120,12 +121,22 @@ static int store(struct exec *ex, const struct ax_plan_case *c,
 	return rc;
 }
 
-static void print_header(const struct exec *ex)
+static void print_header(struct exec *ex)
 {
+	ex->case_width = 4;
+	for (int i = 0; i < ex->plan->n; i++) {
+		char label[512];
+		ax_run_case_label(&ex->plan->cases[i].params, label,
+				  sizeof(label));
+		int w = (int)strlen(label);
+		if (w > ex->case_width)
+			ex->case_width = w > 90 ? 90 : w;
+	}
 	if (ex->cli->json || ex->cli->verbosity < 0)
 		return;
-	printf("%-10s %-34s %12s %-8s %8s %4s %-11s %s\n", "suite", "case",
-	       "median", "unit", "+-ci", "n", "stop", "status");
+	printf("%-10s %-*s %12s %-8s %8s %4s %-11s %s\n", "suite",
+	       ex->case_width, "case", "median", "unit", "+-ci", "n", "stop",
+	       "status");
 }
 
 static void print_row(struct exec *ex, const struct ax_plan_case *c,
@@ -152,14 +163,16 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 		return;
 	}
 	if (r->status != 0) {
-		printf("%-10s %-34s %12s %-8s %8s %4d %-11s %s: %s\n",
-		       c->suite->name, label, "-", c->suite->unit, "-", r->n,
+		printf("%-10s %-*s %12s %-8s %8s %4d %-11s %s: %s\n",
+		       c->suite->name, ex->case_width, label, "-",
+		       c->suite->unit, "-", r->n,
 		       r->stop_reason ? r->stop_reason : "-", r->status_text,
 		       r->error);
 	} else if (ex->cli->verbosity >= 0 || r->status == 0) {
 		double half = (r->summary.ci_hi - r->summary.ci_lo) / 2;
-		printf("%-10s %-34s %12.4g %-8s %7.2f%% %4d %-11s %s\n",
-		       c->suite->name, label, r->summary.median, c->suite->unit,
+		printf("%-10s %-*s %12.4g %-8s %7.2f%% %4d %-11s %s\n",
+		       c->suite->name, ex->case_width, label, r->summary.median,
+		       c->suite->unit,
 		       r->summary.median ? 100 * half / r->summary.median : 0,
 		       r->n, r->stop_reason, "verified");
 	}
