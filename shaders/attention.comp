@@ -8,7 +8,8 @@
  *
  * Each query row is served by TPR invocations (the workgroup is BR x TPR):
  * they split the BC scores of a block and the D output columns of the row
- * (D / TPR columns each, in vec4 groups, held in registers).  Partial row
+ * (D / TPR columns each, in vec4 groups, held in registers); each holds
+ * the row's query in registers.  Partial row
  * maxima and sums are combined through small shared arrays instead of
  * subgroup operations, so any subgroup size works.
  *
@@ -51,28 +52,14 @@ layout(push_constant) uniform Shape {
 	float scale;
 } sh;
 
-shared vec4 Qs[BR * D4];
 shared vec4 Ks[BC * D4];
 shared vec4 Vs[BC * D4];
 shared float Ss[BR * BC];  /* scores, then probabilities */
 shared float Mx[BR * TPR]; /* partial row maxima */
 shared float Lx[BR * TPR]; /* partial row sums */
 
-/* Load the group's query rows / one block of keys and values of this
- * (batch, head) into shared memory, zero-filling rows past the end. */
-void load_q(uint base, uint q0)
-{
-	for (uint e = gl_LocalInvocationID.x; e < BR * D4;
-	     e += gl_WorkGroupSize.x) {
-		/* No ?: here: both arms may be evaluated, and a read past
-		 * the buffer is undefined behaviour. */
-		vec4 v = vec4(0.0);
-		if (q0 + e / D4 < sh.sq)
-			v = vec4(qv[base + q0 * D4 + e]);
-		Qs[e] = v;
-	}
-}
-
+/* Load one block of keys and values of this (batch, head) into shared
+ * memory, zero-filling rows past the end. */
 void load_kv(uint base, uint k0)
 {
 	for (uint e = gl_LocalInvocationID.x; e < BC * D4;
@@ -112,7 +99,14 @@ void main()
 		o[g] = vec4(0.0);
 	float m = NEG, l = 0.0;
 
-	load_q(qbase, q0);
+	/* The row's query lives in registers: with tpr = 1 every key and
+	 * value read below is uniform across the workgroup, a broadcast. */
+	vec4 qr[D4];
+	[[unroll]] for (uint d = 0; d < D4; d++)
+		qr[d] = vec4(0.0);
+	if (q0 + row < sh.sq)
+		[[unroll]] for (uint d = 0; d < D4; d++)
+			qr[d] = vec4(qv[qbase + (q0 + row) * D4 + d]);
 	uint kend = kv_end(q0);
 	for (uint k0 = 0; k0 < kend; k0 += BC) {
 		load_kv(kbase, k0);
@@ -128,8 +122,7 @@ void main()
 			if (vis) {
 				float acc = 0.0;
 				[[unroll]] for (uint d = 0; d < D4; d++)
-					acc += dot(Qs[row * D4 + d],
-						   Ks[j * D4 + d]);
+					acc += dot(qr[d], Ks[j * D4 + d]);
 				sc = acc * sh.scale;
 			}
 			Ss[row * BC + j] = sc;

@@ -72,9 +72,9 @@ uint32_t ax_attention_invocations(const struct ax_attention_tiles *t)
 size_t ax_attention_shared_bytes(const struct ax_attention_shape *s,
 				 const struct ax_attention_tiles *t)
 {
-	/* Q block, K and V blocks, scores, partial maxima and sums. */
-	size_t floats = (size_t)t->br * (size_t)s->d +
-			2 * (size_t)t->bc * (size_t)s->d +
+	/* K and V blocks, scores, partial maxima and sums (the queries
+	 * stay in registers). */
+	size_t floats = 2 * (size_t)t->bc * (size_t)s->d +
 			(size_t)t->br * t->bc + 2 * (size_t)t->br * t->tpr;
 	return floats * sizeof(float);
 }
@@ -104,8 +104,8 @@ static int check_tiles(const struct ax_attention_shape *s,
 	size_t shm = ax_attention_shared_bytes(s, t);
 	if (shm > lim->maxComputeSharedMemorySize)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "tiles need (br*head_dim + "
-			       "2*bc*head_dim + br*bc + 2*br*tpr) * 4 = %zu "
+			       "tiles need (2*bc*head_dim + br*bc + "
+			       "2*br*tpr) * 4 = %zu "
 			       "bytes of shared memory, over "
 			       "maxComputeSharedMemorySize %u; lower br or bc",
 			       shm, lim->maxComputeSharedMemorySize);

@@ -60,7 +60,7 @@ ok_results() { sql "select count(*) from result where suite='attention' and stat
 	run "$AX" --db "$DB" run attention -p head_dim=128 -p br=64 \
 		-p bc=64 "${FAST[@]}"
 	assert_failure 2
-	assert_output --partial "118784 bytes of shared memory"
+	assert_output --partial "86016 bytes of shared memory"
 	assert_output --regexp "over maxComputeSharedMemorySize [0-9]+"
 }
 
