@@ -36,7 +36,8 @@ static void open_device(void)
 static void point(struct ax_params *p, const char *const *kv)
 {
 	char err[256];
-	ax_params_init(p, ax_suite_attention.params, ax_suite_attention.n_params);
+	ax_params_init(p, ax_suite_attention.params,
+		       ax_suite_attention.n_params);
 	for (int i = 0; kv[i]; i += 2) {
 		int rc = ax_params_set(p, kv[i], kv[i + 1], err, sizeof(err));
 		if (rc)
@@ -123,8 +124,8 @@ static void corrupt_record(void *state, VkCommandBuffer cb, uint32_t reps)
 	memcpy(&bits, &bad, sizeof(bits));
 	ax_suite_attention.record(state, cb, reps);
 	ax_vk_cmd_barrier(cb);
-	vkCmdFillBuffer(cb, ax_attention_state_output(state)->buf, bad_offset, 4,
-			bits);
+	vkCmdFillBuffer(cb, ax_attention_state_output(state)->buf,
+			bad_offset, 4, bits);
 	ax_vk_cmd_barrier(cb);
 }
 
