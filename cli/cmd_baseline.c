@@ -146,10 +146,12 @@ const struct ax_cli_cmd ax_cmd_baseline = {
 	.name = "baseline",
 	.summary = "name a run as a baseline, or list baselines",
 	.usage = "save NAME [--run ID|last] | list",
-	.details = "A baseline names a run so that CI can compare against it "
-		   "with `axbench compare baseline:NAME last`. Saving a name "
-		   "again moves it to the new run. NAME is 1-64 letters, "
-		   "digits, '.', '_' or '-'.",
+	.details =
+		"A baseline names a run so that CI can compare against it "
+		"with `axbench\n"
+		"compare baseline:NAME last`. Saving a name again moves it "
+		"to the new run.\n"
+		"NAME is 1-64 letters, digits, '.', '_' or '-'.",
 	.opts = baseline_opts,
 	.fn = baseline_main,
 };

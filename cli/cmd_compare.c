@@ -298,7 +298,11 @@ static int run_compare(struct ax_cli *cli, struct compare_args *a,
 	int rm = write_file(cli, a->markdown, c, ax_compare_write_markdown);
 	int rx = write_file(cli, a->junit, c, ax_compare_write_junit);
 	int rc = rj ? rj : rm ? rm : rx;
-	if (cli->verbosity >= 0)
+	/* The global --json (before the command name) turns stdout into
+	 * the JSON document; the text table is the default. */
+	if (cli->json)
+		ax_compare_write_json(c, stdout);
+	else if (cli->verbosity >= 0)
 		ax_compare_write_text(c, stdout);
 	fflush(stdout);
 	if (rc == 0)
@@ -337,22 +341,32 @@ const struct ax_cli_cmd ax_cmd_compare = {
 	.usage = "BASE CAND [--threshold PCT] [--threshold-for GLOB=PCT] "
 		 "[--json FILE] [--markdown FILE] [--junit FILE] [--strict]",
 	.details =
-		"BASE and CAND are each a run id, 'last', 'baseline:NAME', a "
-		"database file (its newest run) or FILE:RUN (RUN as before). "
-		"Results are matched by device fingerprint, suite and "
-		"canonical parameters. Each pair is judged from the raw "
-		"samples: Mann-Whitney U (p < 0.05) and the Hodges-Lehmann "
-		"shift with its 95% interval relative to the BASE median. "
-		"faster/slower: significant and the whole interval beyond "
-		"+/-threshold; same: the whole interval within +/-threshold; "
-		"otherwise ambiguous (also with fewer than 5 samples a side). "
-		"Direction-aware: for GB/s higher is better, for times lower "
-		"is. A result that was ok in BASE and failed in CAND counts "
-		"as a regression. Unmatched and incomparable results are "
-		"listed with the reason. Files are written before exiting.\n"
-		"Exit: 0 no regression (improvements pass); 1 regression; 2 "
-		"usage error or nothing comparable; 3 ambiguous verdicts "
-		"with --strict and no regression; 5 file or database error.",
+		"BASE and CAND are each a run id, 'last', 'baseline:NAME', "
+		"a database file\n"
+		"(its newest run) or FILE:RUN with RUN as before. Results "
+		"are matched by\n"
+		"device fingerprint, suite and canonical parameters.\n\n"
+		"Each pair is judged from its raw samples: Mann-Whitney U "
+		"(significant at p\n"
+		"< 0.05) and the Hodges-Lehmann shift with its 95% "
+		"interval, relative to the\n"
+		"BASE median. faster or slower: significant and the whole "
+		"interval beyond\n"
+		"the threshold; same: the whole interval within "
+		"+/-threshold; otherwise\n"
+		"ambiguous (also with fewer than 5 samples a side). "
+		"Direction-aware: for\n"
+		"GB/s higher is better, for times lower. A result that was "
+		"ok in BASE and\n"
+		"failed in CAND counts as a regression. Unmatched and "
+		"incomparable results\n"
+		"are listed with the reason. All files are written before "
+		"the exit.\n\n"
+		"Exit status: 0 no regression (improvements pass); 1 "
+		"regression; 2 usage\n"
+		"error or nothing comparable; 3 ambiguous verdicts with "
+		"--strict and no\n"
+		"regression; 5 file or database error.",
 	.opts = compare_opts,
 	.fn = compare_main,
 };

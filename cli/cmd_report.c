@@ -224,13 +224,17 @@ const struct ax_cli_cmd ax_cmd_report = {
 	.summary = "write a self-contained HTML report",
 	.usage = "[--run ID ...] [--device SEL ...] [--since DATE] "
 		 "[-o FILE]",
-	.details = "The report works from file:// with no network: inline "
-		   "CSS, SVG charts, the data embedded as JSON and a strict "
-		   "Content-Security-Policy. It shows the systems, medians "
-		   "with IQR whiskers per suite, % of measured peak, "
-		   "rooflines, bandwidth and transfer curves, tuner "
-		   "convergence, history with regressions marked, and "
-		   "results that failed, timed out or were noisy.",
+	.details =
+		"The report works from file:// with no network: inline "
+		"CSS, SVG charts, the\n"
+		"data embedded as JSON and a strict "
+		"Content-Security-Policy. It shows the\n"
+		"systems, medians with IQR whiskers per suite, % of "
+		"measured peak,\n"
+		"rooflines, bandwidth and transfer curves, tuner "
+		"convergence, history with\n"
+		"regressions marked, and results that failed, timed out or "
+		"were noisy.",
 	.opts = report_opts,
 	.fn = report_main,
 };
