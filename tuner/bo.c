@@ -5,7 +5,7 @@
  * Cost model.  Refitting hyperparameters and recomputing the posterior of
  * every candidate is O(N n^2); doing that at every step would cost far more
  * than the 50 ms a proposal may take.  So the hyperparameters are refitted
- * at every success while n <= 30 and then whenever n has grown by 15 %;
+ * at every success while n <= 30 and then whenever n has grown by 20 %;
  * in between each new observation is added in O(n^2) (ax_gp_append) and
  * every candidate's posterior is updated in O(n): the candidate keeps
  * v = L^-1 k(X, x) (one float per observation), so a new observation only
@@ -256,7 +256,7 @@ static int refit(struct ax_tuner *t, struct bo *b)
 	 * data arrives, so a few BFGS steps suffice; each step costs an
 	 * O(n^3) factorisation and inverse. */
 	int restarts = n <= 40 ? 3 : (b->fits % 4 == 0 ? 2 : 1);
-	int iters = n <= 30 ? 50 : (n <= 60 ? 30 : 12);
+	int iters = n <= 30 ? 50 : (n <= 60 ? 30 : 10);
 	rc = ax_gp_fit(b->gp, restarts, t->seed * 1000003u + b->fits, iters);
 	b->fit_n = n;
 	b->fitted = 1;
@@ -426,7 +426,7 @@ static int need_refit(const struct bo *b)
 		return 1;
 	if (b->nok <= b->fit_n)
 		return 0;
-	size_t step = b->fit_n * 3 / 20;
+	size_t step = b->fit_n / 5;
 	return b->nok <= 30 || b->nok >= b->fit_n + (step ? step : 1);
 }
 

@@ -15,8 +15,11 @@ struct ax_dim {
 	uint32_t nlev;
 	double *lev;    /* distinct values, ascending */
 	int enc_off;    /* first encoded column */
-	int enc_n;      /* encoded columns: 0 (constant), 1 or nlev */
+	int enc_n;      /* encoded columns: 0 (constant), 1 or nlev, +1 for
+			 * the alignment column */
 	double lo, hi;  /* encoding range, log2 for AX_DIM_LOG2 */
+	int align;      /* has an alignment column */
+	int alo, ahi;   /* range of the levels' power-of-two valuations */
 	int param;      /* index into defs, or -1 for explicit spaces */
 	uint64_t radix; /* mixed-radix weight of the level index */
 };
@@ -75,6 +78,47 @@ static int is_pow2_double(double v)
 	return (u & (u - 1)) == 0;
 }
 
+/* Largest k with 2^k dividing v (v a positive integer below 2^53). */
+static int valuation2(double v)
+{
+	uint64_t u = (uint64_t)v;
+	int k = 0;
+	while (u && !(u & 1)) {
+		u >>= 1;
+		k++;
+	}
+	return k;
+}
+
+/*
+ * Integer levels that are not all powers of two get a second column: how
+ * many times 2 divides the value.  GPU kernels reward aligned sizes (a
+ * block of 32 or 128 threads against one of 48 or 112) in a way no smooth
+ * function of the value itself can express; with the column the GP's
+ * length scale on it decides whether alignment matters.
+ */
+static void set_alignment(struct ax_dim *dm)
+{
+	int all_pow2 = 1, lo = 64, hi = -1;
+	if (dm->kind != AX_DIM_NUMERIC && dm->kind != AX_DIM_LOG2)
+		return;
+	for (uint32_t l = 0; l < dm->nlev; l++) {
+		double v = dm->lev[l];
+		if (v <= 0 || v != floor(v) || v > 9e15)
+			return;
+		all_pow2 &= is_pow2_double(v);
+		int k = valuation2(v);
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	if (all_pow2 || lo == hi)
+		return;
+	dm->align = 1;
+	dm->alo = lo;
+	dm->ahi = hi;
+}
+
+
 /* Decide AUTO kinds and the encoded columns of each dimension. */
 static int resolve_encoding(struct ax_space *s, char *err, size_t errlen)
 {
@@ -104,6 +148,9 @@ static int resolve_encoding(struct ax_space *s, char *err, size_t errlen)
 			dm->enc_n = (int)dm->nlev;
 		else
 			dm->enc_n = 1;
+		if (dm->nlev > 1)
+			set_alignment(dm);
+		dm->enc_n += dm->align;
 		off += dm->enc_n;
 		if (off > AX_SPACE_MAX_ENC)
 			return ax_errf(err, errlen, AX_EINVAL,
@@ -124,7 +171,10 @@ static void encode_point(const struct ax_space *s, const uint32_t *li,
 		if (dm->enc_n == 0)
 			continue;
 		double v = dm->lev[li[d]];
-		if (dm->enc_n > 1) {
+		if (dm->align)
+			out[dm->enc_off + 1] = (double)(valuation2(v) - dm->alo) /
+					       (dm->ahi - dm->alo);
+		if (dm->enc_n - dm->align > 1) {
 			for (int c = 0; c < dm->enc_n; c++)
 				out[dm->enc_off + c] = c == (int)li[d];
 			continue;

@@ -72,8 +72,9 @@ static void test_encoding(void)
 	int calls = 0;
 	ax_space_create_params(&s, defs, 5, valid, &calls, 0, 1, err,
 			       sizeof(err));
-	/* tile log2 (1) + wg linear (1) + mode one-hot (3) + vec (1). */
-	AX_CHECK_INT(ax_space_enc_dims(s), 6);
+	/* tile log2 (1) + wg linear and its alignment (2) + mode one-hot
+	 * (3) + vec (1). */
+	AX_CHECK_INT(ax_space_enc_dims(s), 7);
 	AX_CHECK_INT(ax_space_dim_kind(s, 0), AX_DIM_LOG2);
 	AX_CHECK_INT(ax_space_dim_kind(s, 1), AX_DIM_NUMERIC);
 	AX_CHECK_INT(ax_space_dim_kind(s, 2), AX_DIM_CATEGORICAL);
@@ -84,12 +85,16 @@ static void test_encoding(void)
 	const double *e = ax_space_encoded(s, (size_t)i);
 	AX_CHECK_NEAR(e[0], 0.5, 1e-12);     /* log2 16 in [2, 6] */
 	AX_CHECK_NEAR(e[1], 2.0 / 3, 1e-12); /* 3 in [1, 4] */
-	AX_CHECK_NEAR(e[2], 0, 0);
+	AX_CHECK_NEAR(e[2], 0, 0);           /* 3 is odd: valuation 0 of 2 */
 	AX_CHECK_NEAR(e[3], 0, 0);
-	AX_CHECK_NEAR(e[4], 1, 0); /* "write" */
-	AX_CHECK_NEAR(e[5], 1, 0);
+	AX_CHECK_NEAR(e[4], 0, 0);
+	AX_CHECK_NEAR(e[5], 1, 0); /* "write" */
+	AX_CHECK_NEAR(e[6], 1, 0);
+	double v4[4] = {16, 4, 2, 1}, v2[4] = {16, 2, 2, 1};
+	AX_CHECK_NEAR(ax_space_encoded(s, ax_space_find(s, v4))[2], 1, 0);
+	AX_CHECK_NEAR(ax_space_encoded(s, ax_space_find(s, v2))[2], 0.5, 0);
 	for (size_t j = 0; j < ax_space_size(s); j++)
-		for (int c = 0; c < 6; c++) {
+		for (int c = 0; c < 7; c++) {
 			double x = ax_space_encoded(s, j)[c];
 			AX_CHECK(x >= 0 && x <= 1);
 		}
