@@ -308,7 +308,56 @@ static void test_random_expectation(void)
 	ax_landscape_destroy(l);
 }
 
-AX_TEST_MAIN(AX_TEST(test_replay_load), AX_TEST(test_replay_hostile),
+/* A 262 144-point space is above the exhaustive-EI limit: bo switches to
+ * multi-start local search and must still beat blind luck by far. */
+static const struct ax_param_def big_defs[] = {
+	{"a", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+	{"b", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+	{"c", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+	{"d", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+	{"e", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+	{"f", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+};
+
+static void test_bo_large_space(void)
+{
+	struct ax_space *s;
+	struct ax_tuner *t;
+	char err[256];
+	AX_CHECK_INT(ax_space_create_params(&s, big_defs, 6, NULL, NULL, 0, 1,
+					    err, sizeof(err)),
+		     0);
+	AX_CHECK_INT(ax_space_size(s), 262144);
+	struct ax_tuner_options o;
+	ax_tuner_options_init(&o);
+	o.budget = 45;
+	o.patience = 0;
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 2, &o, err, sizeof(err)),
+		     0);
+	static unsigned char seen[262144];
+	size_t i, n = 0;
+	double best = INFINITY;
+	while (ax_tuner_ask(t, &i) == 0) {
+		AX_CHECK(!seen[i]);
+		seen[i] = 1;
+		double c = 1;
+		for (int d = 0; d < 6; d++) {
+			double v = ax_space_value(s, i, d) - 3;
+			c += v * v / 10;
+		}
+		best = c < best ? c : best;
+		ax_tuner_tell(t, i, AX_TRIAL_OK, c);
+		n++;
+	}
+	printf("# best after %zu: %g (optimum 1; a random point: 4.3)\n", n,
+	       best);
+	AX_CHECK_INT(n, 45);
+	AX_CHECK(best < 1.45);
+	ax_tuner_destroy(t);
+	ax_space_destroy(s);
+}
+
+AX_TEST_MAIN(AX_TEST(test_bo_large_space), AX_TEST(test_replay_load), AX_TEST(test_replay_hostile),
 	     AX_TEST(test_deterministic_per_seed),
 	     AX_TEST(test_never_reproposed), AX_TEST(test_bo_finds_optimum),
 	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation))
