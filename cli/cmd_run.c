@@ -26,6 +26,7 @@ enum {
 	OPT_MODE,
 	OPT_WARMUP,
 	OPT_DRY_RUN,
+	OPT_TUNED,
 };
 
 static const struct ax_cli_opt run_opts[] = {
@@ -46,6 +47,9 @@ static const struct ax_cli_opt run_opts[] = {
 	{OPT_MODE, "mode", 0, "batch|cold",
 	 "back-to-back repetitions, or one after a cache scrub"},
 	{OPT_WARMUP, "warmup", 0, "N", "untimed repetitions first (2)"},
+	{OPT_TUNED, "tuned", 0, "FILE",
+	 "use the tuned parameters of an `axbench export` document for the "
+	 "cases whose shape it covers; alone, re-run its points"},
 	{OPT_DRY_RUN, "dry-run", 'n', NULL,
 	 "validate and list the cases without running them"},
 	{0},
@@ -59,6 +63,7 @@ struct run_args {
 	struct ax_runner_opts ropts;
 	unsigned set; /* which ropts came from the command line */
 	bool dry_run;
+	const char *tuned_path;
 	char **suites;
 	int n_suites;
 };
@@ -151,6 +156,9 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		case OPT_DRY_RUN:
 			a->dry_run = true;
 			break;
+		case OPT_TUNED:
+			a->tuned_path = it->optarg;
+			break;
 		default:
 			if (parse_measure_opt(it, opt, a))
 				return AX_EXIT_USAGE;
@@ -208,7 +216,12 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 	struct ax_plan plan = {0};
 	char err[2048];
 	int rc = a ? parse_args(cli, argc, argv, &it, a) : AX_EXIT_FAIL;
-	if (rc == 0 && !a->profile_path && a->n_suites == 0) {
+	if (rc == 0 && a->tuned_path &&
+	    ax_plan_load_tuned(&plan, a->tuned_path, err, sizeof(err))) {
+		fprintf(stderr, "axbench run: --tuned: %s\n", err);
+		rc = AX_EXIT_USAGE;
+	}
+	if (rc == 0 && !a->profile_path && a->n_suites == 0 && !plan.tuned) {
 		/* Bare `axbench run` is the quick profile. */
 		snprintf(a->profile_buf, sizeof(a->profile_buf),
 			 "%s/quick.yaml", ax_cli_config_dir());

@@ -4,6 +4,7 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/vk.h"
+#include "reports/export.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,30 @@ static int begin_run(struct exec *ex)
 	return 0;
 }
 
+/* --tuned: each case takes the tuned parameters of this device for its
+ * shape, else of another device (said on stderr), else keeps its own. */
+static void apply_tuned(struct exec *ex, const struct ax_vk_device_info *info)
+{
+	const struct ax_plan *plan = ex->plan;
+	int here = 0, elsewhere = 0;
+	if (!plan->tuned)
+		return;
+	for (int i = 0; i < plan->n; i++) {
+		struct ax_plan_case *c = &plan->cases[i];
+		if (ax_export_tuned_apply(plan->tuned, info->fingerprint,
+					  c->suite->name, &c->params))
+			here++;
+		else if (ax_export_tuned_apply(plan->tuned, NULL,
+					       c->suite->name, &c->params))
+			elsewhere++;
+	}
+	if (ex->cli->verbosity >= 0)
+		fprintf(stderr,
+			"axbench: tuned parameters for %d of %d cases (%d "
+			"tuned on this device, %d on another)\n",
+			here + elsewhere, plan->n, here, elsewhere);
+}
+
 static int open_all(struct exec *ex)
 {
 	int idx;
@@ -256,6 +281,7 @@ static int open_all(struct exec *ex)
 	int rc = ax_cli_open_vk(ex->cli, &ex->inst, &idx);
 	if (rc)
 		return rc;
+	apply_tuned(ex, ax_vk_device_info(ex->inst, idx));
 	rc = precheck(ex->plan, ax_vk_device_info(ex->inst, idx));
 	if (rc)
 		return rc;

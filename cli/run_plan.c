@@ -2,6 +2,7 @@
 #include "cli/run_plan.h"
 
 #include "core/error.h"
+#include "reports/export.h"
 #include "suites/registry.h"
 
 #include <stdlib.h>
@@ -58,16 +59,40 @@ static bool wanted(const char *name, char **suites, int n)
 	return false;
 }
 
+/* Loaded profiles and tuned documents point into their schema, so it
+ * lives in static storage (the suites never change while we run). */
+static struct ax_config_schema plan_schema[64];
+
+static int schema(void)
+{
+	int n = ax_plan_schema(plan_schema, 64);
+	return n;
+}
+
+int ax_plan_schema(struct ax_config_schema *out, int max)
+{
+	int n = ax_suite_count < max ? ax_suite_count : max;
+	for (int i = 0; i < n; i++)
+		out[i] = (struct ax_config_schema){ax_suites[i]->name,
+						   ax_suites[i]->params,
+						   ax_suites[i]->n_params};
+	return n;
+}
+
+int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
+		       size_t errlen)
+{
+	int n = schema();
+	return ax_export_load_tuned(path, plan_schema, n, &plan->tuned, err,
+				    errlen);
+}
+
 static int load_profile(struct ax_plan *plan, const char *path,
 			char **suites, int n_suites, char *err, size_t errlen)
 {
-	struct ax_config_schema schema[64];
-	for (int i = 0; i < ax_suite_count && i < 64; i++)
-		schema[i] = (struct ax_config_schema){
-			ax_suites[i]->name, ax_suites[i]->params,
-			ax_suites[i]->n_params};
-	int rc = ax_config_load(path, schema, ax_suite_count, &plan->profile,
-				err, errlen);
+	int n = schema();
+	int rc = ax_config_load(path, plan_schema, n, &plan->profile, err,
+				errlen);
 	if (rc)
 		return rc;
 	for (int i = 0; i < plan->profile->n_suites; i++) {
@@ -158,13 +183,22 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path,
 		  const struct ax_plan_override *ov, int n_ov, char *err,
 		  size_t errlen)
 {
+	struct ax_tuned *tuned = plan->tuned;
 	memset(plan, 0, sizeof(*plan));
+	plan->tuned = tuned; /* loaded first by ax_plan_load_tuned */
 	int rc = check_suite_names(suites, n_suites, err, errlen);
 	if (rc)
 		return rc;
 	if (profile_path) {
 		rc = load_profile(plan, profile_path, suites, n_suites, err,
 				  errlen);
+	} else if (plan->tuned && n_suites == 0) {
+		/* `run --tuned FILE` alone re-runs exactly the exported points */
+		for (int i = 0; i < plan->tuned->n && rc == 0; i++) {
+			const struct ax_tuned_entry *e = &plan->tuned->entries[i];
+			rc = add_case(plan, ax_suite_find(e->suite->suite),
+				      &e->params);
+		}
 	} else {
 		for (int i = 0; i < n_suites && rc == 0; i++) {
 			const struct ax_suite *s = ax_suite_find(suites[i]);
@@ -185,6 +219,7 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path,
 void ax_plan_release(struct ax_plan *plan)
 {
 	ax_config_destroy(plan->profile);
+	ax_export_tuned_destroy(plan->tuned);
 	free(plan->cases);
 	memset(plan, 0, sizeof(*plan));
 }

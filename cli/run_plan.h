@@ -13,8 +13,11 @@ struct ax_plan_case {
 	struct ax_params params;
 };
 
+struct ax_tuned;
+
 struct ax_plan {
 	struct ax_config *profile; /* NULL without --profile/--config */
+	struct ax_tuned *tuned;    /* --tuned FILE, applied per device */
 	int n;
 	struct ax_plan_case *cases;
 };
@@ -26,7 +29,9 @@ struct ax_plan_override {
 
 /*
  * Build the plan: the profile's cases (filtered to `suites` when any are
- * named) or each named suite's default case; then every -p override is
+ * named), or each named suite's default case, or - with only --tuned (load
+ * it first with ax_plan_load_tuned) - the tuned points; then every -p
+ * override is
  * applied to the suites that have that parameter, lists multiplying the
  * cases.  Errors name the input and return AX_EINVAL / AX_ECONFIG /
  * AX_ENOTFOUND with the message in err.
@@ -36,5 +41,13 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path,
 		  const struct ax_plan_override *ov, int n_ov, char *err,
 		  size_t errlen);
 void ax_plan_release(struct ax_plan *plan);
+
+/* The config schema of every registered suite, for the YAML loaders;
+ * returns how many entries were written (at most max). */
+int ax_plan_schema(struct ax_config_schema *out, int max);
+
+/* Read an `axbench export` document for --tuned into plan->tuned. */
+int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
+		       size_t errlen);
 
 #endif
