@@ -114,8 +114,8 @@ static int strategy_row(const struct ax_landscape *l, const char *name,
 static void header(void)
 {
 	printf("%-52s %-8s %5s %13s %13s %13s %13s %8s %9s %9s\n",
-	       "landscape (points, failed)", "strategy", "seeds", "@20",
-	       "@50", "@100", "@220", "<=5%@220", "ms/prop", "ms@~220");
+	       "landscape (points, failed)", "strategy", "seeds", "@20", "@50",
+	       "@100", "@220", "<=5%@220", "ms/prop", "ms@~220");
 }
 
 int main(int argc, char **argv)
@@ -124,10 +124,18 @@ int main(int argc, char **argv)
 	const char *list = "bo,random,anneal,grid";
 	while ((opt = getopt(argc, argv, "n:N:s:H")) != -1) {
 		switch (opt) {
-		case 'n': seeds = atoi(optarg); break;
-		case 'N': bo_seeds = atoi(optarg); break;
-		case 's': list = optarg; break;
-		case 'H': header(); return 0;
+		case 'n':
+			seeds = atoi(optarg);
+			break;
+		case 'N':
+			bo_seeds = atoi(optarg);
+			break;
+		case 's':
+			list = optarg;
+			break;
+		case 'H':
+			header();
+			return 0;
 		default:
 			fprintf(stderr, "usage: bench_tuner [-n SEEDS] "
 					"[-N BO_SEEDS] [-s LIST] [-H] "

@@ -75,8 +75,8 @@ static int anneal_ask(struct ax_tuner *t, size_t *index)
 	if (t->nuntried == 0)
 		return AX_ENOTFOUND;
 	for (int step = 0; a->cur >= 0 && step < FREE_STEPS; step++) {
-		size_t m = ax_space_neighbours(t->s, (size_t)a->cur, a->nb,
-					       a->nbcap);
+		size_t m =
+		    ax_space_neighbours(t->s, (size_t)a->cur, a->nb, a->nbcap);
 		if (m > a->nbcap)
 			m = a->nbcap;
 		/* Prefer an untried neighbour; otherwise take a free step to
@@ -123,9 +123,9 @@ static int anneal_tell(struct ax_tuner *t, size_t index, int ok, double cost)
 }
 
 const struct ax_strategy_ops ax_strategy_anneal = {
-	.name = "anneal",
-	.init = anneal_init,
-	.ask = anneal_ask,
-	.tell = anneal_tell,
-	.destroy = anneal_destroy,
+    .name = "anneal",
+    .init = anneal_init,
+    .ask = anneal_ask,
+    .tell = anneal_tell,
+    .destroy = anneal_destroy,
 };

@@ -41,26 +41,26 @@
 
 struct bo {
 	struct ax_gp *gp;
-	int d;             /* GP inputs: encoded columns, at least 1 */
-	size_t *ok_idx;    /* successful points, tell order */
-	double *ok_y;      /* their log cost */
+	int d;		/* GP inputs: encoded columns, at least 1 */
+	size_t *ok_idx; /* successful points, tell order */
+	double *ok_y;	/* their log cost */
 	size_t nok;
 	size_t *fail_idx;
 	size_t nfail;
-	size_t *init;      /* initial design */
+	size_t *init; /* initial design */
 	size_t ninit, init_pos;
 	int fitted;
-	size_t fit_n;      /* successes at the last hyperparameter fit */
+	size_t fit_n; /* successes at the last hyperparameter fit */
 	unsigned long fits;
 	unsigned long gen; /* GP generation the pool was built for */
-	int large;         /* local-search mode */
-	size_t *pool;      /* candidates (untried when built) */
+	int large;	   /* local-search mode */
+	size_t *pool;	   /* candidates (untried when built) */
 	size_t npool;
-	float *V;          /* npool x vcap: L^-1 k per candidate */
-	int vcap, vn;      /* columns allocated / valid */
-	size_t fails_in;   /* failures summed into kfail */
+	float *V;	 /* npool x vcap: L^-1 k per candidate */
+	int vcap, vn;	 /* columns allocated / valid */
+	size_t fails_in; /* failures summed into kfail */
 	double *mu, *s2, *kok, *kfail;
-	double *kv;        /* scratch */
+	double *kv; /* scratch */
 	size_t *nb;
 	size_t nbcap;
 };
@@ -157,7 +157,8 @@ static int initial_design(struct ax_tuner *t, struct bo *b, size_t m)
 				const double *lev;
 				int nl = ax_space_dim_levels(t->s, q, &lev);
 				double u = (perm[q * m + i] +
-					    gsl_rng_uniform(t->rng)) / m;
+					    gsl_rng_uniform(t->rng)) /
+					   m;
 				int l = (int)(u * nl);
 				li[q] = (uint32_t)(l < nl ? l : nl - 1);
 			}
@@ -208,9 +209,9 @@ static int bo_init(struct ax_tuner *t)
 	t->priv = b;
 	int e = ax_space_enc_dims(t->s);
 	b->d = e > 0 ? e : 1;
-	size_t m = t->opt.n_init > 0 ? (size_t)t->opt.n_init
-				     : (size_t)(2 * e < 10 ? 10
-						: (2 * e > 20 ? 20 : 2 * e));
+	size_t m = t->opt.n_init > 0
+		       ? (size_t)t->opt.n_init
+		       : (size_t)(2 * e < 10 ? 10 : (2 * e > 20 ? 20 : 2 * e));
 	if (m > t->n)
 		m = t->n;
 	b->nbcap = 4096;
@@ -365,8 +366,7 @@ static int build_pool(struct ax_tuner *t, struct bo *b)
 	double *kv = realloc(b->kv, (size_t)vcap * 8 * sizeof(double));
 	if (kv)
 		b->kv = kv;
-	if (!b->V || !pool || !kv || !arr[0] || !arr[1] || !arr[2] ||
-	    !arr[3])
+	if (!b->V || !pool || !kv || !arr[0] || !arr[1] || !arr[2] || !arr[3])
 		return AX_ENOMEM;
 	b->vcap = vcap;
 	b->npool = np;
@@ -527,8 +527,8 @@ static double score_direct(const struct ax_tuner *t, const struct bo *b,
 }
 
 /* Hill-climb on the score through untried one-parameter neighbours. */
-static size_t climb(struct ax_tuner *t, struct bo *b, size_t start,
-		    double *sc, double best, double *best_lei)
+static size_t climb(struct ax_tuner *t, struct bo *b, size_t start, double *sc,
+		    double best, double *best_lei)
 {
 	size_t cur = start;
 	for (int step = 0; step < LS_STEPS; step++) {
@@ -587,10 +587,10 @@ static int ask_large(struct ax_tuner *t, struct bo *b, size_t *index,
 	double bs = -INFINITY;
 	long arg = -1;
 	for (int i = 0; i < ns; i++) {
-		double s = t->state[starts[i]] == AX_PS_UNTRIED
-				   ? score_direct(t, b, starts[i], best,
-						  &(double){0})
-				   : -INFINITY;
+		double s =
+		    t->state[starts[i]] == AX_PS_UNTRIED
+			? score_direct(t, b, starts[i], best, &(double){0})
+			: -INFINITY;
 		size_t p = climb(t, b, starts[i], &s, best, best_lei);
 		if (t->state[p] == AX_PS_UNTRIED && (s > bs || arg < 0)) {
 			bs = s;
@@ -647,10 +647,10 @@ static double bo_rank(struct ax_tuner *t, size_t index)
 }
 
 const struct ax_strategy_ops ax_strategy_bo = {
-	.name = "bo",
-	.init = bo_init,
-	.ask = bo_ask,
-	.tell = bo_tell,
-	.rank = bo_rank,
-	.destroy = bo_destroy,
+    .name = "bo",
+    .init = bo_init,
+    .ask = bo_ask,
+    .tell = bo_tell,
+    .rank = bo_rank,
+    .destroy = bo_destroy,
 };

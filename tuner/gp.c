@@ -29,14 +29,14 @@
 struct ax_gp {
 	int d, n, cap;
 	struct ax_gp_hyper h;
-	double ym, ys;  /* standardisation of y */
-	double *X;      /* cap x d */
-	double *yr;     /* raw y */
-	double *y;      /* standardised y */
-	double *L;      /* cap x cap, lower Cholesky factor of K */
-	double *beta;   /* L^-1 y */
-	double *work;   /* cap x cap scratch for the fit */
-	double *alpha;  /* cap scratch */
+	double ym, ys; /* standardisation of y */
+	double *X;     /* cap x d */
+	double *yr;    /* raw y */
+	double *y;     /* standardised y */
+	double *L;     /* cap x cap, lower Cholesky factor of K */
+	double *beta;  /* L^-1 y */
+	double *work;  /* cap x cap scratch for the fit */
+	double *alpha; /* cap scratch */
 	unsigned long gen;
 };
 
@@ -166,7 +166,7 @@ static int factor(const struct ax_gp *gp, const struct ax_gp_hyper *h,
 	for (int t = 0; t < 6 && rc; t++) {
 		build_k(gp, h, K, ld, jitter);
 		gsl_matrix_view m = gsl_matrix_view_array_with_tda(
-			K, (size_t)gp->n, (size_t)gp->n, (size_t)ld);
+		    K, (size_t)gp->n, (size_t)gp->n, (size_t)ld);
 		rc = gsl_linalg_cholesky_decomp1(&m.matrix);
 		jitter = jitter ? jitter * 100 : 1e-8 * h->sf2;
 	}
@@ -175,8 +175,7 @@ static int factor(const struct ax_gp *gp, const struct ax_gp_hyper *h,
 }
 
 /* beta = L^-1 y by forward substitution. */
-static void forward(const double *L, int ld, int n, const double *b,
-		    double *x)
+static void forward(const double *L, int ld, int n, const double *b, double *x)
 {
 	for (int i = 0; i < n; i++) {
 		const double *row = L + (size_t)i * ld;
@@ -212,8 +211,7 @@ void ax_gp_get_hyper(const struct ax_gp *gp, struct ax_gp_hyper *h)
 	*h = gp->h;
 }
 
-int ax_gp_set_data(struct ax_gp *gp, const double *X, const double *y,
-		   int n)
+int ax_gp_set_data(struct ax_gp *gp, const double *X, const double *y, int n)
 {
 	int rc = reserve(gp, n);
 	if (rc)
@@ -266,15 +264,9 @@ int ax_gp_append(struct ax_gp *gp, const double *x, double y)
 	return 0;
 }
 
-unsigned long ax_gp_generation(const struct ax_gp *gp)
-{
-	return gp->gen;
-}
+unsigned long ax_gp_generation(const struct ax_gp *gp) { return gp->gen; }
 
-int ax_gp_n(const struct ax_gp *gp)
-{
-	return gp->n;
-}
+int ax_gp_n(const struct ax_gp *gp) { return gp->n; }
 
 void ax_gp_predict(const struct ax_gp *gp, const double *x, double *mean,
 		   double *var)
@@ -328,10 +320,10 @@ static double prior_term(int d, const double *th, double *grad)
 {
 	double f = 0;
 	for (int i = 0; i < d + 2; i++) {
-		double mu = i < d ? PRIOR_LS_MU
-				  : (i == d ? PRIOR_SF_MU : PRIOR_SN_MU);
-		double sd = i < d ? PRIOR_LS_SD
-				  : (i == d ? PRIOR_SF_SD : PRIOR_SN_SD);
+		double mu =
+		    i < d ? PRIOR_LS_MU : (i == d ? PRIOR_SF_MU : PRIOR_SN_MU);
+		double sd =
+		    i < d ? PRIOR_LS_SD : (i == d ? PRIOR_SF_SD : PRIOR_SN_SD);
 		double z = (th[i] - mu) / sd;
 		f += 0.5 * z * z;
 		double g = z / sd;
@@ -439,11 +431,10 @@ static double bfgs(struct ax_gp *gp, double *th, int max_iter)
 {
 	int m = gp->d + 2;
 	struct fit_ctx c = {gp};
-	gsl_multimin_function_fdf fn = {f_min, df_min, fdf_min, (size_t)m,
-					&c};
+	gsl_multimin_function_fdf fn = {f_min, df_min, fdf_min, (size_t)m, &c};
 	gsl_vector_view x = gsl_vector_view_array(th, m);
 	gsl_multimin_fdfminimizer *s = gsl_multimin_fdfminimizer_alloc(
-		gsl_multimin_fdfminimizer_vector_bfgs2, m);
+	    gsl_multimin_fdfminimizer_vector_bfgs2, m);
 	if (!s)
 		return 1e30;
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
@@ -504,30 +495,18 @@ const double *ax_gp_chol(const struct ax_gp *gp, int *ld)
 	return gp->L;
 }
 
-const double *ax_gp_beta(const struct ax_gp *gp)
-{
-	return gp->beta;
-}
+const double *ax_gp_beta(const struct ax_gp *gp) { return gp->beta; }
 
 const double *ax_gp_x(const struct ax_gp *gp, int i)
 {
 	return gp->X + (size_t)i * gp->d;
 }
 
-double ax_gp_y_mean(const struct ax_gp *gp)
-{
-	return gp->ym;
-}
+double ax_gp_y_mean(const struct ax_gp *gp) { return gp->ym; }
 
-double ax_gp_y_scale(const struct ax_gp *gp)
-{
-	return gp->ys;
-}
+double ax_gp_y_scale(const struct ax_gp *gp) { return gp->ys; }
 
-double ax_gp_sf2(const struct ax_gp *gp)
-{
-	return gp->h.sf2;
-}
+double ax_gp_sf2(const struct ax_gp *gp) { return gp->h.sf2; }
 
 double ax_ei(double mean, double sd, double best)
 {

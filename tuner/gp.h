@@ -29,8 +29,8 @@ struct ax_gp;
 struct ax_gp_hyper {
 	int d;
 	double ls[AX_GP_MAXD]; /* length scale per input dimension */
-	double sf2;            /* signal variance (standardised units) */
-	double sn2;            /* noise variance (standardised units) */
+	double sf2;	       /* signal variance (standardised units) */
+	double sn2;	       /* noise variance (standardised units) */
 };
 
 /* A GP over d inputs (1..AX_GP_MAXD) with default hyperparameters
@@ -47,8 +47,7 @@ void ax_gp_get_hyper(const struct ax_gp *gp, struct ax_gp_hyper *h);
  * Copy n points (X row-major n x d, y) into the model, standardise y and
  * factorise with the current hyperparameters.  n may be 0.
  */
-int ax_gp_set_data(struct ax_gp *gp, const double *X, const double *y,
-		   int n);
+int ax_gp_set_data(struct ax_gp *gp, const double *X, const double *y, int n);
 
 /*
  * Fit hyperparameters by maximum marginal likelihood (plus priors):
@@ -88,7 +87,7 @@ double ax_gp_nll(struct ax_gp *gp, const double *theta, double *grad);
 double ax_gp_kernel(const struct ax_gp *gp, const double *a,
 		    const double *b); /* k(a, b), no noise */
 const double *ax_gp_chol(const struct ax_gp *gp, int *ld); /* lower L */
-const double *ax_gp_beta(const struct ax_gp *gp); /* L^-1 y_std */
+const double *ax_gp_beta(const struct ax_gp *gp);	   /* L^-1 y_std */
 const double *ax_gp_x(const struct ax_gp *gp, int i);
 double ax_gp_y_mean(const struct ax_gp *gp);
 double ax_gp_y_scale(const struct ax_gp *gp);

@@ -192,8 +192,8 @@ static int load_entry(struct loader *ld, const char *key, json_t *e,
 				       "tune_params values",
 				       ld->path, key, ld->names[d]);
 		vals[d] = ld->kinds[d] == AX_DIM_CATEGORICAL
-				  ? (double)j
-				  : json_number_value(x);
+			      ? (double)j
+			      : json_number_value(x);
 	}
 	return 0;
 }
@@ -314,13 +314,13 @@ static double now_s(void)
 
 int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 		  uint64_t seed, const struct ax_tuner_options *opt,
-		  double *trace, size_t trace_len,
-		  struct ax_replay_result *res, char *err, size_t errlen)
+		  double *trace, size_t trace_len, struct ax_replay_result *res,
+		  char *err, size_t errlen)
 {
 	struct ax_tuner *t;
 	memset(res, 0, sizeof(*res));
-	int rc = ax_tuner_create(&t, l->space, strategy, seed, opt, err,
-				 errlen);
+	int rc =
+	    ax_tuner_create(&t, l->space, strategy, seed, opt, err, errlen);
 	if (rc)
 		return rc;
 	double best = INFINITY, t_in = 0, ring[20] = {0};
@@ -336,8 +336,7 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 		ring[e % 20] = t1 - t0;
 		double c = l->cost[i];
 		int ok = !isnan(c);
-		rc = ax_tuner_tell(t, i, ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
-				   c);
+		rc = ax_tuner_tell(t, i, ok ? AX_TRIAL_OK : AX_TRIAL_FAILED, c);
 		t_in += now_s() - t0;
 		if (rc)
 			break;

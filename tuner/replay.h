@@ -32,13 +32,13 @@
 
 struct ax_landscape {
 	struct ax_space *space; /* owned */
-	double *cost;           /* per point; NAN for a failed config */
-	size_t n;               /* points (= cache entries) */
+	double *cost;		/* per point; NAN for a failed config */
+	size_t n;		/* points (= cache entries) */
 	size_t nfailed;
-	double optimum;         /* lowest valid cost */
+	double optimum; /* lowest valid cost */
 	size_t opt_index;
-	char *kernel_name;      /* "kernel_name", or NULL */
-	char *device_name;      /* "device_name", or NULL */
+	char *kernel_name; /* "kernel_name", or NULL */
+	char *device_name; /* "device_name", or NULL */
 };
 
 /*
@@ -54,13 +54,13 @@ void ax_landscape_destroy(struct ax_landscape *l);
 
 /* Outcome of one replayed tuning session. */
 struct ax_replay_result {
-	size_t evals;        /* evaluations made (<= budget) */
-	size_t best_index;   /* the tuner's answer (ax_tuner_best) */
-	double best_cost;    /* its cost */
-	double best_found;   /* lowest cost measured (can differ for bo) */
-	double tuner_s;      /* time spent inside ask + tell */
-	double last_ask_s;   /* time of the last ask */
-	double tail_ask_s;   /* mean time of the last (up to) 20 asks */
+	size_t evals;	   /* evaluations made (<= budget) */
+	size_t best_index; /* the tuner's answer (ax_tuner_best) */
+	double best_cost;  /* its cost */
+	double best_found; /* lowest cost measured (can differ for bo) */
+	double tuner_s;	   /* time spent inside ask + tell */
+	double last_ask_s; /* time of the last ask */
+	double tail_ask_s; /* mean time of the last (up to) 20 asks */
 	char stop_reason[160];
 };
 
@@ -73,8 +73,8 @@ struct ax_replay_result {
  */
 int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 		  uint64_t seed, const struct ax_tuner_options *opt,
-		  double *trace, size_t trace_len,
-		  struct ax_replay_result *res, char *err, size_t errlen);
+		  double *trace, size_t trace_len, struct ax_replay_result *res,
+		  char *err, size_t errlen);
 
 /*
  * Exact statistics of uniform random search without replacement after k

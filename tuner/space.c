@@ -13,14 +13,14 @@ struct ax_dim {
 	char *name;
 	enum ax_dim_kind kind;
 	uint32_t nlev;
-	double *lev;    /* distinct values, ascending */
-	int enc_off;    /* first encoded column */
-	int enc_n;      /* encoded columns: 0 (constant), 1 or nlev, +1 for
+	double *lev;	/* distinct values, ascending */
+	int enc_off;	/* first encoded column */
+	int enc_n;	/* encoded columns: 0 (constant), 1 or nlev, +1 for
 			 * the alignment column */
-	double lo, hi;  /* encoding range, log2 for AX_DIM_LOG2 */
-	int align;      /* has an alignment column */
-	int alo, ahi;   /* range of the levels' power-of-two valuations */
-	int param;      /* index into defs, or -1 for explicit spaces */
+	double lo, hi;	/* encoding range, log2 for AX_DIM_LOG2 */
+	int align;	/* has an alignment column */
+	int alo, ahi;	/* range of the levels' power-of-two valuations */
+	int param;	/* index into defs, or -1 for explicit spaces */
 	uint64_t radix; /* mixed-radix weight of the level index */
 };
 
@@ -33,8 +33,8 @@ struct ax_space {
 	int ndims, enc_d;
 	struct ax_dim dim[AX_MAX_PARAMS];
 	size_t n;
-	uint32_t *li;  /* n x ndims level indices */
-	double *enc;   /* n x enc_d */
+	uint32_t *li;	      /* n x ndims level indices */
+	double *enc;	      /* n x enc_d */
 	struct key_ent *keys; /* sorted by key */
 	const struct ax_param_def *defs;
 	int ndefs;
@@ -118,7 +118,6 @@ static void set_alignment(struct ax_dim *dm)
 	dm->ahi = hi;
 }
 
-
 /* Decide AUTO kinds and the encoded columns of each dimension. */
 static int resolve_encoding(struct ax_space *s, char *err, size_t errlen)
 {
@@ -131,8 +130,8 @@ static int resolve_encoding(struct ax_space *s, char *err, size_t errlen)
 			for (uint32_t l = 0; l < dm->nlev && pow2; l++)
 				pow2 = is_pow2_double(dm->lev[l]);
 			dm->kind = lo > 0 && (pow2 || hi / lo >= 16)
-					   ? AX_DIM_LOG2
-					   : AX_DIM_NUMERIC;
+				       ? AX_DIM_LOG2
+				       : AX_DIM_NUMERIC;
 		}
 		if (dm->kind == AX_DIM_LOG2 && lo <= 0)
 			return ax_errf(err, errlen, AX_EINVAL,
@@ -172,8 +171,9 @@ static void encode_point(const struct ax_space *s, const uint32_t *li,
 			continue;
 		double v = dm->lev[li[d]];
 		if (dm->align)
-			out[dm->enc_off + 1] = (double)(valuation2(v) - dm->alo) /
-					       (dm->ahi - dm->alo);
+			out[dm->enc_off + 1] =
+			    (double)(valuation2(v) - dm->alo) /
+			    (dm->ahi - dm->alo);
 		if (dm->enc_n - dm->align > 1) {
 			for (int c = 0; c < dm->enc_n; c++)
 				out[dm->enc_off + c] = c == (int)li[d];
@@ -266,7 +266,8 @@ static int param_levels(const struct ax_param_def *pd, struct ax_dim *dm)
 		for (int k = 0; k < 32; k++) {
 			double t = k / 31.0, v;
 			if (lo > 0)
-				v = round(exp(log(lo) + t * (log(hi) - log(lo))));
+				v = round(
+				    exp(log(lo) + t * (log(hi) - log(lo))));
 			else
 				v = round(lo + t * (hi - lo));
 			if (n == 0 || v > buf[n - 1])
@@ -318,8 +319,7 @@ static int keep_if_valid(struct ax_space *s, size_t *cap, const uint32_t *li,
 	return push_point(s, cap, li);
 }
 
-static int enumerate_all(struct ax_space *s, ax_space_valid_fn valid,
-			 void *ctx)
+static int enumerate_all(struct ax_space *s, ax_space_valid_fn valid, void *ctx)
 {
 	uint32_t li[AX_MAX_PARAMS] = {0};
 	size_t cap = 0;
@@ -349,8 +349,8 @@ static int sample_points(struct ax_space *s, size_t want,
 	int rc = 0;
 	for (size_t a = 0; a < 2 * want && !rc; a++) {
 		for (int d = 0; d < s->ndims; d++)
-			li[d] = (uint32_t)gsl_rng_uniform_int(rng,
-							      s->dim[d].nlev);
+			li[d] =
+			    (uint32_t)gsl_rng_uniform_int(rng, s->dim[d].nlev);
 		rc = keep_if_valid(s, &cap, li, valid, ctx);
 	}
 	gsl_rng_free(rng);
@@ -428,8 +428,8 @@ int ax_space_create_params(struct ax_space **out,
 		cap = AX_SPACE_DEFAULT_CAP;
 	if (!rc)
 		rc = s->cartesian <= cap
-			     ? enumerate_all(s, valid, ctx)
-			     : sample_points(s, cap, valid, ctx, seed);
+			 ? enumerate_all(s, valid, ctx)
+			 : sample_points(s, cap, valid, ctx, seed);
 	if (!rc && s->n == 0)
 		rc = ax_errf(err, errlen, AX_EINVAL,
 			     "no point of the %zu-point space passes the "
@@ -468,8 +468,8 @@ static int explicit_levels(struct ax_dim *dm, const double *values,
 
 static uint32_t level_of(const struct ax_dim *dm, double v)
 {
-	const double *p = bsearch(&v, dm->lev, dm->nlev, sizeof(double),
-				  cmp_double);
+	const double *p =
+	    bsearch(&v, dm->lev, dm->nlev, sizeof(double), cmp_double);
 	return (uint32_t)(p - dm->lev);
 }
 
@@ -508,8 +508,8 @@ int ax_space_create_points(struct ax_space **out, int ndims,
 			   size_t npoints, char *err, size_t errlen)
 {
 	*out = NULL;
-	int rc = check_values(ndims, names, kinds, values, npoints, err,
-			      errlen);
+	int rc =
+	    check_values(ndims, names, kinds, values, npoints, err, errlen);
 	if (rc)
 		return rc;
 	struct ax_space *s = calloc(1, sizeof(*s));
@@ -532,8 +532,8 @@ int ax_space_create_points(struct ax_space **out, int ndims,
 		s->n = npoints;
 		for (size_t i = 0; i < npoints; i++)
 			for (int d = 0; d < ndims; d++)
-				s->li[i * ndims + d] = level_of(
-					&s->dim[d], values[i * ndims + d]);
+				s->li[i * ndims + d] =
+				    level_of(&s->dim[d], values[i * ndims + d]);
 		rc = finish(s, err, errlen);
 	}
 	if (rc) {
@@ -544,20 +544,11 @@ int ax_space_create_points(struct ax_space **out, int ndims,
 	return 0;
 }
 
-size_t ax_space_size(const struct ax_space *s)
-{
-	return s->n;
-}
+size_t ax_space_size(const struct ax_space *s) { return s->n; }
 
-int ax_space_ndims(const struct ax_space *s)
-{
-	return s->ndims;
-}
+int ax_space_ndims(const struct ax_space *s) { return s->ndims; }
 
-int ax_space_enc_dims(const struct ax_space *s)
-{
-	return s->enc_d;
-}
+int ax_space_enc_dims(const struct ax_space *s) { return s->enc_d; }
 
 const char *ax_space_dim_name(const struct ax_space *s, int d)
 {
@@ -569,15 +560,9 @@ enum ax_dim_kind ax_space_dim_kind(const struct ax_space *s, int d)
 	return s->dim[d].kind;
 }
 
-size_t ax_space_cartesian(const struct ax_space *s)
-{
-	return s->cartesian;
-}
+size_t ax_space_cartesian(const struct ax_space *s) { return s->cartesian; }
 
-int ax_space_sampled(const struct ax_space *s)
-{
-	return s->sampled;
-}
+int ax_space_sampled(const struct ax_space *s) { return s->sampled; }
 
 double ax_space_value(const struct ax_space *s, size_t i, int d)
 {
@@ -608,8 +593,7 @@ static long find_key(const struct ax_space *s, uint64_t key)
 		else
 			hi = mid;
 	}
-	return lo < s->n && s->keys[lo].key == key ? (long)s->keys[lo].idx
-						   : -1;
+	return lo < s->n && s->keys[lo].key == key ? (long)s->keys[lo].idx : -1;
 }
 
 long ax_space_find(const struct ax_space *s, const double *vals)

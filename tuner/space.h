@@ -30,10 +30,10 @@ struct ax_space;
 
 /* How one dimension's values are treated. */
 enum ax_dim_kind {
-	AX_DIM_AUTO,        /* explicit spaces: numeric, log2 when it fits */
-	AX_DIM_NUMERIC,     /* linear numeric */
-	AX_DIM_LOG2,        /* numeric on a log2 scale (values > 0) */
-	AX_DIM_BOOL,        /* 0 / 1 */
+	AX_DIM_AUTO,	    /* explicit spaces: numeric, log2 when it fits */
+	AX_DIM_NUMERIC,	    /* linear numeric */
+	AX_DIM_LOG2,	    /* numeric on a log2 scale (values > 0) */
+	AX_DIM_BOOL,	    /* 0 / 1 */
 	AX_DIM_CATEGORICAL, /* unordered: value is a choice index, one-hot */
 };
 

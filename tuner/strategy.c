@@ -10,10 +10,10 @@
 #include <string.h>
 
 static const struct ax_strategy_ops *const strategies[] = {
-	&ax_strategy_bo,
-	&ax_strategy_random,
-	&ax_strategy_grid,
-	&ax_strategy_anneal,
+    &ax_strategy_bo,
+    &ax_strategy_random,
+    &ax_strategy_grid,
+    &ax_strategy_anneal,
 };
 #define NSTRAT (sizeof(strategies) / sizeof(strategies[0]))
 
@@ -89,11 +89,11 @@ int ax_tuner_create(struct ax_tuner **out, const struct ax_space *space,
 	if (rc) {
 		ax_tuner_destroy(t);
 		return rc == AX_ENOMEM
-			       ? rc
-			       : ax_errf(err, errlen, rc,
-					 "strategy %s could not start on this "
-					 "space",
-					 strategy);
+			   ? rc
+			   : ax_errf(err, errlen, rc,
+				     "strategy %s could not start on this "
+				     "space",
+				     strategy);
 	}
 	*out = t;
 	return 0;
@@ -163,8 +163,7 @@ static int check_stop(struct ax_tuner *t)
 	else if (t->nuntried == 0)
 		snprintf(t->reason, sizeof(t->reason),
 			 "every one of the %zu points was tried", t->n);
-	else if (t->opt.time_limit_s > 0 &&
-		 elapsed_s(t) >= t->opt.time_limit_s)
+	else if (t->opt.time_limit_s > 0 && elapsed_s(t) >= t->opt.time_limit_s)
 		snprintf(t->reason, sizeof(t->reason),
 			 "time limit of %g s reached", t->opt.time_limit_s);
 	else if (t->opt.ei_threshold > 0 && t->opt.ei_rounds > 0 &&
@@ -201,15 +200,14 @@ int ax_tuner_ask(struct ax_tuner *t, size_t *index)
 	t->state[i] = AX_PS_PENDING;
 	t->pending++;
 	if (t->opt.ei_threshold > 0 && isfinite(t->last_ei))
-		t->low_ei_rounds = t->last_ei < t->opt.ei_threshold
-					   ? t->low_ei_rounds + 1
-					   : 0;
+		t->low_ei_rounds =
+		    t->last_ei < t->opt.ei_threshold ? t->low_ei_rounds + 1 : 0;
 	*index = i;
 	return 0;
 }
 
-int ax_tuner_tell(struct ax_tuner *t, size_t index,
-		  enum ax_trial_status status, double cost)
+int ax_tuner_tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
+		  double cost)
 {
 	if (index >= t->n || t->state[index] == AX_PS_OK ||
 	    t->state[index] == AX_PS_FAILED)
@@ -289,20 +287,11 @@ const char *ax_tuner_stop_reason(const struct ax_tuner *t)
 	return t->stopped ? t->reason : NULL;
 }
 
-size_t ax_tuner_evals(const struct ax_tuner *t)
-{
-	return t->ntold;
-}
+size_t ax_tuner_evals(const struct ax_tuner *t) { return t->ntold; }
 
-double ax_tuner_last_ei(const struct ax_tuner *t)
-{
-	return t->last_ei;
-}
+double ax_tuner_last_ei(const struct ax_tuner *t) { return t->last_ei; }
 
-const char *ax_tuner_strategy(const struct ax_tuner *t)
-{
-	return t->ops->name;
-}
+const char *ax_tuner_strategy(const struct ax_tuner *t) { return t->ops->name; }
 
 /* random: uniform over the untried points, i.e. without replacement. */
 static int random_ask(struct ax_tuner *t, size_t *index)
@@ -314,8 +303,8 @@ static int random_ask(struct ax_tuner *t, size_t *index)
 }
 
 const struct ax_strategy_ops ax_strategy_random = {
-	.name = "random",
-	.ask = random_ask,
+    .name = "random",
+    .ask = random_ask,
 };
 
 /* grid: every point in index order (enumeration order of the space). */
@@ -330,6 +319,6 @@ static int grid_ask(struct ax_tuner *t, size_t *index)
 }
 
 const struct ax_strategy_ops ax_strategy_grid = {
-	.name = "grid",
-	.ask = grid_ask,
+    .name = "grid",
+    .ask = grid_ask,
 };

@@ -39,13 +39,13 @@ enum ax_trial_status {
 };
 
 struct ax_tuner_options {
-	size_t budget;       /* evaluations; 0 = no limit */
+	size_t budget;	     /* evaluations; 0 = no limit */
 	double time_limit_s; /* wall clock from creation; 0 = no limit */
-	int n_init;          /* bo: initial design size; 0 = automatic */
+	int n_init;	     /* bo: initial design size; 0 = automatic */
 	double ei_threshold; /* bo: stop when EI, as a fraction of the best
 			      * time, stays below this; 0 = rule off */
-	int ei_rounds;       /* ... for this many proposals in a row */
-	int patience;        /* 1: stop on no 1 % gain (see above) */
+	int ei_rounds;	     /* ... for this many proposals in a row */
+	int patience;	     /* 1: stop on no 1 % gain (see above) */
 };
 
 /* Defaults: no budget or time limit, automatic n_init, EI threshold 1e-4
@@ -82,8 +82,8 @@ int ax_tuner_ask(struct ax_tuner *t, size_t *index);
  * devices), but may be told only once: AX_EINVAL otherwise, or for an
  * index out of range.
  */
-int ax_tuner_tell(struct ax_tuner *t, size_t index,
-		  enum ax_trial_status status, double cost);
+int ax_tuner_tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
+		  double cost);
 
 /*
  * The answer: among the measured points, the one with the lowest posterior

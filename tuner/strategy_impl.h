@@ -42,16 +42,16 @@ struct ax_tuner {
 	struct ax_tuner_options opt;
 	uint64_t seed;
 	gsl_rng *rng;
-	size_t n;              /* points in the space */
-	unsigned char *state;  /* enum ax_point_state per point */
-	double *cost;          /* per point, valid when AX_PS_OK */
-	size_t *untried;       /* untried[0..nuntried) */
-	size_t *upos;          /* position in untried, per point */
+	size_t n;	      /* points in the space */
+	unsigned char *state; /* enum ax_point_state per point */
+	double *cost;	      /* per point, valid when AX_PS_OK */
+	size_t *untried;      /* untried[0..nuntried) */
+	size_t *upos;	      /* position in untried, per point */
 	size_t nuntried;
 	size_t pending;
 	size_t ntold, nok, nfailed;
-	size_t *told;          /* point indices in tell order */
-	double *trace;         /* best cost after each tell (INFINITY) */
+	size_t *told;  /* point indices in tell order */
+	double *trace; /* best cost after each tell (INFINITY) */
 	double best_cost;
 	size_t best_index;
 	double last_ei;

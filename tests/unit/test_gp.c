@@ -110,8 +110,8 @@ static void test_fit_recovers_length_scale(void)
 		for (int j = 0; j < N; j++) {
 			double a = (X[2 * i] - X[2 * j]) / ls[0];
 			double b = (X[2 * i + 1] - X[2 * j + 1]) / ls[1];
-			K[i * N + j] = matern52(sqrt(a * a + b * b)) +
-				       (i == j ? 1e-4 : 0);
+			K[i * N + j] =
+			    matern52(sqrt(a * a + b * b)) + (i == j ? 1e-4 : 0);
 		}
 	gsl_matrix_view m = gsl_matrix_view_array(K, N, N);
 	AX_CHECK_INT(gsl_linalg_cholesky_decomp1(&m.matrix), 0);
@@ -129,8 +129,8 @@ static void test_fit_recovers_length_scale(void)
 	AX_CHECK_INT(ax_gp_fit(gp, 3, 1, 100), 0);
 	struct ax_gp_hyper h;
 	ax_gp_get_hyper(gp, &h);
-	printf("# fitted ls = %g, %g  sf2 = %g  sn2 = %g\n", h.ls[0],
-	       h.ls[1], h.sf2, h.sn2);
+	printf("# fitted ls = %g, %g  sf2 = %g  sn2 = %g\n", h.ls[0], h.ls[1],
+	       h.sf2, h.sn2);
 	AX_CHECK(h.ls[0] > 0.15 / 1.5 && h.ls[0] < 0.15 * 1.5);
 	AX_CHECK(h.ls[1] > 1.0);
 	AX_CHECK(h.sn2 < 0.01);
@@ -151,8 +151,11 @@ static double ei_quad(double mu, double sd, double best)
 
 static void test_ei_closed_form(void)
 {
-	double cases[][3] = {{0, 1, 0}, {1, 0.5, 0.2}, {-1, 2, 0.5},
-			     {0.3, 0.1, 0.35}, {2, 1, -1}};
+	double cases[][3] = {{0, 1, 0},
+			     {1, 0.5, 0.2},
+			     {-1, 2, 0.5},
+			     {0.3, 0.1, 0.35},
+			     {2, 1, -1}};
 	for (int i = 0; i < 5; i++) {
 		double mu = cases[i][0], sd = cases[i][1], b = cases[i][2];
 		double e = ax_ei(mu, sd, b);

@@ -8,12 +8,12 @@
 static const char *const modes[] = {"copy", "read", "write", NULL};
 
 static const struct ax_param_def defs[] = {
-	{"n", AX_PT_INT, 1, 1 << 20, NULL, 4096, AX_PARAM_SHAPE, "size"},
-	{"tile", AX_PT_INT, 4, 64, NULL, 16,
-	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "tile"},
-	{"wg", AX_PT_INT, 1, 4, NULL, 1, AX_PARAM_TUNABLE, "groups"},
-	{"mode", AX_PT_ENUM, 0, 0, modes, 0, AX_PARAM_TUNABLE, "mode"},
-	{"vec", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE, "vector"},
+    {"n", AX_PT_INT, 1, 1 << 20, NULL, 4096, AX_PARAM_SHAPE, "size"},
+    {"tile", AX_PT_INT, 4, 64, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "tile"},
+    {"wg", AX_PT_INT, 1, 4, NULL, 1, AX_PARAM_TUNABLE, "groups"},
+    {"mode", AX_PT_ENUM, 0, 0, modes, 0, AX_PARAM_TUNABLE, "mode"},
+    {"vec", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE, "vector"},
 };
 
 /* The device limit of the test: tile * wg <= 64, and "write" needs vec. */
@@ -43,8 +43,8 @@ static void test_enumerate_with_constraints(void)
 		for (int wg = 1; wg <= 4; wg++)
 			for (int m = 0; m < 3; m++)
 				for (int v = 0; v < 2; v++)
-					expect += tile * wg <= 64 &&
-						  !(m == 2 && !v);
+					expect +=
+					    tile * wg <= 64 && !(m == 2 && !v);
 	AX_CHECK_INT(ax_space_cartesian(s), 5 * 4 * 3 * 2);
 	AX_CHECK_INT(calls, 120);
 	AX_CHECK_INT(ax_space_size(s), expect);
@@ -85,7 +85,7 @@ static void test_encoding(void)
 	const double *e = ax_space_encoded(s, (size_t)i);
 	AX_CHECK_NEAR(e[0], 0.5, 1e-12);     /* log2 16 in [2, 6] */
 	AX_CHECK_NEAR(e[1], 2.0 / 3, 1e-12); /* 3 in [1, 4] */
-	AX_CHECK_NEAR(e[2], 0, 0);           /* 3 is odd: valuation 0 of 2 */
+	AX_CHECK_NEAR(e[2], 0, 0);	     /* 3 is odd: valuation 0 of 2 */
 	AX_CHECK_NEAR(e[3], 0, 0);
 	AX_CHECK_NEAR(e[4], 0, 0);
 	AX_CHECK_NEAR(e[5], 1, 0); /* "write" */
@@ -156,8 +156,8 @@ static void test_explicit_points(void)
 		     AX_EINVAL);
 	AX_CHECK(strstr(err, "points 0 and 2") != NULL);
 	double nan_pt[] = {1, 0, NAN, 0};
-	AX_CHECK_INT(ax_space_create_points(&s, 2, names, NULL, nan_pt, 2,
-					    err, sizeof(err)),
+	AX_CHECK_INT(ax_space_create_points(&s, 2, names, NULL, nan_pt, 2, err,
+					    sizeof(err)),
 		     AX_EINVAL);
 	AX_CHECK(strstr(err, "point 1: kind") || strstr(err, "point 1: bx"));
 }

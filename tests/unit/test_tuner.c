@@ -80,8 +80,8 @@ static int load_text(const char *text, int gz, char *err, size_t n,
 	return rc;
 }
 
-#define HEAD                                                               \
-	"{\"tune_params_keys\": [\"a\"], \"tune_params\": {\"a\": [1, 2, "    \
+#define HEAD                                                                   \
+	"{\"tune_params_keys\": [\"a\"], \"tune_params\": {\"a\": [1, 2, "     \
 	"3]}, \"cache\": {"
 
 static void test_replay_hostile(void)
@@ -121,17 +121,17 @@ static void test_replay_hostile(void)
 				    "\"1\": {\"a\": 2, \"time\": 2}}}",
 			       0, err, sizeof(err), &l),
 		     AX_EINVAL);
-	AX_CHECK_INT(load_text(HEAD "\"1\": {\"a\": 1, \"ti", 1, err,
-			       sizeof(err), &l),
-		     AX_EINVAL);
+	AX_CHECK_INT(
+	    load_text(HEAD "\"1\": {\"a\": 1, \"ti", 1, err, sizeof(err), &l),
+	    AX_EINVAL);
 	AX_CHECK_INT(load_text("[1, 2, 3]", 0, err, sizeof(err), &l),
 		     AX_EINVAL);
 	AX_CHECK_INT(load_text("{\"cache\": {}}", 0, err, sizeof(err), &l),
 		     AX_EINVAL);
 	AX_CHECK(strstr(err, "tune_params") != NULL);
-	AX_CHECK_INT(ax_replay_load("/nonexistent/x.json", &l, err,
-				    sizeof(err)),
-		     AX_EIO);
+	AX_CHECK_INT(
+	    ax_replay_load("/nonexistent/x.json", &l, err, sizeof(err)),
+	    AX_EIO);
 	AX_CHECK(l == NULL);
 }
 
@@ -146,18 +146,16 @@ static size_t session(const struct ax_landscape *l, const char *strategy,
 	o.budget = budget;
 	o.patience = 0;
 	o.ei_threshold = 0;
-	if (ax_tuner_create(&t, l->space, strategy, seed, &o, err,
-			    sizeof(err)))
+	if (ax_tuner_create(&t, l->space, strategy, seed, &o, err, sizeof(err)))
 		return 0;
 	size_t n = 0, i;
 	while (ax_tuner_ask(t, &i) == 0) {
 		seq[n++] = i;
 		double c = l->cost[i];
-		AX_CHECK_INT(ax_tuner_tell(t, i,
-					   isnan(c) ? AX_TRIAL_FAILED
-						    : AX_TRIAL_OK,
-					   c),
-			     0);
+		AX_CHECK_INT(
+		    ax_tuner_tell(t, i,
+				  isnan(c) ? AX_TRIAL_FAILED : AX_TRIAL_OK, c),
+		    0);
 	}
 	AX_CHECK(ax_tuner_stop_reason(t) != NULL);
 	ax_tuner_destroy(t);
@@ -206,9 +204,8 @@ static void test_never_reproposed(void)
 	/* Telling twice, or an index out of range, is refused. */
 	struct ax_tuner *t;
 	char err[256];
-	AX_CHECK_INT(ax_tuner_create(&t, l->space, "bo", 1, NULL, err,
-				     sizeof(err)),
-		     0);
+	AX_CHECK_INT(
+	    ax_tuner_create(&t, l->space, "bo", 1, NULL, err, sizeof(err)), 0);
 	size_t i;
 	AX_CHECK_INT(ax_tuner_ask(t, &i), 0);
 	AX_CHECK_INT(ax_tuner_tell(t, i, AX_TRIAL_FAILED, 0), 0);
@@ -221,9 +218,9 @@ static void test_never_reproposed(void)
 		ax_tuner_tell(t, j, AX_TRIAL_FAILED, 0);
 	}
 	ax_tuner_destroy(t);
-	AX_CHECK_INT(ax_tuner_create(&t, l->space, "nope", 1, NULL, err,
-				     sizeof(err)),
-		     AX_EINVAL);
+	AX_CHECK_INT(
+	    ax_tuner_create(&t, l->space, "nope", 1, NULL, err, sizeof(err)),
+	    AX_EINVAL);
 	AX_CHECK(strstr(err, "bo, random") != NULL);
 	ax_landscape_destroy(l);
 }
@@ -311,12 +308,12 @@ static void test_random_expectation(void)
 /* A 262 144-point space is above the exhaustive-EI limit: bo switches to
  * multi-start local search and must still beat blind luck by far. */
 static const struct ax_param_def big_defs[] = {
-	{"a", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
-	{"b", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
-	{"c", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
-	{"d", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
-	{"e", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
-	{"f", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"a", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"b", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"c", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"d", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"e", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"f", AX_PT_INT, 0, 7, NULL, 0, AX_PARAM_TUNABLE, ""},
 };
 
 static void test_bo_large_space(void)
@@ -332,8 +329,7 @@ static void test_bo_large_space(void)
 	ax_tuner_options_init(&o);
 	o.budget = 45;
 	o.patience = 0;
-	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 2, &o, err, sizeof(err)),
-		     0);
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 2, &o, err, sizeof(err)), 0);
 	static unsigned char seen[262144];
 	size_t i, n = 0;
 	double best = INFINITY;
@@ -357,7 +353,7 @@ static void test_bo_large_space(void)
 	ax_space_destroy(s);
 }
 
-AX_TEST_MAIN(AX_TEST(test_bo_large_space), AX_TEST(test_replay_load), AX_TEST(test_replay_hostile),
-	     AX_TEST(test_deterministic_per_seed),
+AX_TEST_MAIN(AX_TEST(test_bo_large_space), AX_TEST(test_replay_load),
+	     AX_TEST(test_replay_hostile), AX_TEST(test_deterministic_per_seed),
 	     AX_TEST(test_never_reproposed), AX_TEST(test_bo_finds_optimum),
 	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation))
