@@ -1023,11 +1023,13 @@ static void set_cols(json_t *obj, sqlite3_stmt *st, int first,
 /* The device and host columns every listing joins in, and their keys. */
 #define DEV_COLS                                                           \
 	"d.id, d.fingerprint, d.name, d.vendor, d.type, d.driver_name,"    \
-	" d.driver_info, d.api_version, d.pci_bus_id, d.device_uuid"
+	" d.driver_info, d.api_version, d.pci_bus_id, d.device_uuid,"      \
+	" d.vendor_id, d.device_id, d.driver_version"
 #define HOST_COLS "h.id, h.hostname, h.cpu_model, h.cores"
 static const char *const dev_keys[] = {
 	"id", "fingerprint", "name", "vendor", "type", "driver_name",
 	"driver_info", "api_version", "pci_bus_id", "device_uuid",
+	"vendor_id", "device_id", "driver_version",
 };
 static const char *const host_keys[] = {"id", "hostname", "cpu_model",
 					"cores"};

@@ -164,7 +164,7 @@ struct ax_db_filter {
  *  "mad", "ci_lo", "ci_hi", "rel_noise", "extra" (object or null),
  *  "device": {"id", "fingerprint", "name", "vendor", "type",
  *             "driver_name", "driver_info", "api_version", "pci_bus_id",
- *             "device_uuid"},
+ *             "device_uuid", "vendor_id", "device_id", "driver_version"},
  *  "host": {"id", "hostname", "cpu_model", "cores"},
  *  "samples": [...] when with_samples, "seconds": [...] likewise}
  * *out is a new reference.

@@ -553,6 +553,16 @@ static json_t *device_json(const json_t *dev, const json_t *rs,
 			      json_object_get(dev, "pci_bus_id"),
 			      "device_uuid",
 			      json_object_get(dev, "device_uuid"));
+	/* Mesa's device-select layer names a device by its PCI ids. */
+	json_t *vid = json_object_get(dev, "vendor_id");
+	json_t *did = json_object_get(dev, "device_id");
+	if (json_is_integer(vid) && json_is_integer(did)) {
+		char sel[32];
+		snprintf(sel, sizeof(sel), "%llx:%llx",
+			 (unsigned long long)json_integer_value(vid),
+			 (unsigned long long)json_integer_value(did));
+		json_object_set_new(d, "mesa_device_select", json_string(sel));
+	}
 	json_object_set_new(d, "locality", locality_json(loc, host, &cores));
 	json_object_set_new(d, "upload", upload_json(rs, &gbps));
 	json_object_set_new(d, "data_loading", loading_json(rs, gbps, cores));
@@ -696,8 +706,12 @@ static void write_env(FILE *out, const json_t *dev)
 	const json_t *cores = item(dev, "locality", "local_cores");
 	fprintf(out, "# axbench recommend for %s (%s)\n",
 		str_of(dev, "name"), str_of(dev, "key"));
-	fprintf(out, "# MESA_VK_DEVICE_SELECT takes VENDOR:DEVICE ids, which "
-		     "the results do not carry; use 'axbench devices'\n");
+	const char *sel = str_of(dev, "mesa_device_select");
+	if (sel)
+		fprintf(out, "export MESA_VK_DEVICE_SELECT=%s\n", sel);
+	else
+		fprintf(out, "# MESA_VK_DEVICE_SELECT: no vendor/device ids "
+			     "stored for this device\n");
 	if (vendor && strstr(vendor, "NVIDIA") && uuid)
 		fprintf(out, "export CUDA_VISIBLE_DEVICES=GPU-%s\n", uuid);
 	if (json_is_integer(cores) && json_integer_value(cores) > 0) {
