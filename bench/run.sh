@@ -1,0 +1,208 @@
+#!/bin/bash
+# bench/run.sh - `make bench`: the memory figures of the Foundation goal,
+# each beside the host memcpy reference measured in the same run.
+#
+#   1. bandwidth copy at a 256 MiB working set (128 MiB -> 128 MiB) vs a
+#      128 MiB host memcpy, both counted as bytes read + written;
+#   2. the best host->device and device->host transfer (sweep of chunk,
+#      inflight, staged/direct, pageable/pinned; 256 MiB per repetition so
+#      the figure is memory-, not cache-bound) vs a 256 MiB memcpy counted
+#      as bytes copied, like the transfer suite counts bytes moved;
+#   3. other engineers' bench/*.sh scripts (gemm.sh ...), except tuner.sh,
+#      which `make bench-tuner` runs.
+#
+# Ratios compare medians with medians (and bests with bests) measured in
+# this one run: on a shared machine absolute figures move between runs.
+# Goal on lavapipe: copy >= 0.95 x memcpy, H2D >= 0.9 x memcpy.
+# Environment: B (build directory, default build), QUICK=1 (a smaller
+# sweep), AXBENCH (binary, default ./axbench).  Uses a temporary
+# database, never ./axbench.db.  Machine-readable lines start "bench_".
+set -u
+cd "$(dirname "$0")/.." || exit 2
+B=${B:-build}
+AX=${AXBENCH:-./axbench}
+MEMCPY=$B/bench/memcpy
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+DB=$tmp/bench.db
+# Benchmarks run without the validation layer (it costs time per call).
+unset AXBENCH_VALIDATE AXBENCH_DB
+status=0
+
+for f in "$AX" "$MEMCPY"; do
+	if [ ! -x "$f" ]; then
+		echo "bench: $f is missing; run make B=$B bench" >&2
+		exit 2
+	fi
+done
+
+# The load of a shared machine drifts during a sweep, so memcpy is sampled
+# before and after each section: mc_sample SIZE appends to $tmp/mc.SIZE;
+# mc SIZE KIND prints the best of the bests (KIND copy or rw) or the
+# median of the medians (copy_median, rw_median).
+mc_sample() {
+	"$MEMCPY" -r 5 "$1" >>"$tmp/mc.$1" || status=1
+}
+mc() {
+	sed -n "s/^memcpy_$1_$2_GBps=//p" "$tmp/mc.$1" | sort -g |
+		awk -v kind="$2" '{ v[NR] = $1 }
+		END { if (!NR) exit
+		      if (kind ~ /median/) print v[int((NR + 1) / 2)]
+		      else print v[NR] }'
+}
+
+# Run axbench into the temp database, then print that run's results as
+# one line each: median max status case extra-json.
+ax_run() {
+	"$AX" --db "$DB" -q run "$@" >"$tmp/run.out" 2>&1
+	local rc=$?
+	"$AX" --db "$DB" --json results --run last >"$tmp/res.json" \
+		2>>"$tmp/run.out" || rc=1
+	if [ $rc -ne 0 ]; then
+		echo "bench: axbench run $* failed (exit $rc):" >&2
+		sed 's/^/  /' "$tmp/run.out" >&2
+	fi
+	return $rc
+}
+
+# best FILTER: the result with the highest median among those whose
+# params match the python expression FILTER (p = params dict), as
+# "median max name=value..." (or nothing).
+best() {
+	python3 - "$tmp/res.json" "$1" <<'EOF'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+keep = [r for r in rows if r.get("status") == "ok" and r.get("median")
+        and eval(sys.argv[2], {}, {"p": r.get("params", {})})]
+if keep:
+    r = max(keep, key=lambda r: r["median"])
+    p = r["params"]
+    for k in ("direction", "size", "total"):
+        p.pop(k, None)
+    print("%.3f %.3f %s" % (r["median"], r["max"],
+          " ".join("%s=%s" % kv for kv in sorted(p.items()))))
+EOF
+}
+
+ratio() { # a b -> a/b with 2 decimals, or n/a
+	python3 -c 'import sys
+a, b = sys.argv[1], sys.argv[2]
+print("%.2f" % (float(a) / float(b)) if a and b and float(b) > 0 else "n/a")' \
+		"${1:-}" "${2:-}"
+}
+
+goal() { # ratio target
+	python3 -c 'import sys
+r, t = sys.argv[1], float(sys.argv[2])
+print("n/a" if r == "n/a" else ("met" if float(r) >= t else "NOT met"))' \
+		"$1" "$2"
+}
+
+echo "== axbench memory benchmarks ($(date -u +%Y-%m-%dT%H:%MZ)," \
+     "$(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
+
+# --- 1. bandwidth copy vs memcpy, read + written -------------------------
+echo
+echo "-- device copy, 256 MiB working set (GB/s counting read + written)"
+mc_sample 128M
+cp_best="" dma_best=""
+if ax_run bandwidth -p op=copy -p size=256M -p wg=64,256,1024 \
+	-p epi=4,16 --max-time 2; then
+	cp_best=$(best 'p["op"] == "copy"')
+else
+	status=1
+fi
+if ax_run bandwidth -p op=dma -p size=256M --max-time 2; then
+	dma_best=$(best 'p["op"] == "dma"')
+else
+	status=1
+fi
+mc_sample 128M
+cp_mc=$(mc 128M rw)
+cp_mc_med=$(mc 128M rw_median)
+read -r cp_med cp_max cp_case <<<"${cp_best:-}"
+read -r dma_med dma_max dma_case <<<"${dma_best:-}"
+printf "  %-34s %8s median %8s best\n" "host memcpy 128M->128M" \
+	"$cp_mc_med" "$cp_mc"
+printf "  %-34s %8s median %8s best   %s\n" "bandwidth op=copy (best case)" \
+	"${cp_med:-n/a}" "${cp_max:-n/a}" "${cp_case:-}"
+printf "  %-34s %8s median %8s best   %s\n" "bandwidth op=dma (vkCmdCopyBuffer)" \
+	"${dma_med:-n/a}" "${dma_max:-n/a}" "${dma_case:-}"
+r_copy=$(ratio "${cp_med:-}" "$cp_mc_med")
+r_copy_best=$(ratio "${cp_max:-}" "$cp_mc")
+r_dma=$(ratio "${dma_med:-}" "$cp_mc_med")
+echo "  copy / memcpy: $r_copy (medians), $r_copy_best (bests);" \
+     "dma / memcpy: $r_dma;  goal >= 0.95: $(goal "$r_copy" 0.95)"
+
+# --- 2. transfers vs memcpy, bytes copied --------------------------------
+echo
+echo "-- host<->device transfers, 256 MiB per repetition (GB/s of bytes moved)"
+chunks=256K,1M,4M,16M,64M
+inflight=1,2,4
+if [ "${QUICK:-0}" = 1 ]; then
+	chunks=1M,16M
+	inflight=2,4
+fi
+mc_sample 256M
+tr_ok=1
+ax_run transfer -p direction=h2d,d2h -p path=staged \
+	-p source=pageable,pinned -p chunk=$chunks -p inflight=$inflight \
+	-p total=256M --max-time 1 || tr_ok=0
+cp "$tmp/res.json" "$tmp/staged.json"
+ax_run transfer -p direction=h2d,d2h -p path=direct \
+	-p source=pageable,pinned -p chunk=$chunks -p inflight=1 \
+	-p total=256M --max-time 1 || tr_ok=0
+python3 -c 'import json, sys
+print(json.dumps(json.load(open(sys.argv[1])) + json.load(open(sys.argv[2]))))' \
+	"$tmp/staged.json" "$tmp/res.json" >"$tmp/all.json" &&
+	mv "$tmp/all.json" "$tmp/res.json"
+[ $tr_ok = 1 ] || status=1
+mc_sample 256M
+tr_mc=$(mc 256M copy)
+tr_mc_med=$(mc 256M copy_median)
+printf "  %-34s %8s median %8s best\n" "host memcpy 256M" "$tr_mc_med" "$tr_mc"
+for dir in h2d d2h; do
+	for sel in "staged pageable" "staged pinned" "direct pageable" \
+		   "direct pinned"; do
+		path=${sel% *} src=${sel#* }
+		line=$(best "p['direction'] == '$dir' and p['path'] == '$path' and p['source'] == '$src'")
+		read -r m x c <<<"${line:-}"
+		printf "  %-34s %8s median %8s best   %s\n" \
+			"$dir $sel (best case)" "${m:-n/a}" "${x:-n/a}" "${c:-}"
+	done
+done
+read -r h2d_med h2d_max h2d_case <<<"$(best 'p["direction"] == "h2d"')"
+read -r d2h_med d2h_max d2h_case <<<"$(best 'p["direction"] == "d2h"')"
+read -r hs_med _ <<<"$(best 'p["direction"] == "h2d" and p["path"] == "staged" and p["source"] == "pageable"')"
+r_h2d=$(ratio "${h2d_med:-}" "$tr_mc_med")
+r_d2h=$(ratio "${d2h_med:-}" "$tr_mc_med")
+r_hs=$(ratio "${hs_med:-}" "$tr_mc_med")
+echo "  best H2D: ${h2d_med:-n/a} GB/s (${h2d_case:-}), / memcpy: $r_h2d" \
+     "(medians), $(ratio "${h2d_max:-}" "$tr_mc") (bests);" \
+     "goal >= 0.9: $(goal "$r_h2d" 0.9)"
+echo "  best D2H: ${d2h_med:-n/a} GB/s (${d2h_case:-}), / memcpy: $r_d2h" \
+     "(medians), $(ratio "${d2h_max:-}" "$tr_mc") (bests)"
+echo "  best staged pageable H2D / memcpy: $r_hs (the path a discrete GPU" \
+     "needs: two copies, pipelined)"
+
+echo
+echo "bench_memcpy_128M_rw_GBps=$cp_mc_med"
+echo "bench_copy_GBps=${cp_med:-}"
+echo "bench_copy_ratio=$r_copy"
+echo "bench_dma_ratio=$r_dma"
+echo "bench_memcpy_256M_copy_GBps=$tr_mc_med"
+echo "bench_h2d_GBps=${h2d_med:-}"
+echo "bench_h2d_ratio=$r_h2d"
+echo "bench_d2h_GBps=${d2h_med:-}"
+echo "bench_d2h_ratio=$r_d2h"
+echo "bench_h2d_staged_pageable_ratio=$r_hs"
+
+# --- 3. other engineers' benchmark scripts -------------------------------
+for s in bench/*.sh; do
+	case $s in bench/run.sh | bench/tuner.sh) continue ;; esac
+	[ -x "$s" ] || continue
+	echo
+	echo "-- $s"
+	B=$B "$s" || { echo "bench: $s failed" >&2; status=1; }
+done
+exit $status
