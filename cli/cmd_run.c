@@ -27,6 +27,7 @@ enum {
 	OPT_WARMUP,
 	OPT_DRY_RUN,
 	OPT_TUNED,
+	OPT_SKIP_INVALID,
 };
 
 static const struct ax_cli_opt run_opts[] = {
@@ -50,6 +51,9 @@ static const struct ax_cli_opt run_opts[] = {
 	{OPT_TUNED, "tuned", 0, "FILE",
 	 "use the tuned parameters of an `axbench export` document for the "
 	 "cases whose shape it covers; alone, re-run its points"},
+	{OPT_SKIP_INVALID, "skip-invalid", 0, NULL,
+	 "leave out (and name) points this device cannot run, instead of "
+	 "refusing the run"},
 	{OPT_DRY_RUN, "dry-run", 'n', NULL,
 	 "validate and list the cases without running them"},
 	{0},
@@ -62,7 +66,7 @@ struct run_args {
 	int n_ov;
 	struct ax_runner_opts ropts;
 	unsigned set; /* which ropts came from the command line */
-	bool dry_run;
+	bool dry_run, skip_invalid;
 	const char *tuned_path;
 	char **suites;
 	int n_suites;
@@ -159,6 +163,9 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		case OPT_TUNED:
 			a->tuned_path = it->optarg;
 			break;
+		case OPT_SKIP_INVALID:
+			a->skip_invalid = true;
+			break;
 		default:
 			if (parse_measure_opt(it, opt, a))
 				return AX_EXIT_USAGE;
@@ -246,7 +253,7 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 	if (rc == 0 && a->dry_run)
 		print_plan(&plan);
 	else if (rc == 0)
-		rc = ax_run_execute(cli, &plan, &a->ropts);
+		rc = ax_run_execute(cli, &plan, &a->ropts, a->skip_invalid);
 	if (a)
 		ax_cli_iter_release(&it);
 	ax_plan_release(&plan);

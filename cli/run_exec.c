@@ -25,11 +25,16 @@ void ax_run_case_label(const struct ax_params *p, char *buf, size_t len)
 	}
 }
 
-/* Every point must be possible on the device before anything is stored:
- * an impossible point is a usage error and leaves the database alone. */
-static int precheck(const struct ax_plan *plan,
-		    const struct ax_vk_device_info *info)
+/*
+ * Every point must be possible on the device before anything is stored:
+ * an impossible point is a usage error and leaves the database alone.
+ * With --skip-invalid (sweeps over tile sizes), such points are named on
+ * stderr and left out instead; a plan left empty is still an error.
+ */
+static int precheck(struct ax_plan *plan, const struct ax_vk_device_info *info,
+		    bool skip_invalid)
 {
+	int kept = 0;
 	for (int i = 0; i < plan->n; i++) {
 		const struct ax_plan_case *c = &plan->cases[i];
 		char why[1024];
@@ -37,18 +42,29 @@ static int precheck(const struct ax_plan *plan,
 		if (rc == 0 && c->suite->check)
 			rc = c->suite->check(&c->params, info, why, sizeof(why));
 		if (rc == AX_EINVAL) {
-			fprintf(stderr, "axbench run: %s: %s\n", c->suite->name,
-				why);
-			return AX_EXIT_USAGE;
+			fprintf(stderr, "axbench run: %s%s: %s\n",
+				skip_invalid ? "skipping " : "",
+				c->suite->name, why);
+			if (!skip_invalid)
+				return AX_EXIT_USAGE;
+			continue;
 		}
+		plan->cases[kept++] = *c;
+	}
+	plan->n = kept;
+	if (kept == 0) {
+		fprintf(stderr, "axbench run: no case is possible on %s\n",
+			info->name);
+		return AX_EXIT_USAGE;
 	}
 	return 0;
 }
 
 struct exec {
 	struct ax_cli *cli;
-	const struct ax_plan *plan;
+	struct ax_plan *plan;
 	struct ax_runner_opts opts;
+	bool skip_invalid;
 	struct ax_vk_instance *inst;
 	struct ax_vk_ctx *vk;
 	struct ax_db *db;
@@ -282,7 +298,8 @@ static int open_all(struct exec *ex)
 	if (rc)
 		return rc;
 	apply_tuned(ex, ax_vk_device_info(ex->inst, idx));
-	rc = precheck(ex->plan, ax_vk_device_info(ex->inst, idx));
+	rc = precheck(ex->plan, ax_vk_device_info(ex->inst, idx),
+		      ex->skip_invalid);
 	if (rc)
 		return rc;
 	rc = ax_cli_open_db(ex->cli, false, &ex->db);
@@ -333,10 +350,11 @@ static int finish(struct exec *ex, int rc)
 	return rc;
 }
 
-int ax_run_execute(struct ax_cli *cli, const struct ax_plan *plan,
-		   const struct ax_runner_opts *opts)
+int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
+		   const struct ax_runner_opts *opts, bool skip_invalid)
 {
-	struct exec ex = {.cli = cli, .plan = plan, .opts = *opts};
+	struct exec ex = {.cli = cli, .plan = plan, .opts = *opts,
+			  .skip_invalid = skip_invalid};
 	ex.tty = isatty(2) && cli->verbosity >= 0;
 	ex.opts.stop = &ax_cli_interrupted;
 	if (ex.tty) {

@@ -11,10 +11,11 @@
 #include "suites/runner.h"
 
 /* Run every case of plan; returns the exit code (0; 1 when a result
- * failed verification or errored; 2 for an impossible point; 4, 5; 130
- * when interrupted, with everything measured so far committed). */
-int ax_run_execute(struct ax_cli *cli, const struct ax_plan *plan,
-		   const struct ax_runner_opts *opts);
+ * failed verification or errored; 2 for an impossible point, unless
+ * skip_invalid drops such points from plan; 4, 5; 130 when interrupted,
+ * with everything measured so far committed). */
+int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
+		   const struct ax_runner_opts *opts, bool skip_invalid);
 
 /* "op=copy size=64M" plus the tunables that differ from their defaults. */
 void ax_run_case_label(const struct ax_params *p, char *buf, size_t len);
