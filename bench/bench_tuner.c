@@ -2,7 +2,7 @@
  * bench/bench_tuner.c - replays recorded landscapes through every strategy
  * and prints one table row per landscape and strategy.
  *
- * usage: bench_tuner [-n SEEDS] [-N BO_SEEDS] [-s LIST] [-H] FILE...
+ * usage: bench_tuner [-n SEEDS] [-N BO_SEEDS] [-s LIST] [-i N_INIT] [-H] FILE...
  *
  * For each seed a session runs to 221 evaluations with every stopping rule
  * but the budget off, so the ask after 220 observations is timed too.
@@ -27,6 +27,7 @@
 
 #define BUDGET 221
 static const int marks[] = {20, 50, 100, 220};
+static int n_init; /* -i: bo's initial design size, 0 = automatic */
 #define NMARKS 4
 
 static int cmp_double(const void *a, const void *b)
@@ -81,6 +82,7 @@ static int strategy_row(const struct ax_landscape *l, const char *name,
 	o.budget = BUDGET;
 	o.ei_threshold = 0;
 	o.patience = 0;
+	o.n_init = n_init;
 	for (int s = 0; s < seeds; s++) {
 		struct ax_replay_result r;
 		for (int e = 0; e < BUDGET; e++)
@@ -122,13 +124,16 @@ int main(int argc, char **argv)
 {
 	int seeds = 20, bo_seeds = -1, opt;
 	const char *list = "bo,random,anneal,grid";
-	while ((opt = getopt(argc, argv, "n:N:s:H")) != -1) {
+	while ((opt = getopt(argc, argv, "n:N:s:i:H")) != -1) {
 		switch (opt) {
 		case 'n':
 			seeds = atoi(optarg);
 			break;
 		case 'N':
 			bo_seeds = atoi(optarg);
+			break;
+		case 'i':
+			n_init = atoi(optarg);
 			break;
 		case 's':
 			list = optarg;
@@ -138,7 +143,7 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			fprintf(stderr, "usage: bench_tuner [-n SEEDS] "
-					"[-N BO_SEEDS] [-s LIST] [-H] "
+					"[-N BO_SEEDS] [-s LIST] [-i N_INIT] [-H] "
 					"FILE...\n");
 			return 2;
 		}

@@ -39,9 +39,14 @@ i=0
 for f in $files; do
 	i=$((i + 1))
 	echo "$i $f"
-done | xargs -P "$jobs" -n 2 sh -c \
+done >"$tmp/list"
+# Biggest files first, so the slowest replays do not start last.
+while read -r n f; do
+	echo "$(wc -c <"$f") $n $f"
+done <"$tmp/list" | sort -rn | cut -d' ' -f2- >"$tmp/order"
+xargs -P "$jobs" -n 2 sh -c \
 	'"$0" -n "'"$seeds"'" -N "'"$bo_seeds"'" "$2" >"'"$tmp"'/$1.out" \
-	 2>"'"$tmp"'/$1.err"' "$bin"
+	 2>"'"$tmp"'/$1.err"' "$bin" <"$tmp/order"
 
 echo "Tuner replay benchmark: median best/optimum over seeds (bo: $bo_seeds" \
      "seeds, others: $seeds); random* is exact (expected, median)"

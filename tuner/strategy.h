@@ -41,14 +41,14 @@ enum ax_trial_status {
 struct ax_tuner_options {
 	size_t budget;	     /* evaluations; 0 = no limit */
 	double time_limit_s; /* wall clock from creation; 0 = no limit */
-	int n_init;	     /* bo: initial design size; 0 = automatic */
+	int n_init;	     /* bo: initial design size; 0 = 10 */
 	double ei_threshold; /* bo: stop when EI, as a fraction of the best
 			      * time, stays below this; 0 = rule off */
 	int ei_rounds;	     /* ... for this many proposals in a row */
 	int patience;	     /* 1: stop on no 1 % gain (see above) */
 };
 
-/* Defaults: no budget or time limit, automatic n_init, EI threshold 1e-4
+/* Defaults: no budget or time limit, n_init 10, EI threshold 1e-4
  * for 5 rounds, patience on. */
 void ax_tuner_options_init(struct ax_tuner_options *o);
 
