@@ -24,15 +24,15 @@ print(r["median"] if r["status"] == "ok" else "failed:" + r["status"])'
 peak=$(median peak -p type=f32)
 def=$(median gemm -p m=$N -p n=$N -p k=$N)
 
-# The sweep: tile depth, register-block shape, workgroup, buffering.
+# The sweep: how A is shared, tile depth, register-block shape,
+# workgroup, buffering.
 sweep=(
-	"-p bk=8"
-	"-p bk=32"
-	"-p bm=128 -p tm=16"
-	"-p bn=128 -p tn=16"
-	"-p dbuf=true"
-	"-p tm=4 -p tn=4 -p wg_x=16 -p wg_y=16"
-	"-p bm=32 -p bn=32 -p tm=4 -p tn=4"
+	"-p share=smem"
+	"-p share=smem -p dbuf=true"
+	"-p bm=32 -p bn=64 -p wg_y=4"
+	"-p tn=16 -p bm=16 -p bn=128 -p wg_y=2"
+	"-p share=smem -p bk=32"
+	"-p share=smem -p tm=4 -p tn=4 -p wg_x=16 -p wg_y=16"
 )
 best=$def
 best_cfg="defaults"

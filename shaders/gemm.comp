@@ -20,6 +20,9 @@
  * elements at once where a whole aligned vector is inside the matrix.
  */
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 #ifdef AX_F16
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define ST float16_t
@@ -44,6 +47,10 @@ layout(constant_id = 7) const uint VEC = 4;   /* global load width 1, 2, 4 */
 layout(constant_id = 8) const uint DBUF = 0;  /* 1: two shared buffers */
 layout(constant_id = 9) const uint TRANS_A = 0;  /* A stored K x M */
 layout(constant_id = 10) const uint TRANS_B = 0; /* B stored N x K */
+layout(constant_id = 11) const uint SHARE = 0;   /* 0 smem, 1 subgroup */
+/* 1 when B is not transposed and N % 4 == 0 (set by the host from the
+ * shape), so SHARE = 1 can read B as vec4 without a runtime branch. */
+layout(constant_id = 12) const uint B_VEC4 = 0;
 
 /* TM and TN are at most 16 (checked on the host); arrays are sized for
  * the maximum and the unused part is removed once constants are known. */
@@ -175,7 +182,7 @@ void load_b(uint buf, uint base, uint n0, uint k0, uint t)
 	}
 }
 
-void main()
+void main_smem()
 {
 	const uint TX = BN / TN;
 	uint t = gl_LocalInvocationID.y * WG_X + gl_LocalInvocationID.x;
@@ -240,4 +247,122 @@ void main()
 			}
 		}
 	}
+}
+
+/*
+ * SHARE = 1: no shared memory and no barriers.  Lanes are taken in groups
+ * of 8 (G); a group computes TM rows x (G * TN) columns of C, lane l
+ * owning the TN contiguous columns l * TN ... (one vec4 load of B per
+ * four of them).  The TM values of A that every lane of the group needs
+ * at step k are loaded once, one k per lane, and handed round with
+ * subgroup broadcasts.
+ *
+ * Why: lavapipe (Mesa 22.3) turns every load whose address is not built
+ * from constants into an 8-iteration per-lane loop, shared memory
+ * included, while a broadcast from a constant lane is one extract and
+ * splat.  The shared-memory kernel pays TM + TN lane loads (plus the
+ * staging stores and coroutine switches at each barrier) per k for
+ * TM * TN FMAs; this one pays TN + TM / 8.  On GPUs with real vector
+ * loads, SHARE = 0 is the classic choice.
+ *
+ * Every index is clamped into the matrix instead of branched on: in
+ * lavapipe an if with a lane-varying condition runs both sides under a
+ * mask, so the K loop holds no branch at all; an A value past K is
+ * selected to zero, which makes whatever B value pairs with it harmless.
+ */
+const uint G = 8;
+
+/* Value of a from lane q of this lane's group of G. */
+float bcast(float a, uint q, uint gbase)
+{
+	/* lavapipe's subgroups are exactly G wide, and it folds the size
+	 * to a constant, so there the lane index is a constant too. */
+	return subgroupShuffle(a, gl_SubgroupSize == G ? q : gbase + q);
+}
+
+void main_subgroup()
+{
+	uint t = gl_LocalInvocationID.y * WG_X + gl_LocalInvocationID.x;
+	uint lane = gl_SubgroupInvocationID % G;
+	uint gbase = gl_SubgroupInvocationID - lane;
+	uint grp = t / G;
+	const uint GX = BN / (G * TN);
+	uint m0 = gl_WorkGroupID.y * BM + (grp / GX) * TM;
+	uint n0 = gl_WorkGroupID.x * BN + (grp % GX) * (G * TN) + lane * TN;
+	uint z = gl_WorkGroupID.z;
+	uint abase = z * pc.M * pc.K, bbase = z * pc.K * pc.N;
+	uint cbase = z * pc.M * pc.N;
+
+	vec4 acc[MAX_T][MAX_T / 4];
+	[[unroll]] for (uint i = 0; i < TM; i++)
+		[[unroll]] for (uint j = 0; j < TN / 4; j++)
+			acc[i][j] = vec4(0.0);
+
+	/* Clamped row offsets of A: rows past M (and columns past N,
+	 * below) compute garbage that is never stored. */
+	uint arow[MAX_T];
+	[[unroll]] for (uint i = 0; i < TM; i++) {
+		uint r = min(m0 + i, pc.M - 1);
+		arow[i] = TRANS_A == 0 ? abase + r * pc.K : abase + r;
+	}
+
+	for (uint k0 = 0; k0 < pc.K; k0 += G) {
+		uint ka = min(k0 + lane, pc.K - 1);
+		float av[MAX_T];
+		[[unroll]] for (uint i = 0; i < TM; i++) {
+			uint e = TRANS_A == 0 ? arow[i] + ka
+					      : arow[i] + ka * pc.M;
+			float v = float(a[e]);
+			av[i] = k0 + lane < pc.K ? v : 0.0;
+		}
+		[[unroll]] for (uint q = 0; q < G; q++) {
+			uint kb = min(k0 + q, pc.K - 1);
+			vec4 bv[MAX_T / 4];
+			if (B_VEC4 != 0) {
+				uint e = (bbase + kb * pc.N) >> 2;
+				[[unroll]] for (uint j = 0; j < TN / 4; j++)
+					bv[j] = vec4(b4[e + min(n0 / 4 + j,
+								 pc.N / 4 - 1)]);
+			} else {
+				[[unroll]] for (uint j = 0; j < TN; j++) {
+					uint nn = min(n0 + j, pc.N - 1);
+					uint e = TRANS_B == 0
+						 ? kb * pc.N + nn
+						 : nn * pc.K + kb;
+					bv[j >> 2][j & 3] = float(b[bbase + e]);
+				}
+			}
+			[[unroll]] for (uint i = 0; i < TM; i++) {
+				float x = bcast(av[i], q, gbase);
+				[[unroll]] for (uint j = 0; j < TN / 4; j++)
+					acc[i][j] = fma(vec4(x), bv[j],
+							acc[i][j]);
+			}
+		}
+	}
+
+	[[unroll]] for (uint i = 0; i < TM; i++) {
+		uint gr = m0 + i;
+		if (gr >= pc.M)
+			break;
+		[[unroll]] for (uint j = 0; j < TN / 4; j++) {
+			uint gc = n0 + j * 4;
+			uint e = cbase + gr * pc.N + gc;
+			if (pc.N % 4 == 0 && gc + 3 < pc.N) {
+				c4[e >> 2] = ST4(acc[i][j]);
+			} else {
+				for (uint q = 0; q < 4; q++)
+					if (gc + q < pc.N)
+						c[e + q] = ST(acc[i][j][q]);
+			}
+		}
+	}
+}
+
+void main()
+{
+	if (SHARE == 0)
+		main_smem();
+	else
+		main_subgroup();
 }

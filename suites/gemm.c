@@ -19,6 +19,7 @@
 
 static const char *const gemm_dtypes[] = {"f32", "f16", NULL};
 static const char *const gemm_kernels[] = {"tiled", "coopmat", NULL};
+static const char *const gemm_shares[] = {"smem", "subgroup", NULL};
 
 static const struct ax_param_def gemm_params[] = {
 	{"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
@@ -56,13 +57,20 @@ static const struct ax_param_def gemm_params[] = {
 	 "elements per global load (1, 2 or 4)"},
 	{"dbuf", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
 	 "double-buffer the shared tiles (one barrier per k slice)"},
+	/* Default subgroup: on lavapipe it is 2-3x the smem kernel at
+	 * 1024^3 (see shaders/gemm.comp); GPUs run either, and the tuner
+	 * picks smem where it wins. */
+	{"share", AX_PT_ENUM, 0, 0, gemm_shares, 1, AX_PARAM_TUNABLE,
+	 "how invocations share A: smem (tiles staged in shared memory), "
+	 "or subgroup (no shared memory: groups of 8 lanes pass A round "
+	 "by subgroup shuffles; for CPU drivers)"},
 };
 #define N_PARAMS ((int)(sizeof(gemm_params) / sizeof(gemm_params[0])))
 
 struct gemm_point {
 	struct ax_gemm_shape s;
 	bool coopmat;
-	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf;
+	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf, share;
 	uint32_t gx, gy;
 	uint64_t a_elems, b_elems, c_elems;
 };
@@ -87,6 +95,7 @@ static void gemm_point(const struct ax_params *p, struct gemm_point *g)
 	g->wg_y = (uint32_t)ax_params_get(p, "wg_y");
 	g->vec = (uint32_t)ax_params_get(p, "vec");
 	g->dbuf = (uint32_t)ax_params_get(p, "dbuf");
+	g->share = (uint32_t)ax_params_get(p, "share");
 	g->gx = (g->s.n + g->bn - 1) / g->bn;
 	g->gy = (g->s.m + g->bm - 1) / g->bm;
 	g->a_elems = (uint64_t)g->s.batch * g->s.m * g->s.k;
@@ -111,6 +120,12 @@ static int check_blocking(const struct gemm_point *g, char *why,
 			       "but wg_x*wg_y = %u invocations; they must be "
 			       "equal",
 			       blocks, g->wg_x * g->wg_y);
+	if (g->share && (g->bn % (8 * g->tn) || blocks % 8))
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm share=subgroup: bn=%u must be a multiple "
+			       "of 8*tn=%u and wg_x*wg_y=%u of 8 (lanes work "
+			       "in groups of 8)",
+			       g->bn, 8 * g->tn, blocks);
 	uint32_t a_run = g->s.trans_a ? g->bm : g->bk;
 	uint32_t b_run = g->s.trans_b ? g->bk : g->bn;
 	if (a_run % g->vec || b_run % g->vec)
@@ -211,6 +226,11 @@ static int gemm_check(const struct ax_params *p,
 			       "gemm dtype=f16: %s lacks %s", dev->name,
 			       !dev->storage16 ? "16-bit storage buffers"
 					       : "shaderFloat16");
+	if (g.share && (dev->subgroup_size < 8 || dev->subgroup_size % 8))
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "gemm share=subgroup: %s has subgroups of %u "
+			       "lanes; it needs a multiple of 8",
+			       dev->name, dev->subgroup_size);
 	int rc = check_blocking(&g, why, whylen);
 	if (!rc)
 		rc = check_limits(&g, &dev->limits, why, whylen);
@@ -302,10 +322,11 @@ static int gemm_pipeline(struct gemm_state *s)
 		{0, g->wg_x},	{1, g->wg_y},	{2, g->bm},
 		{3, g->bn},	{4, g->bk},	{5, g->tm},
 		{6, g->tn},	{7, g->vec},	{8, g->dbuf},
-		{9, g->s.trans_a}, {10, g->s.trans_b},
+		{9, g->s.trans_a}, {10, g->s.trans_b}, {11, g->share},
+		{12, !g->s.trans_b && g->s.n % 4 == 0},
 	};
 	int rc = ax_vk_pipeline_create(s->vk, g->s.f16 ? "gemm_f16" : "gemm",
-				       8, 12, spec, 11, &s->pipe);
+				       8, 12, spec, 13, &s->pipe);
 	if (rc)
 		return rc;
 	struct ax_vk_binding bind[8] = {
