@@ -305,12 +305,14 @@ void ax_landscape_destroy(struct ax_landscape *l)
 	free(l);
 }
 
-static double now_s(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+#define TAIL 20
 
 int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 		  uint64_t seed, const struct ax_tuner_options *opt,
@@ -323,21 +325,25 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 	    ax_tuner_create(&t, l->space, strategy, seed, opt, err, errlen);
 	if (rc)
 		return rc;
-	double best = INFINITY, t_in = 0, ring[20] = {0};
+	double best = INFINITY, ring[TAIL] = {0}, ring_cpu[TAIL] = {0};
 	size_t e = 0;
 	for (;;) {
 		size_t i;
-		double t0 = now_s();
+		double w0 = clock_s(CLOCK_MONOTONIC);
+		double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		rc = ax_tuner_ask(t, &i);
-		double t1 = now_s();
+		double w1 = clock_s(CLOCK_MONOTONIC);
+		double c1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		if (rc)
 			break;
-		res->last_ask_s = t1 - t0;
-		ring[e % 20] = t1 - t0;
+		res->last_ask_s = w1 - w0;
+		ring[e % TAIL] = w1 - w0;
+		ring_cpu[e % TAIL] = c1 - c0;
 		double c = l->cost[i];
 		int ok = !isnan(c);
 		rc = ax_tuner_tell(t, i, ok ? AX_TRIAL_OK : AX_TRIAL_FAILED, c);
-		t_in += now_s() - t0;
+		res->tuner_s += clock_s(CLOCK_MONOTONIC) - w0;
+		res->tuner_cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 		if (rc)
 			break;
 		if (ok && c < best)
@@ -349,10 +355,12 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 	if (rc == AX_ENOTFOUND)
 		rc = 0;
 	res->evals = e;
-	for (size_t j = 0; j < 20 && j < e; j++)
-		res->tail_ask_s += ring[j] / (double)(e < 20 ? e : 20);
+	for (size_t j = 0; j < TAIL && j < e; j++) {
+		res->tail_ask_s += ring[j] / (double)(e < TAIL ? e : TAIL);
+		res->tail_ask_cpu_s +=
+		    ring_cpu[j] / (double)(e < TAIL ? e : TAIL);
+	}
 	res->best_found = best;
-	res->tuner_s = t_in;
 	const char *why = ax_tuner_stop_reason(t);
 	snprintf(res->stop_reason, sizeof(res->stop_reason), "%s",
 		 why ? why : "");

@@ -54,13 +54,15 @@ void ax_landscape_destroy(struct ax_landscape *l);
 
 /* Outcome of one replayed tuning session. */
 struct ax_replay_result {
-	size_t evals;	   /* evaluations made (<= budget) */
-	size_t best_index; /* the tuner's answer (ax_tuner_best) */
-	double best_cost;  /* its cost */
-	double best_found; /* lowest cost measured (can differ for bo) */
-	double tuner_s;	   /* time spent inside ask + tell */
-	double last_ask_s; /* time of the last ask */
-	double tail_ask_s; /* mean time of the last (up to) 20 asks */
+	size_t evals;	       /* evaluations made (<= budget) */
+	size_t best_index;     /* the tuner's answer (ax_tuner_best) */
+	double best_cost;      /* its cost */
+	double best_found;     /* lowest cost measured (can differ for bo) */
+	double tuner_s;	       /* wall time spent inside ask + tell */
+	double tuner_cpu_s;    /* CPU time of this thread inside ask + tell */
+	double last_ask_s;     /* time of the last ask */
+	double tail_ask_s;     /* mean wall time of the last (up to) 20 asks */
+	double tail_ask_cpu_s; /* ... and their mean CPU time */
 	char stop_reason[160];
 };
 
