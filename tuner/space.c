@@ -610,6 +610,16 @@ long ax_space_find(const struct ax_space *s, const double *vals)
 	return find_key(s, key);
 }
 
+long ax_space_find_params(const struct ax_space *s, const struct ax_params *p)
+{
+	double vals[AX_MAX_PARAMS];
+	if (!s->defs || p->n != s->ndefs)
+		return -1;
+	for (int d = 0; d < s->ndims; d++)
+		vals[d] = (double)p->v[s->dim[d].param];
+	return ax_space_find(s, vals);
+}
+
 size_t ax_space_neighbours(const struct ax_space *s, size_t i, size_t *out,
 			   size_t max)
 {

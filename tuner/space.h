@@ -123,6 +123,13 @@ int ax_space_point_params(const struct ax_space *s, size_t i,
 long ax_space_find(const struct ax_space *s, const double *vals);
 
 /*
+ * Index of the point holding parameter point p's tunable values (spaces
+ * from ax_space_create_params), or -1 when it is not in the space (invalid
+ * on this device, or not sampled).  Maps stored trials back to indices.
+ */
+long ax_space_find_params(const struct ax_space *s, const struct ax_params *p);
+
+/*
  * The valid points that differ from point i in exactly one dimension,
  * written to out[0..max); returns how many exist (may exceed max, in which
  * case only max were written).

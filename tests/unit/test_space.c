@@ -61,7 +61,14 @@ static void test_enumerate_with_constraints(void)
 		for (int d = 0; d < 4; d++)
 			v[d] = ax_space_value(s, i, d);
 		AX_CHECK_INT(ax_space_find(s, v), (long)i);
+		AX_CHECK_INT(ax_space_find_params(s, &p), (long)i);
 	}
+	struct ax_params q;
+	ax_params_init(&q, defs, 5);
+	q.v[1] = 64; /* tile 64 with wg 1: valid */
+	AX_CHECK(ax_space_find_params(s, &q) >= 0);
+	q.v[2] = 2; /* tile 64 with wg 2 breaks the limit: not in the space */
+	AX_CHECK_INT(ax_space_find_params(s, &q), -1);
 	ax_space_destroy(s);
 }
 
