@@ -79,8 +79,15 @@ if keep:
     p = r["params"]
     for k in ("direction", "size", "total"):
         p.pop(k, None)
+    def text(k, v):  # byte counts as 4K / 16M, like -p takes them
+        if k == "chunk" and v % 1024 == 0:
+            for unit in "KMG":
+                v //= 1024
+                if v < 1024 or v % 1024:
+                    return "%d%s" % (v, unit)
+        return str(v)
     print("%.3f %.3f %s" % (r["median"], r["max"],
-          " ".join("%s=%s" % kv for kv in sorted(p.items()))))
+          " ".join("%s=%s" % (k, text(k, v)) for k, v in sorted(p.items()))))
 EOF
 }
 
