@@ -339,7 +339,8 @@ static int xf_lane_fill(struct xf_state *s, struct xf_lane *l, uint64_t seed)
 	if (l->dev.map) {
 		/* Mapped device memory (UMA, BAR, CPU drivers): fill it in
 		 * place rather than through a second host copy. */
-		ax_vk_fill_random_words((uint32_t *)l->dev.map, bytes / 4, seed);
+		ax_vk_fill_random_words((uint32_t *)l->dev.map, bytes / 4,
+					seed);
 		return ax_vk_flush(s->vk, &l->dev);
 	}
 	uint32_t *tmp = malloc(bytes);
