@@ -42,9 +42,14 @@ static int precheck(struct ax_plan *plan, const struct ax_vk_device_info *info,
 		if (rc == 0 && c->suite->check)
 			rc = c->suite->check(&c->params, info, why, sizeof(why));
 		if (rc == AX_EINVAL) {
-			fprintf(stderr, "axbench run: %s%s: %s\n",
+			/* Name the suite once, whether or not the message does. */
+			size_t len = strlen(c->suite->name);
+			bool named = strncmp(why, c->suite->name, len) == 0 &&
+				     why[len] == ':';
+			fprintf(stderr, "axbench run: %s%s%s%s\n",
 				skip_invalid ? "skipping " : "",
-				c->suite->name, why);
+				named ? "" : c->suite->name, named ? "" : ": ",
+				why);
 			if (!skip_invalid)
 				return AX_EXIT_USAGE;
 			continue;
@@ -215,7 +220,7 @@ static int run_one(struct exec *ex, int i)
 		print_row(ex, c, label, &r, result_id);
 	if (r.status == 0)
 		ex->n_ok++;
-	else if (r.status == AX_EUNSUPPORTED)
+	else if (strcmp(r.status_text, "skipped") == 0)
 		ex->n_skipped++;
 	else if (r.status != AX_EINTR)
 		ex->n_failed++;

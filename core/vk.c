@@ -18,6 +18,7 @@ struct ax_vk_instance {
 	VkPhysicalDevice phys[AX_VK_MAX_DEVICES];
 	struct ax_vk_device_info info[AX_VK_MAX_DEVICES];
 	int validation_messages;
+	bool leaked; /* a lost device is still alive: never destroy */
 };
 
 const char *ax_vk_result_name(VkResult r)
@@ -221,9 +222,17 @@ int ax_vk_instance_create(bool validate, struct ax_vk_instance **out,
 	return 0;
 }
 
+void ax_vk_mark_leaked(struct ax_vk_instance *inst)
+{
+	inst->leaked = true;
+}
+
 void ax_vk_instance_destroy(struct ax_vk_instance *inst)
 {
-	if (!inst)
+	/* A device whose work timed out cannot be destroyed, and neither can
+	 * its instance (the validation layer would report the live device);
+	 * both stay until the process exits, which follows shortly. */
+	if (!inst || inst->leaked)
 		return;
 	if (inst->messenger) {
 		PFN_vkDestroyDebugUtilsMessengerEXT destroy =

@@ -274,6 +274,7 @@ void ax_vk_close(struct ax_vk_ctx *ctx)
 		 * vkDeviceWaitIdle would hang too, so a lost context only
 		 * saves nothing and leaks to process exit. */
 		if (ctx->lost) {
+			ax_vk_mark_leaked(ctx->inst);
 			free(ctx);
 			return;
 		}

@@ -11,5 +11,7 @@ void ax_vk_describe_device(VkPhysicalDevice phys, int index,
 			   struct ax_vk_device_info *info);
 VkPhysicalDevice ax_vk_physical(const struct ax_vk_instance *inst, int index);
 VkInstance ax_vk_handle(const struct ax_vk_instance *inst);
+/* A context on this instance was lost and left alive (see ax_vk_close). */
+void ax_vk_mark_leaked(struct ax_vk_instance *inst);
 
 #endif
