@@ -94,7 +94,8 @@ run: deps
 	    ./axbench report -o axbench-report.html && \
 	    echo "report written to axbench-report.html"; fi
 
-test: deps
+test:
+	@scripts/deps.sh --test
 	@$(MAKE) --no-print-directory axbench unit check-deps
 	@tests/run.sh
 
@@ -113,3 +114,28 @@ clean:
 	rm -rf build build-asan axbench
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# ---- reliability (docs/RELIABILITY.md) ----------------------------------
+# asan: ASan + UBSan build in build-asan/ (binary build-asan/axbench); runs
+# the unit tests and every bats file against that binary.
+# valgrind: memcheck on the unit tests that open no Vulkan device (lavapipe
+# under valgrind trips the fence timeouts of the GPU tests; asan covers
+# those), suppressions in tests/valgrind.supp.
+# fuzz-smoke: each libFuzzer target in tests/fuzz for FUZZ_SECONDS (20).
+.PHONY: asan valgrind fuzz-smoke
+FUZZ_SECONDS ?= 20
+VG_UNIT := $(filter-out %_gpu $(B)/tests/test_runner,$(UNIT_BIN))
+
+asan: deps
+	@scripts/asan.sh
+
+valgrind: deps
+	@$(MAKE) --no-print-directory $(VG_UNIT)
+	@st=0; for t in $(VG_UNIT); do echo "# valgrind: $$t"; \
+	    valgrind -q --error-exitcode=99 --leak-check=full \
+	    --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	    --num-callers=40 --suppressions=tests/valgrind.supp $$t \
+	    || st=1; done; exit $$st
+
+fuzz-smoke: deps
+	@scripts/fuzz-smoke.sh $(FUZZ_SECONDS)

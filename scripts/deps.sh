@@ -1,11 +1,25 @@
 #!/bin/sh
 # Installs the Debian 12 packages axbench needs, if any is missing.
+#   scripts/deps.sh            build + run: compiler, pkg-config, the
+#                              libraries, glslc, the Vulkan loader, lavapipe
+#   scripts/deps.sh --test     also what the tests use: bats, the
+#                              validation layer, sqlite3 and python3-yaml
+#                              (independent checkers), tidy and chromium
+#                              (the report must validate and render
+#                              offline), time
+#   scripts/deps.sh PKG...     also the named packages (asan, fuzzing)
 # As root: apt-get update + install.  Otherwise: print the command, exit 2.
 set -eu
 PKGS="build-essential pkg-config libvulkan-dev mesa-vulkan-drivers
 vulkan-validationlayers vulkan-tools glslc spirv-tools libhwloc-dev hwloc
-libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev
-bats bats-assert bats-support python3 python3-yaml tidy"
+libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev"
+TEST_PKGS="bats bats-assert bats-support python3 python3-yaml tidy chromium
+time"
+if [ "${1:-}" = "--test" ]; then
+	shift
+	PKGS="$PKGS $TEST_PKGS"
+fi
+PKGS="$PKGS $*"
 missing=""
 for p in $PKGS; do
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
