@@ -307,3 +307,18 @@ docs/RELIABILITY.md"
 	assert_output --partial "written by a newer axbench (schema 99"
 	[ "$(sha256sum <"$DB")" = "$sum" ]
 }
+
+@test "fuzz regression: a corrupt WAL-mode database is refused, nothing written" {
+	# Found by tests/fuzz/fuzz_db.c: SQLite's read-only probe of a
+	# WAL-mode file creates an empty -wal and a -shm beside it; the
+	# database itself and the WAL content must stay untouched.
+	cp tests/fuzz/corpus/db/regress-corrupt-wal.db "$DB"
+	sum=$(sha256sum <"$DB")
+	run "$AX" --db "$DB" results
+	assert_failure 5
+	assert_output --partial "the database is corrupt"
+	run "$AX" --db "$DB" run bandwidth -p size=4K -p op=read "${FAST[@]}"
+	assert_failure 5
+	[ "$(sha256sum <"$DB")" = "$sum" ]
+	[ ! -s "$DB-wal" ]
+}

@@ -1,0 +1,107 @@
+#!/bin/bash
+# make asan: build axbench, libax and the unit tests with AddressSanitizer
+# and UndefinedBehaviorSanitizer (clang) into build-asan/, run every unit
+# test, then every bats file against build-asan/axbench.
+#
+# The bats files take their binary from tests/cli/helper.bash
+# (AX="$PWD/axbench" at the repository root), so they run from a mirror
+# tree, build-asan/tree: symbolic links to the repository's top level,
+# with axbench replaced by the sanitized binary and tests/cli copied.
+#
+# Leaks: LeakSanitizer is on; suppressions cover
+# only allocations made inside the Vulkan loader, the lavapipe driver,
+# LLVM and the validation layer (libraries we do not build), listed in
+# the generated build-asan/lsan.supp below.
+#
+# usage: scripts/asan.sh [BATS_FILE...]   (default: every tests/cli/*.bats)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+root=$PWD
+B=build-asan
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+SAN="$SAN -fno-omit-frame-pointer"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# The shader table first and alone: the Makefile's two-target rule for
+# table.c/table.h races under -j.
+make --no-print-directory B=$B CC=clang OPT="-O1 $SAN" \
+	$B/shaders/table.h || exit 2
+make --no-print-directory -j"$jobs" B=$B CC=clang OPT="-O1 $SAN" \
+	$B/libax.a unit || exit 2
+# The CLI objects, linked here: `make axbench` would write ./axbench.
+cli_obj=$(for f in cli/*.c; do echo "$B/${f%.c}.o"; done)
+# shellcheck disable=SC2086
+make --no-print-directory -j"$jobs" B=$B CC=clang OPT="-O1 $SAN" \
+	$cli_obj || exit 2
+# shellcheck disable=SC2046,SC2086
+clang -O1 $SAN -o $B/axbench $cli_obj $B/libax.a \
+	$(pkg-config --libs vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib) \
+	-lm -lpthread || exit 2
+
+# Driver-side allocations that are still reachable or leaked at exit in
+# code we do not build (each is loaded by the Vulkan loader at run time).
+cat >$B/lsan.supp <<'SUPP'
+# Mesa lavapipe and its LLVM JIT keep per-process caches.
+leak:libvulkan_lvp.so
+leak:libLLVM
+# The Khronos validation layer's global state.
+leak:libVkLayer_khronos_validation.so
+# The Vulkan loader's layer and ICD lists (freed at instance destroy
+# only when every device was destroyed; not after a fence timeout).
+leak:libvulkan.so
+# hwloc's plugins (dlopen'ed components) keep their registrations.
+leak:libhwloc
+leak:hwloc_
+SUPP
+
+export ASAN_OPTIONS="detect_leaks=1:fast_unwind_on_malloc=0:abort_on_error=0:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0:allocator_may_return_null=1"
+export LSAN_OPTIONS="suppressions=$root/$B/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export AXBENCH_VALIDATE=1
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+start=$(date +%s)
+for t in $B/tests/test_*; do
+	[ -x "$t" ] || continue
+	echo "# asan unit: $t"
+	"$t" 2>&1 | tee -a "$log"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "not ok $t (exit)" | tee -a "$log"; }
+done
+
+# Mirror tree for bats: everything links back except axbench and the
+# bats directory (copied, so BATS_TEST_DIRNAME/../.. is the mirror).
+tree=$B/tree
+rm -rf "$tree"
+mkdir -p "$tree/tests/cli"
+for e in "$root"/* "$root"/.[!.]*; do
+	n=$(basename "$e")
+	case "$n" in axbench|tests|"$B"|.git) continue ;; esac
+	ln -s "$e" "$tree/$n"
+done
+for e in "$root"/tests/*; do
+	[ "$(basename "$e")" = cli ] || ln -s "$e" "$tree/tests/"
+done
+cp "$root"/tests/cli/*.bats "$root"/tests/cli/*.bash "$tree/tests/cli/"
+ln -s "$root/$B/axbench" "$tree/axbench"
+# Tests reach the shared landscapes as ../shared from the repository.
+[ -e "$root/../shared" ] && ln -sfn "$root/../shared" "$B/shared"
+
+files=()
+if [ $# -gt 0 ]; then
+	for f in "$@"; do files+=("$tree/tests/cli/$(basename "$f")"); done
+else
+	files=("$tree"/tests/cli/*.bats)
+fi
+echo "# asan bats: ${files[*]}"
+bats --tap "${files[@]}" 2>&1 | tee -a "$log" || status=1
+
+passed=$(grep -cE '^ok ' "$log")
+failed=$(grep -cE '^not ok ' "$log")
+san=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$log")
+[ "$failed" -gt 0 ] && status=1
+[ "$san" -gt 0 ] && status=1
+echo "# asan: $san sanitizer reports, $(($(date +%s) - start)) s"
+echo "$passed passed, $failed failed"
+exit $status
