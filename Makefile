@@ -68,7 +68,7 @@ $(B)/shaders/$(1).inc: shaders/$($(1)_SRC) $(wildcard shaders/*.glsl)
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rule,$(v))))
 
-$(B)/shaders/table.c $(B)/shaders/table.h: $(SHADER_INC) scripts/embed-shaders.sh
+$(B)/shaders/table.c $(B)/shaders/table.h &: $(SHADER_INC) scripts/embed-shaders.sh
 	@mkdir -p $(B)/shaders
 	scripts/embed-shaders.sh $(B)/shaders $(SHADER_NAMES)
 

@@ -28,7 +28,7 @@ static const struct ax_param_def bw_params[] = {
 	 "32-bit words per load/store (1, 2 or 4)"},
 	{"wg", AX_PT_INT, 32, 1024, NULL, 256,
 	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup size"},
-	{"epi", AX_PT_INT, 1, 64, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	{"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
 	 "elements per invocation"},
 };
 #define N_PARAMS ((int)(sizeof(bw_params) / sizeof(bw_params[0])))

@@ -8,16 +8,20 @@ setup() { ax_setup; }
 ok_count() { sql "select count(*) from result where suite='gemm' and status='ok'"; }
 
 @test "gemm fp32 edge shapes verify: tails in m, n, k, a single row, one column" {
-	run "$AX" --db "$DB" run gemm -p m=1,67,130 -p n=3,70 -p k=37 "${FAST[@]}"
+	run "$AX" --db "$DB" run gemm -p m=1,67,130 -p n=3,70 -p k=37 -p share=smem,subgroup "${FAST[@]}"
 	assert_success
-	[ "$(ok_count)" -eq 6 ]
+	[ "$(ok_count)" -eq 12 ]
 }
 
 @test "gemm transposes, batch, vector widths and double buffering verify" {
 	run "$AX" --db "$DB" run gemm -p m=45 -p n=38 -p k=21 -p batch=2 \
-		-p trans_a=false,true -p trans_b=false,true -p vec=1,4 -p dbuf=true "${FAST[@]}"
+		-p trans_a=false,true -p trans_b=false,true -p vec=1,4 -p dbuf=true -p share=smem "${FAST[@]}"
 	assert_success
 	[ "$(ok_count)" -eq 8 ]
+	run "$AX" --db "$DB" run gemm -p m=45 -p n=38 -p k=21 -p batch=2 \
+		-p trans_a=false,true -p trans_b=false,true -p share=subgroup "${FAST[@]}"
+	assert_success
+	[ "$(ok_count)" -eq 12 ]
 }
 
 @test "gemm other tile shapes verify" {
