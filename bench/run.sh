@@ -73,7 +73,7 @@ best() {
 import json, sys
 rows = json.load(open(sys.argv[1]))
 keep = [r for r in rows if r.get("status") == "ok" and r.get("median")
-        and eval(sys.argv[2], {}, {"p": r.get("params", {})})]
+        and eval("(%s)" % sys.argv[2], {}, {"p": r.get("params", {})})]
 if keep:
     r = max(keep, key=lambda r: r["median"])
     p = r["params"]
@@ -133,7 +133,8 @@ printf "  %-34s %8s median %8s best\n" "host memcpy 128M->128M" \
 	"$cp_mc_med" "$cp_mc"
 printf "  %-34s %8s median %8s best   %s\n" "bandwidth op=copy (best case)" \
 	"${cp_med:-n/a}" "${cp_max:-n/a}" "${cp_case:-}"
-printf "  %-34s %8s median %8s best   %s\n" "bandwidth op=dma (vkCmdCopyBuffer)" \
+printf "  %-34s %8s median %8s best   %s\n" \
+	"bandwidth op=dma (vkCmdCopyBuffer)" \
 	"${dma_med:-n/a}" "${dma_max:-n/a}" "${dma_case:-}"
 r_copy=$(ratio "${cp_med:-}" "$cp_mc_med")
 r_copy_best=$(ratio "${cp_max:-}" "$cp_mc")
@@ -172,7 +173,8 @@ for dir in h2d d2h; do
 	for sel in "staged pageable" "staged pinned" "direct pageable" \
 		   "direct pinned"; do
 		path=${sel% *} src=${sel#* }
-		line=$(best "p['direction'] == '$dir' and p['path'] == '$path' and p['source'] == '$src'")
+		line=$(best "p['direction'] == '$dir' and \
+			p['path'] == '$path' and p['source'] == '$src'")
 		read -r m x c <<<"${line:-}"
 		printf "  %-34s %8s median %8s best   %s\n" \
 			"$dir $sel (best case)" "${m:-n/a}" "${x:-n/a}" "${c:-}"
@@ -180,7 +182,8 @@ for dir in h2d d2h; do
 done
 read -r h2d_med h2d_max h2d_case <<<"$(best 'p["direction"] == "h2d"')"
 read -r d2h_med d2h_max d2h_case <<<"$(best 'p["direction"] == "d2h"')"
-read -r hs_med _ <<<"$(best 'p["direction"] == "h2d" and p["path"] == "staged" and p["source"] == "pageable"')"
+read -r hs_med _ <<<"$(best 'p["direction"] == "h2d" and
+	p["path"] == "staged" and p["source"] == "pageable"')"
 r_h2d=$(ratio "${h2d_med:-}" "$tr_mc_med")
 r_d2h=$(ratio "${d2h_med:-}" "$tr_mc_med")
 r_hs=$(ratio "${hs_med:-}" "$tr_mc_med")
