@@ -104,7 +104,12 @@ struct ax_vk_ctx {
 	double timestamp_period_ns;
 	uint64_t timestamp_mask;
 	double compile_ms_total; /* pipeline creation time, accumulated */
-	bool lost;               /* a fence timed out or the device was lost */
+	uint64_t timeout_ns;     /* fence timeout for the current case: the
+				    runner sets it from --timeout (30 s
+				    until then); suites waiting on fences
+				    of their own use it too */
+	bool lost;               /* a fence timed out or the device was lost:
+				    set only through ax_vk_mark_lost */
 	char err[1024];          /* last error message */
 };
 
@@ -113,6 +118,10 @@ struct ax_vk_ctx {
 /* Open device index of inst (creates queues, pools, cache, query pool). */
 int ax_vk_open(struct ax_vk_instance *inst, int index,
 	       struct ax_vk_ctx **out, char *err, size_t errlen);
+/* Pending work did not finish (a suite's own fence timed out): nothing
+ * more is submitted, nothing is destroyed (see ax_vk_close). */
+void ax_vk_mark_lost(struct ax_vk_ctx *ctx);
+
 /* Wait idle (unless lost), save the pipeline cache, destroy everything. */
 void ax_vk_close(struct ax_vk_ctx *ctx);
 

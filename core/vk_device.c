@@ -249,6 +249,7 @@ int ax_vk_open(struct ax_vk_instance *inst, int index,
 				.timestamp_valid_bits;
 	ctx->timestamp_mask = bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
 	ctx->timestamp_period_ns = info->limits.timestampPeriod;
+	ctx->timeout_ns = 30ull * 1000000000ull;
 	int rc = create_device(ctx, err, errlen);
 	if (rc) {
 		free(ctx);
@@ -263,6 +264,11 @@ int ax_vk_open(struct ax_vk_instance *inst, int index,
 	create_cache(ctx);
 	*out = ctx;
 	return 0;
+}
+
+void ax_vk_mark_lost(struct ax_vk_ctx *ctx)
+{
+	ctx->lost = true;
 }
 
 void ax_vk_close(struct ax_vk_ctx *ctx)
@@ -334,7 +340,7 @@ int ax_vk_submit(struct ax_vk_ctx *ctx, VkQueue queue,
 		snprintf(ctx->err, sizeof(ctx->err), "vkQueueSubmit: %s",
 			 ax_vk_result_name(r));
 		if (r == VK_ERROR_DEVICE_LOST)
-			ctx->lost = true;
+			ax_vk_mark_lost(ctx);
 	}
 	return ax_vk_error_from(r);
 }
@@ -357,7 +363,7 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 				    timeout_ns);
 		rc = ax_vk_error_from(r);
 		if (r == VK_TIMEOUT) {
-			ctx->lost = true; /* the work is still pending */
+			ax_vk_mark_lost(ctx); /* the work is still pending */
 			snprintf(ctx->err, sizeof(ctx->err),
 				 "the GPU work did not finish within %.3g s "
 				 "(fence timeout)",
@@ -366,7 +372,7 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 		}
 		if (r != VK_SUCCESS) {
 			if (r == VK_ERROR_DEVICE_LOST)
-				ctx->lost = true;
+				ax_vk_mark_lost(ctx);
 			snprintf(ctx->err, sizeof(ctx->err),
 				 "waiting for the GPU: %s", ax_vk_result_name(r));
 		}

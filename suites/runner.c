@@ -337,6 +337,7 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 	memset(out, 0, sizeof(*out));
 	struct case_run cr = {.vk = vk, .suite = suite, .opts = opts,
 			      .out = out};
+	vk->timeout_ns = timeout_ns(opts);
 	out->timing_mode = timing_mode(&cr);
 	if (suite->shader)
 		ax_vk_shader_hash(suite->shader(p), out->shader_hash);

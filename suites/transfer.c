@@ -35,7 +35,6 @@ static const char *const xf_paths[] = {"staged", "direct", NULL};
 static const char *const xf_sources[] = {"pageable", "pinned", NULL};
 
 #define XF_MAX_SLOTS 4
-#define XF_FENCE_TIMEOUT_NS (30ull * 1000000000ull)
 #define XF_VERIFY_PIECE (16u << 20)
 
 static const struct ax_param_def xf_params[] = {
@@ -235,7 +234,7 @@ static void xf_lane_release(struct ax_vk_ctx *vk, struct xf_lane *l)
 		struct xf_slot *s = &l->slot[i];
 		if (s->busy && !vk->lost)
 			vkWaitForFences(vk->dev, 1, &s->fence, VK_TRUE,
-					XF_FENCE_TIMEOUT_NS);
+					vk->timeout_ns);
 		if (s->cb && !vk->lost)
 			vkFreeCommandBuffers(vk->dev, vk->transfer_pool, 1,
 					     &s->cb);
@@ -321,7 +320,7 @@ static int xf_fill_device(struct ax_vk_ctx *vk, struct ax_vk_buffer *b,
 	if (rc)
 		return rc;
 	vkCmdFillBuffer(cb, b->buf, 0, VK_WHOLE_SIZE, word);
-	return ax_vk_cmd_submit_wait(vk, cb, true, XF_FENCE_TIMEOUT_NS);
+	return ax_vk_cmd_submit_wait(vk, cb, true, vk->timeout_ns);
 }
 
 /* Uploads read random host data into a device buffer holding a fixed
@@ -485,17 +484,17 @@ static int xf_retire(struct xf_state *s, struct xf_lane *l,
 	if (!slot->busy)
 		return 0;
 	VkResult r = vkWaitForFences(vk->dev, 1, &slot->fence, VK_TRUE,
-				     XF_FENCE_TIMEOUT_NS);
+				     vk->timeout_ns);
 	if (r == VK_TIMEOUT) {
 		/* Work still pending cannot be reclaimed safely: the runner
 		 * skips teardown and later cases on a lost context. */
-		vk->lost = true;
+		ax_vk_mark_lost(vk);
 		return ax_errf(err, errlen, AX_ETIMEOUT,
 			       "transfer: chunk %llu (%llu bytes) did not "
-			       "complete within %llu s",
+			       "complete within %.3g s (--timeout)",
 			       (unsigned long long)slot->chunk_index,
 			       (unsigned long long)s->pt.chunk,
-			       XF_FENCE_TIMEOUT_NS / 1000000000ull);
+			       (double)vk->timeout_ns / 1e9);
 	}
 	if (r == VK_SUCCESS)
 		r = vkResetFences(vk->dev, 1, &slot->fence);
