@@ -271,6 +271,20 @@ static void test_stopping_rules(void)
 	ax_replay_run(l, "grid", 1, &o, NULL, 0, &r, err, sizeof(err));
 	AX_CHECK(r.evals < 105);
 	AX_CHECK(strstr(r.stop_reason, "no gain of 1%") != NULL);
+	/* bo with the EI rule alone (patience off): on this smooth landscape
+	 * the model runs out of expected improvement long before the end. */
+	ax_tuner_options_init(&o);
+	o.patience = 0;
+	ax_replay_run(l, "bo", 1, &o, NULL, 0, &r, err, sizeof(err));
+	AX_CHECK(r.evals < 105);
+	AX_CHECK(strstr(r.stop_reason, "expected improvement below") != NULL);
+	AX_CHECK_NEAR(r.best_found, 1.0, 1e-12);
+	/* A spent time limit stops before the first proposal. */
+	ax_tuner_options_init(&o);
+	o.time_limit_s = 1e-9;
+	ax_replay_run(l, "random", 1, &o, NULL, 0, &r, err, sizeof(err));
+	AX_CHECK_INT(r.evals, 0);
+	AX_CHECK(strstr(r.stop_reason, "time limit") != NULL);
 	ax_landscape_destroy(l);
 }
 
