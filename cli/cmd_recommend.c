@@ -2,23 +2,31 @@
  * settings from what the database holds, as YAML, JSON or a view for the
  * shell, numactl, Slurm or PyTorch. */
 #include "cli/cli.h"
+#include "cli/run_exec.h"
+#include "cli/run_plan.h"
 
 #include "core/db.h"
 #include "core/error.h"
 #include "core/topo.h"
+#include "core/vk.h"
 #include "reports/recommend.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <limits.h>
+#include <unistd.h>
 
-enum { OPT_FORMAT = 1, OPT_OUTPUT };
+enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_MEASURE };
 
 static const struct ax_cli_opt recommend_opts[] = {
 	{OPT_FORMAT, "format", 'f', "FMT",
 	 "yaml (default), json, env, numactl, slurm or torch"},
 	{OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
+	{OPT_MEASURE, "measure", 'm', NULL,
+	 "first run what the database lacks for the device (the suites of "
+	 "configs/recommend.yaml with too few results), then recommend"},
 	{0},
 };
 
@@ -154,6 +162,132 @@ static int recommend_run(struct ax_cli *cli, const char *format,
 	return rc;
 }
 
+/* Distinct values of parameter key among ok results of suite. */
+static int distinct_values(const json_t *results, const char *suite,
+			   const char *key)
+{
+	json_t *seen = json_object();
+	size_t i;
+	const json_t *r;
+	json_array_foreach(results, i, r)
+	{
+		const char *st = json_string_value(json_object_get(r, "status"));
+		const char *su = json_string_value(json_object_get(r, "suite"));
+		if (!st || !su || strcmp(st, "ok") || strcmp(su, suite))
+			continue;
+		char *v = json_dumps(json_object_get(json_object_get(r, "params"),
+						     key),
+				     JSON_ENCODE_ANY);
+		if (v)
+			json_object_set_new(seen, v, json_true());
+		free(v);
+	}
+	int n = (int)json_object_size(seen);
+	json_decref(seen);
+	return n;
+}
+
+/* A suite is missing when the rules that read it lack their sweep: three
+ * chunk sizes for transfer, three batch sizes for conv and attention, one
+ * result for the others. */
+static bool suite_missing(const json_t *results, const char *suite)
+{
+	if (!strcmp(suite, "transfer"))
+		return distinct_values(results, suite, "chunk") < 3 ||
+		       distinct_values(results, suite, "inflight") < 2 ||
+		       distinct_values(results, suite, "source") < 2;
+	if (!strcmp(suite, "conv"))
+		return distinct_values(results, suite, "n") < 3;
+	if (!strcmp(suite, "attention"))
+		return distinct_values(results, suite, "batch") < 3;
+	size_t i, ok = 0;
+	const json_t *r;
+	json_array_foreach(results, i, r)
+	{
+		const char *st = json_string_value(json_object_get(r, "status"));
+		const char *su = json_string_value(json_object_get(r, "suite"));
+		ok += st && su && !strcmp(st, "ok") && !strcmp(su, suite);
+	}
+	return ok == 0;
+}
+
+/* The selected device's stored results (an empty array when there is no
+ * database yet). */
+static int stored_for_device(struct ax_cli *cli, const char *fingerprint,
+			     json_t **results)
+{
+	struct ax_db *db;
+	struct ax_db_filter f = {.device_fingerprint = fingerprint};
+	*results = NULL;
+	if (access(cli->db_path, F_OK) != 0) {
+		*results = json_array();
+		return 0;
+	}
+	int rc = ax_cli_open_db(cli, true, &db);
+	if (rc)
+		return rc;
+	if (ax_db_results(db, &f, results))
+		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
+	ax_db_close(db);
+	return rc;
+}
+
+static int measure_missing(struct ax_cli *cli)
+{
+	struct ax_vk_instance *inst;
+	int idx;
+	char fp[17], path[PATH_MAX], err[1024];
+	if (cli->device_sel && !strcmp(cli->device_sel, "all"))
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--measure measures one device: give "
+				    "--device SEL, not all");
+	int rc = ax_cli_open_vk(cli, &inst, &idx);
+	if (rc)
+		return rc;
+	snprintf(fp, sizeof(fp), "%s", ax_vk_device_info(inst, idx)->fingerprint);
+	ax_vk_instance_destroy(inst);
+	json_t *results;
+	if ((rc = stored_for_device(cli, fp, &results)))
+		return rc;
+	snprintf(path, sizeof(path), "%s/recommend.yaml", ax_cli_config_dir());
+	static const char *const wanted[] = {"transfer", "conv", "attention",
+					     "gemm", "bandwidth"};
+	char *missing[5];
+	int n = 0;
+	for (int i = 0; i < 5; i++)
+		if (suite_missing(results, wanted[i]))
+			missing[n++] = (char *)wanted[i];
+	json_decref(results);
+	if (n == 0) {
+		if (cli->verbosity >= 0)
+			fprintf(stderr, "axbench recommend: nothing missing for "
+					"this device; measuring nothing\n");
+		return 0;
+	}
+	struct ax_plan plan;
+	struct ax_runner_opts opts;
+	ax_runner_opts_default(&opts);
+	if (ax_plan_build(&plan, path, missing, n, NULL, 0, err, sizeof(err))) {
+		ax_plan_release(&plan);
+		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
+	}
+	ax_plan_apply_measure(plan.profile, &opts, 0);
+	/* The measurements go to stderr's progress and the database; stdout
+	 * carries only the recommendation. */
+	fflush(stdout);
+	int saved = dup(1);
+	dup2(2, 1);
+	bool json = cli->json;
+	cli->json = false;
+	rc = ax_run_execute(cli, &plan, &opts, true);
+	cli->json = json;
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	ax_plan_release(&plan);
+	return rc;
+}
+
 static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 {
 	static const char *const formats[] = {"yaml", "json", "env",
@@ -161,6 +295,7 @@ static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 					      NULL};
 	struct ax_cli_iter it;
 	const char *path = NULL, *format = NULL;
+	bool measure = false;
 	int opt;
 	ax_cli_iter_init(&it, cli, &ax_cmd_recommend, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0) {
@@ -168,6 +303,8 @@ static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 			format = it.optarg;
 		else if (opt == OPT_OUTPUT)
 			path = it.optarg;
+		else if (opt == OPT_MEASURE)
+			measure = true;
 	}
 	int n_pos = it.n_positional;
 	ax_cli_iter_release(&it);
@@ -187,13 +324,19 @@ static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 		return ax_cli_error(cli, AX_EXIT_USAGE, "--format must be "
 				    "yaml, json, env, numactl, slurm or torch "
 				    "(got '%s')", format);
+	if (measure) {
+		int rc = measure_missing(cli);
+		if (rc)
+			return rc;
+	}
 	return recommend_run(cli, format, path);
 }
 
 const struct ax_cli_cmd ax_cmd_recommend = {
 	.name = "recommend",
 	.summary = "placement and data-loading settings from measurements",
-	.usage = "[--format yaml|json|env|numactl|slurm|torch] [-o FILE]",
+	.usage = "[--measure] [--format yaml|json|env|numactl|slurm|torch] "
+		 "[-o FILE]",
 	.details =
 		"Derives, from the results stored in the database, where to "
 		"run (device per\nworkload class, NUMA node and CPUs local "

@@ -65,15 +65,13 @@ struct run_args {
 	struct ax_plan_override ov[64];
 	int n_ov;
 	struct ax_runner_opts ropts;
-	unsigned set; /* which ropts came from the command line */
+	unsigned set; /* AX_MEASURE_* bits the command line set */
 	bool dry_run, skip_invalid;
 	const char *tuned_path;
 	char **suites;
 	int n_suites;
 };
 
-enum { SET_MIN = 1, SET_MAX = 2, SET_NOISE = 4, SET_MINT = 8, SET_MAXT = 16,
-       SET_TIMEOUT = 32, SET_MODE = 64, SET_WARMUP = 128 };
 
 static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 			     struct run_args *a)
@@ -88,16 +86,16 @@ static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 		if (ax_cli_parse_int(it, opt == OPT_WARMUP ? 0 : 1, 1000000, &n))
 			return -1;
 		if (opt == OPT_MIN_SAMPLES)
-			o->min_samples = (int)n, a->set |= SET_MIN;
+			o->min_samples = (int)n, a->set |= AX_MEASURE_MIN_SAMPLES;
 		else if (opt == OPT_MAX_SAMPLES)
-			o->max_samples = (int)n, a->set |= SET_MAX;
+			o->max_samples = (int)n, a->set |= AX_MEASURE_MAX_SAMPLES;
 		else
-			o->warmup = (int)n, a->set |= SET_WARMUP;
+			o->warmup = (int)n, a->set |= AX_MEASURE_WARMUP;
 		return 0;
 	case OPT_MAX_NOISE:
 		if (ax_cli_parse_double(it, 0.001, 100, &d))
 			return -1;
-		o->max_noise = d / 100, a->set |= SET_NOISE;
+		o->max_noise = d / 100, a->set |= AX_MEASURE_MAX_NOISE;
 		return 0;
 	case OPT_MIN_TIME:
 	case OPT_MAX_TIME:
@@ -106,11 +104,11 @@ static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 					86400, &d))
 			return -1;
 		if (opt == OPT_MIN_TIME)
-			o->min_time_s = d, a->set |= SET_MINT;
+			o->min_time_s = d, a->set |= AX_MEASURE_MIN_TIME;
 		else if (opt == OPT_MAX_TIME)
-			o->max_time_s = d, a->set |= SET_MAXT;
+			o->max_time_s = d, a->set |= AX_MEASURE_MAX_TIME;
 		else
-			o->timeout_s = d, a->set |= SET_TIMEOUT;
+			o->timeout_s = d, a->set |= AX_MEASURE_TIMEOUT;
 		return 0;
 	case OPT_MODE:
 		if (strcmp(it->optarg, "batch") && strcmp(it->optarg, "cold")) {
@@ -119,7 +117,7 @@ static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 			return -1;
 		}
 		o->mode = it->optarg[0] == 'c' ? AX_MODE_COLD : AX_MODE_BATCH;
-		a->set |= SET_MODE;
+		a->set |= AX_MEASURE_MODE;
 		return 0;
 	}
 	return -1;
@@ -180,31 +178,6 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 	return 0;
 }
 
-/* Profile settings fill in what the command line did not set. */
-static void merge_profile_measure(struct run_args *a,
-				  const struct ax_config *cfg)
-{
-	const struct ax_config_measure *m = &cfg->measure;
-	struct ax_runner_opts *o = &a->ropts;
-	if ((m->set & AX_MEASURE_MIN_SAMPLES) && !(a->set & SET_MIN))
-		o->min_samples = m->min_samples;
-	if ((m->set & AX_MEASURE_MAX_SAMPLES) && !(a->set & SET_MAX))
-		o->max_samples = m->max_samples;
-	if ((m->set & AX_MEASURE_MAX_NOISE) && !(a->set & SET_NOISE))
-		o->max_noise = m->max_noise_pct / 100;
-	if ((m->set & AX_MEASURE_MIN_TIME) && !(a->set & SET_MINT))
-		o->min_time_s = m->min_time_s;
-	if ((m->set & AX_MEASURE_MAX_TIME) && !(a->set & SET_MAXT))
-		o->max_time_s = m->max_time_s;
-	if ((m->set & AX_MEASURE_TIMEOUT) && !(a->set & SET_TIMEOUT))
-		o->timeout_s = m->timeout_s;
-	if ((m->set & AX_MEASURE_WARMUP) && !(a->set & SET_WARMUP))
-		o->warmup = m->warmup;
-	if ((m->set & AX_MEASURE_MODE) && !(a->set & SET_MODE))
-		o->mode = m->mode == AX_CONFIG_MODE_COLD ? AX_MODE_COLD
-							 : AX_MODE_BATCH;
-}
-
 static void print_plan(const struct ax_plan *plan)
 {
 	for (int i = 0; i < plan->n; i++) {
@@ -241,7 +214,7 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 		rc = AX_EXIT_USAGE;
 	}
 	if (rc == 0 && plan.profile) {
-		merge_profile_measure(a, plan.profile);
+		ax_plan_apply_measure(plan.profile, &a->ropts, a->set);
 		if (!cli->device_sel && plan.profile->device)
 			cli->device_sel = plan.profile->device;
 	}

@@ -223,3 +223,27 @@ void ax_plan_release(struct ax_plan *plan)
 	free(plan->cases);
 	memset(plan, 0, sizeof(*plan));
 }
+
+void ax_plan_apply_measure(const struct ax_config *profile,
+			   struct ax_runner_opts *o, unsigned cli_set)
+{
+	const struct ax_config_measure *m = &profile->measure;
+	unsigned use = m->set & ~cli_set;
+	if (use & AX_MEASURE_MIN_SAMPLES)
+		o->min_samples = m->min_samples;
+	if (use & AX_MEASURE_MAX_SAMPLES)
+		o->max_samples = m->max_samples;
+	if (use & AX_MEASURE_MAX_NOISE)
+		o->max_noise = m->max_noise_pct / 100;
+	if (use & AX_MEASURE_MIN_TIME)
+		o->min_time_s = m->min_time_s;
+	if (use & AX_MEASURE_MAX_TIME)
+		o->max_time_s = m->max_time_s;
+	if (use & AX_MEASURE_TIMEOUT)
+		o->timeout_s = m->timeout_s;
+	if (use & AX_MEASURE_WARMUP)
+		o->warmup = m->warmup;
+	if (use & AX_MEASURE_MODE)
+		o->mode = m->mode == AX_CONFIG_MODE_COLD ? AX_MODE_COLD
+							 : AX_MODE_BATCH;
+}

@@ -6,6 +6,7 @@
 #define AX_RUN_PLAN_H
 
 #include "core/config.h"
+#include "suites/runner.h"
 #include "suites/suite.h"
 
 struct ax_plan_case {
@@ -41,6 +42,11 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path,
 		  const struct ax_plan_override *ov, int n_ov, char *err,
 		  size_t errlen);
 void ax_plan_release(struct ax_plan *plan);
+
+/* Profile measurement settings fill in what the command line did not set
+ * (cli_set: the AX_MEASURE_* bits given as options). */
+void ax_plan_apply_measure(const struct ax_config *profile,
+			   struct ax_runner_opts *o, unsigned cli_set);
 
 /* The config schema of every registered suite, for the YAML loaders;
  * returns how many entries were written (at most max). */

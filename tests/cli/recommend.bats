@@ -104,3 +104,20 @@ PY
 	assert_failure 2
 	assert_output --partial "never by Vulkan index"
 }
+
+@test "recommend --measure runs only what is missing, then recommends from it" {
+	"$AX" --db "$DB" recommend --measure --format json >"$BATS_TEST_TMPDIR/rec.json"
+	# stdout is the document alone; the measurements went to the database
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+up = d["devices"][0]["upload"]
+assert up["chunk_size"]["value"] is not None, up["chunk_size"]
+assert d["devices"][0]["data_loading"]["batch_size"]["value"] is not None' <"$BATS_TEST_TMPDIR/rec.json"
+	n=$(sql "select count(*) from result where status='ok'")
+	[ "$n" -gt 20 ]
+	[ "$(sql "select count(distinct json_extract(params_json, '\$.chunk')) from result where suite='transfer'")" -ge 3 ]
+	run "$AX" --db "$DB" recommend --measure --format json
+	assert_success
+	[ "$(sql "select count(*) from result")" -eq "$n" ]
+}
