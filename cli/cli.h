@@ -135,6 +135,13 @@ int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
 		    const struct ax_vk_device_info *info, int64_t *host_id,
 		    int64_t *device_id);
 
+/* Keep the stored results (ax_db_results JSON) whose device matches
+ * --device SEL: fingerprint, UUID or PCI bus id exactly, or a name part;
+ * NULL or "all" keeps everything.  A bare Vulkan index is refused: stored
+ * devices are never keyed by it.  Prints the error, returns the code. */
+int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
+			 const char *sel);
+
 /* Set by the SIGINT/SIGTERM handler; long loops check it and stop. */
 extern volatile int ax_cli_interrupted;
 void ax_cli_install_signal_handlers(void);

@@ -24,48 +24,6 @@ static const struct ax_cli_opt export_opts[] = {
 
 extern const struct ax_cli_cmd ax_cmd_export;
 
-/* Does a stored device match --device SEL?  Fingerprint, UUID and PCI
- * bus id match exactly, a name as a case-insensitive substring. */
-static bool device_matches(const json_t *dev, const char *sel)
-{
-	static const char *const exact[] = {"fingerprint", "device_uuid",
-					    "pci_bus_id"};
-	for (int i = 0; i < 3; i++) {
-		const char *v = json_string_value(json_object_get(dev,
-								  exact[i]));
-		if (v && *v && !strcasecmp(v, sel))
-			return true;
-	}
-	const char *name = json_string_value(json_object_get(dev, "name"));
-	return name && strcasestr(name, sel);
-}
-
-/* Keep the results whose device matches sel (all when sel is NULL). */
-static int filter_device(const struct ax_cli *cli, json_t *results,
-			 const char *sel)
-{
-	if (!sel || !strcmp(sel, "all"))
-		return 0;
-	if (isdigit((unsigned char)sel[0]) && !strchr(sel, '-') &&
-	    !strchr(sel, ':'))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "--device %s: stored results are keyed "
-				    "by device, not by Vulkan index; give a "
-				    "name, UUID, PCI bus id or fingerprint",
-				    sel);
-	for (size_t i = json_array_size(results); i-- > 0;)
-		if (!device_matches(json_object_get(json_array_get(results, i),
-						    "device"),
-				    sel))
-			json_array_remove(results, i);
-	if (json_array_size(results) == 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "--device %s: no stored results on a "
-				    "device matching it; see `axbench "
-				    "results`", sel);
-	return 0;
-}
-
 static int write_doc(const struct ax_cli *cli, const json_t *doc,
 		     bool json, const char *path)
 {
@@ -121,7 +79,7 @@ static int export_run(struct ax_cli *cli, const char *suite, bool json,
 				  ax_db_errmsg(db));
 	ax_db_close(db);
 	if (!rc)
-		rc = filter_device(cli, results, cli->device_sel);
+		rc = ax_cli_filter_device(cli, results, cli->device_sel);
 	if (!rc && ax_export_build(results, sessions, schema, n,
 				   "axbench " AX_VERSION_STRING, &doc, err,
 				   sizeof(err)))

@@ -8,6 +8,7 @@
 #include "core/vk.h"
 
 #include <limits.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -169,5 +170,48 @@ int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
 		fprintf(stderr, "axbench: %s\n", ax_db_errmsg(db));
 		return AX_EXIT_STORAGE;
 	}
+	return 0;
+}
+
+/* Does a stored device match SEL?  Fingerprint, UUID and PCI bus id match
+ * exactly, a name as a case-insensitive substring. */
+static bool stored_device_matches(const json_t *dev, const char *sel)
+{
+	static const char *const exact[] = {"fingerprint", "device_uuid",
+					    "pci_bus_id"};
+	for (int i = 0; i < 3; i++) {
+		const char *v = json_string_value(json_object_get(dev,
+								  exact[i]));
+		if (v && *v && !strcasecmp(v, sel))
+			return true;
+	}
+	const char *name = json_string_value(json_object_get(dev, "name"));
+	return name && strcasestr(name, sel);
+}
+
+int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
+			 const char *sel)
+{
+	if (!sel || !strcmp(sel, "all"))
+		return 0;
+	if (strspn(sel, "0123456789") == strlen(sel))
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--device %s: stored results are keyed "
+				    "by device, never by Vulkan index (it "
+				    "changes with drivers and layers); give "
+				    "a name, UUID, PCI bus id or fingerprint",
+				    sel);
+	for (size_t i = json_array_size(results); i-- > 0;)
+		if (!stored_device_matches(
+			    json_object_get(json_array_get(results, i),
+					    "device"),
+			    sel))
+			json_array_remove(results, i);
+	if (json_array_size(results) == 0)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--device %s: no stored results on a "
+				    "device matching it; see `axbench "
+				    "results`",
+				    sel);
 	return 0;
 }

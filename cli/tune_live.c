@@ -194,14 +194,7 @@ static long stored_index(const struct live *lv, const json_t *params)
 					    sizeof(err))
 		      : AX_ENOMEM;
 	free(text);
-	if (rc)
-		return -1;
-	double vals[AX_MAX_PARAMS];
-	int nd = ax_space_ndims(lv->space);
-	for (int d = 0; d < nd; d++)
-		vals[d] = (double)ax_params_get(&p,
-						ax_space_dim_name(lv->space, d));
-	return ax_space_find(lv->space, vals);
+	return rc ? -1 : ax_space_find_params(lv->space, &p);
 }
 
 /* --resume: the tuner relearns every stored trial before asking. */
