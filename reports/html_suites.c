@@ -20,11 +20,54 @@ struct row {
 	double run;
 };
 
+/* "64K" -> 65536, "37" -> 37; false when the text is not such a number. */
+static bool label_number(const char *s, size_t len, double *out)
+{
+	char buf[32], *end;
+	if (len == 0 || len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	double v = strtod(buf, &end);
+	const char *units = "KMG";
+	const char *u = *end ? strchr(units, *end) : NULL;
+	if (u && end[1] == 0)
+		v *= pow(1024, (double)(u - units + 1));
+	else if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Case labels compare token by token ("name=value"), values as numbers
+ * with K/M/G suffixes where they are numbers: chunk=64K before chunk=1M. */
+static int label_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+		const char *va = memchr(a, '=', la), *vb = memchr(b, '=', lb);
+		double na, nb;
+		int c = 0;
+		if (va && vb && va - a == vb - b && !memcmp(a, b, (size_t)(va - a)) &&
+		    label_number(va + 1, la - (size_t)(va + 1 - a), &na) &&
+		    label_number(vb + 1, lb - (size_t)(vb + 1 - b), &nb))
+			c = (na > nb) - (na < nb);
+		else
+			c = strncmp(a, b, la < lb ? la : lb);
+		if (c == 0)
+			c = (la > lb) - (la < lb);
+		if (c)
+			return c;
+		a += la + (a[la] == ' ');
+		b += lb + (b[lb] == ' ');
+	}
+	return (*a != 0) - (*b != 0);
+}
+
 static int row_cmp(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
-	/* Version order puts size=4096 before size=16384. */
-	int c = strverscmp(x->label, y->label);
+	int c = label_cmp(x->label, y->label);
 	if (c)
 		return c;
 	if (x->dev != y->dev)
@@ -75,7 +118,8 @@ static void bar_text(const struct ax_html_ctx *c, const struct row *w,
 }
 
 static void chart(struct ax_html_ctx *c, const char *suite, const char *unit,
-		  bool hib, struct row *rows, int n, int part, int parts)
+		  bool hib, const char *common, struct row *rows, int n,
+		  int part, int parts)
 {
 	struct ax_svg_bar *bars = calloc((size_t)n, sizeof(*bars));
 	char (*labels)[200] = calloc((size_t)n, sizeof(*labels));
@@ -103,8 +147,13 @@ static void chart(struct ax_html_ctx *c, const char *suite, const char *unit,
 				 "better); whiskers: interquartile range",
 				 suite, unit, hib ? "higher" : "lower");
 		if (parts > 1)
-			snprintf(title + k, sizeof(title) - (size_t)k,
-				 " (part %d of %d)", part, parts);
+			k += snprintf(title + k, sizeof(title) - (size_t)k,
+				      " (part %d of %d)", part, parts);
+		if (*common) {
+			fputs("<p class=\"common\">Every bar: ", c->f);
+			ax_html_escape(c->f, common);
+			fputs("</p>\n", c->f);
+		}
 		snprintf(axis, sizeof(axis), "%s, %s is better", unit,
 			 hib ? "higher" : "lower");
 		ax_svg_hbars(c->f, title, axis, bars, n, legend,
@@ -138,6 +187,66 @@ static int collect(struct ax_html_ctx *c, const char *suite,
 	return n;
 }
 
+/* Does every row's label hold token tok (a whole "name=value")? */
+static bool token_everywhere(const struct row *rows, int n, const char *tok,
+			     size_t len)
+{
+	for (int i = 0; i < n; i++) {
+		const char *l = rows[i].label;
+		bool found = false;
+		while (*l && !found) {
+			size_t k = strcspn(l, " ");
+			found = k == len && !memcmp(l, tok, len);
+			l += k + (l[k] == ' ');
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Parameters equal in every case of a chart say nothing about the bars:
+ * they move into the title (common) and out of the labels, so the labels
+ * show what varies and fit their column.
+ */
+static void strip_common(struct row *rows, int n, char *common, size_t clen)
+{
+	size_t used = 0;
+	common[0] = 0;
+	if (n < 2)
+		return;
+	char *first = strdup(rows[0].label);
+	for (char *t = first, *next; first && *t; t = next) {
+		size_t k = strcspn(t, " ");
+		next = t + k + (t[k] == ' ');
+		if (!token_everywhere(rows, n, t, k))
+			continue;
+		if (used + k + 2 < clen) {
+			used += (size_t)snprintf(common + used, clen - used,
+						 "%s%.*s", used ? " " : "",
+						 (int)k, t);
+		}
+		for (int i = 0; i < n; i++) {
+			char *l = rows[i].label, *p = l;
+			while (*p) {
+				size_t m = strcspn(p, " ");
+				if (m == k && !memcmp(p, t, k)) {
+					size_t skip = k + (p[k] == ' ');
+					memmove(p, p + skip,
+						strlen(p + skip) + 1);
+					break;
+				}
+				p += m + (p[m] == ' ');
+			}
+			size_t len = strlen(l);
+			if (len && l[len - 1] == ' ')
+				l[len - 1] = 0;
+		}
+	}
+	free(first);
+}
+
 static void suite_charts(struct ax_html_ctx *c, const char *suite,
 			 const char *unit)
 {
@@ -147,10 +256,12 @@ static void suite_charts(struct ax_html_ctx *c, const char *suite,
 	if (!rows)
 		return;
 	int n = collect(c, suite, unit, rows, &hib);
+	char common[400];
+	strip_common(rows, n, common, sizeof(common));
 	int parts = (n + BARS_PER_CHART - 1) / BARS_PER_CHART;
 	for (int p = 0; p < parts; p++) {
 		int k = n - p * BARS_PER_CHART;
-		chart(c, suite, unit, hib, rows + p * BARS_PER_CHART,
+		chart(c, suite, unit, hib, common, rows + p * BARS_PER_CHART,
 		      k < BARS_PER_CHART ? k : BARS_PER_CHART, p + 1, parts);
 	}
 	for (int i = 0; i < n; i++)

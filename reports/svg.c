@@ -136,7 +136,7 @@ static void legend_entry(FILE *f, double x, double y, int i, unsigned style,
 /* ---- horizontal bars -------------------------------------------------- */
 
 #define BAR_H 20
-#define BAR_LABEL_W 300
+#define BAR_LABEL_W 400
 
 static double bars_max(const struct ax_svg_bar *b, int n)
 {
@@ -155,7 +155,8 @@ static void bar_one(FILE *f, const struct ax_svg_bar *b, double y,
 {
 	char v[32];
 	double x0 = BAR_LABEL_W;
-	text_clip(f, x0 - 6, y + 14, "end", "lb", b->label, 50);
+	/* ~6.5 px a character at the label font: 60 fit the column. */
+	text_clip(f, x0 - 6, y + 14, "end", "lb", b->label, 60);
 	if (!isfinite(b->value) || b->value < 0) {
 		text(f, x0 + 4, y + 14, "start", "lb", "no value");
 		return;
