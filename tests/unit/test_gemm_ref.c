@@ -136,6 +136,7 @@ static void lavapipe_like(struct ax_vk_device_info *d)
 	}
 	d->limits.maxStorageBufferRange = 128u << 20;
 	d->max_memory_allocation_size = 2ull << 30;
+	d->subgroup_size = 8; /* share=subgroup, the default, needs 8 lanes */
 }
 
 static int check(const struct ax_vk_device_info *d, const char *const *kv,
@@ -198,6 +199,13 @@ static void test_validity(void)
 	AX_CHECK(strstr(why, "16-bit storage") != NULL);
 	d.storage16 = d.fp16_arith = true;
 	AX_CHECK_INT(check(&d, f16, why, sizeof(why)), 0);
+
+	/* share=subgroup needs subgroups of a multiple of 8 lanes; smem not */
+	d.subgroup_size = 4;
+	AX_CHECK_INT(check(&d, none, why, sizeof(why)), AX_EUNSUPPORTED);
+	const char *smem[] = {"share", "smem", NULL};
+	AX_CHECK_INT(check(&d, smem, why, sizeof(why)), 0);
+	d.subgroup_size = 8;
 
 	const char *cm[] = {"kernel", "coopmat", NULL};
 	AX_CHECK_INT(check(&d, cm, why, sizeof(why)), AX_EUNSUPPORTED);
