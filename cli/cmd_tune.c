@@ -143,6 +143,12 @@ static int set_shape(struct ax_cli *cli, struct tune_cli *t)
 	return 0;
 }
 
+/* JSON has no NaN or infinity: such a figure is null. */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 {
 	struct ax_landscape *l;
@@ -170,16 +176,18 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 	if (cli->json) {
 		json_t *tr = json_array();
 		for (size_t i = 0; i < r.evals; i++)
-			json_array_append_new(tr, isinf(trace[i]) ? json_null()
-								  : json_real(trace[i]));
+			json_array_append_new(tr, real_or_null(trace[i]));
 		json_t *o2 = json_pack(
-			"{s:s,s:s,s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:s,s:o}",
+			"{s:s,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:s,s:o}",
 			"landscape", t->replay, "strategy", t->a.strategy, "seed",
 			(json_int_t)t->a.seed, "points", (json_int_t)l->n,
-			"evals", (json_int_t)r.evals, "optimum", l->optimum,
-			"best_found", r.best_found, "best_over_optimum", ratio,
-			"random_expected_ratio", rand_expect, "ms_per_proposal",
-			per_ask_ms, "stop_reason", r.stop_reason, "trace", tr);
+			"evals", (json_int_t)r.evals, "optimum",
+			real_or_null(l->optimum), "best_found",
+			real_or_null(r.best_found), "best_over_optimum",
+			real_or_null(ratio), "random_expected_ratio",
+			real_or_null(rand_expect), "ms_per_proposal",
+			real_or_null(per_ask_ms), "stop_reason", r.stop_reason,
+			"trace", tr);
 		json_dumpf(o2, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o2);

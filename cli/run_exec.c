@@ -324,11 +324,15 @@ static int open_all(struct exec *ex)
 static int finish(struct exec *ex, int rc)
 {
 	bool interrupted = ax_cli_interrupted != 0;
+	/* "failed": the run could not measure everything it was asked to
+	 * (storage error, or the device was lost and cases were skipped);
+	 * failed results of a run that went through are per result. */
+	bool lost = ex->vk && ex->vk->lost;
 	if (ex->run_id)
 		ax_db_run_finish(ex->db, ex->run_id,
-				 interrupted ? "interrupted"
-				 : rc	     ? "failed"
-					     : "complete");
+				 interrupted  ? "interrupted"
+				 : rc || lost ? "failed"
+					      : "complete");
 	if (ex->json_out && ex->run_id) {
 		json_t *doc = json_pack("{s:I,s:O}", "run_id",
 					(json_int_t)ex->run_id, "results",

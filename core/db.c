@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <ctype.h>
 #include <libgen.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -355,6 +356,71 @@ static int check_header(const char *path, bool *exists, bool *empty,
 	return 0;
 }
 
+/* Can h read the schema?  An SQLite result code. */
+static int read_schema(sqlite3 *h)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema",
+				    -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_ROW ? SQLITE_OK : rc;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded as RFC 3986 wants. */
+static char *immutable_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *uri = malloc(3 * n + 32), *o = uri;
+	if (!uri)
+		return NULL;
+	o += sprintf(o, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (isalnum(*p) || strchr("/._-~", *p))
+			*o++ = (char)*p;
+		else
+			o += sprintf(o, "%%%02X", *p);
+	}
+	strcpy(o, "?immutable=1");
+	return uri;
+}
+
+/*
+ * Open path read-only.  A WAL database in a directory nobody may write to
+ * (read-only media) cannot be read the usual way, since SQLite must create
+ * its -shm file: there the file is opened as immutable, which is exactly
+ * true of such media.
+ */
+static int open_ro(const char *path, sqlite3 **out)
+{
+	sqlite3 *h = NULL;
+	int rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(h, AX_DB_BUSY_MS);
+		rc = read_schema(h);
+	}
+	char *copy = strdup(path);
+	bool dir_ro = copy && access(dirname(copy), W_OK) != 0;
+	free(copy);
+	if ((rc & 0xff) == SQLITE_CANTOPEN && dir_ro) {
+		char *uri = immutable_uri(path);
+		sqlite3_close(h);
+		h = NULL;
+		rc = uri ? sqlite3_open_v2(uri, &h,
+					   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+					   NULL)
+			 : SQLITE_NOMEM;
+		free(uri);
+		if (rc == SQLITE_OK)
+			rc = read_schema(h);
+	}
+	*out = h;
+	return rc;
+}
+
 /*
  * Read-only look at an existing database: can SQLite read its schema,
  * and is its schema version one this build understands?  Nothing is
@@ -363,20 +429,9 @@ static int check_header(const char *path, bool *exists, bool *empty,
 static int probe(const char *path, int *version, char *err, size_t errlen)
 {
 	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
 	int rc, v = 0;
 
-	rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_busy_timeout(h, AX_DB_BUSY_MS);
-		rc = sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema",
-					-1, &st, NULL);
-	}
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_ROW ? SQLITE_OK : rc;
-	}
-	sqlite3_finalize(st);
+	rc = open_ro(path, &h);
 	if (rc == SQLITE_OK)
 		rc = read_user_version(h, &v);
 	if (rc != SQLITE_OK) {
@@ -501,13 +556,11 @@ static int migrate(struct ax_db *db)
 
 static int open_readonly(struct ax_db *db, char *err, size_t errlen)
 {
-	int rc = sqlite3_open_v2(db->path, &db->h, SQLITE_OPEN_READONLY,
-				 NULL);
+	int rc = open_ro(db->path, &db->h);
 
 	if (rc != SQLITE_OK)
 		return ax_errf(err, errlen, AX_EDB, "%s: cannot open (%s)",
 			       db->path, sqlite3_errstr(rc));
-	sqlite3_busy_timeout(db->h, AX_DB_BUSY_MS);
 	if (db->version < AX_DB_SCHEMA_VERSION)
 		return ax_errf(err, errlen, AX_EDB,
 			       "%s has schema %d, older than this build's "

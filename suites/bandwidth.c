@@ -170,7 +170,8 @@ static int bw_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	if (!rc && s->pt.op != BW_DMA)
 		rc = bw_pipeline(vk, s);
 	if (rc) {
-		ax_errf(err, errlen, rc, "bandwidth setup: %s", vk->err);
+		ax_errf(err, errlen, rc, "bandwidth setup: %s",
+			vk->err[0] ? vk->err : ax_strerror(rc));
 		bw_teardown(vk, s);
 		return rc;
 	}

@@ -85,6 +85,10 @@ struct ax_suite {
 	 * fallbacks): a JSON object text, borrowed from state.  May be NULL. */
 	const char *(*describe)(void *state);
 
+	/* Release everything setup made.  Called even when the context was
+	 * lost (vk->lost): ax_vk_buffer_destroy / ax_vk_pipeline_destroy are
+	 * no-ops then, and a suite destroying Vulkan objects itself must
+	 * skip them, freeing only host memory. */
 	void (*teardown)(struct ax_vk_ctx *vk, void *state);
 };
 

@@ -406,7 +406,10 @@ int ax_replay_random_stats(const struct ax_landscape *l, size_t k,
 	double ex = 0, qprev = 1, med = INFINITY, within = 0;
 	for (size_t i = 1; i <= V; i++) {
 		double qi = Q(i);
-		ex += c[i - 1] / c[0] * (qprev - qi);
+		/* A point that is never the best adds nothing, even when its
+		 * ratio overflows: inf * 0 would make the mean NaN. */
+		if (qprev > qi)
+			ex += c[i - 1] / c[0] * (qprev - qi);
 		if (!isfinite(med) && 1 - qi >= 0.5)
 			med = c[i - 1] / c[0];
 		if (c[i - 1] <= 1.05 * c[0])

@@ -184,9 +184,6 @@ kt() {
 }
 
 @test "replay --json with extreme costs still prints a JSON document" {
-	skip "known bug: cli/cmd_tune.c prints nothing and exits 0 when a \
-figure is NaN (random_expected_ratio from tuner/replay.c is NaN when \
-costs span 1e-308..1e308); see docs/RELIABILITY.md"
 	kt '[1e308,-1e308,0]' '"0":{"a":1e308,"time":1e308},"1":{"a":-1e308,"time":1e-308},"2":{"a":0,"time":-5}' extreme.json
 	run "$AX" --json tune --replay "$BATS_TEST_TMPDIR/extreme.json" \
 		--budget 10 --strategy random
