@@ -40,15 +40,15 @@ big=$(ls -S ../shared/landscapes/*/cachefiles/*/*.json.gz 2>/dev/null |
       head -1)
 if [ -n "$big" ]; then
 	echo "load: landscape $big"
-	# random and bo stop on their no-gain rule long before 10 000
-	# (the CLI has no switch to turn it off); grid walks every point.
+	# --no-early-stop: only the budget ends these sessions.
 	for s in grid random; do
 		measure "replay $s, budget 10000" "$AX" tune --replay "$big" \
-			--strategy "$s" --budget 10000
+			--strategy "$s" --budget 10000 --no-early-stop
 		grep -E 'evaluations' "$tmp/out" | sed 's/^/load:   /'
 	done
 	measure "replay bo, budget 1000" \
-		"$AX" tune --replay "$big" --strategy bo --budget 1000
+		"$AX" tune --replay "$big" --strategy bo --budget 1000 \
+		--no-early-stop
 	grep -E 'evaluations|per proposal' "$tmp/out" | sed 's/^/load:   /'
 else
 	echo "load: no shared landscape (../shared/landscapes): replay skipped"

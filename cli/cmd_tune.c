@@ -18,6 +18,7 @@ enum {
 	OPT_RESUME,
 	OPT_REPLAY,
 	OPT_RETIME,
+	OPT_NO_EARLY_STOP,
 };
 
 static const struct ax_cli_opt tune_opts[] = {
@@ -33,6 +34,8 @@ static const struct ax_cli_opt tune_opts[] = {
 	{OPT_REPLAY, "replay", 0, "FILE",
 	 "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
 	 "no GPU"},
+	{OPT_NO_EARLY_STOP, "no-early-stop", 0, NULL,
+	 "stop only at the budget or time limit (no EI or no-gain rule)"},
 	{OPT_RETIME, "retime", 0, "K",
 	 "re-time the K best points with more samples at the end (3)"},
 	{0},
@@ -96,6 +99,8 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 			t->a.strategy = it.optarg;
 		else if (opt == OPT_REPLAY)
 			t->replay = it.optarg;
+		else if (opt == OPT_NO_EARLY_STOP)
+			t->a.no_early_stop = true;
 		else if (parse_num_opts(&it, opt, t))
 			rc = AX_EXIT_USAGE;
 	}
@@ -157,8 +162,7 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
 	struct ax_tuner_options o;
 	ax_tuner_options_init(&o);
-	o.budget = t->a.budget;
-	o.time_limit_s = t->a.time_limit_s;
+	ax_tune_options(&t->a, &o);
 	struct ax_replay_result r;
 	double *trace = calloc(t->a.budget, sizeof(double));
 	int rc = trace ? ax_replay_run(l, t->a.strategy, t->a.seed, &o, trace,

@@ -229,6 +229,18 @@ static int replay_stored(struct live *lv, const json_t *session)
 	return 0;
 }
 
+void ax_tune_options(const struct ax_tune_args *a,
+		     struct ax_tuner_options *o)
+{
+	ax_tuner_options_init(o);
+	o->budget = a->budget;
+	o->time_limit_s = a->time_limit_s;
+	if (a->no_early_stop) {
+		o->ei_threshold = 0;
+		o->patience = 0;
+	}
+}
+
 static int open_session(struct live *lv, const json_t *resumed)
 {
 	int idx;
@@ -244,9 +256,7 @@ static int open_session(struct live *lv, const json_t *resumed)
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE, "tune %s: %s",
 				    a->suite->name, err);
 	struct ax_tuner_options to;
-	ax_tuner_options_init(&to);
-	to.budget = a->budget;
-	to.time_limit_s = a->time_limit_s;
+	ax_tune_options(a, &to);
 	lv->trial_ids = calloc(ax_space_size(lv->space), sizeof(int64_t));
 	if (!lv->trial_ids)
 		return ax_cli_error(lv->cli, AX_EXIT_FAIL, "out of memory");

@@ -645,13 +645,17 @@ static int load_root(struct ld *ld)
 	return rc;
 }
 
-/* Event pass: syntax errors, aliases and extra documents. */
+/* A profile nests five levels; libyaml's cost grows with the square of
+ * the depth, so deep nesting is refused before it costs minutes. */
+#define AX_CONFIG_MAX_DEPTH 64
+
+/* Event pass: syntax errors, aliases, nesting depth, extra documents. */
 static int prescan(const char *name, const char *text, size_t len,
 		   char *err, size_t errlen)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
-	int docs = 0, rc = 0;
+	int docs = 0, rc = 0, depth = 0;
 	if (!yaml_parser_initialize(&p))
 		return AX_ENOMEM;
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -671,6 +675,16 @@ static int prescan(const char *name, const char *text, size_t len,
 				     "exponentially); write the value out",
 				     name, line, col,
 				     (const char *)ev.data.alias.anchor);
+		else if ((type == YAML_MAPPING_START_EVENT ||
+			  type == YAML_SEQUENCE_START_EVENT) &&
+			 ++depth > AX_CONFIG_MAX_DEPTH)
+			rc = ax_errf(err, errlen, AX_ECONFIG, "%s:%zu:%zu: "
+				     "nested more than %d levels deep; a "
+				     "profile needs five", name, line, col,
+				     AX_CONFIG_MAX_DEPTH);
+		else if (type == YAML_MAPPING_END_EVENT ||
+			 type == YAML_SEQUENCE_END_EVENT)
+			depth--;
 		else if (type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
 			rc = ax_errf(err, errlen, AX_ECONFIG, "%s:%zu:%zu: a "
 				     "profile is one YAML document; remove "
