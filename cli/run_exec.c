@@ -78,6 +78,9 @@ struct exec {
 	const char *label;  /* of that case, for the progress line */
 	bool tty;
 	int case_width;     /* of the table's case column */
+	int device_index;
+	int reopens;        /* devices opened anew after a loss */
+	bool was_lost;      /* some case lost its device */
 	json_t *json_out;   /* --json: results as they are stored */
 	int n_failed, n_ok, n_skipped;
 };
@@ -201,6 +204,36 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 	fflush(stdout);
 }
 
+#define AX_MAX_REOPENS 3
+
+/*
+ * After a fence timeout (or a device loss) the old context still holds
+ * pending work and is left alone; the run goes on with a new logical
+ * device.  A few times at most: a device that keeps hanging gets the rest
+ * of its cases stored as skipped by the runner, with the reason.
+ */
+static void reopen_device(struct exec *ex)
+{
+	char err[1024];
+	struct ax_vk_ctx *fresh;
+	ex->was_lost = true;
+	if (ex->reopens >= AX_MAX_REOPENS)
+		return;
+	if (ax_vk_open(ex->inst, ex->device_index, &fresh, err, sizeof(err))) {
+		fprintf(stderr, "axbench run: cannot open the device again "
+				"after a loss: %s\n", err);
+		return;
+	}
+	ex->reopens++;
+	if (ex->cli->verbosity >= 0)
+		fprintf(stderr, "axbench run: the device was lost or timed "
+				"out; going on with a new logical device "
+				"(%d of at most %d)\n",
+			ex->reopens, AX_MAX_REOPENS);
+	ax_vk_close(ex->vk); /* lost: leaves it to the process exit */
+	ex->vk = fresh;
+}
+
 /* Measure one case, store it, print it.  Returns an exit code when the run
  * must stop (storage error), else 0. */
 static int run_one(struct exec *ex, int i)
@@ -230,6 +263,8 @@ static int run_one(struct exec *ex, int i)
 			ax_db_errmsg(ex->db));
 		return AX_EXIT_STORAGE;
 	}
+	if (ex->vk->lost && i + 1 < ex->plan->n)
+		reopen_device(ex);
 	return 0;
 }
 
@@ -310,6 +345,7 @@ static int open_all(struct exec *ex)
 	rc = ax_cli_open_db(ex->cli, false, &ex->db);
 	if (rc)
 		return rc;
+	ex->device_index = idx;
 	if (ax_vk_open(ex->inst, idx, &ex->vk, err, sizeof(err))) {
 		fprintf(stderr, "axbench run: %s\n", err);
 		return AX_EXIT_NODEV;
@@ -327,7 +363,7 @@ static int finish(struct exec *ex, int rc)
 	/* "failed": the run could not measure everything it was asked to
 	 * (storage error, or the device was lost and cases were skipped);
 	 * failed results of a run that went through are per result. */
-	bool lost = ex->vk && ex->vk->lost;
+	bool lost = ex->was_lost || (ex->vk && ex->vk->lost);
 	if (ex->run_id)
 		ax_db_run_finish(ex->db, ex->run_id,
 				 interrupted  ? "interrupted"

@@ -110,6 +110,8 @@ struct ax_vk_ctx {
 				    of their own use it too */
 	bool lost;               /* a fence timed out or the device was lost:
 				    set only through ax_vk_mark_lost */
+	VkCommandBuffer pending_cb; /* what a timed-out submit left running */
+	VkCommandPool pending_pool;
 	char err[1024];          /* last error message */
 };
 
@@ -121,6 +123,14 @@ int ax_vk_open(struct ax_vk_instance *inst, int index,
 /* Pending work did not finish (a suite's own fence timed out): nothing
  * more is submitted, nothing is destroyed (see ax_vk_close). */
 void ax_vk_mark_lost(struct ax_vk_ctx *ctx);
+
+/*
+ * After ax_vk_cmd_submit_wait timed out: wait up to grace_ns more for that
+ * submission.  If it finishes, the work only overran its timeout and the
+ * context is usable again (returns 0, lost cleared); otherwise it stays
+ * lost (AX_ETIMEOUT).  A context lost any other way stays lost.
+ */
+int ax_vk_recover(struct ax_vk_ctx *ctx, uint64_t grace_ns);
 
 /* Wait idle (unless lost), save the pipeline cache, destroy everything. */
 void ax_vk_close(struct ax_vk_ctx *ctx);

@@ -271,6 +271,20 @@ void ax_vk_mark_lost(struct ax_vk_ctx *ctx)
 	ctx->lost = true;
 }
 
+int ax_vk_recover(struct ax_vk_ctx *ctx, uint64_t grace_ns)
+{
+	if (!ctx->lost || !ctx->pending_cb)
+		return ctx->lost ? AX_EDEVLOST : 0;
+	VkResult r = vkWaitForFences(ctx->dev, 1, &ctx->fence, VK_TRUE,
+				     grace_ns);
+	if (r != VK_SUCCESS)
+		return ax_vk_error_from(r);
+	vkFreeCommandBuffers(ctx->dev, ctx->pending_pool, 1, &ctx->pending_cb);
+	ctx->pending_cb = VK_NULL_HANDLE;
+	ctx->lost = false;
+	return 0;
+}
+
 void ax_vk_close(struct ax_vk_ctx *ctx)
 {
 	if (!ctx)
@@ -364,6 +378,8 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 		rc = ax_vk_error_from(r);
 		if (r == VK_TIMEOUT) {
 			ax_vk_mark_lost(ctx); /* the work is still pending */
+			ctx->pending_cb = cb;
+			ctx->pending_pool = pool;
 			snprintf(ctx->err, sizeof(ctx->err),
 				 "the GPU work did not finish within %.3g s "
 				 "(fence timeout)",

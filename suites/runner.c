@@ -354,6 +354,14 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 	if (rc)
 		return fail(&cr, rc, status_for(rc), NULL);
 	rc = measure(&cr, p);
+	/* Work that merely overran its timeout usually finishes soon after:
+	 * wait a grace period, so the device stays usable and the case's
+	 * buffers can be released. */
+	if (rc == AX_ETIMEOUT && vk->lost) {
+		double grace = opts->timeout_s * 10;
+		grace = grace < 2 ? 2 : grace > 60 ? 60 : grace;
+		ax_vk_recover(vk, (uint64_t)(grace * 1e9));
+	}
 	if (rc && !out->error[0])
 		snprintf(out->error, sizeof(out->error), "%s",
 			 vk->err[0] ? vk->err : ax_strerror(rc));
