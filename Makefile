@@ -126,10 +126,12 @@ clean:
 FUZZ_SECONDS ?= 20
 VG_UNIT := $(filter-out %_gpu $(B)/tests/test_runner,$(UNIT_BIN))
 
-asan: deps
+asan:
+	@scripts/deps.sh --test clang libclang-rt-14-dev
 	@scripts/asan.sh
 
-valgrind: deps
+valgrind:
+	@scripts/deps.sh --test valgrind
 	@$(MAKE) --no-print-directory $(VG_UNIT)
 	@st=0; for t in $(VG_UNIT); do echo "# valgrind: $$t"; \
 	    valgrind -q --error-exitcode=99 --leak-check=full \
@@ -137,5 +139,6 @@ valgrind: deps
 	    --num-callers=40 --suppressions=tests/valgrind.supp $$t \
 	    || st=1; done; exit $$st
 
-fuzz-smoke: deps
+fuzz-smoke:
+	@scripts/deps.sh clang libclang-rt-14-dev
 	@scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
