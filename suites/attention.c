@@ -18,6 +18,12 @@
 #define ATT_VERIFY_MACS (1 << 27)
 
 static const char *const dtypes[] = {"f32", "f16", NULL};
+static const char *const shares[] = {"smem", "subgroup", NULL};
+
+/* Lanes per group of the subgroup kernel (shaders/attention.comp, SG). */
+#define ATT_SG 8
+/* Most query values (rpl * head_dim) one lane of it holds. */
+#define ATT_SG_REGS 256
 
 #define SHAPE AX_PARAM_SHAPE
 #define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
@@ -38,10 +44,23 @@ static const struct ax_param_def att_params[] = {
 	 "computes in fp32"},
 	{"br", AX_PT_INT, 1, 128, NULL, 16, TUNE,
 	 "query rows per workgroup (Br)"},
-	{"bc", AX_PT_INT, 1, 256, NULL, 16, TUNE,
+	/* Default 8: one key per lane of a subgroup group; on lavapipe
+	 * 1.5x bc=16 with share=subgroup (bench/attention.sh). */
+	{"bc", AX_PT_INT, 1, 256, NULL, 8, TUNE,
 	 "keys and values per shared-memory block (Bc)"},
 	{"tpr", AX_PT_INT, 1, 64, NULL, 8, TUNE,
-	 "invocations per query row; the workgroup is br x tpr"},
+	 "invocations per query row; the workgroup is br x tpr "
+	 "(share=smem only)"},
+	/* Default subgroup: on lavapipe it is several times the smem
+	 * kernel (see shaders/attention.comp and bench/attention.sh);
+	 * GPUs run either, and the tuner picks smem where it wins. */
+	{"share", AX_PT_ENUM, 0, 0, shares, 1, AX_PARAM_TUNABLE,
+	 "how invocations share K and V: smem (blocks staged in shared "
+	 "memory), or subgroup (no shared memory: groups of 8 lanes pass "
+	 "keys and values round by subgroup shuffles; for CPU drivers)"},
+	{"rpl", AX_PT_INT, 1, 8, NULL, 2, TUNE,
+	 "share=subgroup: query rows per lane (the workgroup is "
+	 "br / rpl invocations, rounded up to a multiple of 8)"},
 };
 
 #define N_ATT_PARAMS ((int)(sizeof(att_params) / sizeof(att_params[0])))
@@ -50,6 +69,7 @@ struct att_state {
 	struct ax_vk_ctx *vk;
 	struct ax_attention_shape sh;
 	struct ax_attention_tiles t;
+	uint32_t share, rpl;
 	struct ax_vk_buffer q, k, v, o;
 	struct ax_vk_pipeline pipe;
 	bool have_pipe;
@@ -60,6 +80,16 @@ struct att_state {
 	float *hq, *hk, *hv; /* the inputs as the device sees them */
 	char desc[256];
 };
+
+/* Invocations per workgroup of the subgroup kernel: br / rpl lanes,
+ * rounded up to whole groups of ATT_SG so every shuffle reads a lane
+ * that runs. */
+static uint32_t sg_invocations(const struct ax_attention_tiles *t,
+			       uint32_t rpl)
+{
+	uint32_t lanes = (t->br + rpl - 1) / rpl;
+	return (lanes + ATT_SG - 1) / ATT_SG * ATT_SG;
+}
 
 static int att_check(const struct ax_params *p,
 		     const struct ax_vk_device_info *dev, char *why,
@@ -75,7 +105,43 @@ static int att_check(const struct ax_params *p,
 			       "buffers and shaderFloat16, which %s lacks; "
 			       "use dtype=f32",
 			       dev->name);
-	return ax_attention_check_limits(&s, &t, &dev->limits, why, whylen);
+	/* Both kernels are held to the shared-memory kernel's limits, so
+	 * a point valid for one is valid for the other. */
+	int rc = ax_attention_check_limits(&s, &t, &dev->limits, why,
+					   whylen);
+	if (rc || ax_params_get(p, "share") != 1)
+		return rc;
+	uint32_t rpl = (uint32_t)ax_params_get(p, "rpl");
+	if (dev->subgroup_size < ATT_SG || dev->subgroup_size % ATT_SG)
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "attention share=subgroup: %s has subgroups "
+			       "of %u lanes; it needs a multiple of %d; use "
+			       "share=smem",
+			       dev->name, dev->subgroup_size, ATT_SG);
+	if (t.bc % ATT_SG)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "attention share=subgroup: bc=%u must be a "
+			       "multiple of %d (each lane of a group loads "
+			       "bc/%d keys); raise bc or use share=smem",
+			       t.bc, ATT_SG, ATT_SG);
+	/* Queries and outputs of a lane's rows stay in registers, fully
+	 * unrolled: past this, GPUs spill and LLVM on CPU drivers takes
+	 * seconds to compile the kernel (about 9 s for 512 on lavapipe). */
+	if ((int64_t)rpl * s.d > ATT_SG_REGS)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "attention share=subgroup: rpl*head_dim = "
+			       "%lld query values per lane (and as many "
+			       "outputs) exceeds %d; lower rpl or use "
+			       "share=smem",
+			       (long long)rpl * s.d, ATT_SG_REGS);
+	if (sg_invocations(&t, rpl) > dev->limits.maxComputeWorkGroupSize[0])
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "attention share=subgroup: %u invocations "
+			       "exceed maxComputeWorkGroupSize[0] %u; raise "
+			       "rpl or lower br",
+			       sg_invocations(&t, rpl),
+			       dev->limits.maxComputeWorkGroupSize[0]);
+	return 0;
 }
 
 static void att_free(struct ax_vk_ctx *vk, struct att_state *st)
@@ -161,12 +227,15 @@ static int att_pipeline(struct att_state *st)
 {
 	const struct ax_attention_tiles *t = &st->t;
 	struct ax_vk_spec spec[] = {
-		{0, ax_attention_invocations(t)},
+		{0, st->share ? sg_invocations(t, st->rpl)
+			      : ax_attention_invocations(t)},
 		{1, t->br},
 		{2, t->bc},
 		{3, t->tpr},
 		{4, (uint32_t)st->sh.d},
 		{5, st->sh.causal ? 1u : 0u},
+		{6, st->share},
+		{7, st->rpl},
 	};
 	int rc = ax_vk_pipeline_create(
 		st->vk, st->sh.f16 ? "attention_f16" : "attention", 4,
@@ -190,6 +259,8 @@ static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	st->vk = vk;
 	ax_attention_shape_from_params(p, &st->sh);
 	ax_attention_tiles_from_params(p, &st->t);
+	st->share = (uint32_t)ax_params_get(p, "share");
+	st->rpl = (uint32_t)ax_params_get(p, "rpl");
 	st->push.sq = (uint32_t)st->sh.sq;
 	st->push.skv = (uint32_t)st->sh.skv;
 	st->push.scale = (float)(1.0 / sqrt((double)st->sh.d));
@@ -208,8 +279,10 @@ static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 		 "\"causal_alignment\":\"bottom-right\",\"verified\":\"%s\"}",
 		 (unsigned)((st->sh.sq + st->t.br - 1) / st->t.br),
 		 (long long)st->sh.heads, (long long)st->sh.batch,
-		 ax_attention_invocations(&st->t),
-		 ax_attention_shared_bytes(&st->sh, &st->t),
+		 st->share ? sg_invocations(&st->t, st->rpl)
+			   : ax_attention_invocations(&st->t),
+		 st->share ? (size_t)0
+			   : ax_attention_shared_bytes(&st->sh, &st->t),
 		 ax_attention_pairs(&st->sh),
 		 ax_attention_flops(&st->sh) / 2 > ATT_VERIFY_MACS ?
 			 "sampled" :
