@@ -2,9 +2,9 @@
 # bench/attention.sh - attention fp32 at seq 512 (queries and keys), head_dim
 # 64, 4 heads, with the default parameters and with the best of a small
 # sweep (share=smem, first at the old defaults, and share=subgroup at
-# several rows per lane), beside the measured fp32 peak, and the ratios.  Figures move from
-# run to run on shared machines: compare the ratios printed by one run,
-# not absolute numbers across runs.
+# several rows per lane), beside the measured fp32 peak, and the ratios.
+# Figures move from run to run on shared machines: compare the ratios
+# printed by one run, not absolute numbers across runs.
 #
 # Usage: bench/attention.sh [AXBENCH] ; env ATT_SEQ (default 512),
 # ATT_HEAD_DIM (default 64).
