@@ -297,7 +297,8 @@ void main_subgroup()
 			break;
 		float inv = l[r] > 0.0 ? 1.0 / l[r] : 0.0;
 		[[unroll]] for (uint d = 0; d < D4; d++)
-			ov[qbase + qrow[r] * D4 + d] = VEC4(o[r * D4 + d] * inv);
+			ov[qbase + qrow[r] * D4 + d] =
+				VEC4(o[r * D4 + d] * inv);
 	}
 }
 
