@@ -193,7 +193,7 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 		       c->suite->unit, "-", r->n,
 		       r->stop_reason ? r->stop_reason : "-", r->status_text,
 		       r->error);
-	} else if (ex->cli->verbosity >= 0 || r->status == 0) {
+	} else {
 		double half = (r->summary.ci_hi - r->summary.ci_lo) / 2;
 		printf("%-10s %-*s %12.4g %-8s %7.2f%% %4d %-11s %s\n",
 		       c->suite->name, ex->case_width, label, r->summary.median,
