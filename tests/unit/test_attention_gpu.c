@@ -93,8 +93,20 @@ static void test_shapes_verify(void)
 		{"heads", "2", "seq_q", "1", "seq_kv", "77", "br", "1", "bc",
 		 "64", "tpr", "1", "head_dim", "32", NULL},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		AX_CHECK_INT(run_case(cases[i]), 0);
+		/* and the same point on the shared-memory kernel */
+		const char *smem[24];
+		int n = 0;
+		while (cases[i][n] && n < 20) {
+			smem[n] = cases[i][n];
+			n++;
+		}
+		smem[n++] = "share";
+		smem[n++] = "smem";
+		smem[n] = NULL;
+		AX_CHECK_INT(run_case(smem), 0);
+	}
 }
 
 static void test_f16_or_skip(void)
