@@ -44,7 +44,8 @@ static const struct ax_cli_opt run_opts[] = {
 	{OPT_MIN_TIME, "min-time", 0, "S", "sample for at least S seconds"},
 	{OPT_MAX_TIME, "max-time", 0, "S", "sample for at most S seconds (3)"},
 	{OPT_TIMEOUT, "timeout", 0, "S",
-	 "fail a case whose GPU work takes longer than S seconds (10)"},
+	 "fail a case whose GPU work takes longer than S seconds (10; "
+	 "warm-up, which may include compilation, at least 60)"},
 	{OPT_MODE, "mode", 0, "batch|cold",
 	 "back-to-back repetitions, or one after a cache scrub"},
 	{OPT_WARMUP, "warmup", 0, "N", "untimed repetitions first (2)"},

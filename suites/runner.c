@@ -42,12 +42,26 @@ struct case_run {
 	struct ax_vk_buffer scrub; /* cold mode only */
 	uint32_t scrub_pattern;
 	double empty_submit_s;     /* host fallback calibration */
+	bool warming;              /* warm-up: lazy compilation may run */
 	struct ax_runner_result *out;
 };
 
 static uint64_t timeout_ns(const struct ax_runner_opts *o)
 {
 	return (uint64_t)(o->timeout_s * 1e9);
+}
+
+/* Drivers may compile a pipeline at its first dispatch (lavapipe's LLVM
+ * takes seconds for big unrolled kernels), inside the fence wait: warm-up
+ * submissions get at least this long. */
+#define AX_WARMUP_TIMEOUT_S 60.0
+
+static uint64_t sample_timeout_ns(const struct case_run *cr)
+{
+	double t = cr->opts->timeout_s;
+	if (cr->warming && t < AX_WARMUP_TIMEOUT_S)
+		t = AX_WARMUP_TIMEOUT_S;
+	return (uint64_t)(t * 1e9);
 }
 
 static int fail(struct case_run *cr, int rc, const char *status,
@@ -100,7 +114,7 @@ static int gpu_sample(struct case_run *cr, uint32_t reps, double *sec)
 	if (ts)
 		ax_vk_cmd_timestamp(vk, cb, 1);
 	double t0 = now_s();
-	rc = ax_vk_cmd_submit_wait(vk, cb, false, timeout_ns(cr->opts));
+	rc = ax_vk_cmd_submit_wait(vk, cb, false, sample_timeout_ns(cr));
 	double host = now_s() - t0;
 	if (rc)
 		return rc;
@@ -263,12 +277,14 @@ static int warm_up_and_verify(struct case_run *cr)
 {
 	struct ax_runner_result *out = cr->out;
 	int warm = cr->opts->warmup > 0 ? cr->opts->warmup : 1;
+	cr->warming = true;
 	for (int i = 0; i < warm; i++) {
 		double sec;
 		int rc = sample(cr, 1, &sec);
 		if (rc)
 			return rc;
 	}
+	cr->warming = false;
 	/* The output is checked before any time counts. */
 	if (!cr->suite->verify)
 		return 0;

@@ -32,7 +32,9 @@ struct ax_runner_opts {
 	double max_noise;       /* target rel. half-width of median CI */
 	double min_time_s;      /* keep sampling at least this long */
 	double max_time_s;      /* stop sampling after this long */
-	double timeout_s;       /* fence timeout for one submission */
+	double timeout_s;       /* fence timeout for one submission (warm-up
+				   submissions get at least 60 s: drivers may
+				   compile the pipeline at first dispatch) */
 	double target_sample_s; /* batch mode: minimum duration of a sample */
 	enum ax_run_mode mode;
 	volatile int *stop;     /* set asynchronously to stop early */
