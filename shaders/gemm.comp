@@ -51,6 +51,8 @@ layout(constant_id = 11) const uint SHARE = 0;   /* 0 smem, 1 subgroup */
 /* 1 when B is not transposed and N % 4 == 0 (set by the host from the
  * shape), so SHARE = 1 can read B as vec4 without a runtime branch. */
 layout(constant_id = 12) const uint B_VEC4 = 0;
+/* SHARE = 1: 1 walks the tiles of C column by column (see wg_tile). */
+layout(constant_id = 13) const uint COLMAJOR = 0;
 
 /* TM and TN are at most 16 (checked on the host); arrays are sized for
  * the maximum and the unused part is removed once constants are known. */
@@ -280,15 +282,31 @@ float bcast(float a, uint q, uint gbase)
 	return subgroupShuffle(a, gl_SubgroupSize == G ? q : gbase + q);
 }
 
+/*
+ * The tile of C this workgroup computes, as (column, row) of tiles.
+ * lavapipe hands out workgroups in x-major order to its threads, so with
+ * COLMAJOR = 0 the two threads at work run neighbours in a row of C and
+ * each streams its own K x BN panel of B; with COLMAJOR = 1 the linear
+ * id is reread column by column, so they share one panel of B instead.
+ */
+uvec2 wg_tile()
+{
+	if (COLMAJOR == 0)
+		return gl_WorkGroupID.xy;
+	uint id = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+	return uvec2(id / gl_NumWorkGroups.y, id % gl_NumWorkGroups.y);
+}
+
 void main_subgroup()
 {
+	uvec2 wt = wg_tile();
 	uint t = gl_LocalInvocationID.y * WG_X + gl_LocalInvocationID.x;
 	uint lane = gl_SubgroupInvocationID % G;
 	uint gbase = gl_SubgroupInvocationID - lane;
 	uint grp = t / G;
 	const uint GX = BN / (G * TN);
-	uint m0 = gl_WorkGroupID.y * BM + (grp / GX) * TM;
-	uint n0 = gl_WorkGroupID.x * BN + (grp % GX) * (G * TN) + lane * TN;
+	uint m0 = wt.y * BM + (grp / GX) * TM;
+	uint n0 = wt.x * BN + (grp % GX) * (G * TN) + lane * TN;
 	uint z = gl_WorkGroupID.z;
 	uint abase = z * pc.M * pc.K, bbase = z * pc.K * pc.N;
 	uint cbase = z * pc.M * pc.N;
