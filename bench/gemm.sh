@@ -24,15 +24,17 @@ print(r["median"] if r["status"] == "ok" else "failed:" + r["status"])'
 peak=$(median peak -p type=f32)
 def=$(median gemm -p m=$N -p n=$N -p k=$N)
 
-# The sweep: how A is shared, tile depth, register-block shape,
-# workgroup, buffering.
+# The sweep: tile order, register-block shape, workgroup, and the
+# shared-memory kernel (defaults are share=subgroup tm=16 bm=128
+# colmajor=true; the second line is the defaults before that change).
 sweep=(
-	"-p share=smem"
-	"-p share=smem -p dbuf=true"
-	"-p bm=32 -p bn=64 -p wg_y=4"
-	"-p tn=16 -p bm=16 -p bn=128 -p wg_y=2"
-	"-p share=smem -p bk=32"
-	"-p share=smem -p tm=4 -p tn=4 -p wg_x=16 -p wg_y=16"
+	"-p colmajor=false"
+	"-p tm=8 -p bm=64 -p colmajor=false"
+	"-p tn=16 -p bn=128"
+	"-p bm=64 -p wg_y=4"
+	"-p share=smem -p tm=8 -p bm=64"
+	"-p share=smem -p tm=8 -p bm=64 -p dbuf=true"
+	"-p share=smem -p tm=4 -p tn=4 -p bm=64 -p wg_x=16 -p wg_y=16"
 )
 best=$def
 best_cfg="defaults"
