@@ -54,9 +54,9 @@ layout(constant_id = 12) const uint B_VEC4 = 0;
 /* SHARE = 1: 1 walks the tiles of C column by column (see wg_tile). */
 layout(constant_id = 13) const uint COLMAJOR = 0;
 
-/* TM and TN are at most 16 (checked on the host); arrays are sized for
+/* TM is at most 32, TN 16 (checked on the host); arrays are sized for
  * the maximum and the unused part is removed once constants are known. */
-#define MAX_T 16
+#define MAX_T 32
 
 layout(std430, binding = 0) readonly buffer A_ { ST a[]; };
 layout(std430, binding = 1) readonly buffer B_ { ST b[]; };

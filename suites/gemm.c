@@ -39,17 +39,18 @@ static const struct ax_param_def gemm_params[] = {
 	{"kernel", AX_PT_ENUM, 0, 0, gemm_kernels, 0, AX_PARAM_SHAPE,
 	 "tiled (shared memory + registers) or coopmat "
 	 "(VK_KHR_cooperative_matrix)"},
-	/* Defaults bm=128 tm=16: on lavapipe at 1024^3 share=subgroup
-	 * pays one lane-by-lane load of B per tm FMAs, and 16 rows beat 8
-	 * by ~20 %; the shared-memory footprint (12 KiB) and 64
-	 * invocations still fit the smallest Vulkan limits. */
-	{"bm", AX_PT_INT, 4, 256, NULL, 128, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	/* Defaults bm=256 tm=32 bk=8: on lavapipe share=subgroup pays one
+	 * lane-by-lane load of B per tm FMAs; at 1024^3 tm=16 beat tm=8 by
+	 * ~20 % and tm=32 beat tm=16 by ~25 %.  64 invocations and 10 KiB
+	 * of shared memory (bk=8) keep share=smem within the smallest
+	 * Vulkan limits. */
+	{"bm", AX_PT_INT, 4, 256, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
 	 "rows of C per workgroup"},
 	{"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
 	 "columns of C per workgroup"},
-	{"bk", AX_PT_INT, 1, 64, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	{"bk", AX_PT_INT, 1, 64, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
 	 "depth of the k slice staged in shared memory"},
-	{"tm", AX_PT_INT, 4, 16, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+	{"tm", AX_PT_INT, 4, 32, NULL, 32, AX_PARAM_TUNABLE | AX_PARAM_POW2,
 	 "rows of C per invocation (register block)"},
 	{"tn", AX_PT_INT, 4, 16, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
 	 "columns of C per invocation (register block)"},
