@@ -25,15 +25,18 @@ peak=$(median peak -p type=f32)
 def=$(median gemm -p m=$N -p n=$N -p k=$N)
 
 # The sweep: tile order, register-block shape, workgroup, and the
-# shared-memory kernel (defaults are share=subgroup tm=16 bm=128
-# colmajor=true; the second line is the defaults before that change).
+# shared-memory kernel.  Defaults are share=subgroup tm=32 bm=256
+# colmajor=true; "tm=8 bm=64 bk=16 colmajor=false" were the defaults
+# before the tm and tile-order changes.
 sweep=(
 	"-p colmajor=false"
-	"-p tm=8 -p bm=64 -p colmajor=false"
+	"-p tm=16 -p bm=128"
+	"-p tm=8 -p bm=64 -p bk=16 -p colmajor=false"
 	"-p tn=16 -p bn=128"
-	"-p bm=64 -p wg_y=4"
-	"-p share=smem -p tm=8 -p bm=64"
-	"-p share=smem -p tm=8 -p bm=64 -p dbuf=true"
+	"-p tn=16 -p bn=128 -p colmajor=false"
+	"-p tn=16 -p bn=256 -p wg_x=16"
+	"-p share=smem -p tm=8 -p bm=64 -p bk=16"
+	"-p share=smem -p tm=8 -p bm=64 -p bk=16 -p dbuf=true"
 	"-p share=smem -p tm=4 -p tn=4 -p bm=64 -p wg_x=16 -p wg_y=16"
 )
 best=$def
