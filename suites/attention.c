@@ -3,6 +3,7 @@
  * (shaders/attention.comp), fp32 or fp16 storage, causal or not, verified
  * against a double-precision CPU reference (suites/attention_ref.c).
  */
+#include "suites/data.h"
 #include "suites/attention_ref.h"
 #include "suites/conv_ref.h" /* fp16 conversions and input filling */
 #include "suites/suite.h"
@@ -164,28 +165,6 @@ static void att_teardown(struct ax_vk_ctx *vk, void *state)
 		att_free(vk, state);
 }
 
-/* Create a device buffer of n elements and upload src (fp16 when asked). */
-static int upload_elems(struct ax_vk_ctx *vk, struct ax_vk_buffer *b,
-			const float *src, size_t n, bool f16)
-{
-	size_t esz = f16 ? 2 : 4;
-	int rc = ax_vk_buffer_create(vk, n * esz,
-				     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-				     AX_MEM_DEVICE, b);
-	if (rc || !src)
-		return rc;
-	if (!f16)
-		return ax_vk_upload(vk, b, 0, src, n * esz);
-	uint16_t *h = malloc(n * esz);
-	if (!h)
-		return AX_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		h[i] = ax_conv_half_from_float(src[i]);
-	rc = ax_vk_upload(vk, b, 0, h, n * esz);
-	free(h);
-	return rc;
-}
-
 /* Host inputs in [-1, 1), Q scaled by 4 so that the softmax is peaked
  * (logits with a spread of about 1.3) and the online maximum matters; a
  * power of two keeps fp16 values exact. */
@@ -213,13 +192,13 @@ static int att_buffers(struct att_state *st)
 	size_t nkv = ax_attention_kv_count(&st->sh);
 	int rc = att_inputs(st);
 	if (!rc)
-		rc = upload_elems(st->vk, &st->q, st->hq, nq, f16);
+		rc = ax_suite_upload_floats(st->vk, &st->q, st->hq, nq, f16);
 	if (!rc)
-		rc = upload_elems(st->vk, &st->k, st->hk, nkv, f16);
+		rc = ax_suite_upload_floats(st->vk, &st->k, st->hk, nkv, f16);
 	if (!rc)
-		rc = upload_elems(st->vk, &st->v, st->hv, nkv, f16);
+		rc = ax_suite_upload_floats(st->vk, &st->v, st->hv, nkv, f16);
 	if (!rc)
-		rc = upload_elems(st->vk, &st->o, NULL, nq, f16);
+		rc = ax_suite_upload_floats(st->vk, &st->o, NULL, nq, f16);
 	return rc;
 }
 
@@ -325,7 +304,7 @@ static int att_verify(void *state, char *why, size_t whylen)
 		goto out;
 	}
 	for (size_t i = 0; h && i < n; i++)
-		o[i] = ax_conv_half_to_float(h[i]);
+		o[i] = ax_half_to_float(h[i]);
 	rc = ax_attention_ref_verify(&st->sh, st->hq, st->hk, st->hv, o,
 				     ATT_VERIFY_MACS, why, whylen);
 out:

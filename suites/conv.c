@@ -3,6 +3,7 @@
  * an implicit GEMM (shaders/conv.comp), verified against a double-precision
  * CPU reference (suites/conv_ref.c).
  */
+#include "suites/data.h"
 #include "suites/conv_ref.h"
 #include "suites/suite.h"
 
@@ -110,28 +111,6 @@ static void conv_teardown(struct ax_vk_ctx *vk, void *state)
 		conv_free(vk, state);
 }
 
-/* Create a device buffer of n elements and upload src (fp16 when asked). */
-static int upload_elems(struct ax_vk_ctx *vk, struct ax_vk_buffer *b,
-			const float *src, size_t n, bool f16)
-{
-	size_t esz = f16 ? 2 : 4;
-	int rc = ax_vk_buffer_create(vk, n * esz,
-				     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-				     AX_MEM_DEVICE, b);
-	if (rc || !src)
-		return rc;
-	if (!f16)
-		return ax_vk_upload(vk, b, 0, src, n * esz);
-	uint16_t *h = malloc(n * esz);
-	if (!h)
-		return AX_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		h[i] = ax_conv_half_from_float(src[i]);
-	rc = ax_vk_upload(vk, b, 0, h, n * esz);
-	free(h);
-	return rc;
-}
-
 static int conv_buffers(struct conv_state *st)
 {
 	struct ax_conv_shape *s = &st->sh;
@@ -142,11 +121,11 @@ static int conv_buffers(struct conv_state *st)
 		return AX_ENOMEM;
 	ax_conv_fill_inputs(st->hx, nx, 0x636f6e76ull, s->f16);
 	ax_conv_fill_inputs(st->hw, nw, 0x77656967ull, s->f16);
-	int rc = upload_elems(st->vk, &st->x, st->hx, nx, s->f16);
+	int rc = ax_suite_upload_floats(st->vk, &st->x, st->hx, nx, s->f16);
 	if (!rc)
-		rc = upload_elems(st->vk, &st->w, st->hw, nw, s->f16);
+		rc = ax_suite_upload_floats(st->vk, &st->w, st->hw, nw, s->f16);
 	if (!rc)
-		rc = upload_elems(st->vk, &st->y, NULL,
+		rc = ax_suite_upload_floats(st->vk, &st->y, NULL,
 				  ax_conv_output_count(s), s->f16);
 	return rc;
 }
@@ -252,7 +231,7 @@ static int conv_verify(void *state, char *why, size_t whylen)
 		goto out;
 	}
 	for (size_t i = 0; h && i < n; i++)
-		y[i] = ax_conv_half_to_float(h[i]);
+		y[i] = ax_half_to_float(h[i]);
 	rc = ax_conv_ref_verify(&st->sh, st->hx, st->hw, y, CONV_VERIFY_MACS,
 				why, whylen);
 out:

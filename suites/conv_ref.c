@@ -1,4 +1,5 @@
 /* suites/conv_ref.c - conv shapes, limits, CPU reference and checker. */
+#include "suites/data.h"
 #include "suites/conv_ref.h"
 
 #include "core/error.h"
@@ -281,49 +282,6 @@ int ax_conv_ref_verify(const struct ax_conv_shape *s, const float *x,
 	return check_point(s, x, w, y, total - 1, why, whylen);
 }
 
-uint16_t ax_conv_half_from_float(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, sizeof(u));
-	uint32_t sign = (u >> 16) & 0x8000u;
-	uint32_t absu = u & 0x7fffffffu;
-	if (absu >= 0x7f800000u) /* infinity or NaN */
-		return (uint16_t)(sign | 0x7c00u |
-				  (absu > 0x7f800000u ? 0x200u : 0));
-	if (absu >= 0x477ff000u) /* rounds to >= 65520: overflow */
-		return (uint16_t)(sign | 0x7c00u);
-	if (absu < 0x38800000u) { /* subnormal half (or zero) */
-		/* Scale by 2^24 in float, which rounds to nearest even. */
-		float a;
-		memcpy(&a, &absu, sizeof(a));
-		return (uint16_t)(sign | (uint32_t)lrintf(a * 16777216.0f));
-	}
-	uint32_t mant = absu & 0x7fffffu;
-	uint32_t exp = (absu >> 23) - 127 + 15;
-	uint32_t h = (exp << 10) | (mant >> 13);
-	uint32_t rem = mant & 0x1fffu;
-	/* Round to nearest, ties to even; a carry into the exponent is the
-	 * correct result. */
-	if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
-		h++;
-	return (uint16_t)(sign | h);
-}
-
-float ax_conv_half_to_float(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-	uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
-	float f;
-	if (exp == 0) {
-		f = ldexpf((float)mant, -24);
-		return sign ? -f : f;
-	}
-	uint32_t u = exp == 31 ? sign | 0x7f800000u | (mant << 13) :
-				 sign | ((exp - 15 + 127) << 23) | (mant << 13);
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
 void ax_conv_fill_inputs(float *dst, size_t n, uint64_t seed, bool f16)
 {
 	/* Same size: the words are converted in place (memcpy keeps the
@@ -335,7 +293,7 @@ void ax_conv_fill_inputs(float *dst, size_t n, uint64_t seed, bool f16)
 		/* 24 random bits -> [-1, 1), exact in float. */
 		float v = (float)(word >> 8) * (1.0f / 8388608.0f) - 1.0f;
 		if (f16)
-			v = ax_conv_half_to_float(ax_conv_half_from_float(v));
+			v = ax_half_to_float(ax_half_from_float(v));
 		dst[i] = v;
 	}
 }

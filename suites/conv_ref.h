@@ -103,11 +103,6 @@ int ax_conv_ref_verify(const struct ax_conv_shape *s, const float *x,
  */
 struct ax_vk_buffer *ax_conv_state_output(void *state);
 
-/* IEEE binary16 conversions (round to nearest even; NaN and infinity
- * kept). */
-uint16_t ax_conv_half_from_float(float f);
-float ax_conv_half_to_float(uint16_t h);
-
 /*
  * Fill dst[0..n) with deterministic values in [-1, 1) from seed; when
  * f16 is true each value is rounded to the nearest fp16 so the device and

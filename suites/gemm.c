@@ -10,6 +10,7 @@
  * row/column checksums for large ones.
  */
 #include "core/error.h"
+#include "suites/data.h"
 #include "suites/gemm_ref.h"
 #include "suites/suite.h"
 
@@ -282,7 +283,7 @@ static int upload(struct gemm_state *s, struct ax_vk_buffer *buf,
 	if (!h)
 		return AX_ENOMEM;
 	for (uint64_t i = 0; i < n; i++)
-		h[i] = ax_gemm_half_from_float(src[i]);
+		h[i] = ax_half_from_float(src[i]);
 	int rc = ax_vk_upload(s->vk, buf, 0, h, n * 2);
 	free(h);
 	return rc;
@@ -390,7 +391,7 @@ static int gemm_verify(void *state, char *why, size_t whylen)
 	if (!rc && s->g.s.f16) {
 		rc = ax_vk_download(s->vk, &s->c, 0, h, n * 2);
 		for (uint64_t i = 0; !rc && i < n; i++)
-			c[i] = ax_gemm_float_from_half(h[i]);
+			c[i] = ax_half_to_float(h[i]);
 	} else if (!rc) {
 		rc = ax_vk_download(s->vk, &s->c, 0, c, n * 4);
 	}

@@ -7,52 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint16_t ax_gemm_half_from_float(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000u;
-	uint32_t absx = x & 0x7fffffffu;
-	if (absx >= 0x7f800000u) /* inf or nan */
-		return (uint16_t)(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u : 0));
-	if (absx >= 0x477ff000u) /* rounds to >= 65520: overflow */
-		return (uint16_t)(sign | 0x7c00u);
-	if (absx < 0x33000001u) /* below half the smallest subnormal */
-		return (uint16_t)sign;
-	int e = (int)(absx >> 23) - 127;
-	uint32_t mant = (absx & 0x7fffffu) | 0x800000u;
-	/* Shift so the result has 10 fraction bits (fewer when subnormal). */
-	int shift = e < -14 ? 13 + (-14 - e) : 13;
-	uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1);
-	uint32_t half = 1u << (shift - 1);
-	if (rem > half || (rem == half && (q & 1)))
-		q++;
-	if (e < -14) /* subnormal: q already is the encoding (may carry) */
-		return (uint16_t)(sign | q);
-	/* q holds the implicit bit; a carry out bumps the exponent. */
-	uint32_t h = ((uint32_t)(e + 15) << 10) + (q - 0x400u);
-	return (uint16_t)(sign | h);
-}
-
-float ax_gemm_float_from_half(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-	uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ffu;
-	float f;
-	if (e == 0) {
-		f = ldexpf((float)m, -24);
-	} else if (e == 31) {
-		f = m ? NAN : INFINITY;
-	} else {
-		f = ldexpf((float)(m | 0x400u), (int)e - 25);
-	}
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	x |= sign;
-	memcpy(&f, &x, 4);
-	return f;
-}
-
 void ax_gemm_fill(float *dst, size_t n, uint64_t seed)
 {
 	/* xorshift64*: deterministic across machines, no libc rand(). */

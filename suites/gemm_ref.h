@@ -25,11 +25,6 @@ struct ax_gemm_shape {
  * larger ones on sampled rows and columns plus row/column checksums. */
 #define AX_GEMM_FULL_CHECK_MAX (1ull << 26)
 
-/* Round a float to the nearest float16 (even on ties; overflow to inf);
- * and back.  Subnormals are handled both ways. */
-uint16_t ax_gemm_half_from_float(float f);
-float ax_gemm_float_from_half(uint16_t h);
-
 /* n pseudo-random values j/512 - 1 (j < 1024) from seed: exactly
  * representable in float16, so both dtypes multiply the same numbers. */
 void ax_gemm_fill(float *dst, size_t n, uint64_t seed);

@@ -7,6 +7,7 @@
 #include "ax_test.h"
 
 #include "core/error.h"
+#include "suites/data.h"
 #include "suites/gemm_ref.h"
 #include "suites/suite.h"
 
@@ -33,8 +34,8 @@ static float *product(const struct ax_gemm_shape *s, const float *a,
 						   acc);
 				}
 				if (s->f16)
-					acc = ax_gemm_float_from_half(
-						ax_gemm_half_from_float(acc));
+					acc = ax_half_to_float(
+						ax_half_from_float(acc));
 				c[((size_t)z * s->m + i) * s->n + j] = acc;
 			}
 	return c;
@@ -104,21 +105,21 @@ static void test_sampled_check(void)
 
 static void test_half_conversion(void)
 {
-	AX_CHECK_INT(ax_gemm_half_from_float(1.0f), 0x3c00);
-	AX_CHECK_INT(ax_gemm_half_from_float(-2.0f), 0xc000);
-	AX_CHECK_INT(ax_gemm_half_from_float(65504.0f), 0x7bff);
-	AX_CHECK_INT(ax_gemm_half_from_float(1e6f), 0x7c00);
-	AX_CHECK_INT(ax_gemm_half_from_float(5.9604645e-8f), 0x0001);
-	AX_CHECK_INT(ax_gemm_half_from_float(1.0f + 1.0f / 2048), 0x3c00);
-	AX_CHECK_INT(ax_gemm_half_from_float(1.0f + 3.0f / 2048), 0x3c02);
-	AX_CHECK_NEAR(ax_gemm_float_from_half(0x3555), 0.333251953125, 0);
-	AX_CHECK_NEAR(ax_gemm_float_from_half(0x0001), 5.9604645e-8, 1e-15);
+	AX_CHECK_INT(ax_half_from_float(1.0f), 0x3c00);
+	AX_CHECK_INT(ax_half_from_float(-2.0f), 0xc000);
+	AX_CHECK_INT(ax_half_from_float(65504.0f), 0x7bff);
+	AX_CHECK_INT(ax_half_from_float(1e6f), 0x7c00);
+	AX_CHECK_INT(ax_half_from_float(5.9604645e-8f), 0x0001);
+	AX_CHECK_INT(ax_half_from_float(1.0f + 1.0f / 2048), 0x3c00);
+	AX_CHECK_INT(ax_half_from_float(1.0f + 3.0f / 2048), 0x3c02);
+	AX_CHECK_NEAR(ax_half_to_float(0x3555), 0.333251953125, 0);
+	AX_CHECK_NEAR(ax_half_to_float(0x0001), 5.9604645e-8, 1e-15);
 	float v[1024];
 	ax_gemm_fill(v, 1024, 3);
 	int exact = 1;
 	for (int i = 0; i < 1024; i++) {
-		exact &= ax_gemm_float_from_half(
-				 ax_gemm_half_from_float(v[i])) == v[i];
+		exact &= ax_half_to_float(
+				 ax_half_from_float(v[i])) == v[i];
 		exact &= v[i] >= -1.0f && v[i] < 1.0f;
 	}
 	AX_CHECK(exact);
