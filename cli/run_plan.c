@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define AX_PLAN_MAX_CASES 10000
+#define AX_PLAN_MAX_TEXT "10000"
 
 static int add_case(struct ax_plan *plan, const struct ax_suite *s,
 		    const struct ax_params *p)
@@ -63,12 +64,6 @@ static bool wanted(const char *name, char **suites, int n)
  * lives in static storage (the suites never change while we run). */
 static struct ax_config_schema plan_schema[64];
 
-static int schema(void)
-{
-	int n = ax_plan_schema(plan_schema, 64);
-	return n;
-}
-
 int ax_plan_schema(struct ax_config_schema *out, int max)
 {
 	int n = ax_suite_count < max ? ax_suite_count : max;
@@ -82,7 +77,7 @@ int ax_plan_schema(struct ax_config_schema *out, int max)
 int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
 		       size_t errlen)
 {
-	int n = schema();
+	int n = ax_plan_schema(plan_schema, 64);
 	return ax_export_load_tuned(path, plan_schema, n, &plan->tuned, err,
 				    errlen);
 }
@@ -90,7 +85,7 @@ int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
 static int load_profile(struct ax_plan *plan, const char *path,
 			char **suites, int n_suites, char *err, size_t errlen)
 {
-	int n = schema();
+	int n = ax_plan_schema(plan_schema, 64);
 	int rc = ax_config_load(path, plan_schema, n, &plan->profile, err,
 				errlen);
 	if (rc)
@@ -121,7 +116,7 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 			  size_t errlen)
 {
 	const char *eq = strchr(text, '=');
-	char name[64];
+	char name[64], why[512] = "";
 	if (!eq || eq == text || (size_t)(eq - text) >= sizeof(name))
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "-p %s: expected NAME=VALUE (e.g. -p size=64M "
@@ -143,39 +138,32 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 		int64_t *vals;
 		int n_vals;
 		rc = ax_param_parse_list(&c->params.defs[idx], eq + 1, &vals,
-					 &n_vals, err, errlen);
+					 &n_vals, why, sizeof(why));
 		for (int v = 0; v < n_vals && rc == 0; v++) {
 			struct ax_params p = c->params;
 			p.v[idx] = vals[v];
 			rc = add_case(&out, c->suite, &p);
 		}
-		if (rc == AX_EINVAL && out.n >= AX_PLAN_MAX_CASES)
-			ax_errf(err, errlen, rc,
-				"-p %s: more than %d cases in all", text,
-				AX_PLAN_MAX_CASES);
-		if (rc && strncmp(err, "-p", 2) != 0) {
-			char msg[512];
-			snprintf(msg, sizeof(msg), "-p %s: %s", text, err);
-			snprintf(err, errlen, "%s", msg);
-		}
 		free(vals);
 	}
 	if (rc == 0 && !used && plan->n > 0) {
-		const struct ax_suite *s = plan->cases[0].suite;
+		/* ax_params_set names the parameters the suite does know */
 		struct ax_params p = plan->cases[0].params;
-		char known[512];
-		ax_params_set(&p, name, "", known, sizeof(known));
+		ax_params_set(&p, name, "", why, sizeof(why));
 		rc = ax_errf(err, errlen, AX_ENOTFOUND, "-p %s: %s%s", text,
 			     plan->n > 1 ? "no selected suite has it; " : "",
-			     known);
-		(void)s;
+			     why);
+	} else if (rc) {
+		ax_errf(err, errlen, rc, "-p %s: %s", text,
+			why[0]		   ? why
+			: rc == AX_ENOMEM ? "out of memory"
+					  : "more than " AX_PLAN_MAX_TEXT
+					    " cases in all");
 	}
 	free(plan->cases);
 	plan->cases = out.cases;
 	plan->n = out.n;
-	if (rc)
-		return rc;
-	return 0;
+	return rc;
 }
 
 int ax_plan_build(struct ax_plan *plan, const char *profile_path,
