@@ -356,14 +356,17 @@ static int check_header(const char *path, bool *exists, bool *empty,
 	return 0;
 }
 
-/* Can h read the schema?  An SQLite result code. */
-static int read_schema(sqlite3 *h)
+/* Can h read the schema?  An SQLite result code; *objects (may be NULL)
+ * gets the number of schema objects (tables, indexes ...). */
+static int read_schema(sqlite3 *h, int *objects)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema",
 				    -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW && objects)
+			*objects = sqlite3_column_int(st, 0);
 		rc = rc == SQLITE_ROW ? SQLITE_OK : rc;
 	}
 	sqlite3_finalize(st);
@@ -400,7 +403,7 @@ static int open_ro(const char *path, sqlite3 **out)
 	int rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_busy_timeout(h, AX_DB_BUSY_MS);
-		rc = read_schema(h);
+		rc = read_schema(h, NULL);
 	}
 	char *copy = strdup(path);
 	bool dir_ro = copy && access(dirname(copy), W_OK) != 0;
@@ -415,7 +418,7 @@ static int open_ro(const char *path, sqlite3 **out)
 			 : SQLITE_NOMEM;
 		free(uri);
 		if (rc == SQLITE_OK)
-			rc = read_schema(h);
+			rc = read_schema(h, NULL);
 	}
 	*out = h;
 	return rc;
@@ -429,9 +432,11 @@ static int open_ro(const char *path, sqlite3 **out)
 static int probe(const char *path, int *version, char *err, size_t errlen)
 {
 	sqlite3 *h = NULL;
-	int rc, v = 0;
+	int rc, v = 0, objects = 0;
 
 	rc = open_ro(path, &h);
+	if (rc == SQLITE_OK)
+		rc = read_schema(h, &objects);
 	if (rc == SQLITE_OK)
 		rc = read_user_version(h, &v);
 	if (rc != SQLITE_OK) {
@@ -451,6 +456,15 @@ static int probe(const char *path, int *version, char *err, size_t errlen)
 	*version = v;
 	if (v > AX_DB_SCHEMA_VERSION)
 		return newer_schema(err, errlen, path, v);
+	/* Version 0 with tables is another program's database (our first
+	 * migration creates tables and version together), and a negative
+	 * version is nobody's: axbench adds nothing to either. */
+	if (v < 0 || (v == 0 && objects > 0))
+		return ax_errf(err, errlen, AX_EDB,
+			       "%s: an SQLite database that is not axbench's "
+			       "(schema version %d, %d schema objects); "
+			       "axbench left it untouched: pass another --db",
+			       path, v, objects);
 	return 0;
 }
 

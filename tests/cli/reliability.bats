@@ -320,3 +320,22 @@ as_user() {
 	[ "$(sha256sum <"$DB")" = "$sum" ]
 	[ ! -s "$DB-wal" ]
 }
+
+@test "fuzz regression: another program's SQLite database is refused untouched" {
+	sqlite3 "$DB" "create table notes(x); insert into notes values (1);"
+	before=$(sha256sum "$DB")
+	run "$AX" --db "$DB" run bandwidth -p size=4K -p op=read "${FAST[@]}"
+	assert_failure 5
+	assert_output --partial "not axbench's"
+	[ "$(sha256sum "$DB")" = "$before" ]
+	[ "$(sqlite3 "$DB" 'select count(*) from sqlite_schema')" = 1 ]
+}
+
+@test "fuzz regression: a negative schema version is refused, never migrated" {
+	sqlite3 "$DB" "pragma user_version = -100728831;"
+	before=$(sha256sum "$DB")
+	run "$AX" --db "$DB" run bandwidth -p size=4K -p op=read "${FAST[@]}"
+	assert_failure 5
+	assert_output --partial "schema version -100728831"
+	[ "$(sha256sum "$DB")" = "$before" ]
+}
