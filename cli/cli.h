@@ -135,6 +135,11 @@ int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
 		    const struct ax_vk_device_info *info, int64_t *host_id,
 		    int64_t *device_id);
 
+/* --run ID|last of command cmd: a positive run id, or the newest run.
+ * Prints the error (naming cmd) and returns the exit code. */
+int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
+		       const char *cmd, const char *text, int64_t *id);
+
 /* Keep the stored results (ax_db_results JSON) whose device matches
  * --device SEL: fingerprint, UUID or PCI bus id exactly, or a name part;
  * NULL or "all" keeps everything.  A bare Vulkan index is refused: stored

@@ -31,27 +31,6 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-static int resolve_run(const struct ax_cli *cli, struct ax_db *db,
-		       const char *text, int64_t *id)
-{
-	if (strcmp(text, "last") == 0) {
-		if (ax_db_last_run(db, id) == 0)
-			return 0;
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "baseline save: the database %s holds no "
-				    "runs yet; run `axbench run` first",
-				    cli->db_path);
-	}
-	char *end;
-	long long v = strtoll(text, &end, 10);
-	if (*end || end == text || v <= 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "baseline save: --run must be a run id or "
-				    "'last' (got '%s')", text);
-	*id = v;
-	return 0;
-}
-
 static int save(struct ax_cli *cli, const char *name, const char *run)
 {
 	if (!valid_name(name))
@@ -67,7 +46,8 @@ static int save(struct ax_cli *cli, const char *name, const char *run)
 	ax_db_close(db);
 	if ((rc = ax_cli_open_db(cli, false, &db)))
 		return rc;
-	rc = resolve_run(cli, db, run ? run : "last", &id);
+	rc = ax_cli_resolve_run(cli, db, "baseline save", run ? run : "last",
+				&id);
 	if (rc == 0 && ax_db_baseline_save(db, name, id) != 0) {
 		fprintf(stderr, "axbench: baseline save: %s\n",
 			ax_db_errmsg(db));

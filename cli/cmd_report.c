@@ -78,21 +78,10 @@ static int resolve_runs(const struct ax_cli *cli, struct ax_db *db,
 			const struct report_args *a, int64_t *ids)
 {
 	for (int i = 0; i < a->n_runs; i++) {
-		char *end;
-		if (strcmp(a->runs[i], "last") == 0) {
-			if (ax_db_last_run(db, &ids[i]) == 0)
-				continue;
-			return ax_cli_error(cli, AX_EXIT_USAGE,
-					    "report: --run last: %s holds no "
-					    "runs yet; run `axbench run` "
-					    "first", cli->db_path);
-		}
-		ids[i] = strtoll(a->runs[i], &end, 10);
-		if (*end || end == a->runs[i] || ids[i] <= 0)
-			return ax_cli_error(cli, AX_EXIT_USAGE,
-					    "report: --run must be a run id "
-					    "or 'last' (got '%s')",
-					    a->runs[i]);
+		int rc = ax_cli_resolve_run(cli, db, "report", a->runs[i],
+					    &ids[i]);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -117,28 +117,6 @@ static void print_table(const json_t *results)
 		printf("(no results)\n");
 }
 
-static int resolve_run(const struct ax_cli *cli, struct ax_db *db,
-		       const char *text, int64_t *id)
-{
-	if (strcmp(text, "last") == 0) {
-		if (ax_db_last_run(db, id) == 0)
-			return 0;
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "--run last: the database %s holds no "
-				    "runs yet; run `axbench run` first",
-				    cli->db_path);
-	}
-	char *end;
-	long long v = strtoll(text, &end, 10);
-	if (*end || end == text || v <= 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "--run must be a run id or 'last' (got "
-				    "'%s')",
-				    text);
-	*id = v;
-	return 0;
-}
-
 extern const struct ax_cli_cmd ax_cmd_results;
 
 static int results_main(struct ax_cli *cli, int argc, char **argv)
@@ -174,7 +152,7 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 		return rc;
 	int64_t ids[64];
 	for (int i = 0; i < n_runs && rc == 0; i++)
-		rc = resolve_run(cli, db, runs[i], &ids[i]);
+		rc = ax_cli_resolve_run(cli, db, "results", runs[i], &ids[i]);
 	f.run_ids = ids;
 	f.n_run_ids = n_runs;
 	json_t *results = NULL;

@@ -215,3 +215,25 @@ int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
 				    sel);
 	return 0;
 }
+
+int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
+		       const char *cmd, const char *text, int64_t *id)
+{
+	if (strcmp(text, "last") == 0) {
+		if (ax_db_last_run(db, id) == 0)
+			return 0;
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "%s: --run last: the database %s holds no "
+				    "runs yet; run `axbench run` first",
+				    cmd, cli->db_path);
+	}
+	char *end;
+	long long v = strtoll(text, &end, 10);
+	if (*end || end == text || v <= 0)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "%s: --run must be a run id or 'last' "
+				    "(got '%s')",
+				    cmd, text);
+	*id = v;
+	return 0;
+}
