@@ -75,7 +75,7 @@ $(B)/shaders/table.c $(B)/shaders/table.h &: $(SHADER_INC) scripts/embed-shaders
 $(B)/shaders/table.o: $(B)/shaders/table.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/tests/%: tests/unit/%.c $(B)/libax.a tests/unit/ax_test.h
+$(B)/tests/%: tests/unit/%.c $(B)/libax.a tests/unit/ax_test.h tests/unit/ax_gpu_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libax.a $(LDLIBS)
 

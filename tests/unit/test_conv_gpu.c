@@ -5,7 +5,7 @@
  * correctly, then one element was overwritten - is reported as a failed
  * verification.  Validation-layer messages fail the test.
  */
-#include "ax_test.h"
+#include "ax_gpu_test.h"
 
 #include "core/error.h"
 #include "suites/conv_ref.h"
@@ -15,33 +15,9 @@
 
 extern const struct ax_suite ax_suite_conv;
 
-static struct ax_vk_instance *inst;
-static struct ax_vk_ctx *vk;
-
-static void open_device(void)
-{
-	char err[1024];
-	const char *val = getenv("AXBENCH_VALIDATE");
-	bool validate = val && strcmp(val, "1") == 0;
-	int idx;
-	if (ax_vk_instance_create(validate, &inst, err, sizeof(err)) ||
-	    ax_vk_select(inst, NULL, &idx, err, sizeof(err)) ||
-	    ax_vk_open(inst, idx, &vk, err, sizeof(err))) {
-		printf("#   no Vulkan device: %s\n", err);
-		vk = NULL;
-	}
-}
-
 static void point(struct ax_params *p, const char *const *kv)
 {
-	char err[256];
-	ax_params_init(p, ax_suite_conv.params, ax_suite_conv.n_params);
-	for (int i = 0; kv[i]; i += 2) {
-		int rc = ax_params_set(p, kv[i], kv[i + 1], err, sizeof(err));
-		if (rc)
-			printf("#   %s\n", err);
-		AX_CHECK_INT(rc, 0);
-	}
+	ax_gpu_point(p, &ax_suite_conv, kv);
 }
 
 /* Run one case with few samples; its status. */
@@ -157,26 +133,6 @@ static void test_corrupted_output_fails(void)
 						    "8", "w", "8", "k", "8",
 						    "stride", "2", NULL}),
 		     0);
-}
-
-static void test_no_validation_messages(void)
-{
-	if (!vk)
-		return;
-	AX_CHECK_INT(ax_vk_validation_messages(inst), 0);
-}
-
-static void test_close(void)
-{
-	if (vk)
-		ax_vk_close(vk);
-	if (inst)
-		ax_vk_instance_destroy(inst);
-}
-
-static void test_open(void)
-{
-	open_device();
 }
 
 AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_shapes_verify),

@@ -5,7 +5,7 @@
  * element of C was overwritten - is reported as a failed verification
  * and never as a speed.  Validation-layer messages fail the test.
  */
-#include "ax_test.h"
+#include "ax_gpu_test.h"
 
 #include "core/error.h"
 #include "suites/gemm_ref.h"
@@ -13,33 +13,9 @@
 
 extern const struct ax_suite ax_suite_gemm;
 
-static struct ax_vk_instance *inst;
-static struct ax_vk_ctx *vk;
-
-static void open_device(void)
-{
-	char err[1024];
-	const char *val = getenv("AXBENCH_VALIDATE");
-	bool validate = val && strcmp(val, "1") == 0;
-	int idx;
-	if (ax_vk_instance_create(validate, &inst, err, sizeof(err)) ||
-	    ax_vk_select(inst, NULL, &idx, err, sizeof(err)) ||
-	    ax_vk_open(inst, idx, &vk, err, sizeof(err))) {
-		printf("#   no Vulkan device: %s\n", err);
-		vk = NULL;
-	}
-}
-
 static void point(struct ax_params *p, const char *const *kv)
 {
-	char err[256];
-	ax_params_init(p, ax_suite_gemm.params, ax_suite_gemm.n_params);
-	for (int i = 0; kv[i]; i += 2) {
-		int rc = ax_params_set(p, kv[i], kv[i + 1], err, sizeof(err));
-		if (rc)
-			printf("#   %s\n", err);
-		AX_CHECK_INT(rc, 0);
-	}
+	ax_gpu_point(p, &ax_suite_gemm, kv);
 }
 
 static int run_suite(const struct ax_suite *s, const char *const *kv,
@@ -114,27 +90,13 @@ static void test_corrupted_output_fails(void)
 	ax_runner_result_release(&r);
 }
 
-static void test_validation_clean(void)
-{
-	if (!vk)
-		return;
-	AX_CHECK_INT(ax_vk_validation_messages(inst), 0);
-}
-
+/* This test needs the device: without one it fails, not skips. */
 static void open_first(void)
 {
-	open_device();
+	test_open();
 	AX_CHECK(vk != NULL);
-}
-
-static void close_last(void)
-{
-	if (vk)
-		ax_vk_close(vk);
-	if (inst)
-		ax_vk_instance_destroy(inst);
 }
 
 AX_TEST_MAIN(AX_TEST(open_first), AX_TEST(test_edge_shapes_verify),
 	     AX_TEST(test_corrupted_output_fails),
-	     AX_TEST(test_validation_clean), AX_TEST(close_last))
+	     AX_TEST(test_no_validation_messages), AX_TEST(test_close))
