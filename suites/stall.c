@@ -1,0 +1,120 @@
+/* suites/stall.c - test-only stall injection (see stall.h). */
+#include "suites/stall.h"
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ax_stall {
+	VkDevice dev;
+	VkEvent event; /* set by the host: the wait ends */
+	bool hold, recorded, released;
+};
+
+/* Cases counted so far in this process (calls of the runner). */
+static unsigned long cases_seen;
+
+/* Does the comma-separated list of positive case numbers name n? */
+static int list_names(const char *list, size_t len, unsigned long n,
+		      char *err, size_t errlen)
+{
+	int found = 0;
+	const char *p = list, *end = list + len;
+	while (p < end) {
+		char *stop;
+		errno = 0;
+		unsigned long v = strtoul(p, &stop, 10);
+		if (stop == p || errno || v == 0 || *p == '-' ||
+		    (stop < end && *stop != ','))
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "%s=%s: expected case numbers N[,N...] "
+				       "counted from 1, optionally followed by "
+				       ":hold (test-only fault injection; "
+				       "unset it to measure normally)",
+				       AX_STALL_ENV, list);
+		found |= v == n;
+		p = stop + (stop < end);
+	}
+	return found;
+}
+
+int ax_stall_pick(bool *hold, char *err, size_t errlen)
+{
+	const char *v = getenv(AX_STALL_ENV);
+	unsigned long n = ++cases_seen;
+	*hold = false;
+	if (!v || !*v)
+		return 0;
+	const char *colon = strchr(v, ':');
+	size_t len = colon ? (size_t)(colon - v) : strlen(v);
+	if (colon && strcmp(colon, ":hold") != 0)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s=%s: the only mode after ':' is 'hold' "
+			       "(test-only fault injection; unset it to "
+			       "measure normally)",
+			       AX_STALL_ENV, v);
+	int rc = list_names(v, len, n, err, errlen);
+	if (rc == 1)
+		*hold = colon != NULL;
+	return rc;
+}
+
+int ax_stall_create(struct ax_vk_ctx *vk, bool hold, struct ax_stall **out)
+{
+	struct ax_stall *s = calloc(1, sizeof(*s));
+	if (!s)
+		return AX_ENOMEM;
+	VkEventCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+	VkResult r = vkCreateEvent(vk->dev, &ci, NULL, &s->event);
+	if (r != VK_SUCCESS) {
+		free(s);
+		snprintf(vk->err, sizeof(vk->err), "vkCreateEvent: %s",
+			 ax_vk_result_name(r));
+		return AX_EVK;
+	}
+	s->dev = vk->dev;
+	s->hold = hold;
+	*out = s;
+	return 0;
+}
+
+void ax_stall_record(struct ax_stall *s, VkCommandBuffer cb)
+{
+	if (!s || s->recorded)
+		return;
+	/* Everything after this waits for the host to set the event. */
+	vkCmdWaitEvents(cb, 1, &s->event, VK_PIPELINE_STAGE_HOST_BIT,
+			VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, NULL, 0, NULL,
+			0, NULL);
+	s->recorded = true;
+}
+
+bool ax_stall_recorded(const struct ax_stall *s)
+{
+	return s && s->recorded;
+}
+
+bool ax_stall_holds(const struct ax_stall *s)
+{
+	return s && s->hold;
+}
+
+void ax_stall_release(struct ax_stall *s)
+{
+	if (s && !s->released)
+		s->released = vkSetEvent(s->dev, s->event) == VK_SUCCESS;
+}
+
+void ax_stall_destroy(struct ax_vk_ctx *vk, struct ax_stall *s)
+{
+	if (!s)
+		return;
+	ax_stall_release(s);
+	/* A lost context keeps its objects (see ax_vk_close). */
+	if (!vk->lost)
+		vkDestroyEvent(s->dev, s->event, NULL);
+	free(s);
+}
