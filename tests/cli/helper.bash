@@ -17,3 +17,25 @@ ax_setup() {
 FAST=(--min-samples 3 --max-samples 5 --min-time 0 --max-time 0.5 --warmup 1)
 
 sql() { sqlite3 "$DB" "$@"; }
+
+# Rows of table $2 committed in database $1; 0 while the file or its
+# schema does not exist yet.
+n_rows() {
+	[ -s "$1" ] || { echo 0; return; }
+	sqlite3 -readonly "$1" "select count(*) from $2" 2>/dev/null || echo 0
+}
+
+# Wait until database $1 holds at least $3 rows of table $2.  Polls, never
+# a fixed sleep; gives up (and fails, saying so) only after 300 s, far
+# beyond any load, so a slow machine is never mistaken for a bug.
+wait_rows() {
+	for _ in $(seq 1500); do
+		[ "$(n_rows "$1" "$2")" -ge "$3" ] && return 0
+		sleep 0.2
+	done
+	echo "timed out waiting for $3 rows of $2 in $1" >&2
+	return 1
+}
+wait_results() { wait_rows "$1" result "$2"; }
+n_results() { n_rows "$1" result; }
+wait_trials() { wait_rows "$DB" trial "$1"; }

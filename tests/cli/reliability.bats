@@ -7,28 +7,14 @@ load helper
 
 setup() { ax_setup; }
 
-# 18 cases of ~0.4 s each: long enough to be interrupted after a few
-# results, short enough that a missed signal fails the test in seconds.
+# 18 cases of at least 1 s each on any machine (--min-time): after the
+# second result the run has 16 s or more to go, so the signal always
+# lands mid-run; a missed signal still fails the test within a minute.
 SLOW=(bandwidth -p size=4K..1M -p op=read,copy --min-samples 3
-      --max-samples 100000 --min-time 0.4 --max-time 0.4 --max-noise 0.001
+      --max-samples 100000 --min-time 1 --max-time 1 --max-noise 0.001
       --warmup 1)
 
-# Number of committed results, 0 while the file or schema does not exist.
-n_results() {
-	[ -s "$1" ] || { echo 0; return; }
-	sqlite3 -readonly "$1" 'select count(*) from result' 2>/dev/null ||
-		echo 0
-}
 
-# Wait (at most 60 s) until database $1 holds at least $2 results.
-wait_results() {
-	for _ in $(seq 300); do
-		[ "$(n_results "$1")" -ge "$2" ] && return 0
-		sleep 0.2
-	done
-	echo "timed out waiting for $2 results in $1" >&2
-	return 1
-}
 
 # Every stored result has exactly its n samples: a result and its samples
 # are committed together or not at all.
@@ -77,12 +63,7 @@ check_interrupted() {
 	"$AX" --db "$DB" tune bandwidth -p op=copy -p size=256K --budget 200 \
 		--strategy grid >"$BATS_TEST_TMPDIR/out" 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		n=$(sqlite3 -readonly "$DB" 'select count(*) from trial' \
-			2>/dev/null || echo 0)
-		[ "${n:-0}" -ge 2 ] && break
-		sleep 0.2
-	done
+	wait_trials 2
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?
@@ -251,22 +232,61 @@ as_user() {
 	[ "$stored" -ge 1 ] && [ "$stored" -lt 10 ]
 }
 
+# Fence timeouts are caused with AXBENCH_TEST_STALL (suites/stall.h,
+# test-only): the named case's first timed submission waits for an event
+# only the host sets, so it times out on any machine under any load.  The
+# other cases get a timeout they cannot miss: their samples last about
+# 2 ms, and warm-up submissions wait at least 60 s.
+
 @test "fence timeout: case failed as timeout with reason, the run goes on, exit 1" {
-	# 128 MiB copy/read: one dispatch takes far longer than 10 ms on
-	# lavapipe; a 4 KiB one far less.
-	run "$AX" --db "$DB" run bandwidth -p size=128M,4K -p op=copy,read \
-		--timeout 0.01 --min-samples 3 --max-samples 5 --warmup 1
+	# Released as soon as the wait timed out: work that merely overran,
+	# so the device stays usable for the other cases.
+	AXBENCH_TEST_STALL=1 run "$AX" --db "$DB" run bandwidth \
+		-p size=64K,4K -p op=copy,read --timeout 3 "${FAST[@]}"
 	assert_failure 1
-	assert_output --partial "did not finish within 0.01 s (fence timeout)"
-	[ "$(sql "select status from result where case_label = 'op=copy size=128M'")" = timeout ]
-	[ -n "$(sql "select error_text from result where status = 'timeout'")" ]
-	# The overrunning work finished within the grace period, so the
-	# device stayed usable and the small cases were measured.
-	[ "$(sql "select count(*) from result where status = 'ok' and
-		 case_label like '%size=4K'")" = 2 ]
+	assert_output --partial "did not finish within 3 s (fence timeout)"
+	refute_output --partial "new logical device"
+	[ "$(sql "select status from result where case_label = 'op=copy size=64K'")" = timeout ]
+	[ "$(sql "select error_text from result where status = 'timeout'")" = \
+	  "the GPU work did not finish within 3 s (fence timeout) [stall injected by AXBENCH_TEST_STALL, test-only]" ]
+	[ "$(sql "select count(*) from result where status = 'ok'")" = 3 ]
 	[ "$(sql 'select count(*) from result')" = 4 ]
 	[ "$(sql 'pragma integrity_check')" = ok ]
-	[ "$(sql 'select finished_at is not null from run')" = 1 ]
+	[ "$(sql 'select status, finished_at is not null from run')" = "complete|1" ]
+}
+
+@test "a device that stays hung: the run goes on with a new logical device" {
+	# Held past the grace period (10 x 0.5 s): the old context is left
+	# alone and the next cases run on a new one.
+	AXBENCH_TEST_STALL=2:hold run "$AX" --db "$DB" run bandwidth \
+		-p size=64K,4K -p op=copy,read --timeout 0.5 "${FAST[@]}"
+	assert_failure 1
+	assert_output --partial "going on with a new logical device (1 of at most 3)"
+	[ "$(sql "select status from result where case_label = 'op=read size=64K'")" = timeout ]
+	[ "$(sql "select count(*) from result where status = 'ok'")" = 3 ]
+	[ "$(sql 'select count(*) from result')" = 4 ]
+}
+
+@test "a device that keeps hanging: three new devices, then the rest skipped with the reason" {
+	# Every case stalls past its grace period (10 x 0.2 s = 2 s): after
+	# the third replacement the remaining cases are not attempted.
+	AXBENCH_TEST_STALL=1,2,3,4:hold run "$AX" --db "$DB" run bandwidth \
+		-p size=4K,8K,16K,32K,64K -p op=read --timeout 0.2 "${FAST[@]}"
+	assert_failure 1
+	assert_output --partial "(3 of at most 3)"
+	refute_output --partial "(4 of at most 3)"
+	[ "$(sql "select count(*) from result where status = 'timeout'")" = 4 ]
+	[ "$(sql "select status, error_text from result where case_label = 'op=read size=64K'")" = \
+	  "skipped|the device was lost by an earlier case (a timeout or device loss)" ]
+	[ "$(sql 'select count(*) from result')" = 5 ]
+}
+
+@test "AXBENCH_TEST_STALL that is malformed names itself and the fix" {
+	AXBENCH_TEST_STALL=first run "$AX" --db "$DB" run bandwidth \
+		-p size=4K -p op=read "${FAST[@]}"
+	assert_failure 1
+	assert_output --partial "AXBENCH_TEST_STALL=first: expected case numbers"
+	assert_output --partial "unset it to measure normally"
 }
 
 @test "huge shape: clear error naming the size and the device limit, exit 2" {

@@ -124,7 +124,7 @@ png_stats() {
 	two_devices
 	run "$AX" --db "$DB" report -o "$T/r.html"
 	assert_success
-	run timeout 180 chromium --headless --no-sandbox --disable-gpu \
+	run timeout 600 chromium --headless --no-sandbox --disable-gpu \
 		--disable-background-networking --disable-component-update \
 		--disable-sync --no-first-run --user-data-dir="$T/profile" \
 		--enable-logging=stderr --v=0 --screenshot="$T/shot.png" \

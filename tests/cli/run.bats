@@ -18,7 +18,7 @@ setup() { ax_setup; }
 }
 
 @test "run records the stop reason and the canonical parameters" {
-	run "$AX" --db "$DB" run bandwidth -p op=copy -p size=16K --min-samples 3 --max-samples 3 --min-time 0
+	run "$AX" --db "$DB" run bandwidth -p op=copy -p size=16K --min-samples 3 --max-samples 3 --min-time 0 --max-time 86400
 	assert_success
 	run sql "select stop_reason from result"
 	assert_output --regexp '^(max-samples|noise)$'

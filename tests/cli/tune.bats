@@ -61,11 +61,7 @@ assert d["speedup"] >= 1.0'
 @test "Ctrl-C keeps the session's trials and --resume continues it" {
 	"$AX" --db "$DB" tune bandwidth -p op=copy -p size=1M --budget 200 --strategy grid >"$BATS_TEST_TMPDIR/out" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		n=$(sqlite3 "$DB" 'select count(*) from trial' 2>/dev/null || echo 0)
-		[ "${n:-0}" -ge 3 ] && break
-		sleep 0.2
-	done
+	wait_trials 3
 	kill -INT "$pid"
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 130 ]

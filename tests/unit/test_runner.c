@@ -120,18 +120,22 @@ static void test_noise_rule_stops_early(void)
 	struct ax_runner_opts o;
 	struct ax_runner_result r;
 	ax_runner_opts_default(&o);
-	o.max_noise = 0.10; /* a steady spin gets there quickly */
+	/* Any noise meets this target, so the rule must stop at the first
+	 * sample it may: min_samples, whatever the machine's load does to
+	 * the spread (test_sample_cap shows an unreachable target does not
+	 * stop). */
+	o.max_noise = 1e9;
 	o.max_samples = 5000;
 	o.min_time_s = 0;
-	o.max_time_s = 30;
+	o.max_time_s = 1e6;
 	run_spin(200, 0, &o, &r);
 	AX_CHECK_INT(r.status, 0);
 	AX_CHECK_STR(r.stop_reason, "noise");
-	AX_CHECK(r.n >= o.min_samples && r.n < 5000);
-	AX_CHECK(r.summary.rel_noise <= 0.10);
+	AX_CHECK_INT(r.n, o.min_samples);
 	AX_CHECK_STR(r.timing_mode, "host");
-	/* about 5000 op/s for a 200 us op */
-	AX_CHECK(r.summary.median > 2000 && r.summary.median <= 5100);
+	/* A 200 us op: at most 5000 op/s on any machine (a preempted spin
+	 * only lasts longer), and a positive rate. */
+	AX_CHECK(r.summary.median > 0 && r.summary.median <= 5000 * 1.001);
 	ax_runner_result_release(&r);
 }
 
@@ -161,12 +165,13 @@ static void test_time_limit(void)
 	o.max_samples = 100000;
 	o.min_time_s = 0;
 	o.max_time_s = 0.05;
-	double t0 = now_s();
 	run_spin(100, 0, &o, &r);
 	AX_CHECK_INT(r.status, 0);
+	/* 100000 samples of at least 100 us would take 10 s or more: the
+	 * stop reason and the count show that the limit decided, on any
+	 * machine, without timing the test itself. */
 	AX_CHECK_STR(r.stop_reason, "time-limit");
 	AX_CHECK(r.n >= 2 && r.n < 100000);
-	AX_CHECK(now_s() - t0 < 2.0);
 	ax_runner_result_release(&r);
 }
 
@@ -175,11 +180,14 @@ static void test_batch_reps_reach_target(void)
 	struct ax_runner_opts o;
 	struct ax_runner_result r;
 	ax_runner_opts_default(&o);
-	o.target_sample_s = 0.002;
+	o.target_sample_s = 0.02;
 	o.max_samples = 5;
-	run_spin(100, 0, &o, &r);
-	/* 2 ms of 100 us repetitions: about 20 per sample */
-	AX_CHECK(r.reps_per_sample >= 10 && r.reps_per_sample <= 40);
+	run_spin(10, 0, &o, &r);
+	/* 20 ms of 10 us repetitions: at most 2000 per sample, since a
+	 * repetition never lasts less than 10 us.  At least 20 unless all
+	 * three probes took over 1 ms, i.e. the scheduler preempted each of
+	 * three 10 us spins: the fastest probe decides (see choose_reps). */
+	AX_CHECK(r.reps_per_sample >= 20 && r.reps_per_sample <= 2000);
 	ax_runner_result_release(&r);
 	o.mode = AX_MODE_COLD;
 	run_spin(100, 0, &o, &r);
