@@ -1,6 +1,7 @@
 /* cli/cmd_run.c - `axbench run`: measure suites and store every sample. */
 #include "cli/cli.h"
 #include "cli/run_exec.h"
+#include "cli/session.h"
 #include "cli/run_plan.h"
 
 #include "core/db.h"
@@ -183,7 +184,8 @@ static void print_plan(const struct ax_plan *plan)
 {
 	for (int i = 0; i < plan->n; i++) {
 		char label[512];
-		ax_run_case_label(&plan->cases[i].params, label, sizeof(label));
+		ax_session_case_label(&plan->cases[i].params, label,
+				      sizeof(label));
 		printf("%-10s %s\n", plan->cases[i].suite->name, label);
 	}
 	printf("%d case%s\n", plan->n, plan->n == 1 ? "" : "s");

@@ -19,6 +19,7 @@ enum {
 	OPT_REPLAY,
 	OPT_RETIME,
 	OPT_NO_EARLY_STOP,
+	OPT_TIMEOUT,
 };
 
 static const struct ax_cli_opt tune_opts[] = {
@@ -38,6 +39,10 @@ static const struct ax_cli_opt tune_opts[] = {
 	 "stop only at the budget or time limit (no EI or no-gain rule)"},
 	{OPT_RETIME, "retime", 0, "K",
 	 "re-time the K best points with more samples at the end (3)"},
+	{OPT_TIMEOUT, "timeout", 0, "S",
+	 "fail a trial whose GPU work takes longer than S seconds (10; "
+	 "warm-up, which may include compilation, at least 60); a device "
+	 "that stays hung is replaced"},
 	{0},
 };
 
@@ -81,6 +86,12 @@ static int parse_num_opts(struct ax_cli_iter *it, int opt,
 		if (ax_cli_parse_int(it, 0, 8, &n))
 			return -1;
 		t->a.retime_top = (int)n;
+		return 0;
+	case OPT_TIMEOUT:
+		if (ax_cli_parse_double(it, 0.001, 86400, &d))
+			return -1;
+		t->a.trial_opts.timeout_s = d;
+		t->a.final_opts.timeout_s = d;
 		return 0;
 	}
 	return -1;

@@ -1,7 +1,7 @@
 /* cli/run_exec.c - measure a plan's cases and store each as it finishes. */
 #include "cli/run_exec.h"
 
-#include "core/db.h"
+#include "cli/session.h"
 #include "core/error.h"
 #include "core/vk.h"
 #include "reports/export.h"
@@ -9,21 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void ax_run_case_label(const struct ax_params *p, char *buf, size_t len)
-{
-	ax_params_label(p, true, buf, len);
-	for (int i = 0; i < p->n; i++) {
-		const struct ax_param_def *d = &p->defs[i];
-		if ((d->flags & AX_PARAM_SHAPE) || p->v[i] == d->def)
-			continue;
-		char v[64];
-		size_t used = strlen(buf);
-		ax_param_format(d, p->v[i], v, sizeof(v));
-		snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
-			 d->name, v);
-	}
-}
 
 /*
  * Every point must be possible on the device before anything is stored:
@@ -70,19 +55,13 @@ struct exec {
 	struct ax_plan *plan;
 	struct ax_runner_opts opts;
 	bool skip_invalid;
-	struct ax_vk_instance *inst;
-	struct ax_vk_ctx *vk;
-	struct ax_db *db;
-	int64_t run_id;
+	struct ax_session session;
 	int index;          /* case being measured, 0-based */
 	const char *label;  /* of that case, for the progress line */
+	char case_label[512];
 	bool tty;
 	int case_width;     /* of the table's case column */
-	int device_index;
-	int reopens;        /* devices opened anew after a loss */
-	bool was_lost;      /* some case lost its device */
 	json_t *json_out;   /* --json: results as they are stored */
-	int n_failed, n_ok, n_skipped;
 };
 
 static void on_progress(void *ctx, int n, double median)
@@ -95,64 +74,13 @@ static void on_progress(void *ctx, int n, double median)
 	fflush(stderr);
 }
 
-static char *extra_json(const struct ax_runner_result *r)
-{
-	json_error_t jerr;
-	json_t *o = r->extra_json ? json_loads(r->extra_json, 0, &jerr) : NULL;
-	if (!json_is_object(o)) {
-		json_decref(o);
-		o = json_object();
-	}
-	json_object_set_new(o, "reps_per_sample",
-			    json_integer(r->reps_per_sample));
-	json_object_set_new(o, "setup_ms", json_real(r->setup_ms));
-	json_object_set_new(o, "compile_ms", json_real(r->compile_ms));
-	char *s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return s;
-}
-
-static int store(struct exec *ex, const struct ax_plan_case *c,
-		 const char *label, const struct ax_runner_result *r,
-		 int64_t *result_id)
-{
-	const struct ax_summary *m = &r->summary;
-	char *params = ax_params_to_json(&c->params);
-	char *extra = extra_json(r);
-	struct ax_db_result row = {
-		.run_id = ex->run_id,
-		.suite = c->suite->name,
-		.case_label = label,
-		.params_json = params,
-		.shader_hash = r->shader_hash[0] ? r->shader_hash : NULL,
-		.unit = c->suite->unit,
-		.higher_is_better = c->suite->higher_is_better,
-		.work = c->suite->work ? c->suite->work(&c->params) : 0,
-		.timing_mode = r->timing_mode,
-		.stop_reason = r->stop_reason,
-		.status = r->status_text,
-		.error_text = r->error[0] ? r->error : NULL,
-		.n = r->n,
-		.median = m->median, .min = m->min, .max = m->max,
-		.mean = m->mean, .stddev = m->stddev, .q1 = m->q1, .q3 = m->q3,
-		.mad = m->mad, .ci_lo = m->ci_lo, .ci_hi = m->ci_hi,
-		.rel_noise = m->rel_noise,
-		.extra_json = extra,
-	};
-	int rc = ax_db_result_add(ex->db, &row, r->seconds, r->values, r->n,
-				  result_id);
-	free(params);
-	free(extra);
-	return rc;
-}
-
 static void print_header(struct exec *ex)
 {
 	ex->case_width = 4;
 	for (int i = 0; i < ex->plan->n; i++) {
 		char label[512];
-		ax_run_case_label(&ex->plan->cases[i].params, label,
-				  sizeof(label));
+		ax_session_case_label(&ex->plan->cases[i].params, label,
+				      sizeof(label));
 		int w = (int)strlen(label);
 		if (w > ex->case_width)
 			ex->case_width = w > 90 ? 90 : w;
@@ -204,106 +132,40 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 	fflush(stdout);
 }
 
-#define AX_MAX_REOPENS 3
-
-/*
- * After a fence timeout (or a device loss) the old context still holds
- * pending work and is left alone; the run goes on with a new logical
- * device.  A few times at most: a device that keeps hanging gets the rest
- * of its cases stored as skipped by the runner, with the reason.
- */
-static void reopen_device(struct exec *ex)
-{
-	char err[1024];
-	struct ax_vk_ctx *fresh;
-	ex->was_lost = true;
-	if (ex->reopens >= AX_MAX_REOPENS)
-		return;
-	if (ax_vk_open(ex->inst, ex->device_index, &fresh, err, sizeof(err))) {
-		fprintf(stderr, "axbench run: cannot open the device again "
-				"after a loss: %s\n", err);
-		return;
-	}
-	ex->reopens++;
-	if (ex->cli->verbosity >= 0)
-		fprintf(stderr, "axbench run: the device was lost or timed "
-				"out; going on with a new logical device "
-				"(%d of at most %d)\n",
-			ex->reopens, AX_MAX_REOPENS);
-	ax_vk_close(ex->vk); /* lost: leaves it to the process exit */
-	ex->vk = fresh;
-}
-
 /* Measure one case, store it, print it.  Returns an exit code when the run
  * must stop (storage error), else 0. */
 static int run_one(struct exec *ex, int i)
 {
-	const struct ax_plan_case *c = &ex->plan->cases[i];
-	char label[512];
-	struct ax_runner_result r;
-	int64_t result_id = 0;
-	ax_run_case_label(&c->params, label, sizeof(label));
+	const struct ax_plan_case *pc = &ex->plan->cases[i];
+	struct ax_session_case c;
 	ex->index = i;
-	ex->label = label;
-	ax_runner_run_case(ex->vk, c->suite, &c->params, &ex->opts, &r);
+	ax_session_case_label(&pc->params, ex->case_label,
+			      sizeof(ex->case_label));
+	ex->label = ex->case_label;
+	int rc = ax_session_measure(&ex->session, pc->suite, &pc->params,
+				    &ex->opts, NULL, &c);
 	if (ex->tty)
 		fprintf(stderr, "\r\033[K");
-	int rc = store(ex, c, label, &r, &result_id);
 	if (rc == 0)
-		print_row(ex, c, label, &r, result_id);
-	if (r.status == 0)
-		ex->n_ok++;
-	else if (strcmp(r.status_text, "skipped") == 0)
-		ex->n_skipped++;
-	else if (r.status != AX_EINTR)
-		ex->n_failed++;
-	ax_runner_result_release(&r);
-	if (rc) {
-		fprintf(stderr, "axbench run: storing the result: %s\n",
-			ax_db_errmsg(ex->db));
-		return AX_EXIT_STORAGE;
-	}
-	if (ex->vk->lost && i + 1 < ex->plan->n)
-		reopen_device(ex);
-	return 0;
+		print_row(ex, pc, c.label, &c.r, c.result_id);
+	ax_session_case_release(&c);
+	return rc;
 }
 
-static int begin_run(struct exec *ex)
+/* The measurement settings and the profile, as the run row keeps them. */
+static char *run_config_json(const struct exec *ex)
 {
-	int64_t host_id, device_id;
-	int rc = ax_cli_register(ex->cli, ex->db, ex->vk->info, &host_id,
-				 &device_id);
-	if (rc)
-		return rc;
-	char *argv_json = ax_cli_argv_json(ex->cli);
+	const struct ax_runner_opts *o = &ex->opts;
 	json_t *cfg = json_pack(
-		"{s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:o?}", "warmup",
-		ex->opts.warmup, "min_samples", ex->opts.min_samples,
-		"max_samples", ex->opts.max_samples, "max_noise",
-		ex->opts.max_noise, "min_time_s", ex->opts.min_time_s,
-		"max_time_s", ex->opts.max_time_s, "timeout_s",
-		ex->opts.timeout_s, "mode",
-		ex->opts.mode == AX_MODE_COLD ? "cold" : "batch", "profile",
+		"{s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:o?}", "warmup", o->warmup,
+		"min_samples", o->min_samples, "max_samples", o->max_samples,
+		"max_noise", o->max_noise, "min_time_s", o->min_time_s,
+		"max_time_s", o->max_time_s, "timeout_s", o->timeout_s, "mode",
+		o->mode == AX_MODE_COLD ? "cold" : "batch", "profile",
 		ex->plan->profile ? ax_config_to_json(ex->plan->profile) : NULL);
-	char *cfg_text = json_dumps(cfg, JSON_COMPACT);
-	struct ax_db_run run = {
-		.host_id = host_id,
-		.device_id = device_id,
-		.axbench_version = AX_VERSION_STRING,
-		.git_sha = AX_GIT_SHA_STRING,
-		.argv_json = argv_json,
-		.config_json = cfg_text,
-		.profile = ex->plan->profile ? ex->plan->profile->name : NULL,
-	};
-	rc = ax_db_run_begin(ex->db, &run, &ex->run_id);
-	free(argv_json);
-	free(cfg_text);
+	char *text = json_dumps(cfg, JSON_COMPACT);
 	json_decref(cfg);
-	if (rc) {
-		fprintf(stderr, "axbench run: %s\n", ax_db_errmsg(ex->db));
-		return AX_EXIT_STORAGE;
-	}
-	return 0;
+	return text;
 }
 
 /* --tuned: each case takes the tuned parameters of this device for its
@@ -332,67 +194,52 @@ static void apply_tuned(struct exec *ex, const struct ax_vk_device_info *info)
 
 static int open_all(struct exec *ex)
 {
-	int idx;
-	char err[1024];
-	int rc = ax_cli_open_vk(ex->cli, &ex->inst, &idx);
+	struct ax_session *s = &ex->session;
+	int rc = ax_session_choose_device(s);
 	if (rc)
 		return rc;
-	apply_tuned(ex, ax_vk_device_info(ex->inst, idx));
-	rc = precheck(ex->plan, ax_vk_device_info(ex->inst, idx),
-		      ex->skip_invalid);
+	apply_tuned(ex, s->info);
+	rc = precheck(ex->plan, s->info, ex->skip_invalid);
 	if (rc)
 		return rc;
-	rc = ax_cli_open_db(ex->cli, false, &ex->db);
-	if (rc)
-		return rc;
-	ex->device_index = idx;
-	if (ax_vk_open(ex->inst, idx, &ex->vk, err, sizeof(err))) {
-		fprintf(stderr, "axbench run: %s\n", err);
-		return AX_EXIT_NODEV;
-	}
-	if (ex->cli->verbosity >= 0 && !ex->cli->json)
+	char *cfg = run_config_json(ex);
+	struct ax_session_run run = {
+		.config_json = cfg,
+		.profile = ex->plan->profile ? ex->plan->profile->name : NULL,
+	};
+	rc = ax_session_begin_run(s, &run);
+	free(cfg);
+	if (rc == 0 && ex->cli->verbosity >= 0 && !ex->cli->json)
 		fprintf(stderr, "axbench: %d case%s on %s, database %s\n",
 			ex->plan->n, ex->plan->n == 1 ? "" : "s",
-			ex->vk->info->name, ex->cli->db_path);
-	return begin_run(ex);
+			s->info->name, ex->cli->db_path);
+	return rc;
 }
 
 static int finish(struct exec *ex, int rc)
 {
+	const struct ax_session *s = &ex->session;
 	bool interrupted = ax_cli_interrupted != 0;
-	/* "failed": the run could not measure everything it was asked to
-	 * (storage error, or the device was lost and cases were skipped);
-	 * failed results of a run that went through are per result. */
-	bool lost = ex->was_lost || (ex->vk && ex->vk->lost);
-	if (ex->run_id)
-		ax_db_run_finish(ex->db, ex->run_id,
-				 interrupted  ? "interrupted"
-				 : rc || lost ? "failed"
-					      : "complete");
-	if (ex->json_out && ex->run_id) {
+	if (ex->json_out && s->run_id) {
 		json_t *doc = json_pack("{s:I,s:O}", "run_id",
-					(json_int_t)ex->run_id, "results",
+					(json_int_t)s->run_id, "results",
 					ex->json_out);
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(doc);
 	}
-	if (ex->run_id && !ex->cli->json && ex->cli->verbosity >= 0)
+	if (s->run_id && !ex->cli->json && ex->cli->verbosity >= 0)
 		fprintf(stderr,
 			"axbench: run %lld: %d verified, %d failed, %d "
 			"skipped%s\n",
-			(long long)ex->run_id, ex->n_ok, ex->n_failed,
-			ex->n_skipped, interrupted ? ", interrupted" : "");
-	if (rc == 0 && interrupted)
-		rc = AX_EXIT_INTERRUPTED;
-	if (rc == 0 && ex->n_failed)
-		rc = AX_EXIT_FAIL;
-	rc = ax_cli_check_validation(ex->cli, ex->inst, rc);
-	ax_vk_close(ex->vk);
-	ax_db_close(ex->db);
-	ax_vk_instance_destroy(ex->inst);
+			(long long)s->run_id, s->n_ok, s->n_failed,
+			s->n_skipped, interrupted ? ", interrupted" : "");
+	int n_failed = s->n_failed;
 	json_decref(ex->json_out);
-	return rc;
+	/* A failed result fails the command, not the run row: the run went
+	 * through, and each result says how it ended. */
+	rc = ax_session_finish(&ex->session, rc);
+	return rc == 0 && n_failed ? AX_EXIT_FAIL : rc;
 }
 
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
@@ -408,6 +255,7 @@ int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 	}
 	if (cli->json)
 		ex.json_out = json_array();
+	ax_session_init(&ex.session, cli, "run");
 	int rc = open_all(&ex);
 	if (rc == 0)
 		print_header(&ex);

@@ -1,7 +1,7 @@
 /*
- * cli/run_exec.h - executing a plan: open the device and the database,
- * measure each case with the runner, store and print each result as it
- * finishes.
+ * cli/run_exec.h - executing a plan: one measurement session
+ * (cli/session.h) that measures each case, stores and prints each result
+ * as it finishes.
  */
 #ifndef AX_RUN_EXEC_H
 #define AX_RUN_EXEC_H
@@ -16,8 +16,5 @@
  * with everything measured so far committed). */
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 		   const struct ax_runner_opts *opts, bool skip_invalid);
-
-/* "op=copy size=64M" plus the tunables that differ from their defaults. */
-void ax_run_case_label(const struct ax_params *p, char *buf, size_t len);
 
 #endif

@@ -1,5 +1,5 @@
 /* cli/tune_live.c - live tuning: ask, measure with the runner, store, tell. */
-#include "cli/run_exec.h"
+#include "cli/session.h"
 #include "cli/tune.h"
 
 #include "core/db.h"
@@ -16,12 +16,11 @@
 struct live {
 	struct ax_cli *cli;
 	struct ax_tune_args *a;
-	struct ax_vk_instance *inst;
-	struct ax_vk_ctx *vk;
-	struct ax_db *db;
+	struct ax_session session; /* device, database, run row */
+	struct ax_db *db;          /* session.db, once open */
 	struct ax_space *space;
 	struct ax_tuner *tuner;
-	int64_t run_id, session_id, device_id;
+	int64_t session_id;        /* the tune_session row */
 	int n_trials;         /* stored so far, resumed ones included */
 	double best_value;    /* in the suite's unit, NAN before any */
 	int64_t best_trial_id; /* best measured trial, until re-timing */
@@ -71,47 +70,35 @@ static double median_seconds(const struct ax_runner_result *r)
 	return m.median;
 }
 
+/* The trial table's status: a point the driver cannot build is a fact
+ * about the point, which the tuner must never propose again. */
 static const char *trial_status(const struct ax_runner_result *r)
 {
-	switch (r->status) {
-	case 0: return "ok";
-	case AX_EVERIFY: return "failed-verification";
-	case AX_ETIMEOUT: return "timeout";
-	case AX_EINVAL:
-	case AX_EUNSUPPORTED: return "invalid";
+	switch (r->outcome) {
+	case AX_CASE_OK:
+	case AX_CASE_FAILED_VERIFICATION:
+	case AX_CASE_TIMEOUT:
+	case AX_CASE_COMPILE_FAILED:
+		return ax_case_status_name(r->outcome);
+	case AX_CASE_INVALID:
+	case AX_CASE_SKIPPED:
+		return "invalid";
 	default:
-		return strstr(r->error, "pipeline") ? "compile-failed" : "error";
+		return "error";
 	}
 }
 
-static int store_result(struct live *lv, const struct ax_params *p,
-			const char *label, const struct ax_runner_result *r,
-			const char *role, int64_t *result_id)
+/* Measure p with opts and store the result, marked with the tuning
+ * session and the measurement's role ("trial", "retime", "default"). */
+static int measure(struct live *lv, const struct ax_params *p,
+		   const struct ax_runner_opts *opts, const char *role,
+		   struct ax_session_case *c)
 {
-	const struct ax_suite *s = lv->a->suite;
-	const struct ax_summary *m = &r->summary;
-	char *params = ax_params_to_json(p);
-	char extra[160];
-	snprintf(extra, sizeof(extra),
-		 "{\"tune_session\":%lld,\"role\":\"%s\",\"compile_ms\":%.3f}",
-		 (long long)lv->session_id, role, r->compile_ms);
-	struct ax_db_result row = {
-		.run_id = lv->run_id, .suite = s->name, .case_label = label,
-		.params_json = params,
-		.shader_hash = r->shader_hash[0] ? r->shader_hash : NULL,
-		.unit = s->unit, .higher_is_better = s->higher_is_better,
-		.work = s->work ? s->work(p) : 0,
-		.timing_mode = r->timing_mode, .stop_reason = r->stop_reason,
-		.status = r->status_text,
-		.error_text = r->error[0] ? r->error : NULL, .n = r->n,
-		.median = m->median, .min = m->min, .max = m->max,
-		.mean = m->mean, .stddev = m->stddev, .q1 = m->q1, .q3 = m->q3,
-		.mad = m->mad, .ci_lo = m->ci_lo, .ci_hi = m->ci_hi,
-		.rel_noise = m->rel_noise, .extra_json = extra,
-	};
-	int rc = ax_db_result_add(lv->db, &row, r->seconds, r->values, r->n,
-				  result_id);
-	free(params);
+	json_t *extra = json_pack("{s:I,s:s}", "tune_session",
+				  (json_int_t)lv->session_id, "role", role);
+	int rc = ax_session_measure(&lv->session, lv->a->suite, p, opts,
+				    extra, c);
+	json_decref(extra);
 	return rc;
 }
 
@@ -142,29 +129,29 @@ static void progress(const struct live *lv)
 static int trial(struct live *lv, size_t i)
 {
 	struct ax_params p;
-	struct ax_runner_result r;
-	char label[512];
-	int64_t result_id = 0, trial_id = 0;
+	struct ax_session_case c;
+	int64_t trial_id = 0;
 	point_params(lv, i, &p);
-	ax_run_case_label(&p, label, sizeof(label));
-	ax_runner_run_case(lv->vk, lv->a->suite, &p, &lv->a->trial_opts, &r);
-	if (r.status == AX_EINTR) {
-		ax_runner_result_release(&r);
+	int rc = measure(lv, &p, &lv->a->trial_opts, "trial", &c);
+	const struct ax_runner_result *r = &c.r;
+	if (rc == 0 && r->outcome == AX_CASE_INTERRUPTED) {
+		ax_session_case_release(&c);
 		return AX_EINTR;
 	}
-	int rc = store_result(lv, &p, label, &r, "trial", &result_id);
-	double sec = median_seconds(&r);
+	double sec = median_seconds(r);
 	char *params = ax_params_to_json(&p);
 	struct ax_db_trial t = {
 		.session_id = lv->session_id, .index = lv->n_trials,
-		.params_json = params, .status = trial_status(&r),
-		.value = r.status == 0 ? r.summary.median : NAN,
-		.seconds = sec, .compile_ms = r.compile_ms,
-		.result_id = result_id,
-		.error_text = r.error[0] ? r.error : NULL,
+		.params_json = params, .status = trial_status(r),
+		.value = r->status == 0 ? r->summary.median : NAN,
+		.seconds = sec, .compile_ms = r->compile_ms,
+		.result_id = c.result_id,
+		.error_text = r->error[0] ? r->error : NULL,
 	};
-	if (rc == 0)
-		rc = ax_db_trial_add(lv->db, &t, &trial_id);
+	if (rc == 0 && ax_db_trial_add(lv->db, &t, &trial_id))
+		rc = ax_cli_error(lv->cli, AX_EXIT_STORAGE,
+				  "storing the trial: %s",
+				  ax_db_errmsg(lv->db));
 	free(params);
 	if (rc == 0) {
 		lv->n_trials++;
@@ -175,11 +162,11 @@ static int trial(struct live *lv, size_t i)
 			lv->best_value = t.value;
 			lv->best_trial_id = trial_id;
 			snprintf(lv->best_label, sizeof(lv->best_label), "%s",
-				 label);
+				 c.label);
 		}
 		progress(lv);
 	}
-	ax_runner_result_release(&r);
+	ax_session_case_release(&c);
 	return rc;
 }
 
@@ -222,8 +209,8 @@ static int replay_stored(struct live *lv, const json_t *session)
 				json_object_get(t, "id"));
 			struct ax_params p;
 			point_params(lv, (size_t)i, &p);
-			ax_run_case_label(&p, lv->best_label,
-					  sizeof(lv->best_label));
+			ax_session_case_label(&p, lv->best_label,
+					      sizeof(lv->best_label));
 		}
 	}
 	return 0;
@@ -243,13 +230,9 @@ void ax_tune_options(const struct ax_tune_args *a,
 
 static int open_session(struct live *lv, const json_t *resumed)
 {
-	int idx;
 	char err[1024];
 	struct ax_tune_args *a = lv->a;
-	int rc = ax_cli_open_vk(lv->cli, &lv->inst, &idx);
-	if (rc)
-		return rc;
-	struct valid_ctx vc = {a, ax_vk_device_info(lv->inst, idx)};
+	struct valid_ctx vc = {a, lv->session.info};
 	if (ax_space_create_params(&lv->space, a->base.defs, a->base.n,
 				   point_valid, &vc, 0, a->seed, err,
 				   sizeof(err)))
@@ -263,34 +246,22 @@ static int open_session(struct live *lv, const json_t *resumed)
 	if (ax_tuner_create(&lv->tuner, lv->space, a->strategy, a->seed, &to,
 			    err, sizeof(err)))
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE, "tune: %s", err);
-	if (ax_vk_open(lv->inst, idx, &lv->vk, err, sizeof(err)))
-		return ax_cli_error(lv->cli, AX_EXIT_NODEV, "%s", err);
-	int64_t host_id;
-	if ((rc = ax_cli_register(lv->cli, lv->db, lv->vk->info, &host_id,
-				  &lv->device_id)))
+	struct ax_session_run run = {.config_json = "{\"command\":\"tune\"}"};
+	int rc = ax_session_begin_run(&lv->session, &run);
+	if (rc)
 		return rc;
-	char *argv_json = ax_cli_argv_json(lv->cli);
-	struct ax_db_run run = {
-		.host_id = host_id, .device_id = lv->device_id,
-		.axbench_version = AX_VERSION_STRING,
-		.git_sha = AX_GIT_SHA_STRING, .argv_json = argv_json,
-		.config_json = "{\"command\":\"tune\"}", .profile = NULL,
-	};
-	rc = ax_db_run_begin(lv->db, &run, &lv->run_id);
-	free(argv_json);
-	if (rc == 0 && resumed) {
+	if (resumed) {
 		lv->session_id = a->resume_session;
 		return replay_stored(lv, resumed);
 	}
 	char *shape = ax_params_to_json(&a->base);
 	struct ax_db_session s = {
-		.device_id = lv->device_id, .suite = a->suite->name,
+		.device_id = lv->session.device_id, .suite = a->suite->name,
 		.shape_json = shape, .strategy = a->strategy,
 		.objective = "live", .seed = a->seed, .budget = (int)a->budget,
 		.space_json = NULL,
 	};
-	if (rc == 0)
-		rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
+	rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
 	free(shape);
 	if (rc)
 		return ax_cli_error(lv->cli, AX_EXIT_STORAGE, "%s",
@@ -302,18 +273,14 @@ static int open_session(struct live *lv, const json_t *resumed)
 static int retime(struct live *lv, const struct ax_params *p,
 		  const char *role, double *value)
 {
-	struct ax_runner_result r;
-	char label[512];
-	int64_t id;
+	struct ax_session_case c;
 	*value = NAN;
-	ax_run_case_label(p, label, sizeof(label));
-	ax_runner_run_case(lv->vk, lv->a->suite, p, &lv->a->final_opts, &r);
-	int rc = r.status == AX_EINTR
-			 ? AX_EINTR
-			 : store_result(lv, p, label, &r, role, &id);
-	if (rc == 0 && r.status == 0)
-		*value = r.summary.median;
-	ax_runner_result_release(&r);
+	int rc = measure(lv, p, &lv->a->final_opts, role, &c);
+	if (rc == 0 && c.r.outcome == AX_CASE_INTERRUPTED)
+		rc = AX_EINTR;
+	if (rc == 0 && c.r.status == 0)
+		*value = c.r.summary.median;
+	ax_session_case_release(&c);
 	return rc;
 }
 
@@ -349,7 +316,7 @@ static int finalise(struct live *lv, struct verdict *v)
 	}
 	char why[256];
 	v->defaults = NAN;
-	struct ax_vk_device_info const *info = lv->vk->info;
+	struct ax_vk_device_info const *info = lv->session.info;
 	bool defaults_valid =
 		ax_params_check(&lv->a->base, why, sizeof(why)) == 0 &&
 		(!lv->a->suite->check ||
@@ -380,7 +347,7 @@ static void report(struct live *lv, const struct verdict *v)
 			p = lv->a->base;
 		else
 			point_params(lv, v->best_index, &p);
-		ax_run_case_label(&p, label, sizeof(label));
+		ax_session_case_label(&p, label, sizeof(label));
 		if (!isnan(v->defaults) && v->defaults > 0)
 			speedup = s->higher_is_better ? v->best / v->defaults
 						      : v->defaults / v->best;
@@ -392,7 +359,8 @@ static void report(struct live *lv, const struct verdict *v)
 		json_t *o = json_pack(
 			"{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o?}",
 			"session_id", (json_int_t)lv->session_id, "run_id",
-			(json_int_t)lv->run_id, "suite", s->name, "strategy",
+			(json_int_t)lv->session.run_id, "suite", s->name,
+			"strategy",
 			lv->a->strategy, "trials", lv->n_trials, "stop_reason",
 			stop, "unit", s->unit, "best",
 			v->have_best ? json_real(v->best) : json_null(),
@@ -432,21 +400,10 @@ static int close_all(struct live *lv, int rc)
 						 : "error",
 				     lv->best_trial_id);
 	}
-	if (lv->run_id)
-		ax_db_run_finish(lv->db, lv->run_id,
-				 interrupted ? "interrupted"
-				 : rc	     ? "failed"
-					     : "complete");
-	if (rc == 0 && interrupted)
-		rc = AX_EXIT_INTERRUPTED;
-	rc = ax_cli_check_validation(lv->cli, lv->inst, rc);
 	ax_tuner_destroy(lv->tuner);
 	ax_space_destroy(lv->space);
-	ax_vk_close(lv->vk);
-	ax_db_close(lv->db);
-	ax_vk_instance_destroy(lv->inst);
 	free(lv->trial_ids);
-	return rc;
+	return ax_session_finish(&lv->session, rc);
 }
 
 static int load_resumed(struct live *lv, json_t **session)
@@ -497,9 +454,13 @@ int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 	json_t *resumed = NULL;
 	a->trial_opts.stop = &ax_cli_interrupted;
 	a->final_opts.stop = &ax_cli_interrupted;
-	int rc = ax_cli_open_db(cli, false, &lv.db);
+	ax_session_init(&lv.session, cli, "tune");
+	int rc = ax_session_open_db(&lv.session);
+	lv.db = lv.session.db;
 	if (rc == 0)
 		rc = load_resumed(&lv, &resumed);
+	if (rc == 0)
+		rc = ax_session_choose_device(&lv.session);
 	if (rc == 0)
 		rc = open_session(&lv, resumed);
 	json_decref(resumed);
@@ -509,17 +470,11 @@ int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 		rc = trial(&lv, i);
 		if (rc == AX_EINTR)
 			rc = 0;
-		else if (rc)
-			rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s",
-					  ax_db_errmsg(lv.db));
 	}
 	if (rc == 0 && !ax_cli_interrupted) {
 		rc = finalise(&lv, &v);
 		if (rc == AX_EINTR)
 			rc = 0;
-		else if (rc)
-			rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s",
-					  ax_db_errmsg(lv.db));
 	}
 	if (lv.tuner)
 		report(&lv, &v);

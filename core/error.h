@@ -31,7 +31,8 @@
 	X(AX_EDEVLOST, -15, "Vulkan device lost")                          \
 	X(AX_EREGRESSION, -16, "regression found")                         \
 	X(AX_EAMBIGUOUS, -17, "verdict ambiguous")                         \
-	X(AX_EVALIDATION, -18, "Vulkan validation layer reported a problem")
+	X(AX_EVALIDATION, -18, "Vulkan validation layer reported a problem") \
+	X(AX_ECOMPILE, -19, "the driver could not build the pipeline")
 
 enum ax_error {
 #define AX_ERROR_ENUM(name, value, text) name = value,

@@ -156,14 +156,18 @@ int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
 	out->push_size = push_size;
 	ax_hash_hex(s->code, s->size, out->shader_hash);
 	VkResult r = create_layouts(ctx, out);
-	if (r == VK_SUCCESS)
+	bool compiling = r == VK_SUCCESS;
+	if (compiling)
 		r = create_compute(ctx, out, s, spec, n_spec);
 	if (r != VK_SUCCESS) {
 		snprintf(ctx->err, sizeof(ctx->err),
 			 "creating the compute pipeline for %s: %s", shader,
 			 ax_vk_result_name(r));
 		ax_vk_pipeline_destroy(ctx, out);
-		return ax_vk_error_from(r);
+		/* The module or the pipeline: this point cannot be built
+		 * (a tuner's trial status), as opposed to a layout or pool
+		 * that any pipeline would need. */
+		return compiling ? AX_ECOMPILE : ax_vk_error_from(r);
 	}
 	return 0;
 }

@@ -66,27 +66,45 @@ static uint64_t sample_timeout_ns(const struct case_run *cr)
 	return (uint64_t)(t * 1e9);
 }
 
-static int fail(struct case_run *cr, int rc, const char *status,
+const char *ax_case_status_name(enum ax_case_status s)
+{
+	switch (s) {
+	case AX_CASE_OK: return "ok";
+	case AX_CASE_FAILED_VERIFICATION: return "failed-verification";
+	case AX_CASE_TIMEOUT: return "timeout";
+	case AX_CASE_SKIPPED: return "skipped";
+	case AX_CASE_INVALID: return "invalid";
+	case AX_CASE_COMPILE_FAILED: return "compile-failed";
+	case AX_CASE_INTERRUPTED: return "interrupted";
+	case AX_CASE_ERROR: break;
+	}
+	return "error";
+}
+
+static enum ax_case_status outcome_for(int rc)
+{
+	switch (rc) {
+	case 0: return AX_CASE_OK;
+	case AX_EVERIFY: return AX_CASE_FAILED_VERIFICATION;
+	case AX_ETIMEOUT: return AX_CASE_TIMEOUT;
+	case AX_EUNSUPPORTED: return AX_CASE_SKIPPED;
+	case AX_EINVAL: return AX_CASE_INVALID;
+	case AX_ECOMPILE: return AX_CASE_COMPILE_FAILED;
+	case AX_EINTR: return AX_CASE_INTERRUPTED;
+	default: return AX_CASE_ERROR;
+	}
+}
+
+static int fail(struct case_run *cr, int rc, enum ax_case_status outcome,
 		const char *msg)
 {
 	struct ax_runner_result *out = cr->out;
 	out->status = rc;
-	out->status_text = status;
+	out->outcome = outcome;
+	out->status_text = ax_case_status_name(outcome);
 	if (msg && msg != out->error)
 		snprintf(out->error, sizeof(out->error), "%s", msg);
 	return rc;
-}
-
-static const char *status_for(int rc)
-{
-	switch (rc) {
-	case AX_EVERIFY: return "failed-verification";
-	case AX_ETIMEOUT: return "timeout";
-	case AX_EUNSUPPORTED: return "skipped";
-	case AX_EINVAL: return "invalid";
-	case AX_EINTR: return "interrupted";
-	default: return "error";
-	}
 }
 
 /*
@@ -353,10 +371,11 @@ static void finish_ok(struct case_run *cr)
 {
 	struct ax_runner_result *out = cr->out;
 	if (out->n == 0)
-		return (void)fail(cr, AX_EINTR, "interrupted",
+		return (void)fail(cr, AX_EINTR, AX_CASE_INTERRUPTED,
 				  "interrupted before the first sample");
 	out->status = 0;
-	out->status_text = "ok";
+	out->outcome = AX_CASE_OK;
+	out->status_text = ax_case_status_name(AX_CASE_OK);
 	ax_stats_summarize(out->values, out->n, 0.95, &out->summary);
 	if (cr->suite->describe) {
 		const char *extra = cr->suite->describe(cr->state);
@@ -400,19 +419,19 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 	int stall_picked = ax_stall_pick(&stall_hold, out->error,
 					 sizeof(out->error));
 	if (stall_picked < 0)
-		return fail(&cr, AX_EINVAL, "error", NULL);
+		return fail(&cr, AX_EINVAL, AX_CASE_ERROR, NULL);
 	int rc = check_point(&cr, p);
 	if (rc)
-		return fail(&cr, rc, status_for(rc), NULL);
+		return fail(&cr, rc, outcome_for(rc), NULL);
 	if (vk->lost)
-		return fail(&cr, AX_EDEVLOST, "skipped",
+		return fail(&cr, AX_EDEVLOST, AX_CASE_SKIPPED,
 			    "the device was lost by an earlier case (a timeout or device loss)");
 	double t0 = now_s(), c0 = vk->compile_ms_total;
 	rc = suite->setup(vk, p, &cr.state, out->error, sizeof(out->error));
 	out->setup_ms = (now_s() - t0) * 1e3;
 	out->compile_ms = vk->compile_ms_total - c0;
 	if (rc)
-		return fail(&cr, rc, status_for(rc), NULL);
+		return fail(&cr, rc, outcome_for(rc), NULL);
 	if (stall_picked)
 		rc = ax_stall_create(vk, stall_hold, &cr.stall);
 	if (rc == 0)
@@ -426,7 +445,7 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 		note_injected(out->error, sizeof(out->error));
 	ax_stall_destroy(vk, cr.stall);
 	if (rc)
-		fail(&cr, rc, status_for(rc), NULL);
+		fail(&cr, rc, outcome_for(rc), NULL);
 	else
 		finish_ok(&cr);
 	ax_vk_buffer_destroy(vk, &cr.scrub);

@@ -47,10 +47,26 @@ struct ax_runner_opts {
  * timeout 10 s, batch samples of at least 2 ms. */
 void ax_runner_opts_default(struct ax_runner_opts *o);
 
+/* What became of a case: the stored status, typed. */
+enum ax_case_status {
+	AX_CASE_OK,
+	AX_CASE_FAILED_VERIFICATION, /* output differs from the reference */
+	AX_CASE_TIMEOUT,        /* a fence wait timed out */
+	AX_CASE_SKIPPED,        /* unsupported here, or the device was lost */
+	AX_CASE_INVALID,        /* the point breaks a rule or device limit */
+	AX_CASE_COMPILE_FAILED, /* the driver could not build the pipeline */
+	AX_CASE_INTERRUPTED,    /* stopped before the first sample */
+	AX_CASE_ERROR,          /* anything else, with the reason */
+};
+
+/* "ok", "failed-verification", "timeout", "skipped", "invalid",
+ * "compile-failed", "interrupted", "error": the text stored. */
+const char *ax_case_status_name(enum ax_case_status s);
+
 struct ax_runner_result {
 	int status;             /* 0, AX_EVERIFY, AX_EUNSUPPORTED, ... */
-	const char *status_text; /* "ok", "failed-verification", "skipped",
-				    "invalid", "timeout", "error" */
+	enum ax_case_status outcome;
+	const char *status_text; /* ax_case_status_name(outcome) */
 	char error[1024];       /* why, when status != 0 */
 	const char *stop_reason; /* "noise", "max-samples", "time-limit",
 				    "interrupted", or NULL */

@@ -23,6 +23,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * What a suite's results mean beyond their own chart: the report and
+ * recommend read these (through the suite document that cli/ builds from
+ * this table, see cli/suite_doc.h) instead of knowing suites by name.
+ */
+enum ax_suite_role {
+	AX_ROLE_COMPUTE_PEAK = 1 << 0, /* best result: the compute ceiling
+					  (roofline, "% of measured peak") */
+	AX_ROLE_BANDWIDTH_PEAK = 1 << 1, /* best GB/s: the memory ceiling */
+	AX_ROLE_TRANSFER = 1 << 2,     /* host <-> device: recommend's upload
+					  path, chunk size and buffering */
+	AX_ROLE_LATENCY = 1 << 3,      /* time per dispatch */
+	AX_ROLE_WORKLOAD = 1 << 4,     /* a workload class recommend places
+					  on a device */
+};
+
+/* A chart of the median against one numeric parameter, one line per
+ * combination of the group parameters. */
+struct ax_suite_curve {
+	const char *x;           /* numeric parameter on the x axis */
+	const char *const *group; /* NULL-terminated; may be NULL */
+	const char *title;       /* "Bandwidth against working-set size" */
+	const char *x_label;     /* "working set (bytes)" */
+};
+
+/* recommend needs results at `distinct` values of param (NULL: at least
+ * one result) on a device before its rules for this suite apply. */
+struct ax_suite_need {
+	const char *param;
+	int distinct;
+};
+
 enum ax_metric {
 	AX_METRIC_RATE, /* value = work / seconds / scale (GB/s, GFLOP/s) */
 	AX_METRIC_TIME, /* value = seconds * scale (us per repetition) */
@@ -76,6 +108,28 @@ struct ax_suite {
 
 	/* Work units (bytes or FLOPs) of one repetition. */
 	double (*work)(const struct ax_params *p);
+
+	/* Bytes one repetition must move between the processor and its
+	 * memory (the compulsory traffic: a roofline's arithmetic intensity
+	 * is work / bytes).  Stored with each result.  May be NULL. */
+	double (*bytes)(const struct ax_params *p);
+
+	/* Batched workloads: bytes of one batch's input, what a data
+	 * loader uploads per step (recommend's loader threads).  Stored
+	 * with each result.  NULL for the others. */
+	double (*input_bytes)(const struct ax_params *p);
+
+	/* AX_ROLE_* flags. */
+	unsigned roles;
+	/* The parameter that is the batch size (recommend's batch sweep),
+	 * or NULL. */
+	const char *batch_param;
+	/* The report's curve for this suite, or NULL. */
+	const struct ax_suite_curve *curve;
+	/* What recommend reads: {NULL, 0}-terminated, or NULL when it reads
+	 * nothing of this suite (recommend --measure measures what is
+	 * missing of these). */
+	const struct ax_suite_need *recommend_needs;
 
 	/* Name of the embedded shader the point uses, for the shader hash;
 	 * NULL when it uses none (copy commands).  May be NULL. */

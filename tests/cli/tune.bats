@@ -76,3 +76,21 @@ assert d["speedup"] >= 1.0'
 	[ "$(sql 'select count(*) from trial')" -eq $((kept + 2)) ]
 	[ "$(sql 'select count(distinct params_json) from trial')" -eq $((kept + 2)) ]
 }
+
+@test "a trial that hangs the device: tune goes on with a new logical device" {
+	# AXBENCH_TEST_STALL (suites/stall.h, test-only) holds the second
+	# trial's timed submission past the grace period (10 x 0.5 s): the
+	# device stays hung, as a real hang would leave it.
+	AXBENCH_TEST_STALL=2:hold run "$AX" --db "$DB" tune bandwidth \
+		-p op=copy -p size=64K --budget 4 --strategy random --seed 3 \
+		--timeout 0.5
+	assert_success
+	assert_output --partial "axbench tune: the device was lost or timed out; going on with a new logical device (1 of at most 3)"
+	[ "$(sql "select status from trial where idx = 1")" = timeout ]
+	# Every later trial and the final re-timing ran on the new device.
+	[ "$(sql "select count(*) from trial where status = 'ok'")" -eq 3 ]
+	[ "$(sql "select count(*) from result where status = 'ok' and
+		json_extract(extra_json, '$.role') in ('retime', 'default')")" -ge 2 ]
+	# The run says a device was lost.
+	[ "$(sql 'select status from run')" = failed ]
+}

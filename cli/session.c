@@ -1,0 +1,226 @@
+/* cli/session.c - one measurement session (see session.h). */
+#include "cli/session.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/vk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ax_session_case_label(const struct ax_params *p, char *buf, size_t len)
+{
+	ax_params_label(p, true, buf, len);
+	for (int i = 0; i < p->n; i++) {
+		const struct ax_param_def *d = &p->defs[i];
+		if ((d->flags & AX_PARAM_SHAPE) || p->v[i] == d->def)
+			continue;
+		char v[64];
+		size_t used = strlen(buf);
+		ax_param_format(d, p->v[i], v, sizeof(v));
+		snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
+			 d->name, v);
+	}
+}
+
+void ax_session_init(struct ax_session *s, struct ax_cli *cli,
+		     const char *command)
+{
+	memset(s, 0, sizeof(*s));
+	s->cli = cli;
+	s->command = command;
+}
+
+int ax_session_choose_device(struct ax_session *s)
+{
+	int rc = ax_cli_open_vk(s->cli, &s->inst, &s->device_index);
+	if (rc == 0)
+		s->info = ax_vk_device_info(s->inst, s->device_index);
+	return rc;
+}
+
+int ax_session_open_db(struct ax_session *s)
+{
+	return s->db ? 0 : ax_cli_open_db(s->cli, false, &s->db);
+}
+
+int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
+{
+	char err[1024];
+	int rc = ax_session_open_db(s);
+	if (rc)
+		return rc;
+	if (ax_vk_open(s->inst, s->device_index, &s->vk, err, sizeof(err)))
+		return ax_cli_error(s->cli, AX_EXIT_NODEV, "%s", err);
+	rc = ax_cli_register(s->cli, s->db, s->vk->info, &s->host_id,
+			     &s->device_id);
+	if (rc)
+		return rc;
+	char *argv_json = ax_cli_argv_json(s->cli);
+	struct ax_db_run row = {
+		.host_id = s->host_id,
+		.device_id = s->device_id,
+		.axbench_version = AX_VERSION_STRING,
+		.git_sha = AX_GIT_SHA_STRING,
+		.argv_json = argv_json,
+		.config_json = run->config_json,
+		.profile = run->profile,
+	};
+	rc = ax_db_run_begin(s->db, &row, &s->run_id);
+	free(argv_json);
+	if (rc)
+		return ax_cli_error(s->cli, AX_EXIT_STORAGE, "%s",
+				    ax_db_errmsg(s->db));
+	return 0;
+}
+
+/*
+ * A device lost by an earlier case (a fence timeout or a device loss)
+ * still holds pending work and is left alone; the session goes on with a
+ * new logical device.  A few times at most: a device that keeps hanging
+ * gets the rest of its cases stored as skipped by the runner, with the
+ * reason.
+ */
+static void replace_lost_device(struct ax_session *s)
+{
+	char err[1024];
+	struct ax_vk_ctx *fresh;
+	s->was_lost = true;
+	if (s->reopens >= AX_SESSION_MAX_REOPENS)
+		return;
+	if (ax_vk_open(s->inst, s->device_index, &fresh, err, sizeof(err))) {
+		fprintf(stderr, "axbench %s: cannot open the device again "
+				"after a loss: %s\n",
+			s->command, err);
+		return;
+	}
+	s->reopens++;
+	if (s->cli->verbosity >= 0)
+		fprintf(stderr, "axbench %s: the device was lost or timed "
+				"out; going on with a new logical device "
+				"(%d of at most %d)\n",
+			s->command, s->reopens, AX_SESSION_MAX_REOPENS);
+	ax_vk_close(s->vk); /* lost: leaves it to the process exit */
+	s->vk = fresh;
+}
+
+/* The result's extra JSON: the caller's fields, the suite's own facts,
+ * the bytes the work moves and the runner's bookkeeping (malloc'd). */
+static char *extra_json(const struct ax_suite *suite,
+			const struct ax_params *p,
+			const struct ax_runner_result *r, const json_t *extra)
+{
+	json_t *o = r->extra_json ? json_loads(r->extra_json, 0, NULL) : NULL;
+	if (!json_is_object(o)) {
+		json_decref(o);
+		o = json_object();
+	}
+	if (extra)
+		json_object_update(o, (json_t *)extra);
+	if (suite->bytes)
+		json_object_set_new(o, "bytes", json_real(suite->bytes(p)));
+	if (suite->input_bytes)
+		json_object_set_new(o, "input_bytes",
+				    json_real(suite->input_bytes(p)));
+	json_object_set_new(o, "reps_per_sample",
+			    json_integer(r->reps_per_sample));
+	json_object_set_new(o, "setup_ms", json_real(r->setup_ms));
+	json_object_set_new(o, "compile_ms", json_real(r->compile_ms));
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+/* The one mapping from a runner result to a database row. */
+static int store(struct ax_session *s, const struct ax_suite *suite,
+		 const struct ax_params *p, const json_t *extra,
+		 struct ax_session_case *c)
+{
+	const struct ax_runner_result *r = &c->r;
+	const struct ax_summary *m = &r->summary;
+	char *params = ax_params_to_json(p);
+	char *extra_text = extra_json(suite, p, r, extra);
+	struct ax_db_result row = {
+		.run_id = s->run_id,
+		.suite = suite->name,
+		.case_label = c->label,
+		.params_json = params,
+		.shader_hash = r->shader_hash[0] ? r->shader_hash : NULL,
+		.unit = suite->unit,
+		.higher_is_better = suite->higher_is_better,
+		.work = suite->work ? suite->work(p) : 0,
+		.timing_mode = r->timing_mode,
+		.stop_reason = r->stop_reason,
+		.status = r->status_text,
+		.error_text = r->error[0] ? r->error : NULL,
+		.n = r->n,
+		.median = m->median, .min = m->min, .max = m->max,
+		.mean = m->mean, .stddev = m->stddev, .q1 = m->q1, .q3 = m->q3,
+		.mad = m->mad, .ci_lo = m->ci_lo, .ci_hi = m->ci_hi,
+		.rel_noise = m->rel_noise,
+		.extra_json = extra_text,
+	};
+	int rc = ax_db_result_add(s->db, &row, r->seconds, r->values, r->n,
+				  &c->result_id);
+	free(params);
+	free(extra_text);
+	return rc;
+}
+
+static void count(struct ax_session *s, const struct ax_runner_result *r)
+{
+	if (r->outcome == AX_CASE_OK)
+		s->n_ok++;
+	else if (r->outcome == AX_CASE_SKIPPED)
+		s->n_skipped++;
+	else if (r->outcome != AX_CASE_INTERRUPTED)
+		s->n_failed++;
+}
+
+int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
+		       const struct ax_params *p,
+		       const struct ax_runner_opts *opts, const json_t *extra,
+		       struct ax_session_case *out)
+{
+	memset(out, 0, sizeof(*out));
+	ax_session_case_label(p, out->label, sizeof(out->label));
+	if (s->vk->lost)
+		replace_lost_device(s);
+	ax_runner_run_case(s->vk, suite, p, opts, &out->r);
+	if (s->vk->lost)
+		s->was_lost = true;
+	if (store(s, suite, p, extra, out)) {
+		out->result_id = 0;
+		fprintf(stderr, "axbench %s: storing the result: %s\n",
+			s->command, ax_db_errmsg(s->db));
+		return AX_EXIT_STORAGE;
+	}
+	count(s, &out->r);
+	return 0;
+}
+
+void ax_session_case_release(struct ax_session_case *c)
+{
+	ax_runner_result_release(&c->r);
+}
+
+int ax_session_finish(struct ax_session *s, int rc)
+{
+	bool interrupted = ax_cli_interrupted != 0;
+	/* "failed": the session could not measure everything it was asked
+	 * to (a storage error, or a device was lost and cases skipped);
+	 * failed results of a run that went through are per result. */
+	if (s->run_id)
+		ax_db_run_finish(s->db, s->run_id,
+				 interrupted	       ? "interrupted"
+				 : rc || s->was_lost ? "failed"
+						       : "complete");
+	if (rc == 0 && interrupted)
+		rc = AX_EXIT_INTERRUPTED;
+	rc = ax_cli_check_validation(s->cli, s->inst, rc);
+	ax_vk_close(s->vk);
+	ax_db_close(s->db);
+	ax_vk_instance_destroy(s->inst);
+	memset(s, 0, sizeof(*s));
+	return rc;
+}
