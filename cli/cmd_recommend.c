@@ -4,12 +4,14 @@
 #include "cli/cli.h"
 #include "cli/run_exec.h"
 #include "cli/run_plan.h"
+#include "cli/suite_doc.h"
 
 #include "core/db.h"
 #include "core/error.h"
 #include "core/topo.h"
 #include "core/vk.h"
 #include "reports/recommend.h"
+#include "suites/registry.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -107,10 +109,14 @@ static int recommend_run(struct ax_cli *cli, const char *format,
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
 	if (!rc)
 		topology(results, &host, &locs);
-	if (!rc && ax_recommend_build(results, host, locs,
+	json_t *suites = ax_cli_suite_doc();
+	if (!rc)
+		ax_cli_fill_bytes(results);
+	if (!rc && ax_recommend_build(results, suites, host, locs,
 				      "axbench " AX_VERSION_STRING, &doc, err,
 				      sizeof(err)))
 		rc = ax_cli_error(cli, AX_EXIT_FAIL, "%s", err);
+	json_decref(suites);
 	if (!rc)
 		rc = write_out(cli, doc, format, path);
 	json_decref(doc);
@@ -118,6 +124,21 @@ static int recommend_run(struct ax_cli *cli, const char *format,
 	json_decref(host);
 	json_decref(locs);
 	return rc;
+}
+
+/* Number of ok results of suite. */
+static int ok_results(const json_t *results, const char *suite)
+{
+	size_t i;
+	int ok = 0;
+	const json_t *r;
+	json_array_foreach(results, i, r)
+	{
+		const char *st = json_string_value(json_object_get(r, "status"));
+		const char *su = json_string_value(json_object_get(r, "suite"));
+		ok += st && su && !strcmp(st, "ok") && !strcmp(su, suite);
+	}
+	return ok;
 }
 
 /* Distinct values of parameter key among ok results of suite. */
@@ -145,28 +166,20 @@ static int distinct_values(const json_t *results, const char *suite,
 	return n;
 }
 
-/* A suite is missing when the rules that read it lack their sweep: three
- * chunk sizes for transfer, three batch sizes for conv and attention, one
- * result for the others. */
-static bool suite_missing(const json_t *results, const char *suite)
+/* A suite is missing when the rules that read it lack what they need:
+ * the sweeps its recommend_needs declare (three chunk sizes for
+ * transfer, three batch sizes for conv...), or one result. */
+static bool suite_missing(const json_t *results, const struct ax_suite *s)
 {
-	if (!strcmp(suite, "transfer"))
-		return distinct_values(results, suite, "chunk") < 3 ||
-		       distinct_values(results, suite, "inflight") < 2 ||
-		       distinct_values(results, suite, "source") < 2;
-	if (!strcmp(suite, "conv"))
-		return distinct_values(results, suite, "n") < 3;
-	if (!strcmp(suite, "attention"))
-		return distinct_values(results, suite, "batch") < 3;
-	size_t i, ok = 0;
-	const json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		const char *st = json_string_value(json_object_get(r, "status"));
-		const char *su = json_string_value(json_object_get(r, "suite"));
-		ok += st && su && !strcmp(st, "ok") && !strcmp(su, suite);
+	for (const struct ax_suite_need *n = s->recommend_needs;
+	     n && n->distinct > 0; n++) {
+		if (n->param &&
+		    distinct_values(results, s->name, n->param) < n->distinct)
+			return true;
+		if (!n->param && ok_results(results, s->name) < n->distinct)
+			return true;
 	}
-	return ok == 0;
+	return false;
 }
 
 /* The selected device's stored results (an empty array when there is no
@@ -208,13 +221,11 @@ static int measure_missing(struct ax_cli *cli)
 	if ((rc = stored_for_device(cli, fp, &results)))
 		return rc;
 	snprintf(path, sizeof(path), "%s/recommend.yaml", ax_cli_config_dir());
-	static const char *const wanted[] = {"transfer", "conv", "attention",
-					     "gemm", "bandwidth"};
-	char *missing[5];
+	char *missing[64];
 	int n = 0;
-	for (int i = 0; i < 5; i++)
-		if (suite_missing(results, wanted[i]))
-			missing[n++] = (char *)wanted[i];
+	for (int i = 0; i < ax_suite_count && n < 64; i++)
+		if (suite_missing(results, ax_suites[i]))
+			missing[n++] = (char *)ax_suites[i]->name;
 	json_decref(results);
 	if (n == 0) {
 		if (cli->verbosity >= 0)

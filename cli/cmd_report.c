@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* strcasestr */
 #endif
 #include "cli/cli.h"
+#include "cli/suite_doc.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -106,6 +107,7 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 	filter_devices(d->results, a);
 	filter_devices(d->runs, a);
 	filter_devices(d->sessions, a);
+	ax_cli_fill_bytes(d->results);
 	return 0;
 }
 
@@ -192,6 +194,8 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 		return rc == -2 ? AX_EXIT_OK : rc;
 	if ((rc = ax_cli_open_db(cli, true, &db)))
 		return rc;
+	json_t *suites = ax_cli_suite_doc();
+	d.suites = suites;
 	rc = query(cli, db, &a, &d);
 	describe(&a, sel, sizeof(sel));
 	d.selection = sel;
@@ -204,6 +208,7 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	json_decref(d.results);
 	json_decref(d.runs);
 	json_decref(d.sessions);
+	json_decref(suites);
 	ax_db_close(db);
 	return rc;
 }

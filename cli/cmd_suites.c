@@ -1,5 +1,6 @@
 /* cli/cmd_suites.c - `axbench suites [NAME]`: what can be run, and how. */
 #include "cli/cli.h"
+#include "cli/suite_doc.h"
 
 #include "suites/registry.h"
 
@@ -58,17 +59,38 @@ static json_t *suite_json(const struct ax_suite *s)
 					  range, "default", def, "kind",
 					  param_kind(d), "help", d->help));
 	}
-	return json_pack("{s:s,s:s,s:s,s:s,s:b,s:o}", "name", s->name,
-			 "summary", s->summary, "unit", s->unit, "work_model",
-			 s->work_model, "higher_is_better", s->higher_is_better,
-			 "params", params);
+	json_t *o = json_pack("{s:s,s:s,s:s,s:o}", "name", s->name, "summary",
+			      s->summary, "work_model", s->work_model,
+			      "params", params);
+	/* unit, direction, roles, curve, batch parameter, recommend's
+	 * needs: the suite document's entry, as reports see it. */
+	json_object_update_new(o, ax_cli_suite_entry(s));
+	return o;
+}
+
+/* "compute-peak, workload", or "none". */
+static void roles_text(unsigned roles, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (unsigned bit = 1; bit && bit <= roles && used < len; bit <<= 1)
+		if ((roles & bit) && ax_role_name((enum ax_role)bit))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? ", " : "",
+						 ax_role_name((enum ax_role)bit));
+	if (!buf[0])
+		snprintf(buf, len, "none");
 }
 
 static void print_suite(const struct ax_suite *s)
 {
-	printf("%s: %s\n\n  unit: %s (%s is better)\n  work: %s\n\n",
+	char roles[160];
+	roles_text(s->roles, roles, sizeof(roles));
+	printf("%s: %s\n\n  unit: %s (%s is better)\n  work: %s\n"
+	       "  roles: %s\n\n",
 	       s->name, s->summary, s->unit,
-	       s->higher_is_better ? "higher" : "lower", s->work_model);
+	       s->higher_is_better ? "higher" : "lower", s->work_model,
+	       roles);
 	printf("  %-10s %-6s %-8s %-9s %-22s %s\n", "parameter", "type",
 	       "kind", "default", "range", "help");
 	for (int i = 0; i < s->n_params; i++) {

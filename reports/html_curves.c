@@ -3,6 +3,7 @@
 #include "reports/compare.h"
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
+#include "reports/suite_doc.h"
 #include "reports/svg.h"
 
 #include <math.h>
@@ -114,65 +115,70 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 	return true;
 }
 
+/* The curve a suite declares in the suite document, drawn, or one line
+ * saying how to get it. */
+static void declared_curve(struct ax_html_ctx *c, const char *suite,
+			   const json_t *curve)
+{
+	const char *group[9] = {NULL};
+	const json_t *g = json_object_get(curve, "group");
+	for (size_t i = 0; i < json_array_size(g) && i < 8; i++)
+		group[i] = json_string_value(json_array_get(g, i));
+	const char *xp = ax_html_jstr(curve, "x");
+	char title[200], msg[300];
+	snprintf(title, sizeof(title), "%s (%s)",
+		 ax_html_jstr(curve, "title"),
+		 json_is_true(ax_suite_doc_get(c->d->suites, suite,
+					       "higher_is_better"))
+			 ? "higher is better"
+			 : "lower is better");
+	if (curve_chart(c, suite, xp, group, title,
+			ax_html_jstr(curve, "x_label")))
+		return;
+	snprintf(msg, sizeof(msg),
+		 "No %s results with a %s parameter: run `axbench run %s` to "
+		 "get this curve.",
+		 suite, xp, suite);
+	ax_html_empty(c, msg);
+}
+
 void ax_html_section_curves(struct ax_html_ctx *c)
 {
-	static const char *const bw_group[] = {"op", NULL};
-	static const char *const tr_group[] = {"direction", "path", "source",
-					       NULL};
-	ax_html_h2(c, "curves", "Bandwidth and transfer curves");
-	if (!curve_chart(c, "bandwidth", "size", bw_group,
-			 "Bandwidth against working-set size (higher is "
-			 "better)", "working set (bytes)"))
-		ax_html_empty(c, "No bandwidth results with a size parameter: "
-			      "run `axbench run bandwidth` to get this "
-			      "curve.");
-	if (!curve_chart(c, "transfer", "chunk", tr_group,
-			 "Transfer rate against chunk size (higher is "
-			 "better)", "chunk (bytes)"))
-		ax_html_empty(c, "No transfer results with a chunk parameter: "
-			      "run `axbench run transfer` to get this "
-			      "curve.");
+	const char *suite;
+	const json_t *entry;
+	int n = 0;
+	ax_html_h2(c, "curves", "Curves");
+	json_object_foreach((json_t *)c->d->suites, suite, entry) {
+		const json_t *curve = json_object_get(entry, "curve");
+		if (json_is_object(curve)) {
+			declared_curve(c, suite, curve);
+			n++;
+		}
+	}
+	if (n == 0)
+		ax_html_empty(c, "No suite declares a curve.");
 }
 
 /* ---- roofline --------------------------------------------------------- */
 
-/* Bytes moved per repetition: extra.bytes when the suite stored it,
- * else the three matrices of a GEMM (fp16 when the dtype says so): the
- * compulsory traffic, which is what a roofline's intensity means. */
+/* Bytes moved per repetition, as the suite declared them (extra.bytes):
+ * the compulsory traffic, which is what a roofline's intensity means. */
 static double bytes_of(const json_t *r)
 {
-	const json_t *e = json_object_get(r, "extra");
-	double b = ax_html_jnum(e, "bytes");
-	if (isfinite(b) && b > 0)
-		return b;
-	const json_t *p = json_object_get(r, "params");
-	double m = ax_html_jnum(p, "m"), n = ax_html_jnum(p, "n"),
-	       k = ax_html_jnum(p, "k");
-	if (!isfinite(m * n * k)) {
-		/* Implicit-GEMM suites (conv) state their GEMM shape. */
-		m = ax_html_jnum(e, "gemm_m");
-		n = ax_html_jnum(e, "gemm_n");
-		k = ax_html_jnum(e, "gemm_k");
-	}
-	char dt[32];
-	param_text(r, "dtype", dt, sizeof(dt));
-	double es = strstr(dt, "16") ? 2 : 4;
-	return es * (m * k + k * n + m * n);
+	return ax_html_jnum(json_object_get(r, "extra"), "bytes");
 }
 
-/* Highest median on device dev of unit, from any of suites (NULL ends). */
+/* Highest median on device dev in unit among the results of suites with
+ * role. */
 static double ceiling(const struct ax_html_ctx *c, int dev, const char *unit,
-		      const char *const *suites)
+		      enum ax_role role)
 {
 	double best = NAN;
 	size_t i;
 	json_t *r;
 	json_array_foreach(c->d->results, i, r) {
-		bool in = false;
-		for (int s = 0; suites[s]; s++)
-			in |= !strcmp(ax_html_jstr(r, "suite"), suites[s]);
-		if (!in || !ax_html_ok(r) ||
-		    ax_html_device_index(c, r) != dev ||
+		if (!ax_suite_doc_result_has_role(c->d->suites, r, role) ||
+		    !ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
 		    strcmp(ax_html_jstr(r, "unit"), unit))
 			continue;
 		double m = ax_html_jnum(r, "median");
@@ -182,6 +188,8 @@ static double ceiling(const struct ax_html_ctx *c, int dev, const char *unit,
 	return best;
 }
 
+/* Kernels on the roofline: GFLOP/s results that declared their bytes,
+ * other than the compute ceiling's own. */
 static int roof_points(const struct ax_html_ctx *c, int dev, double *x,
 		       double *y)
 {
@@ -191,7 +199,8 @@ static int roof_points(const struct ax_html_ctx *c, int dev, double *x,
 	json_array_foreach(c->d->results, i, r) {
 		if (!ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
 		    strcmp(ax_html_jstr(r, "unit"), "GFLOP/s") ||
-		    !strcmp(ax_html_jstr(r, "suite"), "peak"))
+		    ax_suite_doc_result_has_role(c->d->suites, r,
+						 AX_ROLE_COMPUTE_PEAK))
 			continue;
 		double ai = ax_html_jnum(r, "work") / bytes_of(r);
 		if (!isfinite(ai) || ai <= 0)
@@ -204,13 +213,11 @@ static int roof_points(const struct ax_html_ctx *c, int dev, double *x,
 
 static bool roofline(struct ax_html_ctx *c, int dev)
 {
-	static const char *const peak[] = {"peak", NULL};
-	static const char *const bw[] = {"peak", "bandwidth", NULL};
 	size_t cap = json_array_size(c->d->results) + 1;
 	double *x = calloc(cap, sizeof(double));
 	double *y = calloc(cap, sizeof(double));
-	double P = ceiling(c, dev, "GFLOP/s", peak);
-	double B = ceiling(c, dev, "GB/s", bw);
+	double P = ceiling(c, dev, "GFLOP/s", AX_ROLE_COMPUTE_PEAK);
+	double B = ceiling(c, dev, "GB/s", AX_ROLE_BANDWIDTH_PEAK);
 	int n = x && y ? roof_points(c, dev, x, y) : 0;
 	bool drawn = n > 0 || isfinite(P);
 	if (drawn) {
@@ -257,7 +264,7 @@ void ax_html_section_roofline(struct ax_html_ctx *c)
 	for (size_t i = 0; i < json_array_size(c->devices); i++)
 		drawn += roofline(c, (int)i);
 	if (!drawn)
-		ax_html_empty(c, "No GFLOP/s results (gemm, conv, attention) "
-			      "and no peak results: there is no roofline to "
+		ax_html_empty(c, "No GFLOP/s results with a byte count and no "
+			      "compute-peak results: there is no roofline to "
 			      "draw.");
 }

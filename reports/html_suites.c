@@ -5,6 +5,7 @@
 #endif
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
+#include "reports/suite_doc.h"
 #include "reports/svg.h"
 
 #include <math.h>
@@ -75,7 +76,7 @@ static int row_cmp(const void *a, const void *b)
 	return (x->run > y->run) - (x->run < y->run);
 }
 
-/* Highest median of the peak suite on device dev in unit, or NAN. */
+/* Highest median of a compute-peak suite on device dev in unit, or NAN. */
 static double measured_peak(const struct ax_html_ctx *c, int dev,
 			    const char *unit)
 {
@@ -84,7 +85,8 @@ static double measured_peak(const struct ax_html_ctx *c, int dev,
 	json_t *r;
 	json_array_foreach(c->d->results, i, r) {
 		if (!ax_html_ok(r) ||
-		    strcmp(ax_html_jstr(r, "suite"), "peak") ||
+		    !ax_suite_doc_result_has_role(c->d->suites, r,
+						  AX_ROLE_COMPUTE_PEAK) ||
 		    strcmp(ax_html_jstr(r, "unit"), unit) ||
 		    ax_html_device_index(c, r) != dev)
 			continue;
@@ -108,7 +110,8 @@ static void bar_text(const struct ax_html_ctx *c, const struct row *w,
 	note[0] = 0;
 	double peak = measured_peak(c, w->dev, ax_html_jstr(w->r, "unit"));
 	if (isfinite(peak) && peak > 0 &&
-	    strcmp(ax_html_jstr(w->r, "suite"), "peak") != 0)
+	    !ax_suite_doc_result_has_role(c->d->suites, w->r,
+					  AX_ROLE_COMPUTE_PEAK))
 		snprintf(note, nl, "%.0f%% of measured peak",
 			 100 * ax_html_jnum(w->r, "median") / peak);
 	ax_html_badges(w->r, badges, sizeof(badges));

@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "reports/suite_doc.h"
 
 #include <gsl/gsl_fit.h>
 #include <math.h>
@@ -142,12 +143,14 @@ static const struct xpoint *knee(const struct series *s, double frac)
 	return NULL;
 }
 
+/* A host-to-device figure of a transfer-role suite (the caller passes
+ * only those results: see transfers()). */
 static bool is_h2d_ok(const json_t *r)
 {
 	const char *dir = pstr(r, "direction");
 	const char *unit = str_of(r, "unit");
-	return is_suite(r, "transfer") && dir && !strcmp(dir, "h2d") &&
-	       unit && !strcmp(unit, "GB/s") && median(r) > 0;
+	return dir && !strcmp(dir, "h2d") && unit && !strcmp(unit, "GB/s") &&
+	       median(r) > 0;
 }
 
 /* The h2d chunk sweeps, one series per path/source/inflight/total. */
@@ -361,21 +364,18 @@ static json_t *upload_json(const json_t *rs, double *gbps)
 
 /* ---- batch size, loader threads, prefetch ------------------------------ */
 
-/* Bytes of one batch's input, from the suite's shape parameters. */
+/* Bytes of one batch's input, as the suite declared them with the
+ * result (extra.input_bytes). */
 static double batch_bytes(const json_t *r)
 {
-	const char *dt = pstr(r, "dtype");
-	double es = dt && !strcmp(dt, "f16") ? 2 : 4;
-	if (is_suite(r, "conv"))
-		return es * (double)pint(r, "n") * (double)pint(r, "c") *
-		       (double)pint(r, "h") * (double)pint(r, "w");
-	return es * (double)pint(r, "batch") * (double)pint(r, "heads") *
-	       (double)(pint(r, "seq_q") + 2 * pint(r, "seq_kv")) *
-	       (double)pint(r, "head_dim");
+	return json_number_value(
+		json_object_get(json_object_get(r, "extra"), "input_bytes"));
 }
 
-/* Batch sweeps of conv (n) and attention (batch): the longest wins. */
-static int batch_sweep(const json_t *rs, struct series *best)
+/* Batch sweeps of the suites that declare a batch parameter (conv's n,
+ * attention's batch): the longest wins. */
+static int batch_sweep(const json_t *rs, const json_t *suites,
+		       struct series *best)
 {
 	static struct series s[MAX_PATHS];
 	int n = 0, pick = -1;
@@ -383,9 +383,8 @@ static int batch_sweep(const json_t *rs, struct series *best)
 	json_t *r;
 	json_array_foreach(rs, i, r)
 	{
-		const char *bp = is_suite(r, "conv")	    ? "n"
-				 : is_suite(r, "attention") ? "batch"
-							    : NULL;
+		const char *bp = json_string_value(ax_suite_doc_get(
+			suites, str_of(r, "suite"), "batch_param"));
 		if (!bp || median(r) <= 0)
 			continue;
 		json_t *rest = json_deep_copy(json_object_get(r, "params"));
@@ -441,6 +440,13 @@ static void loader_settings(json_t *dl, const json_t *step, double gbps,
 		return;
 	}
 	double step_s = work / (median(step) * 1e9);
+	if (!(batch_bytes(step) > 0)) {
+		const char *why = "the batch result states no input bytes "
+				  "(extra.input_bytes) to time an upload";
+		json_object_set_new(dl, "loader_threads", unmeasured(why));
+		json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+		return;
+	}
 	double xfer_s = batch_bytes(step) / (gbps * 1e9);
 	double in_flight = xfer_s / step_s;
 	json_int_t threads = (json_int_t)ceil(in_flight);
@@ -465,13 +471,15 @@ static void loader_settings(json_t *dl, const json_t *step, double gbps,
 				    basis, "medium", NULL));
 }
 
-static json_t *loading_json(const json_t *rs, double gbps, json_int_t cores)
+static json_t *loading_json(const json_t *rs, const json_t *xfers,
+			    const json_t *suites, double gbps,
+			    json_int_t cores)
 {
 	static struct series s;
 	json_t *dl = json_object();
 	const json_t *at = NULL;
-	json_object_set_new(dl, "pinned_memory", pinned_setting(rs));
-	if (!batch_sweep(rs, &s)) {
+	json_object_set_new(dl, "pinned_memory", pinned_setting(xfers));
+	if (!batch_sweep(rs, suites, &s)) {
 		const char *why = "no batch sweep measured; run conv with -p "
 				  "n=1,2,4,8,16 (or attention -p batch=...)";
 		json_object_set_new(dl, "batch_size", unmeasured(why));
@@ -539,8 +547,21 @@ static json_t *device_key(const json_t *dev)
 	return json_string(key);
 }
 
+/* The results of rs whose suite has the transfer role (new array). */
+static json_t *transfers(const json_t *rs, const json_t *suites)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *r;
+	json_array_foreach(rs, i, r)
+		if (ax_suite_doc_result_has_role(suites, r, AX_ROLE_TRANSFER))
+			json_array_append(out, r);
+	return out;
+}
+
 static json_t *device_json(const json_t *dev, const json_t *rs,
-			   const json_t *loc, const json_t *host)
+			   const json_t *loc, const json_t *host,
+			   const json_t *suites)
 {
 	json_int_t cores;
 	double gbps;
@@ -564,8 +585,11 @@ static json_t *device_json(const json_t *dev, const json_t *rs,
 		json_object_set_new(d, "mesa_device_select", json_string(sel));
 	}
 	json_object_set_new(d, "locality", locality_json(loc, host, &cores));
-	json_object_set_new(d, "upload", upload_json(rs, &gbps));
-	json_object_set_new(d, "data_loading", loading_json(rs, gbps, cores));
+	json_t *xfers = transfers(rs, suites);
+	json_object_set_new(d, "upload", upload_json(xfers, &gbps));
+	json_object_set_new(d, "data_loading",
+			    loading_json(rs, xfers, suites, gbps, cores));
+	json_decref(xfers);
 	return d;
 }
 
@@ -643,12 +667,11 @@ static json_t *ok_by_device(const json_t *results, json_t *devs)
 	return by;
 }
 
-int ax_recommend_build(const json_t *results, const json_t *host,
-		       const json_t *localities, const char *generator,
-		       json_t **out, char *err, size_t errlen)
+int ax_recommend_build(const json_t *results, const json_t *suites,
+		       const json_t *host, const json_t *localities,
+		       const char *generator, json_t **out, char *err,
+		       size_t errlen)
 {
-	static const char *const classes[] = {"gemm", "conv", "attention",
-					      "bandwidth", NULL};
 	*out = NULL;
 	if (!json_is_array(results))
 		return ax_errf(err, errlen, AX_EINVAL,
@@ -663,11 +686,16 @@ int ax_recommend_build(const json_t *results, const json_t *host,
 		json_array_append_new(
 			devices,
 			device_json(dev, json_object_get(by, fp),
-				    json_object_get(localities, fp), host));
+				    json_object_get(localities, fp), host,
+				    suites));
 	}
-	for (int c = 0; classes[c]; c++)
-		json_object_set_new(work, classes[c],
-				    workload_json(by, devices, classes[c]));
+	/* One placement per workload class, in the suite table's order. */
+	const char *suite;
+	const json_t *entry;
+	json_object_foreach((json_t *)suites, suite, entry)
+		if (ax_suite_doc_has_role(suites, suite, AX_ROLE_WORKLOAD))
+			json_object_set_new(work, suite,
+					    workload_json(by, devices, suite));
 	*out = json_pack("{s:s, s:s, s:{s:O?, s:O?, s:O?}, s:o, s:o}",
 			 "schema", AX_RECOMMEND_SCHEMA, "generated_by",
 			 generator ? generator : "axbench", "host",

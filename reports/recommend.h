@@ -19,7 +19,8 @@
  *              buffers_in_flight},
  *     data_loading: {pinned_memory, batch_size, loader_threads,
  *                    prefetch_depth}}]
- *   workloads: {gemm, conv, attention, bandwidth: the device to use}
+ *   workloads: {one per suite with the workload role (gemm, conv,
+ *               attention, bandwidth): the device to use}
  *
  * Rules: chunk size = smallest chunk whose host-to-device bandwidth is
  * >= 90 % of the best path's peak, cross-checked by a least-squares fit
@@ -27,7 +28,7 @@
  * is 9 * n_half).  Buffers in flight = fewest reaching 95 % of the best
  * over an `inflight` sweep.  Pinned = pinned/pageable peak gain >= 5 %.
  * Batch size = smallest batch reaching 90 % of the best throughput of a
- * batch sweep (conv n, attention batch).  Loader threads and prefetch
+ * sweep of a suite's declared batch parameter (conv n, attention batch).  Loader threads and prefetch
  * depth by Little's law: in flight = transfer time of one batch / step
  * time of one batch, threads capped by the device's local cores.
  */
@@ -41,13 +42,17 @@
 
 /*
  * Build the document.  results: ax_db_results' array (all devices).
- * host: ax_topo_host_json() or NULL.  localities: an object mapping a
- * device fingerprint to ax_topo_locality_json() of that device, or NULL.
- * *out is a new reference.  AX_EINVAL when results is not an array.
+ * suites: the suite document (cli/suite_doc.h): which suites are
+ * transfers, which are workload classes to place, and their batch
+ * parameters; NULL knows none.  host: ax_topo_host_json() or NULL.
+ * localities: an object mapping a device fingerprint to
+ * ax_topo_locality_json() of that device, or NULL.  *out is a new
+ * reference.  AX_EINVAL when results is not an array.
  */
-int ax_recommend_build(const json_t *results, const json_t *host,
-		       const json_t *localities, const char *generator,
-		       json_t **out, char *err, size_t errlen);
+int ax_recommend_build(const json_t *results, const json_t *suites,
+		       const json_t *host, const json_t *localities,
+		       const char *generator, json_t **out, char *err,
+		       size_t errlen);
 
 /*
  * Write doc in format: "yaml", "json", "env" (shell exports), "numactl"

@@ -335,6 +335,29 @@ static const char *att_describe(void *state)
 	return ((struct att_state *)state)->desc;
 }
 
+/* Compulsory traffic: Q, K, V read and O written once each. */
+static double att_bytes(const struct ax_params *p)
+{
+	struct ax_attention_shape s;
+	ax_attention_shape_from_params(p, &s);
+	double es = s.f16 ? 2 : 4;
+	return es * (2.0 * (double)ax_attention_q_count(&s) +
+		     2.0 * (double)ax_attention_kv_count(&s));
+}
+
+/* One batch's input (Q, K and V): what a data loader uploads per step. */
+static double att_input_bytes(const struct ax_params *p)
+{
+	struct ax_attention_shape s;
+	ax_attention_shape_from_params(p, &s);
+	double es = s.f16 ? 2 : 4;
+	return es * ((double)ax_attention_q_count(&s) +
+		     2.0 * (double)ax_attention_kv_count(&s));
+}
+
+/* recommend's batch-size knee. */
+static const struct ax_suite_need att_needs[] = {{"batch", 3}, {NULL, 0}};
+
 const struct ax_suite ax_suite_attention = {
 	.name = "attention",
 	.summary = "softmax(Q.K^T/sqrt(d)).V, flash-attention tiling, "
@@ -357,6 +380,11 @@ const struct ax_suite ax_suite_attention = {
 	.record = att_record,
 	.verify = att_verify,
 	.work = att_work,
+	.bytes = att_bytes,
+	.input_bytes = att_input_bytes,
+	.roles = AX_ROLE_WORKLOAD,
+	.batch_param = "batch",
+	.recommend_needs = att_needs,
 	.shader = att_shader,
 	.describe = att_describe,
 	.teardown = att_teardown,

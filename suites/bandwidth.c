@@ -283,6 +283,18 @@ static const char *bw_describe(void *state)
 	return s->describe;
 }
 
+/* The bytes the kernel moves are its work. */
+static double bw_bytes(const struct ax_params *p)
+{
+	return bw_work(p);
+}
+
+static const char *const bw_curve_group[] = {"op", NULL};
+static const struct ax_suite_curve bw_curve = {
+	"size", bw_curve_group, "Bandwidth against working-set size",
+	"working set (bytes)"};
+static const struct ax_suite_need bw_needs[] = {{NULL, 1}, {NULL, 0}};
+
 const struct ax_suite ax_suite_bandwidth = {
 	.name = "bandwidth",
 	.summary = "device-memory read/write/copy kernels and "
@@ -302,6 +314,10 @@ const struct ax_suite ax_suite_bandwidth = {
 	.record = bw_record,
 	.verify = bw_verify,
 	.work = bw_work,
+	.bytes = bw_bytes,
+	.roles = AX_ROLE_BANDWIDTH_PEAK | AX_ROLE_WORKLOAD,
+	.curve = &bw_curve,
+	.recommend_needs = bw_needs,
 	.shader = bw_shader,
 	.describe = bw_describe,
 	.teardown = bw_teardown,

@@ -263,6 +263,35 @@ static const char *conv_describe(void *state)
 	return ((struct conv_state *)state)->desc;
 }
 
+static double conv_elem_bytes(const struct ax_conv_shape *s)
+{
+	return s->f16 ? 2 : 4;
+}
+
+/* Compulsory traffic: input, weights and output once each (the implicit
+ * GEMM's im2col matrix is never stored). */
+static double conv_bytes(const struct ax_params *p)
+{
+	struct ax_conv_shape s;
+	if (ax_conv_shape_from_params(p, &s, NULL, 0))
+		return 0.0;
+	return conv_elem_bytes(&s) * (double)(ax_conv_input_count(&s) +
+					      ax_conv_weight_count(&s) +
+					      ax_conv_output_count(&s));
+}
+
+/* One batch's input: what a data loader uploads per step. */
+static double conv_input_bytes(const struct ax_params *p)
+{
+	struct ax_conv_shape s;
+	if (ax_conv_shape_from_params(p, &s, NULL, 0))
+		return 0.0;
+	return conv_elem_bytes(&s) * (double)ax_conv_input_count(&s);
+}
+
+/* recommend's batch-size knee. */
+static const struct ax_suite_need conv_needs[] = {{"n", 3}, {NULL, 0}};
+
 const struct ax_suite ax_suite_conv = {
 	.name = "conv",
 	.summary = "2-D convolution (implicit GEMM), NCHW or NHWC, fp32/fp16",
@@ -280,6 +309,11 @@ const struct ax_suite ax_suite_conv = {
 	.record = conv_record,
 	.verify = conv_verify,
 	.work = conv_work,
+	.bytes = conv_bytes,
+	.input_bytes = conv_input_bytes,
+	.roles = AX_ROLE_WORKLOAD,
+	.batch_param = "n",
+	.recommend_needs = conv_needs,
 	.shader = conv_shader,
 	.describe = conv_describe,
 	.teardown = conv_teardown,

@@ -435,6 +435,19 @@ static const char *gemm_describe(void *state)
 	return s->describe;
 }
 
+/* Compulsory traffic: A, B and C once each, per batch entry. */
+static double gemm_bytes(const struct ax_params *p)
+{
+	double m = (double)ax_params_get(p, "m");
+	double n = (double)ax_params_get(p, "n");
+	double k = (double)ax_params_get(p, "k");
+	double es = ax_params_get(p, "dtype") == 1 ? 2 : 4;
+	return es * (m * k + k * n + m * n) *
+	       (double)ax_params_get(p, "batch");
+}
+
+static const struct ax_suite_need gemm_needs[] = {{NULL, 1}, {NULL, 0}};
+
 const struct ax_suite ax_suite_gemm = {
 	.name = "gemm",
 	.summary = "matrix multiply C = op(A) op(B), batched, fp32 or fp16 "
@@ -452,6 +465,9 @@ const struct ax_suite ax_suite_gemm = {
 	.record = gemm_record,
 	.verify = gemm_verify,
 	.work = gemm_work,
+	.bytes = gemm_bytes,
+	.roles = AX_ROLE_WORKLOAD,
+	.recommend_needs = gemm_needs,
 	.shader = gemm_shader,
 	.describe = gemm_describe,
 	.teardown = gemm_teardown,

@@ -139,6 +139,7 @@ const struct ax_suite ax_suite_latency = {
 	.record = lat_record,
 	.verify = lat_verify,
 	.work = lat_work,
+	.roles = AX_ROLE_LATENCY,
 	.shader = lat_shader,
 	.teardown = lat_teardown,
 };

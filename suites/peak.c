@@ -246,6 +246,7 @@ const struct ax_suite ax_suite_peak = {
 	.record = peak_record,
 	.verify = peak_verify,
 	.work = peak_work,
+	.roles = AX_ROLE_COMPUTE_PEAK,
 	.shader = peak_shader,
 	.teardown = peak_teardown,
 };

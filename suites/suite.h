@@ -18,31 +18,17 @@
 #define AX_SUITE_H
 
 #include "core/params.h"
+#include "core/roles.h"
 #include "core/vk.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/*
- * What a suite's results mean beyond their own chart: the report and
- * recommend read these (through the suite document that cli/ builds from
- * this table, see cli/suite_doc.h) instead of knowing suites by name.
- */
-enum ax_suite_role {
-	AX_ROLE_COMPUTE_PEAK = 1 << 0, /* best result: the compute ceiling
-					  (roofline, "% of measured peak") */
-	AX_ROLE_BANDWIDTH_PEAK = 1 << 1, /* best GB/s: the memory ceiling */
-	AX_ROLE_TRANSFER = 1 << 2,     /* host <-> device: recommend's upload
-					  path, chunk size and buffering */
-	AX_ROLE_LATENCY = 1 << 3,      /* time per dispatch */
-	AX_ROLE_WORKLOAD = 1 << 4,     /* a workload class recommend places
-					  on a device */
-};
-
 /* A chart of the median against one numeric parameter, one line per
  * combination of the group parameters. */
 struct ax_suite_curve {
-	const char *x;           /* numeric parameter on the x axis */
+	const char *x;           /* numeric parameter on the x axis (a byte
+				    count: the axis is drawn in bytes) */
 	const char *const *group; /* NULL-terminated; may be NULL */
 	const char *title;       /* "Bandwidth against working-set size" */
 	const char *x_label;     /* "working set (bytes)" */
@@ -119,7 +105,8 @@ struct ax_suite {
 	 * with each result.  NULL for the others. */
 	double (*input_bytes)(const struct ax_params *p);
 
-	/* AX_ROLE_* flags. */
+	/* What the results mean to the report and recommend: AX_ROLE_*
+	 * flags (core/roles.h). */
 	unsigned roles;
 	/* The parameter that is the batch size (recommend's batch sweep),
 	 * or NULL. */

@@ -702,6 +702,15 @@ static double xf_work(const struct ax_params *p)
 	return (double)x.bytes * x.n_lanes;
 }
 
+static const char *const xf_curve_group[] = {"direction", "path", "source",
+					     NULL};
+static const struct ax_suite_curve xf_curve = {
+	"chunk", xf_curve_group, "Transfer rate against chunk size",
+	"chunk (bytes)"};
+/* recommend's chunk size, buffers in flight and pinned gain. */
+static const struct ax_suite_need xf_needs[] = {
+	{"chunk", 3}, {"inflight", 2}, {"source", 2}, {NULL, 0}};
+
 const struct ax_suite ax_suite_transfer = {
 	.name = "transfer",
 	.summary = "host<->device transfers: staged copies or direct "
@@ -722,6 +731,9 @@ const struct ax_suite ax_suite_transfer = {
 	.host_op = xf_host_op,
 	.verify = xf_verify,
 	.work = xf_work,
+	.roles = AX_ROLE_TRANSFER,
+	.curve = &xf_curve,
+	.recommend_needs = xf_needs,
 	.shader = NULL,
 	.describe = xf_describe,
 	.teardown = xf_teardown,

@@ -36,3 +36,21 @@ assert d["bandwidth"]["higher_is_better"] is True
 	assert_failure 2
 	assert_output --partial "no suite 'nosuch'"
 }
+
+@test "suites declare their roles; reports and recommend read them there" {
+	run "$AX" suites --json
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+d = {s["name"]: s for s in json.load(sys.stdin)}
+assert d["peak"]["roles"] == ["compute-peak"], d["peak"]
+assert "bandwidth-peak" in d["bandwidth"]["roles"]
+assert d["transfer"]["roles"] == ["transfer"]
+assert d["transfer"]["curve"]["x"] == "chunk"
+assert d["conv"]["batch_param"] == "n"
+needs = {n["param"]: n["distinct"] for n in d["transfer"]["recommend_needs"]}
+assert needs == {"chunk": 3, "inflight": 2, "source": 2}, needs
+'
+	run "$AX" suites gemm
+	assert_output --partial "roles: workload"
+}

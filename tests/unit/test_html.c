@@ -73,16 +73,34 @@ static json_t *result(int run, const char *fp, const char *name,
 	return r;
 }
 
+/* The suite document of the suites these tests use, as cli/suite_doc.c
+ * writes it: the report finds ceilings and curves by role. */
+static json_t *suite_doc(void)
+{
+	return json_pack(
+		"{s:{s:b,s:[s,s],s:{s:s,s:[s],s:s,s:s}},s:{s:b,s:[s]},"
+		"s:{s:b,s:[s]}}",
+		"bandwidth", "higher_is_better", 1, "roles", "bandwidth-peak",
+		"workload", "curve", "x", "size", "group", "op", "title",
+		"Bandwidth against working-set size", "x_label",
+		"working set (bytes)", "peak", "higher_is_better", 1, "roles",
+		"compute-peak", "gemm", "higher_is_better", 1, "roles",
+		"workload");
+}
+
 /* The report of a small but complete data set, as a string. */
 static char *report(json_t *results, json_t *sessions)
 {
-	struct ax_html_data d = {results, NULL, sessions, NULL,
-				 "2024-01-01T00:00:00Z", NULL};
+	json_t *suites = suite_doc();
+	struct ax_html_data d = {.results = results, .sessions = sessions,
+				 .generated_at = "2024-01-01T00:00:00Z",
+				 .suites = suites};
 	char *buf = NULL, err[200] = "";
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	AX_CHECK_INT(ax_html_report_write(f, &d, err, sizeof(err)), 0);
 	fclose(f);
+	json_decref(suites);
 	return buf;
 }
 
@@ -119,11 +137,22 @@ static void empty_sections_say_so(void)
 	char *html = report(res, NULL);
 	AX_CHECK(html && strstr(html, "No devices in the selected data."));
 	AX_CHECK(html && strstr(html, "No successful results"));
-	AX_CHECK(html && strstr(html, "No bandwidth results"));
-	AX_CHECK(html && strstr(html, "No transfer results"));
+	/* A declared curve without results says how to get it. */
+	AX_CHECK(html && strstr(html, "No bandwidth results with a size "
+				      "parameter: run `axbench run "
+				      "bandwidth`"));
 	AX_CHECK(html && strstr(html, "no roofline"));
 	AX_CHECK(html && strstr(html, "No tuning sessions"));
 	AX_CHECK(html && strstr(html, "more than one of the selected runs"));
+	free(html);
+	/* Without a suite document no suite has a curve or a ceiling. */
+	struct ax_html_data bare = {.results = res,
+				    .generated_at = "2024-01-01T00:00:00Z"};
+	size_t len = 0;
+	FILE *f = open_memstream(&html, &len);
+	AX_CHECK_INT(ax_html_report_write(f, &bare, NULL, 0), 0);
+	fclose(f);
+	AX_CHECK(html && strstr(html, "No suite declares a curve."));
 	free(html);
 	json_decref(res);
 	struct ax_html_data d = {0};
@@ -143,11 +172,14 @@ static void sections_with_data(void)
 	json_array_append_new(res, result(1, "A", "gpu", "peak",
 					  json_pack("{s:s}", "op", "fma"),
 					  "GFLOP/s", 400, "ok"));
-	json_array_append_new(res,
-			      result(1, "A", "gpu", "gemm",
-				     json_pack("{s:i,s:i,s:i}", "m", 512, "n",
-					       512, "k", 512),
-				     "GFLOP/s", 100, "ok"));
+	json_t *gemm = result(1, "A", "gpu", "gemm",
+			      json_pack("{s:i,s:i,s:i}", "m", 512, "n", 512,
+					"k", 512),
+			      "GFLOP/s", 100, "ok");
+	/* The bytes the suite declares: a point on the roofline. */
+	json_object_set_new(gemm, "extra",
+			    json_pack("{s:f}", "bytes", 3.0 * 512 * 512 * 4));
+	json_array_append_new(res, gemm);
 	json_t *ses = json_pack(
 		"[{s:i,s:s,s:s,s:i,s:s,s:{s:s},s:[{s:i,s:{s:i},s:s,s:f},"
 		"{s:i,s:{s:i},s:s,s:f}]}]",

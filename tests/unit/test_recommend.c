@@ -37,12 +37,24 @@ static json_t *xfer(const char *fp, const char *source, int inflight,
 static json_t *conv(const char *fp, int n, double gflops)
 {
 	return json_pack("{s:i, s:s, s:{s:i, s:i, s:i, s:i, s:i, s:s}, s:s, "
-			 "s:b, s:f, s:s, s:f, s:o}",
+			 "s:b, s:f, s:s, s:f, s:o, s:{s:f}}",
 			 "id", next_id++, "suite", "conv", "params", "n", n,
 			 "c", 3, "h", 224, "w", 224, "k", 64, "dtype", "f32",
 			 "unit", "GFLOP/s", "higher_is_better", 1, "median",
 			 gflops, "status", "ok", "work", 1e9, "device",
-			 dev(fp));
+			 dev(fp), "extra", "input_bytes",
+			 4.0 * n * 3 * 224 * 224);
+}
+
+/* The suite document (cli/suite_doc.c's format) of the suites used
+ * here: recommend finds transfers, workload classes and batch
+ * parameters by role, never by name. */
+static json_t *suite_doc(void)
+{
+	return json_pack("{s:{s:[s]}, s:{s:[s], s:s}, s:{s:[s]}}",
+			 "transfer", "roles", "transfer", "conv", "roles",
+			 "workload", "batch_param", "n", "gemm", "roles",
+			 "workload");
 }
 
 static json_t *results(void)
@@ -93,8 +105,10 @@ static json_t *build(void)
 	json_t *host = json_pack("{s:s, s:i, s:s}", "hostname", "h", "cores",
 				 2, "cpuset", "0-1");
 	char err[256] = "";
-	int rc = ax_recommend_build(res, host, loc, "t", &doc, err,
+	json_t *suites = suite_doc();
+	int rc = ax_recommend_build(res, suites, host, loc, "t", &doc, err,
 				    sizeof(err));
+	json_decref(suites);
 	AX_CHECK_INT(rc, 0);
 	json_decref(res);
 	json_decref(loc);

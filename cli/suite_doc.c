@@ -1,0 +1,95 @@
+/* cli/suite_doc.c - the suite document (see suite_doc.h). */
+#include "cli/suite_doc.h"
+
+#include "suites/registry.h"
+
+#include <stdlib.h>
+
+static json_t *roles_json(unsigned roles)
+{
+	json_t *a = json_array();
+	for (unsigned bit = 1; bit && bit <= roles; bit <<= 1)
+		if ((roles & bit) && ax_role_name((enum ax_role)bit))
+			json_array_append_new(
+				a, json_string(ax_role_name((enum ax_role)bit)));
+	return a;
+}
+
+static json_t *curve_json(const struct ax_suite_curve *c)
+{
+	if (!c)
+		return json_null();
+	json_t *group = json_array();
+	for (int i = 0; c->group && c->group[i]; i++)
+		json_array_append_new(group, json_string(c->group[i]));
+	return json_pack("{s:s, s:o, s:s, s:s}", "x", c->x, "group", group,
+			 "title", c->title, "x_label", c->x_label);
+}
+
+static json_t *needs_json(const struct ax_suite_need *n)
+{
+	json_t *a = json_array();
+	for (int i = 0; n && n[i].distinct > 0; i++)
+		json_array_append_new(a, json_pack("{s:s?, s:i}", "param",
+						   n[i].param, "distinct",
+						   n[i].distinct));
+	return a;
+}
+
+json_t *ax_cli_suite_entry(const struct ax_suite *s)
+{
+	return json_pack("{s:s, s:b, s:o, s:s?, s:o, s:o}", "unit", s->unit,
+			 "higher_is_better", s->higher_is_better, "roles",
+			 roles_json(s->roles), "batch_param", s->batch_param,
+			 "curve", curve_json(s->curve), "recommend_needs",
+			 needs_json(s->recommend_needs));
+}
+
+json_t *ax_cli_suite_doc(void)
+{
+	json_t *doc = json_object();
+	for (int i = 0; doc && i < ax_suite_count; i++)
+		json_object_set_new(doc, ax_suites[i]->name,
+				    ax_cli_suite_entry(ax_suites[i]));
+	return doc;
+}
+
+/* The stored parameters of r as a point of suite s; false when they do
+ * not parse (a result from another axbench version). */
+static bool stored_point(const struct ax_suite *s, const json_t *r,
+			 struct ax_params *p)
+{
+	char err[256];
+	char *text = json_dumps(json_object_get(r, "params"), JSON_COMPACT);
+	bool ok = text && ax_params_from_json(p, s->params, s->n_params,
+					      text, err, sizeof(err)) == 0;
+	free(text);
+	return ok;
+}
+
+static void fill_one(json_t *r)
+{
+	const struct ax_suite *s =
+		ax_suite_find(json_string_value(json_object_get(r, "suite")) ?: "");
+	struct ax_params p;
+	if (!s || (!s->bytes && !s->input_bytes) || !stored_point(s, r, &p))
+		return;
+	json_t *extra = json_object_get(r, "extra");
+	if (!json_is_object(extra)) {
+		extra = json_object();
+		json_object_set_new(r, "extra", extra);
+	}
+	if (s->bytes && !json_object_get(extra, "bytes"))
+		json_object_set_new(extra, "bytes", json_real(s->bytes(&p)));
+	if (s->input_bytes && !json_object_get(extra, "input_bytes"))
+		json_object_set_new(extra, "input_bytes",
+				    json_real(s->input_bytes(&p)));
+}
+
+void ax_cli_fill_bytes(json_t *results)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(results, i, r)
+		fill_one(r);
+}

@@ -1,0 +1,37 @@
+/*
+ * cli/suite_doc.h - the suite document: what the report and recommend
+ * know about suites, built here from the suite table (reports never see
+ * suites/, whose descriptors carry Vulkan hooks).
+ *
+ *   { "gemm": { "unit": "GFLOP/s", "higher_is_better": true,
+ *               "roles": ["workload"], "batch_param": null,
+ *               "curve": null,
+ *               "recommend_needs": [{"param": null, "distinct": 1}] },
+ *     ... }
+ *
+ * in the order `axbench suites` lists them (reports/suite_doc.h reads
+ * it).  Adding a suite with roles, a curve or recommend needs therefore
+ * needs no edit in reports/.
+ */
+#ifndef AX_CLI_SUITE_DOC_H
+#define AX_CLI_SUITE_DOC_H
+
+#include <jansson.h>
+
+struct ax_suite;
+
+/* A new reference, or NULL when out of memory. */
+json_t *ax_cli_suite_doc(void);
+
+/* One suite's entry of the document (a new reference). */
+json_t *ax_cli_suite_entry(const struct ax_suite *s);
+
+/*
+ * Results stored before suites declared their byte counts lack
+ * extra.bytes / extra.input_bytes: add them from the suite's hooks and
+ * the stored parameters, where the suite is known and the parameters
+ * parse.  results is an ax_db_results() array, changed in place.
+ */
+void ax_cli_fill_bytes(json_t *results);
+
+#endif
