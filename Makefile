@@ -54,14 +54,14 @@ $(B)/%.o: %.c $(B)/shaders/table.h
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # Shaders: glslc writes the SPIR-V words as a C initializer list (-mfmt=c).
-$(B)/shaders/%.inc: shaders/%.comp $(wildcard shaders/*.glsl)
+$(B)/shaders/%.inc: shaders/%.comp $(wildcard shaders/*.glsl shaders/*.h)
 	@mkdir -p $(dir $@)
 	$(GLSLC) --target-env=vulkan1.1 -O -Ishaders -mfmt=c \
 	    $($*_DEFS) -o $@ $<
 
 # Variants: shaders/variants.mk sets NAME_SRC and NAME_DEFS.
 define variant_rule
-$(B)/shaders/$(1).inc: shaders/$($(1)_SRC) $(wildcard shaders/*.glsl)
+$(B)/shaders/$(1).inc: shaders/$($(1)_SRC) $(wildcard shaders/*.glsl shaders/*.h)
 	@mkdir -p $$(dir $$@)
 	$(GLSLC) --target-env=vulkan1.1 -O -Ishaders -mfmt=c \
 	    $($(1)_DEFS) -o $$@ $$<

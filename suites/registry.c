@@ -10,6 +10,7 @@ extern const struct ax_suite ax_suite_attention;
 extern const struct ax_suite ax_suite_gemm;
 extern const struct ax_suite ax_suite_peak;
 extern const struct ax_suite ax_suite_latency;
+extern const struct ax_suite ax_suite_reduce;
 
 const struct ax_suite *const ax_suites[] = {
 	&ax_suite_bandwidth,
@@ -19,6 +20,7 @@ const struct ax_suite *const ax_suites[] = {
 	&ax_suite_gemm,
 	&ax_suite_peak,
 	&ax_suite_latency,
+	&ax_suite_reduce,
 };
 const int ax_suite_count = (int)(sizeof(ax_suites) / sizeof(ax_suites[0]));
 

@@ -50,6 +50,7 @@ assert d["transfer"]["curve"]["x"] == "chunk"
 assert d["conv"]["batch_param"] == "n"
 needs = {n["param"]: n["distinct"] for n in d["transfer"]["recommend_needs"]}
 assert needs == {"chunk": 3, "inflight": 2, "source": 2}, needs
+assert d["reduce"]["roles"] == ["bandwidth-peak"]
 '
 	run "$AX" suites gemm
 	assert_output --partial "roles: workload"
