@@ -127,7 +127,12 @@ static void header(void)
 int main(int argc, char **argv)
 {
 	int seeds = 20, bo_seeds = -1, opt;
-	const char *list = "bo,random,anneal,grid";
+	/* Default: every strategy the tuner has, in its table's order. */
+	char every[256] = "";
+	for (const char *const *n = ax_tuner_strategies(); *n; n++)
+		snprintf(every + strlen(every), sizeof(every) - strlen(every),
+			 "%s%s", *every ? "," : "", *n);
+	const char *list = every;
 	while ((opt = getopt(argc, argv, "n:N:s:i:H")) != -1) {
 		switch (opt) {
 		case 'n':

@@ -45,12 +45,22 @@ struct ax_cli_opt {
 	const char *help;
 };
 
+/* An option whose value must be one of a table's names (the tuner's
+ * strategies, recommend's formats): `help` lists them and ax_cli_next
+ * refuses any other value, naming the allowed ones.  The list comes from
+ * the table that defines the names, so it is written once. */
+struct ax_cli_choice {
+	int opt_id;
+	const char *const *(*names)(void); /* NULL-terminated */
+};
+
 struct ax_cli_cmd {
 	const char *name;
 	const char *summary;  /* one line for `axbench --help` */
 	const char *usage;    /* "[SUITE...] [options]" */
 	const char *details;  /* paragraph(s) for `help CMD`; may be NULL */
 	const struct ax_cli_opt *opts; /* terminated by {0} */
+	const struct ax_cli_choice *choices; /* terminated by {0}; or NULL */
 	int (*fn)(struct ax_cli *cli, int argc, char **argv);
 };
 
@@ -79,6 +89,24 @@ void ax_cli_iter_init(struct ax_cli_iter *it, struct ax_cli *cli,
  */
 int ax_cli_next(struct ax_cli_iter *it);
 void ax_cli_iter_release(struct ax_cli_iter *it);
+
+/* ax_cli_parse_end's "no error, go on". */
+#define AX_CLI_CONTINUE (-1)
+
+/*
+ * The end of a command's option loop; last is ax_cli_next's final value.
+ * Returns AX_EXIT_OK after --help, AX_EXIT_USAGE after a bad option
+ * (already named) or when the number of positional arguments is outside
+ * [min_pos, max_pos] (max_pos < 0: no limit; the message shows the
+ * command's usage), else AX_CLI_CONTINUE.
+ */
+int ax_cli_parse_end(const struct ax_cli_iter *it, int last, int min_pos,
+		     int max_pos);
+
+/* Does the global option arg ("--db", "-d", "--db=x") take a separate
+ * value?  1 yes, 0 no (a flag, or the value is inline), -1 when arg is
+ * not a global option. */
+int ax_cli_global_arity(const char *arg);
 
 /* Print `help CMD` text generated from the option table. */
 void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd);

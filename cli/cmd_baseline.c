@@ -95,6 +95,18 @@ static int list(struct ax_cli *cli)
 	return 0;
 }
 
+/* baseline save NAME [--run ID] | baseline list */
+static int dispatch(struct ax_cli *cli, char **pos, int n, const char *run)
+{
+	if (n == 2 && strcmp(pos[0], "save") == 0)
+		return save(cli, pos[1], run);
+	if (n == 1 && strcmp(pos[0], "list") == 0 && !run)
+		return list(cli);
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "baseline: use 'baseline save NAME [--run ID]' or "
+			    "'baseline list'");
+}
+
 static int baseline_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct ax_cli_iter it;
@@ -105,19 +117,10 @@ static int baseline_main(struct ax_cli *cli, int argc, char **argv)
 		if (opt == OPT_RUN)
 			run = it.optarg;
 	char **pos = it.positional;
-	int n = it.n_positional, rc;
-	if (opt == -2)
-		rc = AX_EXIT_OK;
-	else if (opt < 0)
-		rc = AX_EXIT_USAGE;
-	else if (n == 2 && strcmp(pos[0], "save") == 0)
-		rc = save(cli, pos[1], run);
-	else if (n == 1 && strcmp(pos[0], "list") == 0 && !run)
-		rc = list(cli);
-	else
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
-				  "baseline: use 'baseline save NAME [--run "
-				  "ID]' or 'baseline list'");
+	int n = it.n_positional;
+	int rc = ax_cli_parse_end(&it, opt, 1, 2);
+	if (rc == AX_CLI_CONTINUE)
+		rc = dispatch(cli, pos, n, run);
 	ax_cli_iter_release(&it);
 	return rc;
 }

@@ -231,17 +231,11 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 	}
 	if (rc)
 		return rc;
-	if (opt == -2)
-		return -2;
-	if (opt < 0)
-		return AX_EXIT_USAGE;
+	int end = ax_cli_parse_end(it, opt, 2, 2);
+	if (end != AX_CLI_CONTINUE)
+		return end == AX_EXIT_OK ? -2 : end;
 	a->pos = it->positional;
 	a->n_pos = it->n_positional;
-	if (a->n_pos != 2)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "compare needs exactly two arguments, BASE "
-				    "and CAND (got %d); see 'axbench help "
-				    "compare'", a->n_pos);
 	return 0;
 }
 

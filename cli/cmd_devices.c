@@ -198,14 +198,10 @@ static int devices_main(struct ax_cli *cli, int argc, char **argv)
 	struct ax_cli_iter it;
 	ax_cli_iter_init(&it, cli, &ax_cmd_devices, argc, argv);
 	int opt = ax_cli_next(&it);
-	int n_pos = it.n_positional;
+	int end = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
-	if (opt == -2)
-		return AX_EXIT_OK;
-	if (opt < 0 || n_pos)
-		return opt < 0 ? AX_EXIT_USAGE
-			       : ax_cli_error(cli, AX_EXIT_USAGE,
-					      "devices takes no arguments");
+	if (end != AX_CLI_CONTINUE)
+		return end;
 	struct ax_vk_instance *inst;
 	int rc = ax_cli_open_vk(cli, &inst, NULL);
 	if (rc)

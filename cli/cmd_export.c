@@ -17,7 +17,8 @@ enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT };
 
 static const struct ax_cli_opt export_opts[] = {
 	{OPT_SUITE, "suite", 's', "NAME", "only this suite"},
-	{OPT_FORMAT, "format", 'f', "yaml|json", "document format (yaml)"},
+	{OPT_FORMAT, "format", 'f', "FMT",
+	 "document format: yaml (default; json with --json)"},
 	{OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
 	{0},
 };
@@ -106,26 +107,29 @@ static int export_main(struct ax_cli *cli, int argc, char **argv)
 		else if (opt == OPT_OUTPUT)
 			path = it.optarg;
 	}
-	int n_pos = it.n_positional;
+	int rc = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
-	if (opt == -2)
-		return AX_EXIT_OK;
-	if (opt < 0)
-		return AX_EXIT_USAGE;
-	if (n_pos)
-		return ax_cli_error(cli, AX_EXIT_USAGE, "export takes no "
-				    "arguments; use --suite / --device");
-	if (format && strcmp(format, "yaml") && strcmp(format, "json"))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "--format must be "
-				    "yaml or json (got '%s')", format);
+	if (rc != AX_CLI_CONTINUE)
+		return rc;
 	bool json = format ? !strcmp(format, "json") : cli->json;
 	return export_run(cli, suite, json, path);
 }
 
+static const char *const *export_formats(void)
+{
+	static const char *const names[] = {"yaml", "json", NULL};
+	return names;
+}
+
+static const struct ax_cli_choice export_choices[] = {
+	{OPT_FORMAT, export_formats},
+	{0},
+};
+
 const struct ax_cli_cmd ax_cmd_export = {
 	.name = "export",
 	.summary = "write the best measured parameters as YAML or JSON",
-	.usage = "[--suite NAME] [--format yaml|json] [-o FILE]",
+	.usage = "[--suite NAME] [--format FMT] [-o FILE]",
 	.details =
 		"Writes a versioned document (schema axbench.tuned/v1): for "
 		"each device\n(by fingerprint, with name, UUID and PCI bus "
@@ -136,5 +140,6 @@ const struct ax_cli_cmd ax_cmd_export = {
 		"matches a\nstored device by name, UUID, PCI bus id or "
 		"fingerprint.",
 	.opts = export_opts,
+	.choices = export_choices,
 	.fn = export_main,
 };

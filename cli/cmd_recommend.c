@@ -24,7 +24,8 @@ enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_MEASURE };
 
 static const struct ax_cli_opt recommend_opts[] = {
 	{OPT_FORMAT, "format", 'f', "FMT",
-	 "yaml (default), json, env, numactl, slurm or torch"},
+	 "yaml (default; json with --json), or a view for the shell, "
+	 "numactl, Slurm or PyTorch"},
 	{OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
 	{OPT_MEASURE, "measure", 'm', NULL,
 	 "first run what the database lacks for the device (the suites of "
@@ -259,9 +260,6 @@ static int measure_missing(struct ax_cli *cli)
 
 static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 {
-	static const char *const formats[] = {"yaml", "json", "env",
-					      "numactl", "slurm", "torch",
-					      NULL};
 	struct ax_cli_iter it;
 	const char *path = NULL, *format = NULL;
 	bool measure = false;
@@ -275,37 +273,26 @@ static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 		else if (opt == OPT_MEASURE)
 			measure = true;
 	}
-	int n_pos = it.n_positional;
+	int rc = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
-	if (opt == -2)
-		return AX_EXIT_OK;
-	if (opt < 0)
-		return AX_EXIT_USAGE;
-	if (n_pos)
-		return ax_cli_error(cli, AX_EXIT_USAGE, "recommend takes no "
-				    "arguments; use --device / --format");
+	if (rc != AX_CLI_CONTINUE)
+		return rc;
 	if (!format)
 		format = cli->json ? "json" : "yaml";
-	bool known = false;
-	for (int i = 0; formats[i]; i++)
-		known |= !strcmp(formats[i], format);
-	if (!known)
-		return ax_cli_error(cli, AX_EXIT_USAGE, "--format must be "
-				    "yaml, json, env, numactl, slurm or torch "
-				    "(got '%s')", format);
-	if (measure) {
-		int rc = measure_missing(cli);
-		if (rc)
-			return rc;
-	}
+	if (measure && (rc = measure_missing(cli)))
+		return rc;
 	return recommend_run(cli, format, path);
 }
+
+static const struct ax_cli_choice recommend_choices[] = {
+	{OPT_FORMAT, ax_recommend_formats},
+	{0},
+};
 
 const struct ax_cli_cmd ax_cmd_recommend = {
 	.name = "recommend",
 	.summary = "placement and data-loading settings from measurements",
-	.usage = "[--measure] [--format yaml|json|env|numactl|slurm|torch] "
-		 "[-o FILE]",
+	.usage = "[--measure] [--format FMT] [-o FILE]",
 	.details =
 		"Derives, from the results stored in the database, where to "
 		"run (device per\nworkload class, NUMA node and CPUs local "
@@ -318,5 +305,6 @@ const struct ax_cli_cmd ax_cmd_recommend = {
 		"--device SEL|all matches stored devices by\nname, UUID, PCI "
 		"bus id or fingerprint.",
 	.opts = recommend_opts,
+	.choices = recommend_choices,
 	.fn = recommend_main,
 };

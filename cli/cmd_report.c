@@ -158,16 +158,10 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 		else if (opt == OPT_TITLE)
 			a->title = it.optarg;
 	}
-	int n_pos = it.n_positional;
+	int end = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
-	if (opt == -2)
-		return -2;
-	if (opt < 0)
-		return AX_EXIT_USAGE;
-	if (n_pos)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "report takes no arguments; select with "
-				    "--run, --device and --since");
+	if (end != AX_CLI_CONTINUE)
+		return end == AX_EXIT_OK ? -2 : end;
 	return 0;
 }
 

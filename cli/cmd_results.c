@@ -137,16 +137,11 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 		else if (opt == OPT_SAMPLES)
 			f.with_samples = true;
 	}
-	int n_pos = it.n_positional;
+	rc = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
-	if (opt == -2)
-		return AX_EXIT_OK;
-	if (opt < 0)
-		return AX_EXIT_USAGE;
-	if (n_pos)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "results takes no arguments; use --run / "
-				    "--suite");
+	if (rc != AX_CLI_CONTINUE)
+		return rc;
+	rc = 0;
 	struct ax_db *db;
 	if ((rc = ax_cli_open_db(cli, true, &db)))
 		return rc;

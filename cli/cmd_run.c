@@ -171,10 +171,9 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 				return AX_EXIT_USAGE;
 		}
 	}
-	if (opt == -2)
-		return -2;
-	if (opt < 0)
-		return AX_EXIT_USAGE;
+	int end = ax_cli_parse_end(it, opt, 0, -1);
+	if (end != AX_CLI_CONTINUE)
+		return end == AX_EXIT_OK ? -2 : end;
 	a->suites = it->positional;
 	a->n_suites = it->n_positional;
 	return 0;

@@ -113,15 +113,10 @@ static int suites_main(struct ax_cli *cli, int argc, char **argv)
 	ax_cli_iter_init(&it, cli, &ax_cmd_suites, argc, argv);
 	int opt = ax_cli_next(&it);
 	const char *name = it.n_positional ? it.positional[0] : NULL;
-	int n_pos = it.n_positional;
+	int rc = ax_cli_parse_end(&it, opt, 0, 1);
 	ax_cli_iter_release(&it);
-	if (opt == -2)
-		return AX_EXIT_OK;
-	if (opt < 0)
-		return AX_EXIT_USAGE;
-	if (n_pos > 1)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "suites takes at most one suite name");
+	if (rc != AX_CLI_CONTINUE)
+		return rc;
 	const struct ax_suite *one = name ? ax_suite_find(name) : NULL;
 	if (name && !one) {
 		char known[256] = "";

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "suites/registry.h"
 #include "tuner/replay.h"
+#include "tuner/strategy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static const struct ax_cli_opt tune_opts[] = {
 	{OPT_PARAM, "param", 'p', "NAME=VALUE",
 	 "fix a shape parameter (repeatable; one value each)"},
 	{OPT_STRATEGY, "strategy", 0, "NAME",
-	 "bo (default), random, grid or anneal"},
+	 "search strategy, default bo"},
 	{OPT_BUDGET, "budget", 'b', "N", "at most N evaluations (default 40)"},
 	{OPT_TIME, "time", 0, "S", "stop after S seconds of tuning"},
 	{OPT_SEED, "seed", 0, "N", "random seed: same seed, same session (1)"},
@@ -115,14 +116,10 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 		else if (parse_num_opts(&it, opt, t))
 			rc = AX_EXIT_USAGE;
 	}
-	if (rc == 0 && opt == -2)
-		rc = -2;
-	else if (rc == 0 && opt < 0)
-		rc = AX_EXIT_USAGE;
-	if (rc == 0 && it.n_positional > 1)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
-				  "tune takes one suite (got %d names)",
-				  it.n_positional);
+	if (rc == 0) {
+		int end = ax_cli_parse_end(&it, opt, 0, 1);
+		rc = end == AX_CLI_CONTINUE ? 0 : end == AX_EXIT_OK ? -2 : end;
+	}
 	if (rc == 0 && it.n_positional == 1)
 		t->suite_name = it.positional[0];
 	if (rc == 0 && !t->suite_name && !t->replay)
@@ -268,6 +265,11 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 	return rc == -2 ? AX_EXIT_OK : rc;
 }
 
+static const struct ax_cli_choice tune_choices[] = {
+	{OPT_STRATEGY, ax_tuner_strategies},
+	{0},
+};
+
 const struct ax_cli_cmd ax_cmd_tune = {
 	.name = "tune",
 	.summary = "find the fastest tunable parameters of a suite",
@@ -279,5 +281,6 @@ const struct ax_cli_cmd ax_cmd_tune = {
 		"it.  At the end the best points are re-timed\nwith more "
 		"samples beside the defaults, and the speed-up is printed.",
 	.opts = tune_opts,
+	.choices = tune_choices,
 	.fn = tune_main,
 };

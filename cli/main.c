@@ -118,10 +118,7 @@ static int parse_leading(struct ax_cli *cli, int argc, char **argv,
 		struct ax_cli_iter it;
 		ax_cli_iter_init(&it, cli, NULL, argc, argv);
 		it.i = i;
-		const char *arg = argv[i];
-		bool takes = strcmp(arg, "--db") == 0 ||
-			     strcmp(arg, "--device") == 0 ||
-			     strcmp(arg, "-d") == 0;
+		bool takes = ax_cli_global_arity(argv[i]) == 1;
 		it.argc = takes ? i + 2 : i + 1;
 		if (it.argc > argc)
 			it.argc = argc;

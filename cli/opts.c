@@ -195,6 +195,86 @@ static int take_option(struct ax_cli_iter *it, const char *arg,
 	return 0;
 }
 
+static const struct ax_cli_choice *find_choice(const struct ax_cli_cmd *cmd,
+					       int id)
+{
+	for (const struct ax_cli_choice *c = cmd ? cmd->choices : NULL;
+	     c && c->opt_id; c++)
+		if (c->opt_id == id)
+			return c;
+	return NULL;
+}
+
+/* A value outside the option's table of names is a usage error that
+ * names the allowed ones. */
+static int check_choice(const struct ax_cli_iter *it,
+			const struct ax_cli_opt *o)
+{
+	const struct ax_cli_choice *c = find_choice(it->cmd, o->id);
+	if (!c)
+		return 0;
+	const char *const *names = c->names();
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], it->optarg) == 0)
+			return 0;
+	char allowed[256];
+	ax_join_names(names, allowed, sizeof(allowed));
+	fprintf(stderr, "axbench %s: --%s must be %s (got '%s')\n",
+		it->cmd->name, o->name, allowed, it->optarg);
+	return -1;
+}
+
+int ax_cli_global_arity(const char *arg)
+{
+	const struct ax_cli_opt *o;
+	if (arg[0] != '-' || arg[1] == '\0')
+		return -1;
+	if (arg[1] == '-') {
+		char name[64];
+		size_t len = strcspn(arg + 2, "=");
+		if (len >= sizeof(name))
+			return -1;
+		memcpy(name, arg + 2, len);
+		name[len] = '\0';
+		o = find_opt(global_opts, name, 0);
+		return !o ? -1 : o->arg && !arg[2 + len];
+	}
+	o = find_opt(global_opts, NULL, arg[1]);
+	return !o ? -1 : o->arg && !arg[2];
+}
+
+int ax_cli_parse_end(const struct ax_cli_iter *it, int last, int min_pos,
+		     int max_pos)
+{
+	if (last == -2)
+		return AX_EXIT_OK;
+	if (last < 0)
+		return AX_EXIT_USAGE;
+	int n = it->n_positional;
+	if (n >= min_pos && (max_pos < 0 || n <= max_pos))
+		return AX_CLI_CONTINUE;
+	char want[64];
+	if (max_pos == 0)
+		snprintf(want, sizeof(want), "no arguments");
+	else if (min_pos == max_pos)
+		snprintf(want, sizeof(want), "%d argument%s", min_pos,
+			 min_pos == 1 ? "" : "s");
+	else if (min_pos == 0)
+		snprintf(want, sizeof(want), "at most %d argument%s", max_pos,
+			 max_pos == 1 ? "" : "s");
+	else if (max_pos < 0)
+		snprintf(want, sizeof(want), "at least %d argument%s",
+			 min_pos, min_pos == 1 ? "" : "s");
+	else
+		snprintf(want, sizeof(want), "%d to %d arguments", min_pos,
+			 max_pos);
+	fprintf(stderr,
+		"axbench %s: takes %s (got %d); usage: axbench %s %s\n",
+		it->cmd->name, want, n, it->cmd->name,
+		it->cmd->usage ? it->cmd->usage : "");
+	return AX_EXIT_USAGE;
+}
+
 int ax_cli_next(struct ax_cli_iter *it)
 {
 	while (it->i < it->argc) {
@@ -218,14 +298,21 @@ int ax_cli_next(struct ax_cli_iter *it)
 				return rc;
 			continue;
 		}
+		if (o->arg && check_choice(it, o))
+			return -1;
 		return o->id;
 	}
 	return 0;
 }
 
-static void print_opts(FILE *out, const struct ax_cli_opt *opts)
+static void print_opts(FILE *out, const struct ax_cli_cmd *cmd,
+		       const struct ax_cli_opt *opts)
 {
 	for (; opts && opts->id; opts++) {
+		const struct ax_cli_choice *c = find_choice(cmd, opts->id);
+		char allowed[256] = "";
+		if (c)
+			ax_join_names(c->names(), allowed, sizeof(allowed));
 		char left[64];
 		if (opts->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s",
@@ -236,7 +323,8 @@ static void print_opts(FILE *out, const struct ax_cli_opt *opts)
 			snprintf(left, sizeof(left), "    --%s%s%s",
 				 opts->name, opts->arg ? " " : "",
 				 opts->arg ? opts->arg : "");
-		fprintf(out, "  %-26s %s\n", left, opts->help);
+		fprintf(out, "  %-26s %s%s%s\n", left, opts->help,
+			c ? "; one of " : "", allowed);
 	}
 }
 
@@ -244,7 +332,7 @@ void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd)
 {
 	if (!cmd) {
 		fprintf(out, "Global options:\n");
-		print_opts(out, global_opts);
+		print_opts(out, NULL, global_opts);
 		return;
 	}
 	fprintf(out, "usage: axbench %s %s\n\n%s\n", cmd->name,
@@ -253,10 +341,10 @@ void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd)
 		fprintf(out, "\n%s\n", cmd->details);
 	if (cmd->opts && cmd->opts->id) {
 		fprintf(out, "\nOptions:\n");
-		print_opts(out, cmd->opts);
+		print_opts(out, cmd, cmd->opts);
 	}
 	fprintf(out, "\nGlobal options:\n");
-	print_opts(out, global_opts);
+	print_opts(out, NULL, global_opts);
 }
 
 int ax_cli_parse_int(const struct ax_cli_iter *it, long long min,

@@ -26,3 +26,16 @@ int ax_errf(char *buf, size_t n, int err, const char *fmt, ...)
 	}
 	return err;
 }
+
+void ax_join_names(const char *const *names, char *buf, size_t n)
+{
+	size_t used = 0;
+	if (!n)
+		return;
+	buf[0] = '\0';
+	for (int i = 0; names && names[i] && used < n; i++) {
+		const char *sep = i == 0 ? "" : names[i + 1] ? ", " : " or ";
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", sep,
+					 names[i]);
+	}
+}

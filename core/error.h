@@ -51,4 +51,8 @@ const char *ax_strerror(int err);
 int ax_errf(char *buf, size_t n, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A NULL-terminated list of names as "a, b or c" into buf (for messages
+ * that name what is allowed, from the table that defines it). */
+void ax_join_names(const char *const *names, char *buf, size_t n);
+
 #endif

@@ -834,35 +834,78 @@ static void write_torch(FILE *out, const json_t *dev)
 	fprintf(out, "    worker_init_fn=worker_init_fn,\n)\n");
 }
 
+static int write_yaml(FILE *out, const json_t *doc)
+{
+	return ax_config_emit_yaml(doc, out);
+}
+
+static int write_json(FILE *out, const json_t *doc)
+{
+	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	return rc || ferror(out) ? AX_EIO : 0;
+}
+
+/* The views of one device: the document's first. */
+static int device_view(FILE *out, const json_t *doc,
+		       void (*fn)(FILE *, const json_t *))
+{
+	const json_t *dev = json_array_get(json_object_get(doc, "devices"), 0);
+	if (!dev)
+		fprintf(out, "# no device has stored results\n");
+	else
+		fn(out, dev);
+	return ferror(out) ? AX_EIO : 0;
+}
+
+static int view_env(FILE *out, const json_t *doc)
+{
+	return device_view(out, doc, write_env);
+}
+
+static int view_numactl(FILE *out, const json_t *doc)
+{
+	return device_view(out, doc, write_numactl);
+}
+
+static int view_slurm(FILE *out, const json_t *doc)
+{
+	return device_view(out, doc, write_slurm);
+}
+
+static int view_torch(FILE *out, const json_t *doc)
+{
+	return device_view(out, doc, write_torch);
+}
+
+/* Every format, once: the names the command line accepts come from
+ * here (ax_recommend_formats). */
+static const struct {
+	const char *name;
+	int (*write)(FILE *, const json_t *);
+} formats[] = {
+	{"yaml", write_yaml},	{"json", write_json},
+	{"env", view_env},	{"numactl", view_numactl},
+	{"slurm", view_slurm},	{"torch", view_torch},
+};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+const char *const *ax_recommend_formats(void)
+{
+	static const char *names[N_FORMATS + 1];
+	for (size_t i = 0; i < N_FORMATS; i++)
+		names[i] = formats[i].name;
+	return names;
+}
+
 int ax_recommend_write(const json_t *doc, const char *format, FILE *out,
 		       char *err, size_t errlen)
 {
-	static const struct {
-		const char *name;
-		void (*fn)(FILE *, const json_t *);
-	} views[] = {{"env", write_env},
-		     {"numactl", write_numactl},
-		     {"slurm", write_slurm},
-		     {"torch", write_torch}};
-	int rc;
-	if (!strcmp(format, "yaml"))
-		return ax_config_emit_yaml(doc, out);
-	if (!strcmp(format, "json")) {
-		rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		fputc('\n', out);
-		return rc || ferror(out) ? AX_EIO : 0;
-	}
-	const json_t *dev = json_array_get(json_object_get(doc, "devices"), 0);
-	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
-		if (strcmp(format, views[i].name))
-			continue;
-		if (!dev)
-			fprintf(out, "# no device has stored results\n");
-		else
-			views[i].fn(out, dev);
-		return ferror(out) ? AX_EIO : 0;
-	}
-	return ax_errf(err, errlen, AX_EINVAL,
-		       "unknown format '%s'; use yaml, json, env, numactl, "
-		       "slurm or torch", format);
+	for (size_t i = 0; i < N_FORMATS; i++)
+		if (!strcmp(format, formats[i].name))
+			return formats[i].write(out, doc);
+	char known[128];
+	ax_join_names(ax_recommend_formats(), known, sizeof(known));
+	return ax_errf(err, errlen, AX_EINVAL, "unknown format '%s'; use %s",
+		       format, known);
 }

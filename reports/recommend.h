@@ -66,4 +66,7 @@ int ax_recommend_build(const json_t *results, const json_t *suites,
 int ax_recommend_write(const json_t *doc, const char *format, FILE *out,
 		       char *err, size_t errlen);
 
+/* The formats ax_recommend_write knows, NULL-terminated ("yaml" first). */
+const char *const *ax_recommend_formats(void);
+
 #endif

@@ -49,11 +49,13 @@ int ax_tuner_create(struct ax_tuner **out, const struct ax_space *space,
 {
 	*out = NULL;
 	const struct ax_strategy_ops *ops = find_strategy(strategy);
-	if (!ops)
+	if (!ops) {
+		char known[128];
+		ax_join_names(ax_tuner_strategies(), known, sizeof(known));
 		return ax_errf(err, errlen, AX_EINVAL,
-			       "unknown strategy '%s'; use bo, random, grid "
-			       "or anneal",
-			       strategy);
+			       "unknown strategy '%s'; use %s", strategy,
+			       known);
+	}
 	struct ax_tuner *t = calloc(1, sizeof(*t));
 	if (!t)
 		return AX_ENOMEM;

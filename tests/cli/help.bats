@@ -46,3 +46,39 @@ setup() { ax_setup; }
 	assert_failure 2
 	assert_output --partial "unknown option '--bogus'"
 }
+
+@test "values from a table: help lists them and others are refused by name" {
+	run "$AX" help tune
+	assert_output --partial "one of bo, random, grid or anneal"
+	run "$AX" tune bandwidth --strategy nope
+	assert_failure 2
+	assert_output --partial "--strategy must be bo, random, grid or anneal (got 'nope')"
+	run "$AX" help recommend
+	assert_output --partial "one of yaml, json, env, numactl, slurm or torch"
+	run "$AX" export --format=xml
+	assert_failure 2
+	assert_output --partial "--format must be yaml or json (got 'xml')"
+}
+
+@test "too many or too few arguments name the count and show the usage" {
+	run "$AX" report extra
+	assert_failure 2
+	assert_output --partial "axbench report: takes no arguments (got 1); usage: axbench report"
+	run "$AX" compare 1
+	assert_failure 2
+	assert_output --partial "takes 2 arguments (got 1)"
+	run "$AX" suites a b
+	assert_failure 2
+	assert_output --partial "takes at most 1 argument (got 2)"
+}
+
+@test "global options before the command, with their values inline or not" {
+	run "$AX" --db="$DB" -q --device 0 suites
+	assert_success
+	run "$AX" --db "$DB" -d0 --json suites gemm
+	assert_success
+	assert_output --partial '"name": "gemm"'
+	run "$AX" --nope suites
+	assert_failure 2
+	assert_output --partial "unknown option '--nope'"
+}
