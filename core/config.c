@@ -10,6 +10,7 @@
 #include "core/config.h"
 
 #include "core/error.h"
+#include "core/hash.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -427,11 +428,7 @@ struct seen {
 
 static size_t point_hash(const struct ax_params *p)
 {
-	uint64_t h = 1469598103934665603ULL;
-	const unsigned char *b = (const unsigned char *)p->v;
-	for (size_t i = 0; i < sizeof(p->v[0]) * (size_t)p->n; i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return (size_t)h;
+	return (size_t)ax_hash64(p->v, sizeof(p->v[0]) * (size_t)p->n);
 }
 
 /* Add p to out unless an equal point is there already. */

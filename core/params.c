@@ -403,13 +403,3 @@ void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
 	}
 }
 
-void ax_hash_hex(const void *data, size_t len, char hex[17])
-{
-	const unsigned char *b = data;
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 1099511628211ULL;
-	}
-	snprintf(hex, 17, "%016" PRIx64, h);
-}

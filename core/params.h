@@ -102,7 +102,4 @@ int ax_params_from_json(struct ax_params *p, const struct ax_param_def *defs,
 void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
 		     size_t len);
 
-/* 64-bit FNV-1a of a byte string, as 16 hex digits into hex[17]. */
-void ax_hash_hex(const void *data, size_t len, char hex[17]);
-
 #endif

@@ -2,7 +2,6 @@
 #include "core/vk.h"
 
 #include "core/error.h"
-#include "core/params.h"
 #include "core/vk_internal.h"
 
 #include <ctype.h>

@@ -1,6 +1,6 @@
 /* core/vk_pipeline.c - compute pipelines from embedded SPIR-V. */
 #include "core/error.h"
-#include "core/params.h"
+#include "core/hash.h"
 #include "core/vk_internal.h"
 
 #include "shaders/table.h"
