@@ -111,29 +111,31 @@ assert len({len(r) for r in rows}) == 1, "ragged CSV"
 EOF
 }
 
-@test "SQL only through prepared statements (source check of core/db.c)" {
-	# Only core/db.c may talk to SQLite.
+@test "SQL only through prepared statements (source check of core/db*.c)" {
+	DBC=(core/db.c core/db_write.c core/db_read.c)
+	# Only core/db*.c may talk to SQLite.
 	run grep -rlE 'sqlite3_(exec|prepare|mprintf)' cli core suites tuner reports
-	assert_output "core/db.c"
+	assert_output --regexp '^(core/db(_[a-z]+)?\.c\s*)+$'
 	# No SQL is built with printf-style formatting of data.
-	run grep -nE 'sqlite3_(v?mprintf|snprintf|str_)' core/db.c
+	run grep -nE 'sqlite3_(v?mprintf|snprintf|str_)' "${DBC[@]}"
 	assert_failure
-	# sqlite3_exec appears only in exec() and rollback(), and every
-	# exec() call passes a literal or an allow-listed constant: the
-	# migration text and the integer-only user_version pragma.
-	[ "$(grep -c 'sqlite3_exec(' core/db.c)" = 2 ]
-	run grep -nE '[^_]exec\(db, ' core/db.c
+	# sqlite3_exec appears only in ax_dbi_exec() and ax_dbi_rollback(),
+	# and every ax_dbi_exec() call passes a literal or an allow-listed
+	# constant: the migration text and the integer-only user_version
+	# pragma.
+	[ "$(cat "${DBC[@]}" | grep -c 'sqlite3_exec(')" = 2 ]
+	run grep -nE 'ax_dbi_exec\(db, ' "${DBC[@]}"
 	assert_success
-	bad=$(grep -E '[^_]exec\(db, ' core/db.c |
-	      grep -vE 'exec\(db, ("|migrations\[v - 1\],|pragma,)' || true)
+	bad=$(grep -hE 'ax_dbi_exec\(db, ' "${DBC[@]}" |
+	      grep -vE 'ax_dbi_exec\(db, ("|migrations\[v - 1\],|pragma,)' || true)
 	[ -z "$bad" ]
-	[ "$(grep -c 'snprintf(pragma' core/db.c)" = 1 ]
+	[ "$(cat "${DBC[@]}" | grep -c 'snprintf(pragma')" = 1 ]
 	grep -q 'snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", v)' core/db.c
 	# Dynamic WHERE clauses are concatenated from literals only.
-	bad=$(grep -nE 'strcat\(w->sql' core/db.c |
+	bad=$(grep -hnE 'strcat\(w->sql' "${DBC[@]}" |
 	      grep -vE 'strcat\(w->sql, ("|time_col\))' || true)
 	[ -z "$bad" ]
-	run grep -nE 'build_where\([^)]*\)' core/db.c
+	run grep -hnE 'build_where\([^)]*\)' "${DBC[@]}"
 	bad=$(echo "$output" | grep -v 'static int build_where' |
 	      grep -vE 'build_where\(&?[a-z]+, &?[a-z]+, "[a-z_.]+", (true|false)\)' ||
 	      true)

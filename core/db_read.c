@@ -1,0 +1,485 @@
+/* core/db_read.c - queries and the JSON documents they return (see
+ * core/db.h). */
+#include "core/db_internal.h"
+
+#include "core/error.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- reads ------------------------------------------------------------ */
+
+/* One integer from a query with an optional text parameter. */
+static int query_id(struct ax_db *db, const char *sql, const char *arg,
+		    int64_t *out, const char *what_missing)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db, sql, &st);
+
+	if (rc)
+		return rc;
+	if (arg)
+		ax_dbi_bind_text(st, 1, arg);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return ax_dbi_fail(db, AX_ENOTFOUND, "%s: %s", db->path,
+			    what_missing);
+	return ax_dbi_fail_sql(db, rc, "reading");
+}
+
+int ax_db_last_run(struct ax_db *db, int64_t *run_id)
+{
+	return query_id(db,
+			"SELECT id FROM run ORDER BY started_at DESC, id DESC"
+			" LIMIT 1", NULL, run_id,
+			"the database holds no runs yet; run `axbench run` "
+			"first");
+}
+
+int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
+{
+	int rc = query_id(db, "SELECT run_id FROM baseline WHERE name = ?",
+			  name ? name : "", run_id, "no such baseline");
+
+	if (rc == AX_ENOTFOUND)
+		ax_dbi_fail(db, rc, "%s: no baseline named \"%s\"; save one with "
+		     "`axbench baseline save NAME`", db->path,
+		     name ? name : "");
+	return rc;
+}
+
+/* Column i as JSON: integers, finite reals and text as themselves, NULL
+ * and non-finite reals as null (JSON has no NaN or infinity). */
+static json_t *col_json(sqlite3_stmt *st, int i)
+{
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		return json_integer(sqlite3_column_int64(st, i));
+	case SQLITE_FLOAT: {
+		double v = sqlite3_column_double(st, i);
+
+		return isfinite(v) ? json_real(v) : json_null();
+	}
+	case SQLITE_TEXT:
+		return json_string((const char *)sqlite3_column_text(st, i));
+	default:
+		return json_null();
+	}
+}
+
+/* Column i holding JSON text, parsed; null when NULL or unparsable. */
+static json_t *col_parsed(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	json_t *j = s ? json_loads(s, JSON_DECODE_ANY, NULL) : NULL;
+
+	return j ? j : json_null();
+}
+
+/* Set keys[0..n) of obj from columns first..first+n; "*" prefix means
+ * the column holds JSON text to parse. */
+static void set_cols(json_t *obj, sqlite3_stmt *st, int first,
+		     const char *const *keys, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (keys[i][0] == '*')
+			json_object_set_new(obj, keys[i] + 1,
+					    col_parsed(st, first + i));
+		else
+			json_object_set_new(obj, keys[i],
+					    col_json(st, first + i));
+	}
+}
+
+#define NKEYS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* The device and host columns every listing joins in, and their keys. */
+#define DEV_COLS                                                           \
+	"d.id, d.fingerprint, d.name, d.vendor, d.type, d.driver_name,"    \
+	" d.driver_info, d.api_version, d.pci_bus_id, d.device_uuid,"      \
+	" d.vendor_id, d.device_id, d.driver_version"
+#define HOST_COLS "h.id, h.hostname, h.cpu_model, h.cores"
+static const char *const dev_keys[] = {
+	"id", "fingerprint", "name", "vendor", "type", "driver_name",
+	"driver_info", "api_version", "pci_bus_id", "device_uuid",
+	"vendor_id", "device_id", "driver_version",
+};
+static const char *const host_keys[] = {"id", "hostname", "cpu_model",
+					"cores"};
+
+/* A joined device or host object; null when the row had none. */
+static json_t *sub_object(sqlite3_stmt *st, int first,
+			  const char *const *keys, int n)
+{
+	json_t *o;
+
+	if (sqlite3_column_type(st, first) == SQLITE_NULL)
+		return json_null();
+	o = json_object();
+	set_cols(o, st, first, keys, n);
+	return o;
+}
+
+/*
+ * The WHERE clause shared by the listings.  Only fixed fragments are
+ * concatenated; every value is bound: run ids travel as one JSON array
+ * read back by json_each.
+ */
+struct where {
+	char sql[512];
+	const char *args[4];
+	int nargs;
+	char *ids_json;
+};
+
+static int build_where(struct where *w, const struct ax_db_filter *f,
+		       const char *time_col, bool runs)
+{
+	strcpy(w->sql, " WHERE 1");
+	w->nargs = 0;
+	w->ids_json = NULL;
+	if (!f)
+		return 0;
+	if (runs && f->n_run_ids > 0) {
+		json_t *a = json_array();
+
+		for (int i = 0; i < f->n_run_ids; i++)
+			json_array_append_new(a, json_integer(f->run_ids[i]));
+		w->ids_json = json_dumps(a, JSON_COMPACT);
+		json_decref(a);
+		if (!w->ids_json)
+			return AX_ENOMEM;
+		strcat(w->sql, " AND r.id IN (SELECT value FROM json_each(?))");
+		w->args[w->nargs++] = w->ids_json;
+	}
+	if (f->suite) {
+		strcat(w->sql, " AND x.suite = ?");
+		w->args[w->nargs++] = f->suite;
+	}
+	if (f->device_fingerprint) {
+		strcat(w->sql, " AND d.fingerprint = ?");
+		w->args[w->nargs++] = f->device_fingerprint;
+	}
+	if (f->since) {
+		strcat(w->sql, " AND ");
+		strcat(w->sql, time_col);
+		strcat(w->sql, " >= ?");
+		w->args[w->nargs++] = f->since;
+	}
+	return 0;
+}
+
+static int prepare_where(struct ax_db *db, const char *head,
+			 struct where *w, const char *tail,
+			 sqlite3_stmt **st)
+{
+	size_t len = strlen(head) + strlen(w->sql) + strlen(tail) + 1;
+	char *sql = malloc(len);
+	int rc;
+
+	if (!sql)
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	snprintf(sql, len, "%s%s%s", head, w->sql, tail);
+	rc = ax_dbi_prepare(db, sql, st);
+	free(sql);
+	for (int i = 0; !rc && i < w->nargs; i++)
+		ax_dbi_bind_text(*st, i + 1, w->args[i]);
+	return rc;
+}
+
+/* Append the raw samples of result id to r as "samples" and "seconds". */
+static int add_samples(struct ax_db *db, int64_t id, json_t *r)
+{
+	json_t *vals = json_array(), *secs = json_array();
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db,
+			 "SELECT value, seconds FROM sample WHERE result_id"
+			 " = ? ORDER BY idx", &st);
+
+	json_object_set_new(r, "samples", vals);
+	json_object_set_new(r, "seconds", secs);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_array_append_new(vals, col_json(st, 0));
+		json_array_append_new(secs, col_json(st, 1));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "reading samples");
+}
+
+static const char *const result_keys[] = {
+	"id", "uuid", "run_id", "run_uuid", "started_at", "suite", "case",
+	"*params", "params_hash", "shader_hash", "unit", "higher_is_better",
+	"work", "timing_mode", "stop_reason", "status", "error", "n",
+	"median", "min", "max", "mean", "stddev", "q1", "q3", "mad",
+	"ci_lo", "ci_hi", "rel_noise", "*extra",
+};
+
+static json_t *result_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+	int n = NKEYS(result_keys);
+
+	set_cols(o, st, 0, result_keys, n);
+	json_object_set_new(o, "higher_is_better",
+			    json_boolean(sqlite3_column_int(st, 11)));
+	json_object_set_new(o, "device",
+			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
+	json_object_set_new(o, "host",
+			    sub_object(st, n + NKEYS(dev_keys), host_keys,
+				       NKEYS(host_keys)));
+	return o;
+}
+
+/* Step st, turning each row into an object with row() and appending it
+ * to a new array; on_row may add to each object. */
+static int collect(struct ax_db *db, sqlite3_stmt *st,
+		   json_t *(*row)(sqlite3_stmt *),
+		   int (*on_row)(struct ax_db *, int64_t, json_t *),
+		   json_t **out)
+{
+	json_t *arr = json_array();
+	int rc, err = 0;
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *o = row(st);
+
+		json_array_append_new(arr, o);
+		if (on_row)
+			err = on_row(db, sqlite3_column_int64(st, 0), o);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = ax_dbi_fail_sql(db, rc, "reading");
+	sqlite3_finalize(st);
+	if (err) {
+		json_decref(arr);
+		return err;
+	}
+	*out = arr;
+	return 0;
+}
+
+int ax_db_results(struct ax_db *db, const struct ax_db_filter *f,
+		  json_t **out)
+{
+	struct where w;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	if ((rc = build_where(&w, f, "r.started_at", true)))
+		return ax_dbi_fail(db, rc, "out of memory");
+	rc = prepare_where(
+		db,
+		"SELECT x.id, x.uuid, x.run_id, r.uuid, r.started_at,"
+		" x.suite, x.case_label, x.params_json, x.params_hash,"
+		" x.shader_hash, x.unit, x.higher_is_better, x.work,"
+		" x.timing_mode, x.stop_reason, x.status, x.error_text, x.n,"
+		" x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
+		" x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json, "
+		DEV_COLS ", " HOST_COLS
+		" FROM result x JOIN run r ON r.id = x.run_id"
+		" LEFT JOIN device d ON d.id = r.device_id"
+		" LEFT JOIN host h ON h.id = r.host_id",
+		&w, " ORDER BY r.started_at, x.id", &st);
+	free(w.ids_json);
+	if (rc)
+		return rc;
+	return collect(db, st, result_row,
+		       f && f->with_samples ? add_samples : NULL, out);
+}
+
+static const char *const run_keys[] = {
+	"id", "uuid", "started_at", "finished_at", "status", "profile",
+	"axbench_version", "git_sha", "*argv", "n_results",
+};
+
+static json_t *run_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+	int n = NKEYS(run_keys);
+
+	set_cols(o, st, 0, run_keys, n);
+	json_object_set_new(o, "device",
+			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
+	json_object_set_new(o, "host",
+			    sub_object(st, n + NKEYS(dev_keys), host_keys,
+				       NKEYS(host_keys)));
+	return o;
+}
+
+int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
+{
+	struct ax_db_filter rf;
+	struct where w;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	/* Runs have no suite; a suite filter keeps runs holding one. */
+	if (f)
+		rf = *f;
+	else
+		memset(&rf, 0, sizeof(rf));
+	rf.suite = NULL;
+	if ((rc = build_where(&w, &rf, "r.started_at", true)))
+		return ax_dbi_fail(db, rc, "out of memory");
+	if (f && f->suite) {
+		strcat(w.sql, " AND EXISTS (SELECT 1 FROM result x WHERE"
+			      " x.run_id = r.id AND x.suite = ?)");
+		w.args[w.nargs++] = f->suite;
+	}
+	rc = prepare_where(
+		db,
+		"SELECT r.id, r.uuid, r.started_at, r.finished_at, r.status,"
+		" r.profile, r.axbench_version, r.git_sha, r.argv_json,"
+		" (SELECT count(*) FROM result x WHERE x.run_id = r.id), "
+		DEV_COLS ", " HOST_COLS
+		" FROM run r LEFT JOIN device d ON d.id = r.device_id"
+		" LEFT JOIN host h ON h.id = r.host_id",
+		&w, " ORDER BY r.started_at DESC, r.id DESC", &st);
+	free(w.ids_json);
+	if (rc)
+		return rc;
+	return collect(db, st, run_row, NULL, out);
+}
+
+static const char *const session_keys[] = {
+	"id", "uuid", "suite", "strategy", "objective", "seed", "budget",
+	"stop_reason", "best_trial_id", "started_at", "finished_at",
+	"*shape", "*space",
+};
+
+static json_t *session_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+	int n = NKEYS(session_keys);
+	uint64_t seed = (uint64_t)sqlite3_column_int64(st, 5);
+
+	set_cols(o, st, 0, session_keys, n);
+	/* JSON integers are signed 64-bit: seeds past that go as text. */
+	if (seed > INT64_MAX) {
+		char buf[24];
+
+		snprintf(buf, sizeof(buf), "%" PRIu64, seed);
+		json_object_set_new(o, "seed", json_string(buf));
+	}
+	json_object_set_new(o, "device",
+			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
+	return o;
+}
+
+static const char *const trial_keys[] = {
+	"id", "index", "*params", "status", "value", "seconds",
+	"compile_ms", "result_id", "error", "created_at",
+};
+
+static json_t *trial_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+
+	set_cols(o, st, 0, trial_keys, NKEYS(trial_keys));
+	return o;
+}
+
+static int add_trials(struct ax_db *db, int64_t id, json_t *s)
+{
+	json_t *trials = NULL;
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db,
+			 "SELECT id, idx, params_json, status, value,"
+			 " seconds, compile_ms, result_id, error_text,"
+			 " created_at FROM trial WHERE session_id = ?"
+			 " ORDER BY idx", &st);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = collect(db, st, trial_row, NULL, &trials)))
+		return rc;
+	json_object_set_new(s, "trials", trials);
+	return 0;
+}
+
+#define SESSION_SELECT                                                     \
+	"SELECT x.id, x.uuid, x.suite, x.strategy, x.objective, x.seed,"   \
+	" x.budget, x.stop_reason, x.best_trial_id, x.started_at,"         \
+	" x.finished_at, x.shape_json, x.space_json, " DEV_COLS            \
+	" FROM tune_session x LEFT JOIN device d ON d.id = x.device_id"
+
+int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,
+		   json_t **out)
+{
+	struct where w;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	if ((rc = build_where(&w, f, "x.started_at", false)))
+		return ax_dbi_fail(db, rc, "out of memory");
+	rc = prepare_where(db, SESSION_SELECT, &w,
+			   " ORDER BY x.started_at, x.id", &st);
+	if (rc)
+		return rc;
+	return collect(db, st, session_row, add_trials, out);
+}
+
+int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out)
+{
+	json_t *arr = NULL;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	if ((rc = ax_dbi_prepare(db, SESSION_SELECT " WHERE x.id = ?", &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, session_id);
+	if ((rc = collect(db, st, session_row, add_trials, &arr)))
+		return rc;
+	if (json_array_size(arr) == 0) {
+		json_decref(arr);
+		return ax_dbi_fail(db, AX_ENOTFOUND,
+			    "%s: no tuning session with id %" PRId64
+			    "; list sessions with `axbench tune --list`",
+			    db->path, session_id);
+	}
+	*out = json_incref(json_array_get(arr, 0));
+	json_decref(arr);
+	return 0;
+}
+
+static const char *const baseline_keys[] = {"name", "run_id",
+					    "created_at"};
+
+static json_t *baseline_row(sqlite3_stmt *st)
+{
+	json_t *o = json_object();
+
+	set_cols(o, st, 0, baseline_keys, NKEYS(baseline_keys));
+	return o;
+}
+
+int ax_db_baselines(struct ax_db *db, json_t **out)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db,
+			 "SELECT name, run_id, created_at FROM baseline"
+			 " ORDER BY name", &st);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	return collect(db, st, baseline_row, NULL, out);
+}
