@@ -149,14 +149,8 @@ char *ax_cli_argv_json(const struct ax_cli *cli);
 const char *ax_cli_config_dir(void);
 
 struct ax_vk_device_info;
-struct ax_topo;
 #include <jansson.h>
 #include <stdint.h>
-
-/* Everything `devices --json` says about one device, locality included
- * when topo is not NULL (a new reference). */
-json_t *ax_cli_device_json(const struct ax_vk_device_info *info,
-			   const struct ax_topo *topo);
 
 /* Insert or find the host and device rows for a run on info. */
 int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,

@@ -7,110 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *api_version_json(uint32_t v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%u.%u.%u", VK_API_VERSION_MAJOR(v),
-		 VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
-	return json_string(buf);
-}
-
-static json_t *memory_json(const VkPhysicalDeviceMemoryProperties *m)
-{
-	json_t *heaps = json_array(), *types = json_array();
-	for (uint32_t i = 0; i < m->memoryHeapCount; i++)
-		json_array_append_new(
-			heaps,
-			json_pack("{s:I,s:b}", "size",
-				  (json_int_t)m->memoryHeaps[i].size,
-				  "device_local",
-				  (m->memoryHeaps[i].flags &
-				   VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0));
-	for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
-		VkMemoryPropertyFlags f = m->memoryTypes[i].propertyFlags;
-		json_array_append_new(
-			types,
-			json_pack("{s:i,s:b,s:b,s:b,s:b}", "heap",
-				  (int)m->memoryTypes[i].heapIndex,
-				  "device_local",
-				  (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0,
-				  "host_visible",
-				  (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0,
-				  "host_coherent",
-				  (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0,
-				  "host_cached",
-				  (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0));
-	}
-	return json_pack("{s:o,s:o}", "heaps", heaps, "types", types);
-}
-
-static json_t *queues_json(const struct ax_vk_device_info *d)
-{
-	json_t *a = json_array();
-	for (uint32_t i = 0; i < d->n_queue_families; i++) {
-		const struct ax_vk_queue_family *q = &d->queue_families[i];
-		json_t *flags = json_array();
-		if (q->flags & VK_QUEUE_GRAPHICS_BIT)
-			json_array_append_new(flags, json_string("graphics"));
-		if (q->flags & VK_QUEUE_COMPUTE_BIT)
-			json_array_append_new(flags, json_string("compute"));
-		if (q->flags & VK_QUEUE_TRANSFER_BIT)
-			json_array_append_new(flags, json_string("transfer"));
-		json_array_append_new(
-			a, json_pack("{s:i,s:o,s:i,s:i}", "family", (int)i,
-				     "flags", flags, "count", (int)q->count,
-				     "timestamp_valid_bits",
-				     (int)q->timestamp_valid_bits));
-	}
-	return a;
-}
-
-static json_t *limits_json(const struct ax_vk_device_info *d)
-{
-	const VkPhysicalDeviceLimits *l = &d->limits;
-	return json_pack(
-		"{s:i,s:i,s:[i,i,i],s:[i,i,i],s:I,s:I,s:i,s:f}",
-		"max_shared_memory", (int)l->maxComputeSharedMemorySize,
-		"max_invocations", (int)l->maxComputeWorkGroupInvocations,
-		"max_workgroup_size", (int)l->maxComputeWorkGroupSize[0],
-		(int)l->maxComputeWorkGroupSize[1],
-		(int)l->maxComputeWorkGroupSize[2], "max_workgroup_count",
-		(int)l->maxComputeWorkGroupCount[0],
-		(int)l->maxComputeWorkGroupCount[1],
-		(int)l->maxComputeWorkGroupCount[2],
-		"max_storage_buffer_range", (json_int_t)l->maxStorageBufferRange,
-		"max_memory_allocation_size",
-		(json_int_t)d->max_memory_allocation_size, "max_push_constants",
-		(int)l->maxPushConstantsSize, "timestamp_period_ns",
-		(double)l->timestampPeriod);
-}
-
-json_t *ax_cli_device_json(const struct ax_vk_device_info *d,
+/* The device document with its locality, when the topology is known. */
+static json_t *device_json(const struct ax_vk_device_info *d,
 			   const struct ax_topo *topo)
 {
-	json_t *o = json_pack(
-		"{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:s}",
-		"index", d->index, "name", d->name, "fingerprint",
-		d->fingerprint, "vendor", d->vendor, "type",
-		ax_vk_device_type_name(d->type), "vendor_id", (int)d->vendor_id,
-		"device_id", (int)d->device_id, "driver_name", d->driver_name,
-		"driver_info", d->driver_info, "driver_version",
-		d->driver_version_text, "api_version",
-		api_version_json(d->api_version), "device_uuid", d->device_uuid,
-		"driver_uuid", d->driver_uuid, "pci_bus_id", d->pci_bus_id);
-	if (!d->pci_bus_id[0])
-		json_object_set_new(o, "pci_bus_id", json_null());
-	json_object_set_new(o, "memory", memory_json(&d->memory));
-	json_object_set_new(o, "queue_families", queues_json(d));
-	json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
-	json_object_set_new(o, "limits", limits_json(d));
-	json_object_set_new(
-		o, "features",
-		json_pack("{s:b,s:b,s:b,s:b,s:b,s:b}", "fp16", d->fp16_arith,
-			  "storage16", d->storage16, "int8", d->int8_arith,
-			  "storage8", d->storage8, "cooperative_matrix",
-			  d->coopmat, "timestamps", d->timestamps));
-	if (topo) {
+	json_t *o = ax_vk_device_json(d);
+	if (o && topo) {
 		struct ax_topo_locality loc;
 		ax_topo_locality(topo, d->pci_bus_id[0] ? d->pci_bus_id : NULL,
 				 &loc);
@@ -119,76 +21,123 @@ json_t *ax_cli_device_json(const struct ax_vk_device_info *d,
 	return o;
 }
 
-static void print_size(FILE *out, const char *label, uint64_t bytes)
+static const char *str(const json_t *o, const char *key)
 {
-	fprintf(out, "    %-28s %.1f MiB\n", label,
-		(double)bytes / (1024.0 * 1024.0));
+	const char *v = json_string_value(json_object_get(o, key));
+	return v ? v : "";
 }
 
-static void print_device(const struct ax_vk_device_info *d,
-			 const struct ax_topo *topo)
+static long long num(const json_t *o, const char *key)
 {
-	const VkPhysicalDeviceLimits *l = &d->limits;
-	printf("%d: %s\n", d->index, d->name);
-	printf("    %-28s %s (0x%04x), device 0x%04x, %s\n", "vendor",
-	       d->vendor, d->vendor_id, d->device_id,
-	       ax_vk_device_type_name(d->type));
-	printf("    %-28s %s %s (%s)\n", "driver", d->driver_name,
-	       d->driver_version_text, d->driver_info);
-	printf("    %-28s %u.%u.%u\n", "Vulkan API",
-	       VK_API_VERSION_MAJOR(d->api_version),
-	       VK_API_VERSION_MINOR(d->api_version),
-	       VK_API_VERSION_PATCH(d->api_version));
-	printf("    %-28s %s\n", "device UUID", d->device_uuid);
-	printf("    %-28s %s\n", "driver UUID", d->driver_uuid);
-	printf("    %-28s %s\n", "PCI bus id",
-	       d->pci_bus_id[0] ? d->pci_bus_id
-				: "none (driver lacks VK_EXT_pci_bus_info)");
-	printf("    %-28s %s\n", "fingerprint", d->fingerprint);
-	for (uint32_t i = 0; i < d->memory.memoryHeapCount; i++) {
-		char label[32];
-		snprintf(label, sizeof(label), "memory heap %u%s", i,
-			 (d->memory.memoryHeaps[i].flags &
-			  VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+	return (long long)json_number_value(json_object_get(o, key));
+}
+
+static const char *yes_no(const json_t *o, const char *key)
+{
+	return json_is_true(json_object_get(o, key)) ? "yes" : "no";
+}
+
+static void print_size(const char *label, double bytes)
+{
+	printf("    %-28s %.1f MiB\n", label, bytes / (1024.0 * 1024.0));
+}
+
+static void print_memory(const json_t *d)
+{
+	const json_t *mem = json_object_get(d, "memory");
+	const json_t *heaps = json_object_get(mem, "heaps"), *h;
+	size_t i;
+	json_array_foreach(heaps, i, h) {
+		char label[48];
+		snprintf(label, sizeof(label), "memory heap %zu%s", i,
+			 json_is_true(json_object_get(h, "device_local"))
 				 ? " (device)"
 				 : "");
-		print_size(stdout, label, d->memory.memoryHeaps[i].size);
+		print_size(label, json_number_value(json_object_get(h, "size")));
 	}
-	printf("    %-28s %u types\n", "memory types",
-	       d->memory.memoryTypeCount);
-	for (uint32_t i = 0; i < d->n_queue_families; i++) {
-		VkQueueFlags f = d->queue_families[i].flags;
-		printf("    queue family %-15u %s%s%s x%u\n", i,
-		       f & VK_QUEUE_GRAPHICS_BIT ? "graphics " : "",
-		       f & VK_QUEUE_COMPUTE_BIT ? "compute " : "",
-		       f & VK_QUEUE_TRANSFER_BIT ? "transfer" : "",
-		       d->queue_families[i].count);
+	printf("    %-28s %zu types\n", "memory types",
+	       json_array_size(json_object_get(mem, "types")));
+}
+
+static void print_queues(const json_t *d)
+{
+	const json_t *q;
+	size_t i;
+	json_array_foreach(json_object_get(d, "queue_families"), i, q) {
+		char flags[64] = "";
+		const json_t *f;
+		size_t k;
+		json_array_foreach(json_object_get(q, "flags"), k, f)
+			snprintf(flags + strlen(flags),
+				 sizeof(flags) - strlen(flags), "%s%s",
+				 k ? " " : "", json_string_value(f));
+		printf("    queue family %-15zu %s x%lld\n", i, flags,
+		       num(q, "count"));
 	}
-	printf("    %-28s %u\n", "subgroup size", d->subgroup_size);
-	printf("    %-28s %u bytes\n", "shared memory",
-	       l->maxComputeSharedMemorySize);
-	printf("    %-28s %u (size %u x %u x %u)\n", "workgroup invocations",
-	       l->maxComputeWorkGroupInvocations, l->maxComputeWorkGroupSize[0],
-	       l->maxComputeWorkGroupSize[1], l->maxComputeWorkGroupSize[2]);
-	print_size(stdout, "maxStorageBufferRange", l->maxStorageBufferRange);
-	print_size(stdout, "maxMemoryAllocationSize",
-		   d->max_memory_allocation_size);
+}
+
+static void print_limits(const json_t *d)
+{
+	const json_t *l = json_object_get(d, "limits");
+	const json_t *size = json_object_get(l, "max_workgroup_size");
+	const json_t *feat = json_object_get(d, "features");
+	printf("    %-28s %lld\n", "subgroup size", num(d, "subgroup_size"));
+	printf("    %-28s %lld bytes\n", "shared memory",
+	       num(l, "max_shared_memory"));
+	printf("    %-28s %lld (size %lld x %lld x %lld)\n",
+	       "workgroup invocations", num(l, "max_invocations"),
+	       (long long)json_integer_value(json_array_get(size, 0)),
+	       (long long)json_integer_value(json_array_get(size, 1)),
+	       (long long)json_integer_value(json_array_get(size, 2)));
+	print_size("maxStorageBufferRange",
+		   json_number_value(json_object_get(l, "max_storage_buffer_range")));
+	print_size("maxMemoryAllocationSize",
+		   json_number_value(
+			   json_object_get(l, "max_memory_allocation_size")));
 	printf("    %-28s fp16 %s, int8 %s, cooperative matrix %s\n",
-	       "features", d->fp16_arith ? "yes" : "no",
-	       d->int8_arith ? "yes" : "no", d->coopmat ? "yes" : "no");
+	       "features", yes_no(feat, "fp16"), yes_no(feat, "int8"),
+	       yes_no(feat, "cooperative_matrix"));
 	printf("    %-28s %s (period %.3g ns)\n", "timestamps",
-	       d->timestamps ? "yes" : "no", (double)l->timestampPeriod);
-	if (topo) {
-		struct ax_topo_locality loc;
-		ax_topo_locality(topo, d->pci_bus_id[0] ? d->pci_bus_id : NULL,
-				 &loc);
-		printf("    %-28s NUMA %s, CPUs %s (%d cores)%s%s\n",
-		       "locality",
-		       loc.numa_nodes[0] ? loc.numa_nodes : "unknown",
-		       loc.cpuset, loc.cores,
-		       loc.whole_machine ? ": whole machine - " : "",
-		       loc.whole_machine ? loc.reason : "");
-	}
+	       yes_no(feat, "timestamps"),
+	       json_number_value(json_object_get(l, "timestamp_period_ns")));
+}
+
+static void print_locality(const json_t *d)
+{
+	const json_t *loc = json_object_get(d, "locality");
+	if (!loc)
+		return;
+	const json_t *nodes = json_object_get(loc, "numa_nodes");
+	bool whole = json_is_true(json_object_get(loc, "whole_machine"));
+	printf("    %-28s NUMA %s, CPUs %s (%lld cores)%s%s\n", "locality",
+	       json_is_string(nodes) && *json_string_value(nodes)
+		       ? json_string_value(nodes)
+		       : "unknown",
+	       str(loc, "cpuset"), num(loc, "cores"),
+	       whole ? ": whole machine - " : "", whole ? str(loc, "reason") : "");
+}
+
+/* The text view, from the same document as --json. */
+static void print_device(const json_t *d)
+{
+	printf("%lld: %s\n", num(d, "index"), str(d, "name"));
+	printf("    %-28s %s (0x%04llx), device 0x%04llx, %s\n", "vendor",
+	       str(d, "vendor"), num(d, "vendor_id"), num(d, "device_id"),
+	       str(d, "type"));
+	printf("    %-28s %s %s (%s)\n", "driver", str(d, "driver_name"),
+	       str(d, "driver_version"), str(d, "driver_info"));
+	printf("    %-28s %s\n", "Vulkan API", str(d, "api_version"));
+	printf("    %-28s %s\n", "device UUID", str(d, "device_uuid"));
+	printf("    %-28s %s\n", "driver UUID", str(d, "driver_uuid"));
+	printf("    %-28s %s\n", "PCI bus id",
+	       json_is_string(json_object_get(d, "pci_bus_id"))
+		       ? str(d, "pci_bus_id")
+		       : "none (the driver does not report a PCI bus id)");
+	printf("    %-28s %s\n", "fingerprint", str(d, "fingerprint"));
+	print_memory(d);
+	print_queues(d);
+	print_limits(d);
+	print_locality(d);
 }
 
 extern const struct ax_cli_cmd ax_cmd_devices;
@@ -210,20 +159,20 @@ static int devices_main(struct ax_cli *cli, int argc, char **argv)
 	char err[256];
 	if (ax_topo_create(&topo, err, sizeof(err)))
 		fprintf(stderr, "axbench: no topology: %s\n", err);
-	int n = ax_vk_device_count(inst);
+	json_t *a = json_array();
+	for (int i = 0; i < ax_vk_device_count(inst); i++)
+		json_array_append_new(
+			a, device_json(ax_vk_device_info(inst, i), topo));
 	if (cli->json) {
-		json_t *a = json_array();
-		for (int i = 0; i < n; i++)
-			json_array_append_new(
-				a, ax_cli_device_json(ax_vk_device_info(inst, i),
-						      topo));
 		json_dumpf(a, stdout, JSON_INDENT(2));
 		putchar('\n');
-		json_decref(a);
 	} else {
-		for (int i = 0; i < n; i++)
-			print_device(ax_vk_device_info(inst, i), topo);
+		size_t i;
+		json_t *d;
+		json_array_foreach(a, i, d)
+			print_device(d);
 	}
+	json_decref(a);
 	ax_topo_destroy(topo);
 	rc = ax_cli_check_validation(cli, inst, AX_EXIT_OK);
 	ax_vk_instance_destroy(inst);

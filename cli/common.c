@@ -144,7 +144,7 @@ int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
 		fprintf(stderr, "axbench: %s\n", ax_db_errmsg(db));
 		return AX_EXIT_STORAGE;
 	}
-	json_t *dj = ax_cli_device_json(info, NULL);
+	json_t *dj = ax_vk_device_json(info);
 	char *props = json_dumps(dj, JSON_COMPACT);
 	struct ax_db_device row = {
 		.fingerprint = info->fingerprint,

@@ -17,6 +17,7 @@
 #ifndef AX_VK_H
 #define AX_VK_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,6 +83,10 @@ int ax_vk_validation_messages(const struct ax_vk_instance *inst);
  */
 int ax_vk_select(const struct ax_vk_instance *inst, const char *sel,
 		 int *index, char *err, size_t errlen);
+
+/* Everything `devices --json` says about a device but its locality (a
+ * new reference): the device row stores it, `devices` prints it. */
+json_t *ax_vk_device_json(const struct ax_vk_device_info *info);
 
 /* Human names for enums. */
 const char *ax_vk_device_type_name(VkPhysicalDeviceType t);

@@ -1,7 +1,8 @@
 /* core/vk_describe.c - what a physical device is and can do. */
-#include "core/params.h"
+#include "core/hash.h"
 #include "core/vk_internal.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -182,4 +183,111 @@ void ax_vk_describe_device(VkPhysicalDevice phys, int index,
 			 info->driver_version, info->device_uuid,
 			 info->pci_bus_id, info->name);
 	ax_hash_hex(identity, (size_t)n, info->fingerprint);
+}
+
+/* ---- the device as JSON (devices --json, the device row) ---------- */
+
+static json_t *api_version_json(uint32_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%u.%u.%u", VK_API_VERSION_MAJOR(v),
+		 VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+	return json_string(buf);
+}
+
+static json_t *memory_json(const VkPhysicalDeviceMemoryProperties *m)
+{
+	json_t *heaps = json_array(), *types = json_array();
+	for (uint32_t i = 0; i < m->memoryHeapCount; i++)
+		json_array_append_new(
+			heaps,
+			json_pack("{s:I,s:b}", "size",
+				  (json_int_t)m->memoryHeaps[i].size,
+				  "device_local",
+				  (m->memoryHeaps[i].flags &
+				   VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0));
+	for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
+		VkMemoryPropertyFlags f = m->memoryTypes[i].propertyFlags;
+		json_array_append_new(
+			types,
+			json_pack("{s:i,s:b,s:b,s:b,s:b}", "heap",
+				  (int)m->memoryTypes[i].heapIndex,
+				  "device_local",
+				  (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0,
+				  "host_visible",
+				  (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0,
+				  "host_coherent",
+				  (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0,
+				  "host_cached",
+				  (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0));
+	}
+	return json_pack("{s:o,s:o}", "heaps", heaps, "types", types);
+}
+
+static json_t *queues_json(const struct ax_vk_device_info *d)
+{
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < d->n_queue_families; i++) {
+		const struct ax_vk_queue_family *q = &d->queue_families[i];
+		json_t *flags = json_array();
+		if (q->flags & VK_QUEUE_GRAPHICS_BIT)
+			json_array_append_new(flags, json_string("graphics"));
+		if (q->flags & VK_QUEUE_COMPUTE_BIT)
+			json_array_append_new(flags, json_string("compute"));
+		if (q->flags & VK_QUEUE_TRANSFER_BIT)
+			json_array_append_new(flags, json_string("transfer"));
+		json_array_append_new(
+			a, json_pack("{s:i,s:o,s:i,s:i}", "family", (int)i,
+				     "flags", flags, "count", (int)q->count,
+				     "timestamp_valid_bits",
+				     (int)q->timestamp_valid_bits));
+	}
+	return a;
+}
+
+static json_t *limits_json(const struct ax_vk_device_info *d)
+{
+	const VkPhysicalDeviceLimits *l = &d->limits;
+	return json_pack(
+		"{s:i,s:i,s:[i,i,i],s:[i,i,i],s:I,s:I,s:i,s:f}",
+		"max_shared_memory", (int)l->maxComputeSharedMemorySize,
+		"max_invocations", (int)l->maxComputeWorkGroupInvocations,
+		"max_workgroup_size", (int)l->maxComputeWorkGroupSize[0],
+		(int)l->maxComputeWorkGroupSize[1],
+		(int)l->maxComputeWorkGroupSize[2], "max_workgroup_count",
+		(int)l->maxComputeWorkGroupCount[0],
+		(int)l->maxComputeWorkGroupCount[1],
+		(int)l->maxComputeWorkGroupCount[2],
+		"max_storage_buffer_range", (json_int_t)l->maxStorageBufferRange,
+		"max_memory_allocation_size",
+		(json_int_t)d->max_memory_allocation_size, "max_push_constants",
+		(int)l->maxPushConstantsSize, "timestamp_period_ns",
+		(double)l->timestampPeriod);
+}
+
+json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
+{
+	json_t *o = json_pack(
+		"{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:s}",
+		"index", d->index, "name", d->name, "fingerprint",
+		d->fingerprint, "vendor", d->vendor, "type",
+		ax_vk_device_type_name(d->type), "vendor_id", (int)d->vendor_id,
+		"device_id", (int)d->device_id, "driver_name", d->driver_name,
+		"driver_info", d->driver_info, "driver_version",
+		d->driver_version_text, "api_version",
+		api_version_json(d->api_version), "device_uuid", d->device_uuid,
+		"driver_uuid", d->driver_uuid, "pci_bus_id", d->pci_bus_id);
+	if (!d->pci_bus_id[0])
+		json_object_set_new(o, "pci_bus_id", json_null());
+	json_object_set_new(o, "memory", memory_json(&d->memory));
+	json_object_set_new(o, "queue_families", queues_json(d));
+	json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
+	json_object_set_new(o, "limits", limits_json(d));
+	json_object_set_new(
+		o, "features",
+		json_pack("{s:b,s:b,s:b,s:b,s:b,s:b}", "fp16", d->fp16_arith,
+			  "storage16", d->storage16, "int8", d->int8_arith,
+			  "storage8", d->storage8, "cooperative_matrix",
+			  d->coopmat, "timestamps", d->timestamps));
+	return o;
 }
