@@ -110,11 +110,8 @@ static char *extra_json(const struct ax_suite *suite,
 			const struct ax_params *p,
 			const struct ax_runner_result *r, const json_t *extra)
 {
-	json_t *o = r->extra_json ? json_loads(r->extra_json, 0, NULL) : NULL;
-	if (!json_is_object(o)) {
-		json_decref(o);
-		o = json_object();
-	}
+	json_t *o = json_is_object(r->extra) ? json_deep_copy(r->extra)
+					     : json_object();
 	if (extra)
 		json_object_update(o, (json_t *)extra);
 	if (suite->bytes)

@@ -6,6 +6,7 @@
 #include "suites/data.h"
 #include "suites/attention_ref.h"
 #include "suites/conv_ref.h" /* fp16 conversions and input filling */
+#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include "core/error.h"
@@ -79,7 +80,6 @@ struct att_state {
 		float scale;
 	} push;
 	float *hq, *hk, *hv; /* the inputs as the device sees them */
-	char desc[256];
 };
 
 /* Invocations per workgroup of the subgroup kernel: br / rpl lanes,
@@ -206,15 +206,15 @@ static int att_pipeline(struct att_state *st)
 {
 	const struct ax_attention_tiles *t = &st->t;
 	struct ax_vk_spec spec[] = {
-		{0, st->share ? sg_invocations(t, st->rpl)
-			      : ax_attention_invocations(t)},
-		{1, t->br},
-		{2, t->bc},
-		{3, t->tpr},
-		{4, (uint32_t)st->sh.d},
-		{5, st->sh.causal ? 1u : 0u},
-		{6, st->share},
-		{7, st->rpl},
+		{ATT_SPEC_WG, st->share ? sg_invocations(t, st->rpl)
+					: ax_attention_invocations(t)},
+		{ATT_SPEC_BR, t->br},
+		{ATT_SPEC_BC, t->bc},
+		{ATT_SPEC_TPR, t->tpr},
+		{ATT_SPEC_D, (uint32_t)st->sh.d},
+		{ATT_SPEC_CAUSAL, st->sh.causal ? 1u : 0u},
+		{ATT_SPEC_SHARE, st->share},
+		{ATT_SPEC_RPL, st->rpl},
 	};
 	int rc = ax_vk_pipeline_create(
 		st->vk, st->sh.f16 ? "attention_f16" : "attention", 4,
@@ -252,20 +252,6 @@ static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 		att_free(vk, st);
 		return rc;
 	}
-	snprintf(st->desc, sizeof(st->desc),
-		 "{\"workgroups\":[%u,%lld,%lld],\"invocations\":%u,"
-		 "\"shared_bytes\":%zu,\"unmasked_pairs\":%.0f,"
-		 "\"causal_alignment\":\"bottom-right\",\"verified\":\"%s\"}",
-		 (unsigned)((st->sh.sq + st->t.br - 1) / st->t.br),
-		 (long long)st->sh.heads, (long long)st->sh.batch,
-		 st->share ? sg_invocations(&st->t, st->rpl)
-			   : ax_attention_invocations(&st->t),
-		 st->share ? (size_t)0
-			   : ax_attention_shared_bytes(&st->sh, &st->t),
-		 ax_attention_pairs(&st->sh),
-		 ax_attention_flops(&st->sh) / 2 > ATT_VERIFY_MACS ?
-			 "sampled" :
-			 "all");
 	*state = st;
 	return 0;
 }
@@ -330,9 +316,25 @@ struct ax_vk_buffer *ax_attention_state_output(void *state)
 	return &((struct att_state *)state)->o;
 }
 
-static const char *att_describe(void *state)
+static json_t *att_describe(void *state)
 {
-	return ((struct att_state *)state)->desc;
+	const struct att_state *st = state;
+	return json_pack(
+		"{s:[i,I,I],s:i,s:I,s:I,s:s,s:s}", "workgroups",
+		(int)((st->sh.sq + st->t.br - 1) / st->t.br),
+		(json_int_t)st->sh.heads, (json_int_t)st->sh.batch,
+		"invocations",
+		(int)(st->share ? sg_invocations(&st->t, st->rpl)
+				: ax_attention_invocations(&st->t)),
+		"shared_bytes",
+		(json_int_t)(st->share
+				     ? 0
+				     : ax_attention_shared_bytes(&st->sh,
+								 &st->t)),
+		"unmasked_pairs", (json_int_t)ax_attention_pairs(&st->sh),
+		"causal_alignment", "bottom-right", "verified",
+		ax_attention_flops(&st->sh) / 2 > ATT_VERIFY_MACS ? "sampled"
+								   : "all");
 }
 
 /* Compulsory traffic: Q, K, V read and O written once each. */

@@ -9,6 +9,7 @@
  * Buffers hold random data: zeros and untouched pages inflate figures.
  */
 #include "core/error.h"
+#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include <stdio.h>
@@ -98,7 +99,6 @@ struct bw_state {
 	uint32_t seed;
 	uint32_t *host_src; /* what src holds, for verification */
 	struct ax_vk_ctx *vk;
-	char describe[160];
 };
 
 static void bw_teardown(struct ax_vk_ctx *vk, void *state)
@@ -141,7 +141,11 @@ static int bw_pipeline(struct ax_vk_ctx *vk, struct bw_state *s)
 {
 	const struct bw_point *b = &s->pt;
 	struct ax_vk_spec spec[] = {
-		{0, b->wg}, {1, b->vec}, {2, b->epi}, {3, (uint32_t)b->op}};
+		{BW_SPEC_WG, b->wg},
+		{BW_SPEC_VEC, b->vec},
+		{BW_SPEC_EPI, b->epi},
+		{BW_SPEC_OP, (uint32_t)b->op},
+	};
 	int rc = ax_vk_pipeline_create(vk, "bandwidth", 7, 12, spec, 4,
 				       &s->pipe);
 	if (rc)
@@ -272,15 +276,13 @@ static const char *bw_shader(const struct ax_params *p)
 	return ax_params_get(p, "op") == BW_DMA ? NULL : "bandwidth";
 }
 
-static const char *bw_describe(void *state)
+static json_t *bw_describe(void *state)
 {
 	struct bw_state *s = state;
-	snprintf(s->describe, sizeof(s->describe),
-		 "{\"buffer_bytes\":%llu,\"invocations\":%u,"
-		 "\"workgroups\":[%u,%u]}",
-		 (unsigned long long)s->pt.buf_bytes, s->pt.stride, s->pt.gx,
-		 s->pt.gy);
-	return s->describe;
+	return json_pack("{s:I,s:i,s:[i,i]}", "buffer_bytes",
+			 (json_int_t)s->pt.buf_bytes, "invocations",
+			 (int)s->pt.stride, "workgroups", (int)s->pt.gx,
+			 (int)s->pt.gy);
 }
 
 /* The bytes the kernel moves are its work. */

@@ -5,6 +5,7 @@
  */
 #include "suites/data.h"
 #include "suites/conv_ref.h"
+#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include "core/error.h"
@@ -71,7 +72,6 @@ struct conv_state {
 	uint32_t push[12];
 	uint32_t gx, gy;
 	float *hx, *hw; /* the inputs as the device sees them */
-	char desc[320];
 };
 
 static int conv_check(const struct ax_params *p,
@@ -134,13 +134,13 @@ static int conv_pipeline(struct conv_state *st)
 {
 	const struct ax_conv_tiles *t = &st->t;
 	struct ax_vk_spec spec[] = {
-		{0, ax_conv_invocations(t)},
-		{1, t->bm},
-		{2, t->bn},
-		{3, t->bk},
-		{4, t->tm},
-		{5, t->tn},
-		{6, st->sh.nhwc ? 1u : 0u},
+		{CONV_SPEC_WG, ax_conv_invocations(t)},
+		{CONV_SPEC_BM, t->bm},
+		{CONV_SPEC_BN, t->bn},
+		{CONV_SPEC_BK, t->bk},
+		{CONV_SPEC_TM, t->tm},
+		{CONV_SPEC_TN, t->tn},
+		{CONV_SPEC_NHWC, st->sh.nhwc ? 1u : 0u},
 	};
 	int rc = ax_vk_pipeline_create(st->vk, st->sh.f16 ? "conv_f16" : "conv",
 				       3, sizeof(st->push), spec,
@@ -152,20 +152,6 @@ static int conv_pipeline(struct conv_state *st)
 	struct ax_vk_binding b[3] = {{&st->x, 0, 0}, {&st->w, 0, 0},
 				     {&st->y, 0, 0}};
 	return ax_vk_pipeline_bind(st->vk, &st->pipe, b, 3);
-}
-
-static void conv_describe_init(struct conv_state *st)
-{
-	const struct ax_conv_shape *s = &st->sh;
-	snprintf(st->desc, sizeof(st->desc),
-		 "{\"p\":%lld,\"q\":%lld,\"gemm_m\":%lld,\"gemm_n\":%lld,"
-		 "\"gemm_k\":%lld,\"workgroups\":[%u,%u],\"invocations\":%u,"
-		 "\"shared_bytes\":%zu,\"verified\":\"%s\"}",
-		 (long long)s->p, (long long)s->q, (long long)s->k,
-		 (long long)(s->n * s->p * s->q),
-		 (long long)(s->c * s->r * s->s), st->gx, st->gy,
-		 ax_conv_invocations(&st->t), ax_conv_shared_bytes(&st->t),
-		 ax_conv_flops(s) / 2 > CONV_VERIFY_MACS ? "sampled" : "all");
 }
 
 static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
@@ -196,7 +182,6 @@ static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 		conv_free(vk, st);
 		return rc;
 	}
-	conv_describe_init(st);
 	*state = st;
 	return 0;
 }
@@ -258,9 +243,19 @@ struct ax_vk_buffer *ax_conv_state_output(void *state)
 	return &((struct conv_state *)state)->y;
 }
 
-static const char *conv_describe(void *state)
+static json_t *conv_describe(void *state)
 {
-	return ((struct conv_state *)state)->desc;
+	const struct conv_state *st = state;
+	const struct ax_conv_shape *s = &st->sh;
+	return json_pack(
+		"{s:I,s:I,s:I,s:I,s:I,s:[i,i],s:i,s:I,s:s}", "p",
+		(json_int_t)s->p, "q", (json_int_t)s->q, "gemm_m",
+		(json_int_t)s->k, "gemm_n", (json_int_t)(s->n * s->p * s->q),
+		"gemm_k", (json_int_t)(s->c * s->r * s->s), "workgroups",
+		(int)st->gx, (int)st->gy, "invocations",
+		(int)ax_conv_invocations(&st->t), "shared_bytes",
+		(json_int_t)ax_conv_shared_bytes(&st->t), "verified",
+		ax_conv_flops(s) / 2 > CONV_VERIFY_MACS ? "sampled" : "all");
 }
 
 static double conv_elem_bytes(const struct ax_conv_shape *s)

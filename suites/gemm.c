@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "suites/data.h"
 #include "suites/gemm_ref.h"
+#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include <stdio.h>
@@ -256,7 +257,6 @@ struct gemm_state {
 	struct ax_vk_pipeline pipe;
 	float *ha, *hb; /* inputs as the device sees them */
 	bool sampled;
-	char describe[256];
 };
 
 static void gemm_teardown(struct ax_vk_ctx *vk, void *state)
@@ -329,12 +329,20 @@ static int gemm_pipeline(struct gemm_state *s)
 {
 	const struct gemm_point *g = &s->g;
 	struct ax_vk_spec spec[] = {
-		{0, g->wg_x},	{1, g->wg_y},	{2, g->bm},
-		{3, g->bn},	{4, g->bk},	{5, g->tm},
-		{6, g->tn},	{7, g->vec},	{8, g->dbuf},
-		{9, g->s.trans_a}, {10, g->s.trans_b}, {11, g->share},
-		{12, !g->s.trans_b && g->s.n % 4 == 0},
-		{13, g->colmajor},
+		{GEMM_SPEC_WG_X, g->wg_x},
+		{GEMM_SPEC_WG_Y, g->wg_y},
+		{GEMM_SPEC_BM, g->bm},
+		{GEMM_SPEC_BN, g->bn},
+		{GEMM_SPEC_BK, g->bk},
+		{GEMM_SPEC_TM, g->tm},
+		{GEMM_SPEC_TN, g->tn},
+		{GEMM_SPEC_VEC, g->vec},
+		{GEMM_SPEC_DBUF, g->dbuf},
+		{GEMM_SPEC_TRANS_A, g->s.trans_a},
+		{GEMM_SPEC_TRANS_B, g->s.trans_b},
+		{GEMM_SPEC_SHARE, g->share},
+		{GEMM_SPEC_B_VEC4, !g->s.trans_b && g->s.n % 4 == 0},
+		{GEMM_SPEC_COLMAJOR, g->colmajor},
 	};
 	int rc = ax_vk_pipeline_create(s->vk, g->s.f16 ? "gemm_f16" : "gemm",
 				       8, 12, spec, 14, &s->pipe);
@@ -424,15 +432,13 @@ static const char *gemm_shader(const struct ax_params *p)
 	return ax_params_get(p, "dtype") == 1 ? "gemm_f16" : "gemm";
 }
 
-static const char *gemm_describe(void *state)
+static json_t *gemm_describe(void *state)
 {
 	struct gemm_state *s = state;
-	snprintf(s->describe, sizeof(s->describe),
-		 "{\"workgroups\":[%u,%u,%u],\"verification\":\"%s\"}",
-		 s->g.gx, s->g.gy, s->g.s.batch,
-		 s->sampled ? "sampled rows/columns + checksums"
-			    : "every element");
-	return s->describe;
+	return json_pack("{s:[i,i,i],s:s}", "workgroups", (int)s->g.gx,
+			 (int)s->g.gy, (int)s->g.s.batch, "verification",
+			 s->sampled ? "sampled rows/columns + checksums"
+				    : "every element");
 }
 
 /* Compulsory traffic: A, B and C once each, per batch entry. */

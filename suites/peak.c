@@ -13,6 +13,7 @@
  * invocation's sum of accumulators has a closed form checked here.
  */
 #include "core/error.h"
+#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include <stdio.h>
@@ -126,7 +127,10 @@ static int peak_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	s->vk = vk;
 	uint64_t bytes = (s->k.invocations * 4 + 15) & ~15ull;
 	struct ax_vk_spec spec[] = {
-		{0, s->k.wg}, {1, s->k.acc}, {2, PEAK_UNROLL}};
+		{PEAK_SPEC_WG, s->k.wg},
+		{PEAK_SPEC_ACC, s->k.acc},
+		{PEAK_SPEC_UNROLL, PEAK_UNROLL},
+	};
 	int rc = ax_vk_buffer_create(vk, bytes,
 				     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 				     AX_MEM_DEVICE, &s->out);

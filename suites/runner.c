@@ -377,10 +377,8 @@ static void finish_ok(struct case_run *cr)
 	out->outcome = AX_CASE_OK;
 	out->status_text = ax_case_status_name(AX_CASE_OK);
 	ax_stats_summarize(out->values, out->n, 0.95, &out->summary);
-	if (cr->suite->describe) {
-		const char *extra = cr->suite->describe(cr->state);
-		out->extra_json = extra ? strdup(extra) : NULL;
-	}
+	if (cr->suite->describe)
+		out->extra = cr->suite->describe(cr->state);
 }
 
 /* Work that merely overran its timeout usually finishes soon after: wait
@@ -459,6 +457,6 @@ void ax_runner_result_release(struct ax_runner_result *r)
 {
 	free(r->seconds);
 	free(r->values);
-	free(r->extra_json);
+	json_decref(r->extra);
 	memset(r, 0, sizeof(*r));
 }

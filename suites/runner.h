@@ -79,7 +79,7 @@ struct ax_runner_result {
 	uint32_t reps_per_sample;
 	double setup_ms, compile_ms;
 	char shader_hash[17];
-	char *extra_json;       /* owned, may be NULL */
+	json_t *extra;          /* the suite's describe(), owned, or NULL */
 };
 
 /* Run one case.  Always fills out (release it afterwards); returns

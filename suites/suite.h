@@ -21,6 +21,7 @@
 #include "core/roles.h"
 #include "core/vk.h"
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -123,8 +124,9 @@ struct ax_suite {
 	const char *(*shader)(const struct ax_params *p);
 
 	/* Optional facts worth keeping with the result (queue used,
-	 * fallbacks): a JSON object text, borrowed from state.  May be NULL. */
-	const char *(*describe)(void *state);
+	 * fallbacks, workgroups): a new JSON object, the caller's to
+	 * release, or NULL.  May be NULL. */
+	json_t *(*describe)(void *state);
 
 	/* Release everything setup made.  Called even when the context was
 	 * lost (vk->lost): ax_vk_buffer_destroy / ax_vk_pipeline_destroy are

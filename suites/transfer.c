@@ -225,7 +225,7 @@ struct xf_state {
 	struct ax_vk_ctx *vk;
 	struct xf_point pt;
 	struct xf_lane lane[2];
-	char *describe;
+	json_t *describe;
 };
 
 static void xf_lane_release(struct ax_vk_ctx *vk, struct xf_lane *l)
@@ -254,7 +254,7 @@ static void xf_teardown(struct ax_vk_ctx *vk, void *state)
 		return;
 	for (int l = 0; l < 2; l++)
 		xf_lane_release(vk, &s->lane[l]);
-	free(s->describe);
+	json_decref(s->describe);
 	free(s);
 }
 
@@ -438,14 +438,13 @@ static int xf_describe_build(struct xf_state *s)
 			    json_integer(s->pt.path == XF_DIRECT
 						 ? 1 : s->pt.inflight));
 	json_object_set_new(o, "memory", xf_describe_memory(s));
-	s->describe = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	return s->describe ? 0 : AX_ENOMEM;
+	s->describe = o;
+	return 0;
 }
 
-static const char *xf_describe(void *state)
+static json_t *xf_describe(void *state)
 {
-	return ((struct xf_state *)state)->describe;
+	return json_incref(((struct xf_state *)state)->describe);
 }
 
 static int xf_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
