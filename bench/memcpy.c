@@ -29,8 +29,7 @@
 #define MIN_RUN_S 0.05 /* each run lasts at least this long */
 
 static const struct ax_param_def size_def = {
-	"SIZE", AX_PT_INT, 1, 1LL << 36, NULL, 0, AX_PARAM_BYTES,
-	"bytes to copy",
+    "SIZE", AX_PT_INT, 1, 1LL << 36, NULL, 0, AX_PARAM_BYTES, "bytes to copy",
 };
 
 static double now_s(void)
@@ -95,8 +94,8 @@ static int bench_size(const char *text, int runs)
 	bool same = memcmp(dst, src, (size_t)size) == 0;
 	double best = (double)size / t[0] / 1e9;
 	double median = (double)size / t[runs / 2] / 1e9;
-	printf("%-8s %12.2f %18.2f %14.2f%s\n", text, best, 2 * best,
-	       median, same ? "" : "  (COPY WRONG)");
+	printf("%-8s %12.2f %18.2f %14.2f%s\n", text, best, 2 * best, median,
+	       same ? "" : "  (COPY WRONG)");
 	printf("memcpy_%s_copy_GBps=%.3f\n", text, best);
 	printf("memcpy_%s_rw_GBps=%.3f\n", text, 2 * best);
 	printf("memcpy_%s_copy_median_GBps=%.3f\n", text, median);

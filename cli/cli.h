@@ -28,20 +28,20 @@ int ax_cli_exit_code(int err);
 
 /* Global settings, from global options and the environment. */
 struct ax_cli {
-	const char *db_path;    /* --db, AXBENCH_DB, default ./axbench.db */
+	const char *db_path;	/* --db, AXBENCH_DB, default ./axbench.db */
 	const char *device_sel; /* --device, NULL = default choice */
-	int verbosity;          /* -q: -1, default 0, -v: 1 (-vv: 2) */
-	bool json;              /* --json */
-	bool validate;          /* --validate or AXBENCH_VALIDATE=1 */
-	int argc;               /* the whole command line, for the run row */
+	int verbosity;		/* -q: -1, default 0, -v: 1 (-vv: 2) */
+	bool json;		/* --json */
+	bool validate;		/* --validate or AXBENCH_VALIDATE=1 */
+	int argc;		/* the whole command line, for the run row */
 	char **argv;
 };
 
 struct ax_cli_opt {
-	int id;               /* > 0, returned by ax_cli_next() */
-	const char *name;     /* long name without "--" */
-	char short_name;      /* 0 for none */
-	const char *arg;      /* metavariable ("N"), NULL for a flag */
+	int id;		  /* > 0, returned by ax_cli_next() */
+	const char *name; /* long name without "--" */
+	char short_name;  /* 0 for none */
+	const char *arg;  /* metavariable ("N"), NULL for a flag */
 	const char *help;
 };
 
@@ -56,10 +56,10 @@ struct ax_cli_choice {
 
 struct ax_cli_cmd {
 	const char *name;
-	const char *summary;  /* one line for `axbench --help` */
-	const char *usage;    /* "[SUITE...] [options]" */
-	const char *details;  /* paragraph(s) for `help CMD`; may be NULL */
-	const struct ax_cli_opt *opts; /* terminated by {0} */
+	const char *summary; /* one line for `axbench --help` */
+	const char *usage;   /* "[SUITE...] [options]" */
+	const char *details; /* paragraph(s) for `help CMD`; may be NULL */
+	const struct ax_cli_opt *opts;	     /* terminated by {0} */
 	const struct ax_cli_choice *choices; /* terminated by {0}; or NULL */
 	int (*fn)(struct ax_cli *cli, int argc, char **argv);
 };
@@ -72,7 +72,7 @@ struct ax_cli_iter {
 	const struct ax_cli_cmd *cmd;
 	int argc;
 	char **argv;
-	int i;              /* next argv index */
+	int i;		    /* next argv index */
 	const char *optarg; /* argument of the option just returned */
 	char optname[72];   /* "--name" of the option just returned */
 	char **positional;  /* collected positional arguments */
@@ -113,13 +113,13 @@ void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd);
 
 /* Print "axbench CMD: message" to stderr (unless quiet) and return code. */
 int ax_cli_error(const struct ax_cli *cli, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Parse helpers that print a usage error naming the option on failure. */
-int ax_cli_parse_int(const struct ax_cli_iter *it, long long min,
-		     long long max, long long *out);
-int ax_cli_parse_double(const struct ax_cli_iter *it, double min,
-			double max, double *out);
+int ax_cli_parse_int(const struct ax_cli_iter *it, long long min, long long max,
+		     long long *out);
+int ax_cli_parse_double(const struct ax_cli_iter *it, double min, double max,
+			double *out);
 
 /* ---- shared helpers of the commands (cli/common.c) ------------------ */
 
@@ -128,8 +128,7 @@ struct ax_vk_instance;
 
 /* Open the database named by --db / AXBENCH_DB / ./axbench.db; prints the
  * error and returns the exit code (0 on success). */
-int ax_cli_open_db(const struct ax_cli *cli, bool readonly,
-		   struct ax_db **db);
+int ax_cli_open_db(const struct ax_cli *cli, bool readonly, struct ax_db **db);
 
 /* Create the Vulkan instance (validation per cli->validate) and resolve
  * --device; prints errors, returns an exit code. */

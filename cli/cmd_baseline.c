@@ -12,9 +12,9 @@
 enum { OPT_RUN = 1 };
 
 static const struct ax_cli_opt baseline_opts[] = {
-	{OPT_RUN, "run", 'r', "ID|last",
-	 "the run to name (save only; default: last)"},
-	{0},
+    {OPT_RUN, "run", 'r', "ID|last",
+     "the run to name (save only; default: last)"},
+    {0},
 };
 
 extern const struct ax_cli_cmd ax_cmd_baseline;
@@ -36,7 +36,8 @@ static int save(struct ax_cli *cli, const char *name, const char *run)
 	if (!valid_name(name))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
 				    "baseline save: name '%s' must be 1-64 "
-				    "letters, digits, '.', '_' or '-'", name);
+				    "letters, digits, '.', '_' or '-'",
+				    name);
 	struct ax_db *db;
 	int64_t id = 0;
 	/* Read-only first, so a mistyped --db path is not created. */
@@ -79,13 +80,11 @@ static int list(struct ax_cli *cli)
 		putchar('\n');
 	} else {
 		printf("%-24s %8s  %s\n", "NAME", "RUN", "CREATED");
-		json_array_foreach(b, i, o)
-			printf("%-24s %8lld  %s\n",
-			       json_string_value(json_object_get(o, "name")),
-			       (long long)json_integer_value(
-				       json_object_get(o, "run_id")),
-			       json_string_value(
-				       json_object_get(o, "created_at")));
+		json_array_foreach(b, i, o) printf(
+		    "%-24s %8lld  %s\n",
+		    json_string_value(json_object_get(o, "name")),
+		    (long long)json_integer_value(json_object_get(o, "run_id")),
+		    json_string_value(json_object_get(o, "created_at")));
 		if (json_array_size(b) == 0)
 			printf("(no baselines; save one with `axbench "
 			       "baseline save NAME`)\n");
@@ -126,15 +125,14 @@ static int baseline_main(struct ax_cli *cli, int argc, char **argv)
 }
 
 const struct ax_cli_cmd ax_cmd_baseline = {
-	.name = "baseline",
-	.summary = "name a run as a baseline, or list baselines",
-	.usage = "save NAME [--run ID|last] | list",
-	.details =
-		"A baseline names a run so that CI can compare against it "
-		"with `axbench\n"
-		"compare baseline:NAME last`. Saving a name again moves it "
-		"to the new run.\n"
-		"NAME is 1-64 letters, digits, '.', '_' or '-'.",
-	.opts = baseline_opts,
-	.fn = baseline_main,
+    .name = "baseline",
+    .summary = "name a run as a baseline, or list baselines",
+    .usage = "save NAME [--run ID|last] | list",
+    .details = "A baseline names a run so that CI can compare against it "
+	       "with `axbench\n"
+	       "compare baseline:NAME last`. Saving a name again moves it "
+	       "to the new run.\n"
+	       "NAME is 1-64 letters, digits, '.', '_' or '-'.",
+    .opts = baseline_opts,
+    .fn = baseline_main,
 };

@@ -27,25 +27,25 @@ enum {
 extern const struct ax_cli_cmd ax_cmd_compare;
 
 static const struct ax_cli_opt compare_opts[] = {
-	{OPT_THRESHOLD, "threshold", 't', "PCT",
-	 "minimum effect size in percent (default 2)"},
-	{OPT_THRESHOLD_FOR, "threshold-for", 0, "GLOB=PCT",
-	 "minimum effect for suites matching GLOB (repeatable; last match "
-	 "wins)"},
-	{OPT_JSON, "json", 0, "FILE", "also write the comparison as JSON"},
-	{OPT_MARKDOWN, "markdown", 0, "FILE",
-	 "also write a Markdown summary (CI job summary, PR comment)"},
-	{OPT_JUNIT, "junit", 0, "FILE",
-	 "also write JUnit XML (one test case per result)"},
-	{OPT_STRICT, "strict", 0, NULL,
-	 "exit 3 when a verdict is ambiguous and nothing regressed"},
-	{0},
+    {OPT_THRESHOLD, "threshold", 't', "PCT",
+     "minimum effect size in percent (default 2)"},
+    {OPT_THRESHOLD_FOR, "threshold-for", 0, "GLOB=PCT",
+     "minimum effect for suites matching GLOB (repeatable; last match "
+     "wins)"},
+    {OPT_JSON, "json", 0, "FILE", "also write the comparison as JSON"},
+    {OPT_MARKDOWN, "markdown", 0, "FILE",
+     "also write a Markdown summary (CI job summary, PR comment)"},
+    {OPT_JUNIT, "junit", 0, "FILE",
+     "also write JUnit XML (one test case per result)"},
+    {OPT_STRICT, "strict", 0, NULL,
+     "exit 3 when a verdict is ambiguous and nothing regressed"},
+    {0},
 };
 
 /* One side of the comparison: which database and which run. */
 struct side {
-	const char *spec;   /* as given */
-	char *path;         /* database file (malloc'd) */
+	const char *spec; /* as given */
+	char *path;	  /* database file (malloc'd) */
 	struct ax_db *db;
 	int64_t run_id;
 	char label[512];
@@ -90,7 +90,8 @@ static int split_spec(const struct ax_cli *cli, struct side *s,
 	return ax_cli_error(cli, AX_EXIT_USAGE,
 			    "compare: '%s' is not a run id, 'last', "
 			    "'baseline:NAME', an existing database file or "
-			    "FILE:RUN; see 'axbench help compare'", s->spec);
+			    "FILE:RUN; see 'axbench help compare'",
+			    s->spec);
 }
 
 static int resolve_run(const struct ax_cli *cli, struct side *s,
@@ -115,8 +116,7 @@ static int resolve_run(const struct ax_cli *cli, struct side *s,
 		snprintf(what, sizeof(what), "%s (run %lld)", run,
 			 (long long)s->run_id);
 	else
-		snprintf(what, sizeof(what), "run %lld",
-			 (long long)s->run_id);
+		snprintf(what, sizeof(what), "run %lld", (long long)s->run_id);
 	if (strcmp(s->path, cli->db_path) != 0)
 		snprintf(s->label, sizeof(s->label), "%s %s", s->path, what);
 	else
@@ -139,8 +139,8 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 	}
 	if ((rc = resolve_run(cli, s, run)))
 		return rc;
-	struct ax_db_filter f = {.run_ids = &s->run_id, .n_run_ids = 1,
-				 .with_samples = true};
+	struct ax_db_filter f = {
+	    .run_ids = &s->run_id, .n_run_ids = 1, .with_samples = true};
 	if (ax_db_results(s->db, &f, &s->results)) {
 		fprintf(stderr, "axbench: compare: %s\n", ax_db_errmsg(s->db));
 		return AX_EXIT_STORAGE;
@@ -148,7 +148,8 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 	if (json_array_size(s->results) == 0)
 		return ax_cli_error(cli, AX_EXIT_USAGE,
 				    "compare: %s (%s) holds no results; "
-				    "nothing to compare", s->spec, s->label);
+				    "nothing to compare",
+				    s->spec, s->label);
 	return 0;
 }
 
@@ -193,11 +194,13 @@ static int threshold_for(const struct ax_cli *cli, struct compare_args *a,
 	if (!eq || eq == text)
 		return ax_cli_error(cli, AX_EXIT_USAGE,
 				    "compare: --threshold-for takes GLOB=PCT, "
-				    "like 'gemm*=5' (got '%s')", text);
+				    "like 'gemm*=5' (got '%s')",
+				    text);
 	if (a->o.n_rules == MAX_RULES)
 		return ax_cli_error(cli, AX_EXIT_USAGE,
 				    "compare: at most %d --threshold-for "
-				    "rules", MAX_RULES);
+				    "rules",
+				    MAX_RULES);
 	int i = a->o.n_rules;
 	if (parse_pct(cli, "--threshold-for", eq + 1, &a->rules[i].threshold))
 		return AX_EXIT_USAGE;
@@ -250,8 +253,8 @@ static int write_file(const struct ax_cli *cli, const char *path,
 	if (!f)
 		return ax_cli_error(cli, AX_EXIT_STORAGE,
 				    "compare: cannot write %s: %s; check the "
-				    "directory exists and is writable", path,
-				    strerror(errno));
+				    "directory exists and is writable",
+				    path, strerror(errno));
 	int rc = w(c, f);
 	if (f != stdout && fclose(f) != 0)
 		rc = AX_EIO;
@@ -330,37 +333,36 @@ static int compare_main(struct ax_cli *cli, int argc, char **argv)
 }
 
 const struct ax_cli_cmd ax_cmd_compare = {
-	.name = "compare",
-	.summary = "compare two runs; exit 1 on a regression (CI check)",
-	.usage = "BASE CAND [--threshold PCT] [--threshold-for GLOB=PCT] "
-		 "[--json FILE] [--markdown FILE] [--junit FILE] [--strict]",
-	.details =
-		"BASE and CAND are each a run id, 'last', 'baseline:NAME', "
-		"a database file\n"
-		"(its newest run) or FILE:RUN with RUN as before. Results "
-		"are matched by\n"
-		"device fingerprint, suite and canonical parameters.\n\n"
-		"Each pair is judged from its raw samples: Mann-Whitney U "
-		"(significant at p\n"
-		"< 0.05) and the Hodges-Lehmann shift with its 95% "
-		"interval, relative to the\n"
-		"BASE median. faster or slower: significant and the whole "
-		"interval beyond\n"
-		"the threshold; same: the whole interval within "
-		"+/-threshold; otherwise\n"
-		"ambiguous (also with fewer than 5 samples a side). "
-		"Direction-aware: for\n"
-		"GB/s higher is better, for times lower. A result that was "
-		"ok in BASE and\n"
-		"failed in CAND counts as a regression. Unmatched and "
-		"incomparable results\n"
-		"are listed with the reason. All files are written before "
-		"the exit.\n\n"
-		"Exit status: 0 no regression (improvements pass); 1 "
-		"regression; 2 usage\n"
-		"error or nothing comparable; 3 ambiguous verdicts with "
-		"--strict and no\n"
-		"regression; 5 file or database error.",
-	.opts = compare_opts,
-	.fn = compare_main,
+    .name = "compare",
+    .summary = "compare two runs; exit 1 on a regression (CI check)",
+    .usage = "BASE CAND [--threshold PCT] [--threshold-for GLOB=PCT] "
+	     "[--json FILE] [--markdown FILE] [--junit FILE] [--strict]",
+    .details = "BASE and CAND are each a run id, 'last', 'baseline:NAME', "
+	       "a database file\n"
+	       "(its newest run) or FILE:RUN with RUN as before. Results "
+	       "are matched by\n"
+	       "device fingerprint, suite and canonical parameters.\n\n"
+	       "Each pair is judged from its raw samples: Mann-Whitney U "
+	       "(significant at p\n"
+	       "< 0.05) and the Hodges-Lehmann shift with its 95% "
+	       "interval, relative to the\n"
+	       "BASE median. faster or slower: significant and the whole "
+	       "interval beyond\n"
+	       "the threshold; same: the whole interval within "
+	       "+/-threshold; otherwise\n"
+	       "ambiguous (also with fewer than 5 samples a side). "
+	       "Direction-aware: for\n"
+	       "GB/s higher is better, for times lower. A result that was "
+	       "ok in BASE and\n"
+	       "failed in CAND counts as a regression. Unmatched and "
+	       "incomparable results\n"
+	       "are listed with the reason. All files are written before "
+	       "the exit.\n\n"
+	       "Exit status: 0 no regression (improvements pass); 1 "
+	       "regression; 2 usage\n"
+	       "error or nothing comparable; 3 ambiguous verdicts with "
+	       "--strict and no\n"
+	       "regression; 5 file or database error.",
+    .opts = compare_opts,
+    .fn = compare_main,
 };

@@ -47,13 +47,15 @@ static void print_memory(const json_t *d)
 	const json_t *mem = json_object_get(d, "memory");
 	const json_t *heaps = json_object_get(mem, "heaps"), *h;
 	size_t i;
-	json_array_foreach(heaps, i, h) {
+	json_array_foreach(heaps, i, h)
+	{
 		char label[48];
 		snprintf(label, sizeof(label), "memory heap %zu%s", i,
 			 json_is_true(json_object_get(h, "device_local"))
-				 ? " (device)"
-				 : "");
-		print_size(label, json_number_value(json_object_get(h, "size")));
+			     ? " (device)"
+			     : "");
+		print_size(label,
+			   json_number_value(json_object_get(h, "size")));
 	}
 	printf("    %-28s %zu types\n", "memory types",
 	       json_array_size(json_object_get(mem, "types")));
@@ -63,14 +65,14 @@ static void print_queues(const json_t *d)
 {
 	const json_t *q;
 	size_t i;
-	json_array_foreach(json_object_get(d, "queue_families"), i, q) {
+	json_array_foreach(json_object_get(d, "queue_families"), i, q)
+	{
 		char flags[64] = "";
 		const json_t *f;
 		size_t k;
-		json_array_foreach(json_object_get(q, "flags"), k, f)
-			snprintf(flags + strlen(flags),
-				 sizeof(flags) - strlen(flags), "%s%s",
-				 k ? " " : "", json_string_value(f));
+		json_array_foreach(json_object_get(q, "flags"), k, f) snprintf(
+		    flags + strlen(flags), sizeof(flags) - strlen(flags),
+		    "%s%s", k ? " " : "", json_string_value(f));
 		printf("    queue family %-15zu %s x%lld\n", i, flags,
 		       num(q, "count"));
 	}
@@ -89,11 +91,12 @@ static void print_limits(const json_t *d)
 	       (long long)json_integer_value(json_array_get(size, 0)),
 	       (long long)json_integer_value(json_array_get(size, 1)),
 	       (long long)json_integer_value(json_array_get(size, 2)));
-	print_size("maxStorageBufferRange",
-		   json_number_value(json_object_get(l, "max_storage_buffer_range")));
+	print_size(
+	    "maxStorageBufferRange",
+	    json_number_value(json_object_get(l, "max_storage_buffer_range")));
 	print_size("maxMemoryAllocationSize",
 		   json_number_value(
-			   json_object_get(l, "max_memory_allocation_size")));
+		       json_object_get(l, "max_memory_allocation_size")));
 	printf("    %-28s fp16 %s, int8 %s, cooperative matrix %s\n",
 	       "features", yes_no(feat, "fp16"), yes_no(feat, "int8"),
 	       yes_no(feat, "cooperative_matrix"));
@@ -111,10 +114,11 @@ static void print_locality(const json_t *d)
 	bool whole = json_is_true(json_object_get(loc, "whole_machine"));
 	printf("    %-28s NUMA %s, CPUs %s (%lld cores)%s%s\n", "locality",
 	       json_is_string(nodes) && *json_string_value(nodes)
-		       ? json_string_value(nodes)
-		       : "unknown",
+		   ? json_string_value(nodes)
+		   : "unknown",
 	       str(loc, "cpuset"), num(loc, "cores"),
-	       whole ? ": whole machine - " : "", whole ? str(loc, "reason") : "");
+	       whole ? ": whole machine - " : "",
+	       whole ? str(loc, "reason") : "");
 }
 
 /* The text view, from the same document as --json. */
@@ -131,8 +135,8 @@ static void print_device(const json_t *d)
 	printf("    %-28s %s\n", "driver UUID", str(d, "driver_uuid"));
 	printf("    %-28s %s\n", "PCI bus id",
 	       json_is_string(json_object_get(d, "pci_bus_id"))
-		       ? str(d, "pci_bus_id")
-		       : "none (the driver does not report a PCI bus id)");
+		   ? str(d, "pci_bus_id")
+		   : "none (the driver does not report a PCI bus id)");
 	printf("    %-28s %s\n", "fingerprint", str(d, "fingerprint"));
 	print_memory(d);
 	print_queues(d);
@@ -162,15 +166,14 @@ static int devices_main(struct ax_cli *cli, int argc, char **argv)
 	json_t *a = json_array();
 	for (int i = 0; i < ax_vk_device_count(inst); i++)
 		json_array_append_new(
-			a, device_json(ax_vk_device_info(inst, i), topo));
+		    a, device_json(ax_vk_device_info(inst, i), topo));
 	if (cli->json) {
 		json_dumpf(a, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else {
 		size_t i;
 		json_t *d;
-		json_array_foreach(a, i, d)
-			print_device(d);
+		json_array_foreach(a, i, d) print_device(d);
 	}
 	json_decref(a);
 	ax_topo_destroy(topo);
@@ -182,12 +185,12 @@ static int devices_main(struct ax_cli *cli, int argc, char **argv)
 static const struct ax_cli_opt devices_opts[] = {{0}};
 
 const struct ax_cli_cmd ax_cmd_devices = {
-	.name = "devices",
-	.summary = "list every Vulkan device with its limits and locality",
-	.usage = "[--json]",
-	.details = "Devices are keyed by UUID, PCI bus id or fingerprint; the "
-		   "index is the\nVulkan enumeration order and may change "
-		   "with drivers and layers.",
-	.opts = devices_opts,
-	.fn = devices_main,
+    .name = "devices",
+    .summary = "list every Vulkan device with its limits and locality",
+    .usage = "[--json]",
+    .details = "Devices are keyed by UUID, PCI bus id or fingerprint; the "
+	       "index is the\nVulkan enumeration order and may change "
+	       "with drivers and layers.",
+    .opts = devices_opts,
+    .fn = devices_main,
 };

@@ -16,17 +16,17 @@
 enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT };
 
 static const struct ax_cli_opt export_opts[] = {
-	{OPT_SUITE, "suite", 's', "NAME", "only this suite"},
-	{OPT_FORMAT, "format", 'f', "FMT",
-	 "document format: yaml (default; json with --json)"},
-	{OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
-	{0},
+    {OPT_SUITE, "suite", 's', "NAME", "only this suite"},
+    {OPT_FORMAT, "format", 'f', "FMT",
+     "document format: yaml (default; json with --json)"},
+    {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
+    {0},
 };
 
 extern const struct ax_cli_cmd ax_cmd_export;
 
-static int write_doc(const struct ax_cli *cli, const json_t *doc,
-		     bool json, const char *path)
+static int write_doc(const struct ax_cli *cli, const json_t *doc, bool json,
+		     const char *path)
 {
 	char tmp[4096];
 	FILE *out = stdout;
@@ -65,19 +65,20 @@ static int export_run(struct ax_cli *cli, const char *suite, bool json,
 	char err[1024];
 	int n = ax_suite_count < 64 ? ax_suite_count : 64;
 	for (int i = 0; i < n; i++)
-		schema[i] = (struct ax_config_schema){
-			ax_suites[i]->name, ax_suites[i]->params,
-			ax_suites[i]->n_params};
+		schema[i] = (struct ax_config_schema){ax_suites[i]->name,
+						      ax_suites[i]->params,
+						      ax_suites[i]->n_params};
 	if (suite && !ax_suite_find(suite))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "--suite %s: no such "
-				    "suite; see `axbench suites`", suite);
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--suite %s: no such "
+				    "suite; see `axbench suites`",
+				    suite);
 	int rc = ax_cli_open_db(cli, true, &db);
 	if (rc)
 		return rc;
 	if (ax_db_results(db, &f, &results) ||
 	    ax_db_sessions(db, &f, &sessions))
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s",
-				  ax_db_errmsg(db));
+		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
 	ax_db_close(db);
 	if (!rc)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
@@ -122,24 +123,23 @@ static const char *const *export_formats(void)
 }
 
 static const struct ax_cli_choice export_choices[] = {
-	{OPT_FORMAT, export_formats},
-	{0},
+    {OPT_FORMAT, export_formats},
+    {0},
 };
 
 const struct ax_cli_cmd ax_cmd_export = {
-	.name = "export",
-	.summary = "write the best measured parameters as YAML or JSON",
-	.usage = "[--suite NAME] [--format FMT] [-o FILE]",
-	.details =
-		"Writes a versioned document (schema axbench.tuned/v1): for "
-		"each device\n(by fingerprint, with name, UUID and PCI bus "
-		"id), suite and shape, the\nbest stored parameters, their "
-		"measured figure and unit, the speed-up\nover the default "
-		"parameters, and the run / result / session it came\nfrom.  "
-		"`axbench run --tuned FILE` reads it back.  --device "
-		"matches a\nstored device by name, UUID, PCI bus id or "
-		"fingerprint.",
-	.opts = export_opts,
-	.choices = export_choices,
-	.fn = export_main,
+    .name = "export",
+    .summary = "write the best measured parameters as YAML or JSON",
+    .usage = "[--suite NAME] [--format FMT] [-o FILE]",
+    .details = "Writes a versioned document (schema axbench.tuned/v1): for "
+	       "each device\n(by fingerprint, with name, UUID and PCI bus "
+	       "id), suite and shape, the\nbest stored parameters, their "
+	       "measured figure and unit, the speed-up\nover the default "
+	       "parameters, and the run / result / session it came\nfrom.  "
+	       "`axbench run --tuned FILE` reads it back.  --device "
+	       "matches a\nstored device by name, UUID, PCI bus id or "
+	       "fingerprint.",
+    .opts = export_opts,
+    .choices = export_choices,
+    .fn = export_main,
 };

@@ -14,23 +14,23 @@
 #include "suites/registry.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <limits.h>
 #include <unistd.h>
 
 enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_MEASURE };
 
 static const struct ax_cli_opt recommend_opts[] = {
-	{OPT_FORMAT, "format", 'f', "FMT",
-	 "yaml (default; json with --json), or a view for the shell, "
-	 "numactl, Slurm or PyTorch"},
-	{OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
-	{OPT_MEASURE, "measure", 'm', NULL,
-	 "first run what the database lacks for the device (the suites of "
-	 "configs/recommend.yaml with too few results), then recommend"},
-	{0},
+    {OPT_FORMAT, "format", 'f', "FMT",
+     "yaml (default; json with --json), or a view for the shell, "
+     "numactl, Slurm or PyTorch"},
+    {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
+    {OPT_MEASURE, "measure", 'm', NULL,
+     "first run what the database lacks for the device (the suites of "
+     "configs/recommend.yaml with too few results), then recommend"},
+    {0},
 };
 
 extern const struct ax_cli_cmd ax_cmd_recommend;
@@ -51,14 +51,14 @@ static void topology(const json_t *results, json_t **host, json_t **locs)
 	json_array_foreach(results, i, r)
 	{
 		json_t *dev = json_object_get(r, "device");
-		const char *fp = json_string_value(json_object_get(
-			dev, "fingerprint"));
+		const char *fp =
+		    json_string_value(json_object_get(dev, "fingerprint"));
 		if (!fp || json_object_get(*locs, fp))
 			continue;
 		struct ax_topo_locality loc;
-		ax_topo_locality(t, json_string_value(json_object_get(
-					    dev, "pci_bus_id")),
-				 &loc);
+		ax_topo_locality(
+		    t, json_string_value(json_object_get(dev, "pci_bus_id")),
+		    &loc);
 		json_object_set_new(*locs, fp, ax_topo_locality_json(&loc));
 	}
 	ax_topo_destroy(t);
@@ -103,8 +103,7 @@ static int recommend_run(struct ax_cli *cli, const char *format,
 	if (rc)
 		return rc;
 	if (ax_db_results(db, &f, &results))
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s",
-				  ax_db_errmsg(db));
+		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
 	ax_db_close(db);
 	if (!rc)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
@@ -135,7 +134,8 @@ static int ok_results(const json_t *results, const char *suite)
 	const json_t *r;
 	json_array_foreach(results, i, r)
 	{
-		const char *st = json_string_value(json_object_get(r, "status"));
+		const char *st =
+		    json_string_value(json_object_get(r, "status"));
 		const char *su = json_string_value(json_object_get(r, "suite"));
 		ok += st && su && !strcmp(st, "ok") && !strcmp(su, suite);
 	}
@@ -151,13 +151,14 @@ static int distinct_values(const json_t *results, const char *suite,
 	const json_t *r;
 	json_array_foreach(results, i, r)
 	{
-		const char *st = json_string_value(json_object_get(r, "status"));
+		const char *st =
+		    json_string_value(json_object_get(r, "status"));
 		const char *su = json_string_value(json_object_get(r, "suite"));
 		if (!st || !su || strcmp(st, "ok") || strcmp(su, suite))
 			continue;
-		char *v = json_dumps(json_object_get(json_object_get(r, "params"),
-						     key),
-				     JSON_ENCODE_ANY);
+		char *v = json_dumps(
+		    json_object_get(json_object_get(r, "params"), key),
+		    JSON_ENCODE_ANY);
 		if (v)
 			json_object_set_new(seen, v, json_true());
 		free(v);
@@ -216,7 +217,8 @@ static int measure_missing(struct ax_cli *cli)
 	int rc = ax_cli_open_vk(cli, &inst, &idx);
 	if (rc)
 		return rc;
-	snprintf(fp, sizeof(fp), "%s", ax_vk_device_info(inst, idx)->fingerprint);
+	snprintf(fp, sizeof(fp), "%s",
+		 ax_vk_device_info(inst, idx)->fingerprint);
 	ax_vk_instance_destroy(inst);
 	json_t *results;
 	if ((rc = stored_for_device(cli, fp, &results)))
@@ -230,8 +232,9 @@ static int measure_missing(struct ax_cli *cli)
 	json_decref(results);
 	if (n == 0) {
 		if (cli->verbosity >= 0)
-			fprintf(stderr, "axbench recommend: nothing missing for "
-					"this device; measuring nothing\n");
+			fprintf(stderr,
+				"axbench recommend: nothing missing for "
+				"this device; measuring nothing\n");
 		return 0;
 	}
 	struct ax_plan plan;
@@ -285,26 +288,25 @@ static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 }
 
 static const struct ax_cli_choice recommend_choices[] = {
-	{OPT_FORMAT, ax_recommend_formats},
-	{0},
+    {OPT_FORMAT, ax_recommend_formats},
+    {0},
 };
 
 const struct ax_cli_cmd ax_cmd_recommend = {
-	.name = "recommend",
-	.summary = "placement and data-loading settings from measurements",
-	.usage = "[--measure] [--format FMT] [-o FILE]",
-	.details =
-		"Derives, from the results stored in the database, where to "
-		"run (device per\nworkload class, NUMA node and CPUs local "
-		"to each device) and how to feed\nit (upload path, chunk "
-		"size, buffers in flight, pinned memory, batch\nsize, loader "
-		"threads, prefetch depth).  Every value carries its basis "
-		"(the\nstored results and the rule) and a confidence; where "
-		"nothing was\nmeasured it is null with the reason.  Devices "
-		"are keyed by PCI bus id or\nUUID, never by Vulkan index.  "
-		"--device SEL|all matches stored devices by\nname, UUID, PCI "
-		"bus id or fingerprint.",
-	.opts = recommend_opts,
-	.choices = recommend_choices,
-	.fn = recommend_main,
+    .name = "recommend",
+    .summary = "placement and data-loading settings from measurements",
+    .usage = "[--measure] [--format FMT] [-o FILE]",
+    .details = "Derives, from the results stored in the database, where to "
+	       "run (device per\nworkload class, NUMA node and CPUs local "
+	       "to each device) and how to feed\nit (upload path, chunk "
+	       "size, buffers in flight, pinned memory, batch\nsize, loader "
+	       "threads, prefetch depth).  Every value carries its basis "
+	       "(the\nstored results and the rule) and a confidence; where "
+	       "nothing was\nmeasured it is null with the reason.  Devices "
+	       "are keyed by PCI bus id or\nUUID, never by Vulkan index.  "
+	       "--device SEL|all matches stored devices by\nname, UUID, PCI "
+	       "bus id or fingerprint.",
+    .opts = recommend_opts,
+    .choices = recommend_choices,
+    .fn = recommend_main,
 };

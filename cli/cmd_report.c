@@ -19,17 +19,17 @@ enum { OPT_RUN = 1, OPT_DEVICE, OPT_SINCE, OPT_OUTPUT, OPT_TITLE };
 #define MAX_SEL 64
 
 static const struct ax_cli_opt report_opts[] = {
-	{OPT_RUN, "run", 'r', "ID|last",
-	 "only this run (repeatable; default: every run)"},
-	{OPT_DEVICE, "device", 'd', "SEL",
-	 "only devices matching SEL: fingerprint, database id, PCI bus id, "
-	 "UUID or part of the name (repeatable)"},
-	{OPT_SINCE, "since", 0, "DATE",
-	 "only runs started at or after DATE (ISO 8601, e.g. 2024-05-01)"},
-	{OPT_OUTPUT, "output", 'o', "FILE",
-	 "where to write (default axbench-report.html; '-' for stdout)"},
-	{OPT_TITLE, "title", 0, "TEXT", "heading of the report"},
-	{0},
+    {OPT_RUN, "run", 'r', "ID|last",
+     "only this run (repeatable; default: every run)"},
+    {OPT_DEVICE, "device", 'd', "SEL",
+     "only devices matching SEL: fingerprint, database id, PCI bus id, "
+     "UUID or part of the name (repeatable)"},
+    {OPT_SINCE, "since", 0, "DATE",
+     "only runs started at or after DATE (ISO 8601, e.g. 2024-05-01)"},
+    {OPT_OUTPUT, "output", 'o', "FILE",
+     "where to write (default axbench-report.html; '-' for stdout)"},
+    {OPT_TITLE, "title", 0, "TEXT", "heading of the report"},
+    {0},
 };
 
 extern const struct ax_cli_cmd ax_cmd_report;
@@ -45,8 +45,8 @@ static bool sel_matches(const char *sel, const json_t *dev)
 	static const char *const exact[] = {"fingerprint", "pci_bus_id",
 					    "device_uuid"};
 	for (int i = 0; i < 3; i++) {
-		const char *v = json_string_value(json_object_get(dev,
-								  exact[i]));
+		const char *v =
+		    json_string_value(json_object_get(dev, exact[i]));
 		if (v && strcmp(v, sel) == 0)
 			return true;
 	}
@@ -65,8 +65,8 @@ static void filter_devices(json_t *arr, const struct report_args *a)
 	if (!a->n_devs || !arr)
 		return;
 	for (size_t i = json_array_size(arr); i-- > 0;) {
-		const json_t *dev = json_object_get(json_array_get(arr, i),
-						    "device");
+		const json_t *dev =
+		    json_object_get(json_array_get(arr, i), "device");
 		bool keep = false;
 		for (int k = 0; k < a->n_devs && !keep; k++)
 			keep = sel_matches(a->devs[k], dev);
@@ -79,8 +79,8 @@ static int resolve_runs(const struct ax_cli *cli, struct ax_db *db,
 			const struct report_args *a, int64_t *ids)
 {
 	for (int i = 0; i < a->n_runs; i++) {
-		int rc = ax_cli_resolve_run(cli, db, "report", a->runs[i],
-					    &ids[i]);
+		int rc =
+		    ax_cli_resolve_run(cli, db, "report", a->runs[i], &ids[i]);
 		if (rc)
 			return rc;
 	}
@@ -95,8 +95,10 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 	int rc = resolve_runs(cli, db, a, ids);
 	if (rc)
 		return rc;
-	struct ax_db_filter f = {.run_ids = ids, .n_run_ids = a->n_runs,
-				 .since = a->since, .with_samples = true};
+	struct ax_db_filter f = {.run_ids = ids,
+				 .n_run_ids = a->n_runs,
+				 .since = a->since,
+				 .with_samples = true};
 	struct ax_db_filter sf = {.since = a->since};
 	if (ax_db_results(db, &f, &d->results) ||
 	    ax_db_runs(db, &f, &d->runs) ||
@@ -123,8 +125,8 @@ static int write_report(const struct ax_cli *cli, const char *out,
 	if (!f)
 		return ax_cli_error(cli, AX_EXIT_STORAGE,
 				    "report: cannot write %s: %s; check the "
-				    "directory exists and is writable", tmp,
-				    strerror(errno));
+				    "directory exists and is writable",
+				    tmp, strerror(errno));
 	int rc = ax_html_report_write(f, d, err, sizeof(err));
 	if (!to_stdout && fclose(f) != 0 && rc == 0)
 		rc = AX_EIO;
@@ -197,8 +199,10 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	if (rc == 0)
 		rc = write_report(cli, a.out, &d);
 	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-"))
-		fprintf(stderr, "axbench: report of %zu results written to "
-			"%s\n", json_array_size(d.results), a.out);
+		fprintf(stderr,
+			"axbench: report of %zu results written to "
+			"%s\n",
+			json_array_size(d.results), a.out);
 	json_decref(d.results);
 	json_decref(d.runs);
 	json_decref(d.sessions);
@@ -208,21 +212,20 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 }
 
 const struct ax_cli_cmd ax_cmd_report = {
-	.name = "report",
-	.summary = "write a self-contained HTML report",
-	.usage = "[--run ID ...] [--device SEL ...] [--since DATE] "
-		 "[-o FILE]",
-	.details =
-		"The report works from file:// with no network: inline "
-		"CSS, SVG charts, the\n"
-		"data embedded as JSON and a strict "
-		"Content-Security-Policy. It shows the\n"
-		"systems, medians with IQR whiskers per suite, % of "
-		"measured peak,\n"
-		"rooflines, bandwidth and transfer curves, tuner "
-		"convergence, history with\n"
-		"regressions marked, and results that failed, timed out or "
-		"were noisy.",
-	.opts = report_opts,
-	.fn = report_main,
+    .name = "report",
+    .summary = "write a self-contained HTML report",
+    .usage = "[--run ID ...] [--device SEL ...] [--since DATE] "
+	     "[-o FILE]",
+    .details = "The report works from file:// with no network: inline "
+	       "CSS, SVG charts, the\n"
+	       "data embedded as JSON and a strict "
+	       "Content-Security-Policy. It shows the\n"
+	       "systems, medians with IQR whiskers per suite, % of "
+	       "measured peak,\n"
+	       "rooflines, bandwidth and transfer curves, tuner "
+	       "convergence, history with\n"
+	       "regressions marked, and results that failed, timed out or "
+	       "were noisy.",
+    .opts = report_opts,
+    .fn = report_main,
 };

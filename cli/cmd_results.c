@@ -10,12 +10,12 @@
 enum { OPT_RUN = 1, OPT_SUITE, OPT_CSV, OPT_SAMPLES };
 
 static const struct ax_cli_opt results_opts[] = {
-	{OPT_RUN, "run", 'r', "ID|last",
-	 "only this run (repeatable; default: every run)"},
-	{OPT_SUITE, "suite", 's', "NAME", "only this suite"},
-	{OPT_CSV, "csv", 0, NULL, "print CSV (one row per result)"},
-	{OPT_SAMPLES, "samples", 0, NULL, "include raw samples (--json)"},
-	{0},
+    {OPT_RUN, "run", 'r', "ID|last",
+     "only this run (repeatable; default: every run)"},
+    {OPT_SUITE, "suite", 's', "NAME", "only this suite"},
+    {OPT_CSV, "csv", 0, NULL, "print CSV (one row per result)"},
+    {OPT_SAMPLES, "samples", 0, NULL, "include raw samples (--json)"},
+    {0},
 };
 
 static double num(const json_t *o, const char *key)
@@ -50,9 +50,10 @@ static void csv_field(FILE *out, const char *s, bool last)
 static void print_csv(const json_t *results)
 {
 	static const char *const cols[] = {
-		"id", "run_id", "started_at", "device", "suite", "case",
-		"status", "unit", "median", "ci_lo", "ci_hi", "min", "max",
-		"n", "stop_reason", "timing_mode", "params", "error"};
+	    "id",	   "run_id", "started_at", "device", "suite",
+	    "case",	   "status", "unit",	   "median", "ci_lo",
+	    "ci_hi",	   "min",    "max",	   "n",	     "stop_reason",
+	    "timing_mode", "params", "error"};
 	const int n_cols = (int)(sizeof(cols) / sizeof(cols[0]));
 	for (int i = 0; i < n_cols; i++)
 		csv_field(stdout, cols[i], i == n_cols - 1);
@@ -66,20 +67,22 @@ static void print_csv(const json_t *results)
 			char *dumped = NULL;
 			const char *text = "";
 			if (strcmp(cols[i], "device") == 0)
-				text = str(json_object_get(r, "device"), "name");
+				text =
+				    str(json_object_get(r, "device"), "name");
 			else if (json_is_string(v))
 				text = json_string_value(v);
 			else if (json_is_integer(v))
-				snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT,
+				snprintf(buf, sizeof(buf),
+					 "%" JSON_INTEGER_FORMAT,
 					 json_integer_value(v)),
-					text = buf;
+				    text = buf;
 			else if (json_is_real(v))
 				snprintf(buf, sizeof(buf), "%.6g",
 					 json_real_value(v)),
-					text = buf;
+				    text = buf;
 			else if (json_is_object(v))
-				text = dumped = json_dumps(v, JSON_COMPACT |
-							      JSON_SORT_KEYS);
+				text = dumped = json_dumps(
+				    v, JSON_COMPACT | JSON_SORT_KEYS);
 			csv_field(stdout, text ? text : "", i == n_cols - 1);
 			free(dumped);
 		}
@@ -97,8 +100,8 @@ static void print_table(const json_t *results)
 		if (len > w)
 			w = len > 90 ? 90 : len;
 	}
-	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %s\n", "id", "run",
-	       "suite", w, "case", "median", "unit", "n", "status");
+	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %s\n", "id", "run", "suite",
+	       w, "case", "median", "unit", "n", "status");
 	json_array_foreach(results, idx, r)
 	{
 		bool ok = strcmp(str(r, "status"), "ok") == 0;
@@ -109,9 +112,8 @@ static void print_table(const json_t *results)
 		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %s%s%s\n",
 		       (long long)num(r, "id"), (long long)num(r, "run_id"),
 		       str(r, "suite"), w, str(r, "case"), median,
-		       str(r, "unit"),
-		       (int)num(r, "n"), str(r, "status"), ok ? "" : ": ",
-		       ok ? "" : str(r, "error"));
+		       str(r, "unit"), (int)num(r, "n"), str(r, "status"),
+		       ok ? "" : ": ", ok ? "" : str(r, "error"));
 	}
 	if (json_array_size(results) == 0)
 		printf("(no results)\n");
@@ -169,9 +171,9 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 }
 
 const struct ax_cli_cmd ax_cmd_results = {
-	.name = "results",
-	.summary = "show stored results (table, --json or --csv)",
-	.usage = "[--run ID|last] [--suite NAME] [--json|--csv]",
-	.opts = results_opts,
-	.fn = results_main,
+    .name = "results",
+    .summary = "show stored results (table, --json or --csv)",
+    .usage = "[--run ID|last] [--suite NAME] [--json|--csv]",
+    .opts = results_opts,
+    .fn = results_main,
 };

@@ -1,8 +1,8 @@
 /* cli/cmd_run.c - `axbench run`: measure suites and store every sample. */
 #include "cli/cli.h"
 #include "cli/run_exec.h"
-#include "cli/session.h"
 #include "cli/run_plan.h"
+#include "cli/session.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -32,33 +32,33 @@ enum {
 };
 
 static const struct ax_cli_opt run_opts[] = {
-	{OPT_PROFILE, "profile", 0, "NAME",
-	 "run a shipped profile: quick, full or ci (configs/NAME.yaml)"},
-	{OPT_CONFIG, "config", 'c', "FILE", "run the profile in FILE (YAML)"},
-	{OPT_PARAM, "param", 'p', "NAME=VALUE",
-	 "set a parameter; VALUE may be a list A,B,C or a range LO..HI "
-	 "(repeatable)"},
-	{OPT_MIN_SAMPLES, "min-samples", 0, "N", "at least N samples (5)"},
-	{OPT_MAX_SAMPLES, "max-samples", 0, "N", "at most N samples (50)"},
-	{OPT_MAX_NOISE, "max-noise", 0, "PCT",
-	 "stop once the median's 95% CI half-width is below PCT % (2)"},
-	{OPT_MIN_TIME, "min-time", 0, "S", "sample for at least S seconds"},
-	{OPT_MAX_TIME, "max-time", 0, "S", "sample for at most S seconds (3)"},
-	{OPT_TIMEOUT, "timeout", 0, "S",
-	 "fail a case whose GPU work takes longer than S seconds (10; "
-	 "warm-up, which may include compilation, at least 60)"},
-	{OPT_MODE, "mode", 0, "batch|cold",
-	 "back-to-back repetitions, or one after a cache scrub"},
-	{OPT_WARMUP, "warmup", 0, "N", "untimed repetitions first (2)"},
-	{OPT_TUNED, "tuned", 0, "FILE",
-	 "use the tuned parameters of an `axbench export` document for the "
-	 "cases whose shape it covers; alone, re-run its points"},
-	{OPT_SKIP_INVALID, "skip-invalid", 0, NULL,
-	 "leave out (and name) points this device cannot run, instead of "
-	 "refusing the run"},
-	{OPT_DRY_RUN, "dry-run", 'n', NULL,
-	 "validate and list the cases without running them"},
-	{0},
+    {OPT_PROFILE, "profile", 0, "NAME",
+     "run a shipped profile: quick, full or ci (configs/NAME.yaml)"},
+    {OPT_CONFIG, "config", 'c', "FILE", "run the profile in FILE (YAML)"},
+    {OPT_PARAM, "param", 'p', "NAME=VALUE",
+     "set a parameter; VALUE may be a list A,B,C or a range LO..HI "
+     "(repeatable)"},
+    {OPT_MIN_SAMPLES, "min-samples", 0, "N", "at least N samples (5)"},
+    {OPT_MAX_SAMPLES, "max-samples", 0, "N", "at most N samples (50)"},
+    {OPT_MAX_NOISE, "max-noise", 0, "PCT",
+     "stop once the median's 95% CI half-width is below PCT % (2)"},
+    {OPT_MIN_TIME, "min-time", 0, "S", "sample for at least S seconds"},
+    {OPT_MAX_TIME, "max-time", 0, "S", "sample for at most S seconds (3)"},
+    {OPT_TIMEOUT, "timeout", 0, "S",
+     "fail a case whose GPU work takes longer than S seconds (10; "
+     "warm-up, which may include compilation, at least 60)"},
+    {OPT_MODE, "mode", 0, "batch|cold",
+     "back-to-back repetitions, or one after a cache scrub"},
+    {OPT_WARMUP, "warmup", 0, "N", "untimed repetitions first (2)"},
+    {OPT_TUNED, "tuned", 0, "FILE",
+     "use the tuned parameters of an `axbench export` document for the "
+     "cases whose shape it covers; alone, re-run its points"},
+    {OPT_SKIP_INVALID, "skip-invalid", 0, NULL,
+     "leave out (and name) points this device cannot run, instead of "
+     "refusing the run"},
+    {OPT_DRY_RUN, "dry-run", 'n', NULL,
+     "validate and list the cases without running them"},
+    {0},
 };
 
 struct run_args {
@@ -74,7 +74,6 @@ struct run_args {
 	int n_suites;
 };
 
-
 static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 			     struct run_args *a)
 {
@@ -85,12 +84,15 @@ static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 	case OPT_MIN_SAMPLES:
 	case OPT_MAX_SAMPLES:
 	case OPT_WARMUP:
-		if (ax_cli_parse_int(it, opt == OPT_WARMUP ? 0 : 1, 1000000, &n))
+		if (ax_cli_parse_int(it, opt == OPT_WARMUP ? 0 : 1, 1000000,
+				     &n))
 			return -1;
 		if (opt == OPT_MIN_SAMPLES)
-			o->min_samples = (int)n, a->set |= AX_MEASURE_MIN_SAMPLES;
+			o->min_samples = (int)n,
+			a->set |= AX_MEASURE_MIN_SAMPLES;
 		else if (opt == OPT_MAX_SAMPLES)
-			o->max_samples = (int)n, a->set |= AX_MEASURE_MAX_SAMPLES;
+			o->max_samples = (int)n,
+			a->set |= AX_MEASURE_MAX_SAMPLES;
 		else
 			o->warmup = (int)n, a->set |= AX_MEASURE_WARMUP;
 		return 0;
@@ -114,8 +116,10 @@ static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 		return 0;
 	case OPT_MODE:
 		if (strcmp(it->optarg, "batch") && strcmp(it->optarg, "cold")) {
-			fprintf(stderr, "axbench run: --mode must be batch or "
-					"cold (got '%s')\n", it->optarg);
+			fprintf(stderr,
+				"axbench run: --mode must be batch or "
+				"cold (got '%s')\n",
+				it->optarg);
 			return -1;
 		}
 		o->mode = it->optarg[0] == 'c' ? AX_MODE_COLD : AX_MODE_BATCH;
@@ -190,7 +194,6 @@ static void print_plan(const struct ax_plan *plan)
 	printf("%d case%s\n", plan->n, plan->n == 1 ? "" : "s");
 }
 
-
 static int run_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct ax_cli_iter it;
@@ -209,9 +212,9 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 			 "%s/quick.yaml", ax_cli_config_dir());
 		a->profile_path = a->profile_buf;
 	}
-	if (rc == 0 && ax_plan_build(&plan, a->profile_path, a->suites,
-				     a->n_suites, a->ov, a->n_ov, err,
-				     sizeof(err))) {
+	if (rc == 0 &&
+	    ax_plan_build(&plan, a->profile_path, a->suites, a->n_suites, a->ov,
+			  a->n_ov, err, sizeof(err))) {
 		fprintf(stderr, "axbench run: %s\n", err);
 		rc = AX_EXIT_USAGE;
 	}
@@ -237,16 +240,15 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 }
 
 const struct ax_cli_cmd ax_cmd_run = {
-	.name = "run",
-	.summary = "run suites and store every result and sample",
-	.usage = "[SUITE...] [--profile NAME | --config FILE] "
-		 "[-p NAME=VALUE...] [options]",
-	.details =
-		"Without suites or a profile, runs the quick profile.  Every "
-		"case is checked\nagainst the device first; each result is "
-		"verified against a CPU reference\nbefore its time counts and "
-		"is committed to the database as it finishes, so\nCtrl-C "
-		"keeps what was measured (exit 130).",
-	.opts = run_opts,
-	.fn = run_main,
+    .name = "run",
+    .summary = "run suites and store every result and sample",
+    .usage = "[SUITE...] [--profile NAME | --config FILE] "
+	     "[-p NAME=VALUE...] [options]",
+    .details = "Without suites or a profile, runs the quick profile.  Every "
+	       "case is checked\nagainst the device first; each result is "
+	       "verified against a CPU reference\nbefore its time counts and "
+	       "is committed to the database as it finishes, so\nCtrl-C "
+	       "keeps what was measured (exit 130).",
+    .opts = run_opts,
+    .fn = run_main,
 };

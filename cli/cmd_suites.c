@@ -39,9 +39,12 @@ static const char *param_kind(const struct ax_param_def *d)
 static const char *type_name(const struct ax_param_def *d)
 {
 	switch (d->type) {
-	case AX_PT_ENUM: return "enum";
-	case AX_PT_BOOL: return "bool";
-	default: return (d->flags & AX_PARAM_BYTES) ? "bytes" : "int";
+	case AX_PT_ENUM:
+		return "enum";
+	case AX_PT_BOOL:
+		return "bool";
+	default:
+		return (d->flags & AX_PARAM_BYTES) ? "bytes" : "int";
 	}
 }
 
@@ -54,14 +57,14 @@ static json_t *suite_json(const struct ax_suite *s)
 		param_range(d, range, sizeof(range));
 		ax_param_format(d, d->def, def, sizeof(def));
 		json_array_append_new(
-			params, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name",
-					  d->name, "type", type_name(d), "range",
-					  range, "default", def, "kind",
-					  param_kind(d), "help", d->help));
+		    params,
+		    json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name", d->name,
+			      "type", type_name(d), "range", range, "default",
+			      def, "kind", param_kind(d), "help", d->help));
 	}
 	json_t *o = json_pack("{s:s,s:s,s:s,s:o}", "name", s->name, "summary",
-			      s->summary, "work_model", s->work_model,
-			      "params", params);
+			      s->summary, "work_model", s->work_model, "params",
+			      params);
 	/* unit, direction, roles, curve, batch parameter, recommend's
 	 * needs: the suite document's entry, as reports see it. */
 	json_object_update_new(o, ax_cli_suite_entry(s));
@@ -75,9 +78,9 @@ static void roles_text(unsigned roles, char *buf, size_t len)
 	buf[0] = '\0';
 	for (unsigned bit = 1; bit && bit <= roles && used < len; bit <<= 1)
 		if ((roles & bit) && ax_role_name((enum ax_role)bit))
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? ", " : "",
-						 ax_role_name((enum ax_role)bit));
+			used += (size_t)snprintf(
+			    buf + used, len - used, "%s%s", used ? ", " : "",
+			    ax_role_name((enum ax_role)bit));
 	if (!buf[0])
 		snprintf(buf, len, "none");
 }
@@ -89,10 +92,9 @@ static void print_suite(const struct ax_suite *s)
 	printf("%s: %s\n\n  unit: %s (%s is better)\n  work: %s\n"
 	       "  roles: %s\n\n",
 	       s->name, s->summary, s->unit,
-	       s->higher_is_better ? "higher" : "lower", s->work_model,
-	       roles);
-	printf("  %-10s %-6s %-8s %-9s %-22s %s\n", "parameter", "type",
-	       "kind", "default", "range", "help");
+	       s->higher_is_better ? "higher" : "lower", s->work_model, roles);
+	printf("  %-10s %-6s %-8s %-9s %-22s %s\n", "parameter", "type", "kind",
+	       "default", "range", "help");
 	for (int i = 0; i < s->n_params; i++) {
 		const struct ax_param_def *d = &s->params[i];
 		char range[256], def[64];
@@ -147,9 +149,9 @@ static int suites_main(struct ax_cli *cli, int argc, char **argv)
 static const struct ax_cli_opt suites_opts[] = {{0}};
 
 const struct ax_cli_cmd ax_cmd_suites = {
-	.name = "suites",
-	.summary = "list the suites, or one suite's parameters",
-	.usage = "[NAME] [--json]",
-	.opts = suites_opts,
-	.fn = suites_main,
+    .name = "suites",
+    .summary = "list the suites, or one suite's parameters",
+    .usage = "[NAME] [--json]",
+    .opts = suites_opts,
+    .fn = suites_main,
 };

@@ -24,27 +24,26 @@ enum {
 };
 
 static const struct ax_cli_opt tune_opts[] = {
-	{OPT_PARAM, "param", 'p', "NAME=VALUE",
-	 "fix a shape parameter (repeatable; one value each)"},
-	{OPT_STRATEGY, "strategy", 0, "NAME",
-	 "search strategy, default bo"},
-	{OPT_BUDGET, "budget", 'b', "N", "at most N evaluations (default 40)"},
-	{OPT_TIME, "time", 0, "S", "stop after S seconds of tuning"},
-	{OPT_SEED, "seed", 0, "N", "random seed: same seed, same session (1)"},
-	{OPT_RESUME, "resume", 0, "SESSION",
-	 "continue a stored session (its shape, strategy, seed, budget)"},
-	{OPT_REPLAY, "replay", 0, "FILE",
-	 "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
-	 "no GPU"},
-	{OPT_NO_EARLY_STOP, "no-early-stop", 0, NULL,
-	 "stop only at the budget or time limit (no EI or no-gain rule)"},
-	{OPT_RETIME, "retime", 0, "K",
-	 "re-time the K best points with more samples at the end (3)"},
-	{OPT_TIMEOUT, "timeout", 0, "S",
-	 "fail a trial whose GPU work takes longer than S seconds (10; "
-	 "warm-up, which may include compilation, at least 60); a device "
-	 "that stays hung is replaced"},
-	{0},
+    {OPT_PARAM, "param", 'p', "NAME=VALUE",
+     "fix a shape parameter (repeatable; one value each)"},
+    {OPT_STRATEGY, "strategy", 0, "NAME", "search strategy, default bo"},
+    {OPT_BUDGET, "budget", 'b', "N", "at most N evaluations (default 40)"},
+    {OPT_TIME, "time", 0, "S", "stop after S seconds of tuning"},
+    {OPT_SEED, "seed", 0, "N", "random seed: same seed, same session (1)"},
+    {OPT_RESUME, "resume", 0, "SESSION",
+     "continue a stored session (its shape, strategy, seed, budget)"},
+    {OPT_REPLAY, "replay", 0, "FILE",
+     "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
+     "no GPU"},
+    {OPT_NO_EARLY_STOP, "no-early-stop", 0, NULL,
+     "stop only at the budget or time limit (no EI or no-gain rule)"},
+    {OPT_RETIME, "retime", 0, "K",
+     "re-time the K best points with more samples at the end (3)"},
+    {OPT_TIMEOUT, "timeout", 0, "S",
+     "fail a trial whose GPU work takes longer than S seconds (10; "
+     "warm-up, which may include compilation, at least 60); a device "
+     "that stays hung is replaced"},
+    {0},
 };
 
 extern const struct ax_cli_cmd ax_cmd_tune;
@@ -57,8 +56,7 @@ struct tune_cli {
 	int n_params;
 };
 
-static int parse_num_opts(struct ax_cli_iter *it, int opt,
-			  struct tune_cli *t)
+static int parse_num_opts(struct ax_cli_iter *it, int opt, struct tune_cli *t)
 {
 	long long n;
 	double d;
@@ -98,8 +96,7 @@ static int parse_num_opts(struct ax_cli_iter *it, int opt,
 	return -1;
 }
 
-static int parse(struct ax_cli *cli, int argc, char **argv,
-		 struct tune_cli *t)
+static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 {
 	struct ax_cli_iter it;
 	int opt, rc = 0;
@@ -190,16 +187,15 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 		for (size_t i = 0; i < r.evals; i++)
 			json_array_append_new(tr, real_or_null(trace[i]));
 		json_t *o2 = json_pack(
-			"{s:s,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:s,s:o}",
-			"landscape", t->replay, "strategy", t->a.strategy, "seed",
-			(json_int_t)t->a.seed, "points", (json_int_t)l->n,
-			"evals", (json_int_t)r.evals, "optimum",
-			real_or_null(l->optimum), "best_found",
-			real_or_null(r.best_found), "best_over_optimum",
-			real_or_null(ratio), "random_expected_ratio",
-			real_or_null(rand_expect), "ms_per_proposal",
-			real_or_null(per_ask_ms), "stop_reason", r.stop_reason,
-			"trace", tr);
+		    "{s:s,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:s,s:o}",
+		    "landscape", t->replay, "strategy", t->a.strategy, "seed",
+		    (json_int_t)t->a.seed, "points", (json_int_t)l->n, "evals",
+		    (json_int_t)r.evals, "optimum", real_or_null(l->optimum),
+		    "best_found", real_or_null(r.best_found),
+		    "best_over_optimum", real_or_null(ratio),
+		    "random_expected_ratio", real_or_null(rand_expect),
+		    "ms_per_proposal", real_or_null(per_ask_ms), "stop_reason",
+		    r.stop_reason, "trace", tr);
 		json_dumpf(o2, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o2);
@@ -266,21 +262,20 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 }
 
 static const struct ax_cli_choice tune_choices[] = {
-	{OPT_STRATEGY, ax_tuner_strategies},
-	{0},
+    {OPT_STRATEGY, ax_tuner_strategies},
+    {0},
 };
 
 const struct ax_cli_cmd ax_cmd_tune = {
-	.name = "tune",
-	.summary = "find the fastest tunable parameters of a suite",
-	.usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
-		 "[--seed N] [--resume ID] | --replay FILE",
-	.details =
-		"Each trial is a full, verified measurement stored as it "
-		"finishes; Ctrl-C keeps\nthe session and --resume continues "
-		"it.  At the end the best points are re-timed\nwith more "
-		"samples beside the defaults, and the speed-up is printed.",
-	.opts = tune_opts,
-	.choices = tune_choices,
-	.fn = tune_main,
+    .name = "tune",
+    .summary = "find the fastest tunable parameters of a suite",
+    .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
+	     "[--seed N] [--resume ID] | --replay FILE",
+    .details = "Each trial is a full, verified measurement stored as it "
+	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
+	       "it.  At the end the best points are re-timed\nwith more "
+	       "samples beside the defaults, and the speed-up is printed.",
+    .opts = tune_opts,
+    .choices = tune_choices,
+    .fn = tune_main,
 };

@@ -8,14 +8,13 @@
 #include "core/vk.h"
 
 #include <limits.h>
-#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int ax_cli_open_db(const struct ax_cli *cli, bool readonly,
-		   struct ax_db **db)
+int ax_cli_open_db(const struct ax_cli *cli, bool readonly, struct ax_db **db)
 {
 	char err[1024];
 	int rc = ax_db_open(cli->db_path, readonly ? AX_DB_READONLY : 0, db,
@@ -96,8 +95,8 @@ const char *ax_cli_config_dir(void)
 			snprintf(dir, sizeof(dir), "%s/configs", exe);
 			if (is_dir(dir))
 				return dir;
-			snprintf(dir, sizeof(dir), "%s/../share/axbench/configs",
-				 exe);
+			snprintf(dir, sizeof(dir),
+				 "%s/../share/axbench/configs", exe);
 			if (is_dir(dir))
 				return dir;
 		}
@@ -120,13 +119,13 @@ static int register_host(struct ax_db *db, int64_t *host_id)
 	}
 	char *topo_json = tj ? json_dumps(tj, JSON_COMPACT) : NULL;
 	struct ax_db_host row = {
-		.hostname = h.hostname,
-		.os = h.os,
-		.cpu_model = h.cpu_model,
-		.cores = h.cores,
-		.numa_nodes = h.numa_nodes,
-		.memory_bytes = h.memory_bytes,
-		.topology_json = topo_json,
+	    .hostname = h.hostname,
+	    .os = h.os,
+	    .cpu_model = h.cpu_model,
+	    .cores = h.cores,
+	    .numa_nodes = h.numa_nodes,
+	    .memory_bytes = h.memory_bytes,
+	    .topology_json = topo_json,
 	};
 	int rc = ax_db_host_upsert(db, &row, host_id);
 	free(topo_json);
@@ -147,21 +146,21 @@ int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
 	json_t *dj = ax_vk_device_json(info);
 	char *props = json_dumps(dj, JSON_COMPACT);
 	struct ax_db_device row = {
-		.fingerprint = info->fingerprint,
-		.name = info->name,
-		.vendor = info->vendor,
-		.type = ax_vk_device_type_name(info->type),
-		.driver_name = info->driver_name,
-		.driver_info = info->driver_info,
-		.vendor_id = info->vendor_id,
-		.device_id = info->device_id,
-		.driver_id = (uint32_t)info->driver_id,
-		.api_version = info->api_version,
-		.driver_version = info->driver_version,
-		.device_uuid = info->device_uuid,
-		.driver_uuid = info->driver_uuid,
-		.pci_bus_id = info->pci_bus_id[0] ? info->pci_bus_id : NULL,
-		.properties_json = props,
+	    .fingerprint = info->fingerprint,
+	    .name = info->name,
+	    .vendor = info->vendor,
+	    .type = ax_vk_device_type_name(info->type),
+	    .driver_name = info->driver_name,
+	    .driver_info = info->driver_info,
+	    .vendor_id = info->vendor_id,
+	    .device_id = info->device_id,
+	    .driver_id = (uint32_t)info->driver_id,
+	    .api_version = info->api_version,
+	    .driver_version = info->driver_version,
+	    .device_uuid = info->device_uuid,
+	    .driver_uuid = info->driver_uuid,
+	    .pci_bus_id = info->pci_bus_id[0] ? info->pci_bus_id : NULL,
+	    .properties_json = props,
 	};
 	rc = ax_db_device_upsert(db, &row, device_id);
 	free(props);
@@ -180,8 +179,8 @@ static bool stored_device_matches(const json_t *dev, const char *sel)
 	static const char *const exact[] = {"fingerprint", "device_uuid",
 					    "pci_bus_id"};
 	for (int i = 0; i < 3; i++) {
-		const char *v = json_string_value(json_object_get(dev,
-								  exact[i]));
+		const char *v =
+		    json_string_value(json_object_get(dev, exact[i]));
 		if (v && *v && !strcasecmp(v, sel))
 			return true;
 	}
@@ -203,9 +202,8 @@ int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
 				    sel);
 	for (size_t i = json_array_size(results); i-- > 0;)
 		if (!stored_device_matches(
-			    json_object_get(json_array_get(results, i),
-					    "device"),
-			    sel))
+			json_object_get(json_array_get(results, i), "device"),
+			sel))
 			json_array_remove(results, i);
 	if (json_array_size(results) == 0)
 		return ax_cli_error(cli, AX_EXIT_USAGE,

@@ -25,28 +25,21 @@ extern const struct ax_cli_cmd ax_cmd_recommend;
 
 /* The commands, in the order --help lists them.  One line per command. */
 static const struct ax_cli_cmd *const commands[] = {
-	&ax_cmd_devices,
-	&ax_cmd_suites,
-	&ax_cmd_run,
-	&ax_cmd_results,
-	&ax_cmd_tune,
-	&ax_cmd_compare,
-	&ax_cmd_baseline,
-	&ax_cmd_report,
-	&ax_cmd_export,
-	&ax_cmd_recommend,
+    &ax_cmd_devices, &ax_cmd_suites,	&ax_cmd_run,	  &ax_cmd_results,
+    &ax_cmd_tune,    &ax_cmd_compare,	&ax_cmd_baseline, &ax_cmd_report,
+    &ax_cmd_export,  &ax_cmd_recommend,
 };
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 
 static const char exit_codes[] =
-	"Exit codes:\n"
-	"  0    success\n"
-	"  1    a regression was found, or a result failed verification\n"
-	"  2    usage or configuration error\n"
-	"  3    only ambiguous verdicts, with --strict\n"
-	"  4    no usable Vulkan device\n"
-	"  5    storage error (database or file)\n"
-	"  130  interrupted (what was measured is kept)\n";
+    "Exit codes:\n"
+    "  0    success\n"
+    "  1    a regression was found, or a result failed verification\n"
+    "  2    usage or configuration error\n"
+    "  3    only ambiguous verdicts, with --strict\n"
+    "  4    no usable Vulkan device\n"
+    "  5    storage error (database or file)\n"
+    "  130  interrupted (what was measured is kept)\n";
 
 static const struct ax_cli_cmd *find_command(const char *name)
 {
@@ -78,8 +71,10 @@ static int cmd_help(int argc, char **argv)
 	}
 	const struct ax_cli_cmd *cmd = find_command(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "axbench: no command '%s'; see 'axbench "
-				"--help'\n", argv[1]);
+		fprintf(stderr,
+			"axbench: no command '%s'; see 'axbench "
+			"--help'\n",
+			argv[1]);
 		return AX_EXIT_USAGE;
 	}
 	ax_cli_print_help(stdout, cmd);
@@ -100,13 +95,13 @@ static void init_cli(struct ax_cli *cli, int argc, char **argv)
 
 /* Global options before the command: consumed with a command-less
  * iterator; the first positional is the command. */
-static int parse_leading(struct ax_cli *cli, int argc, char **argv,
-			 int *cmd_at)
+static int parse_leading(struct ax_cli *cli, int argc, char **argv, int *cmd_at)
 {
 	int i = 1;
 	while (i < argc && argv[i][0] == '-') {
 		if (strcmp(argv[i], "--version") == 0) {
-			printf("axbench %s (%s)\n", AX_VERSION_STRING, AX_GIT_SHA_STRING);
+			printf("axbench %s (%s)\n", AX_VERSION_STRING,
+			       AX_GIT_SHA_STRING);
 			return -3;
 		}
 		if (strcmp(argv[i], "--help") == 0 ||

@@ -77,19 +77,19 @@ enum {
 	OPT_HELP,
 };
 static const struct ax_cli_opt global_opts[] = {
-	{OPT_DB, "db", 0, "PATH",
-	 "database file (env AXBENCH_DB; default ./axbench.db)"},
-	{OPT_DEVICE, "device", 'd', "SEL",
-	 "device: index, UUID, PCI bus id or name part (default: first "
-	 "discrete GPU, else the first device)"},
-	{OPT_QUIET, "quiet", 'q', NULL, "print only results and errors"},
-	{OPT_VERBOSE, "verbose", 'v', NULL, "say more (repeat for more)"},
-	{OPT_JSON, "json", 0, NULL, "print data as JSON"},
-	{OPT_VALIDATE, "validate", 0, NULL,
-	 "enable the Vulkan validation layer; any message fails the command "
-	 "(env AXBENCH_VALIDATE=1)"},
-	{OPT_HELP, "help", 'h', NULL, "show this help"},
-	{0},
+    {OPT_DB, "db", 0, "PATH",
+     "database file (env AXBENCH_DB; default ./axbench.db)"},
+    {OPT_DEVICE, "device", 'd', "SEL",
+     "device: index, UUID, PCI bus id or name part (default: first "
+     "discrete GPU, else the first device)"},
+    {OPT_QUIET, "quiet", 'q', NULL, "print only results and errors"},
+    {OPT_VERBOSE, "verbose", 'v', NULL, "say more (repeat for more)"},
+    {OPT_JSON, "json", 0, NULL, "print data as JSON"},
+    {OPT_VALIDATE, "validate", 0, NULL,
+     "enable the Vulkan validation layer; any message fails the command "
+     "(env AXBENCH_VALIDATE=1)"},
+    {OPT_HELP, "help", 'h', NULL, "show this help"},
+    {0},
 };
 
 void ax_cli_iter_init(struct ax_cli_iter *it, struct ax_cli *cli,
@@ -124,12 +124,24 @@ static int apply_global(struct ax_cli_iter *it, const struct ax_cli_opt *o)
 {
 	struct ax_cli *cli = it->cli;
 	switch (o->id) {
-	case OPT_DB: cli->db_path = it->optarg; break;
-	case OPT_DEVICE: cli->device_sel = it->optarg; break;
-	case OPT_QUIET: cli->verbosity = -1; break;
-	case OPT_VERBOSE: cli->verbosity++; break;
-	case OPT_JSON: cli->json = true; break;
-	case OPT_VALIDATE: cli->validate = true; break;
+	case OPT_DB:
+		cli->db_path = it->optarg;
+		break;
+	case OPT_DEVICE:
+		cli->device_sel = it->optarg;
+		break;
+	case OPT_QUIET:
+		cli->verbosity = -1;
+		break;
+	case OPT_VERBOSE:
+		cli->verbosity++;
+		break;
+	case OPT_JSON:
+		cli->json = true;
+		break;
+	case OPT_VALIDATE:
+		cli->validate = true;
+		break;
 	case OPT_HELP:
 		ax_cli_print_help(stdout, it->cmd);
 		return -2;
@@ -263,13 +275,12 @@ int ax_cli_parse_end(const struct ax_cli_iter *it, int last, int min_pos,
 		snprintf(want, sizeof(want), "at most %d argument%s", max_pos,
 			 max_pos == 1 ? "" : "s");
 	else if (max_pos < 0)
-		snprintf(want, sizeof(want), "at least %d argument%s",
-			 min_pos, min_pos == 1 ? "" : "s");
+		snprintf(want, sizeof(want), "at least %d argument%s", min_pos,
+			 min_pos == 1 ? "" : "s");
 	else
 		snprintf(want, sizeof(want), "%d to %d arguments", min_pos,
 			 max_pos);
-	fprintf(stderr,
-		"axbench %s: takes %s (got %d); usage: axbench %s %s\n",
+	fprintf(stderr, "axbench %s: takes %s (got %d); usage: axbench %s %s\n",
 		it->cmd->name, want, n, it->cmd->name,
 		it->cmd->usage ? it->cmd->usage : "");
 	return AX_EXIT_USAGE;
@@ -282,7 +293,7 @@ int ax_cli_next(struct ax_cli_iter *it)
 		if (strcmp(arg, "--") == 0) {
 			while (it->i < it->argc)
 				it->positional[it->n_positional++] =
-					it->argv[it->i++];
+				    it->argv[it->i++];
 			break;
 		}
 		if (arg[0] != '-' || arg[1] == '\0') {
@@ -320,8 +331,8 @@ static void print_opts(FILE *out, const struct ax_cli_cmd *cmd,
 				 opts->arg ? " " : "",
 				 opts->arg ? opts->arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s",
-				 opts->name, opts->arg ? " " : "",
+			snprintf(left, sizeof(left), "    --%s%s%s", opts->name,
+				 opts->arg ? " " : "",
 				 opts->arg ? opts->arg : "");
 		fprintf(out, "  %-26s %s%s%s\n", left, opts->help,
 			c ? "; one of " : "", allowed);
@@ -347,8 +358,8 @@ void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd)
 	print_opts(out, NULL, global_opts);
 }
 
-int ax_cli_parse_int(const struct ax_cli_iter *it, long long min,
-		     long long max, long long *out)
+int ax_cli_parse_int(const struct ax_cli_iter *it, long long min, long long max,
+		     long long *out)
 {
 	char *end;
 	errno = 0;
@@ -364,8 +375,8 @@ int ax_cli_parse_int(const struct ax_cli_iter *it, long long min,
 	return 0;
 }
 
-int ax_cli_parse_double(const struct ax_cli_iter *it, double min,
-			double max, double *out)
+int ax_cli_parse_double(const struct ax_cli_iter *it, double min, double max,
+			double *out)
 {
 	char *end;
 	errno = 0;

@@ -25,9 +25,11 @@ static int precheck(struct ax_plan *plan, const struct ax_vk_device_info *info,
 		char why[1024];
 		int rc = ax_params_check(&c->params, why, sizeof(why));
 		if (rc == 0 && c->suite->check)
-			rc = c->suite->check(&c->params, info, why, sizeof(why));
+			rc =
+			    c->suite->check(&c->params, info, why, sizeof(why));
 		if (rc == AX_EINVAL) {
-			/* Name the suite once, whether or not the message does. */
+			/* Name the suite once, whether or not the message does.
+			 */
 			size_t len = strlen(c->suite->name);
 			bool named = strncmp(why, c->suite->name, len) == 0 &&
 				     why[len] == ':';
@@ -56,12 +58,12 @@ struct exec {
 	struct ax_runner_opts opts;
 	bool skip_invalid;
 	struct ax_session session;
-	int index;          /* case being measured, 0-based */
-	const char *label;  /* of that case, for the progress line */
+	int index;	   /* case being measured, 0-based */
+	const char *label; /* of that case, for the progress line */
 	char case_label[512];
 	bool tty;
-	int case_width;     /* of the table's case column */
-	json_t *json_out;   /* --json: results as they are stored */
+	int case_width;	  /* of the table's case column */
+	json_t *json_out; /* --json: results as they are stored */
 };
 
 static void on_progress(void *ctx, int n, double median)
@@ -97,13 +99,12 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 		      int64_t result_id)
 {
 	if (ex->cli->json) {
-		json_t *o = json_pack(
-			"{s:I,s:s,s:s,s:s,s:s,s:i,s:s?,s:s?}", "id",
-			(json_int_t)result_id, "suite", c->suite->name, "case",
-			label, "status", r->status_text, "unit",
-			c->suite->unit, "n", r->n, "stop_reason",
-			r->stop_reason, "error",
-			r->error[0] ? r->error : NULL);
+		json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s?,s:s?}",
+				      "id", (json_int_t)result_id, "suite",
+				      c->suite->name, "case", label, "status",
+				      r->status_text, "unit", c->suite->unit,
+				      "n", r->n, "stop_reason", r->stop_reason,
+				      "error", r->error[0] ? r->error : NULL);
 		if (r->n) {
 			json_object_set_new(o, "median",
 					    json_real(r->summary.median));
@@ -157,12 +158,12 @@ static char *run_config_json(const struct exec *ex)
 {
 	const struct ax_runner_opts *o = &ex->opts;
 	json_t *cfg = json_pack(
-		"{s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:o?}", "warmup", o->warmup,
-		"min_samples", o->min_samples, "max_samples", o->max_samples,
-		"max_noise", o->max_noise, "min_time_s", o->min_time_s,
-		"max_time_s", o->max_time_s, "timeout_s", o->timeout_s, "mode",
-		o->mode == AX_MODE_COLD ? "cold" : "batch", "profile",
-		ex->plan->profile ? ax_config_to_json(ex->plan->profile) : NULL);
+	    "{s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:o?}", "warmup", o->warmup,
+	    "min_samples", o->min_samples, "max_samples", o->max_samples,
+	    "max_noise", o->max_noise, "min_time_s", o->min_time_s,
+	    "max_time_s", o->max_time_s, "timeout_s", o->timeout_s, "mode",
+	    o->mode == AX_MODE_COLD ? "cold" : "batch", "profile",
+	    ex->plan->profile ? ax_config_to_json(ex->plan->profile) : NULL);
 	char *text = json_dumps(cfg, JSON_COMPACT);
 	json_decref(cfg);
 	return text;
@@ -204,15 +205,15 @@ static int open_all(struct exec *ex)
 		return rc;
 	char *cfg = run_config_json(ex);
 	struct ax_session_run run = {
-		.config_json = cfg,
-		.profile = ex->plan->profile ? ex->plan->profile->name : NULL,
+	    .config_json = cfg,
+	    .profile = ex->plan->profile ? ex->plan->profile->name : NULL,
 	};
 	rc = ax_session_begin_run(s, &run);
 	free(cfg);
 	if (rc == 0 && ex->cli->verbosity >= 0 && !ex->cli->json)
 		fprintf(stderr, "axbench: %d case%s on %s, database %s\n",
-			ex->plan->n, ex->plan->n == 1 ? "" : "s",
-			s->info->name, ex->cli->db_path);
+			ex->plan->n, ex->plan->n == 1 ? "" : "s", s->info->name,
+			ex->cli->db_path);
 	return rc;
 }
 
@@ -221,9 +222,9 @@ static int finish(struct exec *ex, int rc)
 	const struct ax_session *s = &ex->session;
 	bool interrupted = ax_cli_interrupted != 0;
 	if (ex->json_out && s->run_id) {
-		json_t *doc = json_pack("{s:I,s:O}", "run_id",
-					(json_int_t)s->run_id, "results",
-					ex->json_out);
+		json_t *doc =
+		    json_pack("{s:I,s:O}", "run_id", (json_int_t)s->run_id,
+			      "results", ex->json_out);
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(doc);
@@ -245,7 +246,9 @@ static int finish(struct exec *ex, int rc)
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 		   const struct ax_runner_opts *opts, bool skip_invalid)
 {
-	struct exec ex = {.cli = cli, .plan = plan, .opts = *opts,
+	struct exec ex = {.cli = cli,
+			  .plan = plan,
+			  .opts = *opts,
 			  .skip_invalid = skip_invalid};
 	ex.tty = isatty(2) && cli->verbosity >= 0;
 	ex.opts.stop = &ax_cli_interrupted;

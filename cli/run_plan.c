@@ -17,7 +17,7 @@ static int add_case(struct ax_plan *plan, const struct ax_suite *s,
 	if (plan->n >= AX_PLAN_MAX_CASES)
 		return AX_EINVAL;
 	struct ax_plan_case *grown =
-		realloc(plan->cases, sizeof(*grown) * (size_t)(plan->n + 1));
+	    realloc(plan->cases, sizeof(*grown) * (size_t)(plan->n + 1));
 	if (!grown)
 		return AX_ENOMEM;
 	plan->cases = grown;
@@ -82,12 +82,12 @@ int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
 				    errlen);
 }
 
-static int load_profile(struct ax_plan *plan, const char *path,
-			char **suites, int n_suites, char *err, size_t errlen)
+static int load_profile(struct ax_plan *plan, const char *path, char **suites,
+			int n_suites, char *err, size_t errlen)
 {
 	int n = ax_plan_schema(plan_schema, 64);
-	int rc = ax_config_load(path, plan_schema, n, &plan->profile, err,
-				errlen);
+	int rc =
+	    ax_config_load(path, plan_schema, n, &plan->profile, err, errlen);
 	if (rc)
 		return rc;
 	for (int i = 0; i < plan->profile->n_suites; i++) {
@@ -155,7 +155,7 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 			     why);
 	} else if (rc) {
 		ax_errf(err, errlen, rc, "-p %s: %s", text,
-			why[0]		   ? why
+			why[0]		  ? why
 			: rc == AX_ENOMEM ? "out of memory"
 					  : "more than " AX_PLAN_MAX_TEXT
 					    " cases in all");
@@ -166,10 +166,9 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 	return rc;
 }
 
-int ax_plan_build(struct ax_plan *plan, const char *profile_path,
-		  char **suites, int n_suites,
-		  const struct ax_plan_override *ov, int n_ov, char *err,
-		  size_t errlen)
+int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
+		  int n_suites, const struct ax_plan_override *ov, int n_ov,
+		  char *err, size_t errlen)
 {
 	struct ax_tuned *tuned = plan->tuned;
 	memset(plan, 0, sizeof(*plan));
@@ -181,9 +180,11 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path,
 		rc = load_profile(plan, profile_path, suites, n_suites, err,
 				  errlen);
 	} else if (plan->tuned && n_suites == 0) {
-		/* `run --tuned FILE` alone re-runs exactly the exported points */
+		/* `run --tuned FILE` alone re-runs exactly the exported points
+		 */
 		for (int i = 0; i < plan->tuned->n && rc == 0; i++) {
-			const struct ax_tuned_entry *e = &plan->tuned->entries[i];
+			const struct ax_tuned_entry *e =
+			    &plan->tuned->entries[i];
 			rc = add_case(plan, ax_suite_find(e->suite->suite),
 				      &e->params);
 		}

@@ -18,7 +18,7 @@ struct ax_tuned;
 
 struct ax_plan {
 	struct ax_config *profile; /* NULL without --profile/--config */
-	struct ax_tuned *tuned;    /* --tuned FILE, applied per device */
+	struct ax_tuned *tuned;	   /* --tuned FILE, applied per device */
 	int n;
 	struct ax_plan_case *cases;
 };
@@ -37,10 +37,9 @@ struct ax_plan_override {
  * cases.  Errors name the input and return AX_EINVAL / AX_ECONFIG /
  * AX_ENOTFOUND with the message in err.
  */
-int ax_plan_build(struct ax_plan *plan, const char *profile_path,
-		  char **suites, int n_suites,
-		  const struct ax_plan_override *ov, int n_ov, char *err,
-		  size_t errlen);
+int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
+		  int n_suites, const struct ax_plan_override *ov, int n_ov,
+		  char *err, size_t errlen);
 void ax_plan_release(struct ax_plan *plan);
 
 /* Profile measurement settings fill in what the command line did not set

@@ -58,13 +58,13 @@ int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
 		return rc;
 	char *argv_json = ax_cli_argv_json(s->cli);
 	struct ax_db_run row = {
-		.host_id = s->host_id,
-		.device_id = s->device_id,
-		.axbench_version = AX_VERSION_STRING,
-		.git_sha = AX_GIT_SHA_STRING,
-		.argv_json = argv_json,
-		.config_json = run->config_json,
-		.profile = run->profile,
+	    .host_id = s->host_id,
+	    .device_id = s->device_id,
+	    .axbench_version = AX_VERSION_STRING,
+	    .git_sha = AX_GIT_SHA_STRING,
+	    .argv_json = argv_json,
+	    .config_json = run->config_json,
+	    .profile = run->profile,
 	};
 	rc = ax_db_run_begin(s->db, &row, &s->run_id);
 	free(argv_json);
@@ -89,16 +89,18 @@ static void replace_lost_device(struct ax_session *s)
 	if (s->reopens >= AX_SESSION_MAX_REOPENS)
 		return;
 	if (ax_vk_open(s->inst, s->device_index, &fresh, err, sizeof(err))) {
-		fprintf(stderr, "axbench %s: cannot open the device again "
-				"after a loss: %s\n",
+		fprintf(stderr,
+			"axbench %s: cannot open the device again "
+			"after a loss: %s\n",
 			s->command, err);
 		return;
 	}
 	s->reopens++;
 	if (s->cli->verbosity >= 0)
-		fprintf(stderr, "axbench %s: the device was lost or timed "
-				"out; going on with a new logical device "
-				"(%d of at most %d)\n",
+		fprintf(stderr,
+			"axbench %s: the device was lost or timed "
+			"out; going on with a new logical device "
+			"(%d of at most %d)\n",
 			s->command, s->reopens, AX_SESSION_MAX_REOPENS);
 	ax_vk_close(s->vk); /* lost: leaves it to the process exit */
 	s->vk = fresh;
@@ -106,12 +108,11 @@ static void replace_lost_device(struct ax_session *s)
 
 /* The result's extra JSON: the caller's fields, the suite's own facts,
  * the bytes the work moves and the runner's bookkeeping (malloc'd). */
-static char *extra_json(const struct ax_suite *suite,
-			const struct ax_params *p,
+static char *extra_json(const struct ax_suite *suite, const struct ax_params *p,
 			const struct ax_runner_result *r, const json_t *extra)
 {
-	json_t *o = json_is_object(r->extra) ? json_deep_copy(r->extra)
-					     : json_object();
+	json_t *o =
+	    json_is_object(r->extra) ? json_deep_copy(r->extra) : json_object();
 	if (extra)
 		json_object_update(o, (json_t *)extra);
 	if (suite->bytes)
@@ -138,24 +139,31 @@ static int store(struct ax_session *s, const struct ax_suite *suite,
 	char *params = ax_params_to_json(p);
 	char *extra_text = extra_json(suite, p, r, extra);
 	struct ax_db_result row = {
-		.run_id = s->run_id,
-		.suite = suite->name,
-		.case_label = c->label,
-		.params_json = params,
-		.shader_hash = r->shader_hash[0] ? r->shader_hash : NULL,
-		.unit = suite->unit,
-		.higher_is_better = suite->higher_is_better,
-		.work = suite->work ? suite->work(p) : 0,
-		.timing_mode = r->timing_mode,
-		.stop_reason = r->stop_reason,
-		.status = r->status_text,
-		.error_text = r->error[0] ? r->error : NULL,
-		.n = r->n,
-		.median = m->median, .min = m->min, .max = m->max,
-		.mean = m->mean, .stddev = m->stddev, .q1 = m->q1, .q3 = m->q3,
-		.mad = m->mad, .ci_lo = m->ci_lo, .ci_hi = m->ci_hi,
-		.rel_noise = m->rel_noise,
-		.extra_json = extra_text,
+	    .run_id = s->run_id,
+	    .suite = suite->name,
+	    .case_label = c->label,
+	    .params_json = params,
+	    .shader_hash = r->shader_hash[0] ? r->shader_hash : NULL,
+	    .unit = suite->unit,
+	    .higher_is_better = suite->higher_is_better,
+	    .work = suite->work ? suite->work(p) : 0,
+	    .timing_mode = r->timing_mode,
+	    .stop_reason = r->stop_reason,
+	    .status = r->status_text,
+	    .error_text = r->error[0] ? r->error : NULL,
+	    .n = r->n,
+	    .median = m->median,
+	    .min = m->min,
+	    .max = m->max,
+	    .mean = m->mean,
+	    .stddev = m->stddev,
+	    .q1 = m->q1,
+	    .q3 = m->q3,
+	    .mad = m->mad,
+	    .ci_lo = m->ci_lo,
+	    .ci_hi = m->ci_hi,
+	    .rel_noise = m->rel_noise,
+	    .extra_json = extra_text,
 	};
 	int rc = ax_db_result_add(s->db, &row, r->seconds, r->values, r->n,
 				  &c->result_id);
@@ -209,9 +217,9 @@ int ax_session_finish(struct ax_session *s, int rc)
 	 * failed results of a run that went through are per result. */
 	if (s->run_id)
 		ax_db_run_finish(s->db, s->run_id,
-				 interrupted	       ? "interrupted"
+				 interrupted	     ? "interrupted"
 				 : rc || s->was_lost ? "failed"
-						       : "complete");
+						     : "complete");
 	if (rc == 0 && interrupted)
 		rc = AX_EXIT_INTERRUPTED;
 	rc = ax_cli_check_validation(s->cli, s->inst, rc);

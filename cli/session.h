@@ -39,29 +39,29 @@ struct ax_db;
 /* Fields are read-only for callers. */
 struct ax_session {
 	struct ax_cli *cli;
-	const char *command;     /* "run", "tune": names messages */
+	const char *command; /* "run", "tune": names messages */
 	struct ax_vk_instance *inst;
 	int device_index;
 	const struct ax_vk_device_info *info; /* the chosen device */
-	struct ax_vk_ctx *vk;    /* after ax_session_begin_run */
+	struct ax_vk_ctx *vk;		      /* after ax_session_begin_run */
 	struct ax_db *db;
 	int64_t run_id, host_id, device_id;
-	int reopens;             /* logical devices opened after a loss */
-	bool was_lost;           /* some case lost its device */
+	int reopens;		       /* logical devices opened after a loss */
+	bool was_lost;		       /* some case lost its device */
 	int n_ok, n_failed, n_skipped; /* stored results by outcome */
 };
 
 /* What the run row records besides the command line. */
 struct ax_session_run {
 	const char *config_json; /* measurement settings, JSON text */
-	const char *profile;     /* profile name, or NULL */
+	const char *profile;	 /* profile name, or NULL */
 };
 
 /* One measured and stored case. */
 struct ax_session_case {
 	struct ax_runner_result r; /* release with ax_session_case_release */
-	char label[512];           /* "op=copy size=64M", see below */
-	int64_t result_id;         /* 0 when it could not be stored */
+	char label[512];	   /* "op=copy size=64M", see below */
+	int64_t result_id;	   /* 0 when it could not be stored */
 };
 
 /* An empty session for command ("run", "tune"); nothing is opened. */
@@ -77,7 +77,8 @@ int ax_session_open_db(struct ax_session *s);
 
 /* Open the logical device, register host and device, begin the run row
  * (opening the database first if needed).  0 or the exit code. */
-int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run);
+int ax_session_begin_run(struct ax_session *s,
+			 const struct ax_session_run *run);
 
 /*
  * Measure suite at point p with opts and store the result with its

@@ -11,7 +11,7 @@ static json_t *roles_json(unsigned roles)
 	for (unsigned bit = 1; bit && bit <= roles; bit <<= 1)
 		if ((roles & bit) && ax_role_name((enum ax_role)bit))
 			json_array_append_new(
-				a, json_string(ax_role_name((enum ax_role)bit)));
+			    a, json_string(ax_role_name((enum ax_role)bit)));
 	return a;
 }
 
@@ -61,8 +61,8 @@ static bool stored_point(const struct ax_suite *s, const json_t *r,
 {
 	char err[256];
 	char *text = json_dumps(json_object_get(r, "params"), JSON_COMPACT);
-	bool ok = text && ax_params_from_json(p, s->params, s->n_params,
-					      text, err, sizeof(err)) == 0;
+	bool ok = text && ax_params_from_json(p, s->params, s->n_params, text,
+					      err, sizeof(err)) == 0;
 	free(text);
 	return ok;
 }
@@ -70,7 +70,7 @@ static bool stored_point(const struct ax_suite *s, const json_t *r,
 static void fill_one(json_t *r)
 {
 	const struct ax_suite *s =
-		ax_suite_find(json_string_value(json_object_get(r, "suite")) ?: "");
+	    ax_suite_find(json_string_value(json_object_get(r, "suite")) ?: "");
 	struct ax_params p;
 	if (!s || (!s->bytes && !s->input_bytes) || !stored_point(s, r, &p))
 		return;
@@ -90,6 +90,5 @@ void ax_cli_fill_bytes(json_t *results)
 {
 	size_t i;
 	json_t *r;
-	json_array_foreach(results, i, r)
-		fill_one(r);
+	json_array_foreach(results, i, r) fill_one(r);
 }

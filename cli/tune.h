@@ -15,22 +15,21 @@
 
 struct ax_tune_args {
 	const struct ax_suite *suite;
-	struct ax_params base;      /* shape from -p, tunables default */
+	struct ax_params base; /* shape from -p, tunables default */
 	const char *strategy;
 	uint64_t seed;
 	size_t budget;
 	double time_limit_s;
-	int64_t resume_session;     /* 0: a new session */
-	int retime_top;             /* re-time this many best points */
-	bool no_early_stop;         /* only budget / time limit stop */
-	struct ax_runner_opts trial_opts;  /* quick sampling per trial */
-	struct ax_runner_opts final_opts;  /* careful sampling at the end */
+	int64_t resume_session;		  /* 0: a new session */
+	int retime_top;			  /* re-time this many best points */
+	bool no_early_stop;		  /* only budget / time limit stop */
+	struct ax_runner_opts trial_opts; /* quick sampling per trial */
+	struct ax_runner_opts final_opts; /* careful sampling at the end */
 };
 
 struct ax_tuner_options;
 /* The tuner's options from the command line's. */
-void ax_tune_options(const struct ax_tune_args *a,
-		     struct ax_tuner_options *o);
+void ax_tune_options(const struct ax_tune_args *a, struct ax_tuner_options *o);
 
 /* Run a live session; returns the exit code. */
 int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a);

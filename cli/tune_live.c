@@ -17,12 +17,12 @@ struct live {
 	struct ax_cli *cli;
 	struct ax_tune_args *a;
 	struct ax_session session; /* device, database, run row */
-	struct ax_db *db;          /* session.db, once open */
+	struct ax_db *db;	   /* session.db, once open */
 	struct ax_space *space;
 	struct ax_tuner *tuner;
-	int64_t session_id;        /* the tune_session row */
-	int n_trials;         /* stored so far, resumed ones included */
-	double best_value;    /* in the suite's unit, NAN before any */
+	int64_t session_id;    /* the tune_session row */
+	int n_trials;	       /* stored so far, resumed ones included */
+	double best_value;     /* in the suite's unit, NAN before any */
 	int64_t best_trial_id; /* best measured trial, until re-timing */
 	int64_t *trial_ids;    /* per point of the space, 0 if untried */
 	char best_label[512];
@@ -96,8 +96,8 @@ static int measure(struct live *lv, const struct ax_params *p,
 {
 	json_t *extra = json_pack("{s:I,s:s}", "tune_session",
 				  (json_int_t)lv->session_id, "role", role);
-	int rc = ax_session_measure(&lv->session, lv->a->suite, p, opts,
-				    extra, c);
+	int rc =
+	    ax_session_measure(&lv->session, lv->a->suite, p, opts, extra, c);
 	json_decref(extra);
 	return rc;
 }
@@ -119,9 +119,8 @@ static void progress(const struct live *lv)
 	const char *unit = lv->a->suite->unit;
 	if (isatty(2))
 		fprintf(stderr, "\r\033[K");
-	fprintf(stderr, "[trial %d%s] best %.4g %s (%s)%s",
-		lv->n_trials, "", lv->best_value, unit, lv->best_label,
-		isatty(2) ? "" : "\n");
+	fprintf(stderr, "[trial %d%s] best %.4g %s (%s)%s", lv->n_trials, "",
+		lv->best_value, unit, lv->best_label, isatty(2) ? "" : "\n");
 	fflush(stderr);
 }
 
@@ -141,17 +140,20 @@ static int trial(struct live *lv, size_t i)
 	double sec = median_seconds(r);
 	char *params = ax_params_to_json(&p);
 	struct ax_db_trial t = {
-		.session_id = lv->session_id, .index = lv->n_trials,
-		.params_json = params, .status = trial_status(r),
-		.value = r->status == 0 ? r->summary.median : NAN,
-		.seconds = sec, .compile_ms = r->compile_ms,
-		.result_id = c.result_id,
-		.error_text = r->error[0] ? r->error : NULL,
+	    .session_id = lv->session_id,
+	    .index = lv->n_trials,
+	    .params_json = params,
+	    .status = trial_status(r),
+	    .value = r->status == 0 ? r->summary.median : NAN,
+	    .seconds = sec,
+	    .compile_ms = r->compile_ms,
+	    .result_id = c.result_id,
+	    .error_text = r->error[0] ? r->error : NULL,
 	};
 	if (rc == 0 && ax_db_trial_add(lv->db, &t, &trial_id))
-		rc = ax_cli_error(lv->cli, AX_EXIT_STORAGE,
-				  "storing the trial: %s",
-				  ax_db_errmsg(lv->db));
+		rc =
+		    ax_cli_error(lv->cli, AX_EXIT_STORAGE,
+				 "storing the trial: %s", ax_db_errmsg(lv->db));
 	free(params);
 	if (rc == 0) {
 		lv->n_trials++;
@@ -176,9 +178,8 @@ static long stored_index(const struct live *lv, const json_t *params)
 	struct ax_params p;
 	char *text = json_dumps(params, JSON_COMPACT);
 	char err[256];
-	int rc = text ? ax_params_from_json(&p, lv->a->base.defs,
-					    lv->a->base.n, text, err,
-					    sizeof(err))
+	int rc = text ? ax_params_from_json(&p, lv->a->base.defs, lv->a->base.n,
+					    text, err, sizeof(err))
 		      : AX_ENOMEM;
 	free(text);
 	return rc ? -1 : ax_space_find_params(lv->space, &p);
@@ -194,7 +195,9 @@ static int replay_stored(struct live *lv, const json_t *session)
 		long i = stored_index(lv, json_object_get(t, "params"));
 		const json_t *sec = json_object_get(t, "seconds");
 		bool ok = strcmp(json_string_value(json_object_get(t, "status"))
-					 ?: "", "ok") == 0 && json_is_number(sec);
+				     ?: "",
+				 "ok") == 0 &&
+			  json_is_number(sec);
 		lv->n_trials++;
 		if (i < 0)
 			continue;
@@ -205,8 +208,8 @@ static int replay_stored(struct live *lv, const json_t *session)
 		double v = json_number_value(json_object_get(t, "value"));
 		if (ok && better(lv, v)) {
 			lv->best_value = v;
-			lv->best_trial_id = json_integer_value(
-				json_object_get(t, "id"));
+			lv->best_trial_id =
+			    json_integer_value(json_object_get(t, "id"));
 			struct ax_params p;
 			point_params(lv, (size_t)i, &p);
 			ax_session_case_label(&p, lv->best_label,
@@ -216,8 +219,7 @@ static int replay_stored(struct live *lv, const json_t *session)
 	return 0;
 }
 
-void ax_tune_options(const struct ax_tune_args *a,
-		     struct ax_tuner_options *o)
+void ax_tune_options(const struct ax_tune_args *a, struct ax_tuner_options *o)
 {
 	ax_tuner_options_init(o);
 	o->budget = a->budget;
@@ -256,10 +258,14 @@ static int open_session(struct live *lv, const json_t *resumed)
 	}
 	char *shape = ax_params_to_json(&a->base);
 	struct ax_db_session s = {
-		.device_id = lv->session.device_id, .suite = a->suite->name,
-		.shape_json = shape, .strategy = a->strategy,
-		.objective = "live", .seed = a->seed, .budget = (int)a->budget,
-		.space_json = NULL,
+	    .device_id = lv->session.device_id,
+	    .suite = a->suite->name,
+	    .shape_json = shape,
+	    .strategy = a->strategy,
+	    .objective = "live",
+	    .seed = a->seed,
+	    .budget = (int)a->budget,
+	    .space_json = NULL,
 	};
 	rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
 	free(shape);
@@ -270,8 +276,8 @@ static int open_session(struct live *lv, const json_t *resumed)
 }
 
 /* Measure p carefully (final sampling) and store it with its role. */
-static int retime(struct live *lv, const struct ax_params *p,
-		  const char *role, double *value)
+static int retime(struct live *lv, const struct ax_params *p, const char *role,
+		  double *value)
 {
 	struct ax_session_case c;
 	*value = NAN;
@@ -318,9 +324,9 @@ static int finalise(struct live *lv, struct verdict *v)
 	v->defaults = NAN;
 	struct ax_vk_device_info const *info = lv->session.info;
 	bool defaults_valid =
-		ax_params_check(&lv->a->base, why, sizeof(why)) == 0 &&
-		(!lv->a->suite->check ||
-		 lv->a->suite->check(&lv->a->base, info, why, sizeof(why)) == 0);
+	    ax_params_check(&lv->a->base, why, sizeof(why)) == 0 &&
+	    (!lv->a->suite->check ||
+	     lv->a->suite->check(&lv->a->base, info, why, sizeof(why)) == 0);
 	if (rc == 0 && defaults_valid && !ax_cli_interrupted)
 		rc = retime(lv, &lv->a->base, "default", &v->defaults);
 	/* The answer is never worse than the defaults as measured: if they
@@ -357,17 +363,16 @@ static void report(struct live *lv, const struct verdict *v)
 	if (lv->cli->json) {
 		char *pj = v->have_best ? ax_params_to_json(&p) : NULL;
 		json_t *o = json_pack(
-			"{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o?}",
-			"session_id", (json_int_t)lv->session_id, "run_id",
-			(json_int_t)lv->session.run_id, "suite", s->name,
-			"strategy",
-			lv->a->strategy, "trials", lv->n_trials, "stop_reason",
-			stop, "unit", s->unit, "best",
-			v->have_best ? json_real(v->best) : json_null(),
-			"default",
-			isnan(v->defaults) ? json_null() : json_real(v->defaults),
-			"speedup", isnan(speedup) ? json_null() : json_real(speedup),
-			"best_params", pj ? json_loads(pj, 0, NULL) : NULL);
+		    "{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o?}",
+		    "session_id", (json_int_t)lv->session_id, "run_id",
+		    (json_int_t)lv->session.run_id, "suite", s->name,
+		    "strategy", lv->a->strategy, "trials", lv->n_trials,
+		    "stop_reason", stop, "unit", s->unit, "best",
+		    v->have_best ? json_real(v->best) : json_null(), "default",
+		    isnan(v->defaults) ? json_null() : json_real(v->defaults),
+		    "speedup",
+		    isnan(speedup) ? json_null() : json_real(speedup),
+		    "best_params", pj ? json_loads(pj, 0, NULL) : NULL);
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
@@ -396,7 +401,7 @@ static int close_all(struct live *lv, int rc)
 		const char *stop = ax_tuner_stop_reason(lv->tuner);
 		ax_db_session_finish(lv->db, lv->session_id,
 				     interrupted ? "interrupted"
-				     : stop      ? stop
+				     : stop	 ? stop
 						 : "error",
 				     lv->best_trial_id);
 	}
@@ -419,15 +424,16 @@ static int load_resumed(struct live *lv, json_t **session)
 				    "%s (axbench results lists runs)",
 				    (long long)a->resume_session,
 				    lv->cli->db_path);
-	const char *suite = json_string_value(json_object_get(*session, "suite"));
+	const char *suite =
+	    json_string_value(json_object_get(*session, "suite"));
 	if (!suite || strcmp(suite, a->suite->name) != 0)
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
 				    "--resume %lld: that session tuned %s, "
 				    "not %s",
 				    (long long)a->resume_session,
 				    suite ? suite : "?", a->suite->name);
-	char *shape = json_dumps(json_object_get(*session, "shape"),
-				 JSON_COMPACT);
+	char *shape =
+	    json_dumps(json_object_get(*session, "shape"), JSON_COMPACT);
 	int rc = shape ? ax_params_from_json(&a->base, a->suite->params,
 					     a->suite->n_params, shape, err,
 					     sizeof(err))
@@ -438,10 +444,13 @@ static int load_resumed(struct live *lv, json_t **session)
 				    "--resume: stored shape unusable: %s", err);
 	static char strategy[32];
 	snprintf(strategy, sizeof(strategy), "%s",
-		 json_string_value(json_object_get(*session, "strategy")) ?: "bo");
+		 json_string_value(json_object_get(*session, "strategy"))
+		     ?: "bo");
 	a->strategy = strategy;
-	a->seed = (uint64_t)json_integer_value(json_object_get(*session, "seed"));
-	json_int_t budget = json_integer_value(json_object_get(*session, "budget"));
+	a->seed =
+	    (uint64_t)json_integer_value(json_object_get(*session, "seed"));
+	json_int_t budget =
+	    json_integer_value(json_object_get(*session, "budget"));
 	if (budget > 0)
 		a->budget = (size_t)budget;
 	return 0;

@@ -48,7 +48,7 @@ static const char *text_of(const yaml_node_t *n)
 }
 
 static int fail(struct ld *ld, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int fail(struct ld *ld, const yaml_node_t *n, const char *fmt, ...)
 {
@@ -96,8 +96,8 @@ static const char *key_at(struct ld *ld, const yaml_node_pair_t *p)
 	return text_of(node(ld, p->key));
 }
 
-#define PAIRS_FOREACH(p, map)                                              \
-	for (yaml_node_pair_t *p = (map)->data.mapping.pairs.start;         \
+#define PAIRS_FOREACH(p, map)                                                  \
+	for (yaml_node_pair_t *p = (map)->data.mapping.pairs.start;            \
 	     p < (map)->data.mapping.pairs.top; p++)
 
 /*
@@ -107,11 +107,14 @@ static const char *key_at(struct ld *ld, const yaml_node_pair_t *p)
 static int check_keys(struct ld *ld, yaml_node_t *map, const char *where,
 		      const char *const *allowed)
 {
-	PAIRS_FOREACH(p, map) {
+	PAIRS_FOREACH(p, map)
+	{
 		yaml_node_t *k = node(ld, p->key);
 		if (k->type != YAML_SCALAR_NODE)
-			return fail(ld, k, "keys in %s must be plain names, "
-				    "not %s", where, kind_of(k));
+			return fail(ld, k,
+				    "keys in %s must be plain names, "
+				    "not %s",
+				    where, kind_of(k));
 		bool known = !allowed;
 		char list[512] = "";
 		for (int i = 0; allowed && allowed[i]; i++) {
@@ -119,14 +122,17 @@ static int check_keys(struct ld *ld, yaml_node_t *map, const char *where,
 			join(list, sizeof(list), allowed[i]);
 		}
 		if (!known)
-			return fail(ld, k, "unknown key '%s' in %s; allowed "
-				    "keys: %s", text_of(k), where, list);
-		for (yaml_node_pair_t *q = map->data.mapping.pairs.start;
-		     q < p; q++) {
+			return fail(ld, k,
+				    "unknown key '%s' in %s; allowed "
+				    "keys: %s",
+				    text_of(k), where, list);
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p;
+		     q++) {
 			yaml_node_t *first = node(ld, q->key);
 			if (first->type == YAML_SCALAR_NODE &&
 			    !strcmp(text_of(first), text_of(k)))
-				return fail(ld, k, "duplicate key '%s' in %s "
+				return fail(ld, k,
+					    "duplicate key '%s' in %s "
 					    "(first at line %zu); keep one",
 					    text_of(k), where,
 					    first->start_mark.line + 1);
@@ -138,7 +144,8 @@ static int check_keys(struct ld *ld, yaml_node_t *map, const char *where,
 /* The value of key in map (keys already checked), or NULL. */
 static yaml_node_t *get(struct ld *ld, yaml_node_t *map, const char *key)
 {
-	PAIRS_FOREACH(p, map) {
+	PAIRS_FOREACH(p, map)
+	{
 		if (!strcmp(key_at(ld, p), key))
 			return node(ld, p->value);
 	}
@@ -172,20 +179,17 @@ struct mfield {
 
 #define MOFF(f) offsetof(struct ax_config_measure, f)
 static const struct mfield mfields[] = {
-	{"min_samples", AX_MEASURE_MIN_SAMPLES, 'i', 1, 1e6, false,
-	 MOFF(min_samples)},
-	{"max_samples", AX_MEASURE_MAX_SAMPLES, 'i', 1, 1e6, false,
-	 MOFF(max_samples)},
-	{"max_noise_pct", AX_MEASURE_MAX_NOISE, 'd', 0, 100, true,
-	 MOFF(max_noise_pct)},
-	{"min_time_s", AX_MEASURE_MIN_TIME, 'd', 0, 86400, false,
-	 MOFF(min_time_s)},
-	{"max_time_s", AX_MEASURE_MAX_TIME, 'd', 0, 86400, true,
-	 MOFF(max_time_s)},
-	{"timeout_s", AX_MEASURE_TIMEOUT, 'd', 0, 86400, true,
-	 MOFF(timeout_s)},
-	{"warmup", AX_MEASURE_WARMUP, 'i', 0, 10000, false, MOFF(warmup)},
-	{"mode", AX_MEASURE_MODE, 'm', 0, 0, false, MOFF(mode)},
+    {"min_samples", AX_MEASURE_MIN_SAMPLES, 'i', 1, 1e6, false,
+     MOFF(min_samples)},
+    {"max_samples", AX_MEASURE_MAX_SAMPLES, 'i', 1, 1e6, false,
+     MOFF(max_samples)},
+    {"max_noise_pct", AX_MEASURE_MAX_NOISE, 'd', 0, 100, true,
+     MOFF(max_noise_pct)},
+    {"min_time_s", AX_MEASURE_MIN_TIME, 'd', 0, 86400, false, MOFF(min_time_s)},
+    {"max_time_s", AX_MEASURE_MAX_TIME, 'd', 0, 86400, true, MOFF(max_time_s)},
+    {"timeout_s", AX_MEASURE_TIMEOUT, 'd', 0, 86400, true, MOFF(timeout_s)},
+    {"warmup", AX_MEASURE_WARMUP, 'i', 0, 10000, false, MOFF(warmup)},
+    {"mode", AX_MEASURE_MODE, 'm', 0, 0, false, MOFF(mode)},
 };
 #define N_MFIELDS ((int)(sizeof(mfields) / sizeof(mfields[0])))
 
@@ -236,14 +240,16 @@ static int check_measure_order(struct ld *ld, yaml_node_t **at)
 	const struct ax_config_measure *m = &ld->cfg->measure;
 	unsigned both = AX_MEASURE_MIN_SAMPLES | AX_MEASURE_MAX_SAMPLES;
 	if ((m->set & both) == both && m->min_samples > m->max_samples)
-		return fail(ld, at[1], "measure.max_samples (%d) must be at "
-			    "least min_samples (%d)", m->max_samples,
-			    m->min_samples);
+		return fail(ld, at[1],
+			    "measure.max_samples (%d) must be at "
+			    "least min_samples (%d)",
+			    m->max_samples, m->min_samples);
 	both = AX_MEASURE_MIN_TIME | AX_MEASURE_MAX_TIME;
 	if ((m->set & both) == both && m->min_time_s > m->max_time_s)
-		return fail(ld, at[4], "measure.max_time_s (%g) must be at "
-			    "least min_time_s (%g)", m->max_time_s,
-			    m->min_time_s);
+		return fail(ld, at[4],
+			    "measure.max_time_s (%g) must be at "
+			    "least min_time_s (%g)",
+			    m->max_time_s, m->min_time_s);
 	return 0;
 }
 
@@ -254,8 +260,10 @@ static int load_measure(struct ld *ld, yaml_node_t *map)
 	if (!map || is_null(map))
 		return 0;
 	if (map->type != YAML_MAPPING_NODE)
-		return fail(ld, map, "measure must be a mapping of settings, "
-			    "not %s", kind_of(map));
+		return fail(ld, map,
+			    "measure must be a mapping of settings, "
+			    "not %s",
+			    kind_of(map));
 	for (int i = 0; i < N_MFIELDS; i++)
 		keys[i] = mfields[i].key;
 	keys[N_MFIELDS] = NULL;
@@ -307,14 +315,17 @@ static int load_scalar(struct ld *ld, const struct ax_config_schema *sc,
 	int64_t *got;
 	int count;
 	if (v->type != YAML_SCALAR_NODE)
-		return fail(ld, v, "suite %s: %s lists hold plain values, "
-			    "not %s", sc->suite, d->name, kind_of(v));
+		return fail(ld, v,
+			    "suite %s: %s lists hold plain values, "
+			    "not %s",
+			    sc->suite, d->name, kind_of(v));
 	if (!*text_of(v))
-		return fail(ld, v, "suite %s: %s has no value; give a value, "
-			    "a list [a, b] or a range LO..HI", sc->suite,
-			    d->name);
-	int rc = ax_param_parse_list(d, text_of(v), &got, &count, msg,
-				     sizeof(msg));
+		return fail(ld, v,
+			    "suite %s: %s has no value; give a value, "
+			    "a list [a, b] or a range LO..HI",
+			    sc->suite, d->name);
+	int rc =
+	    ax_param_parse_list(d, text_of(v), &got, &count, msg, sizeof(msg));
 	if (rc == AX_ENOMEM)
 		return rc;
 	if (rc)
@@ -329,14 +340,18 @@ static int load_value(struct ld *ld, const struct ax_config_schema *sc,
 		      int64_t **vals, int *n)
 {
 	if (v->type == YAML_MAPPING_NODE)
-		return fail(ld, v, "suite %s: %s must be a value or a list "
-			    "of values, not a mapping", sc->suite, d->name);
+		return fail(ld, v,
+			    "suite %s: %s must be a value or a list "
+			    "of values, not a mapping",
+			    sc->suite, d->name);
 	if (v->type == YAML_SCALAR_NODE)
 		return load_scalar(ld, sc, d, v, vals, n);
 	yaml_node_item_t *it = v->data.sequence.items.start;
 	if (it == v->data.sequence.items.top)
-		return fail(ld, v, "suite %s: %s is an empty list; give at "
-			    "least one value", sc->suite, d->name);
+		return fail(ld, v,
+			    "suite %s: %s is an empty list; give at "
+			    "least one value",
+			    sc->suite, d->name);
 	for (; it < v->data.sequence.items.top; it++) {
 		int rc = load_scalar(ld, sc, d, node(ld, *it), vals, n);
 		if (rc)
@@ -360,10 +375,13 @@ static int load_values(struct ld *ld, const struct ax_config_schema *sc,
 	char place[128];
 	snprintf(place, sizeof(place), "suite %s %s", sc->suite, where);
 	if (map->type != YAML_MAPPING_NODE)
-		return fail(ld, map, "%s must be a mapping of parameter "
-			    "names to values, not %s", place, kind_of(map));
+		return fail(ld, map,
+			    "%s must be a mapping of parameter "
+			    "names to values, not %s",
+			    place, kind_of(map));
 	int rc = check_keys(ld, map, place, NULL);
-	PAIRS_FOREACH(p, map) {
+	PAIRS_FOREACH(p, map)
+	{
 		if (rc)
 			break;
 		int i = find_param(sc, key_at(ld, p));
@@ -371,7 +389,8 @@ static int load_values(struct ld *ld, const struct ax_config_schema *sc,
 			char known[512] = "";
 			for (int j = 0; j < sc->n_params; j++)
 				join(known, sizeof(known), sc->params[j].name);
-			return fail(ld, node(ld, p->key), "unknown parameter "
+			return fail(ld, node(ld, p->key),
+				    "unknown parameter "
 				    "'%s' for suite %s; known parameters: %s",
 				    key_at(ld, p), sc->suite, known);
 		}
@@ -385,20 +404,24 @@ static int load_cases(struct ld *ld, const struct ax_config_schema *sc,
 		      yaml_node_t *seq, struct sweep **cases, int *n)
 {
 	if (seq->type != YAML_SEQUENCE_NODE)
-		return fail(ld, seq, "suite %s: cases must be a sequence of "
+		return fail(ld, seq,
+			    "suite %s: cases must be a sequence of "
 			    "mappings (- {name: value, ...}), not %s",
 			    sc->suite, kind_of(seq));
 	yaml_node_item_t *it = seq->data.sequence.items.start;
 	int count = (int)(seq->data.sequence.items.top - it);
 	if (!count)
-		return fail(ld, seq, "suite %s: cases is empty; list at "
-			    "least one case or drop the key", sc->suite);
+		return fail(ld, seq,
+			    "suite %s: cases is empty; list at "
+			    "least one case or drop the key",
+			    sc->suite);
 	*cases = calloc((size_t)count, sizeof(**cases));
 	if (!*cases)
 		return AX_ENOMEM;
 	*n = count;
 	for (int i = 0; i < count; i++) {
-		int rc = load_values(ld, sc, node(ld, it[i]), "case", &(*cases)[i]);
+		int rc =
+		    load_values(ld, sc, node(ld, it[i]), "case", &(*cases)[i]);
 		if (rc)
 			return rc;
 	}
@@ -481,13 +504,14 @@ static int expand(struct ld *ld, const struct ax_config_schema *sc,
 	long long limit = AX_CONFIG_MAX_CASES - ld->cfg->n_cases, total = 0;
 	int n = n_cases ? n_cases : 1;
 	for (int c = 0; c < n && total <= limit; c++)
-		total += case_count(sc, base, n_cases ? &cases[c] : &none,
-				    limit);
+		total +=
+		    case_count(sc, base, n_cases ? &cases[c] : &none, limit);
 	if (total > limit)
-		return fail(ld, key, "suite %s expands to more than %d cases "
+		return fail(ld, key,
+			    "suite %s expands to more than %d cases "
 			    "(the limit for a whole profile); narrow its "
-			    "lists or split the profile", sc->suite,
-			    AX_CONFIG_MAX_CASES);
+			    "lists or split the profile",
+			    sc->suite, AX_CONFIG_MAX_CASES);
 	size_t cap = 16;
 	while (cap < 2 * (size_t)total)
 		cap *= 2;
@@ -516,9 +540,10 @@ static int load_suite(struct ld *ld, const struct ax_config_schema *sc,
 	out->line = (int)key->start_mark.line + 1;
 	snprintf(where, sizeof(where), "suite %s", sc->suite);
 	if (!is_null(v) && v->type != YAML_MAPPING_NODE)
-		return fail(ld, v, "suite %s must be null or a mapping with "
-			    "params and/or cases, not %s", sc->suite,
-			    kind_of(v));
+		return fail(ld, v,
+			    "suite %s must be null or a mapping with "
+			    "params and/or cases, not %s",
+			    sc->suite, kind_of(v));
 	if (!is_null(v) && !(rc = check_keys(ld, v, where, keys))) {
 		yaml_node_t *params = get(ld, v, "params");
 		yaml_node_t *list = get(ld, v, "cases");
@@ -551,12 +576,16 @@ static int load_suites(struct ld *ld, yaml_node_t *map, yaml_node_t *root)
 	for (int i = 0; i < ld->n_schema; i++)
 		join(known, sizeof(known), ld->schema[i].suite);
 	if (!map)
-		return fail(ld, root, "the profile has no 'suites' key; add "
-			    "suites: with at least one of: %s", known);
+		return fail(ld, root,
+			    "the profile has no 'suites' key; add "
+			    "suites: with at least one of: %s",
+			    known);
 	if (map->type != YAML_MAPPING_NODE ||
 	    map->data.mapping.pairs.start == map->data.mapping.pairs.top)
-		return fail(ld, map, "suites must be a mapping with at least "
-			    "one of: %s (got %s)", known,
+		return fail(ld, map,
+			    "suites must be a mapping with at least "
+			    "one of: %s (got %s)",
+			    known,
 			    map->type == YAML_MAPPING_NODE ? "an empty mapping"
 							   : kind_of(map));
 	int rc = check_keys(ld, map, "suites", NULL);
@@ -565,14 +594,17 @@ static int load_suites(struct ld *ld, yaml_node_t *map, yaml_node_t *root)
 	ld->cfg->suites = calloc(n, sizeof(*ld->cfg->suites));
 	if (!ld->cfg->suites)
 		return AX_ENOMEM;
-	PAIRS_FOREACH(p, map) {
+	PAIRS_FOREACH(p, map)
+	{
 		if (rc)
 			break;
 		yaml_node_t *k = node(ld, p->key);
 		const struct ax_config_schema *sc = find_suite(ld, text_of(k));
 		if (!sc)
-			return fail(ld, k, "unknown suite '%s'; known suites: "
-				    "%s", text_of(k), known);
+			return fail(ld, k,
+				    "unknown suite '%s'; known suites: "
+				    "%s",
+				    text_of(k), known);
 		rc = load_suite(ld, sc, k, node(ld, p->value),
 				&ld->cfg->suites[ld->cfg->n_suites++]);
 	}
@@ -585,12 +617,15 @@ static int load_schema_key(struct ld *ld, yaml_node_t *root)
 {
 	yaml_node_t *v = get(ld, root, "schema");
 	if (!v)
-		return fail(ld, root, "the profile has no 'schema' key; start "
-			    "it with 'schema: %s'", AX_CONFIG_SCHEMA);
-	if (v->type != YAML_SCALAR_NODE || strcmp(text_of(v),
-						  AX_CONFIG_SCHEMA))
-		return fail(ld, v, "schema must be %s (got %s); this axbench "
-			    "reads only that version", AX_CONFIG_SCHEMA,
+		return fail(ld, root,
+			    "the profile has no 'schema' key; start "
+			    "it with 'schema: %s'",
+			    AX_CONFIG_SCHEMA);
+	if (v->type != YAML_SCALAR_NODE || strcmp(text_of(v), AX_CONFIG_SCHEMA))
+		return fail(ld, v,
+			    "schema must be %s (got %s); this axbench "
+			    "reads only that version",
+			    AX_CONFIG_SCHEMA,
 			    v->type == YAML_SCALAR_NODE ? text_of(v)
 							: kind_of(v));
 	return 0;
@@ -609,7 +644,7 @@ static char *default_name(const char *path)
 
 static int load_root(struct ld *ld)
 {
-	static const char *const keys[] = {"schema", "name", "description",
+	static const char *const keys[] = {"schema", "name",	"description",
 					   "device", "measure", "suites",
 					   NULL};
 	struct ax_config *cfg = ld->cfg;
@@ -617,10 +652,13 @@ static int load_root(struct ld *ld)
 	if (!root)
 		return ax_errf(ld->err, ld->errlen, AX_ECONFIG,
 			       "%s: the profile is empty; start it with "
-			       "'schema: %s'", ld->name, AX_CONFIG_SCHEMA);
+			       "'schema: %s'",
+			       ld->name, AX_CONFIG_SCHEMA);
 	if (root->type != YAML_MAPPING_NODE)
-		return fail(ld, root, "a profile is a mapping (schema, name, "
-			    "measure, suites ...), not %s", kind_of(root));
+		return fail(ld, root,
+			    "a profile is a mapping (schema, name, "
+			    "measure, suites ...), not %s",
+			    kind_of(root));
 	int rc = check_keys(ld, root, "the profile", keys);
 	if (!rc)
 		rc = load_schema_key(ld, root);
@@ -630,8 +668,8 @@ static int load_root(struct ld *ld)
 	if (!rc && !cfg->name && !(cfg->name = default_name(ld->name)))
 		rc = AX_ENOMEM;
 	if (!rc)
-		rc = get_string(ld, get(ld, root, "description"),
-				"description", true, &cfg->description);
+		rc = get_string(ld, get(ld, root, "description"), "description",
+				true, &cfg->description);
 	if (!rc)
 		rc = get_string(ld, get(ld, root, "device"), "device", true,
 				&cfg->device);
@@ -647,8 +685,8 @@ static int load_root(struct ld *ld)
 #define AX_CONFIG_MAX_DEPTH 64
 
 /* Event pass: syntax errors, aliases, nesting depth, extra documents. */
-static int prescan(const char *name, const char *text, size_t len,
-		   char *err, size_t errlen)
+static int prescan(const char *name, const char *text, size_t len, char *err,
+		   size_t errlen)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
@@ -666,7 +704,8 @@ static int prescan(const char *name, const char *text, size_t len,
 		size_t line = ev.start_mark.line + 1;
 		size_t col = ev.start_mark.column + 1;
 		if (type == YAML_ALIAS_EVENT)
-			rc = ax_errf(err, errlen, AX_ECONFIG, "%s:%zu:%zu: "
+			rc = ax_errf(err, errlen, AX_ECONFIG,
+				     "%s:%zu:%zu: "
 				     "YAML alias *%s is not allowed in a "
 				     "profile (aliases can expand "
 				     "exponentially); write the value out",
@@ -675,17 +714,20 @@ static int prescan(const char *name, const char *text, size_t len,
 		else if ((type == YAML_MAPPING_START_EVENT ||
 			  type == YAML_SEQUENCE_START_EVENT) &&
 			 ++depth > AX_CONFIG_MAX_DEPTH)
-			rc = ax_errf(err, errlen, AX_ECONFIG, "%s:%zu:%zu: "
+			rc = ax_errf(err, errlen, AX_ECONFIG,
+				     "%s:%zu:%zu: "
 				     "nested more than %d levels deep; a "
-				     "profile needs five", name, line, col,
-				     AX_CONFIG_MAX_DEPTH);
+				     "profile needs five",
+				     name, line, col, AX_CONFIG_MAX_DEPTH);
 		else if (type == YAML_MAPPING_END_EVENT ||
 			 type == YAML_SEQUENCE_END_EVENT)
 			depth--;
 		else if (type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
-			rc = ax_errf(err, errlen, AX_ECONFIG, "%s:%zu:%zu: a "
+			rc = ax_errf(err, errlen, AX_ECONFIG,
+				     "%s:%zu:%zu: a "
 				     "profile is one YAML document; remove "
-				     "this second one", name, line, col);
+				     "this second one",
+				     name, line, col);
 		yaml_event_delete(&ev);
 		if (rc || type == YAML_STREAM_END_EVENT)
 			break;
@@ -703,9 +745,9 @@ static int check_schema_table(const char *name,
 		    schema[i].n_params < 0)
 			return ax_errf(err, errlen, AX_EINVAL,
 				       "%s: suite %s has %d parameters; at "
-				       "most %d are supported", name,
-				       schema[i].suite, schema[i].n_params,
-				       AX_MAX_PARAMS);
+				       "most %d are supported",
+				       name, schema[i].suite,
+				       schema[i].n_params, AX_MAX_PARAMS);
 	return 0;
 }
 
@@ -716,8 +758,9 @@ static int parse_document(struct ld *ld, const char *text, size_t len)
 		return AX_ENOMEM;
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	int ok = yaml_parser_load(&p, &ld->doc);
-	int rc = ok ? 0 : ax_config_syntax_error(&p, ld->name, text, len,
-						 ld->err, ld->errlen);
+	int rc = ok ? 0
+		    : ax_config_syntax_error(&p, ld->name, text, len, ld->err,
+					     ld->errlen);
 	yaml_parser_delete(&p);
 	if (rc)
 		return rc;
@@ -730,8 +773,11 @@ int ax_config_parse(const char *text, size_t len, const char *name,
 		    const struct ax_config_schema *schema, int n_schema,
 		    struct ax_config **out, char *err, size_t errlen)
 {
-	struct ld ld = {.name = name, .schema = schema,
-			 .n_schema = n_schema, .err = err, .errlen = errlen};
+	struct ld ld = {.name = name,
+			.schema = schema,
+			.n_schema = n_schema,
+			.err = err,
+			.errlen = errlen};
 	*out = NULL;
 	int rc = check_schema_table(name, schema, n_schema, err, errlen);
 	if (!rc)
@@ -806,9 +852,9 @@ static json_t *measure_json(const struct ax_config_measure *m)
 			v = json_real(*(const double *)p);
 		else
 			v = json_string(*(const enum ax_config_mode *)p ==
-							AX_CONFIG_MODE_COLD
-						? "cold"
-						: "batch");
+						AX_CONFIG_MODE_COLD
+					    ? "cold"
+					    : "batch");
 		json_object_set_new(o, f->key, v);
 	}
 	return o;
@@ -822,8 +868,8 @@ json_t *ax_config_to_json(const struct ax_config *cfg)
 			      cfg->path, "device", cfg->device, "measure",
 			      measure_json(&cfg->measure), "suites", suites);
 	for (int i = 0; o && i < cfg->n_suites; i++)
-		json_object_set_new(suites, cfg->suites[i].schema->suite,
-				    json_pack("{s:i}", "cases",
-					      cfg->suites[i].n_cases));
+		json_object_set_new(
+		    suites, cfg->suites[i].schema->suite,
+		    json_pack("{s:i}", "cases", cfg->suites[i].n_cases));
 	return o;
 }

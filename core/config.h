@@ -106,18 +106,18 @@ struct ax_config_suite {
 	const struct ax_config_schema *schema; /* borrowed from the caller */
 	int n_cases;
 	struct ax_params *cases; /* owned by the struct ax_config */
-	int line;                /* 1-based position of the suite's key */
+	int line;		 /* 1-based position of the suite's key */
 };
 
 struct ax_config {
-	char *path;        /* as given to the loader */
-	char *name;        /* `name`, else the file's base name sans .yaml */
+	char *path;	   /* as given to the loader */
+	char *name;	   /* `name`, else the file's base name sans .yaml */
 	char *description; /* NULL when absent */
-	char *device;      /* NULL when absent or null */
+	char *device;	   /* NULL when absent or null */
 	struct ax_config_measure measure;
-	int n_suites;      /* in file order */
+	int n_suites; /* in file order */
 	struct ax_config_suite *suites;
-	int n_cases;       /* sum over suites */
+	int n_cases; /* sum over suites */
 };
 
 /*
@@ -188,8 +188,8 @@ int ax_config_parse_yaml_json(const char *text, size_t len, const char *name,
 /* Read the whole file at path, at most AX_CONFIG_MAX_BYTES, into a
  * malloc'd NUL-terminated buffer (the caller's to free).  AX_EIO with
  * "PATH: reason" when unreadable, AX_ECONFIG when too large. */
-int ax_config_read_file(const char *path, char **text, size_t *len,
-			char *err, size_t errlen);
+int ax_config_read_file(const char *path, char **text, size_t *len, char *err,
+			size_t errlen);
 
 /* Format a libyaml parser's error as "NAME:LINE:COL: YAML syntax error:
  * ..." (1-based) into err.  Returns AX_ECONFIG, or AX_ENOMEM when the

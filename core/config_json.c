@@ -19,15 +19,15 @@
 
 #define MAX_DEPTH 256
 
-int ax_config_read_file(const char *path, char **text, size_t *len,
-			char *err, size_t errlen)
+int ax_config_read_file(const char *path, char **text, size_t *len, char *err,
+			size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	*text = NULL;
 	*len = 0;
 	if (!f)
-		return ax_errf(err, errlen, AX_EIO, "%s: cannot open: %s",
-			       path, strerror(errno));
+		return ax_errf(err, errlen, AX_EIO, "%s: cannot open: %s", path,
+			       strerror(errno));
 	char *buf = malloc((size_t)AX_CONFIG_MAX_BYTES + 1);
 	if (!buf) {
 		fclose(f);
@@ -42,9 +42,10 @@ int ax_config_read_file(const char *path, char **text, size_t *len,
 			return ax_errf(err, errlen, AX_EIO,
 				       "%s: cannot read: %s", path,
 				       strerror(bad));
-		return ax_errf(err, errlen, AX_ECONFIG, "%s: larger than %d "
-			       "MiB; YAML read here must be smaller", path,
-			       AX_CONFIG_MAX_BYTES >> 20);
+		return ax_errf(err, errlen, AX_ECONFIG,
+			       "%s: larger than %d "
+			       "MiB; YAML read here must be smaller",
+			       path, AX_CONFIG_MAX_BYTES >> 20);
 	}
 	buf[n] = '\0';
 	*text = buf;
@@ -54,8 +55,8 @@ int ax_config_read_file(const char *path, char **text, size_t *len,
 
 /* Line and column (0-based) of a byte offset, for reader errors, which
  * libyaml reports as an offset only. */
-static void offset_mark(const char *text, size_t len, size_t off,
-			size_t *line, size_t *col)
+static void offset_mark(const char *text, size_t len, size_t off, size_t *line,
+			size_t *col)
 {
 	*line = *col = 0;
 	for (size_t i = 0; i < off && i < len; i++) {
@@ -79,8 +80,8 @@ int ax_config_syntax_error(const struct yaml_parser_s *p, const char *name,
 	if (p->context)
 		return ax_errf(err, errlen, AX_ECONFIG,
 			       "%s:%zu:%zu: YAML syntax error: %s (%s that "
-			       "started at line %zu)", name, line + 1,
-			       col + 1, problem, p->context,
+			       "started at line %zu)",
+			       name, line + 1, col + 1, problem, p->context,
 			       p->context_mark.line + 1);
 	return ax_errf(err, errlen, AX_ECONFIG,
 		       "%s:%zu:%zu: YAML syntax error: %s", name, line + 1,
@@ -97,8 +98,8 @@ int ax_config_syntax_error(const struct yaml_parser_s *p, const char *name,
 static bool needs_quotes(const char *s, size_t len)
 {
 	static const char *const words[] = {
-		"null", "~", "true", "false", "yes", "no", "on", "off", "y",
-		"n", ".inf", "-.inf", "+.inf", ".nan", "<<", "=", NULL};
+	    "null", "~",    "true",  "false", "yes",  "no", "on", "off", "y",
+	    "n",    ".inf", "-.inf", "+.inf", ".nan", "<<", "=",  NULL};
 	if (!len || strlen(s) != len)
 		return true;
 	for (int i = 0; words[i]; i++)
@@ -121,9 +122,8 @@ static int emit_scalar(yaml_emitter_t *em, const char *s, size_t len,
 		       yaml_scalar_style_t style)
 {
 	yaml_event_t ev;
-	int ok = yaml_scalar_event_initialize(&ev, NULL, NULL,
-					      (yaml_char_t *)s, (int)len, 1,
-					      1, style);
+	int ok = yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
+					      (int)len, 1, 1, style);
 	return emit(em, &ev, ok);
 }
 
@@ -170,7 +170,7 @@ static int emit_object(yaml_emitter_t *em, const json_t *v, int depth)
 	yaml_event_t ev;
 	int rc = emit(em, &ev,
 		      yaml_mapping_start_event_initialize(
-			      &ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE));
+			  &ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE));
 	for (void *it = json_object_iter((json_t *)v); it && !rc;
 	     it = json_object_iter_next((json_t *)v, it)) {
 		const char *key = json_object_iter_key(it);
@@ -179,8 +179,7 @@ static int emit_object(yaml_emitter_t *em, const json_t *v, int depth)
 			rc = emit_node(em, json_object_iter_value(it),
 				       depth + 1);
 	}
-	return rc ? rc
-		  : emit(em, &ev, yaml_mapping_end_event_initialize(&ev));
+	return rc ? rc : emit(em, &ev, yaml_mapping_end_event_initialize(&ev));
 }
 
 static int emit_array(yaml_emitter_t *em, const json_t *v, int depth)
@@ -188,11 +187,10 @@ static int emit_array(yaml_emitter_t *em, const json_t *v, int depth)
 	yaml_event_t ev;
 	int rc = emit(em, &ev,
 		      yaml_sequence_start_event_initialize(
-			      &ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
+			  &ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE));
 	for (size_t i = 0; i < json_array_size(v) && !rc; i++)
 		rc = emit_node(em, json_array_get(v, i), depth + 1);
-	return rc ? rc
-		  : emit(em, &ev, yaml_sequence_end_event_initialize(&ev));
+	return rc ? rc : emit(em, &ev, yaml_sequence_end_event_initialize(&ev));
 }
 
 static int emit_node(yaml_emitter_t *em, const json_t *v, int depth)
@@ -231,11 +229,13 @@ static int emit_node(yaml_emitter_t *em, const json_t *v, int depth)
 static int emit_document(yaml_emitter_t *em, const json_t *doc)
 {
 	yaml_event_t ev;
-	int rc = emit(em, &ev, yaml_stream_start_event_initialize(
-				       &ev, YAML_UTF8_ENCODING));
+	int rc =
+	    emit(em, &ev,
+		 yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
 	if (!rc)
-		rc = emit(em, &ev, yaml_document_start_event_initialize(
-					   &ev, NULL, NULL, NULL, 1));
+		rc = emit(em, &ev,
+			  yaml_document_start_event_initialize(&ev, NULL, NULL,
+							       NULL, 1));
 	if (!rc)
 		rc = emit_node(em, doc, 0);
 	if (!rc)
@@ -292,26 +292,21 @@ struct y2j {
 	size_t errlen;
 };
 
-static int y2j_fail(struct y2j *c, const yaml_node_t *n, const char *fmt,
-		    ...) __attribute__((format(printf, 3, 4)));
+static int y2j_fail(struct y2j *c, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static int y2j_fail(struct y2j *c, const yaml_node_t *n, const char *fmt,
-		    ...)
+static int y2j_fail(struct y2j *c, const yaml_node_t *n, const char *fmt, ...)
 {
 	char msg[768];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return ax_errf(c->err, c->errlen, AX_ECONFIG, "%s:%zu:%zu: %s",
-		       c->name, n->start_mark.line + 1,
-		       n->start_mark.column + 1, msg);
+	return ax_errf(c->err, c->errlen, AX_ECONFIG, "%s:%zu:%zu: %s", c->name,
+		       n->start_mark.line + 1, n->start_mark.column + 1, msg);
 }
 
-static size_t digits(const char *s, const char *set)
-{
-	return strspn(s, set);
-}
+static size_t digits(const char *s, const char *set) { return strspn(s, set); }
 
 /* YAML 1.2 core schema float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)
  * ([eE][-+]?[0-9]+)? */
@@ -368,8 +363,7 @@ static int plain_scalar(struct y2j *c, const yaml_node_t *n, json_t **out)
 	int ir;
 	if (!*s || !strcmp(s, "~") || !strcasecmp(s, "null"))
 		*out = json_null();
-	else if (!strcmp(s, "true") || !strcmp(s, "True") ||
-		 !strcmp(s, "TRUE"))
+	else if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
 		*out = json_true();
 	else if (!strcmp(s, "false") || !strcmp(s, "False") ||
 		 !strcmp(s, "FALSE"))
@@ -377,14 +371,18 @@ static int plain_scalar(struct y2j *c, const yaml_node_t *n, json_t **out)
 	else if ((ir = core_int(s, &iv)) > 0)
 		*out = json_integer(iv);
 	else if (ir < 0)
-		return y2j_fail(c, n, "integer %s does not fit in 64 bits; "
-				"quote it to keep it as text", s);
+		return y2j_fail(c, n,
+				"integer %s does not fit in 64 bits; "
+				"quote it to keep it as text",
+				s);
 	else if (is_core_float(s))
 		*out = json_real(strtod(s, NULL));
 	else if (!strcasecmp(s + (*s == '-' || *s == '+'), ".inf") ||
 		 !strcasecmp(s, ".nan"))
-		return y2j_fail(c, n, "%s cannot be held in JSON; use a "
-				"finite number or quote it", s);
+		return y2j_fail(c, n,
+				"%s cannot be held in JSON; use a "
+				"finite number or quote it",
+				s);
 	else
 		*out = json_stringn(s, n->data.scalar.length);
 	return *out ? 0 : y2j_fail(c, n, "scalar is not valid UTF-8 text");
@@ -392,22 +390,21 @@ static int plain_scalar(struct y2j *c, const yaml_node_t *n, json_t **out)
 
 static int y2j_node(struct y2j *c, yaml_node_t *n, int depth, json_t **out);
 
-static int y2j_mapping(struct y2j *c, yaml_node_t *n, int depth,
-		       json_t *obj)
+static int y2j_mapping(struct y2j *c, yaml_node_t *n, int depth, json_t *obj)
 {
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
 	     p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yaml_document_get_node(&c->doc, p->key);
 		json_t *v;
 		if (k->type != YAML_SCALAR_NODE)
-			return y2j_fail(c, k, "mapping keys must be scalars, "
+			return y2j_fail(c, k,
+					"mapping keys must be scalars, "
 					"not collections");
 		const char *key = (const char *)k->data.scalar.value;
 		if (json_object_get(obj, key))
 			return y2j_fail(c, k, "duplicate key '%s'; keep one",
 					key);
-		int rc = y2j_node(c, yaml_document_get_node(&c->doc,
-							    p->value),
+		int rc = y2j_node(c, yaml_document_get_node(&c->doc, p->value),
 				  depth + 1, &v);
 		if (rc)
 			return rc;
@@ -417,8 +414,7 @@ static int y2j_mapping(struct y2j *c, yaml_node_t *n, int depth,
 	return 0;
 }
 
-static int y2j_sequence(struct y2j *c, yaml_node_t *n, int depth,
-			json_t *arr)
+static int y2j_sequence(struct y2j *c, yaml_node_t *n, int depth, json_t *arr)
 {
 	for (yaml_node_item_t *it = n->data.sequence.items.start;
 	     it < n->data.sequence.items.top; it++) {
@@ -438,12 +434,15 @@ static int y2j_node(struct y2j *c, yaml_node_t *n, int depth, json_t **out)
 	int rc;
 	*out = NULL;
 	if (--c->budget < 0)
-		return y2j_fail(c, n, "the document expands to more than %d "
+		return y2j_fail(c, n,
+				"the document expands to more than %d "
 				"values (through aliases?); refusing it",
 				AX_CONFIG_MAX_NODES);
 	if (depth > MAX_DEPTH)
-		return y2j_fail(c, n, "nested deeper than %d levels (a "
-				"recursive alias?)", MAX_DEPTH);
+		return y2j_fail(c, n,
+				"nested deeper than %d levels (a "
+				"recursive alias?)",
+				MAX_DEPTH);
 	if (n->type == YAML_SCALAR_NODE) {
 		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
 			return plain_scalar(c, n, out);
@@ -481,7 +480,8 @@ static int y2j_load(struct y2j *c, const char *text, size_t len)
 	} else {
 		yaml_node_t *root = yaml_document_get_root_node(&extra);
 		if (root)
-			rc = y2j_fail(c, root, "more than one YAML document; "
+			rc = y2j_fail(c, root,
+				      "more than one YAML document; "
 				      "keep only the first");
 		yaml_document_delete(&extra);
 	}
@@ -494,8 +494,10 @@ static int y2j_load(struct y2j *c, const char *text, size_t len)
 int ax_config_parse_yaml_json(const char *text, size_t len, const char *name,
 			      json_t **out, char *err, size_t errlen)
 {
-	struct y2j c = {.name = name, .budget = AX_CONFIG_MAX_NODES,
-			.err = err, .errlen = errlen};
+	struct y2j c = {.name = name,
+			.budget = AX_CONFIG_MAX_NODES,
+			.err = err,
+			.errlen = errlen};
 	*out = NULL;
 	int rc = y2j_load(&c, text, len);
 	if (rc)

@@ -16,10 +16,10 @@
 #include "core/error.h"
 #include "core/hash.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <ctype.h>
 #include <libgen.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -39,73 +39,73 @@
  * so that they sort and compare as strings.
  */
 static const char *const migration_1 =
-	"CREATE TABLE host ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" fingerprint TEXT UNIQUE NOT NULL, hostname TEXT, os TEXT,"
-	" cpu_model TEXT, cores INTEGER, numa_nodes INTEGER,"
-	" memory_bytes INTEGER, topology_json TEXT,"
-	" created_at TEXT NOT NULL);"
-	"CREATE TABLE device ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" fingerprint TEXT UNIQUE NOT NULL, name TEXT, vendor TEXT,"
-	" type TEXT, driver_name TEXT, driver_info TEXT,"
-	" vendor_id INTEGER, device_id INTEGER, driver_id INTEGER,"
-	" api_version INTEGER, driver_version INTEGER,"
-	" device_uuid TEXT, driver_uuid TEXT, pci_bus_id TEXT,"
-	" properties_json TEXT, created_at TEXT NOT NULL,"
-	" updated_at TEXT NOT NULL);"
-	"CREATE TABLE run ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" host_id INTEGER REFERENCES host(id),"
-	" device_id INTEGER REFERENCES device(id),"
-	" started_at TEXT NOT NULL, finished_at TEXT,"
-	" status TEXT NOT NULL, axbench_version TEXT, git_sha TEXT,"
-	" argv_json TEXT, config_json TEXT, profile TEXT);"
-	"CREATE INDEX run_started ON run(started_at);"
-	"CREATE INDEX run_device ON run(device_id);"
-	"CREATE TABLE result ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
-	" suite TEXT NOT NULL, case_label TEXT, params_json TEXT,"
-	" params_hash TEXT, shader_hash TEXT, unit TEXT,"
-	" higher_is_better INTEGER NOT NULL, work REAL,"
-	" timing_mode TEXT, stop_reason TEXT, status TEXT NOT NULL,"
-	" error_text TEXT, n INTEGER NOT NULL, median REAL, min REAL,"
-	" max REAL, mean REAL, stddev REAL, q1 REAL, q3 REAL, mad REAL,"
-	" ci_lo REAL, ci_hi REAL, rel_noise REAL, extra_json TEXT,"
-	" created_at TEXT NOT NULL);"
-	"CREATE INDEX result_run ON result(run_id);"
-	"CREATE INDEX result_suite ON result(suite, params_hash);"
-	"CREATE TABLE sample ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" result_id INTEGER NOT NULL REFERENCES result(id)"
-	"  ON DELETE CASCADE,"
-	" idx INTEGER NOT NULL, seconds REAL, value REAL,"
-	" UNIQUE(result_id, idx));"
-	"CREATE TABLE tune_session ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" device_id INTEGER REFERENCES device(id), suite TEXT NOT NULL,"
-	" shape_json TEXT, strategy TEXT, objective TEXT, seed INTEGER,"
-	" budget INTEGER, space_json TEXT, stop_reason TEXT,"
-	" best_trial_id INTEGER, started_at TEXT NOT NULL,"
-	" finished_at TEXT);"
-	"CREATE INDEX tune_session_device ON tune_session(device_id, suite);"
-	"CREATE TABLE trial ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" session_id INTEGER NOT NULL REFERENCES tune_session(id)"
-	"  ON DELETE CASCADE,"
-	" idx INTEGER NOT NULL, params_json TEXT, status TEXT NOT NULL,"
-	" value REAL, seconds REAL, compile_ms REAL,"
-	" result_id INTEGER REFERENCES result(id), error_text TEXT,"
-	" created_at TEXT NOT NULL, UNIQUE(session_id, idx));"
-	"CREATE TABLE baseline ("
-	" id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
-	" name TEXT UNIQUE NOT NULL,"
-	" run_id INTEGER NOT NULL REFERENCES run(id),"
-	" created_at TEXT NOT NULL);";
+    "CREATE TABLE host ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " fingerprint TEXT UNIQUE NOT NULL, hostname TEXT, os TEXT,"
+    " cpu_model TEXT, cores INTEGER, numa_nodes INTEGER,"
+    " memory_bytes INTEGER, topology_json TEXT,"
+    " created_at TEXT NOT NULL);"
+    "CREATE TABLE device ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " fingerprint TEXT UNIQUE NOT NULL, name TEXT, vendor TEXT,"
+    " type TEXT, driver_name TEXT, driver_info TEXT,"
+    " vendor_id INTEGER, device_id INTEGER, driver_id INTEGER,"
+    " api_version INTEGER, driver_version INTEGER,"
+    " device_uuid TEXT, driver_uuid TEXT, pci_bus_id TEXT,"
+    " properties_json TEXT, created_at TEXT NOT NULL,"
+    " updated_at TEXT NOT NULL);"
+    "CREATE TABLE run ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " host_id INTEGER REFERENCES host(id),"
+    " device_id INTEGER REFERENCES device(id),"
+    " started_at TEXT NOT NULL, finished_at TEXT,"
+    " status TEXT NOT NULL, axbench_version TEXT, git_sha TEXT,"
+    " argv_json TEXT, config_json TEXT, profile TEXT);"
+    "CREATE INDEX run_started ON run(started_at);"
+    "CREATE INDEX run_device ON run(device_id);"
+    "CREATE TABLE result ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    " suite TEXT NOT NULL, case_label TEXT, params_json TEXT,"
+    " params_hash TEXT, shader_hash TEXT, unit TEXT,"
+    " higher_is_better INTEGER NOT NULL, work REAL,"
+    " timing_mode TEXT, stop_reason TEXT, status TEXT NOT NULL,"
+    " error_text TEXT, n INTEGER NOT NULL, median REAL, min REAL,"
+    " max REAL, mean REAL, stddev REAL, q1 REAL, q3 REAL, mad REAL,"
+    " ci_lo REAL, ci_hi REAL, rel_noise REAL, extra_json TEXT,"
+    " created_at TEXT NOT NULL);"
+    "CREATE INDEX result_run ON result(run_id);"
+    "CREATE INDEX result_suite ON result(suite, params_hash);"
+    "CREATE TABLE sample ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " result_id INTEGER NOT NULL REFERENCES result(id)"
+    "  ON DELETE CASCADE,"
+    " idx INTEGER NOT NULL, seconds REAL, value REAL,"
+    " UNIQUE(result_id, idx));"
+    "CREATE TABLE tune_session ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " device_id INTEGER REFERENCES device(id), suite TEXT NOT NULL,"
+    " shape_json TEXT, strategy TEXT, objective TEXT, seed INTEGER,"
+    " budget INTEGER, space_json TEXT, stop_reason TEXT,"
+    " best_trial_id INTEGER, started_at TEXT NOT NULL,"
+    " finished_at TEXT);"
+    "CREATE INDEX tune_session_device ON tune_session(device_id, suite);"
+    "CREATE TABLE trial ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " session_id INTEGER NOT NULL REFERENCES tune_session(id)"
+    "  ON DELETE CASCADE,"
+    " idx INTEGER NOT NULL, params_json TEXT, status TEXT NOT NULL,"
+    " value REAL, seconds REAL, compile_ms REAL,"
+    " result_id INTEGER REFERENCES result(id), error_text TEXT,"
+    " created_at TEXT NOT NULL, UNIQUE(session_id, idx));"
+    "CREATE TABLE baseline ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " name TEXT UNIQUE NOT NULL,"
+    " run_id INTEGER NOT NULL REFERENCES run(id),"
+    " created_at TEXT NOT NULL);";
 
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
-	migration_1,
+    migration_1,
 };
 
 /* ---- errors ---------------------------------------------------------- */
@@ -127,20 +127,22 @@ int ax_dbi_fail_sql(struct ax_db *db, int rc, const char *what)
 	int prim = rc & 0xff;
 
 	if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
-		return ax_dbi_fail(db, AX_EDB,
-			    "%s: database stayed locked for %d s while %s; "
-			    "another axbench is writing it, retry when it "
-			    "is done", db->path, AX_DB_BUSY_MS / 1000, what);
+		return ax_dbi_fail(
+		    db, AX_EDB,
+		    "%s: database stayed locked for %d s while %s; "
+		    "another axbench is writing it, retry when it "
+		    "is done",
+		    db->path, AX_DB_BUSY_MS / 1000, what);
 	if (prim == SQLITE_CONSTRAINT)
-		return ax_dbi_fail(db, AX_EINVAL, "%s: %s while %s (%s)", db->path,
-			    sqlite3_errmsg(db->h), what,
-			    "a referenced id does not exist or a value "
-			    "is missing");
+		return ax_dbi_fail(db, AX_EINVAL, "%s: %s while %s (%s)",
+				   db->path, sqlite3_errmsg(db->h), what,
+				   "a referenced id does not exist or a value "
+				   "is missing");
 	if (prim == SQLITE_NOMEM)
 		return ax_dbi_fail(db, AX_ENOMEM, "%s: out of memory while %s",
-			    db->path, what);
+				   db->path, what);
 	return ax_dbi_fail(db, AX_EDB, "%s: %s while %s", db->path,
-		    sqlite3_errmsg(db->h), what);
+			   sqlite3_errmsg(db->h), what);
 }
 
 const char *ax_db_errmsg(const struct ax_db *db)
@@ -196,7 +198,8 @@ int ax_dbi_prepare(struct ax_db *db, const char *sql, sqlite3_stmt **st)
 {
 	int rc = sqlite3_prepare_v2(db->h, sql, -1, st, NULL);
 
-	return rc == SQLITE_OK ? 0 : ax_dbi_fail_sql(db, rc, "preparing a query");
+	return rc == SQLITE_OK ? 0
+			       : ax_dbi_fail_sql(db, rc, "preparing a query");
 }
 
 void ax_dbi_bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -254,7 +257,8 @@ int ax_dbi_exec(struct ax_db *db, const char *sql, const char *what)
 
 int ax_dbi_begin(struct ax_db *db)
 {
-	return ax_dbi_exec(db, "BEGIN IMMEDIATE", "starting a write transaction");
+	return ax_dbi_exec(db, "BEGIN IMMEDIATE",
+			   "starting a write transaction");
 }
 
 int ax_dbi_commit(struct ax_db *db)
@@ -298,8 +302,8 @@ static int newer_schema(char *err, size_t errlen, const char *path, int v)
 /* A non-empty file must start with the SQLite magic before we let SQLite
  * anywhere near it with write access.  *empty is set for a 0-byte file,
  * which SQLite treats as a new database. */
-static int check_header(const char *path, bool *exists, bool *empty,
-			char *err, size_t errlen)
+static int check_header(const char *path, bool *exists, bool *empty, char *err,
+			size_t errlen)
 {
 	static const char magic[16] = "SQLite format 3";
 	char head[16];
@@ -321,7 +325,8 @@ static int check_header(const char *path, bool *exists, bool *empty,
 	if (!S_ISREG(sb.st_mode))
 		return ax_errf(err, errlen, AX_EDB,
 			       "%s is not a regular file; pass the path of "
-			       "an axbench database file with --db", path);
+			       "an axbench database file with --db",
+			       path);
 	if (sb.st_size == 0) {
 		*empty = true;
 		return 0;
@@ -338,7 +343,8 @@ static int check_header(const char *path, bool *exists, bool *empty,
 		return ax_errf(err, errlen, AX_EDB,
 			       "%s is not an SQLite database (no SQLite "
 			       "header), so axbench will not touch it; pass "
-			       "another --db or move the file away", path);
+			       "another --db or move the file away",
+			       path);
 	return 0;
 }
 
@@ -347,8 +353,8 @@ static int check_header(const char *path, bool *exists, bool *empty,
 static int read_schema(sqlite3 *h, int *objects)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema",
-				    -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema", -1,
+				    &st, NULL);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW && objects)
@@ -398,9 +404,9 @@ static int open_ro(const char *path, sqlite3 **out)
 		char *uri = immutable_uri(path);
 		sqlite3_close(h);
 		h = NULL;
-		rc = uri ? sqlite3_open_v2(uri, &h,
-					   SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
-					   NULL)
+		rc = uri ? sqlite3_open_v2(
+			       uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+			       NULL)
 			 : SQLITE_NOMEM;
 		free(uri);
 		if (rc == SQLITE_OK)
@@ -430,10 +436,11 @@ static int probe(const char *path, int *version, char *err, size_t errlen)
 
 		ax_errf(err, errlen, AX_EDB,
 			"%s: %s (%s); axbench left it untouched: restore it "
-			"from a backup or pass another --db", path,
+			"from a backup or pass another --db",
+			path,
 			prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT
-				? "the database is corrupt"
-				: "cannot read the database",
+			    ? "the database is corrupt"
+			    : "cannot read the database",
 			h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
 		sqlite3_close(h);
 		return AX_EDB;
@@ -470,16 +477,17 @@ static int check_dir(const char *path, char *err, size_t errlen)
 	else if (access(dir, W_OK | X_OK) == 0)
 		errno = 0;
 	if (errno)
-		rc = ax_errf(err, errlen, AX_EDB,
-			     "%s: cannot create the database: %s %s%s%s; "
-			     "create the directory, fix its permissions or "
-			     "pass another --db", path, dir,
-			     errno == ENOENT ? "does not exist"
-			     : errno == ENOTDIR ? "is not a directory"
-						: "is not writable",
-			     errno == ENOENT || errno == ENOTDIR ? "" : ": ",
-			     errno == ENOENT || errno == ENOTDIR
-				     ? "" : strerror(errno));
+		rc = ax_errf(
+		    err, errlen, AX_EDB,
+		    "%s: cannot create the database: %s %s%s%s; "
+		    "create the directory, fix its permissions or "
+		    "pass another --db",
+		    path, dir,
+		    errno == ENOENT    ? "does not exist"
+		    : errno == ENOTDIR ? "is not a directory"
+				       : "is not writable",
+		    errno == ENOENT || errno == ENOTDIR ? "" : ": ",
+		    errno == ENOENT || errno == ENOTDIR ? "" : strerror(errno));
 	free(copy);
 	return rc;
 }
@@ -507,7 +515,8 @@ static int set_pragmas(struct ax_db *db)
 	}
 	rc = ax_dbi_exec(db, "PRAGMA foreign_keys=ON", "enabling foreign keys");
 	if (!rc)
-		rc = ax_dbi_exec(db, "PRAGMA synchronous=NORMAL", "setting sync mode");
+		rc = ax_dbi_exec(db, "PRAGMA synchronous=NORMAL",
+				 "setting sync mode");
 	return rc;
 }
 
@@ -521,7 +530,8 @@ static int migrate_one(struct ax_db *db, int v)
 	if ((rc = ax_dbi_begin(db)))
 		return rc;
 	if ((rc = read_user_version(db->h, &cur)) != SQLITE_OK)
-		return ax_dbi_rollback(db, ax_dbi_fail_sql(db, rc, "reading the schema"));
+		return ax_dbi_rollback(
+		    db, ax_dbi_fail_sql(db, rc, "reading the schema"));
 	if (cur >= v) {
 		db->version = cur;
 		return ax_dbi_rollback(db, 0);
@@ -565,16 +575,15 @@ static int open_readonly(struct ax_db *db, char *err, size_t errlen)
 		return ax_errf(err, errlen, AX_EDB,
 			       "%s has schema %d, older than this build's "
 			       "%d; open it once without read-only access "
-			       "to upgrade it", db->path, db->version,
-			       AX_DB_SCHEMA_VERSION);
+			       "to upgrade it",
+			       db->path, db->version, AX_DB_SCHEMA_VERSION);
 	return 0;
 }
 
 static int open_readwrite(struct ax_db *db, char *err, size_t errlen)
 {
-	int rc = sqlite3_open_v2(db->path, &db->h,
-				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-				 NULL);
+	int rc = sqlite3_open_v2(
+	    db->path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 
 	if (rc != SQLITE_OK)
 		return ax_errf(err, errlen, AX_EDB,
@@ -586,7 +595,8 @@ static int open_readwrite(struct ax_db *db, char *err, size_t errlen)
 	if (sqlite3_db_readonly(db->h, "main") == 1)
 		return ax_errf(err, errlen, AX_EDB,
 			       "%s is not writable; fix its permissions or "
-			       "pass another --db", db->path);
+			       "pass another --db",
+			       db->path);
 	rc = set_pragmas(db);
 	if (!rc)
 		rc = migrate(db);
@@ -595,8 +605,8 @@ static int open_readwrite(struct ax_db *db, char *err, size_t errlen)
 	return rc;
 }
 
-int ax_db_open(const char *path, unsigned flags, struct ax_db **out,
-	       char *err, size_t errlen)
+int ax_db_open(const char *path, unsigned flags, struct ax_db **out, char *err,
+	       size_t errlen)
 {
 	struct ax_db *db;
 	bool exists, empty;
@@ -612,7 +622,8 @@ int ax_db_open(const char *path, unsigned flags, struct ax_db **out,
 		return ax_errf(err, errlen, AX_ENOTFOUND,
 			       "%s: no axbench database there yet; run "
 			       "`axbench run` to create one or pass another "
-			       "--db", path);
+			       "--db",
+			       path);
 	db = calloc(1, sizeof(*db));
 	if (!db || !(db->path = strdup(path))) {
 		free(db);

@@ -34,8 +34,8 @@ enum ax_db_open_flags {
 
 /* Open (and create/migrate unless read-only) the database at path.  On
  * failure *out is NULL and err holds "PATH: what is wrong; what to do". */
-int ax_db_open(const char *path, unsigned flags, struct ax_db **out,
-	       char *err, size_t errlen);
+int ax_db_open(const char *path, unsigned flags, struct ax_db **out, char *err,
+	       size_t errlen);
 void ax_db_close(struct ax_db *db);
 
 /* Last error message of this handle (borrowed). */
@@ -73,13 +73,12 @@ int ax_db_device_upsert(struct ax_db *db, const struct ax_db_device *d,
 struct ax_db_run {
 	int64_t host_id, device_id;
 	const char *axbench_version, *git_sha;
-	const char *argv_json;   /* the command line as a JSON array */
+	const char *argv_json;	 /* the command line as a JSON array */
 	const char *config_json; /* profile / measurement settings */
-	const char *profile;     /* may be NULL */
+	const char *profile;	 /* may be NULL */
 };
 /* Insert a run with status "running" and started_at = now. */
-int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r,
-		    int64_t *id);
+int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r, int64_t *id);
 /* Set finished_at = now and status ("complete", "interrupted", "failed"). */
 int ax_db_run_finish(struct ax_db *db, int64_t run_id, const char *status);
 
@@ -88,19 +87,19 @@ struct ax_db_result {
 	const char *suite, *case_label;
 	const char *params_json; /* canonical, from ax_params_to_json */
 	const char *shader_hash; /* may be NULL */
-	const char *unit;        /* "GB/s", "GFLOP/s", "us" ... */
+	const char *unit;	 /* "GB/s", "GFLOP/s", "us" ... */
 	bool higher_is_better;
-	double work;             /* bytes or FLOPs per measured repetition */
+	double work;		 /* bytes or FLOPs per measured repetition */
 	const char *timing_mode; /* "gpu-timestamp" or "host" */
 	const char *stop_reason; /* "noise", "max-samples", "time-limit" ... */
-	const char *status;      /* "ok", "failed-verification", "error",
+	const char *status;	 /* "ok", "failed-verification", "error",
 				    "skipped", "timeout" */
-	const char *error_text;  /* why, when status is not "ok"; may be NULL */
+	const char *error_text;	 /* why, when status is not "ok"; may be NULL */
 	/* summary of the per-sample values (in unit); n == 0 when none */
 	int n;
 	double median, min, max, mean, stddev, q1, q3, mad, ci_lo, ci_hi;
 	double rel_noise;
-	const char *extra_json;  /* suite-specific facts; may be NULL */
+	const char *extra_json; /* suite-specific facts; may be NULL */
 };
 /* Insert a result and its n raw samples (seconds per repetition and the
  * value in unit) in one transaction.  seconds/values may be NULL if n is
@@ -124,18 +123,17 @@ int ax_db_session_finish(struct ax_db *db, int64_t session_id,
 
 struct ax_db_trial {
 	int64_t session_id;
-	int index;               /* 0-based evaluation number */
+	int index; /* 0-based evaluation number */
 	const char *params_json;
-	const char *status;      /* "ok", "invalid", "failed-verification",
-				    "compile-failed", "timeout", "error" */
-	double value;            /* objective in unit (NAN when failed) */
-	double seconds;          /* median seconds per repetition */
+	const char *status; /* "ok", "invalid", "failed-verification",
+			       "compile-failed", "timeout", "error" */
+	double value;	    /* objective in unit (NAN when failed) */
+	double seconds;	    /* median seconds per repetition */
 	double compile_ms;
-	int64_t result_id;       /* 0 when the trial made no result row */
+	int64_t result_id; /* 0 when the trial made no result row */
 	const char *error_text;
 };
-int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t,
-		    int64_t *id);
+int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id);
 
 /* Name a run as a baseline (replacing an earlier baseline of that name). */
 int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id);
@@ -148,11 +146,12 @@ int ax_db_last_run(struct ax_db *db, int64_t *run_id);
 int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id);
 
 struct ax_db_filter {
-	const int64_t *run_ids; int n_run_ids; /* none: all runs */
-	const char *suite;       /* NULL: all suites */
+	const int64_t *run_ids;
+	int n_run_ids;			/* none: all runs */
+	const char *suite;		/* NULL: all suites */
 	const char *device_fingerprint; /* NULL: all devices */
-	const char *since;       /* ISO-8601 date/time or NULL */
-	bool with_samples;       /* include "samples": [values...] */
+	const char *since;		/* ISO-8601 date/time or NULL */
+	bool with_samples;		/* include "samples": [values...] */
 };
 
 /*
@@ -169,8 +168,7 @@ struct ax_db_filter {
  *  "samples": [...] when with_samples, "seconds": [...] likewise}
  * *out is a new reference.
  */
-int ax_db_results(struct ax_db *db, const struct ax_db_filter *f,
-		  json_t **out);
+int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
 
 /* Runs (newest first) as [{"id","uuid","started_at","finished_at","status",
  * "profile","axbench_version","git_sha","argv","device","host",

@@ -27,15 +27,14 @@ struct ax_db {
 
 /* Set db's message; returns err. */
 int ax_dbi_fail(struct ax_db *db, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Map an SQLite failure while doing `what` to an AX_E* code and a
  * message naming the database file. */
 int ax_dbi_fail_sql(struct ax_db *db, int rc, const char *what);
 
 /* The key of a canonical text (parameter sets, host fingerprints). */
 void ax_dbi_hash_hex(const char *s, char out[17]);
-int ax_dbi_prepare(struct ax_db *db, const char *sql,
-		   struct sqlite3_stmt **st);
+int ax_dbi_prepare(struct ax_db *db, const char *sql, struct sqlite3_stmt **st);
 /* NULL binds NULL. */
 void ax_dbi_bind_text(struct sqlite3_stmt *st, int i, const char *s);
 /* A new random UUID. */

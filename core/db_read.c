@@ -33,7 +33,7 @@ static int query_id(struct ax_db *db, const char *sql, const char *arg,
 		return 0;
 	if (rc == SQLITE_DONE)
 		return ax_dbi_fail(db, AX_ENOTFOUND, "%s: %s", db->path,
-			    what_missing);
+				   what_missing);
 	return ax_dbi_fail_sql(db, rc, "reading");
 }
 
@@ -41,7 +41,8 @@ int ax_db_last_run(struct ax_db *db, int64_t *run_id)
 {
 	return query_id(db,
 			"SELECT id FROM run ORDER BY started_at DESC, id DESC"
-			" LIMIT 1", NULL, run_id,
+			" LIMIT 1",
+			NULL, run_id,
 			"the database holds no runs yet; run `axbench run` "
 			"first");
 }
@@ -52,9 +53,10 @@ int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
 			  name ? name : "", run_id, "no such baseline");
 
 	if (rc == AX_ENOTFOUND)
-		ax_dbi_fail(db, rc, "%s: no baseline named \"%s\"; save one with "
-		     "`axbench baseline save NAME`", db->path,
-		     name ? name : "");
+		ax_dbi_fail(db, rc,
+			    "%s: no baseline named \"%s\"; save one with "
+			    "`axbench baseline save NAME`",
+			    db->path, name ? name : "");
 	return rc;
 }
 
@@ -104,22 +106,21 @@ static void set_cols(json_t *obj, sqlite3_stmt *st, int first,
 #define NKEYS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* The device and host columns every listing joins in, and their keys. */
-#define DEV_COLS                                                           \
-	"d.id, d.fingerprint, d.name, d.vendor, d.type, d.driver_name,"    \
-	" d.driver_info, d.api_version, d.pci_bus_id, d.device_uuid,"      \
+#define DEV_COLS                                                               \
+	"d.id, d.fingerprint, d.name, d.vendor, d.type, d.driver_name,"        \
+	" d.driver_info, d.api_version, d.pci_bus_id, d.device_uuid,"          \
 	" d.vendor_id, d.device_id, d.driver_version"
 #define HOST_COLS "h.id, h.hostname, h.cpu_model, h.cores"
 static const char *const dev_keys[] = {
-	"id", "fingerprint", "name", "vendor", "type", "driver_name",
-	"driver_info", "api_version", "pci_bus_id", "device_uuid",
-	"vendor_id", "device_id", "driver_version",
+    "id",	   "fingerprint", "name",	    "vendor",	  "type",
+    "driver_name", "driver_info", "api_version",    "pci_bus_id", "device_uuid",
+    "vendor_id",   "device_id",	  "driver_version",
 };
-static const char *const host_keys[] = {"id", "hostname", "cpu_model",
-					"cores"};
+static const char *const host_keys[] = {"id", "hostname", "cpu_model", "cores"};
 
 /* A joined device or host object; null when the row had none. */
-static json_t *sub_object(sqlite3_stmt *st, int first,
-			  const char *const *keys, int n)
+static json_t *sub_object(sqlite3_stmt *st, int first, const char *const *keys,
+			  int n)
 {
 	json_t *o;
 
@@ -179,9 +180,8 @@ static int build_where(struct where *w, const struct ax_db_filter *f,
 	return 0;
 }
 
-static int prepare_where(struct ax_db *db, const char *head,
-			 struct where *w, const char *tail,
-			 sqlite3_stmt **st)
+static int prepare_where(struct ax_db *db, const char *head, struct where *w,
+			 const char *tail, sqlite3_stmt **st)
 {
 	size_t len = strlen(head) + strlen(w->sql) + strlen(tail) + 1;
 	char *sql = malloc(len);
@@ -202,9 +202,11 @@ static int add_samples(struct ax_db *db, int64_t id, json_t *r)
 {
 	json_t *vals = json_array(), *secs = json_array();
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "SELECT value, seconds FROM sample WHERE result_id"
-			 " = ? ORDER BY idx", &st);
+	int rc =
+	    ax_dbi_prepare(db,
+			   "SELECT value, seconds FROM sample WHERE result_id"
+			   " = ? ORDER BY idx",
+			   &st);
 
 	json_object_set_new(r, "samples", vals);
 	json_object_set_new(r, "seconds", secs);
@@ -216,15 +218,19 @@ static int add_samples(struct ax_db *db, int64_t id, json_t *r)
 		json_array_append_new(secs, col_json(st, 1));
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "reading samples");
+	return rc == SQLITE_DONE ? 0
+				 : ax_dbi_fail_sql(db, rc, "reading samples");
 }
 
 static const char *const result_keys[] = {
-	"id", "uuid", "run_id", "run_uuid", "started_at", "suite", "case",
-	"*params", "params_hash", "shader_hash", "unit", "higher_is_better",
-	"work", "timing_mode", "stop_reason", "status", "error", "n",
-	"median", "min", "max", "mean", "stddev", "q1", "q3", "mad",
-	"ci_lo", "ci_hi", "rel_noise", "*extra",
+    "id",	   "uuid",	  "run_id",	 "run_uuid",
+    "started_at",  "suite",	  "case",	 "*params",
+    "params_hash", "shader_hash", "unit",	 "higher_is_better",
+    "work",	   "timing_mode", "stop_reason", "status",
+    "error",	   "n",		  "median",	 "min",
+    "max",	   "mean",	  "stddev",	 "q1",
+    "q3",	   "mad",	  "ci_lo",	 "ci_hi",
+    "rel_noise",   "*extra",
 };
 
 static json_t *result_row(sqlite3_stmt *st)
@@ -237,9 +243,9 @@ static json_t *result_row(sqlite3_stmt *st)
 			    json_boolean(sqlite3_column_int(st, 11)));
 	json_object_set_new(o, "device",
 			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
-	json_object_set_new(o, "host",
-			    sub_object(st, n + NKEYS(dev_keys), host_keys,
-				       NKEYS(host_keys)));
+	json_object_set_new(
+	    o, "host",
+	    sub_object(st, n + NKEYS(dev_keys), host_keys, NKEYS(host_keys)));
 	return o;
 }
 
@@ -271,8 +277,7 @@ static int collect(struct ax_db *db, sqlite3_stmt *st,
 	return 0;
 }
 
-int ax_db_results(struct ax_db *db, const struct ax_db_filter *f,
-		  json_t **out)
+int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 {
 	struct where w;
 	sqlite3_stmt *st;
@@ -282,18 +287,17 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f,
 	if ((rc = build_where(&w, f, "r.started_at", true)))
 		return ax_dbi_fail(db, rc, "out of memory");
 	rc = prepare_where(
-		db,
-		"SELECT x.id, x.uuid, x.run_id, r.uuid, r.started_at,"
-		" x.suite, x.case_label, x.params_json, x.params_hash,"
-		" x.shader_hash, x.unit, x.higher_is_better, x.work,"
-		" x.timing_mode, x.stop_reason, x.status, x.error_text, x.n,"
-		" x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
-		" x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json, "
-		DEV_COLS ", " HOST_COLS
-		" FROM result x JOIN run r ON r.id = x.run_id"
-		" LEFT JOIN device d ON d.id = r.device_id"
-		" LEFT JOIN host h ON h.id = r.host_id",
-		&w, " ORDER BY r.started_at, x.id", &st);
+	    db,
+	    "SELECT x.id, x.uuid, x.run_id, r.uuid, r.started_at,"
+	    " x.suite, x.case_label, x.params_json, x.params_hash,"
+	    " x.shader_hash, x.unit, x.higher_is_better, x.work,"
+	    " x.timing_mode, x.stop_reason, x.status, x.error_text, x.n,"
+	    " x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
+	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json, " DEV_COLS
+	    ", " HOST_COLS " FROM result x JOIN run r ON r.id = x.run_id"
+	    " LEFT JOIN device d ON d.id = r.device_id"
+	    " LEFT JOIN host h ON h.id = r.host_id",
+	    &w, " ORDER BY r.started_at, x.id", &st);
 	free(w.ids_json);
 	if (rc)
 		return rc;
@@ -302,8 +306,9 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f,
 }
 
 static const char *const run_keys[] = {
-	"id", "uuid", "started_at", "finished_at", "status", "profile",
-	"axbench_version", "git_sha", "*argv", "n_results",
+    "id",     "uuid",	   "started_at",      "finished_at",
+    "status", "profile",   "axbench_version", "git_sha",
+    "*argv",  "n_results",
 };
 
 static json_t *run_row(sqlite3_stmt *st)
@@ -314,9 +319,9 @@ static json_t *run_row(sqlite3_stmt *st)
 	set_cols(o, st, 0, run_keys, n);
 	json_object_set_new(o, "device",
 			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
-	json_object_set_new(o, "host",
-			    sub_object(st, n + NKEYS(dev_keys), host_keys,
-				       NKEYS(host_keys)));
+	json_object_set_new(
+	    o, "host",
+	    sub_object(st, n + NKEYS(dev_keys), host_keys, NKEYS(host_keys)));
 	return o;
 }
 
@@ -342,14 +347,14 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 		w.args[w.nargs++] = f->suite;
 	}
 	rc = prepare_where(
-		db,
-		"SELECT r.id, r.uuid, r.started_at, r.finished_at, r.status,"
-		" r.profile, r.axbench_version, r.git_sha, r.argv_json,"
-		" (SELECT count(*) FROM result x WHERE x.run_id = r.id), "
-		DEV_COLS ", " HOST_COLS
-		" FROM run r LEFT JOIN device d ON d.id = r.device_id"
-		" LEFT JOIN host h ON h.id = r.host_id",
-		&w, " ORDER BY r.started_at DESC, r.id DESC", &st);
+	    db,
+	    "SELECT r.id, r.uuid, r.started_at, r.finished_at, r.status,"
+	    " r.profile, r.axbench_version, r.git_sha, r.argv_json,"
+	    " (SELECT count(*) FROM result x WHERE x.run_id = r.id), " DEV_COLS
+	    ", " HOST_COLS
+	    " FROM run r LEFT JOIN device d ON d.id = r.device_id"
+	    " LEFT JOIN host h ON h.id = r.host_id",
+	    &w, " ORDER BY r.started_at DESC, r.id DESC", &st);
 	free(w.ids_json);
 	if (rc)
 		return rc;
@@ -357,9 +362,9 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 }
 
 static const char *const session_keys[] = {
-	"id", "uuid", "suite", "strategy", "objective", "seed", "budget",
-	"stop_reason", "best_trial_id", "started_at", "finished_at",
-	"*shape", "*space",
+    "id",	   "uuid",   "suite",	    "strategy",	     "objective",
+    "seed",	   "budget", "stop_reason", "best_trial_id", "started_at",
+    "finished_at", "*shape", "*space",
 };
 
 static json_t *session_row(sqlite3_stmt *st)
@@ -382,8 +387,8 @@ static json_t *session_row(sqlite3_stmt *st)
 }
 
 static const char *const trial_keys[] = {
-	"id", "index", "*params", "status", "value", "seconds",
-	"compile_ms", "result_id", "error", "created_at",
+    "id",      "index",	     "*params",	  "status", "value",
+    "seconds", "compile_ms", "result_id", "error",  "created_at",
 };
 
 static json_t *trial_row(sqlite3_stmt *st)
@@ -399,10 +404,11 @@ static int add_trials(struct ax_db *db, int64_t id, json_t *s)
 	json_t *trials = NULL;
 	sqlite3_stmt *st;
 	int rc = ax_dbi_prepare(db,
-			 "SELECT id, idx, params_json, status, value,"
-			 " seconds, compile_ms, result_id, error_text,"
-			 " created_at FROM trial WHERE session_id = ?"
-			 " ORDER BY idx", &st);
+				"SELECT id, idx, params_json, status, value,"
+				" seconds, compile_ms, result_id, error_text,"
+				" created_at FROM trial WHERE session_id = ?"
+				" ORDER BY idx",
+				&st);
 
 	if (rc)
 		return rc;
@@ -413,14 +419,13 @@ static int add_trials(struct ax_db *db, int64_t id, json_t *s)
 	return 0;
 }
 
-#define SESSION_SELECT                                                     \
-	"SELECT x.id, x.uuid, x.suite, x.strategy, x.objective, x.seed,"   \
-	" x.budget, x.stop_reason, x.best_trial_id, x.started_at,"         \
-	" x.finished_at, x.shape_json, x.space_json, " DEV_COLS            \
+#define SESSION_SELECT                                                         \
+	"SELECT x.id, x.uuid, x.suite, x.strategy, x.objective, x.seed,"       \
+	" x.budget, x.stop_reason, x.best_trial_id, x.started_at,"             \
+	" x.finished_at, x.shape_json, x.space_json, " DEV_COLS                \
 	" FROM tune_session x LEFT JOIN device d ON d.id = x.device_id"
 
-int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,
-		   json_t **out)
+int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 {
 	struct where w;
 	sqlite3_stmt *st;
@@ -451,17 +456,16 @@ int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out)
 	if (json_array_size(arr) == 0) {
 		json_decref(arr);
 		return ax_dbi_fail(db, AX_ENOTFOUND,
-			    "%s: no tuning session with id %" PRId64
-			    "; list sessions with `axbench tune --list`",
-			    db->path, session_id);
+				   "%s: no tuning session with id %" PRId64
+				   "; list sessions with `axbench tune --list`",
+				   db->path, session_id);
 	}
 	*out = json_incref(json_array_get(arr, 0));
 	json_decref(arr);
 	return 0;
 }
 
-static const char *const baseline_keys[] = {"name", "run_id",
-					    "created_at"};
+static const char *const baseline_keys[] = {"name", "run_id", "created_at"};
 
 static json_t *baseline_row(sqlite3_stmt *st)
 {
@@ -475,8 +479,9 @@ int ax_db_baselines(struct ax_db *db, json_t **out)
 {
 	sqlite3_stmt *st;
 	int rc = ax_dbi_prepare(db,
-			 "SELECT name, run_id, created_at FROM baseline"
-			 " ORDER BY name", &st);
+				"SELECT name, run_id, created_at FROM baseline"
+				" ORDER BY name",
+				&st);
 
 	*out = NULL;
 	if (rc)

@@ -14,8 +14,7 @@
 
 /* ---- writes ----------------------------------------------------------- */
 
-int ax_db_host_upsert(struct ax_db *db, const struct ax_db_host *h,
-		      int64_t *id)
+int ax_db_host_upsert(struct ax_db *db, const struct ax_db_host *h, int64_t *id)
 {
 	char key[1024], fp[17];
 	sqlite3_stmt *st;
@@ -26,14 +25,16 @@ int ax_db_host_upsert(struct ax_db *db, const struct ax_db_host *h,
 		 h->cpu_model ? h->cpu_model : "", h->cores, h->numa_nodes,
 		 h->memory_bytes);
 	ax_dbi_hash_hex(key, fp);
-	rc = ax_dbi_prepare(db,
-		     "INSERT INTO host (uuid, fingerprint, hostname, os,"
-		     " cpu_model, cores, numa_nodes, memory_bytes,"
-		     " topology_json, created_at)"
-		     " VALUES (?,?,?,?,?,?,?,?,?," AX_NOW ")"
-		     " ON CONFLICT(fingerprint) DO UPDATE SET topology_json ="
-		     " coalesce(excluded.topology_json, topology_json)"
-		     " RETURNING id", &st);
+	rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO host (uuid, fingerprint, hostname, os,"
+	    " cpu_model, cores, numa_nodes, memory_bytes,"
+	    " topology_json, created_at)"
+	    " VALUES (?,?,?,?,?,?,?,?,?," AX_NOW ")"
+	    " ON CONFLICT(fingerprint) DO UPDATE SET topology_json ="
+	    " coalesce(excluded.topology_json, topology_json)"
+	    " RETURNING id",
+	    &st);
 	if (rc)
 		return rc;
 	ax_dbi_bind_uuid(st, 1);
@@ -55,19 +56,22 @@ int ax_db_device_upsert(struct ax_db *db, const struct ax_db_device *d,
 	int rc;
 
 	if (!d->fingerprint)
-		return ax_dbi_fail(db, AX_EINVAL, "device without a fingerprint");
-	rc = ax_dbi_prepare(db,
-		     "INSERT INTO device (uuid, fingerprint, name, vendor,"
-		     " type, driver_name, driver_info, vendor_id, device_id,"
-		     " driver_id, api_version, driver_version, device_uuid,"
-		     " driver_uuid, pci_bus_id, properties_json, created_at,"
-		     " updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-		     AX_NOW "," AX_NOW ") ON CONFLICT(fingerprint) DO UPDATE"
-		     " SET name = excluded.name,"
-		     " driver_info = excluded.driver_info,"
-		     " pci_bus_id = coalesce(excluded.pci_bus_id, pci_bus_id),"
-		     " properties_json = excluded.properties_json,"
-		     " updated_at = excluded.updated_at RETURNING id", &st);
+		return ax_dbi_fail(db, AX_EINVAL,
+				   "device without a fingerprint");
+	rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO device (uuid, fingerprint, name, vendor,"
+	    " type, driver_name, driver_info, vendor_id, device_id,"
+	    " driver_id, api_version, driver_version, device_uuid,"
+	    " driver_uuid, pci_bus_id, properties_json, created_at,"
+	    " updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW
+	    "," AX_NOW ") ON CONFLICT(fingerprint) DO UPDATE"
+	    " SET name = excluded.name,"
+	    " driver_info = excluded.driver_info,"
+	    " pci_bus_id = coalesce(excluded.pci_bus_id, pci_bus_id),"
+	    " properties_json = excluded.properties_json,"
+	    " updated_at = excluded.updated_at RETURNING id",
+	    &st);
 	if (rc)
 		return rc;
 	ax_dbi_bind_uuid(st, 1);
@@ -89,15 +93,16 @@ int ax_db_device_upsert(struct ax_db *db, const struct ax_db_device *d,
 	return ax_dbi_step_done(db, st, id, "recording the device");
 }
 
-int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r,
-		    int64_t *id)
+int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r, int64_t *id)
 {
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "INSERT INTO run (uuid, host_id, device_id,"
-			 " started_at, status, axbench_version, git_sha,"
-			 " argv_json, config_json, profile) VALUES (?,?,?,"
-			 AX_NOW ",'running',?,?,?,?,?) RETURNING id", &st);
+	int rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO run (uuid, host_id, device_id,"
+	    " started_at, status, axbench_version, git_sha,"
+	    " argv_json, config_json, profile) VALUES (?,?,?," AX_NOW
+	    ",'running',?,?,?,?,?) RETURNING id",
+	    &st);
 
 	if (rc)
 		return rc;
@@ -115,9 +120,11 @@ int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r,
 int ax_db_run_finish(struct ax_db *db, int64_t run_id, const char *status)
 {
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "UPDATE run SET finished_at = " AX_NOW ", status = ?"
-			 " WHERE id = ?", &st);
+	int rc =
+	    ax_dbi_prepare(db,
+			   "UPDATE run SET finished_at = " AX_NOW ", status = ?"
+			   " WHERE id = ?",
+			   &st);
 
 	if (rc)
 		return rc;
@@ -126,28 +133,31 @@ int ax_db_run_finish(struct ax_db *db, int64_t run_id, const char *status)
 	if ((rc = ax_dbi_step_done(db, st, NULL, "finishing a run")))
 		return rc;
 	if (sqlite3_changes(db->h) == 0)
-		return ax_dbi_fail(db, AX_ENOTFOUND, "%s: no run with id %" PRId64,
-			    db->path, run_id);
+		return ax_dbi_fail(db, AX_ENOTFOUND,
+				   "%s: no run with id %" PRId64, db->path,
+				   run_id);
 	return 0;
 }
 
 static int insert_result(struct ax_db *db, const struct ax_db_result *r,
 			 int64_t *id)
 {
-	double stats[11] = {r->median, r->min, r->max, r->mean, r->stddev,
-			    r->q1, r->q3, r->mad, r->ci_lo, r->ci_hi,
-			    r->rel_noise};
+	double stats[11] = {r->median, r->min,	 r->max,      r->mean,
+			    r->stddev, r->q1,	 r->q3,	      r->mad,
+			    r->ci_lo,  r->ci_hi, r->rel_noise};
 	char ph[17];
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "INSERT INTO result (uuid, run_id, suite, case_label,"
-			 " params_json, params_hash, shader_hash, unit,"
-			 " higher_is_better, work, timing_mode, stop_reason,"
-			 " status, error_text, n, median, min, max, mean,"
-			 " stddev, q1, q3, mad, ci_lo, ci_hi, rel_noise,"
-			 " extra_json, created_at) VALUES (?,?,?,?,?,?,?,?,"
-			 "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW ")"
-			 " RETURNING id", &st);
+	int rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO result (uuid, run_id, suite, case_label,"
+	    " params_json, params_hash, shader_hash, unit,"
+	    " higher_is_better, work, timing_mode, stop_reason,"
+	    " status, error_text, n, median, min, max, mean,"
+	    " stddev, q1, q3, mad, ci_lo, ci_hi, rel_noise,"
+	    " extra_json, created_at) VALUES (?,?,?,?,?,?,?,?,"
+	    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW ")"
+	    " RETURNING id",
+	    &st);
 
 	if (rc)
 		return rc;
@@ -178,9 +188,11 @@ static int insert_samples(struct ax_db *db, int64_t result_id,
 			  const double *seconds, const double *values, int n)
 {
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "INSERT INTO sample (uuid, result_id, idx, seconds,"
-			 " value) VALUES (?,?,?,?,?)", &st);
+	int rc =
+	    ax_dbi_prepare(db,
+			   "INSERT INTO sample (uuid, result_id, idx, seconds,"
+			   " value) VALUES (?,?,?,?,?)",
+			   &st);
 
 	if (rc)
 		return rc;
@@ -216,9 +228,10 @@ int ax_db_result_add(struct ax_db *db, const struct ax_db_result *r,
 	int rc;
 
 	if (n < 0 || (n > 0 && !seconds && !values))
-		return ax_dbi_fail(db, AX_EINVAL,
-			    "result of %s: %d samples but no sample arrays",
-			    r->suite ? r->suite : "?", n);
+		return ax_dbi_fail(
+		    db, AX_EINVAL,
+		    "result of %s: %d samples but no sample arrays",
+		    r->suite ? r->suite : "?", n);
 	if ((rc = ax_dbi_begin(db)))
 		return rc;
 	if ((rc = insert_result(db, r, &rid)) ||
@@ -234,11 +247,13 @@ int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
 			int64_t *id)
 {
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "INSERT INTO tune_session (uuid, device_id, suite,"
-			 " shape_json, strategy, objective, seed, budget,"
-			 " space_json, started_at) VALUES (?,?,?,?,?,?,?,?,?,"
-			 AX_NOW ") RETURNING id", &st);
+	int rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO tune_session (uuid, device_id, suite,"
+	    " shape_json, strategy, objective, seed, budget,"
+	    " space_json, started_at) VALUES (?,?,?,?,?,?,?,?,?," AX_NOW
+	    ") RETURNING id",
+	    &st);
 
 	if (rc)
 		return rc;
@@ -259,10 +274,11 @@ int ax_db_session_finish(struct ax_db *db, int64_t session_id,
 			 const char *stop_reason, int64_t best_trial_id)
 {
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "UPDATE tune_session SET finished_at = " AX_NOW ","
-			 " stop_reason = ?, best_trial_id = ? WHERE id = ?",
-			 &st);
+	int rc =
+	    ax_dbi_prepare(db,
+			   "UPDATE tune_session SET finished_at = " AX_NOW ","
+			   " stop_reason = ?, best_trial_id = ? WHERE id = ?",
+			   &st);
 
 	if (rc)
 		return rc;
@@ -273,21 +289,21 @@ int ax_db_session_finish(struct ax_db *db, int64_t session_id,
 		return rc;
 	if (sqlite3_changes(db->h) == 0)
 		return ax_dbi_fail(db, AX_ENOTFOUND,
-			    "%s: no tuning session with id %" PRId64,
-			    db->path, session_id);
+				   "%s: no tuning session with id %" PRId64,
+				   db->path, session_id);
 	return 0;
 }
 
-int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t,
-		    int64_t *id)
+int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id)
 {
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-			 "INSERT INTO trial (uuid, session_id, idx,"
-			 " params_json, status, value, seconds, compile_ms,"
-			 " result_id, error_text, created_at) VALUES"
-			 " (?,?,?,?,?,?,?,?,?,?," AX_NOW ") RETURNING id",
-			 &st);
+	int rc =
+	    ax_dbi_prepare(db,
+			   "INSERT INTO trial (uuid, session_id, idx,"
+			   " params_json, status, value, seconds, compile_ms,"
+			   " result_id, error_text, created_at) VALUES"
+			   " (?,?,?,?,?,?,?,?,?,?," AX_NOW ") RETURNING id",
+			   &st);
 
 	if (rc)
 		return rc;
@@ -318,8 +334,10 @@ static int run_exists(struct ax_db *db, int64_t run_id)
 		return 0;
 	if (rc == SQLITE_DONE)
 		return ax_dbi_fail(db, AX_ENOTFOUND,
-			    "%s: no run with id %" PRId64 "; list runs with "
-			    "`axbench results`", db->path, run_id);
+				   "%s: no run with id %" PRId64
+				   "; list runs with "
+				   "`axbench results`",
+				   db->path, run_id);
 	return ax_dbi_fail_sql(db, rc, "looking up a run");
 }
 
@@ -330,16 +348,18 @@ int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id)
 
 	if (!name || !*name)
 		return ax_dbi_fail(db, AX_EINVAL,
-			    "baseline name is empty; give it a name");
+				   "baseline name is empty; give it a name");
 	if ((rc = ax_dbi_begin(db)))
 		return rc;
 	if ((rc = run_exists(db, run_id)))
 		return ax_dbi_rollback(db, rc);
-	rc = ax_dbi_prepare(db,
-		     "INSERT INTO baseline (uuid, name, run_id, created_at)"
-		     " VALUES (?,?,?," AX_NOW ") ON CONFLICT(name) DO UPDATE"
-		     " SET run_id = excluded.run_id,"
-		     " created_at = excluded.created_at", &st);
+	rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO baseline (uuid, name, run_id, created_at)"
+	    " VALUES (?,?,?," AX_NOW ") ON CONFLICT(name) DO UPDATE"
+	    " SET run_id = excluded.run_id,"
+	    " created_at = excluded.created_at",
+	    &st);
 	if (rc)
 		return ax_dbi_rollback(db, rc);
 	ax_dbi_bind_uuid(st, 1);

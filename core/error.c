@@ -7,8 +7,8 @@
 const char *ax_strerror(int err)
 {
 	switch (err) {
-#define AX_ERROR_CASE(name, value, text) \
-	case value:                      \
+#define AX_ERROR_CASE(name, value, text)                                       \
+	case value:                                                            \
 		return text;
 		AX_ERRORS(AX_ERROR_CASE)
 #undef AX_ERROR_CASE

@@ -12,26 +12,26 @@
 
 #include <stddef.h>
 
-#define AX_ERRORS(X)                                                       \
-	X(AX_OK, 0, "success")                                             \
-	X(AX_EINVAL, -1, "invalid argument")                               \
-	X(AX_ENOMEM, -2, "out of memory")                                  \
-	X(AX_EIO, -3, "input/output error")                                \
-	X(AX_ENODEV, -4, "no usable Vulkan device")                        \
-	X(AX_EVK, -5, "Vulkan call failed")                                \
-	X(AX_EDB, -6, "database error")                                    \
-	X(AX_EDBVERSION, -7, "database written by a newer axbench")        \
-	X(AX_ECONFIG, -8, "configuration error")                           \
-	X(AX_EVERIFY, -9, "result failed verification")                    \
-	X(AX_ETIMEOUT, -10, "timed out")                                   \
-	X(AX_EUNSUPPORTED, -11, "not supported on this device")            \
-	X(AX_EINTR, -12, "interrupted")                                    \
-	X(AX_ENOTFOUND, -13, "not found")                                  \
-	X(AX_EDEVMEM, -14, "out of device memory")                         \
-	X(AX_EDEVLOST, -15, "Vulkan device lost")                          \
-	X(AX_EREGRESSION, -16, "regression found")                         \
-	X(AX_EAMBIGUOUS, -17, "verdict ambiguous")                         \
-	X(AX_EVALIDATION, -18, "Vulkan validation layer reported a problem") \
+#define AX_ERRORS(X)                                                           \
+	X(AX_OK, 0, "success")                                                 \
+	X(AX_EINVAL, -1, "invalid argument")                                   \
+	X(AX_ENOMEM, -2, "out of memory")                                      \
+	X(AX_EIO, -3, "input/output error")                                    \
+	X(AX_ENODEV, -4, "no usable Vulkan device")                            \
+	X(AX_EVK, -5, "Vulkan call failed")                                    \
+	X(AX_EDB, -6, "database error")                                        \
+	X(AX_EDBVERSION, -7, "database written by a newer axbench")            \
+	X(AX_ECONFIG, -8, "configuration error")                               \
+	X(AX_EVERIFY, -9, "result failed verification")                        \
+	X(AX_ETIMEOUT, -10, "timed out")                                       \
+	X(AX_EUNSUPPORTED, -11, "not supported on this device")                \
+	X(AX_EINTR, -12, "interrupted")                                        \
+	X(AX_ENOTFOUND, -13, "not found")                                      \
+	X(AX_EDEVMEM, -14, "out of device memory")                             \
+	X(AX_EDEVLOST, -15, "Vulkan device lost")                              \
+	X(AX_EREGRESSION, -16, "regression found")                             \
+	X(AX_EAMBIGUOUS, -17, "verdict ambiguous")                             \
+	X(AX_EVALIDATION, -18, "Vulkan validation layer reported a problem")   \
 	X(AX_ECOMPILE, -19, "the driver could not build the pipeline")
 
 enum ax_error {
@@ -49,7 +49,7 @@ const char *ax_strerror(int err);
  * Always returns err, so "return ax_errf(buf, n, AX_EINVAL, ...)" reads well.
  */
 int ax_errf(char *buf, size_t n, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* A NULL-terminated list of names as "a, b or c" into buf (for messages
  * that name what is allowed, from the table that defines it). */

@@ -14,8 +14,7 @@
 
 #define AX_SWEEP_MAX 4096
 
-void ax_params_init(struct ax_params *p, const struct ax_param_def *defs,
-		    int n)
+void ax_params_init(struct ax_params *p, const struct ax_param_def *defs, int n)
 {
 	if (n > AX_MAX_PARAMS)
 		abort(); /* a suite table bug, caught by the first test run */
@@ -45,10 +44,7 @@ int64_t ax_params_get(const struct ax_params *p, const char *name)
 	return p->v[i];
 }
 
-static bool is_pow2(int64_t v)
-{
-	return v > 0 && (v & (v - 1)) == 0;
-}
+static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 static int choice_count(const struct ax_param_def *d)
 {
@@ -112,9 +108,8 @@ static int check_value(const struct ax_param_def *d, int64_t v,
 		return 0;
 	range_text(d, allowed, sizeof(allowed));
 	if (text)
-		return ax_errf(err, errlen, AX_EINVAL,
-			       "%s must be %s (got %s)", d->name, allowed,
-			       text);
+		return ax_errf(err, errlen, AX_EINVAL, "%s must be %s (got %s)",
+			       d->name, allowed, text);
 	return ax_errf(err, errlen, AX_EINVAL,
 		       "%s must be %s (got %" PRId64 ")", d->name, allowed, v);
 }
@@ -130,10 +125,17 @@ static int parse_int(const struct ax_param_def *d, const char *text,
 	int64_t mult = 1;
 	if ((d->flags & AX_PARAM_BYTES) && *end) {
 		switch (toupper((unsigned char)*end)) {
-		case 'K': mult = 1LL << 10; break;
-		case 'M': mult = 1LL << 20; break;
-		case 'G': mult = 1LL << 30; break;
-		default: return -1;
+		case 'K':
+			mult = 1LL << 10;
+			break;
+		case 'M':
+			mult = 1LL << 20;
+			break;
+		case 'G':
+			mult = 1LL << 30;
+			break;
+		default:
+			return -1;
 		}
 		end++;
 		if (*end == 'i' || *end == 'I')
@@ -149,8 +151,8 @@ static int parse_int(const struct ax_param_def *d, const char *text,
 	return 0;
 }
 
-int ax_param_parse(const struct ax_param_def *d, const char *text,
-		   int64_t *out, char *err, size_t errlen)
+int ax_param_parse(const struct ax_param_def *d, const char *text, int64_t *out,
+		   char *err, size_t errlen)
 {
 	char allowed[256];
 	int64_t v = -1;
@@ -252,8 +254,8 @@ int ax_param_parse_list(const struct ax_param_def *d, const char *text,
 			rc = ax_param_parse(d, tok, &v, err, errlen);
 			if (!rc && *count >= AX_SWEEP_MAX)
 				rc = ax_errf(err, errlen, AX_EINVAL,
-					     "%s: more than %d values",
-					     d->name, AX_SWEEP_MAX);
+					     "%s: more than %d values", d->name,
+					     AX_SWEEP_MAX);
 			if (!rc)
 				rc = append_value(vals, count, v);
 		}
@@ -312,8 +314,9 @@ int ax_params_set(struct ax_params *p, const char *name, const char *text,
 		size_t used = 0;
 		known[0] = '\0';
 		for (int j = 0; j < p->n && used < sizeof(known); j++) {
-			int w = snprintf(known + used, sizeof(known) - used,
-					 "%s%s", j ? ", " : "", p->defs[j].name);
+			int w =
+			    snprintf(known + used, sizeof(known) - used, "%s%s",
+				     j ? ", " : "", p->defs[j].name);
 			if (w < 0)
 				break;
 			used += (size_t)w;
@@ -402,4 +405,3 @@ void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
 		used += (size_t)w;
 	}
 }
-

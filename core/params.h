@@ -32,10 +32,10 @@ enum ax_param_flag {
 struct ax_param_def {
 	const char *name;
 	enum ax_param_type type;
-	int64_t min, max;           /* INT only: inclusive range */
+	int64_t min, max;	    /* INT only: inclusive range */
 	const char *const *choices; /* ENUM only: NULL-terminated */
-	int64_t def;                /* default value / choice index / 0-1 */
-	unsigned flags;             /* enum ax_param_flag bits */
+	int64_t def;		    /* default value / choice index / 0-1 */
+	unsigned flags;		    /* enum ax_param_flag bits */
 	const char *help;
 };
 
@@ -62,8 +62,8 @@ int64_t ax_params_get(const struct ax_params *p, const char *name);
  * on/off.  Range, power-of-two and choice rules are checked.  On error
  * returns AX_EINVAL and writes "NAME must be ... (got TEXT)" into err.
  */
-int ax_param_parse(const struct ax_param_def *d, const char *text,
-		   int64_t *out, char *err, size_t errlen);
+int ax_param_parse(const struct ax_param_def *d, const char *text, int64_t *out,
+		   char *err, size_t errlen);
 
 /*
  * Parse a sweep: "a,b,c" (each parsed as above) or "LO..HI" (powers of two

@@ -6,8 +6,8 @@
 const char *ax_role_name(enum ax_role role)
 {
 	switch (role) {
-#define AX_ROLE_CASE(name, bit, text)                                      \
-	case name:                                                         \
+#define AX_ROLE_CASE(name, bit, text)                                          \
+	case name:                                                             \
 		return text;
 		AX_ROLES(AX_ROLE_CASE)
 #undef AX_ROLE_CASE

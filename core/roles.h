@@ -9,16 +9,16 @@
 #ifndef AX_ROLES_H
 #define AX_ROLES_H
 
-#define AX_ROLES(X)                                                        \
-	/* best GFLOP/s: the compute ceiling (roofline, % of peak) */      \
-	X(AX_ROLE_COMPUTE_PEAK, 1u << 0, "compute-peak")                   \
-	/* best GB/s: the memory ceiling of the roofline */                \
-	X(AX_ROLE_BANDWIDTH_PEAK, 1u << 1, "bandwidth-peak")               \
-	/* host <-> device: recommend's upload path, chunk, buffering */   \
-	X(AX_ROLE_TRANSFER, 1u << 2, "transfer")                           \
-	/* time per dispatch */                                            \
-	X(AX_ROLE_LATENCY, 1u << 3, "latency")                             \
-	/* a workload class recommend places on a device */                \
+#define AX_ROLES(X)                                                            \
+	/* best GFLOP/s: the compute ceiling (roofline, % of peak) */          \
+	X(AX_ROLE_COMPUTE_PEAK, 1u << 0, "compute-peak")                       \
+	/* best GB/s: the memory ceiling of the roofline */                    \
+	X(AX_ROLE_BANDWIDTH_PEAK, 1u << 1, "bandwidth-peak")                   \
+	/* host <-> device: recommend's upload path, chunk, buffering */       \
+	X(AX_ROLE_TRANSFER, 1u << 2, "transfer")                               \
+	/* time per dispatch */                                                \
+	X(AX_ROLE_LATENCY, 1u << 3, "latency")                                 \
+	/* a workload class recommend places on a device */                    \
 	X(AX_ROLE_WORKLOAD, 1u << 4, "workload")
 
 enum ax_role {

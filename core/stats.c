@@ -47,8 +47,8 @@ static double *sorted_copy(const double *x, int n)
  */
 static double median_ci_coverage(int k, int n)
 {
-	return 1.0 - 2.0 * gsl_cdf_binomial_P((unsigned)(k - 1), 0.5,
-					       (unsigned)n);
+	return 1.0 -
+	       2.0 * gsl_cdf_binomial_P((unsigned)(k - 1), 0.5, (unsigned)n);
 }
 
 /* The largest k whose interval still reaches conf; 1 ([min, max]) when
@@ -76,8 +76,7 @@ int ax_stats_summarize(const double *x, int n, double conf,
 	double *s;
 	int k;
 
-	if (!x || n < 1 || !out || !(conf > 0 && conf < 1) ||
-	    !all_finite(x, n))
+	if (!x || n < 1 || !out || !(conf > 0 && conf < 1) || !all_finite(x, n))
 		return AX_EINVAL;
 	s = sorted_copy(x, n);
 	if (!s)
@@ -185,8 +184,8 @@ static void rank_sum(const double *sa, int na, const double *sb, int nb,
 	*rsum_b = 0;
 	*ties = 0;
 	while (i < na || j < nb) {
-		double v = i < na && (j >= nb || sa[i] <= sb[j]) ? sa[i]
-								  : sb[j];
+		double v =
+		    i < na && (j >= nb || sa[i] <= sb[j]) ? sa[i] : sb[j];
 		int ca = 0, cb = 0;
 		double t, mid;
 
@@ -269,8 +268,7 @@ static double kth_diff(const double *sa, int na, const double *sb, int nb,
  * shift with probability 2 P(U <= k - 1), so k - 1 is the largest c with
  * P(U <= c) <= alpha / 2.  Exact counts when given, normal otherwise.
  */
-static int64_t shift_ci_rank(const double *counts, int na, int nb,
-			     double conf)
+static int64_t shift_ci_rank(const double *counts, int na, int nb, double conf)
 {
 	double mn = (double)na * nb, alpha2 = (1 - conf) / 2;
 	int64_t c;
@@ -297,8 +295,8 @@ static int64_t shift_ci_rank(const double *counts, int na, int nb,
 	return c + 1;
 }
 
-static void hodges_lehmann(const double *sa, int na, const double *sb,
-			   int nb, int64_t k, struct ax_shift_test *out)
+static void hodges_lehmann(const double *sa, int na, const double *sb, int nb,
+			   int64_t k, struct ax_shift_test *out)
 {
 	int64_t mn = (int64_t)na * nb;
 
@@ -306,7 +304,8 @@ static void hodges_lehmann(const double *sa, int na, const double *sb,
 		out->shift = kth_diff(sa, na, sb, nb, mn / 2 + 1);
 	else
 		out->shift = (kth_diff(sa, na, sb, nb, mn / 2) +
-			      kth_diff(sa, na, sb, nb, mn / 2 + 1)) / 2;
+			      kth_diff(sa, na, sb, nb, mn / 2 + 1)) /
+			     2;
 	out->shift_lo = kth_diff(sa, na, sb, nb, k);
 	out->shift_hi = kth_diff(sa, na, sb, nb, mn - k + 1);
 }
@@ -352,9 +351,8 @@ int ax_stats_shift_test(const double *a, int na, const double *b, int nb,
 	double *sa, *sb, *counts = NULL, rsum, ties;
 	int rc = 0;
 
-	if (!a || !b || na < 1 || nb < 1 || !out ||
-	    !(conf > 0 && conf < 1) || !all_finite(a, na) ||
-	    !all_finite(b, nb))
+	if (!a || !b || na < 1 || nb < 1 || !out || !(conf > 0 && conf < 1) ||
+	    !all_finite(a, na) || !all_finite(b, nb))
 		return AX_EINVAL;
 	sa = sorted_copy(a, na);
 	sb = sorted_copy(b, nb);

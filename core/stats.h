@@ -10,8 +10,8 @@
 struct ax_summary {
 	int n;
 	double median, min, max, mean, stddev;
-	double q1, q3, iqr; /* 25th / 75th percentiles (GSL's definition) */
-	double mad;         /* median absolute deviation, unscaled */
+	double q1, q3, iqr;  /* 25th / 75th percentiles (GSL's definition) */
+	double mad;	     /* median absolute deviation, unscaled */
 	double ci_lo, ci_hi; /* distribution-free CI of the median */
 	double ci_level;     /* the confidence level actually achieved */
 	double rel_noise;    /* (ci_hi - ci_lo) / 2 / |median|; 0 if n < 2 */
@@ -29,10 +29,10 @@ int ax_stats_summarize(const double *x, int n, double conf,
 
 /* Two-sample comparison of a (baseline) against b (candidate). */
 struct ax_shift_test {
-	double u;        /* Mann-Whitney U of b over a */
-	double z;        /* normal approximation with tie correction */
-	double p_value;  /* two-sided; exact for small samples without ties */
-	double shift;    /* Hodges-Lehmann estimate of median(b - a) */
+	double u;	/* Mann-Whitney U of b over a */
+	double z;	/* normal approximation with tie correction */
+	double p_value; /* two-sided; exact for small samples without ties */
+	double shift;	/* Hodges-Lehmann estimate of median(b - a) */
 	double shift_lo, shift_hi; /* its CI at the requested level */
 };
 

@@ -37,8 +37,8 @@ static int nb(const struct ax_topo *t, hwloc_obj_type_t type)
 static int64_t llc_bytes(hwloc_topology_t h)
 {
 	static const hwloc_obj_type_t levels[] = {
-		HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
-		HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE,
+	    HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
+	    HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE,
 	};
 
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
@@ -87,8 +87,7 @@ static void load_host(struct ax_topo *t)
 	s->numa_nodes = nb(t, HWLOC_OBJ_NUMANODE);
 	s->memory_bytes = (int64_t)root->total_memory;
 	s->llc_bytes = llc_bytes(t->h);
-	hwloc_bitmap_list_snprintf(s->cpuset, sizeof(s->cpuset),
-				   root->cpuset);
+	hwloc_bitmap_list_snprintf(s->cpuset, sizeof(s->cpuset), root->cpuset);
 }
 
 int ax_topo_create(struct ax_topo **out, char *err, size_t errlen)
@@ -155,9 +154,9 @@ static json_t *caches_json(hwloc_topology_t h)
 		if (!c || n <= 0)
 			continue;
 		json_array_append_new(
-			arr, json_pack("{s:i, s:I, s:i}", "level", level,
-				       "bytes", (json_int_t)c->attr->cache.size,
-				       "count", n));
+		    arr,
+		    json_pack("{s:i, s:I, s:i}", "level", level, "bytes",
+			      (json_int_t)c->attr->cache.size, "count", n));
 	}
 	return arr;
 }
@@ -167,17 +166,16 @@ static json_t *numa_json(hwloc_topology_t h)
 	json_t *arr = json_array();
 	hwloc_obj_t node = NULL;
 
-	while ((node = hwloc_get_next_obj_by_type(h, HWLOC_OBJ_NUMANODE,
-						  node))) {
+	while (
+	    (node = hwloc_get_next_obj_by_type(h, HWLOC_OBJ_NUMANODE, node))) {
 		char cpus[256];
 
 		hwloc_bitmap_list_snprintf(cpus, sizeof(cpus), node->cpuset);
 		json_array_append_new(
-			arr, json_pack("{s:i, s:s, s:I}", "os_index",
-				       (int)node->os_index, "cpuset", cpus,
-				       "memory_bytes",
-				       (json_int_t)node->attr->numanode
-					       .local_memory));
+		    arr, json_pack(
+			     "{s:i, s:s, s:I}", "os_index", (int)node->os_index,
+			     "cpuset", cpus, "memory_bytes",
+			     (json_int_t)node->attr->numanode.local_memory));
 	}
 	return arr;
 }
@@ -203,9 +201,9 @@ static json_t *pci_json(hwloc_topology_t h)
 		o = json_pack("{s:s, s:s, s:i, s:i}", "bus_id", bus, "class",
 			      cls, "vendor_id", pci->attr->pcidev.vendor_id,
 			      "device_id", pci->attr->pcidev.device_id);
-		json_object_set_new(o, "name", pci->name
-						       ? json_string(pci->name)
-						       : json_null());
+		json_object_set_new(o, "name",
+				    pci->name ? json_string(pci->name)
+					      : json_null());
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -215,12 +213,11 @@ json_t *ax_topo_host_json(const struct ax_topo *t)
 {
 	const struct ax_topo_host *s = &t->host;
 	json_t *o = json_pack(
-		"{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:s}",
-		"hostname", s->hostname, "os", s->os, "cpu_model",
-		s->cpu_model, "packages", s->packages, "cores", s->cores,
-		"pus", s->pus, "numa_nodes", s->numa_nodes, "memory_bytes",
-		(json_int_t)s->memory_bytes, "llc_bytes",
-		(json_int_t)s->llc_bytes, "cpuset", s->cpuset);
+	    "{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:s}", "hostname",
+	    s->hostname, "os", s->os, "cpu_model", s->cpu_model, "packages",
+	    s->packages, "cores", s->cores, "pus", s->pus, "numa_nodes",
+	    s->numa_nodes, "memory_bytes", (json_int_t)s->memory_bytes,
+	    "llc_bytes", (json_int_t)s->llc_bytes, "cpuset", s->cpuset);
 
 	if (!o)
 		return NULL;
@@ -237,20 +234,22 @@ const char *ax_topo_confidence_name(enum ax_topo_confidence c)
 
 json_t *ax_topo_locality_json(const struct ax_topo_locality *l)
 {
-	json_t *o = json_pack(
-		"{s:b, s:b, s:s, s:s, s:i, s:i, s:s}", "found", l->found,
-		"whole_machine", l->whole_machine, "numa_nodes",
-		l->numa_nodes, "cpuset", l->cpuset, "cores", l->cores, "pus",
-		l->pus, "confidence", ax_topo_confidence_name(l->confidence));
+	json_t *o = json_pack("{s:b, s:b, s:s, s:s, s:i, s:i, s:s}", "found",
+			      l->found, "whole_machine", l->whole_machine,
+			      "numa_nodes", l->numa_nodes, "cpuset", l->cpuset,
+			      "cores", l->cores, "pus", l->pus, "confidence",
+			      ax_topo_confidence_name(l->confidence));
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "pci_bus_id", l->pci_bus_id[0]
-			    ? json_string(l->pci_bus_id) : json_null());
-	json_object_set_new(o, "numa_node", l->numa_node >= 0
-			    ? json_integer(l->numa_node) : json_null());
-	json_object_set_new(o, "reason", l->reason[0]
-			    ? json_string(l->reason) : json_null());
+	json_object_set_new(o, "pci_bus_id",
+			    l->pci_bus_id[0] ? json_string(l->pci_bus_id)
+					     : json_null());
+	json_object_set_new(o, "numa_node",
+			    l->numa_node >= 0 ? json_integer(l->numa_node)
+					      : json_null());
+	json_object_set_new(
+	    o, "reason", l->reason[0] ? json_string(l->reason) : json_null());
 	return o;
 }
 
@@ -267,15 +266,15 @@ static void fill_from(const struct ax_topo *t, hwloc_obj_t obj,
 				   obj->nodeset);
 	out->numa_node = hwloc_bitmap_first(obj->nodeset);
 	out->pus = hwloc_bitmap_weight(obj->cpuset);
-	out->cores = hwloc_get_nbobjs_inside_cpuset_by_type(
-		t->h, obj->cpuset, HWLOC_OBJ_CORE);
+	out->cores = hwloc_get_nbobjs_inside_cpuset_by_type(t->h, obj->cpuset,
+							    HWLOC_OBJ_CORE);
 	out->whole_machine = hwloc_bitmap_isequal(obj->cpuset, root->cpuset);
 }
 
 /* The fallback answer: the whole machine, with low confidence.  On a
  * machine of several NUMA nodes, which one is local is unknown. */
-static void whole_machine(const struct ax_topo *t,
-			  struct ax_topo_locality *out, const char *why)
+static void whole_machine(const struct ax_topo *t, struct ax_topo_locality *out,
+			  const char *why)
 {
 	fill_from(t, hwloc_get_root_obj(t->h), out);
 	if (t->host.numa_nodes > 1)
@@ -321,14 +320,16 @@ int ax_topo_locality(const struct ax_topo *t, const char *pci_bus_id,
 
 	memset(out, 0, sizeof(*out));
 	if (!pci_bus_id || !*pci_bus_id) {
-		whole_machine(t, out, "driver gives no PCI bus id; locality "
-				      "is the whole machine");
+		whole_machine(t, out,
+			      "driver gives no PCI bus id; locality "
+			      "is the whole machine");
 		return 0;
 	}
 	if (parse_busid(pci_bus_id, &dom, &bus, &dev, &fn) != 0) {
 		snprintf(why, sizeof(why),
 			 "PCI bus id \"%.64s\" is not dddd:bb:dd.f; locality "
-			 "is the whole machine", pci_bus_id);
+			 "is the whole machine",
+			 pci_bus_id);
 		whole_machine(t, out, why);
 		return AX_EINVAL;
 	}
@@ -338,7 +339,8 @@ int ax_topo_locality(const struct ax_topo *t, const char *pci_bus_id,
 	if (!pci) {
 		snprintf(why, sizeof(why),
 			 "hwloc sees no PCI device %s; locality is the "
-			 "whole machine", out->pci_bus_id);
+			 "whole machine",
+			 out->pci_bus_id);
 		whole_machine(t, out, why);
 		return 0;
 	}
@@ -358,8 +360,8 @@ int ax_topo_locality(const struct ax_topo *t, const char *pci_bus_id,
 	snprintf(out->reason, sizeof(out->reason),
 		 "the platform gives %s no locality narrower than the "
 		 "machine (%s); locality is the whole machine",
-		 out->pci_bus_id, t->host.numa_nodes > 1
-		 ? "numa_node unknown, as in VMs"
-		 : "it has one NUMA node");
+		 out->pci_bus_id,
+		 t->host.numa_nodes > 1 ? "numa_node unknown, as in VMs"
+					: "it has one NUMA node");
 	return 0;
 }

@@ -26,12 +26,12 @@ struct ax_topo;
 /* Summary of the host.  Strings are "" when hwloc does not know. */
 struct ax_topo_host {
 	char hostname[256];
-	char os[256];        /* "Linux 6.1.0-18-amd64 x86_64" */
+	char os[256];	     /* "Linux 6.1.0-18-amd64 x86_64" */
 	char cpu_model[256]; /* of the first package */
 	int packages, cores, pus, numa_nodes;
-	int64_t memory_bytes;  /* total over NUMA nodes */
-	int64_t llc_bytes;     /* one last-level cache; 0 if unknown */
-	char cpuset[256];      /* all PUs as a list, e.g. "0-1" */
+	int64_t memory_bytes; /* total over NUMA nodes */
+	int64_t llc_bytes;    /* one last-level cache; 0 if unknown */
+	char cpuset[256];     /* all PUs as a list, e.g. "0-1" */
 };
 
 enum ax_topo_confidence {
@@ -42,14 +42,14 @@ enum ax_topo_confidence {
 /* Where a device sits.  Lists are hwloc list strings ("0-3,8"). */
 struct ax_topo_locality {
 	char pci_bus_id[32]; /* normalised "dddd:bb:dd.f"; "" without one */
-	bool found;          /* the bus id names a PCI device hwloc knows */
+	bool found;	     /* the bus id names a PCI device hwloc knows */
 	bool whole_machine;  /* the local CPUs are all CPUs */
 	char numa_nodes[64]; /* OS indexes of the local NUMA nodes */
-	int numa_node;       /* the first of them, -1 when unknown */
+	int numa_node;	     /* the first of them, -1 when unknown */
 	char cpuset[256];    /* OS indexes of the local PUs */
-	int cores, pus;      /* local cores and PUs */
+	int cores, pus;	     /* local cores and PUs */
 	enum ax_topo_confidence confidence;
-	char reason[256];    /* why confidence is low; "" when high */
+	char reason[256]; /* why confidence is low; "" when high */
 };
 
 /*

@@ -23,8 +23,8 @@ struct ax_vk_instance {
 const char *ax_vk_result_name(VkResult r)
 {
 	switch (r) {
-#define AX_VK_CASE(x) \
-	case x:       \
+#define AX_VK_CASE(x)                                                          \
+	case x:                                                                \
 		return #x;
 		AX_VK_CASE(VK_SUCCESS)
 		AX_VK_CASE(VK_NOT_READY)
@@ -70,11 +70,16 @@ int ax_vk_error_from(VkResult r)
 const char *ax_vk_device_type_name(VkPhysicalDeviceType t)
 {
 	switch (t) {
-	case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated-gpu";
-	case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete-gpu";
-	case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual-gpu";
-	case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-	default: return "other";
+	case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+		return "integrated-gpu";
+	case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+		return "discrete-gpu";
+	case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+		return "virtual-gpu";
+	case VK_PHYSICAL_DEVICE_TYPE_CPU:
+		return "cpu";
+	default:
+		return "other";
 	}
 }
 
@@ -87,8 +92,8 @@ on_validation(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
 	inst->validation_messages++;
 	fprintf(stderr, "axbench: validation %s: %s\n",
 		severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT
-			? "error"
-			: "warning",
+		    ? "error"
+		    : "warning",
 		data->pMessage);
 	return VK_FALSE;
 }
@@ -113,7 +118,8 @@ static bool has_instance_ext(const char *name)
 	vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
 	VkExtensionProperties *props = calloc(n ? n : 1, sizeof(*props));
 	bool found = false;
-	if (props && vkEnumerateInstanceExtensionProperties(NULL, &n, props) >= 0)
+	if (props &&
+	    vkEnumerateInstanceExtensionProperties(NULL, &n, props) >= 0)
 		for (uint32_t i = 0; i < n; i++)
 			if (strcmp(props[i].extensionName, name) == 0)
 				found = true;
@@ -126,15 +132,14 @@ messenger_info(struct ax_vk_instance *inst)
 {
 	static VkDebugUtilsMessengerCreateInfoEXT ci;
 	ci = (VkDebugUtilsMessengerCreateInfoEXT){
-		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-		.messageSeverity =
-			VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-			VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-		.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-			       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-			       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-		.pfnUserCallback = on_validation,
-		.pUserData = inst,
+	    .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+	    .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+			       VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+	    .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+			   VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+			   VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+	    .pfnUserCallback = on_validation,
+	    .pUserData = inst,
 	};
 	return &ci;
 }
@@ -145,33 +150,34 @@ static int create_vk_instance(struct ax_vk_instance *inst, bool validate,
 	const char *layers[1] = {"VK_LAYER_KHRONOS_validation"};
 	const char *exts[2];
 	uint32_t n_exts = 0;
-	bool portability = has_instance_ext(
-		VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+	bool portability =
+	    has_instance_ext(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
 	if (validate && !has_layer(layers[0]))
-		return ax_errf(err, errlen, AX_EUNSUPPORTED,
-			       "validation requested but %s is not installed "
-			       "(Debian: apt-get install vulkan-validationlayers)",
-			       layers[0]);
+		return ax_errf(
+		    err, errlen, AX_EUNSUPPORTED,
+		    "validation requested but %s is not installed "
+		    "(Debian: apt-get install vulkan-validationlayers)",
+		    layers[0]);
 	if (validate)
 		exts[n_exts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
 	if (portability) /* MoltenVK lists its devices only with this */
 		exts[n_exts++] = VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME;
 	VkApplicationInfo app = {
-		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-		.pApplicationName = "axbench",
-		.apiVersion = VK_API_VERSION_1_2,
+	    .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+	    .pApplicationName = "axbench",
+	    .apiVersion = VK_API_VERSION_1_2,
 	};
 	VkInstanceCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-		.pNext = validate ? messenger_info(inst) : NULL,
-		.flags = portability
-				 ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
-				 : 0,
-		.pApplicationInfo = &app,
-		.enabledLayerCount = validate ? 1 : 0,
-		.ppEnabledLayerNames = layers,
-		.enabledExtensionCount = n_exts,
-		.ppEnabledExtensionNames = exts,
+	    .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+	    .pNext = validate ? messenger_info(inst) : NULL,
+	    .flags = portability
+			 ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
+			 : 0,
+	    .pApplicationInfo = &app,
+	    .enabledLayerCount = validate ? 1 : 0,
+	    .ppEnabledLayerNames = layers,
+	    .enabledExtensionCount = n_exts,
+	    .ppEnabledExtensionNames = exts,
 	};
 	VkResult r = vkCreateInstance(&ci, NULL, &inst->instance);
 	if (r != VK_SUCCESS)
@@ -182,10 +188,8 @@ static int create_vk_instance(struct ax_vk_instance *inst, bool validate,
 			       ax_vk_result_name(r));
 	if (validate) {
 		PFN_vkCreateDebugUtilsMessengerEXT create =
-			(PFN_vkCreateDebugUtilsMessengerEXT)
-				vkGetInstanceProcAddr(
-					inst->instance,
-					"vkCreateDebugUtilsMessengerEXT");
+		    (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+			inst->instance, "vkCreateDebugUtilsMessengerEXT");
 		if (create)
 			create(inst->instance, messenger_info(inst), NULL,
 			       &inst->messenger);
@@ -193,8 +197,8 @@ static int create_vk_instance(struct ax_vk_instance *inst, bool validate,
 	return 0;
 }
 
-int ax_vk_instance_create(bool validate, struct ax_vk_instance **out,
-			  char *err, size_t errlen)
+int ax_vk_instance_create(bool validate, struct ax_vk_instance **out, char *err,
+			  size_t errlen)
 {
 	*out = NULL;
 	struct ax_vk_instance *inst = calloc(1, sizeof(*inst));
@@ -221,10 +225,7 @@ int ax_vk_instance_create(bool validate, struct ax_vk_instance **out,
 	return 0;
 }
 
-void ax_vk_mark_leaked(struct ax_vk_instance *inst)
-{
-	inst->leaked = true;
-}
+void ax_vk_mark_leaked(struct ax_vk_instance *inst) { inst->leaked = true; }
 
 void ax_vk_instance_destroy(struct ax_vk_instance *inst)
 {
@@ -235,10 +236,8 @@ void ax_vk_instance_destroy(struct ax_vk_instance *inst)
 		return;
 	if (inst->messenger) {
 		PFN_vkDestroyDebugUtilsMessengerEXT destroy =
-			(PFN_vkDestroyDebugUtilsMessengerEXT)
-				vkGetInstanceProcAddr(
-					inst->instance,
-					"vkDestroyDebugUtilsMessengerEXT");
+		    (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+			inst->instance, "vkDestroyDebugUtilsMessengerEXT");
 		if (destroy)
 			destroy(inst->instance, inst->messenger, NULL);
 	}
@@ -282,10 +281,10 @@ static void list_devices(const struct ax_vk_instance *inst, char *buf,
 	buf[0] = '\0';
 	for (int i = 0; i < inst->n_devices && used < len; i++) {
 		const struct ax_vk_device_info *d = &inst->info[i];
-		int w = snprintf(buf + used, len - used, "%s%d: %s (uuid %s%s%s)",
-				 i ? "; " : "", i, d->name, d->device_uuid,
-				 d->pci_bus_id[0] ? ", pci " : "",
-				 d->pci_bus_id);
+		int w =
+		    snprintf(buf + used, len - used, "%s%d: %s (uuid %s%s%s)",
+			     i ? "; " : "", i, d->name, d->device_uuid,
+			     d->pci_bus_id[0] ? ", pci " : "", d->pci_bus_id);
 		if (w < 0)
 			break;
 		used += (size_t)w;
@@ -310,8 +309,8 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-int ax_vk_select(const struct ax_vk_instance *inst, const char *sel,
-		 int *index, char *err, size_t errlen)
+int ax_vk_select(const struct ax_vk_instance *inst, const char *sel, int *index,
+		 char *err, size_t errlen)
 {
 	char known[1024];
 	if (!sel || !*sel) {
@@ -350,11 +349,10 @@ int ax_vk_select(const struct ax_vk_instance *inst, const char *sel,
 		*index = match;
 		return 0;
 	}
-	return ax_errf(err, errlen, matches ? AX_EINVAL : AX_ENOTFOUND,
-		       "--device %s: %s; give an index, a UUID, a PCI bus id "
-		       "or a unique part of the name (devices: %s)",
-		       sel,
-		       matches ? "matches more than one device"
-			       : "matches no device",
-		       known);
+	return ax_errf(
+	    err, errlen, matches ? AX_EINVAL : AX_ENOTFOUND,
+	    "--device %s: %s; give an index, a UUID, a PCI bus id "
+	    "or a unique part of the name (devices: %s)",
+	    sel, matches ? "matches more than one device" : "matches no device",
+	    known);
 }

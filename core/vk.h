@@ -45,7 +45,7 @@ struct ax_vk_device_info {
 	char driver_version_text[32]; /* decoded per vendor convention */
 	char device_uuid[37], driver_uuid[37];
 	bool has_pci_bus_info;
-	char pci_bus_id[16]; /* "0000:65:00.0", "" when unknown */
+	char pci_bus_id[16];  /* "0000:65:00.0", "" when unknown */
 	char fingerprint[17]; /* hash of vendor/device/driver/uuid/name */
 	VkPhysicalDeviceLimits limits;
 	VkPhysicalDeviceMemoryProperties memory;
@@ -64,8 +64,8 @@ struct ax_vk_instance;
  * VK_LAYER_KHRONOS_validation (AX_EUNSUPPORTED if it is not installed).
  * AX_ENODEV when there is no loader or no device.  err gets the reason.
  */
-int ax_vk_instance_create(bool validate, struct ax_vk_instance **out,
-			  char *err, size_t errlen);
+int ax_vk_instance_create(bool validate, struct ax_vk_instance **out, char *err,
+			  size_t errlen);
 void ax_vk_instance_destroy(struct ax_vk_instance *inst);
 
 int ax_vk_device_count(const struct ax_vk_instance *inst);
@@ -81,8 +81,8 @@ int ax_vk_validation_messages(const struct ax_vk_instance *inst);
  * fingerprint, or a case-insensitive name substring (must be unique).
  * AX_ENOTFOUND / AX_EINVAL with the list of devices in err.
  */
-int ax_vk_select(const struct ax_vk_instance *inst, const char *sel,
-		 int *index, char *err, size_t errlen);
+int ax_vk_select(const struct ax_vk_instance *inst, const char *sel, int *index,
+		 char *err, size_t errlen);
 
 /* Everything `devices --json` says about a device but its locality (a
  * new reference): the device row stores it, `devices` prints it. */
@@ -108,23 +108,23 @@ struct ax_vk_ctx {
 	VkQueryPool timestamps; /* AX_VK_TIMESTAMPS queries, or NULL */
 	double timestamp_period_ns;
 	uint64_t timestamp_mask;
-	double compile_ms_total; /* pipeline creation time, accumulated */
-	uint64_t timeout_ns;     /* fence timeout for the current case: the
-				    runner sets it from --timeout (30 s
-				    until then); suites waiting on fences
-				    of their own use it too */
-	bool lost;               /* a fence timed out or the device was lost:
-				    set only through ax_vk_mark_lost */
+	double compile_ms_total;    /* pipeline creation time, accumulated */
+	uint64_t timeout_ns;	    /* fence timeout for the current case: the
+				       runner sets it from --timeout (30 s
+				       until then); suites waiting on fences
+				       of their own use it too */
+	bool lost;		    /* a fence timed out or the device was lost:
+				       set only through ax_vk_mark_lost */
 	VkCommandBuffer pending_cb; /* what a timed-out submit left running */
 	VkCommandPool pending_pool;
-	char err[1024];          /* last error message */
+	char err[1024]; /* last error message */
 };
 
 #define AX_VK_TIMESTAMPS 64
 
 /* Open device index of inst (creates queues, pools, cache, query pool). */
-int ax_vk_open(struct ax_vk_instance *inst, int index,
-	       struct ax_vk_ctx **out, char *err, size_t errlen);
+int ax_vk_open(struct ax_vk_instance *inst, int index, struct ax_vk_ctx **out,
+	       char *err, size_t errlen);
 /* Pending work did not finish (a suite's own fence timed out): nothing
  * more is submitted, nothing is destroyed (see ax_vk_close). */
 void ax_vk_mark_lost(struct ax_vk_ctx *ctx);
@@ -141,8 +141,8 @@ int ax_vk_recover(struct ax_vk_ctx *ctx, uint64_t grace_ns);
 void ax_vk_close(struct ax_vk_ctx *ctx);
 
 enum ax_vk_mem {
-	AX_MEM_DEVICE,      /* device-local */
-	AX_MEM_UPLOAD,      /* host-visible + coherent (staging for upload) */
+	AX_MEM_DEVICE,	    /* device-local */
+	AX_MEM_UPLOAD,	    /* host-visible + coherent (staging for upload) */
 	AX_MEM_READBACK,    /* host-visible, cached if possible */
 	AX_MEM_DEVICE_HOST, /* device-local + host-visible (BAR / UMA) */
 };
@@ -152,7 +152,7 @@ struct ax_vk_buffer {
 	VkBuffer buf;
 	VkDeviceMemory mem;
 	VkDeviceSize size;
-	void *map;          /* persistent mapping when host-visible */
+	void *map; /* persistent mapping when host-visible */
 	uint32_t type_index;
 	VkMemoryPropertyFlags props;
 };
@@ -233,8 +233,7 @@ void ax_vk_cmd_barrier(VkCommandBuffer cb);
 
 /* Allocate and begin a one-time command buffer on the compute queue's
  * pool (or the transfer queue's when transfer is true). */
-int ax_vk_cmd_begin(struct ax_vk_ctx *ctx, bool transfer,
-		    VkCommandBuffer *cb);
+int ax_vk_cmd_begin(struct ax_vk_ctx *ctx, bool transfer, VkCommandBuffer *cb);
 /*
  * End, submit, wait for the fence up to timeout_ns, free cb.  AX_ETIMEOUT
  * when the fence did not signal (the context is then marked lost: pending

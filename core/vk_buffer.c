@@ -9,10 +9,14 @@
 const char *ax_vk_mem_name(enum ax_vk_mem kind)
 {
 	switch (kind) {
-	case AX_MEM_DEVICE: return "device-local";
-	case AX_MEM_UPLOAD: return "host-visible coherent";
-	case AX_MEM_READBACK: return "host-visible cached";
-	case AX_MEM_DEVICE_HOST: return "device-local host-visible";
+	case AX_MEM_DEVICE:
+		return "device-local";
+	case AX_MEM_UPLOAD:
+		return "host-visible coherent";
+	case AX_MEM_READBACK:
+		return "host-visible cached";
+	case AX_MEM_DEVICE_HOST:
+		return "device-local host-visible";
 	}
 	return "?";
 }
@@ -55,7 +59,8 @@ static int pick_type(const struct ax_vk_device_info *info, uint32_t bits,
 	for (int w = 0; w < n; w++) {
 		int fallback = -1;
 		for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
-			VkMemoryPropertyFlags f = m->memoryTypes[i].propertyFlags;
+			VkMemoryPropertyFlags f =
+			    m->memoryTypes[i].propertyFlags;
 			if (!(bits & (1u << i)) || (f & want[w]) != want[w])
 				continue;
 			bool dl = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
@@ -83,7 +88,7 @@ static int alloc_error(struct ax_vk_ctx *ctx, VkResult r, VkDeviceSize size,
 		 ax_vk_result_name(r),
 		 (unsigned long long)info->max_memory_allocation_size);
 	return r == VK_ERROR_OUT_OF_HOST_MEMORY ? AX_EDEVMEM
-						  : ax_vk_error_from(r);
+						: ax_vk_error_from(r);
 }
 
 int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
@@ -97,11 +102,11 @@ int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
 		return alloc_error(ctx, VK_ERROR_OUT_OF_DEVICE_MEMORY, size,
 				   kind);
 	VkBufferCreateInfo bi = {
-		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-		.size = size,
-		.usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-			 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	    .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+	    .size = size,
+	    .usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+		     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	    .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
 	};
 	VkResult r = vkCreateBuffer(ctx->dev, &bi, NULL, &out->buf);
 	if (r != VK_SUCCESS)
@@ -112,15 +117,14 @@ int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
 	if (type < 0) {
 		vkDestroyBuffer(ctx->dev, out->buf, NULL);
 		out->buf = VK_NULL_HANDLE;
-		snprintf(ctx->err, sizeof(ctx->err),
-			 "%s has no %s memory type", info->name,
-			 ax_vk_mem_name(kind));
+		snprintf(ctx->err, sizeof(ctx->err), "%s has no %s memory type",
+			 info->name, ax_vk_mem_name(kind));
 		return AX_EUNSUPPORTED;
 	}
 	VkMemoryAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-		.allocationSize = req.size,
-		.memoryTypeIndex = (uint32_t)type,
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	    .allocationSize = req.size,
+	    .memoryTypeIndex = (uint32_t)type,
 	};
 	r = vkAllocateMemory(ctx->dev, &ai, NULL, &out->mem);
 	if (r == VK_SUCCESS)
@@ -128,7 +132,8 @@ int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
 	out->type_index = (uint32_t)type;
 	out->props = info->memory.memoryTypes[type].propertyFlags;
 	out->size = size;
-	if (r == VK_SUCCESS && (out->props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+	if (r == VK_SUCCESS &&
+	    (out->props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
 		r = vkMapMemory(ctx->dev, out->mem, 0, VK_WHOLE_SIZE, 0,
 				&out->map);
 	if (r != VK_SUCCESS) {
@@ -153,9 +158,9 @@ void ax_vk_buffer_destroy(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b)
 static VkMappedMemoryRange whole(const struct ax_vk_buffer *b)
 {
 	return (VkMappedMemoryRange){
-		.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-		.memory = b->mem,
-		.size = VK_WHOLE_SIZE,
+	    .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+	    .memory = b->mem,
+	    .size = VK_WHOLE_SIZE,
 	};
 }
 
@@ -173,7 +178,7 @@ int ax_vk_invalidate(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b)
 		return 0;
 	VkMappedMemoryRange r = whole(b);
 	return ax_vk_error_from(
-		vkInvalidateMappedMemoryRanges(ctx->dev, 1, &r));
+	    vkInvalidateMappedMemoryRanges(ctx->dev, 1, &r));
 }
 
 /* Copy between a buffer and host memory through a temporary staging
@@ -186,27 +191,28 @@ static int staged_copy(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b,
 	const size_t piece = 64u << 20;
 	struct ax_vk_buffer st;
 	size_t n = size < piece ? size : piece;
-	int rc = ax_vk_buffer_create(ctx, n,
-				     0, to_device ? AX_MEM_UPLOAD
-						  : AX_MEM_READBACK, &st);
+	int rc = ax_vk_buffer_create(
+	    ctx, n, 0, to_device ? AX_MEM_UPLOAD : AX_MEM_READBACK, &st);
 	for (size_t done = 0; rc == 0 && done < size; done += n) {
 		n = size - done < piece ? size - done : piece;
 		VkCommandBuffer cb;
 		if (to_device)
-			memcpy(st.map, (char *)host + done, n), rc = ax_vk_flush(ctx, &st);
+			memcpy(st.map, (char *)host + done, n),
+			    rc = ax_vk_flush(ctx, &st);
 		if (rc == 0)
 			rc = ax_vk_cmd_begin(ctx, false, &cb);
 		if (rc)
 			break;
 		VkBufferCopy region = {
-			.srcOffset = to_device ? 0 : offset + done,
-			.dstOffset = to_device ? offset + done : 0,
-			.size = n,
+		    .srcOffset = to_device ? 0 : offset + done,
+		    .dstOffset = to_device ? offset + done : 0,
+		    .size = n,
 		};
 		vkCmdCopyBuffer(cb, to_device ? st.buf : b->buf,
 				to_device ? b->buf : st.buf, 1, &region);
 		ax_vk_cmd_barrier(cb);
-		rc = ax_vk_cmd_submit_wait(ctx, cb, false, 60ull * 1000000000ull);
+		rc = ax_vk_cmd_submit_wait(ctx, cb, false,
+					   60ull * 1000000000ull);
 		if (rc == 0 && !to_device) {
 			rc = ax_vk_invalidate(ctx, &st);
 			memcpy((char *)host + done, st.map, n);

@@ -9,14 +9,22 @@
 static const char *vendor_name(uint32_t id)
 {
 	switch (id) {
-	case 0x10de: return "NVIDIA";
-	case 0x1002: return "AMD";
-	case 0x8086: return "Intel";
-	case 0x106b: return "Apple";
-	case 0x13b5: return "ARM";
-	case 0x5143: return "Qualcomm";
-	case 0x10005: return "Mesa";
-	default: return "unknown";
+	case 0x10de:
+		return "NVIDIA";
+	case 0x1002:
+		return "AMD";
+	case 0x8086:
+		return "Intel";
+	case 0x106b:
+		return "Apple";
+	case 0x13b5:
+		return "ARM";
+	case 0x5143:
+		return "Qualcomm";
+	case 0x10005:
+		return "Mesa";
+	default:
+		return "unknown";
 	}
 }
 
@@ -62,30 +70,31 @@ static void describe_properties(VkPhysicalDevice phys,
 				struct ax_vk_device_info *info)
 {
 	VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT,
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT,
 	};
 	VkPhysicalDeviceSubgroupProperties sub = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
 	};
 	VkPhysicalDeviceMaintenance3Properties m3 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
-		.pNext = &sub,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+	    .pNext = &sub,
 	};
 	VkPhysicalDeviceDriverProperties drv = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
-		.pNext = &m3,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+	    .pNext = &m3,
 	};
 	VkPhysicalDeviceIDProperties ids = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
-		.pNext = &drv,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES,
+	    .pNext = &drv,
 	};
 	info->has_pci_bus_info =
-		has_device_ext(phys, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
+	    has_device_ext(phys, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
 	if (info->has_pci_bus_info)
 		pci.pNext = &ids;
 	VkPhysicalDeviceProperties2 p2 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-		.pNext = info->has_pci_bus_info ? (void *)&pci : (void *)&ids,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+	    .pNext = info->has_pci_bus_info ? (void *)&pci : (void *)&ids,
 	};
 	vkGetPhysicalDeviceProperties2(phys, &p2);
 	const VkPhysicalDeviceProperties *p = &p2.properties;
@@ -121,15 +130,15 @@ static void describe_features(VkPhysicalDevice phys,
 			      struct ax_vk_device_info *info)
 {
 	VkPhysicalDeviceVulkan12Features f12 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
 	};
 	VkPhysicalDeviceVulkan11Features f11 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
-		.pNext = &f12,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+	    .pNext = &f12,
 	};
 	VkPhysicalDeviceFeatures2 f2 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-		.pNext = info->api_version >= VK_API_VERSION_1_2 ? &f11 : NULL,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+	    .pNext = info->api_version >= VK_API_VERSION_1_2 ? &f11 : NULL,
 	};
 	vkGetPhysicalDeviceFeatures2(phys, &f2);
 	info->storage16 = f11.storageBuffer16BitAccess;
@@ -138,7 +147,7 @@ static void describe_features(VkPhysicalDevice phys,
 	info->storage8 = f12.storageBuffer8BitAccess;
 #ifdef VK_KHR_cooperative_matrix
 	info->coopmat =
-		has_device_ext(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+	    has_device_ext(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
 #else
 	/* Built against headers that predate the extension: it cannot be
 	 * enabled, so it is reported as absent. */
@@ -158,7 +167,7 @@ static void describe_queues(VkPhysicalDevice phys,
 		info->queue_families[i].flags = q[i].queueFlags;
 		info->queue_families[i].count = q[i].queueCount;
 		info->queue_families[i].timestamp_valid_bits =
-			q[i].timestampValidBits;
+		    q[i].timestampValidBits;
 		if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
 		    q[i].timestampValidBits > 0 &&
 		    info->limits.timestampPeriod > 0)
@@ -200,26 +209,24 @@ static json_t *memory_json(const VkPhysicalDeviceMemoryProperties *m)
 	json_t *heaps = json_array(), *types = json_array();
 	for (uint32_t i = 0; i < m->memoryHeapCount; i++)
 		json_array_append_new(
-			heaps,
-			json_pack("{s:I,s:b}", "size",
-				  (json_int_t)m->memoryHeaps[i].size,
-				  "device_local",
-				  (m->memoryHeaps[i].flags &
-				   VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0));
+		    heaps, json_pack("{s:I,s:b}", "size",
+				     (json_int_t)m->memoryHeaps[i].size,
+				     "device_local",
+				     (m->memoryHeaps[i].flags &
+				      VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0));
 	for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
 		VkMemoryPropertyFlags f = m->memoryTypes[i].propertyFlags;
 		json_array_append_new(
-			types,
-			json_pack("{s:i,s:b,s:b,s:b,s:b}", "heap",
-				  (int)m->memoryTypes[i].heapIndex,
-				  "device_local",
-				  (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0,
-				  "host_visible",
-				  (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0,
-				  "host_coherent",
-				  (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0,
-				  "host_cached",
-				  (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0));
+		    types,
+		    json_pack("{s:i,s:b,s:b,s:b,s:b}", "heap",
+			      (int)m->memoryTypes[i].heapIndex, "device_local",
+			      (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0,
+			      "host_visible",
+			      (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0,
+			      "host_coherent",
+			      (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0,
+			      "host_cached",
+			      (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0));
 	}
 	return json_pack("{s:o,s:o}", "heaps", heaps, "types", types);
 }
@@ -237,10 +244,10 @@ static json_t *queues_json(const struct ax_vk_device_info *d)
 		if (q->flags & VK_QUEUE_TRANSFER_BIT)
 			json_array_append_new(flags, json_string("transfer"));
 		json_array_append_new(
-			a, json_pack("{s:i,s:o,s:i,s:i}", "family", (int)i,
-				     "flags", flags, "count", (int)q->count,
-				     "timestamp_valid_bits",
-				     (int)q->timestamp_valid_bits));
+		    a, json_pack("{s:i,s:o,s:i,s:i}", "family", (int)i, "flags",
+				 flags, "count", (int)q->count,
+				 "timestamp_valid_bits",
+				 (int)q->timestamp_valid_bits));
 	}
 	return a;
 }
@@ -249,45 +256,43 @@ static json_t *limits_json(const struct ax_vk_device_info *d)
 {
 	const VkPhysicalDeviceLimits *l = &d->limits;
 	return json_pack(
-		"{s:i,s:i,s:[i,i,i],s:[i,i,i],s:I,s:I,s:i,s:f}",
-		"max_shared_memory", (int)l->maxComputeSharedMemorySize,
-		"max_invocations", (int)l->maxComputeWorkGroupInvocations,
-		"max_workgroup_size", (int)l->maxComputeWorkGroupSize[0],
-		(int)l->maxComputeWorkGroupSize[1],
-		(int)l->maxComputeWorkGroupSize[2], "max_workgroup_count",
-		(int)l->maxComputeWorkGroupCount[0],
-		(int)l->maxComputeWorkGroupCount[1],
-		(int)l->maxComputeWorkGroupCount[2],
-		"max_storage_buffer_range", (json_int_t)l->maxStorageBufferRange,
-		"max_memory_allocation_size",
-		(json_int_t)d->max_memory_allocation_size, "max_push_constants",
-		(int)l->maxPushConstantsSize, "timestamp_period_ns",
-		(double)l->timestampPeriod);
+	    "{s:i,s:i,s:[i,i,i],s:[i,i,i],s:I,s:I,s:i,s:f}",
+	    "max_shared_memory", (int)l->maxComputeSharedMemorySize,
+	    "max_invocations", (int)l->maxComputeWorkGroupInvocations,
+	    "max_workgroup_size", (int)l->maxComputeWorkGroupSize[0],
+	    (int)l->maxComputeWorkGroupSize[1],
+	    (int)l->maxComputeWorkGroupSize[2], "max_workgroup_count",
+	    (int)l->maxComputeWorkGroupCount[0],
+	    (int)l->maxComputeWorkGroupCount[1],
+	    (int)l->maxComputeWorkGroupCount[2], "max_storage_buffer_range",
+	    (json_int_t)l->maxStorageBufferRange, "max_memory_allocation_size",
+	    (json_int_t)d->max_memory_allocation_size, "max_push_constants",
+	    (int)l->maxPushConstantsSize, "timestamp_period_ns",
+	    (double)l->timestampPeriod);
 }
 
 json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 {
 	json_t *o = json_pack(
-		"{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:s}",
-		"index", d->index, "name", d->name, "fingerprint",
-		d->fingerprint, "vendor", d->vendor, "type",
-		ax_vk_device_type_name(d->type), "vendor_id", (int)d->vendor_id,
-		"device_id", (int)d->device_id, "driver_name", d->driver_name,
-		"driver_info", d->driver_info, "driver_version",
-		d->driver_version_text, "api_version",
-		api_version_json(d->api_version), "device_uuid", d->device_uuid,
-		"driver_uuid", d->driver_uuid, "pci_bus_id", d->pci_bus_id);
+	    "{s:i,s:s,s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:s}",
+	    "index", d->index, "name", d->name, "fingerprint", d->fingerprint,
+	    "vendor", d->vendor, "type", ax_vk_device_type_name(d->type),
+	    "vendor_id", (int)d->vendor_id, "device_id", (int)d->device_id,
+	    "driver_name", d->driver_name, "driver_info", d->driver_info,
+	    "driver_version", d->driver_version_text, "api_version",
+	    api_version_json(d->api_version), "device_uuid", d->device_uuid,
+	    "driver_uuid", d->driver_uuid, "pci_bus_id", d->pci_bus_id);
 	if (!d->pci_bus_id[0])
 		json_object_set_new(o, "pci_bus_id", json_null());
 	json_object_set_new(o, "memory", memory_json(&d->memory));
 	json_object_set_new(o, "queue_families", queues_json(d));
 	json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
 	json_object_set_new(o, "limits", limits_json(d));
-	json_object_set_new(
-		o, "features",
-		json_pack("{s:b,s:b,s:b,s:b,s:b,s:b}", "fp16", d->fp16_arith,
-			  "storage16", d->storage16, "int8", d->int8_arith,
-			  "storage8", d->storage8, "cooperative_matrix",
-			  d->coopmat, "timestamps", d->timestamps));
+	json_object_set_new(o, "features",
+			    json_pack("{s:b,s:b,s:b,s:b,s:b,s:b}", "fp16",
+				      d->fp16_arith, "storage16", d->storage16,
+				      "int8", d->int8_arith, "storage8",
+				      d->storage8, "cooperative_matrix",
+				      d->coopmat, "timestamps", d->timestamps));
 	return o;
 }

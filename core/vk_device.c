@@ -32,27 +32,27 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 	const struct ax_vk_device_info *info = ctx->info;
 	float prio = 1.0f;
 	VkDeviceQueueCreateInfo q[2] = {
-		{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-		 .queueFamilyIndex = ctx->compute_family,
-		 .queueCount = 1,
-		 .pQueuePriorities = &prio},
-		{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-		 .queueFamilyIndex = ctx->transfer_family,
-		 .queueCount = 1,
-		 .pQueuePriorities = &prio},
+	    {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+	     .queueFamilyIndex = ctx->compute_family,
+	     .queueCount = 1,
+	     .pQueuePriorities = &prio},
+	    {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+	     .queueFamilyIndex = ctx->transfer_family,
+	     .queueCount = 1,
+	     .pQueuePriorities = &prio},
 	};
 	/* Enable exactly the optional features the device has, so suites can
 	 * use them where present and skip them (with a reason) elsewhere. */
 	VkPhysicalDeviceVulkan12Features f12 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-		.shaderFloat16 = info->fp16_arith,
-		.shaderInt8 = info->int8_arith,
-		.storageBuffer8BitAccess = info->storage8,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+	    .shaderFloat16 = info->fp16_arith,
+	    .shaderInt8 = info->int8_arith,
+	    .storageBuffer8BitAccess = info->storage8,
 	};
 	VkPhysicalDeviceVulkan11Features f11 = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
-		.pNext = &f12,
-		.storageBuffer16BitAccess = info->storage16,
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+	    .pNext = &f12,
+	    .storageBuffer16BitAccess = info->storage16,
 	};
 	const char *exts[1];
 	uint32_t n_exts = 0;
@@ -60,8 +60,9 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 	/* Headers older than 1.3.255 (Debian 12) do not know the extension:
 	 * then a device that has it is reported but not enabled. */
 	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop = {
-		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
-		.cooperativeMatrix = VK_TRUE,
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+	    .cooperativeMatrix = VK_TRUE,
 	};
 	if (info->coopmat) {
 		exts[n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
@@ -70,12 +71,12 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 #endif
 	bool v12 = info->api_version >= VK_API_VERSION_1_2;
 	VkDeviceCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-		.pNext = v12 ? &f11 : NULL,
-		.queueCreateInfoCount = ctx->dedicated_transfer ? 2 : 1,
-		.pQueueCreateInfos = q,
-		.enabledExtensionCount = n_exts,
-		.ppEnabledExtensionNames = exts,
+	    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+	    .pNext = v12 ? &f11 : NULL,
+	    .queueCreateInfoCount = ctx->dedicated_transfer ? 2 : 1,
+	    .pQueueCreateInfos = q,
+	    .enabledExtensionCount = n_exts,
+	    .ppEnabledExtensionNames = exts,
 	};
 	VkResult r = vkCreateDevice(ctx->phys, &ci, NULL, &ctx->dev);
 	if (r != VK_SUCCESS)
@@ -93,13 +94,13 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 static int create_pools(struct ax_vk_ctx *ctx)
 {
 	VkCommandPoolCreateInfo pc = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT |
-			 VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-		.queueFamilyIndex = ctx->compute_family,
+	    .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+	    .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT |
+		     VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+	    .queueFamilyIndex = ctx->compute_family,
 	};
-	VkResult r = vkCreateCommandPool(ctx->dev, &pc, NULL,
-					 &ctx->compute_pool);
+	VkResult r =
+	    vkCreateCommandPool(ctx->dev, &pc, NULL, &ctx->compute_pool);
 	ctx->transfer_pool = ctx->compute_pool;
 	if (r == VK_SUCCESS && ctx->dedicated_transfer) {
 		pc.queueFamilyIndex = ctx->transfer_family;
@@ -111,9 +112,9 @@ static int create_pools(struct ax_vk_ctx *ctx)
 		r = vkCreateFence(ctx->dev, &fc, NULL, &ctx->fence);
 	if (r == VK_SUCCESS && ctx->info->timestamps) {
 		VkQueryPoolCreateInfo qc = {
-			.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-			.queryType = VK_QUERY_TYPE_TIMESTAMP,
-			.queryCount = AX_VK_TIMESTAMPS,
+		    .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+		    .queryType = VK_QUERY_TYPE_TIMESTAMP,
+		    .queryCount = AX_VK_TIMESTAMPS,
 		};
 		r = vkCreateQueryPool(ctx->dev, &qc, NULL, &ctx->timestamps);
 	}
@@ -170,9 +171,9 @@ static void *read_cache(struct ax_vk_ctx *ctx, size_t *size)
 	}
 	fclose(f);
 	const uint32_t *h = data;
-	if (*size && (h[0] < 32 || h[1] != VK_PIPELINE_CACHE_HEADER_VERSION_ONE ||
-		      h[2] != ctx->info->vendor_id ||
-		      h[3] != ctx->info->device_id))
+	if (*size &&
+	    (h[0] < 32 || h[1] != VK_PIPELINE_CACHE_HEADER_VERSION_ONE ||
+	     h[2] != ctx->info->vendor_id || h[3] != ctx->info->device_id))
 		*size = 0;
 	if (!*size) {
 		free(data);
@@ -187,11 +188,12 @@ static void create_cache(struct ax_vk_ctx *ctx)
 	cache_path(ctx);
 	void *data = read_cache(ctx, &size);
 	VkPipelineCacheCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
-		.initialDataSize = size,
-		.pInitialData = data,
+	    .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO,
+	    .initialDataSize = size,
+	    .pInitialData = data,
 	};
-	if (vkCreatePipelineCache(ctx->dev, &ci, NULL, &ctx->cache) != VK_SUCCESS)
+	if (vkCreatePipelineCache(ctx->dev, &ci, NULL, &ctx->cache) !=
+	    VK_SUCCESS)
 		ctx->cache = VK_NULL_HANDLE;
 	free(data);
 }
@@ -203,7 +205,7 @@ static void save_cache(struct ax_vk_ctx *ctx)
 	size_t size = 0;
 	if (!ctx->cache || !ctx->cache_path[0] ||
 	    vkGetPipelineCacheData(ctx->dev, ctx->cache, &size, NULL) !=
-		    VK_SUCCESS ||
+		VK_SUCCESS ||
 	    size == 0)
 		return;
 	void *data = malloc(size);
@@ -211,7 +213,7 @@ static void save_cache(struct ax_vk_ctx *ctx)
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", ctx->cache_path,
 		 (long)getpid());
 	if (data && vkGetPipelineCacheData(ctx->dev, ctx->cache, &size, data) ==
-			    VK_SUCCESS) {
+			VK_SUCCESS) {
 		FILE *f = fopen(tmp, "wb");
 		if (f) {
 			bool ok = fwrite(data, 1, size, f) == size;
@@ -223,13 +225,14 @@ static void save_cache(struct ax_vk_ctx *ctx)
 	free(data);
 }
 
-int ax_vk_open(struct ax_vk_instance *inst, int index,
-	       struct ax_vk_ctx **out, char *err, size_t errlen)
+int ax_vk_open(struct ax_vk_instance *inst, int index, struct ax_vk_ctx **out,
+	       char *err, size_t errlen)
 {
 	*out = NULL;
 	const struct ax_vk_device_info *info = ax_vk_device_info(inst, index);
 	if (!info)
-		return ax_errf(err, errlen, AX_ENOTFOUND, "no device %d", index);
+		return ax_errf(err, errlen, AX_ENOTFOUND, "no device %d",
+			       index);
 	struct ax_vk_ctx *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return AX_ENOMEM;
@@ -245,8 +248,8 @@ int ax_vk_open(struct ax_vk_instance *inst, int index,
 	ctx->dedicated_transfer = ctx->transfer_family != UINT32_MAX;
 	if (!ctx->dedicated_transfer)
 		ctx->transfer_family = ctx->compute_family;
-	uint32_t bits = info->queue_families[ctx->compute_family]
-				.timestamp_valid_bits;
+	uint32_t bits =
+	    info->queue_families[ctx->compute_family].timestamp_valid_bits;
 	ctx->timestamp_mask = bits >= 64 ? UINT64_MAX : (1ULL << bits) - 1;
 	ctx->timestamp_period_ns = info->limits.timestampPeriod;
 	ctx->timeout_ns = 30ull * 1000000000ull;
@@ -266,17 +269,14 @@ int ax_vk_open(struct ax_vk_instance *inst, int index,
 	return 0;
 }
 
-void ax_vk_mark_lost(struct ax_vk_ctx *ctx)
-{
-	ctx->lost = true;
-}
+void ax_vk_mark_lost(struct ax_vk_ctx *ctx) { ctx->lost = true; }
 
 int ax_vk_recover(struct ax_vk_ctx *ctx, uint64_t grace_ns)
 {
 	if (!ctx->lost || !ctx->pending_cb)
 		return ctx->lost ? AX_EDEVLOST : 0;
-	VkResult r = vkWaitForFences(ctx->dev, 1, &ctx->fence, VK_TRUE,
-				     grace_ns);
+	VkResult r =
+	    vkWaitForFences(ctx->dev, 1, &ctx->fence, VK_TRUE, grace_ns);
 	if (r != VK_SUCCESS)
 		return ax_vk_error_from(r);
 	vkFreeCommandBuffers(ctx->dev, ctx->pending_pool, 1, &ctx->pending_cb);
@@ -306,8 +306,10 @@ void ax_vk_close(struct ax_vk_ctx *ctx)
 			vkDestroyQueryPool(ctx->dev, ctx->timestamps, NULL);
 		if (ctx->fence)
 			vkDestroyFence(ctx->dev, ctx->fence, NULL);
-		if (ctx->transfer_pool && ctx->transfer_pool != ctx->compute_pool)
-			vkDestroyCommandPool(ctx->dev, ctx->transfer_pool, NULL);
+		if (ctx->transfer_pool &&
+		    ctx->transfer_pool != ctx->compute_pool)
+			vkDestroyCommandPool(ctx->dev, ctx->transfer_pool,
+					     NULL);
 		if (ctx->compute_pool)
 			vkDestroyCommandPool(ctx->dev, ctx->compute_pool, NULL);
 		vkDestroyDevice(ctx->dev, NULL);
@@ -321,16 +323,16 @@ int ax_vk_cmd_begin(struct ax_vk_ctx *ctx, bool transfer, VkCommandBuffer *cb)
 		return ax_errf(ctx->err, sizeof(ctx->err), AX_EDEVLOST,
 			       "device unusable after an earlier failure");
 	VkCommandBufferAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = transfer ? ctx->transfer_pool : ctx->compute_pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = 1,
+	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	    .commandPool = transfer ? ctx->transfer_pool : ctx->compute_pool,
+	    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	    .commandBufferCount = 1,
 	};
 	VkResult r = vkAllocateCommandBuffers(ctx->dev, &ai, cb);
 	if (r == VK_SUCCESS) {
 		VkCommandBufferBeginInfo bi = {
-			.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-			.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+		    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 		};
 		r = vkBeginCommandBuffer(*cb, &bi);
 	}
@@ -345,9 +347,9 @@ int ax_vk_submit(struct ax_vk_ctx *ctx, VkQueue queue,
 		 const VkCommandBuffer *cbs, uint32_t n, VkFence fence)
 {
 	VkSubmitInfo si = {
-		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-		.commandBufferCount = n,
-		.pCommandBuffers = cbs,
+	    .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+	    .commandBufferCount = n,
+	    .pCommandBuffers = cbs,
 	};
 	VkResult r = vkQueueSubmit(queue, 1, &si, fence);
 	if (r != VK_SUCCESS) {
@@ -367,10 +369,9 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 	int rc = ax_vk_error_from(r);
 	if (rc == 0) {
 		vkResetFences(ctx->dev, 1, &ctx->fence);
-		rc = ax_vk_submit(ctx,
-				  transfer ? ctx->transfer_queue
-					   : ctx->compute_queue,
-				  &cb, 1, ctx->fence);
+		rc = ax_vk_submit(
+		    ctx, transfer ? ctx->transfer_queue : ctx->compute_queue,
+		    &cb, 1, ctx->fence);
 	}
 	if (rc == 0) {
 		r = vkWaitForFences(ctx->dev, 1, &ctx->fence, VK_TRUE,
@@ -390,7 +391,8 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 			if (r == VK_ERROR_DEVICE_LOST)
 				ax_vk_mark_lost(ctx);
 			snprintf(ctx->err, sizeof(ctx->err),
-				 "waiting for the GPU: %s", ax_vk_result_name(r));
+				 "waiting for the GPU: %s",
+				 ax_vk_result_name(r));
 		}
 	}
 	if (!ctx->lost)
@@ -401,15 +403,14 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 void ax_vk_cmd_barrier(VkCommandBuffer cb)
 {
 	VkMemoryBarrier mb = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT |
-				 VK_ACCESS_TRANSFER_WRITE_BIT |
-				 VK_ACCESS_HOST_WRITE_BIT,
-		.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
-				 VK_ACCESS_SHADER_WRITE_BIT |
-				 VK_ACCESS_TRANSFER_READ_BIT |
-				 VK_ACCESS_TRANSFER_WRITE_BIT |
-				 VK_ACCESS_HOST_READ_BIT,
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+	    .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT |
+			     VK_ACCESS_TRANSFER_WRITE_BIT |
+			     VK_ACCESS_HOST_WRITE_BIT,
+	    .dstAccessMask =
+		VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+		VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+		VK_ACCESS_HOST_READ_BIT,
 	};
 	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 			     VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &mb, 0,
@@ -433,15 +434,14 @@ int ax_vk_timestamp_delta_ns(struct ax_vk_ctx *ctx, uint32_t a, uint32_t b,
 			     double *ns)
 {
 	uint64_t t[2];
-	VkResult r = vkGetQueryPoolResults(ctx->dev, ctx->timestamps, a, 1,
-					   sizeof(t[0]), &t[0], sizeof(t[0]),
-					   VK_QUERY_RESULT_64_BIT |
-						   VK_QUERY_RESULT_WAIT_BIT);
+	VkResult r = vkGetQueryPoolResults(
+	    ctx->dev, ctx->timestamps, a, 1, sizeof(t[0]), &t[0], sizeof(t[0]),
+	    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
 	if (r == VK_SUCCESS)
 		r = vkGetQueryPoolResults(ctx->dev, ctx->timestamps, b, 1,
 					  sizeof(t[1]), &t[1], sizeof(t[1]),
 					  VK_QUERY_RESULT_64_BIT |
-						  VK_QUERY_RESULT_WAIT_BIT);
+					      VK_QUERY_RESULT_WAIT_BIT);
 	if (r != VK_SUCCESS) {
 		snprintf(ctx->err, sizeof(ctx->err), "reading timestamps: %s",
 			 ax_vk_result_name(r));

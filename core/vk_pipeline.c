@@ -32,71 +32,69 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static VkResult create_layouts(struct ax_vk_ctx *ctx,
-			       struct ax_vk_pipeline *p)
+static VkResult create_layouts(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p)
 {
 	VkDescriptorSetLayoutBinding b[16];
 	for (uint32_t i = 0; i < p->n_bindings; i++)
 		b[i] = (VkDescriptorSetLayoutBinding){
-			.binding = i,
-			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-			.descriptorCount = 1,
-			.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		    .binding = i,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .descriptorCount = 1,
+		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		};
 	VkDescriptorSetLayoutCreateInfo dl = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-		.bindingCount = p->n_bindings,
-		.pBindings = b,
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+	    .bindingCount = p->n_bindings,
+	    .pBindings = b,
 	};
-	VkResult r = vkCreateDescriptorSetLayout(ctx->dev, &dl, NULL,
-						 &p->set_layout);
+	VkResult r =
+	    vkCreateDescriptorSetLayout(ctx->dev, &dl, NULL, &p->set_layout);
 	if (r != VK_SUCCESS)
 		return r;
 	VkPushConstantRange pr = {
-		.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-		.size = p->push_size,
+	    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+	    .size = p->push_size,
 	};
 	VkPipelineLayoutCreateInfo pl = {
-		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-		.setLayoutCount = 1,
-		.pSetLayouts = &p->set_layout,
-		.pushConstantRangeCount = p->push_size ? 1 : 0,
-		.pPushConstantRanges = &pr,
+	    .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+	    .setLayoutCount = 1,
+	    .pSetLayouts = &p->set_layout,
+	    .pushConstantRangeCount = p->push_size ? 1 : 0,
+	    .pPushConstantRanges = &pr,
 	};
 	r = vkCreatePipelineLayout(ctx->dev, &pl, NULL, &p->layout);
 	if (r != VK_SUCCESS || p->n_bindings == 0)
 		return r;
 	VkDescriptorPoolSize ps = {
-		.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		.descriptorCount = p->n_bindings,
+	    .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+	    .descriptorCount = p->n_bindings,
 	};
 	VkDescriptorPoolCreateInfo dp = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-		.maxSets = 1,
-		.poolSizeCount = 1,
-		.pPoolSizes = &ps,
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+	    .maxSets = 1,
+	    .poolSizeCount = 1,
+	    .pPoolSizes = &ps,
 	};
 	r = vkCreateDescriptorPool(ctx->dev, &dp, NULL, &p->pool);
 	if (r != VK_SUCCESS)
 		return r;
 	VkDescriptorSetAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-		.descriptorPool = p->pool,
-		.descriptorSetCount = 1,
-		.pSetLayouts = &p->set_layout,
+	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+	    .descriptorPool = p->pool,
+	    .descriptorSetCount = 1,
+	    .pSetLayouts = &p->set_layout,
 	};
 	return vkAllocateDescriptorSets(ctx->dev, &ai, &p->set);
 }
 
-static VkResult create_compute(struct ax_vk_ctx *ctx,
-			       struct ax_vk_pipeline *p,
+static VkResult create_compute(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 			       const struct ax_shader *s,
 			       const struct ax_vk_spec *spec, int n_spec)
 {
 	VkShaderModuleCreateInfo mi = {
-		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-		.codeSize = s->size,
-		.pCode = s->code,
+	    .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+	    .codeSize = s->size,
+	    .pCode = s->code,
 	};
 	VkResult r = vkCreateShaderModule(ctx->dev, &mi, NULL, &p->module);
 	if (r != VK_SUCCESS)
@@ -107,28 +105,30 @@ static VkResult create_compute(struct ax_vk_ctx *ctx,
 		n_spec = 32;
 	for (int i = 0; i < n_spec; i++) {
 		map[i] = (VkSpecializationMapEntry){
-			.constantID = spec[i].id,
-			.offset = (uint32_t)(i * 4),
-			.size = 4,
+		    .constantID = spec[i].id,
+		    .offset = (uint32_t)(i * 4),
+		    .size = 4,
 		};
 		data[i] = spec[i].value;
 	}
 	VkSpecializationInfo si = {
-		.mapEntryCount = (uint32_t)n_spec,
-		.pMapEntries = map,
-		.dataSize = (size_t)n_spec * 4,
-		.pData = data,
+	    .mapEntryCount = (uint32_t)n_spec,
+	    .pMapEntries = map,
+	    .dataSize = (size_t)n_spec * 4,
+	    .pData = data,
 	};
 	VkComputePipelineCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-		.stage = {
-			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
-			.module = p->module,
-			.pName = "main",
-			.pSpecializationInfo = n_spec ? &si : NULL,
+	    .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+	    .stage =
+		{
+		    .sType =
+			VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+		    .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+		    .module = p->module,
+		    .pName = "main",
+		    .pSpecializationInfo = n_spec ? &si : NULL,
 		},
-		.layout = p->layout,
+	    .layout = p->layout,
 	};
 	double t0 = now_ms();
 	r = vkCreateComputePipelines(ctx->dev, ctx->cache, 1, &ci, NULL,
@@ -181,8 +181,8 @@ int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 	if (n != p->n_bindings || n > 16)
 		return AX_EINVAL;
 	for (uint32_t i = 0; i < n; i++) {
-		VkDeviceSize range = b[i].range ? b[i].range
-						: b[i].buffer->size - b[i].offset;
+		VkDeviceSize range =
+		    b[i].range ? b[i].range : b[i].buffer->size - b[i].offset;
 		if (range > max_range) {
 			snprintf(ctx->err, sizeof(ctx->err),
 				 "binding %u covers %llu bytes, more than "
@@ -192,17 +192,17 @@ int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 			return AX_EINVAL;
 		}
 		bi[i] = (VkDescriptorBufferInfo){
-			.buffer = b[i].buffer->buf,
-			.offset = b[i].offset,
-			.range = range,
+		    .buffer = b[i].buffer->buf,
+		    .offset = b[i].offset,
+		    .range = range,
 		};
 		w[i] = (VkWriteDescriptorSet){
-			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-			.dstSet = p->set,
-			.dstBinding = i,
-			.descriptorCount = 1,
-			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-			.pBufferInfo = &bi[i],
+		    .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+		    .dstSet = p->set,
+		    .dstBinding = i,
+		    .descriptorCount = 1,
+		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .pBufferInfo = &bi[i],
 		};
 	}
 	vkUpdateDescriptorSets(ctx->dev, n, w, 0, NULL);
@@ -227,8 +227,7 @@ void ax_vk_pipeline_destroy(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p)
 }
 
 void ax_vk_cmd_dispatch(VkCommandBuffer cb, const struct ax_vk_pipeline *p,
-			const void *push, uint32_t gx, uint32_t gy,
-			uint32_t gz)
+			const void *push, uint32_t gx, uint32_t gy, uint32_t gz)
 {
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
 	if (p->n_bindings)

@@ -129,7 +129,8 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 	if (na < 0 || nb < 0 || (na && !a) || (nb && !b))
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "compare: sample arrays must be non-NULL with "
-			       "counts >= 0 (got %d and %d)", na, nb);
+			       "counts >= 0 (got %d and %d)",
+			       na, nb);
 	stat_reset(out, threshold);
 	out->base_median = median_of(a, na);
 	out->cand_median = median_of(b, nb);
@@ -146,21 +147,25 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 	if (na < o->min_samples || nb < o->min_samples) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "too few samples for a verdict (%d and %d; need %d "
-			 "on each side)", na, nb, o->min_samples);
+			 "on each side)",
+			 na, nb, o->min_samples);
 		return 0;
 	}
 	if (!(fabs(out->base_median) > 0) || !isfinite(out->base_median)) {
 		snprintf(out->reason, sizeof(out->reason),
 			 "base median is %g, so a relative change is "
-			 "undefined", out->base_median);
+			 "undefined",
+			 out->base_median);
 		return 0;
 	}
 
 	struct ax_shift_test t;
 	int rc = ax_stats_shift_test(a, na, b, nb, o->conf, &t);
 	if (rc != 0)
-		return ax_errf(err, errlen, rc, "compare: shift test failed "
-			       "on %d and %d samples", na, nb);
+		return ax_errf(err, errlen, rc,
+			       "compare: shift test failed "
+			       "on %d and %d samples",
+			       na, nb);
 	double m = fabs(out->base_median);
 	out->p_value = t.p_value;
 	out->shift = t.shift;
@@ -196,9 +201,9 @@ static char *result_key(const json_t *r)
 	char *params = NULL;
 	if (!*hash) {
 		/* Older rows without a hash: the canonical text itself. */
-		params = json_dumps(json_object_get(r, "params"),
-				    JSON_COMPACT | JSON_SORT_KEYS |
-					    JSON_ENCODE_ANY);
+		params =
+		    json_dumps(json_object_get(r, "params"),
+			       JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 		hash = params ? params : "";
 	}
 	size_t n = strlen(fp) + strlen(jstr(r, "suite")) + strlen(hash) + 3;
@@ -213,7 +218,7 @@ struct side {
 	json_t *arr;
 	size_t n;
 	char **keys;
-	bool *dup;  /* a newer result with the same key follows */
+	bool *dup; /* a newer result with the same key follows */
 	bool *used;
 };
 
@@ -299,11 +304,15 @@ static bool check_comparable(struct ax_compare_pair *p)
 		incomparable(p, "failed on both sides (BASE %s, CAND %s)",
 			     jstr(b, "status"), jstr(c, "status"));
 	} else if (!is_ok(b)) {
-		incomparable(p, "BASE result has status %s (%s); nothing to "
-			     "compare against", jstr(b, "status"), why(b));
+		incomparable(p,
+			     "BASE result has status %s (%s); nothing to "
+			     "compare against",
+			     jstr(b, "status"), why(b));
 	} else if (!is_ok(c)) {
-		incomparable(p, "CAND result has status %s (%s): counted as a "
-			     "regression", jstr(c, "status"), why(c));
+		incomparable(p,
+			     "CAND result has status %s (%s): counted as a "
+			     "regression",
+			     jstr(c, "status"), why(c));
 		p->regression = true;
 	} else if (strcmp(jstr(b, "unit"), jstr(c, "unit")) != 0) {
 		incomparable(p, "units differ (BASE %s, CAND %s)",
@@ -311,9 +320,10 @@ static bool check_comparable(struct ax_compare_pair *p)
 	} else if (json_is_true(json_object_get(b, "higher_is_better")) !=
 		   json_is_true(json_object_get(c, "higher_is_better"))) {
 		bool hb = json_is_true(json_object_get(b, "higher_is_better"));
-		incomparable(p, "directions differ (BASE: %s is better, CAND: "
-			     "%s is better)", hb ? "higher" : "lower",
-			     hb ? "lower" : "higher");
+		incomparable(p,
+			     "directions differ (BASE: %s is better, CAND: "
+			     "%s is better)",
+			     hb ? "higher" : "lower", hb ? "lower" : "higher");
 	} else {
 		return true;
 	}
@@ -331,10 +341,10 @@ static int compare_pair(struct ax_compare_pair *p,
 	int na, nb, rc = AX_ENOMEM;
 	double *a = samples_of(p->base, &na), *b = samples_of(p->cand, &nb);
 	if (a && b) {
-		bool hib = json_is_true(json_object_get(p->base,
-							"higher_is_better"));
-		rc = ax_compare_samples(a, na, b, nb, hib, t, o, &p->stat,
-					err, errlen);
+		bool hib =
+		    json_is_true(json_object_get(p->base, "higher_is_better"));
+		rc = ax_compare_samples(a, na, b, nb, hib, t, o, &p->stat, err,
+					errlen);
 	}
 	free(a);
 	free(b);
@@ -361,25 +371,27 @@ static int add_row(struct ax_compare *c, json_t *base, json_t *cand,
 	return rc;
 }
 
-static int match_base(struct ax_compare *c, struct side *bs,
-		      struct side *cs, const struct ax_compare_opts *o,
-		      char *err, size_t errlen)
+static int match_base(struct ax_compare *c, struct side *bs, struct side *cs,
+		      const struct ax_compare_opts *o, char *err, size_t errlen)
 {
 	int rc = 0;
 	for (size_t i = 0; i < bs->n && rc == 0; i++) {
 		json_t *b = json_array_get(bs->arr, i);
 		if (bs->dup[i]) {
-			rc = add_row(c, b, NULL, "superseded by a newer BASE "
+			rc = add_row(c, b, NULL,
+				     "superseded by a newer BASE "
 				     "result with the same device, suite and "
-				     "parameters", o, err, errlen);
+				     "parameters",
+				     o, err, errlen);
 			continue;
 		}
 		size_t j = 0;
-		while (j < cs->n && (cs->dup[j] ||
-				     strcmp(bs->keys[i], cs->keys[j]) != 0))
+		while (j < cs->n &&
+		       (cs->dup[j] || strcmp(bs->keys[i], cs->keys[j]) != 0))
 			j++;
 		if (j == cs->n) {
-			rc = add_row(c, b, NULL, "only in BASE: no CAND result "
+			rc = add_row(c, b, NULL,
+				     "only in BASE: no CAND result "
 				     "with this device, suite and parameters",
 				     o, err, errlen);
 			continue;
@@ -416,7 +428,8 @@ int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
 {
 	*out = NULL;
 	if (!json_is_array(base) || !json_is_array(cand))
-		return ax_errf(err, errlen, AX_EINVAL, "compare: BASE and CAND "
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "compare: BASE and CAND "
 			       "must be JSON arrays of results");
 	struct ax_compare_opts defs;
 	if (!o) {

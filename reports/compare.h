@@ -47,24 +47,24 @@ enum ax_verdict {
 	AX_VERDICT_SLOWER,
 	AX_VERDICT_AMBIGUOUS,
 	AX_VERDICT_INCOMPARABLE, /* matched, but could not be compared */
-	AX_VERDICT_UNMATCHED,    /* present on one side only */
+	AX_VERDICT_UNMATCHED,	 /* present on one side only */
 };
 
 /* Lower-case word for a verdict ("faster", "same" ...); never NULL. */
 const char *ax_compare_verdict_name(enum ax_verdict v);
 
 struct ax_compare_rule {
-	const char *glob;   /* fnmatch pattern on the suite name (borrowed) */
-	double threshold;   /* fraction: 0.05 for 5 % */
+	const char *glob; /* fnmatch pattern on the suite name (borrowed) */
+	double threshold; /* fraction: 0.05 for 5 % */
 };
 
 struct ax_compare_opts {
-	double threshold;   /* default minimum effect, fraction (0.02) */
+	double threshold; /* default minimum effect, fraction (0.02) */
 	const struct ax_compare_rule *rules; /* borrowed; may be NULL */
 	int n_rules;
-	double alpha;       /* significance level (0.05) */
-	double conf;        /* confidence level of the shift CI (0.95) */
-	int min_samples;    /* per side (5) */
+	double alpha;	 /* significance level (0.05) */
+	double conf;	 /* confidence level of the shift CI (0.95) */
+	int min_samples; /* per side (5) */
 };
 
 /* Fill o with the documented defaults. */
@@ -77,15 +77,15 @@ double ax_compare_threshold_for(const struct ax_compare_opts *o,
 /* The statistics of one comparison of raw samples. */
 struct ax_compare_stat {
 	enum ax_verdict verdict;
-	double threshold;     /* fraction used */
+	double threshold; /* fraction used */
 	double base_median, cand_median;
-	double p_value;       /* NAN when not computed */
-	double shift;         /* HL estimate of cand - base, in unit */
-	double rel;           /* shift / |base median| (signed, raw) */
+	double p_value;	       /* NAN when not computed */
+	double shift;	       /* HL estimate of cand - base, in unit */
+	double rel;	       /* shift / |base median| (signed, raw) */
 	double rel_lo, rel_hi; /* CI of rel */
-	double improvement;   /* rel made direction-aware: > 0 is better */
+	double improvement;    /* rel made direction-aware: > 0 is better */
 	double impr_lo, impr_hi;
-	char reason[160];     /* one sentence explaining the verdict */
+	char reason[160]; /* one sentence explaining the verdict */
 };
 
 /*
@@ -101,11 +101,11 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 
 /* One line of the comparison: a matched pair or an unmatched result. */
 struct ax_compare_pair {
-	json_t *base, *cand;  /* result objects (borrowed from the
-				 comparison's own references); one may be
-				 NULL for an unmatched row */
+	json_t *base, *cand; /* result objects (borrowed from the
+				comparison's own references); one may be
+				NULL for an unmatched row */
 	struct ax_compare_stat stat;
-	bool regression;      /* counts towards exit status 1 */
+	bool regression; /* counts towards exit status 1 */
 };
 
 struct ax_compare {
@@ -114,8 +114,8 @@ struct ax_compare {
 	int count[AX_VERDICT_UNMATCHED + 1]; /* rows per verdict */
 	int regressions;
 	char *base_label, *cand_label; /* "run 12", "baseline:nightly" */
-	double threshold;     /* the default, for the report header */
-	json_t *base_doc, *cand_doc; /* references held on the inputs */
+	double threshold;	       /* the default, for the report header */
+	json_t *base_doc, *cand_doc;   /* references held on the inputs */
 };
 
 /*

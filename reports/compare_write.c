@@ -56,14 +56,12 @@ static const char *fmt_num(double x, char *buf, size_t len)
 	return buf;
 }
 
-static int finish(FILE *f)
-{
-	return ferror(f) ? AX_EIO : 0;
-}
+static int finish(FILE *f) { return ferror(f) ? AX_EIO : 0; }
 
 static void summary_line(const struct ax_compare *c, FILE *f)
 {
-	fprintf(f, "%d slower, %d faster, %d same, %d ambiguous, "
+	fprintf(f,
+		"%d slower, %d faster, %d same, %d ambiguous, "
 		"%d incomparable, %d unmatched; %d regression%s "
 		"(threshold %.3g%%)",
 		c->count[AX_VERDICT_SLOWER], c->count[AX_VERDICT_FASTER],
@@ -100,8 +98,8 @@ int ax_compare_write_text(const struct ax_compare *c, FILE *f)
 	fprintf(f, "compare %s (BASE) with %s (CAND): ", c->base_label,
 		c->cand_label);
 	summary_line(c, f);
-	fprintf(f, "\n\n%-12s %-10s %-28s %-20s %10s %10s %-8s %s\n",
-		"VERDICT", "SUITE", "CASE", "DEVICE", "BASE", "CAND", "UNIT",
+	fprintf(f, "\n\n%-12s %-10s %-28s %-20s %10s %10s %-8s %s\n", "VERDICT",
+		"SUITE", "CASE", "DEVICE", "BASE", "CAND", "UNIT",
 		"CHANGE (+ is better) [95% CI]");
 	for (int i = 0; i < c->n_pairs; i++)
 		text_row(&c->pairs[i], f);
@@ -119,19 +117,15 @@ static json_t *side_json(const json_t *r)
 {
 	if (!r)
 		return json_null();
-	return json_pack("{s:O?,s:O?,s:O?,s:O?,s:s,s:O?}", "result_id",
-			 json_object_get(r, "id"), "run_id",
-			 json_object_get(r, "run_id"), "n",
-			 json_object_get(r, "n"), "median",
-			 json_object_get(r, "median"), "status",
-			 jstr(r, "status"), "error",
-			 json_object_get(r, "error"));
+	return json_pack(
+	    "{s:O?,s:O?,s:O?,s:O?,s:s,s:O?}", "result_id",
+	    json_object_get(r, "id"), "run_id", json_object_get(r, "run_id"),
+	    "n", json_object_get(r, "n"), "median",
+	    json_object_get(r, "median"), "status", jstr(r, "status"), "error",
+	    json_object_get(r, "error"));
 }
 
-static json_t *pct(double x)
-{
-	return num(100 * x);
-}
+static json_t *pct(double x) { return num(100 * x); }
 
 static json_t *row_json(const struct ax_compare_pair *p)
 {
@@ -139,28 +133,27 @@ static json_t *row_json(const struct ax_compare_pair *p)
 	const json_t *d = json_object_get(r, "device");
 	const struct ax_compare_stat *s = &p->stat;
 	json_t *o = json_pack(
-		"{s:s,s:b,s:s,s:s,s:O?,s:O?,s:{s:s,s:s},s:s,s:O?,s:o,s:o,s:o}",
-		"verdict", ax_compare_verdict_name(s->verdict), "regression",
-		p->regression, "reason", s->reason, "suite", jstr(r, "suite"),
-		"case", json_object_get(r, "case"), "params",
-		json_object_get(r, "params"), "device", "fingerprint",
-		jstr(d, "fingerprint"), "name", jstr(d, "name"), "unit",
-		jstr(r, "unit"), "higher_is_better",
-		json_object_get(r, "higher_is_better"), "base",
-		side_json(p->base), "candidate", side_json(p->cand),
-		"threshold_pct", pct(s->threshold));
+	    "{s:s,s:b,s:s,s:s,s:O?,s:O?,s:{s:s,s:s},s:s,s:O?,s:o,s:o,s:o}",
+	    "verdict", ax_compare_verdict_name(s->verdict), "regression",
+	    p->regression, "reason", s->reason, "suite", jstr(r, "suite"),
+	    "case", json_object_get(r, "case"), "params",
+	    json_object_get(r, "params"), "device", "fingerprint",
+	    jstr(d, "fingerprint"), "name", jstr(d, "name"), "unit",
+	    jstr(r, "unit"), "higher_is_better",
+	    json_object_get(r, "higher_is_better"), "base", side_json(p->base),
+	    "candidate", side_json(p->cand), "threshold_pct",
+	    pct(s->threshold));
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "p_value", num(s->p_value));
 	json_object_set_new(o, "shift", num(s->shift));
 	json_object_set_new(o, "change_pct", pct(s->rel));
 	json_object_set_new(o, "change_ci_pct",
-			    json_pack("[o,o]", pct(s->rel_lo),
-				      pct(s->rel_hi)));
+			    json_pack("[o,o]", pct(s->rel_lo), pct(s->rel_hi)));
 	json_object_set_new(o, "improvement_pct", pct(s->improvement));
-	json_object_set_new(o, "improvement_ci_pct",
-			    json_pack("[o,o]", pct(s->impr_lo),
-				      pct(s->impr_hi)));
+	json_object_set_new(
+	    o, "improvement_ci_pct",
+	    json_pack("[o,o]", pct(s->impr_lo), pct(s->impr_hi)));
 	return o;
 }
 
@@ -183,8 +176,8 @@ json_t *ax_compare_to_json(const struct ax_compare *c)
 		json_array_append_new(rows, row_json(&c->pairs[i]));
 	return json_pack("{s:s,s:s,s:o,s:o,s:o}", "base", c->base_label,
 			 "candidate", c->cand_label, "threshold_pct",
-			 pct(c->threshold), "summary", summary_json(c),
-			 "rows", rows);
+			 pct(c->threshold), "summary", summary_json(c), "rows",
+			 rows);
 }
 
 int ax_compare_write_json(const struct ax_compare *c, FILE *f)
@@ -266,7 +259,8 @@ int ax_compare_write_markdown(const struct ax_compare *c, FILE *f)
 	summary_line(c, f);
 	fputs(".\n\n| Verdict | Suite | Case | Device | Base | Candidate | "
 	      "Unit | Change (+ is better) [95% CI] | p |\n"
-	      "|---|---|---|---|---:|---:|---|---|---:|\n", f);
+	      "|---|---|---|---|---:|---:|---|---|---:|\n",
+	      f);
 	for (int i = 0; i < c->n_pairs; i++)
 		md_row(&c->pairs[i], f);
 	md_reasons(c, f);
@@ -311,15 +305,19 @@ int ax_compare_write_junit(const struct ax_compare *c, FILE *f)
 	int failures = c->regressions;
 	int skipped = c->n_pairs - failures - c->count[AX_VERDICT_SAME] -
 		      c->count[AX_VERDICT_FASTER];
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuites name=\"axbench compare\" tests=\"%d\" "
 		"failures=\"%d\" skipped=\"%d\">\n"
-		"  <testsuite name=\"", c->n_pairs, failures, skipped);
+		"  <testsuite name=\"",
+		c->n_pairs, failures, skipped);
 	ax_html_escape(f, c->base_label);
 	fputs(" vs ", f);
 	ax_html_escape(f, c->cand_label);
-	fprintf(f, "\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" "
-		"errors=\"0\">\n", c->n_pairs, failures, skipped);
+	fprintf(f,
+		"\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" "
+		"errors=\"0\">\n",
+		c->n_pairs, failures, skipped);
 	for (int i = 0; i < c->n_pairs; i++)
 		junit_case(&c->pairs[i], f);
 	fputs("  </testsuite>\n</testsuites>\n", f);

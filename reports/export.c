@@ -29,9 +29,8 @@ static json_t *point_json(const struct ax_params *p, enum pick which)
 		char text[64];
 		ax_param_format(d, p->v[i], text, sizeof(text));
 		json_object_set_new(o, d->name,
-				    d->type == AX_PT_INT
-					    ? json_integer(p->v[i])
-					    : json_string(text));
+				    d->type == AX_PT_INT ? json_integer(p->v[i])
+							 : json_string(text));
 	}
 	return o;
 }
@@ -69,8 +68,8 @@ static int parse_point(const struct ax_config_schema *sc, const json_t *obj,
 	char *text = json_dumps(obj, JSON_COMPACT);
 	if (!text)
 		return AX_ENOMEM;
-	int rc = ax_params_from_json(p, sc->params, sc->n_params, text, err,
-				     errlen);
+	int rc =
+	    ax_params_from_json(p, sc->params, sc->n_params, text, err, errlen);
 	free(text);
 	return rc;
 }
@@ -79,11 +78,11 @@ static int parse_point(const struct ax_config_schema *sc, const json_t *obj,
 
 struct group {
 	const struct ax_config_schema *sc;
-	const char *fp;      /* borrowed from results */
-	const json_t *best;  /* best "ok" result */
-	const json_t *def;   /* newest result at default knobs, or NULL */
+	const char *fp;	    /* borrowed from results */
+	const json_t *best; /* best "ok" result */
+	const json_t *def;  /* newest result at default knobs, or NULL */
 	struct ax_params best_p;
-	json_t *shape;       /* owned */
+	json_t *shape; /* owned */
 };
 
 struct builder {
@@ -92,17 +91,16 @@ struct builder {
 	int n_schema;
 	struct group *g;
 	int n, cap;
-	json_t *index;   /* "fp|suite|shape" -> group number */
+	json_t *index;	 /* "fp|suite|shape" -> group number */
 	json_t *skipped; /* array */
 };
 
 static void skip(struct builder *b, const json_t *r, const char *why)
 {
-	json_array_append_new(b->skipped,
-			      json_pack("{s:O?, s:O?, s:s}", "result_id",
-					json_object_get(r, "id"), "suite",
-					json_object_get(r, "suite"), "reason",
-					why));
+	json_array_append_new(
+	    b->skipped, json_pack("{s:O?, s:O?, s:s}", "result_id",
+				  json_object_get(r, "id"), "suite",
+				  json_object_get(r, "suite"), "reason", why));
 }
 
 static bool better(const json_t *a, const json_t *b)
@@ -154,13 +152,14 @@ static int add_result(struct builder *b, const json_t *r)
 	const char *suite = str_of(r, "suite");
 	const char *fp = str_of(json_object_get(r, "device"), "fingerprint");
 	const struct ax_config_schema *sc =
-		find_schema(b->schema, b->n_schema, suite);
+	    find_schema(b->schema, b->n_schema, suite);
 	const char *status = str_of(r, "status");
 	if (!status || strcmp(status, "ok"))
 		return 0; /* failed results are never a speed */
 	if (!sc || !fp) {
-		skip(b, r, sc ? "no device fingerprint"
-			      : "suite unknown to this axbench");
+		skip(b, r,
+		     sc ? "no device fingerprint"
+			: "suite unknown to this axbench");
 		return 0;
 	}
 	if (!json_is_number(json_object_get(r, "median"))) {
@@ -195,8 +194,8 @@ static json_t *session_of(const struct builder *b, const struct group *g)
 	{
 		json_t *dev = json_object_get(s, "device");
 		const char *fp = json_is_string(dev)
-					 ? json_string_value(dev)
-					 : str_of(dev, "fingerprint");
+				     ? json_string_value(dev)
+				     : str_of(dev, "fingerprint");
 		const char *suite = str_of(s, "suite");
 		if (!fp || !suite || strcmp(fp, g->fp) ||
 		    strcmp(suite, g->sc->suite))
@@ -244,18 +243,17 @@ static json_t *entry_json(const struct builder *b, const struct group *g)
 {
 	const json_t *r = g->best;
 	json_t *e = json_pack(
-		"{s:O, s:o, s:o, s:O, s:O?, s:O, s:n, s:n, s:O?, s:O?, s:O?, "
-		"s:O?, s:O?}",
-		"shape", g->shape, "tuned", point_json(&g->best_p, PICK_TUNED),
-		"params", point_json(&g->best_p, PICK_ALL), "value",
-		json_object_get(r, "median"), "unit",
-		json_object_get(r, "unit"), "higher_is_better",
-		json_object_get(r, "higher_is_better"), "default_value",
-		"speedup", "result_id", json_object_get(r, "id"),
-		"result_uuid", json_object_get(r, "uuid"), "run_id",
-		json_object_get(r, "run_id"), "run_uuid",
-		json_object_get(r, "run_uuid"), "date",
-		json_object_get(r, "started_at"));
+	    "{s:O, s:o, s:o, s:O, s:O?, s:O, s:n, s:n, s:O?, s:O?, s:O?, "
+	    "s:O?, s:O?}",
+	    "shape", g->shape, "tuned", point_json(&g->best_p, PICK_TUNED),
+	    "params", point_json(&g->best_p, PICK_ALL), "value",
+	    json_object_get(r, "median"), "unit", json_object_get(r, "unit"),
+	    "higher_is_better", json_object_get(r, "higher_is_better"),
+	    "default_value", "speedup", "result_id", json_object_get(r, "id"),
+	    "result_uuid", json_object_get(r, "uuid"), "run_id",
+	    json_object_get(r, "run_id"), "run_uuid",
+	    json_object_get(r, "run_uuid"), "date",
+	    json_object_get(r, "started_at"));
 	if (!e)
 		return NULL;
 	set_speedup(e, g);
@@ -267,10 +265,11 @@ static json_t *entry_json(const struct builder *b, const struct group *g)
 static json_t *device_json(const json_t *dev)
 {
 	static const char *const keys[] = {
-		"fingerprint", "name",        "vendor",      "type",
-		"vendor_id",   "device_id",   "driver_name", "driver_info",
-		"driver_version", "api_version", "device_uuid", "pci_bus_id",
-		NULL};
+	    "fingerprint", "name",	  "vendor",
+	    "type",	   "vendor_id",	  "device_id",
+	    "driver_name", "driver_info", "driver_version",
+	    "api_version", "device_uuid", "pci_bus_id",
+	    NULL};
 	json_t *o = json_object();
 	for (int i = 0; o && keys[i]; i++) {
 		json_t *v = json_object_get(dev, keys[i]);
@@ -302,7 +301,7 @@ static int assemble(struct builder *b, const char *generator, json_t **out)
 	for (int i = 0; i < b->n && !rc; i++) {
 		struct group *g = &b->g[i];
 		json_t *suites = json_object_get(
-			device_for(devices, by_fp, g->best), "suites");
+		    device_for(devices, by_fp, g->best), "suites");
 		json_t *list = json_object_get(suites, g->sc->suite);
 		if (!list) {
 			list = json_array();
@@ -312,11 +311,11 @@ static int assemble(struct builder *b, const char *generator, json_t **out)
 		rc = e ? json_array_append_new(list, e) : AX_ENOMEM;
 	}
 	json_decref(by_fp);
-	*out = rc ? NULL
-		  : json_pack("{s:s, s:s, s:o, s:O}", "schema",
-			      AX_EXPORT_SCHEMA, "generated_by",
-			      generator ? generator : "axbench", "devices",
-			      devices, "skipped", b->skipped);
+	*out =
+	    rc ? NULL
+	       : json_pack("{s:s, s:s, s:o, s:O}", "schema", AX_EXPORT_SCHEMA,
+			   "generated_by", generator ? generator : "axbench",
+			   "devices", devices, "skipped", b->skipped);
 	if (rc)
 		json_decref(devices);
 	return rc ? rc : (*out ? 0 : AX_ENOMEM);
@@ -327,8 +326,10 @@ int ax_export_build(const json_t *results, const json_t *sessions,
 		    const char *generator, json_t **out, char *err,
 		    size_t errlen)
 {
-	struct builder b = {.results = results, .sessions = sessions,
-			     .schema = schema, .n_schema = n_schema};
+	struct builder b = {.results = results,
+			    .sessions = sessions,
+			    .schema = schema,
+			    .n_schema = n_schema};
 	size_t i;
 	json_t *r;
 	int rc = 0;
@@ -355,11 +356,10 @@ int ax_export_build(const json_t *results, const json_t *sessions,
 
 /* ---- reading back ----------------------------------------------------- */
 
-static int bad(char *err, size_t errlen, const char *name, const char *fmt,
-	       ...) __attribute__((format(printf, 4, 5)));
+static int bad(char *err, size_t errlen, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
-static int bad(char *err, size_t errlen, const char *name, const char *fmt,
-	       ...)
+static int bad(char *err, size_t errlen, const char *name, const char *fmt, ...)
 {
 	char msg[768];
 	va_list ap;
@@ -377,8 +377,10 @@ static int add_entry(struct ax_tuned *t, const char *fp,
 	char msg[512];
 	struct ax_tuned_entry *x = &t->entries[t->n];
 	if (!json_is_object(e))
-		return bad(err, errlen, name, "%s must be a mapping with "
-			   "params, value and unit", where);
+		return bad(err, errlen, name,
+			   "%s must be a mapping with "
+			   "params, value and unit",
+			   where);
 	if (parse_point(sc, json_object_get(e, "params"), &x->params, msg,
 			sizeof(msg)))
 		return bad(err, errlen, name, "%s.params: %s", where, msg);
@@ -399,20 +401,27 @@ static int add_suites(struct ax_tuned *t, const json_t *dev, int di,
 	const char *suite;
 	json_t *list;
 	if (!fp || !json_is_object(suites))
-		return bad(err, errlen, name, "devices[%d] needs a fingerprint "
-			   "string and a suites mapping", di);
+		return bad(err, errlen, name,
+			   "devices[%d] needs a fingerprint "
+			   "string and a suites mapping",
+			   di);
 	json_object_foreach(suites, suite, list)
 	{
 		const struct ax_config_schema *sc =
-			find_schema(schema, n_schema, suite);
+		    find_schema(schema, n_schema, suite);
 		if (!sc)
-			return bad(err, errlen, name, "devices[%d].suites: "
-				   "unknown suite '%s'", di, suite);
+			return bad(err, errlen, name,
+				   "devices[%d].suites: "
+				   "unknown suite '%s'",
+				   di, suite);
 		if (!json_is_array(list))
-			return bad(err, errlen, name, "devices[%d].suites.%s "
-				   "must be a list", di, suite);
-		struct ax_tuned_entry *grown = realloc(
-			t->entries, sizeof(*grown) * (t->n + json_array_size(list)));
+			return bad(err, errlen, name,
+				   "devices[%d].suites.%s "
+				   "must be a list",
+				   di, suite);
+		struct ax_tuned_entry *grown =
+		    realloc(t->entries,
+			    sizeof(*grown) * (t->n + json_array_size(list)));
 		if (!grown)
 			return AX_ENOMEM;
 		t->entries = grown;
@@ -423,8 +432,8 @@ static int add_suites(struct ax_tuned *t, const json_t *dev, int di,
 			char where[160];
 			snprintf(where, sizeof(where),
 				 "devices[%d].suites.%s[%zu]", di, suite, i);
-			int rc = add_entry(t, fp, sc, e, where, name, err,
-					   errlen);
+			int rc =
+			    add_entry(t, fp, sc, e, where, name, err, errlen);
 			if (rc)
 				return rc;
 		}
@@ -441,7 +450,8 @@ int ax_export_tuned_from_json(const json_t *doc, const char *name,
 	json_t *devices = json_object_get(doc, "devices");
 	*out = NULL;
 	if (!version || strcmp(version, AX_EXPORT_SCHEMA))
-		return bad(err, errlen, name, "schema must be %s (got %s); "
+		return bad(err, errlen, name,
+			   "schema must be %s (got %s); "
 			   "give a file written by axbench export",
 			   AX_EXPORT_SCHEMA, version ? version : "none");
 	if (!json_is_array(devices))

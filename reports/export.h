@@ -13,7 +13,7 @@
  *       driver_version where the database gives them
  *       suites:
  *         gemm:
-  *           - shape: {m: 256, n: 256, k: 256}   # every non-tunable one
+ *           - shape: {m: 256, n: 256, k: 256}   # every non-tunable one
  *             tuned: {tile_m: 64, ...}          # the AX_PARAM_TUNABLE ones
  *             params: {...}                     # the whole point
  *             value: 123.4                      # median, as stored
@@ -56,10 +56,10 @@ int ax_export_build(const json_t *results, const json_t *sessions,
 
 /* One tuned point read back. */
 struct ax_tuned_entry {
-	char *fingerprint;                    /* device it was tuned on */
+	char *fingerprint;		      /* device it was tuned on */
 	const struct ax_config_schema *suite; /* borrowed from the caller */
-	struct ax_params params;              /* the whole point */
-	double value;                         /* the figure it measured */
+	struct ax_params params;	      /* the whole point */
+	double value;			      /* the figure it measured */
 	char *unit;
 };
 

@@ -12,28 +12,28 @@
 #include <time.h>
 
 /* No script-src at all: the JSON block is data and never executes. */
-#define AX_HTML_CSP                                                        \
-	"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "   \
+#define AX_HTML_CSP                                                            \
+	"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "       \
 	"base-uri 'none'; form-action 'none'"
 
 static const char css[] =
-	"body{font-family:system-ui,sans-serif;margin:1.5em auto;"
-	"max-width:1100px;color:#111;background:#fff;padding:0 1em}"
-	"h1{font-size:1.6em}h2{border-bottom:2px solid #0072B2;"
-	"padding-bottom:.2em;margin-top:2em}"
-	"table{border-collapse:collapse;margin:.5em 0}"
-	"th,td{border:1px solid #bbb;padding:.25em .5em;text-align:left;"
-	"vertical-align:top;font-size:.9em}th{background:#eef3f8}"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
-	"td.all{color:#444;font-style:italic}"
-	".badge{display:inline-block;border:1px solid #333;border-radius:3px;"
-	"padding:0 .3em;margin-right:.3em;font-size:.8em;background:#f7f7f7}"
-	".slower{font-weight:bold;color:#D55E00}.faster{color:#0072B2}"
-	".empty{color:#555;font-style:italic}"
-	"svg{display:block;margin:.5em 0 1.2em;max-width:100%;height:auto}"
-	"svg text{font-size:11px;fill:#111}svg text.tt{font-size:13px;"
-	"font-weight:bold}svg .grid{stroke:#ddd}"
-	"nav a{margin-right:1em}";
+    "body{font-family:system-ui,sans-serif;margin:1.5em auto;"
+    "max-width:1100px;color:#111;background:#fff;padding:0 1em}"
+    "h1{font-size:1.6em}h2{border-bottom:2px solid #0072B2;"
+    "padding-bottom:.2em;margin-top:2em}"
+    "table{border-collapse:collapse;margin:.5em 0}"
+    "th,td{border:1px solid #bbb;padding:.25em .5em;text-align:left;"
+    "vertical-align:top;font-size:.9em}th{background:#eef3f8}"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "td.all{color:#444;font-style:italic}"
+    ".badge{display:inline-block;border:1px solid #333;border-radius:3px;"
+    "padding:0 .3em;margin-right:.3em;font-size:.8em;background:#f7f7f7}"
+    ".slower{font-weight:bold;color:#D55E00}.faster{color:#0072B2}"
+    ".empty{color:#555;font-style:italic}"
+    "svg{display:block;margin:.5em 0 1.2em;max-width:100%;height:auto}"
+    "svg text{font-size:11px;fill:#111}svg text.tt{font-size:13px;"
+    "font-weight:bold}svg .grid{stroke:#ddd}"
+    "nav a{margin-right:1em}";
 
 const char *ax_html_jstr(const json_t *o, const char *key)
 {
@@ -54,11 +54,12 @@ bool ax_html_ok(const json_t *r)
 
 int ax_html_device_index(const struct ax_html_ctx *c, const json_t *r)
 {
-	const char *fp = ax_html_jstr(json_object_get(r, "device"),
-				      "fingerprint");
+	const char *fp =
+	    ax_html_jstr(json_object_get(r, "device"), "fingerprint");
 	for (size_t i = 0; i < json_array_size(c->devices); i++)
 		if (strcmp(ax_html_jstr(json_array_get(c->devices, i),
-					"fingerprint"), fp) == 0)
+					"fingerprint"),
+			   fp) == 0)
 			return (int)i;
 	return -1;
 }
@@ -70,8 +71,8 @@ const char *ax_html_device_name(const struct ax_html_ctx *c, int i)
 	const char *name = ax_html_jstr(d, "name");
 	int same = 0, nth = 0;
 	for (size_t j = 0; j < json_array_size(c->devices); j++)
-		if (strcmp(ax_html_jstr(json_array_get(c->devices, j),
-					"name"), name) == 0) {
+		if (strcmp(ax_html_jstr(json_array_get(c->devices, j), "name"),
+			   name) == 0) {
 			same++;
 			if ((int)j <= i)
 				nth++;
@@ -97,11 +98,11 @@ char *ax_html_case_label(const json_t *r)
 		return NULL;
 	const char *k;
 	json_t *v;
-	json_object_foreach(json_object_get(r, "params"), k, v) {
+	json_object_foreach(json_object_get(r, "params"), k, v)
+	{
 		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 		const char *txt = json_is_string(v) ? json_string_value(v) : s;
-		fprintf(f, "%s%s=%s", ftell(f) ? " " : "", k,
-			txt ? txt : "?");
+		fprintf(f, "%s%s=%s", ftell(f) ? " " : "", k, txt ? txt : "?");
 		free(s);
 	}
 	fclose(f);
@@ -115,17 +116,23 @@ void ax_html_badges(const json_t *r, char *buf, size_t len)
 	double noise = ax_html_jnum(r, "rel_noise");
 	buf[0] = 0;
 	if (!ax_html_ok(r))
-		snprintf(buf, len, "%s", strcmp(st, "failed-verification") == 0
-					 ? "failed verification"
-					 : *st ? st : "no status");
+		snprintf(buf, len, "%s",
+			 strcmp(st, "failed-verification") == 0
+			     ? "failed verification"
+			 : *st ? st
+			       : "no status");
 	/* 5 %: the median's interval half-width above which a figure is
 	 * too unsteady to read differences of a few percent from. */
 	if (isfinite(noise) && noise > 0.05)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%snoisy "
-			 "(+/-%.1f%%)", *buf ? ", " : "", 100 * noise);
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "%snoisy "
+			 "(+/-%.1f%%)",
+			 *buf ? ", " : "", 100 * noise);
 	if (strstr(stop, "time") && ax_html_ok(r))
-		snprintf(buf + strlen(buf), len - strlen(buf), "%stimed out "
-			 "sampling (%s)", *buf ? ", " : "", stop);
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "%stimed out "
+			 "sampling (%s)",
+			 *buf ? ", " : "", stop);
 }
 
 void ax_html_h2(struct ax_html_ctx *c, const char *id, const char *title)
@@ -150,8 +157,8 @@ static void add_device(json_t *devs, const json_t *d)
 	if (!json_is_object(d))
 		return;
 	for (size_t i = 0; i < json_array_size(devs); i++)
-		if (strcmp(ax_html_jstr(json_array_get(devs, i),
-					"fingerprint"), fp) == 0)
+		if (strcmp(ax_html_jstr(json_array_get(devs, i), "fingerprint"),
+			   fp) == 0)
 			return;
 	json_array_append(devs, (json_t *)d);
 }
@@ -166,11 +173,12 @@ static void ctx_init(struct ax_html_ctx *c, FILE *f,
 	c->d = d;
 	c->devices = json_array();
 	json_array_foreach(d->results, i, r)
-		add_device(c->devices, json_object_get(r, "device"));
+	    add_device(c->devices, json_object_get(r, "device"));
 	json_array_foreach(d->runs, i, r)
-		add_device(c->devices, json_object_get(r, "device"));
+	    add_device(c->devices, json_object_get(r, "device"));
 	json_t *runs = json_object();
-	json_array_foreach(d->results, i, r) {
+	json_array_foreach(d->results, i, r)
+	{
 		char k[32];
 		snprintf(k, sizeof(k), "%.0f", ax_html_jnum(r, "run_id"));
 		json_object_set_new(runs, k, json_true());
@@ -187,9 +195,9 @@ static const json_t *host_of(const struct ax_html_ctx *c, int dev)
 	for (int a = 0; a < 2; a++) {
 		size_t i;
 		json_t *r;
-		json_array_foreach(arrs[a], i, r)
-			if (ax_html_device_index(c, r) == dev)
-				return json_object_get(r, "host");
+		json_array_foreach(
+		    arrs[a], i, r) if (ax_html_device_index(c, r) ==
+				       dev) return json_object_get(r, "host");
 	}
 	return NULL;
 }
@@ -221,12 +229,18 @@ static void field(const struct ax_html_ctx *c, int i, const char *key,
 }
 
 static const char *const sys_fields[][2] = {
-	{"name", "Device"},          {"vendor", "Vendor"},
-	{"type", "Type"},            {"driver_name", "Driver"},
-	{"driver_info", "Driver version"}, {"api_version", "Vulkan API"},
-	{"pci_bus_id", "PCI bus id"}, {"device_uuid", "Device UUID"},
-	{"fingerprint", "Fingerprint"}, {"host.hostname", "Host"},
-	{"host.cpu_model", "CPU"},   {"host.cores", "CPU cores"},
+    {"name", "Device"},
+    {"vendor", "Vendor"},
+    {"type", "Type"},
+    {"driver_name", "Driver"},
+    {"driver_info", "Driver version"},
+    {"api_version", "Vulkan API"},
+    {"pci_bus_id", "PCI bus id"},
+    {"device_uuid", "Device UUID"},
+    {"fingerprint", "Fingerprint"},
+    {"host.hostname", "Host"},
+    {"host.cpu_model", "CPU"},
+    {"host.cores", "CPU cores"},
 };
 
 static void system_row(struct ax_html_ctx *c, const char *key,
@@ -264,16 +278,18 @@ static void section_system(struct ax_html_ctx *c)
 	}
 	fputs("<table><caption>Devices and hosts; a value shared by every "
 	      "device is shown once.</caption>\n<tr><th scope=\"col\">"
-	      "</th>", c->f);
+	      "</th>",
+	      c->f);
 	for (int i = 0; i < n; i++) {
-		fprintf(c->f, "<th scope=\"col\"><span class=\"badge\">%d"
-			"</span>", i + 1);
+		fprintf(c->f,
+			"<th scope=\"col\"><span class=\"badge\">%d"
+			"</span>",
+			i + 1);
 		ax_html_escape(c->f, ax_html_device_name(c, i));
 		fputs("</th>", c->f);
 	}
 	fputs("</tr>\n", c->f);
-	for (size_t k = 0; k < sizeof(sys_fields) / sizeof(sys_fields[0]);
-	     k++)
+	for (size_t k = 0; k < sizeof(sys_fields) / sizeof(sys_fields[0]); k++)
 		system_row(c, sys_fields[k][0], sys_fields[k][1], n);
 	fputs("</table>\n", c->f);
 }
@@ -284,10 +300,11 @@ static void head(struct ax_html_ctx *c, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	      "<meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\""
-	      AX_HTML_CSP "\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" "
+	      "content=\"" AX_HTML_CSP "\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width\">\n"
-	      "<title>", c->f);
+	      "<title>",
+	      c->f);
 	ax_html_escape(c->f, title);
 	fprintf(c->f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
 		css);
@@ -299,13 +316,14 @@ static void summary(struct ax_html_ctx *c, const char *when)
 {
 	size_t n = json_array_size(c->d->results), bad = 0, i;
 	json_t *r;
-	json_array_foreach(c->d->results, i, r)
-		bad += !ax_html_ok(r);
+	json_array_foreach(c->d->results, i, r) bad += !ax_html_ok(r);
 	fputs("<p>Generated ", c->f);
 	ax_html_escape(c->f, when);
-	fprintf(c->f, " from %zu result%s (%zu not ok) in %d run%s on %zu "
-		"device%s", n, n == 1 ? "" : "s", bad, c->n_runs,
-		c->n_runs == 1 ? "" : "s", json_array_size(c->devices),
+	fprintf(c->f,
+		" from %zu result%s (%zu not ok) in %d run%s on %zu "
+		"device%s",
+		n, n == 1 ? "" : "s", bad, c->n_runs, c->n_runs == 1 ? "" : "s",
+		json_array_size(c->devices),
 		json_array_size(c->devices) == 1 ? "" : "s");
 	if (c->d->selection) {
 		fputs("; selection: ", c->f);
@@ -315,14 +333,15 @@ static void summary(struct ax_html_ctx *c, const char *when)
 	      "<a href=\"#medians\">Medians</a><a href=\"#roofline\">"
 	      "Roofline</a><a href=\"#curves\">Curves</a><a href=\"#tuner\">"
 	      "Tuner</a><a href=\"#history\">History</a>"
-	      "<a href=\"#attention\">Attention</a></nav>\n", c->f);
+	      "<a href=\"#attention\">Attention</a></nav>\n",
+	      c->f);
 }
 
 static int embed_data(struct ax_html_ctx *c, const char *when)
 {
 	json_t *doc = json_pack("{s:s,s:O,s:O?,s:O?}", "generated_at", when,
-				"results", c->d->results, "runs",
-				c->d->runs, "sessions", c->d->sessions);
+				"results", c->d->results, "runs", c->d->runs,
+				"sessions", c->d->sessions);
 	char *txt = doc ? ax_json_for_html(doc) : NULL;
 	json_decref(doc);
 	if (!txt)
@@ -330,7 +349,8 @@ static int embed_data(struct ax_html_ctx *c, const char *when)
 	fputs("<h2 id=\"data\">Data</h2>\n<p>The data behind this report is "
 	      "embedded below as JSON (element <code>axbench-data</code>); "
 	      "it is never executed.</p>\n"
-	      "<script type=\"application/json\" id=\"axbench-data\">", c->f);
+	      "<script type=\"application/json\" id=\"axbench-data\">",
+	      c->f);
 	fputs(txt, c->f);
 	fputs("</script>\n", c->f);
 	free(txt);
@@ -341,7 +361,8 @@ int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 			 size_t errlen)
 {
 	if (!d || !json_is_array(d->results))
-		return ax_errf(err, errlen, AX_EINVAL, "report: no results "
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "report: no results "
 			       "array to report on (query the database "
 			       "first)");
 	char when[64];

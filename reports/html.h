@@ -14,8 +14,9 @@
  * table (values shared by every device collapsed into one cell), medians
  * with IQR whiskers per suite (unit, direction, % of measured peak,
  * badges), rooflines, each suite's declared curve (bandwidth against
- * working-set size, transfer GB/s against chunk size), tuner convergence and the parameters that mattered,
- * history across runs with verdicts, and results that need attention.
+ * working-set size, transfer GB/s against chunk size), tuner convergence and
+ * the parameters that mattered, history across runs with verdicts, and results
+ * that need attention.
  */
 #ifndef AX_HTML_H
 #define AX_HTML_H
@@ -25,16 +26,16 @@
 #include <stdio.h>
 
 struct ax_html_data {
-	json_t *results;   /* ax_db_results() array, ideally with samples
-			      (history verdicts need them); borrowed */
-	json_t *runs;      /* ax_db_runs() array or NULL; borrowed */
-	json_t *sessions;  /* ax_db_sessions() array or NULL; borrowed */
-	const json_t *suites; /* the suite document (cli/suite_doc.h): roles
-				 decide ceilings, curves and roofline
-				 points; NULL: no suite has any */
-	const char *title; /* NULL: "axbench report" */
+	json_t *results;	  /* ax_db_results() array, ideally with samples
+				     (history verdicts need them); borrowed */
+	json_t *runs;		  /* ax_db_runs() array or NULL; borrowed */
+	json_t *sessions;	  /* ax_db_sessions() array or NULL; borrowed */
+	const json_t *suites;	  /* the suite document (cli/suite_doc.h): roles
+				     decide ceilings, curves and roofline
+				     points; NULL: no suite has any */
+	const char *title;	  /* NULL: "axbench report" */
 	const char *generated_at; /* shown and embedded; NULL: now (UTC) */
-	const char *selection;    /* how the data was chosen, e.g. "runs
+	const char *selection;	  /* how the data was chosen, e.g. "runs
 				     3, 4"; NULL to omit */
 };
 

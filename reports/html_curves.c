@@ -14,7 +14,7 @@ struct pt {
 	char key[200]; /* series: device + the grouping parameters */
 	int dev;
 	double x, y;
-	size_t order;  /* position in results: later is newer */
+	size_t order; /* position in results: later is newer */
 };
 
 static int pt_cmp(const void *a, const void *b)
@@ -29,8 +29,7 @@ static int pt_cmp(const void *a, const void *b)
 }
 
 /* Text of parameter name of r ("" when absent). */
-static void param_text(const json_t *r, const char *name, char *buf,
-		       size_t len)
+static void param_text(const json_t *r, const char *name, char *buf, size_t len)
 {
 	const json_t *v = json_object_get(json_object_get(r, "params"), name);
 	if (json_is_string(v))
@@ -50,14 +49,15 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 {
 	size_t n = 0, i;
 	json_t *r;
-	struct pt *pts = calloc(json_array_size(c->d->results) + 1,
-				sizeof(*pts));
+	struct pt *pts =
+	    calloc(json_array_size(c->d->results) + 1, sizeof(*pts));
 	const char *unit = "";
 	if (!pts)
 		return false;
-	json_array_foreach(c->d->results, i, r) {
-		const json_t *xv = json_object_get(json_object_get(r, "params"),
-						   xp);
+	json_array_foreach(c->d->results, i, r)
+	{
+		const json_t *xv =
+		    json_object_get(json_object_get(r, "params"), xp);
 		if (!ax_html_ok(r) || strcmp(ax_html_jstr(r, "suite"), suite) ||
 		    !json_is_number(xv))
 			continue;
@@ -94,8 +94,12 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 			continue;
 		if (ns == 0 || strcmp(s[ns - 1].name, pts[j].key)) {
 			s[ns] = (struct ax_svg_series){
-				pts[j].key, xs + m, ys + m, 0,
-				AX_SVG_LINES | AX_SVG_MARKERS, ns};
+			    pts[j].key,
+			    xs + m,
+			    ys + m,
+			    0,
+			    AX_SVG_LINES | AX_SVG_MARKERS,
+			    ns};
 			ns++;
 		}
 		xs[m] = pts[j].x;
@@ -104,8 +108,10 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 	}
 	char ylabel[80];
 	snprintf(ylabel, sizeof(ylabel), "median %s", unit);
-	struct ax_svg_plot p = {.title = title, .xlabel = xlabel,
-				.ylabel = ylabel, .xlog = true,
+	struct ax_svg_plot p = {.title = title,
+				.xlabel = xlabel,
+				.ylabel = ylabel,
+				.xlog = true,
 				.xfmt = AX_SVG_BYTES};
 	ax_svg_plot(c->f, &p, s, ns);
 	free(s);
@@ -126,12 +132,11 @@ static void declared_curve(struct ax_html_ctx *c, const char *suite,
 		group[i] = json_string_value(json_array_get(g, i));
 	const char *xp = ax_html_jstr(curve, "x");
 	char title[200], msg[300];
-	snprintf(title, sizeof(title), "%s (%s)",
-		 ax_html_jstr(curve, "title"),
-		 json_is_true(ax_suite_doc_get(c->d->suites, suite,
-					       "higher_is_better"))
-			 ? "higher is better"
-			 : "lower is better");
+	snprintf(title, sizeof(title), "%s (%s)", ax_html_jstr(curve, "title"),
+		 json_is_true(
+		     ax_suite_doc_get(c->d->suites, suite, "higher_is_better"))
+		     ? "higher is better"
+		     : "lower is better");
 	if (curve_chart(c, suite, xp, group, title,
 			ax_html_jstr(curve, "x_label")))
 		return;
@@ -148,7 +153,8 @@ void ax_html_section_curves(struct ax_html_ctx *c)
 	const json_t *entry;
 	int n = 0;
 	ax_html_h2(c, "curves", "Curves");
-	json_object_foreach((json_t *)c->d->suites, suite, entry) {
+	json_object_foreach((json_t *)c->d->suites, suite, entry)
+	{
 		const json_t *curve = json_object_get(entry, "curve");
 		if (json_is_object(curve)) {
 			declared_curve(c, suite, curve);
@@ -176,7 +182,8 @@ static double ceiling(const struct ax_html_ctx *c, int dev, const char *unit,
 	double best = NAN;
 	size_t i;
 	json_t *r;
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		if (!ax_suite_doc_result_has_role(c->d->suites, r, role) ||
 		    !ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
 		    strcmp(ax_html_jstr(r, "unit"), unit))
@@ -196,7 +203,8 @@ static int roof_points(const struct ax_html_ctx *c, int dev, double *x,
 	size_t i;
 	json_t *r;
 	int n = 0;
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		if (!ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
 		    strcmp(ax_html_jstr(r, "unit"), "GFLOP/s") ||
 		    ax_suite_doc_result_has_role(c->d->suites, r,
@@ -233,7 +241,8 @@ static bool roofline(struct ax_html_ctx *c, int dev)
 				     isfinite(B) ? B * cx[i] : INFINITY);
 		}
 		char title[400], cname[120];
-		snprintf(title, sizeof(title), "Roofline of %s: GFLOP/s "
+		snprintf(title, sizeof(title),
+			 "Roofline of %s: GFLOP/s "
 			 "against arithmetic intensity (higher is better)",
 			 ax_html_device_name(c, dev));
 		snprintf(cname, sizeof(cname), "ceiling: %s%s%s",
@@ -241,13 +250,13 @@ static bool roofline(struct ax_html_ctx *c, int dev)
 			 isfinite(P) && isfinite(B) ? " and " : "",
 			 isfinite(B) ? "measured bandwidth" : "");
 		struct ax_svg_series s[2] = {
-			{cname, cx, cy, 64, AX_SVG_DASHED, 6},
-			{"kernels (GFLOP/s results)", x, y, n, AX_SVG_MARKERS,
-			 dev},
+		    {cname, cx, cy, 64, AX_SVG_DASHED, 6},
+		    {"kernels (GFLOP/s results)", x, y, n, AX_SVG_MARKERS, dev},
 		};
 		struct ax_svg_plot p = {.title = title,
 					.xlabel = "FLOP per byte",
-					.ylabel = "GFLOP/s", .xlog = true,
+					.ylabel = "GFLOP/s",
+					.xlog = true,
 					.ylog = true};
 		bool roof = isfinite(P) || isfinite(B);
 		ax_svg_plot(c->f, &p, roof ? s : s + 1, roof ? 2 : 1);
@@ -264,7 +273,8 @@ void ax_html_section_roofline(struct ax_html_ctx *c)
 	for (size_t i = 0; i < json_array_size(c->devices); i++)
 		drawn += roofline(c, (int)i);
 	if (!drawn)
-		ax_html_empty(c, "No GFLOP/s results with a byte count and no "
+		ax_html_empty(c,
+			      "No GFLOP/s results with a byte count and no "
 			      "compute-peak results: there is no roofline to "
 			      "draw.");
 }

@@ -36,12 +36,12 @@ static bool verdict_cell(struct ax_html_ctx *c, const json_t *prev,
 	int na, nb;
 	ax_compare_opts_init(&o);
 	double *a = values(prev, &na), *b = values(r, &nb);
-	int rc = a && b ? ax_compare_samples(
-				  a, na, b, nb,
-				  json_is_true(json_object_get(
-					  r, "higher_is_better")),
-				  o.threshold, &o, &st, NULL, 0)
-			: -1;
+	int rc = a && b
+		     ? ax_compare_samples(
+			   a, na, b, nb,
+			   json_is_true(json_object_get(r, "higher_is_better")),
+			   o.threshold, &o, &st, NULL, 0)
+		     : -1;
 	free(a);
 	free(b);
 	if (rc) {
@@ -68,8 +68,8 @@ static void history_row(struct ax_html_ctx *c, const json_t *prev,
 		fputs(" ", c->f);
 		ax_html_escape(c->f, label);
 		fputs(" on ", c->f);
-		ax_html_escape(c->f, ax_html_device_name(
-					     c, ax_html_device_index(c, r)));
+		ax_html_escape(
+		    c->f, ax_html_device_name(c, ax_html_device_index(c, r)));
 		free(label);
 	}
 	fprintf(c->f, "</td><td>%.0f</td><td>", ax_html_jnum(r, "run_id"));
@@ -92,13 +92,14 @@ static int history_key(struct ax_html_ctx *c, const char *key, int *regs)
 	json_t *r;
 	const json_t *prev = NULL;
 	int n = 0;
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		char k[400];
 		key_of(r, k, sizeof(k));
 		if (!ax_html_ok(r) || strcmp(k, key))
 			continue;
-		if (prev && ax_html_jnum(prev, "run_id") ==
-				    ax_html_jnum(r, "run_id"))
+		if (prev &&
+		    ax_html_jnum(prev, "run_id") == ax_html_jnum(r, "run_id"))
 			continue; /* a repeat within one run */
 		history_row(c, prev, r, n == 0, regs);
 		prev = r;
@@ -113,7 +114,8 @@ static json_t *repeated_keys(const struct ax_html_ctx *c)
 	json_t *runs = json_object(), *keys = json_array();
 	size_t i;
 	json_t *r;
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		char k[400];
 		if (!ax_html_ok(r))
 			continue;
@@ -140,8 +142,8 @@ void ax_html_section_history(struct ax_html_ctx *c)
 	ax_html_h2(c, "history", "History across runs");
 	if (json_array_size(keys) == 0) {
 		ax_html_empty(c, "No device, suite and parameters were "
-			      "measured in more than one of the selected "
-			      "runs.");
+				 "measured in more than one of the selected "
+				 "runs.");
 		json_decref(keys);
 		return;
 	}
@@ -150,9 +152,10 @@ void ax_html_section_history(struct ax_html_ctx *c)
 	      "2 % minimum effect). Change is + when better.</p>\n<table>"
 	      "<tr><th>Result</th><th>Run</th><th>Started</th><th>Median"
 	      "</th><th>Unit</th><th>Verdict against the previous run</th>"
-	      "</tr>\n", c->f);
+	      "</tr>\n",
+	      c->f);
 	json_array_foreach(keys, i, k)
-		history_key(c, json_string_value(k), &regs);
+	    history_key(c, json_string_value(k), &regs);
 	fprintf(c->f, "</table>\n<p>%d regression%s marked.</p>\n", regs,
 		regs == 1 ? "" : "s");
 	json_decref(keys);

@@ -17,7 +17,7 @@ struct ax_html_ctx {
 	const struct ax_html_data *d;
 	json_t *devices; /* distinct device objects, first seen first; the
 			    index is the device's colour everywhere */
-	int n_runs;      /* distinct run ids among the results */
+	int n_runs;	 /* distinct run ids among the results */
 };
 
 /* String member or "" (never NULL). */

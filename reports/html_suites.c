@@ -49,7 +49,8 @@ static int label_cmp(const char *a, const char *b)
 		const char *va = memchr(a, '=', la), *vb = memchr(b, '=', lb);
 		double na, nb;
 		int c = 0;
-		if (va && vb && va - a == vb - b && !memcmp(a, b, (size_t)(va - a)) &&
+		if (va && vb && va - a == vb - b &&
+		    !memcmp(a, b, (size_t)(va - a)) &&
 		    label_number(va + 1, la - (size_t)(va + 1 - a), &na) &&
 		    label_number(vb + 1, lb - (size_t)(vb + 1 - b), &nb))
 			c = (na > nb) - (na < nb);
@@ -83,7 +84,8 @@ static double measured_peak(const struct ax_html_ctx *c, int dev,
 	double best = NAN;
 	size_t i;
 	json_t *r;
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		if (!ax_html_ok(r) ||
 		    !ax_suite_doc_result_has_role(c->d->suites, r,
 						  AX_ROLE_COMPUTE_PEAK) ||
@@ -125,20 +127,22 @@ static void chart(struct ax_html_ctx *c, const char *suite, const char *unit,
 		  int part, int parts)
 {
 	struct ax_svg_bar *bars = calloc((size_t)n, sizeof(*bars));
-	char (*labels)[200] = calloc((size_t)n, sizeof(*labels));
-	char (*notes)[240] = calloc((size_t)n, sizeof(*notes));
+	char(*labels)[200] = calloc((size_t)n, sizeof(*labels));
+	char(*notes)[240] = calloc((size_t)n, sizeof(*notes));
 	int nd = (int)json_array_size(c->devices);
 	const char **legend = calloc((size_t)nd + 1, sizeof(char *));
-	char (*names)[300] = calloc((size_t)nd + 1, sizeof(*names));
+	char(*names)[300] = calloc((size_t)nd + 1, sizeof(*names));
 	if (bars && labels && notes && legend && names) {
 		for (int i = 0; i < n; i++) {
 			bar_text(c, &rows[i], labels[i], sizeof(labels[i]),
 				 notes[i], sizeof(notes[i]));
 			bars[i] = (struct ax_svg_bar){
-				labels[i], rows[i].dev,
-				ax_html_jnum(rows[i].r, "median"),
-				ax_html_jnum(rows[i].r, "q1"),
-				ax_html_jnum(rows[i].r, "q3"), notes[i]};
+			    labels[i],
+			    rows[i].dev,
+			    ax_html_jnum(rows[i].r, "median"),
+			    ax_html_jnum(rows[i].r, "q1"),
+			    ax_html_jnum(rows[i].r, "q3"),
+			    notes[i]};
 		}
 		for (int i = 0; i < nd; i++) {
 			snprintf(names[i], sizeof(names[i]), "%s",
@@ -146,7 +150,8 @@ static void chart(struct ax_html_ctx *c, const char *suite, const char *unit,
 			legend[i] = names[i];
 		}
 		char title[300], axis[100];
-		int k = snprintf(title, sizeof(title), "%s: median %s (%s is "
+		int k = snprintf(title, sizeof(title),
+				 "%s: median %s (%s is "
 				 "better); whiskers: interquartile range",
 				 suite, unit, hib ? "higher" : "lower");
 		if (parts > 1)
@@ -170,13 +175,14 @@ static void chart(struct ax_html_ctx *c, const char *suite, const char *unit,
 }
 
 /* Ok results of suite in unit, sorted by case, device, run. */
-static int collect(struct ax_html_ctx *c, const char *suite,
-		   const char *unit, struct row *rows, bool *hib)
+static int collect(struct ax_html_ctx *c, const char *suite, const char *unit,
+		   struct row *rows, bool *hib)
 {
 	size_t i;
 	json_t *r;
 	int n = 0;
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		if (!ax_html_ok(r) || strcmp(ax_html_jstr(r, "suite"), suite) ||
 		    strcmp(ax_html_jstr(r, "unit"), unit))
 			continue;
@@ -253,8 +259,8 @@ static void strip_common(struct row *rows, int n, char *common, size_t clen)
 static void suite_charts(struct ax_html_ctx *c, const char *suite,
 			 const char *unit)
 {
-	struct row *rows = calloc(json_array_size(c->d->results) + 1,
-				  sizeof(*rows));
+	struct row *rows =
+	    calloc(json_array_size(c->d->results) + 1, sizeof(*rows));
 	bool hib = true;
 	if (!rows)
 		return;
@@ -278,7 +284,8 @@ void ax_html_section_medians(struct ax_html_ctx *c)
 	size_t i;
 	json_t *r;
 	ax_html_h2(c, "medians", "Medians per suite and case");
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		char key[300];
 		if (!ax_html_ok(r))
 			continue;
@@ -292,7 +299,7 @@ void ax_html_section_medians(struct ax_html_ctx *c)
 	}
 	if (json_object_size(seen) == 0)
 		ax_html_empty(c, "No successful results in the selected data, "
-			      "so there is nothing to chart.");
+				 "so there is nothing to chart.");
 	json_decref(seen);
 }
 
@@ -330,7 +337,8 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 	json_t *r;
 	int n = 0;
 	ax_html_h2(c, "attention", "Results that need attention");
-	json_array_foreach(c->d->results, i, r) {
+	json_array_foreach(c->d->results, i, r)
+	{
 		char badges[200];
 		ax_html_badges(r, badges, sizeof(badges));
 		if (!*badges)
@@ -340,7 +348,8 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 			      "noisy ones have a median interval wider than "
 			      "+/-5 %.</p>\n<table><tr><th>Run</th><th>Suite"
 			      "</th><th>Case</th><th>Device</th><th>Badges"
-			      "</th><th>Error</th></tr>\n", c->f);
+			      "</th><th>Error</th></tr>\n",
+			      c->f);
 		attention_row(c, r, badges);
 	}
 	if (n)

@@ -16,10 +16,10 @@ static bool higher_better(const struct ax_html_ctx *c, const json_t *s)
 	size_t i;
 	json_t *r;
 	const char *suite = ax_html_jstr(s, "suite");
-	json_array_foreach(c->d->results, i, r)
-		if (!strcmp(ax_html_jstr(r, "suite"), suite))
-			return json_is_true(
-				json_object_get(r, "higher_is_better"));
+	json_array_foreach(c->d->results, i, r) if (
+	    !strcmp(ax_html_jstr(r, "suite"),
+		    suite)) return json_is_true(json_object_get(r, "higher_is_"
+								   "better"));
 	const char *obj = ax_html_jstr(s, "objective");
 	return !(strstr(obj, "min") || strstr(obj, "time") ||
 		 strstr(obj, "seconds"));
@@ -40,8 +40,8 @@ static int best_so_far(const json_t *s, bool hib, double *x, double *y)
 	for (size_t i = 0; i < json_array_size(trials); i++) {
 		const json_t *t = json_array_get(trials, i);
 		double v = ax_html_jnum(t, "value");
-		if (trial_ok(t) && (!isfinite(best) || (hib ? v > best
-							    : v < best)))
+		if (trial_ok(t) &&
+		    (!isfinite(best) || (hib ? v > best : v < best)))
 			best = v;
 		x[n] = (double)i + 1;
 		y[n++] = best; /* NAN until the first ok trial: skipped */
@@ -77,15 +77,16 @@ static void convergence_chart(struct ax_html_ctx *c, const char *suite)
 	size_t i, cap = 0;
 	json_t *s;
 	int ns = 0;
-	json_array_foreach(c->d->sessions, i, s)
-		cap += json_array_size(json_object_get(s, "trials")) + 1;
+	json_array_foreach(c->d->sessions, i, s) cap +=
+	    json_array_size(json_object_get(s, "trials")) + 1;
 	double *xy = calloc(2 * cap + 2, sizeof(double));
 	size_t nsess = json_array_size(c->d->sessions);
 	struct ax_svg_series *ser = calloc(nsess + 1, sizeof(*ser));
-	char (*names)[300] = calloc(nsess + 1, sizeof(*names));
+	char(*names)[300] = calloc(nsess + 1, sizeof(*names));
 	bool hib = true;
 	size_t used = 0;
-	json_array_foreach(c->d->sessions, i, s) {
+	json_array_foreach(c->d->sessions, i, s)
+	{
 		if (!xy || !ser || !names ||
 		    strcmp(ax_html_jstr(s, "suite"), suite))
 			continue;
@@ -94,17 +95,19 @@ static void convergence_chart(struct ax_html_ctx *c, const char *suite)
 		int n = best_so_far(s, hib, x, y);
 		used += (size_t)n;
 		session_name(c, s, names[ns], sizeof(names[ns]));
-		ser[ns] = (struct ax_svg_series){names[ns], x, y, n,
-						 AX_SVG_LINES | AX_SVG_MARKERS,
-						 ns};
+		ser[ns] = (struct ax_svg_series){
+		    names[ns], x, y, n, AX_SVG_LINES | AX_SVG_MARKERS, ns};
 		ns++;
 	}
 	char title[200];
-	snprintf(title, sizeof(title), "Tuner convergence on %s: best "
-		 "objective so far (%s is better)", suite,
-		 hib ? "higher" : "lower");
-	struct ax_svg_plot p = {.title = title, .xlabel = "evaluations",
-				.ylabel = "best so far", .xint = true};
+	snprintf(title, sizeof(title),
+		 "Tuner convergence on %s: best "
+		 "objective so far (%s is better)",
+		 suite, hib ? "higher" : "lower");
+	struct ax_svg_plot p = {.title = title,
+				.xlabel = "evaluations",
+				.ylabel = "best so far",
+				.xint = true};
 	if (ns)
 		ax_svg_plot(c->f, &p, ser, ns);
 	free(xy);
@@ -131,10 +134,9 @@ static struct effect param_effect(const json_t *trials, const char *name,
 		const json_t *t = json_array_get(trials, i);
 		if (!trial_ok(t))
 			continue;
-		char *v = json_dumps(json_object_get(json_object_get(t,
-								     "params"),
-						     name),
-				     JSON_ENCODE_ANY | JSON_COMPACT);
+		char *v = json_dumps(
+		    json_object_get(json_object_get(t, "params"), name),
+		    JSON_ENCODE_ANY | JSON_COMPACT);
 		if (!v)
 			continue;
 		g = json_object_get(groups, v);
@@ -142,16 +144,19 @@ static struct effect param_effect(const json_t *trials, const char *name,
 			g = json_pack("[f,i]", 0.0, 0);
 			json_object_set_new(groups, v, g);
 		}
-		json_array_set_new(g, 0, json_real(json_real_value(
-						   json_array_get(g, 0)) +
-					   ax_html_jnum(t, "value")));
-		json_array_set_new(g, 1, json_integer(json_integer_value(
-						 json_array_get(g, 1)) + 1));
+		json_array_set_new(
+		    g, 0,
+		    json_real(json_real_value(json_array_get(g, 0)) +
+			      ax_html_jnum(t, "value")));
+		json_array_set_new(
+		    g, 1,
+		    json_integer(json_integer_value(json_array_get(g, 1)) + 1));
 		free(v);
 	}
 	double lo = INFINITY, hi = -INFINITY;
 	const char *k;
-	json_object_foreach(groups, k, g) {
+	json_object_foreach(groups, k, g)
+	{
 		double m = json_real_value(json_array_get(g, 0)) /
 			   (double)json_integer_value(json_array_get(g, 1));
 		lo = fmin(lo, m);
@@ -191,7 +196,8 @@ static void mattered(struct ax_html_ctx *c, const json_t *s)
 	int n = 0;
 	const char *k;
 	json_t *v;
-	json_object_foreach((json_t *)params, k, v) {
+	json_object_foreach((json_t *)params, k, v)
+	{
 		if (n < 64)
 			e[n++] = param_effect(trials, k, best);
 	}
@@ -217,7 +223,8 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 	json_t *seen = json_object(), *s;
 	size_t i;
 	ax_html_h2(c, "tuner", "Tuner convergence");
-	json_array_foreach(c->d->sessions, i, s) {
+	json_array_foreach(c->d->sessions, i, s)
+	{
 		const char *suite = ax_html_jstr(s, "suite");
 		if (json_object_get(seen, suite))
 			continue;
@@ -226,7 +233,7 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 	}
 	if (json_object_size(seen) == 0) {
 		ax_html_empty(c, "No tuning sessions in the selected data: run "
-			      "`axbench tune` to see convergence here.");
+				 "`axbench tune` to see convergence here.");
 		json_decref(seen);
 		return;
 	}
@@ -235,8 +242,8 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 	      "range of the mean objective over the values tried, as a "
 	      "share of the best value found.</p>\n<table><tr><th>Session"
 	      "</th><th>Parameter</th><th>Values tried</th><th>Spread of "
-	      "mean objective</th></tr>\n", c->f);
-	json_array_foreach(c->d->sessions, i, s)
-		mattered(c, s);
+	      "mean objective</th></tr>\n",
+	      c->f);
+	json_array_foreach(c->d->sessions, i, s) mattered(c, s);
 	fputs("</table>\n", c->f);
 }

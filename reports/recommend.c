@@ -36,8 +36,8 @@ static const char *pstr(const json_t *r, const char *name)
 
 static json_int_t pint(const json_t *r, const char *name)
 {
-	return json_integer_value(json_object_get(json_object_get(r, "params"),
-						  name));
+	return json_integer_value(
+	    json_object_get(json_object_get(r, "params"), name));
 }
 
 static double median(const json_t *r)
@@ -69,12 +69,11 @@ static json_t *unmeasured(const char *reason)
 /* A stored result as a basis cites it: id, suite, value as stored. */
 static json_t *cite(const json_t *r)
 {
-	return json_pack("{s:O?, s:O?, s:O?, s:O?, s:O?}", "result_id",
-			 json_object_get(r, "id"), "suite",
-			 json_object_get(r, "suite"), "value",
-			 json_object_get(r, "median"), "unit",
-			 json_object_get(r, "unit"), "params",
-			 json_object_get(r, "params"));
+	return json_pack(
+	    "{s:O?, s:O?, s:O?, s:O?, s:O?}", "result_id",
+	    json_object_get(r, "id"), "suite", json_object_get(r, "suite"),
+	    "value", json_object_get(r, "median"), "unit",
+	    json_object_get(r, "unit"), "params", json_object_get(r, "params"));
 }
 
 /* ---- upload path and chunk size --------------------------------------- */
@@ -92,8 +91,8 @@ struct series {
 };
 
 /* Add r at x to the series called key; a repeated x keeps the newest. */
-static void series_add(struct series *s, int *n, const char *key,
-		       json_int_t x, const json_t *r)
+static void series_add(struct series *s, int *n, const char *key, json_int_t x,
+		       const json_t *r)
 {
 	int i = 0;
 	while (i < *n && strcmp(s[i].key, key))
@@ -207,20 +206,22 @@ static json_t *chunk_setting(const struct series *s)
 	double fit90;
 	json_t *fit = chunk_fit(s, &fit90), *sweep = json_array();
 	for (int i = 0; i < s->n; i++)
-		json_array_append_new(sweep, json_pack(
-			"{s:I, s:O, s:O}", "chunk", (json_int_t)s->p[i].x,
-			"result_id", json_object_get(s->p[i].r, "id"), "value",
-			json_object_get(s->p[i].r, "median")));
+		json_array_append_new(
+		    sweep,
+		    json_pack("{s:I, s:O, s:O}", "chunk", (json_int_t)s->p[i].x,
+			      "result_id", json_object_get(s->p[i].r, "id"),
+			      "value", json_object_get(s->p[i].r, "median")));
 	const char *conf = "low";
 	if (fit90 > 0) {
 		double ratio = (double)k->x / fit90;
 		conf = ratio >= 0.25 && ratio <= 4 ? "high" : "medium";
 	}
 	json_t *basis = json_pack(
-		"{s:s, s:o, s:o, s:o, s:o}", "rule",
-		"smallest chunk whose host-to-device GB/s reaches 90 % of the "
-		"path's peak", "peak", cite(s->peak), "chosen", cite(k->r),
-		"sweep", sweep, "fit", fit ? fit : json_null());
+	    "{s:s, s:o, s:o, s:o, s:o}", "rule",
+	    "smallest chunk whose host-to-device GB/s reaches 90 % of the "
+	    "path's peak",
+	    "peak", cite(s->peak), "chosen", cite(k->r), "sweep", sweep, "fit",
+	    fit ? fit : json_null());
 	return setting(json_integer(k->x), basis, conf,
 		       s->n < 3 ? "fewer than 3 chunk sizes measured: no fit "
 				  "to cross-check"
@@ -233,20 +234,21 @@ static void path_facts(json_t *up, const json_t *peak)
 	json_t *extra = json_object_get(peak, "extra");
 	json_t *basis = json_pack("{s:s, s:o}", "rule",
 				  "what the transfer suite recorded for the "
-				  "path's peak", "result", cite(peak));
+				  "path's peak",
+				  "result", cite(peak));
 	json_t *q = json_object_get(extra, "queue");
-	json_t *mem = json_object_get(json_object_get(extra, "memory"),
-				      "device");
+	json_t *mem =
+	    json_object_get(json_object_get(extra, "memory"), "device");
 	json_object_set_new(up, "queue",
 			    q ? setting(json_incref(q), json_deep_copy(basis),
 					"high", str_of(extra, "reason"))
 			      : unmeasured("the transfer result records no "
 					   "queue"));
-	json_object_set_new(up, "memory_type",
-			    mem ? setting(json_incref(mem),
-					  json_deep_copy(basis), "high", NULL)
-				: unmeasured("the transfer result records no "
-					     "memory type"));
+	json_object_set_new(
+	    up, "memory_type",
+	    mem ? setting(json_incref(mem), json_deep_copy(basis), "high", NULL)
+		: unmeasured("the transfer result records no "
+			     "memory type"));
 	json_decref(basis);
 }
 
@@ -278,10 +280,11 @@ static json_t *inflight_setting(const json_t *rs)
 				  "inflight; run transfer with -p "
 				  "inflight=1,2,3,4");
 	const struct xpoint *k = knee(&s[best], INFLIGHT_FRACTION);
-	json_t *basis = json_pack("{s:s, s:o, s:o}", "rule",
-				  "fewest transfers in flight reaching 95 % "
-				  "of the best in the sweep", "peak",
-				  cite(s[best].peak), "chosen", cite(k->r));
+	json_t *basis =
+	    json_pack("{s:s, s:o, s:o}", "rule",
+		      "fewest transfers in flight reaching 95 % "
+		      "of the best in the sweep",
+		      "peak", cite(s[best].peak), "chosen", cite(k->r));
 	return setting(json_integer(k->x), basis,
 		       s[best].n >= 3 ? "high" : "medium", NULL);
 }
@@ -317,9 +320,9 @@ static json_t *pinned_setting(const json_t *rs)
 	double gain = median(pin) / median(page);
 	json_t *basis = json_pack("{s:s, s:o, s:o, s:f}", "rule",
 				  "pinned if its bandwidth beats pageable by "
-				  "at least 5 % at the same chunk", "pinned",
-				  cite(pin), "pageable", cite(page), "gain",
-				  gain);
+				  "at least 5 % at the same chunk",
+				  "pinned", cite(pin), "pageable", cite(page),
+				  "gain", gain);
 	return setting(json_boolean(gain >= PINNED_GAIN), basis,
 		       fabs(gain - 1) > 0.10 ? "high" : "medium", NULL);
 }
@@ -345,17 +348,15 @@ static json_t *upload_json(const json_t *rs, double *gbps)
 		const json_t *pk = s[best].peak;
 		json_t *basis = json_pack("{s:s, s:o}", "rule",
 					  "the path with the highest "
-					  "host-to-device peak", "peak",
-					  cite(pk));
+					  "host-to-device peak",
+					  "peak", cite(pk));
 		json_object_set_new(
-			up, "path",
-			setting(json_pack("{s:s?, s:s?}", "path",
-					  pstr(pk, "path"), "source",
-					  pstr(pk, "source")),
-				basis, n > 1 ? "high" : "medium", NULL));
+		    up, "path",
+		    setting(json_pack("{s:s?, s:s?}", "path", pstr(pk, "path"),
+				      "source", pstr(pk, "source")),
+			    basis, n > 1 ? "high" : "medium", NULL));
 		path_facts(up, pk);
-		json_object_set_new(up, "chunk_size",
-				    chunk_setting(&s[best]));
+		json_object_set_new(up, "chunk_size", chunk_setting(&s[best]));
 		*gbps = median(knee(&s[best], CHUNK_FRACTION)->r);
 	}
 	json_object_set_new(up, "buffers_in_flight", inflight_setting(rs));
@@ -369,7 +370,7 @@ static json_t *upload_json(const json_t *rs, double *gbps)
 static double batch_bytes(const json_t *r)
 {
 	return json_number_value(
-		json_object_get(json_object_get(r, "extra"), "input_bytes"));
+	    json_object_get(json_object_get(r, "extra"), "input_bytes"));
 }
 
 /* Batch sweeps of the suites that declare a batch parameter (conv's n,
@@ -384,7 +385,7 @@ static int batch_sweep(const json_t *rs, const json_t *suites,
 	json_array_foreach(rs, i, r)
 	{
 		const char *bp = json_string_value(ax_suite_doc_get(
-			suites, str_of(r, "suite"), "batch_param"));
+		    suites, str_of(r, "suite"), "batch_param"));
 		if (!bp || median(r) <= 0)
 			continue;
 		json_t *rest = json_deep_copy(json_object_get(r, "params"));
@@ -412,14 +413,14 @@ static json_t *batch_setting(const struct series *s, const json_t **at)
 	const struct xpoint *k = knee(s, BATCH_FRACTION);
 	*at = k->r;
 	json_t *basis = json_pack(
-		"{s:s, s:o, s:o, s:n, s:s}", "rule",
-		"smallest batch reaching 90 % of the best throughput of the "
-		"sweep", "peak", cite(s->peak), "chosen", cite(k->r),
-		"memory_cap", "memory_cap_reason",
-		"not applied: the device memory budget is not stored with "
-		"the results");
-	return setting(json_integer(k->x), basis,
-		       s->n >= 3 ? "medium" : "low",
+	    "{s:s, s:o, s:o, s:n, s:s}", "rule",
+	    "smallest batch reaching 90 % of the best throughput of the "
+	    "sweep",
+	    "peak", cite(s->peak), "chosen", cite(k->r), "memory_cap",
+	    "memory_cap_reason",
+	    "not applied: the device memory budget is not stored with "
+	    "the results");
+	return setting(json_integer(k->x), basis, s->n >= 3 ? "medium" : "low",
 		       "capped by nothing but the sweep: check that the batch "
 		       "fits your model's memory");
 }
@@ -454,26 +455,25 @@ static void loader_settings(json_t *dl, const json_t *step, double gbps,
 	if (cores > 0 && threads > cores)
 		threads = cores;
 	json_t *basis = json_pack(
-		"{s:s, s:o, s:f, s:f, s:f, s:f, s:o}", "rule",
-		"Little's law: batches in flight = upload time / step time; "
-		"threads capped by the device's local cores",
-		"step", cite(step), "step_s", step_s, "batch_bytes",
-		batch_bytes(step), "upload_gbps", gbps, "upload_s", xfer_s,
-		"local_cores", cores > 0 ? json_integer(cores) : json_null());
+	    "{s:s, s:o, s:f, s:f, s:f, s:f, s:o}", "rule",
+	    "Little's law: batches in flight = upload time / step time; "
+	    "threads capped by the device's local cores",
+	    "step", cite(step), "step_s", step_s, "batch_bytes",
+	    batch_bytes(step), "upload_gbps", gbps, "upload_s", xfer_s,
+	    "local_cores", cores > 0 ? json_integer(cores) : json_null());
 	json_object_set_new(dl, "loader_threads",
 			    setting(json_integer(threads),
 				    json_deep_copy(basis), "medium",
 				    "counts only the upload; host-side "
 				    "decoding needs more threads"));
-	json_object_set_new(dl, "prefetch_depth",
-			    setting(json_integer((json_int_t)ceil(in_flight) +
-						 1),
-				    basis, "medium", NULL));
+	json_object_set_new(
+	    dl, "prefetch_depth",
+	    setting(json_integer((json_int_t)ceil(in_flight) + 1), basis,
+		    "medium", NULL));
 }
 
 static json_t *loading_json(const json_t *rs, const json_t *xfers,
-			    const json_t *suites, double gbps,
-			    json_int_t cores)
+			    const json_t *suites, double gbps, json_int_t cores)
 {
 	static struct series s;
 	json_t *dl = json_object();
@@ -510,24 +510,23 @@ static json_t *locality_json(const json_t *loc, const json_t *host,
 	const char *reason = str_of(loc, "reason");
 	if (reason && !*reason)
 		reason = NULL;
-	json_t *basis = json_pack("{s:s, s:O?}", "rule", "hwloc locality of "
-				  "the device's PCI bus id", "pci_bus_id",
-				  json_object_get(loc, "pci_bus_id"));
-	json_int_t node = json_integer_value(json_object_get(loc,
-							     "numa_node"));
+	json_t *basis =
+	    json_pack("{s:s, s:O?}", "rule",
+		      "hwloc locality of "
+		      "the device's PCI bus id",
+		      "pci_bus_id", json_object_get(loc, "pci_bus_id"));
+	json_int_t node = json_integer_value(json_object_get(loc, "numa_node"));
 	*cores = json_integer_value(json_object_get(loc, "cores"));
 	json_object_set_new(o, "numa_node",
-			    node >= 0 ? setting(json_integer(node),
-						json_deep_copy(basis), conf,
-						reason)
-				      : unmeasured(reason ? reason
-							  : "no NUMA node"));
+			    node >= 0
+				? setting(json_integer(node),
+					  json_deep_copy(basis), conf, reason)
+				: unmeasured(reason ? reason : "no NUMA node"));
 	json_object_set_new(o, "cpuset",
 			    setting(json_incref(json_object_get(loc, "cpuset")),
 				    json_deep_copy(basis), conf, reason));
 	json_object_set_new(o, "local_cores",
-			    setting(json_integer(*cores), basis, conf,
-				    reason));
+			    setting(json_integer(*cores), basis, conf, reason));
 	(void)host;
 	return o;
 }
@@ -553,9 +552,9 @@ static json_t *transfers(const json_t *rs, const json_t *suites)
 	json_t *out = json_array();
 	size_t i;
 	json_t *r;
-	json_array_foreach(rs, i, r)
-		if (ax_suite_doc_result_has_role(suites, r, AX_ROLE_TRANSFER))
-			json_array_append(out, r);
+	json_array_foreach(rs, i, r) if (ax_suite_doc_result_has_role(
+					     suites, r, AX_ROLE_TRANSFER))
+	    json_array_append(out, r);
 	return out;
 }
 
@@ -571,8 +570,7 @@ static json_t *device_json(const json_t *dev, const json_t *rs,
 			      json_object_get(dev, "name"), "vendor",
 			      json_object_get(dev, "vendor"), "type",
 			      json_object_get(dev, "type"), "pci_bus_id",
-			      json_object_get(dev, "pci_bus_id"),
-			      "device_uuid",
+			      json_object_get(dev, "pci_bus_id"), "device_uuid",
 			      json_object_get(dev, "device_uuid"));
 	/* Mesa's device-select layer names a device by its PCI ids. */
 	json_t *vid = json_object_get(dev, "vendor_id");
@@ -606,12 +604,11 @@ static json_t *workload_json(const json_t *by_dev, const json_t *devices,
 		const json_t *mine = NULL;
 		size_t i;
 		json_t *r;
-		json_array_foreach(json_object_get(by_dev, str_of(dev,
-								   "fingerprint")),
-				   i, r)
+		json_array_foreach(
+		    json_object_get(by_dev, str_of(dev, "fingerprint")), i, r)
 		{
 			bool hib = json_is_true(
-				json_object_get(r, "higher_is_better"));
+			    json_object_get(r, "higher_is_better"));
 			if (is_suite(r, suite) &&
 			    (!mine || (hib ? median(r) > median(mine)
 					   : median(r) < median(mine))))
@@ -626,20 +623,22 @@ static json_t *workload_json(const json_t *by_dev, const json_t *devices,
 	if (!best) {
 		json_decref(all);
 		char why[128];
-		snprintf(why, sizeof(why), "no %s results stored; run axbench "
-			 "run %s", suite, suite);
+		snprintf(why, sizeof(why),
+			 "no %s results stored; run axbench "
+			 "run %s",
+			 suite, suite);
 		return unmeasured(why);
 	}
 	json_t *basis = json_pack("{s:s, s:o}", "rule",
 				  "the device with the best stored figure "
-				  "(best result per device)", "candidates",
-				  all);
+				  "(best result per device)",
+				  "candidates", all);
 	return setting(json_incref(json_object_get(best_dev, "key")), basis,
 		       json_array_size(devices) > 1 ? "medium" : "high",
 		       json_array_size(devices) > 1
-			       ? "devices may have been measured at "
-				 "different shapes"
-			       : NULL);
+			   ? "devices may have been measured at "
+			     "different shapes"
+			   : NULL);
 }
 
 /* Results that count ("ok" with a number), per device fingerprint. */
@@ -684,23 +683,22 @@ int ax_recommend_build(const json_t *results, const json_t *suites,
 	{
 		const char *fp = str_of(dev, "fingerprint");
 		json_array_append_new(
-			devices,
-			device_json(dev, json_object_get(by, fp),
-				    json_object_get(localities, fp), host,
-				    suites));
+		    devices,
+		    device_json(dev, json_object_get(by, fp),
+				json_object_get(localities, fp), host, suites));
 	}
 	/* One placement per workload class, in the suite table's order. */
 	const char *suite;
 	const json_t *entry;
-	json_object_foreach((json_t *)suites, suite, entry)
-		if (ax_suite_doc_has_role(suites, suite, AX_ROLE_WORKLOAD))
-			json_object_set_new(work, suite,
-					    workload_json(by, devices, suite));
-	*out = json_pack("{s:s, s:s, s:{s:O?, s:O?, s:O?}, s:o, s:o}",
-			 "schema", AX_RECOMMEND_SCHEMA, "generated_by",
-			 generator ? generator : "axbench", "host",
-			 "hostname", json_object_get(host, "hostname"),
-			 "cores", json_object_get(host, "cores"), "cpuset",
+	json_object_foreach(
+	    (json_t *)suites, suite,
+	    entry) if (ax_suite_doc_has_role(suites, suite, AX_ROLE_WORKLOAD))
+	    json_object_set_new(work, suite, workload_json(by, devices, suite));
+	*out = json_pack("{s:s, s:s, s:{s:O?, s:O?, s:O?}, s:o, s:o}", "schema",
+			 AX_RECOMMEND_SCHEMA, "generated_by",
+			 generator ? generator : "axbench", "host", "hostname",
+			 json_object_get(host, "hostname"), "cores",
+			 json_object_get(host, "cores"), "cpuset",
 			 json_object_get(host, "cpuset"), "devices", devices,
 			 "workloads", work);
 	json_decref(by);
@@ -713,9 +711,8 @@ int ax_recommend_build(const json_t *results, const json_t *suites,
 static const json_t *item(const json_t *dev, const char *group,
 			  const char *name)
 {
-	return json_object_get(json_object_get(json_object_get(dev, group),
-					       name),
-			       "value");
+	return json_object_get(
+	    json_object_get(json_object_get(dev, group), name), "value");
 }
 
 /* "# name: not known (reason)" for a null setting. */
@@ -732,8 +729,8 @@ static void write_env(FILE *out, const json_t *dev)
 	const char *vendor = str_of(dev, "vendor");
 	const char *uuid = str_of(dev, "device_uuid");
 	const json_t *cores = item(dev, "locality", "local_cores");
-	fprintf(out, "# axbench recommend for %s (%s)\n",
-		str_of(dev, "name"), str_of(dev, "key"));
+	fprintf(out, "# axbench recommend for %s (%s)\n", str_of(dev, "name"),
+		str_of(dev, "key"));
 	const char *sel = str_of(dev, "mesa_device_select");
 	if (sel)
 		fprintf(out, "export MESA_VK_DEVICE_SELECT=%s\n", sel);
@@ -792,7 +789,8 @@ static void cpu_list(FILE *out, const char *set)
 		if (*end == '-')
 			hi = strtol(end + 1, &end, 10);
 		for (long c = lo; c <= hi && c - lo < 4096; c++)
-			fprintf(out, "%s%ld", first ? "" : ", ", c), first = false;
+			fprintf(out, "%s%ld", first ? "" : ", ", c),
+			    first = false;
 		p = *end == ',' ? end + 1 : NULL;
 	}
 }
@@ -805,8 +803,8 @@ static void torch_kw(FILE *out, const json_t *dev, const char *name,
 		fprintf(out, "    %s=%lld,\n", kw,
 			(long long)json_integer_value(v));
 	else if (json_is_boolean(v))
-		fprintf(out, "    %s=%s,\n", kw, json_is_true(v) ? "True"
-								  : "False");
+		fprintf(out, "    %s=%s,\n", kw,
+			json_is_true(v) ? "True" : "False");
 	else
 		why_null(out, "    #", dev, "data_loading", name);
 }
@@ -814,8 +812,9 @@ static void torch_kw(FILE *out, const json_t *dev, const char *name,
 static void write_torch(FILE *out, const json_t *dev)
 {
 	const json_t *cpus = item(dev, "locality", "cpuset");
-	fprintf(out, "# axbench recommend: DataLoader settings for %s (%s)\n"
-		     "import os\n\n",
+	fprintf(out,
+		"# axbench recommend: DataLoader settings for %s (%s)\n"
+		"import os\n\n",
 		str_of(dev, "name"), str_of(dev, "key"));
 	if (json_is_string(cpus)) {
 		fprintf(out, "LOCAL_CPUS = [");
@@ -884,9 +883,8 @@ static const struct {
 	const char *name;
 	int (*write)(FILE *, const json_t *);
 } formats[] = {
-	{"yaml", write_yaml},	{"json", write_json},
-	{"env", view_env},	{"numactl", view_numactl},
-	{"slurm", view_slurm},	{"torch", view_torch},
+    {"yaml", write_yaml},      {"json", write_json},  {"env", view_env},
+    {"numactl", view_numactl}, {"slurm", view_slurm}, {"torch", view_torch},
 };
 #define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
 

@@ -28,9 +28,9 @@
  * is 9 * n_half).  Buffers in flight = fewest reaching 95 % of the best
  * over an `inflight` sweep.  Pinned = pinned/pageable peak gain >= 5 %.
  * Batch size = smallest batch reaching 90 % of the best throughput of a
- * sweep of a suite's declared batch parameter (conv n, attention batch).  Loader threads and prefetch
- * depth by Little's law: in flight = transfer time of one batch / step
- * time of one batch, threads capped by the device's local cores.
+ * sweep of a suite's declared batch parameter (conv n, attention batch). Loader
+ * threads and prefetch depth by Little's law: in flight = transfer time of one
+ * batch / step time of one batch, threads capped by the device's local cores.
  */
 #ifndef AX_RECOMMEND_H
 #define AX_RECOMMEND_H

@@ -18,10 +18,9 @@ bool ax_suite_doc_has_role(const json_t *doc, const char *suite,
 	const json_t *roles = ax_suite_doc_get(doc, suite, "roles");
 	size_t i;
 	const json_t *v;
-	json_array_foreach(roles, i, v)
-		if (name && json_is_string(v) &&
-		    strcmp(json_string_value(v), name) == 0)
-			return true;
+	json_array_foreach(roles, i, v) if (name && json_is_string(v) &&
+					    strcmp(json_string_value(v),
+						   name) == 0) return true;
 	return false;
 }
 
@@ -29,5 +28,5 @@ bool ax_suite_doc_result_has_role(const json_t *doc, const json_t *r,
 				  enum ax_role role)
 {
 	return ax_suite_doc_has_role(
-		doc, json_string_value(json_object_get(r, "suite")), role);
+	    doc, json_string_value(json_object_get(r, "suite")), role);
 }

@@ -10,18 +10,14 @@
 /* Okabe & Ito (2008), "Color Universal Design": distinguishable under
  * the common colour-vision deficiencies.  Black first for contrast. */
 static const char *const palette[8] = {
-	"#0072B2", "#E69F00", "#009E73", "#CC79A7",
-	"#56B4E9", "#D55E00", "#000000", "#F0E442",
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7",
+    "#56B4E9", "#D55E00", "#000000", "#F0E442",
 };
 static const char *const dashes[4] = {"", "6 3", "2 3", "8 3 2 3"};
 
-const char *ax_svg_color(int i)
-{
-	return palette[((i % 8) + 8) % 8];
-}
+const char *ax_svg_color(int i) { return palette[((i % 8) + 8) % 8]; }
 
-void ax_svg_format(double v, enum ax_svg_axis_fmt fmt, char *buf,
-		   size_t len)
+void ax_svg_format(double v, enum ax_svg_axis_fmt fmt, char *buf, size_t len)
 {
 	static const char *const suf[] = {"", "K", "M", "G", "T"};
 	if (!isfinite(v)) {
@@ -61,9 +57,11 @@ static const char *clip(const char *s, size_t max, char *buf, size_t len)
 
 static void svg_open(FILE *f, int w, int h, const char *title)
 {
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		"viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-		"role=\"img\" aria-label=\"", w, h, w, h);
+		"role=\"img\" aria-label=\"",
+		w, h, w, h);
 	ax_html_escape(f, title);
 	fputs("\"><title>", f);
 	ax_html_escape(f, title);
@@ -73,8 +71,10 @@ static void svg_open(FILE *f, int w, int h, const char *title)
 static void text(FILE *f, double x, double y, const char *anchor,
 		 const char *cls, const char *s)
 {
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
-		"class=\"%s\">", x, y, anchor, cls);
+	fprintf(f,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
+		"class=\"%s\">",
+		x, y, anchor, cls);
 	ax_html_escape(f, s);
 	fputs("</text>\n", f);
 }
@@ -84,8 +84,10 @@ static void text_clip(FILE *f, double x, double y, const char *anchor,
 		      const char *cls, const char *s, size_t max)
 {
 	char buf[256];
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
-		"class=\"%s\"><title>", x, y, anchor, cls);
+	fprintf(f,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" "
+		"class=\"%s\"><title>",
+		x, y, anchor, cls);
 	ax_html_escape(f, s);
 	fputs("</title>", f);
 	ax_html_escape(f, clip(s, max, buf, sizeof(buf)));
@@ -97,23 +99,29 @@ static void marker(FILE *f, int shape, double x, double y, const char *c)
 {
 	switch (shape % 4) {
 	case 0:
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-			"fill=\"%s\"", x, y, c);
+		fprintf(f,
+			"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+			"fill=\"%s\"",
+			x, y, c);
 		break;
 	case 1:
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" "
-			"height=\"7\" fill=\"%s\"", x - 3.5, y - 3.5, c);
+		fprintf(f,
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" "
+			"height=\"7\" fill=\"%s\"",
+			x - 3.5, y - 3.5, c);
 		break;
 	case 2:
-		fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" "
-			"fill=\"%s\"", x, y - 4.5, x + 4, y + 3, x - 4, y + 3,
-			c);
+		fprintf(f,
+			"<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" "
+			"fill=\"%s\"",
+			x, y - 4.5, x + 4, y + 3, x - 4, y + 3, c);
 		break;
 	default:
-		fprintf(f, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f "
+		fprintf(f,
+			"<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f "
 			"%.1f,%.1f\" fill=\"white\" stroke=\"%s\" "
-			"stroke-width=\"2\"", x, y - 4.5, x + 4.5, y, x,
-			y + 4.5, x - 4.5, y, c);
+			"stroke-width=\"2\"",
+			x, y - 4.5, x + 4.5, y, x, y + 4.5, x - 4.5, y, c);
 	}
 }
 
@@ -122,9 +130,11 @@ static void legend_entry(FILE *f, double x, double y, int i, unsigned style,
 {
 	const char *c = ax_svg_color(i);
 	if (style & (AX_SVG_LINES | AX_SVG_DASHED))
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			"y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
-			"stroke-dasharray=\"%s\"/>\n", x, y, x + 24, y, c,
+			"stroke-dasharray=\"%s\"/>\n",
+			x, y, x + 24, y, c,
 			style & AX_SVG_DASHED ? "5 3" : dashes[i % 4]);
 	if (style & AX_SVG_MARKERS || !style) {
 		marker(f, i, x + 12, y, c);
@@ -150,8 +160,7 @@ static double bars_max(const struct ax_svg_bar *b, int n)
 	return m > 0 ? m : 1;
 }
 
-static void bar_one(FILE *f, const struct ax_svg_bar *b, double y,
-		    double scale)
+static void bar_one(FILE *f, const struct ax_svg_bar *b, double y, double scale)
 {
 	char v[32];
 	double x0 = BAR_LABEL_W;
@@ -162,8 +171,10 @@ static void bar_one(FILE *f, const struct ax_svg_bar *b, double y,
 		return;
 	}
 	ax_svg_format(b->value, AX_SVG_NUM, v, sizeof(v));
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-		"fill=\"%s\"><title>", x0, y + 3, b->value * scale, BAR_H - 6,
+	fprintf(f,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
+		"fill=\"%s\"><title>",
+		x0, y + 3, b->value * scale, BAR_H - 6,
 		ax_svg_color(b->series));
 	ax_html_escape(f, b->label);
 	fprintf(f, ": median %s", v);
@@ -172,11 +183,12 @@ static void bar_one(FILE *f, const struct ax_svg_bar *b, double y,
 	fputs("</title></rect>\n", f);
 	if (isfinite(b->lo) && isfinite(b->hi)) {
 		double ym = y + BAR_H / 2.0;
-		fprintf(f, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f "
+		fprintf(f,
+			"<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f "
 			"%.1fV%.1f\" stroke=\"#333\" fill=\"none\"/>\n",
 			x0 + b->lo * scale, ym, x0 + b->hi * scale,
-			x0 + b->lo * scale, ym - 5, ym + 5,
-			x0 + b->hi * scale, ym - 5, ym + 5);
+			x0 + b->lo * scale, ym - 5, ym + 5, x0 + b->hi * scale,
+			ym - 5, ym + 5);
 	}
 	double tx = x0 + fmax(b->value, isfinite(b->hi) ? b->hi : 0) * scale;
 	char lbl[160];
@@ -199,9 +211,10 @@ void ax_svg_hbars(FILE *f, const char *title, const char *axis,
 	for (int i = 0; i < n; i++)
 		bar_one(f, &bars[i], 28 + i * BAR_H, scale);
 	double ya = 28 + n * BAR_H + 4;
-	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
-		"stroke=\"#333\"/>\n", BAR_LABEL_W, ya, BAR_LABEL_W + plot_w,
-		ya);
+	fprintf(f,
+		"<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+		"stroke=\"#333\"/>\n",
+		BAR_LABEL_W, ya, BAR_LABEL_W + plot_w, ya);
 	char v[32];
 	ax_svg_format(bars_max(bars, n), AX_SVG_NUM, v, sizeof(v));
 	text(f, BAR_LABEL_W, ya + 14, "middle", "ax", "0");
@@ -215,7 +228,7 @@ void ax_svg_hbars(FILE *f, const char *title, const char *axis,
 
 /* ---- x/y plots -------------------------------------------------------- */
 
-#define PL 70.0  /* plot area: left, top, width, height */
+#define PL 70.0 /* plot area: left, top, width, height */
 #define PT 30.0
 #define PW 460.0
 #define PH 250.0
@@ -288,12 +301,13 @@ static int ticks(const struct axis *a, bool bytes, bool whole, double *t,
 		return n;
 	}
 	double raw = (a->hi - a->lo) / 6, mag = pow(10, floor(log10(raw)));
-	double step = raw / mag < 2 ? 2 * mag : raw / mag < 5 ? 5 * mag
-							 : 10 * mag;
+	double step = raw / mag < 2   ? 2 * mag
+		      : raw / mag < 5 ? 5 * mag
+				      : 10 * mag;
 	if (whole && step < 1)
 		step = 1;
-	for (double v = ceil(a->lo / step) * step; v <= a->hi + step * 1e-9 &&
-						   n < max; v += step)
+	for (double v = ceil(a->lo / step) * step;
+	     v <= a->hi + step * 1e-9 && n < max; v += step)
 		t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
 	return n;
 }
@@ -305,32 +319,37 @@ static void axes(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
 	char b[32];
 	int n = ticks(x, p->xfmt == AX_SVG_BYTES, p->xint, t, 64);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			"y2=\"%.1f\" class=\"grid\"/>\n", px(x, t[i]), PT,
-			px(x, t[i]), PT + PH);
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" class=\"grid\"/>\n",
+			px(x, t[i]), PT, px(x, t[i]), PT + PH);
 		ax_svg_format(t[i], p->xfmt, b, sizeof(b));
 		text(f, px(x, t[i]), PT + PH + 14, "middle", "ax", b);
 	}
 	n = ticks(y, false, false, t, 64);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			"y2=\"%.1f\" class=\"grid\"/>\n", PL, py(y, t[i]),
-			PL + PW, py(y, t[i]));
+		fprintf(f,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" class=\"grid\"/>\n",
+			PL, py(y, t[i]), PL + PW, py(y, t[i]));
 		ax_svg_format(t[i], AX_SVG_NUM, b, sizeof(b));
 		text(f, PL - 4, py(y, t[i]) + 4, "end", "ax", b);
 	}
-	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-		"height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n", PL, PT,
-		PW, PH);
+	fprintf(f,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		"height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
+		PL, PT, PW, PH);
 	text(f, PL + PW / 2, PT + PH + 34, "middle", "ax", p->xlabel);
-	fprintf(f, "<text transform=\"translate(14 %.1f) rotate(-90)\" "
-		"text-anchor=\"middle\" class=\"ax\">", PT + PH / 2);
+	fprintf(f,
+		"<text transform=\"translate(14 %.1f) rotate(-90)\" "
+		"text-anchor=\"middle\" class=\"ax\">",
+		PT + PH / 2);
 	ax_html_escape(f, p->ylabel);
 	fputs("</text>\n", f);
 }
 
-static void point_title(FILE *f, const struct ax_svg_plot *p,
-			const char *name, double xv, double yv)
+static void point_title(FILE *f, const struct ax_svg_plot *p, const char *name,
+			double xv, double yv)
 {
 	char xb[32], yb[32];
 	ax_svg_format(xv, p->xfmt, xb, sizeof(xb));
@@ -349,10 +368,11 @@ static void series(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
 {
 	const char *c = ax_svg_color(s->color);
 	if (s->style & (AX_SVG_LINES | AX_SVG_DASHED)) {
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
-			"stroke-width=\"2\" stroke-dasharray=\"%s\" points=\"",
-			c, s->style & AX_SVG_DASHED ? "5 3"
-						    : dashes[s->color % 4]);
+		fprintf(
+		    f,
+		    "<polyline fill=\"none\" stroke=\"%s\" "
+		    "stroke-width=\"2\" stroke-dasharray=\"%s\" points=\"",
+		    c, s->style & AX_SVG_DASHED ? "5 3" : dashes[s->color % 4]);
 		for (int j = 0; j < s->n; j++)
 			if (usable(x, s->x[j]) && usable(y, s->y[j]))
 				fprintf(f, "%.1f,%.1f ", px(x, s->x[j]),

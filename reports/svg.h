@@ -20,11 +20,11 @@
 const char *ax_svg_color(int i);
 
 struct ax_svg_bar {
-	const char *label;  /* left of the bar, e.g. "64K copy - llvmpipe" */
-	int series;         /* colour / legend index (a device or run) */
-	double value;       /* bar length (median) */
-	double lo, hi;      /* whisker ends (q1, q3); NAN for none */
-	const char *note;   /* after the value, e.g. "41% of peak"; NULL */
+	const char *label; /* left of the bar, e.g. "64K copy - llvmpipe" */
+	int series;	   /* colour / legend index (a device or run) */
+	double value;	   /* bar length (median) */
+	double lo, hi;	   /* whisker ends (q1, q3); NAN for none */
+	const char *note;  /* after the value, e.g. "41% of peak"; NULL */
 };
 
 /*
@@ -38,7 +38,7 @@ void ax_svg_hbars(FILE *f, const char *title, const char *axis,
 		  const char *const *legend, int n_legend);
 
 enum ax_svg_style {
-	AX_SVG_LINES = 1u << 0,   /* join the points */
+	AX_SVG_LINES = 1u << 0,	  /* join the points */
 	AX_SVG_MARKERS = 1u << 1, /* a marker per point */
 	AX_SVG_DASHED = 1u << 2,  /* dashed line (ceilings, bounds) */
 };
@@ -47,8 +47,8 @@ struct ax_svg_series {
 	const char *name;
 	const double *x, *y; /* n points; non-finite ones are skipped */
 	int n;
-	unsigned style;      /* enum ax_svg_style bits */
-	int color;           /* palette index */
+	unsigned style; /* enum ax_svg_style bits */
+	int color;	/* palette index */
 };
 
 enum ax_svg_axis_fmt {
@@ -59,9 +59,9 @@ enum ax_svg_axis_fmt {
 struct ax_svg_plot {
 	const char *title;
 	const char *xlabel, *ylabel;
-	bool xlog, ylog;          /* logarithmic axes (positive values) */
+	bool xlog, ylog;	   /* logarithmic axes (positive values) */
 	enum ax_svg_axis_fmt xfmt; /* tick label format of the x axis */
-	bool xint;                /* x is a count: whole-number ticks */
+	bool xint;		   /* x is a count: whole-number ticks */
 };
 
 /* An x/y plot of the series, axes fitted to their finite points. */
@@ -69,7 +69,6 @@ void ax_svg_plot(FILE *f, const struct ax_svg_plot *p,
 		 const struct ax_svg_series *s, int n);
 
 /* Format v for an axis or label ("1.23e+04", "64M") into buf. */
-void ax_svg_format(double v, enum ax_svg_axis_fmt fmt, char *buf,
-		   size_t len);
+void ax_svg_format(double v, enum ax_svg_axis_fmt fmt, char *buf, size_t len);
 
 #endif

@@ -3,10 +3,10 @@
  * (shaders/attention.comp), fp32 or fp16 storage, causal or not, verified
  * against a double-precision CPU reference (suites/attention_ref.c).
  */
-#include "suites/data.h"
+#include "shaders/spec_ids.h"
 #include "suites/attention_ref.h"
 #include "suites/conv_ref.h" /* fp16 conversions and input filling */
-#include "shaders/spec_ids.h"
+#include "suites/data.h"
 #include "suites/suite.h"
 
 #include "core/error.h"
@@ -31,38 +31,36 @@ static const char *const shares[] = {"smem", "subgroup", NULL};
 #define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
 
 static const struct ax_param_def att_params[] = {
-	{"batch", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size"},
-	{"heads", AX_PT_INT, 1, 1024, NULL, 4, SHAPE, "attention heads"},
-	{"seq_q", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE,
-	 "query sequence length"},
-	{"seq_kv", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE,
-	 "key/value sequence length"},
-	{"head_dim", AX_PT_INT, 4, 512, NULL, 64, SHAPE,
-	 "head dimension D, a multiple of 4*tpr (64 and 128 are typical)"},
-	{"causal", AX_PT_BOOL, 0, 1, NULL, 0, SHAPE,
-	 "mask future keys: query i sees key j <= i + seq_kv - seq_q"},
-	{"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
-	 "storage type; f16 needs 16-bit storage and float16, and "
-	 "computes in fp32"},
-	{"br", AX_PT_INT, 1, 128, NULL, 16, TUNE,
-	 "query rows per workgroup (Br)"},
-	/* Default 8: one key per lane of a subgroup group; on lavapipe
-	 * 1.5x bc=16 with share=subgroup (bench/attention.sh). */
-	{"bc", AX_PT_INT, 1, 256, NULL, 8, TUNE,
-	 "keys and values per shared-memory block (Bc)"},
-	{"tpr", AX_PT_INT, 1, 64, NULL, 8, TUNE,
-	 "invocations per query row; the workgroup is br x tpr "
-	 "(share=smem only)"},
-	/* Default subgroup: on lavapipe it is several times the smem
-	 * kernel (see shaders/attention.comp and bench/attention.sh);
-	 * GPUs run either, and the tuner picks smem where it wins. */
-	{"share", AX_PT_ENUM, 0, 0, shares, 1, AX_PARAM_TUNABLE,
-	 "how invocations share K and V: smem (blocks staged in shared "
-	 "memory), or subgroup (no shared memory: groups of 8 lanes pass "
-	 "keys and values round by subgroup shuffles; for CPU drivers)"},
-	{"rpl", AX_PT_INT, 1, 8, NULL, 2, TUNE,
-	 "share=subgroup: query rows per lane (the workgroup is "
-	 "br / rpl invocations, rounded up to a multiple of 8)"},
+    {"batch", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size"},
+    {"heads", AX_PT_INT, 1, 1024, NULL, 4, SHAPE, "attention heads"},
+    {"seq_q", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE, "query sequence length"},
+    {"seq_kv", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE,
+     "key/value sequence length"},
+    {"head_dim", AX_PT_INT, 4, 512, NULL, 64, SHAPE,
+     "head dimension D, a multiple of 4*tpr (64 and 128 are typical)"},
+    {"causal", AX_PT_BOOL, 0, 1, NULL, 0, SHAPE,
+     "mask future keys: query i sees key j <= i + seq_kv - seq_q"},
+    {"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
+     "storage type; f16 needs 16-bit storage and float16, and "
+     "computes in fp32"},
+    {"br", AX_PT_INT, 1, 128, NULL, 16, TUNE, "query rows per workgroup (Br)"},
+    /* Default 8: one key per lane of a subgroup group; on lavapipe
+     * 1.5x bc=16 with share=subgroup (bench/attention.sh). */
+    {"bc", AX_PT_INT, 1, 256, NULL, 8, TUNE,
+     "keys and values per shared-memory block (Bc)"},
+    {"tpr", AX_PT_INT, 1, 64, NULL, 8, TUNE,
+     "invocations per query row; the workgroup is br x tpr "
+     "(share=smem only)"},
+    /* Default subgroup: on lavapipe it is several times the smem
+     * kernel (see shaders/attention.comp and bench/attention.sh);
+     * GPUs run either, and the tuner picks smem where it wins. */
+    {"share", AX_PT_ENUM, 0, 0, shares, 1, AX_PARAM_TUNABLE,
+     "how invocations share K and V: smem (blocks staged in shared "
+     "memory), or subgroup (no shared memory: groups of 8 lanes pass "
+     "keys and values round by subgroup shuffles; for CPU drivers)"},
+    {"rpl", AX_PT_INT, 1, 8, NULL, 2, TUNE,
+     "share=subgroup: query rows per lane (the workgroup is "
+     "br / rpl invocations, rounded up to a multiple of 8)"},
 };
 
 #define N_ATT_PARAMS ((int)(sizeof(att_params) / sizeof(att_params[0])))
@@ -85,8 +83,7 @@ struct att_state {
 /* Invocations per workgroup of the subgroup kernel: br / rpl lanes,
  * rounded up to whole groups of ATT_SG so every shuffle reads a lane
  * that runs. */
-static uint32_t sg_invocations(const struct ax_attention_tiles *t,
-			       uint32_t rpl)
+static uint32_t sg_invocations(const struct ax_attention_tiles *t, uint32_t rpl)
 {
 	uint32_t lanes = (t->br + rpl - 1) / rpl;
 	return (lanes + ATT_SG - 1) / ATT_SG * ATT_SG;
@@ -108,8 +105,7 @@ static int att_check(const struct ax_params *p,
 			       dev->name);
 	/* Both kernels are held to the shared-memory kernel's limits, so
 	 * a point valid for one is valid for the other. */
-	int rc = ax_attention_check_limits(&s, &t, &dev->limits, why,
-					   whylen);
+	int rc = ax_attention_check_limits(&s, &t, &dev->limits, why, whylen);
 	if (rc || ax_params_get(p, "share") != 1)
 		return rc;
 	uint32_t rpl = (uint32_t)ax_params_get(p, "rpl");
@@ -206,25 +202,25 @@ static int att_pipeline(struct att_state *st)
 {
 	const struct ax_attention_tiles *t = &st->t;
 	struct ax_vk_spec spec[] = {
-		{ATT_SPEC_WG, st->share ? sg_invocations(t, st->rpl)
-					: ax_attention_invocations(t)},
-		{ATT_SPEC_BR, t->br},
-		{ATT_SPEC_BC, t->bc},
-		{ATT_SPEC_TPR, t->tpr},
-		{ATT_SPEC_D, (uint32_t)st->sh.d},
-		{ATT_SPEC_CAUSAL, st->sh.causal ? 1u : 0u},
-		{ATT_SPEC_SHARE, st->share},
-		{ATT_SPEC_RPL, st->rpl},
+	    {ATT_SPEC_WG, st->share ? sg_invocations(t, st->rpl)
+				    : ax_attention_invocations(t)},
+	    {ATT_SPEC_BR, t->br},
+	    {ATT_SPEC_BC, t->bc},
+	    {ATT_SPEC_TPR, t->tpr},
+	    {ATT_SPEC_D, (uint32_t)st->sh.d},
+	    {ATT_SPEC_CAUSAL, st->sh.causal ? 1u : 0u},
+	    {ATT_SPEC_SHARE, st->share},
+	    {ATT_SPEC_RPL, st->rpl},
 	};
 	int rc = ax_vk_pipeline_create(
-		st->vk, st->sh.f16 ? "attention_f16" : "attention", 4,
-		sizeof(st->push), spec, (int)(sizeof(spec) / sizeof(spec[0])),
-		&st->pipe);
+	    st->vk, st->sh.f16 ? "attention_f16" : "attention", 4,
+	    sizeof(st->push), spec, (int)(sizeof(spec) / sizeof(spec[0])),
+	    &st->pipe);
 	if (rc)
 		return rc;
 	st->have_pipe = true;
-	struct ax_vk_binding b[4] = {{&st->q, 0, 0}, {&st->k, 0, 0},
-				     {&st->v, 0, 0}, {&st->o, 0, 0}};
+	struct ax_vk_binding b[4] = {
+	    {&st->q, 0, 0}, {&st->k, 0, 0}, {&st->v, 0, 0}, {&st->o, 0, 0}};
 	return ax_vk_pipeline_bind(st->vk, &st->pipe, b, 4);
 }
 
@@ -233,8 +229,7 @@ static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 {
 	struct att_state *st = calloc(1, sizeof(*st));
 	if (!st)
-		return ax_errf(err, errlen, AX_ENOMEM,
-			       "out of memory");
+		return ax_errf(err, errlen, AX_ENOMEM, "out of memory");
 	st->vk = vk;
 	ax_attention_shape_from_params(p, &st->sh);
 	ax_attention_tiles_from_params(p, &st->t);
@@ -284,8 +279,7 @@ static int att_verify(void *state, char *why, size_t whylen)
 		goto out;
 	rc = ax_vk_download(st->vk, &st->o, 0, f16 ? (void *)h : o, n * esz);
 	if (rc) {
-		ax_errf(why, whylen, rc,
-			"reading the output failed: %s",
+		ax_errf(why, whylen, rc, "reading the output failed: %s",
 			st->vk->err);
 		goto out;
 	}
@@ -320,21 +314,19 @@ static json_t *att_describe(void *state)
 {
 	const struct att_state *st = state;
 	return json_pack(
-		"{s:[i,I,I],s:i,s:I,s:I,s:s,s:s}", "workgroups",
-		(int)((st->sh.sq + st->t.br - 1) / st->t.br),
-		(json_int_t)st->sh.heads, (json_int_t)st->sh.batch,
-		"invocations",
-		(int)(st->share ? sg_invocations(&st->t, st->rpl)
-				: ax_attention_invocations(&st->t)),
-		"shared_bytes",
-		(json_int_t)(st->share
-				     ? 0
-				     : ax_attention_shared_bytes(&st->sh,
-								 &st->t)),
-		"unmasked_pairs", (json_int_t)ax_attention_pairs(&st->sh),
-		"causal_alignment", "bottom-right", "verified",
-		ax_attention_flops(&st->sh) / 2 > ATT_VERIFY_MACS ? "sampled"
-								   : "all");
+	    "{s:[i,I,I],s:i,s:I,s:I,s:s,s:s}", "workgroups",
+	    (int)((st->sh.sq + st->t.br - 1) / st->t.br),
+	    (json_int_t)st->sh.heads, (json_int_t)st->sh.batch, "invocations",
+	    (int)(st->share ? sg_invocations(&st->t, st->rpl)
+			    : ax_attention_invocations(&st->t)),
+	    "shared_bytes",
+	    (json_int_t)(st->share
+			     ? 0
+			     : ax_attention_shared_bytes(&st->sh, &st->t)),
+	    "unmasked_pairs", (json_int_t)ax_attention_pairs(&st->sh),
+	    "causal_alignment", "bottom-right", "verified",
+	    ax_attention_flops(&st->sh) / 2 > ATT_VERIFY_MACS ? "sampled"
+							      : "all");
 }
 
 /* Compulsory traffic: Q, K, V read and O written once each. */
@@ -361,33 +353,33 @@ static double att_input_bytes(const struct ax_params *p)
 static const struct ax_suite_need att_needs[] = {{"batch", 3}, {NULL, 0}};
 
 const struct ax_suite ax_suite_attention = {
-	.name = "attention",
-	.summary = "softmax(Q.K^T/sqrt(d)).V, flash-attention tiling, "
-		   "fp32/fp16, causal or not",
-	.work_model = "4*D FLOPs per unmasked (query, key) pair (2*D for "
-		      "Q.K^T, 2*D for P.V), times batch*heads: "
-		      "4*B*H*Sq*Skv*D non-causal; causal (query i sees keys "
-		      "j <= i + Skv - Sq) counts sum over i of "
-		      "clamp(i + Skv - Sq + 1, 0, Skv) pairs, "
-		      "= Sq*(Sq+1)/2 when Sq = Skv. Softmax exp/max/sum "
-		      "are not counted",
-	.unit = "GFLOP/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1e9,
-	.higher_is_better = true,
-	.params = att_params,
-	.n_params = N_ATT_PARAMS,
-	.check = att_check,
-	.setup = att_setup,
-	.record = att_record,
-	.verify = att_verify,
-	.work = att_work,
-	.bytes = att_bytes,
-	.input_bytes = att_input_bytes,
-	.roles = AX_ROLE_WORKLOAD,
-	.batch_param = "batch",
-	.recommend_needs = att_needs,
-	.shader = att_shader,
-	.describe = att_describe,
-	.teardown = att_teardown,
+    .name = "attention",
+    .summary = "softmax(Q.K^T/sqrt(d)).V, flash-attention tiling, "
+	       "fp32/fp16, causal or not",
+    .work_model = "4*D FLOPs per unmasked (query, key) pair (2*D for "
+		  "Q.K^T, 2*D for P.V), times batch*heads: "
+		  "4*B*H*Sq*Skv*D non-causal; causal (query i sees keys "
+		  "j <= i + Skv - Sq) counts sum over i of "
+		  "clamp(i + Skv - Sq + 1, 0, Skv) pairs, "
+		  "= Sq*(Sq+1)/2 when Sq = Skv. Softmax exp/max/sum "
+		  "are not counted",
+    .unit = "GFLOP/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1e9,
+    .higher_is_better = true,
+    .params = att_params,
+    .n_params = N_ATT_PARAMS,
+    .check = att_check,
+    .setup = att_setup,
+    .record = att_record,
+    .verify = att_verify,
+    .work = att_work,
+    .bytes = att_bytes,
+    .input_bytes = att_input_bytes,
+    .roles = AX_ROLE_WORKLOAD,
+    .batch_param = "batch",
+    .recommend_needs = att_needs,
+    .shader = att_shader,
+    .describe = att_describe,
+    .teardown = att_teardown,
 };

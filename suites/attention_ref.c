@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define EPS32 1.1920928955078125e-07 /* 2^-23 */
-#define EPS16 9.765625e-04           /* 2^-10 */
+#define EPS16 9.765625e-04	     /* 2^-10 */
 
 void ax_attention_shape_from_params(const struct ax_params *p,
 				    struct ax_attention_shape *s)
@@ -121,9 +121,9 @@ int ax_attention_check_limits(const struct ax_attention_shape *s,
 	if (rc)
 		return rc;
 	size_t esz = s->f16 ? 2 : 4;
-	size_t big = ax_attention_q_count(s) > ax_attention_kv_count(s) ?
-			     ax_attention_q_count(s) :
-			     ax_attention_kv_count(s);
+	size_t big = ax_attention_q_count(s) > ax_attention_kv_count(s)
+			 ? ax_attention_q_count(s)
+			 : ax_attention_kv_count(s);
 	if (big * esz > lim->maxStorageBufferRange || big * esz > UINT32_MAX)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "a %zu-byte Q/K/V/O buffer is over "
@@ -147,8 +147,8 @@ int ax_attention_check_limits(const struct ax_attention_shape *s,
 /* Logits of the visible keys of one row into lg[], returns their max;
  * *asum_max gets the largest sum |q*k| * scale (the logits' error scale). */
 static double row_logits(const struct ax_attention_shape *s, const float *q,
-			 const float *k, int64_t nvis, double scale,
-			 double *lg, double *asum_max)
+			 const float *k, int64_t nvis, double scale, double *lg,
+			 double *asum_max)
 {
 	double m = -INFINITY, amax = 0.0;
 	for (int64_t j = 0; j < nvis; j++) {
@@ -168,8 +168,8 @@ static double row_logits(const struct ax_attention_shape *s, const float *q,
 }
 
 void ax_attention_ref_row(const struct ax_attention_shape *s, const float *q,
-			  const float *k, const float *v, int64_t bh,
-			  int64_t i, double scale, double *out, double *lg,
+			  const float *k, const float *v, int64_t bh, int64_t i,
+			  double scale, double *out, double *lg,
 			  double *tol_scale)
 {
 	int64_t nvis = ax_attention_visible(s, i);
@@ -209,8 +209,8 @@ static int check_row(const struct ax_attention_shape *s, const float *q,
 {
 	int64_t bh = row / s->sq, i = row % s->sq;
 	double tsc;
-	ax_attention_ref_row(s, q, k, v, bh, i, 1.0 / sqrt((double)s->d),
-			     ref, lg, &tsc);
+	ax_attention_ref_row(s, q, k, v, bh, i, 1.0 / sqrt((double)s->d), ref,
+			     lg, &tsc);
 	const float *got = o + row * s->d;
 	for (int64_t d = 0; d < s->d; d++) {
 		double tol = tsc + (s->f16 ? EPS16 * fabs(ref[d]) : 0.0);
@@ -229,10 +229,9 @@ static int check_row(const struct ax_attention_shape *s, const float *q,
 	return 0;
 }
 
-int ax_attention_ref_verify(const struct ax_attention_shape *s,
-			    const float *q, const float *k, const float *v,
-			    const float *o, double max_macs, char *why,
-			    size_t whylen)
+int ax_attention_ref_verify(const struct ax_attention_shape *s, const float *q,
+			    const float *k, const float *v, const float *o,
+			    double max_macs, char *why, size_t whylen)
 {
 	int64_t rows = s->batch * s->heads * s->sq;
 	double macs = ax_attention_flops(s) / 2.0;
@@ -243,8 +242,7 @@ int ax_attention_ref_verify(const struct ax_attention_shape *s,
 	double *lg = malloc((size_t)s->skv * sizeof(double));
 	int rc = 0;
 	if (!ref || !lg)
-		rc = ax_errf(why, whylen, AX_ENOMEM,
-			     "out of memory");
+		rc = ax_errf(why, whylen, AX_ENOMEM, "out of memory");
 	for (int64_t r = 0; r < rows && !rc; r += step)
 		rc = check_row(s, q, k, v, o, r, ref, lg, why, whylen);
 	if (!rc)

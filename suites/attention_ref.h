@@ -67,8 +67,8 @@ int ax_attention_check_limits(const struct ax_attention_shape *s,
  * kernel may make on this row; see ax_attention_ref_verify.
  */
 void ax_attention_ref_row(const struct ax_attention_shape *s, const float *q,
-			  const float *k, const float *v, int64_t bh,
-			  int64_t i, double scale, double *out, double *lg,
+			  const float *k, const float *v, int64_t bh, int64_t i,
+			  double scale, double *out, double *lg,
 			  double *tol_scale);
 
 /*
@@ -80,10 +80,9 @@ void ax_attention_ref_row(const struct ax_attention_shape *s, const float *q,
  * rounding of the output: eps16 * |ref|.  0 when all agree, else
  * AX_EVERIFY with the first mismatch in why.
  */
-int ax_attention_ref_verify(const struct ax_attention_shape *s,
-			    const float *q, const float *k, const float *v,
-			    const float *o, double max_macs, char *why,
-			    size_t whylen);
+int ax_attention_ref_verify(const struct ax_attention_shape *s, const float *q,
+			    const float *k, const float *v, const float *o,
+			    double max_macs, char *why, size_t whylen);
 
 /*
  * The output buffer O of an attention suite state (from

@@ -20,17 +20,17 @@ enum bw_op { BW_READ, BW_WRITE, BW_COPY, BW_DMA };
 static const char *const bw_ops[] = {"read", "write", "copy", "dma", NULL};
 
 static const struct ax_param_def bw_params[] = {
-	{"op", AX_PT_ENUM, 0, 0, bw_ops, BW_COPY, AX_PARAM_SHAPE,
-	 "read, write or copy kernel, or dma (vkCmdCopyBuffer)"},
-	{"size", AX_PT_INT, 4096, 1LL << 40, NULL, 64LL << 20,
-	 AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-	 "working set in bytes (copy/dma: source + destination)"},
-	{"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "32-bit words per load/store (1, 2 or 4)"},
-	{"wg", AX_PT_INT, 32, 1024, NULL, 256,
-	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup size"},
-	{"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "elements per invocation"},
+    {"op", AX_PT_ENUM, 0, 0, bw_ops, BW_COPY, AX_PARAM_SHAPE,
+     "read, write or copy kernel, or dma (vkCmdCopyBuffer)"},
+    {"size", AX_PT_INT, 4096, 1LL << 40, NULL, 64LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "working set in bytes (copy/dma: source + destination)"},
+    {"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "32-bit words per load/store (1, 2 or 4)"},
+    {"wg", AX_PT_INT, 32, 1024, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup size"},
+    {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "elements per invocation"},
 };
 #define N_PARAMS ((int)(sizeof(bw_params) / sizeof(bw_params[0])))
 
@@ -38,7 +38,7 @@ struct bw_point {
 	enum bw_op op;
 	uint64_t size, buf_bytes; /* working set; bytes per buffer */
 	uint32_t vec, wg, epi;
-	uint32_t n_elems, stride;  /* elements of vec words; invocations */
+	uint32_t n_elems, stride; /* elements of vec words; invocations */
 	uint32_t gx, gy;
 };
 
@@ -74,16 +74,15 @@ static int bw_check(const struct ax_params *p,
 	uint64_t range = b.op == BW_DMA ? dev->max_memory_allocation_size
 					: l->maxStorageBufferRange;
 	if (b.buf_bytes > range)
-		return ax_errf(why, whylen, AX_EINVAL,
-			       "bandwidth: size=%llu needs %llu-byte buffers, "
-			       "over the device's %s %llu; use size <= %llu",
-			       (unsigned long long)b.size,
-			       (unsigned long long)b.buf_bytes,
-			       b.op == BW_DMA ? "maxMemoryAllocationSize"
-					      : "maxStorageBufferRange",
-			       (unsigned long long)range,
-			       (unsigned long long)(b.op >= BW_COPY ? range * 2
-								    : range));
+		return ax_errf(
+		    why, whylen, AX_EINVAL,
+		    "bandwidth: size=%llu needs %llu-byte buffers, "
+		    "over the device's %s %llu; use size <= %llu",
+		    (unsigned long long)b.size, (unsigned long long)b.buf_bytes,
+		    b.op == BW_DMA ? "maxMemoryAllocationSize"
+				   : "maxStorageBufferRange",
+		    (unsigned long long)range,
+		    (unsigned long long)(b.op >= BW_COPY ? range * 2 : range));
 	if (b.gy > l->maxComputeWorkGroupCount[1])
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "bandwidth: %u x %u workgroups exceed the "
@@ -120,7 +119,8 @@ static int bw_buffers(struct ax_vk_ctx *vk, struct bw_state *s)
 	uint64_t bytes = s->pt.buf_bytes;
 	int rc = 0;
 	if (s->pt.op != BW_WRITE) {
-		rc = ax_vk_buffer_create(vk, bytes, ssbo, AX_MEM_DEVICE, &s->src);
+		rc = ax_vk_buffer_create(vk, bytes, ssbo, AX_MEM_DEVICE,
+					 &s->src);
 		s->host_src = malloc(bytes);
 		if (!rc && !s->host_src)
 			rc = AX_ENOMEM;
@@ -130,7 +130,8 @@ static int bw_buffers(struct ax_vk_ctx *vk, struct bw_state *s)
 		}
 	}
 	if (!rc && s->pt.op != BW_READ)
-		rc = ax_vk_buffer_create(vk, bytes, ssbo, AX_MEM_DEVICE, &s->dst);
+		rc = ax_vk_buffer_create(vk, bytes, ssbo, AX_MEM_DEVICE,
+					 &s->dst);
 	if (!rc)
 		rc = ax_vk_buffer_create(vk, 4ull * (s->pt.stride + 1), ssbo,
 					 AX_MEM_DEVICE, &s->sums);
@@ -141,22 +142,21 @@ static int bw_pipeline(struct ax_vk_ctx *vk, struct bw_state *s)
 {
 	const struct bw_point *b = &s->pt;
 	struct ax_vk_spec spec[] = {
-		{BW_SPEC_WG, b->wg},
-		{BW_SPEC_VEC, b->vec},
-		{BW_SPEC_EPI, b->epi},
-		{BW_SPEC_OP, (uint32_t)b->op},
+	    {BW_SPEC_WG, b->wg},
+	    {BW_SPEC_VEC, b->vec},
+	    {BW_SPEC_EPI, b->epi},
+	    {BW_SPEC_OP, (uint32_t)b->op},
 	};
-	int rc = ax_vk_pipeline_create(vk, "bandwidth", 7, 12, spec, 4,
-				       &s->pipe);
+	int rc =
+	    ax_vk_pipeline_create(vk, "bandwidth", 7, 12, spec, 4, &s->pipe);
 	if (rc)
 		return rc;
 	/* Unused bindings point at a valid buffer: the sums buffer. */
 	const struct ax_vk_buffer *src = b->op == BW_WRITE ? &s->sums : &s->src;
 	const struct ax_vk_buffer *dst = b->op == BW_READ ? &s->sums : &s->dst;
 	struct ax_vk_binding bind[7] = {
-		{src, 0, 0}, {src, 0, 0}, {src, 0, 0},
-		{dst, 0, 0}, {dst, 0, 0}, {dst, 0, 0},
-		{&s->sums, 0, 0},
+	    {src, 0, 0}, {src, 0, 0}, {src, 0, 0},	{dst, 0, 0},
+	    {dst, 0, 0}, {dst, 0, 0}, {&s->sums, 0, 0},
 	};
 	return ax_vk_pipeline_bind(vk, &s->pipe, bind, 7);
 }
@@ -286,41 +286,38 @@ static json_t *bw_describe(void *state)
 }
 
 /* The bytes the kernel moves are its work. */
-static double bw_bytes(const struct ax_params *p)
-{
-	return bw_work(p);
-}
+static double bw_bytes(const struct ax_params *p) { return bw_work(p); }
 
 static const char *const bw_curve_group[] = {"op", NULL};
 static const struct ax_suite_curve bw_curve = {
-	"size", bw_curve_group, "Bandwidth against working-set size",
-	"working set (bytes)"};
+    "size", bw_curve_group, "Bandwidth against working-set size",
+    "working set (bytes)"};
 static const struct ax_suite_need bw_needs[] = {{NULL, 1}, {NULL, 0}};
 
 const struct ax_suite ax_suite_bandwidth = {
-	.name = "bandwidth",
-	.summary = "device-memory read/write/copy kernels and "
-		   "vkCmdCopyBuffer, across working-set sizes",
-	.work_model = "GB/s = (bytes read + bytes written) / time / 1e9; "
-		      "copy and dma read half the working set and write the "
-		      "other half; read also writes one 4-byte checked sum "
-		      "per invocation, which is counted",
-	.unit = "GB/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1e9,
-	.higher_is_better = true,
-	.params = bw_params,
-	.n_params = N_PARAMS,
-	.check = bw_check,
-	.setup = bw_setup,
-	.record = bw_record,
-	.verify = bw_verify,
-	.work = bw_work,
-	.bytes = bw_bytes,
-	.roles = AX_ROLE_BANDWIDTH_PEAK | AX_ROLE_WORKLOAD,
-	.curve = &bw_curve,
-	.recommend_needs = bw_needs,
-	.shader = bw_shader,
-	.describe = bw_describe,
-	.teardown = bw_teardown,
+    .name = "bandwidth",
+    .summary = "device-memory read/write/copy kernels and "
+	       "vkCmdCopyBuffer, across working-set sizes",
+    .work_model = "GB/s = (bytes read + bytes written) / time / 1e9; "
+		  "copy and dma read half the working set and write the "
+		  "other half; read also writes one 4-byte checked sum "
+		  "per invocation, which is counted",
+    .unit = "GB/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1e9,
+    .higher_is_better = true,
+    .params = bw_params,
+    .n_params = N_PARAMS,
+    .check = bw_check,
+    .setup = bw_setup,
+    .record = bw_record,
+    .verify = bw_verify,
+    .work = bw_work,
+    .bytes = bw_bytes,
+    .roles = AX_ROLE_BANDWIDTH_PEAK | AX_ROLE_WORKLOAD,
+    .curve = &bw_curve,
+    .recommend_needs = bw_needs,
+    .shader = bw_shader,
+    .describe = bw_describe,
+    .teardown = bw_teardown,
 };

@@ -3,9 +3,9 @@
  * an implicit GEMM (shaders/conv.comp), verified against a double-precision
  * CPU reference (suites/conv_ref.c).
  */
-#include "suites/data.h"
-#include "suites/conv_ref.h"
 #include "shaders/spec_ids.h"
+#include "suites/conv_ref.h"
+#include "suites/data.h"
 #include "suites/suite.h"
 
 #include "core/error.h"
@@ -25,39 +25,39 @@ static const char *const dtypes[] = {"f32", "f16", NULL};
 #define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
 
 static const struct ax_param_def conv_params[] = {
-	{"n", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size (images)"},
-	{"c", AX_PT_INT, 1, 16384, NULL, 16, SHAPE, "input channels"},
-	{"h", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input height"},
-	{"w", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input width"},
-	{"k", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "output channels"},
-	{"r", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter height"},
-	{"s", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter width"},
-	{"stride", AX_PT_INT, 1, 16, NULL, 1, SHAPE, "stride (both axes)"},
-	{"pad", AX_PT_INT, 0, 32, NULL, 1, SHAPE,
-	 "zero padding on each side (both axes)"},
-	{"dilation", AX_PT_INT, 1, 16, NULL, 1, SHAPE,
-	 "filter dilation (both axes)"},
-	{"layout", AX_PT_ENUM, 0, 0, layouts, 0, SHAPE,
-	 "nchw (weights KCRS) or nhwc (weights KRSC)"},
-	{"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
-	 "storage type; f16 needs 16-bit storage and float16, and "
-	 "accumulates in fp32"},
-	/* Defaults by measurement on lavapipe (n=8 c=64 28x28 k=64 3x3):
-	 * 64 x 128 tiles of 8 x 16 blocks ran about 3x the former 32 x 64
-	 * tiles of 4 x 4, in one run (7.9 against 2.6 GFLOP/s): each value
-	 * loaded from shared memory feeds more FMAs, and the workgroup (64
-	 * invocations, 6 KiB of shared memory) is within the smallest
-	 * Vulkan limits. */
-	{"tile_k", AX_PT_INT, 4, 256, NULL, 64, TUNE,
-	 "output channels per workgroup (GEMM M tile)"},
-	{"tile_pq", AX_PT_INT, 4, 256, NULL, 128, TUNE,
-	 "output pixels per workgroup (GEMM N tile)"},
-	{"tile_c", AX_PT_INT, 1, 64, NULL, 8, TUNE,
-	 "input channels per step staged in shared memory"},
-	{"tm", AX_PT_INT, 4, 16, NULL, 8, TUNE,
-	 "output channels per invocation (register tile)"},
-	{"tn", AX_PT_INT, 4, 16, NULL, 16, TUNE,
-	 "output pixels per invocation (register tile)"},
+    {"n", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size (images)"},
+    {"c", AX_PT_INT, 1, 16384, NULL, 16, SHAPE, "input channels"},
+    {"h", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input height"},
+    {"w", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input width"},
+    {"k", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "output channels"},
+    {"r", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter height"},
+    {"s", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter width"},
+    {"stride", AX_PT_INT, 1, 16, NULL, 1, SHAPE, "stride (both axes)"},
+    {"pad", AX_PT_INT, 0, 32, NULL, 1, SHAPE,
+     "zero padding on each side (both axes)"},
+    {"dilation", AX_PT_INT, 1, 16, NULL, 1, SHAPE,
+     "filter dilation (both axes)"},
+    {"layout", AX_PT_ENUM, 0, 0, layouts, 0, SHAPE,
+     "nchw (weights KCRS) or nhwc (weights KRSC)"},
+    {"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
+     "storage type; f16 needs 16-bit storage and float16, and "
+     "accumulates in fp32"},
+    /* Defaults by measurement on lavapipe (n=8 c=64 28x28 k=64 3x3):
+     * 64 x 128 tiles of 8 x 16 blocks ran about 3x the former 32 x 64
+     * tiles of 4 x 4, in one run (7.9 against 2.6 GFLOP/s): each value
+     * loaded from shared memory feeds more FMAs, and the workgroup (64
+     * invocations, 6 KiB of shared memory) is within the smallest
+     * Vulkan limits. */
+    {"tile_k", AX_PT_INT, 4, 256, NULL, 64, TUNE,
+     "output channels per workgroup (GEMM M tile)"},
+    {"tile_pq", AX_PT_INT, 4, 256, NULL, 128, TUNE,
+     "output pixels per workgroup (GEMM N tile)"},
+    {"tile_c", AX_PT_INT, 1, 64, NULL, 8, TUNE,
+     "input channels per step staged in shared memory"},
+    {"tm", AX_PT_INT, 4, 16, NULL, 8, TUNE,
+     "output channels per invocation (register tile)"},
+    {"tn", AX_PT_INT, 4, 16, NULL, 16, TUNE,
+     "output pixels per invocation (register tile)"},
 };
 
 #define N_CONV_PARAMS ((int)(sizeof(conv_params) / sizeof(conv_params[0])))
@@ -126,7 +126,7 @@ static int conv_buffers(struct conv_state *st)
 		rc = ax_suite_upload_floats(st->vk, &st->w, st->hw, nw, s->f16);
 	if (!rc)
 		rc = ax_suite_upload_floats(st->vk, &st->y, NULL,
-				  ax_conv_output_count(s), s->f16);
+					    ax_conv_output_count(s), s->f16);
 	return rc;
 }
 
@@ -134,23 +134,22 @@ static int conv_pipeline(struct conv_state *st)
 {
 	const struct ax_conv_tiles *t = &st->t;
 	struct ax_vk_spec spec[] = {
-		{CONV_SPEC_WG, ax_conv_invocations(t)},
-		{CONV_SPEC_BM, t->bm},
-		{CONV_SPEC_BN, t->bn},
-		{CONV_SPEC_BK, t->bk},
-		{CONV_SPEC_TM, t->tm},
-		{CONV_SPEC_TN, t->tn},
-		{CONV_SPEC_NHWC, st->sh.nhwc ? 1u : 0u},
+	    {CONV_SPEC_WG, ax_conv_invocations(t)},
+	    {CONV_SPEC_BM, t->bm},
+	    {CONV_SPEC_BN, t->bn},
+	    {CONV_SPEC_BK, t->bk},
+	    {CONV_SPEC_TM, t->tm},
+	    {CONV_SPEC_TN, t->tn},
+	    {CONV_SPEC_NHWC, st->sh.nhwc ? 1u : 0u},
 	};
-	int rc = ax_vk_pipeline_create(st->vk, st->sh.f16 ? "conv_f16" : "conv",
-				       3, sizeof(st->push), spec,
-				       (int)(sizeof(spec) / sizeof(spec[0])),
-				       &st->pipe);
+	int rc = ax_vk_pipeline_create(
+	    st->vk, st->sh.f16 ? "conv_f16" : "conv", 3, sizeof(st->push), spec,
+	    (int)(sizeof(spec) / sizeof(spec[0])), &st->pipe);
 	if (rc)
 		return rc;
 	st->have_pipe = true;
-	struct ax_vk_binding b[3] = {{&st->x, 0, 0}, {&st->w, 0, 0},
-				     {&st->y, 0, 0}};
+	struct ax_vk_binding b[3] = {
+	    {&st->x, 0, 0}, {&st->w, 0, 0}, {&st->y, 0, 0}};
 	return ax_vk_pipeline_bind(st->vk, &st->pipe, b, 3);
 }
 
@@ -168,8 +167,8 @@ static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	}
 	ax_conv_tiles_from_params(p, &st->t);
 	const struct ax_conv_shape *s = &st->sh;
-	uint32_t v[12] = {s->n, s->c, s->h, s->w, s->k, s->r, s->s,
-			  s->stride, s->pad, s->dil, s->p, s->q};
+	uint32_t v[12] = {s->n, s->c,	   s->h,   s->w,   s->k, s->r,
+			  s->s, s->stride, s->pad, s->dil, s->p, s->q};
 	memcpy(st->push, v, sizeof(v));
 	st->gx = (uint32_t)((s->n * s->p * s->q + st->t.bn - 1) / st->t.bn);
 	st->gy = (uint32_t)((s->k + st->t.bm - 1) / st->t.bm);
@@ -248,14 +247,14 @@ static json_t *conv_describe(void *state)
 	const struct conv_state *st = state;
 	const struct ax_conv_shape *s = &st->sh;
 	return json_pack(
-		"{s:I,s:I,s:I,s:I,s:I,s:[i,i],s:i,s:I,s:s}", "p",
-		(json_int_t)s->p, "q", (json_int_t)s->q, "gemm_m",
-		(json_int_t)s->k, "gemm_n", (json_int_t)(s->n * s->p * s->q),
-		"gemm_k", (json_int_t)(s->c * s->r * s->s), "workgroups",
-		(int)st->gx, (int)st->gy, "invocations",
-		(int)ax_conv_invocations(&st->t), "shared_bytes",
-		(json_int_t)ax_conv_shared_bytes(&st->t), "verified",
-		ax_conv_flops(s) / 2 > CONV_VERIFY_MACS ? "sampled" : "all");
+	    "{s:I,s:I,s:I,s:I,s:I,s:[i,i],s:i,s:I,s:s}", "p", (json_int_t)s->p,
+	    "q", (json_int_t)s->q, "gemm_m", (json_int_t)s->k, "gemm_n",
+	    (json_int_t)(s->n * s->p * s->q), "gemm_k",
+	    (json_int_t)(s->c * s->r * s->s), "workgroups", (int)st->gx,
+	    (int)st->gy, "invocations", (int)ax_conv_invocations(&st->t),
+	    "shared_bytes", (json_int_t)ax_conv_shared_bytes(&st->t),
+	    "verified",
+	    ax_conv_flops(s) / 2 > CONV_VERIFY_MACS ? "sampled" : "all");
 }
 
 static double conv_elem_bytes(const struct ax_conv_shape *s)
@@ -270,9 +269,9 @@ static double conv_bytes(const struct ax_params *p)
 	struct ax_conv_shape s;
 	if (ax_conv_shape_from_params(p, &s, NULL, 0))
 		return 0.0;
-	return conv_elem_bytes(&s) * (double)(ax_conv_input_count(&s) +
-					      ax_conv_weight_count(&s) +
-					      ax_conv_output_count(&s));
+	return conv_elem_bytes(&s) *
+	       (double)(ax_conv_input_count(&s) + ax_conv_weight_count(&s) +
+			ax_conv_output_count(&s));
 }
 
 /* One batch's input: what a data loader uploads per step. */
@@ -288,28 +287,28 @@ static double conv_input_bytes(const struct ax_params *p)
 static const struct ax_suite_need conv_needs[] = {{"n", 3}, {NULL, 0}};
 
 const struct ax_suite ax_suite_conv = {
-	.name = "conv",
-	.summary = "2-D convolution (implicit GEMM), NCHW or NHWC, fp32/fp16",
-	.work_model = "2*N*K*P*Q*C*R*S FLOPs per convolution, P and Q the "
-		      "output height and width "
-		      "(P = (H + 2*pad - dilation*(R-1) - 1) / stride + 1)",
-	.unit = "GFLOP/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1e9,
-	.higher_is_better = true,
-	.params = conv_params,
-	.n_params = N_CONV_PARAMS,
-	.check = conv_check,
-	.setup = conv_setup,
-	.record = conv_record,
-	.verify = conv_verify,
-	.work = conv_work,
-	.bytes = conv_bytes,
-	.input_bytes = conv_input_bytes,
-	.roles = AX_ROLE_WORKLOAD,
-	.batch_param = "n",
-	.recommend_needs = conv_needs,
-	.shader = conv_shader,
-	.describe = conv_describe,
-	.teardown = conv_teardown,
+    .name = "conv",
+    .summary = "2-D convolution (implicit GEMM), NCHW or NHWC, fp32/fp16",
+    .work_model = "2*N*K*P*Q*C*R*S FLOPs per convolution, P and Q the "
+		  "output height and width "
+		  "(P = (H + 2*pad - dilation*(R-1) - 1) / stride + 1)",
+    .unit = "GFLOP/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1e9,
+    .higher_is_better = true,
+    .params = conv_params,
+    .n_params = N_CONV_PARAMS,
+    .check = conv_check,
+    .setup = conv_setup,
+    .record = conv_record,
+    .verify = conv_verify,
+    .work = conv_work,
+    .bytes = conv_bytes,
+    .input_bytes = conv_input_bytes,
+    .roles = AX_ROLE_WORKLOAD,
+    .batch_param = "n",
+    .recommend_needs = conv_needs,
+    .shader = conv_shader,
+    .describe = conv_describe,
+    .teardown = conv_teardown,
 };

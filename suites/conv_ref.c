@@ -1,6 +1,6 @@
 /* suites/conv_ref.c - conv shapes, limits, CPU reference and checker. */
-#include "suites/data.h"
 #include "suites/conv_ref.h"
+#include "suites/data.h"
 
 #include "core/error.h"
 
@@ -9,11 +9,10 @@
 #include <string.h>
 
 #define EPS32 1.1920928955078125e-07 /* 2^-23 */
-#define EPS16 9.765625e-04           /* 2^-10 */
+#define EPS16 9.765625e-04	     /* 2^-10 */
 
 int ax_conv_shape_from_params(const struct ax_params *p,
-			      struct ax_conv_shape *s, char *why,
-			      size_t whylen)
+			      struct ax_conv_shape *s, char *why, size_t whylen)
 {
 	memset(s, 0, sizeof(*s));
 	s->n = ax_params_get(p, "n");
@@ -37,9 +36,8 @@ int ax_conv_shape_from_params(const struct ax_params *p,
 			       "(dilation %lld) but the padded input is only "
 			       "%lldx%lld; use a smaller r, s or dilation, or "
 			       "more pad",
-			       (long long)er, (long long)es,
-			       (long long)s->dil, (long long)ph,
-			       (long long)pw);
+			       (long long)er, (long long)es, (long long)s->dil,
+			       (long long)ph, (long long)pw);
 	s->p = (ph - er) / s->stride + 1;
 	s->q = (pw - es) / s->stride + 1;
 	return 0;
@@ -72,8 +70,8 @@ size_t ax_conv_output_count(const struct ax_conv_shape *s)
 
 double ax_conv_flops(const struct ax_conv_shape *s)
 {
-	return 2.0 * (double)s->n * (double)s->k * (double)s->p *
-	       (double)s->q * (double)s->c * (double)s->r * (double)s->s;
+	return 2.0 * (double)s->n * (double)s->k * (double)s->p * (double)s->q *
+	       (double)s->c * (double)s->r * (double)s->s;
 }
 
 uint32_t ax_conv_invocations(const struct ax_conv_tiles *t)
@@ -149,10 +147,10 @@ int ax_conv_check_limits(const struct ax_conv_shape *s,
 	size_t esz = s->f16 ? 2 : 4;
 	if ((rc = check_range("input", ax_conv_input_count(s) * esz, lim, why,
 			      whylen)) ||
-	    (rc = check_range("weight", ax_conv_weight_count(s) * esz, lim,
-			      why, whylen)) ||
-	    (rc = check_range("output", ax_conv_output_count(s) * esz, lim,
-			      why, whylen)))
+	    (rc = check_range("weight", ax_conv_weight_count(s) * esz, lim, why,
+			      whylen)) ||
+	    (rc = check_range("output", ax_conv_output_count(s) * esz, lim, why,
+			      whylen)))
 		return rc;
 	uint64_t gx = ((uint64_t)(s->n * s->p * s->q) + t->bn - 1) / t->bn;
 	uint64_t gy = ((uint64_t)s->k + t->bm - 1) / t->bm;
@@ -168,8 +166,8 @@ int ax_conv_check_limits(const struct ax_conv_shape *s,
 	return 0;
 }
 
-static size_t input_index(const struct ax_conv_shape *s, int64_t n,
-			  int64_t c, int64_t h, int64_t w)
+static size_t input_index(const struct ax_conv_shape *s, int64_t n, int64_t c,
+			  int64_t h, int64_t w)
 {
 	if (s->nhwc)
 		return (size_t)(((n * s->h + h) * s->w + w) * s->c + c);
@@ -177,16 +175,16 @@ static size_t input_index(const struct ax_conv_shape *s, int64_t n,
 }
 
 /* KCRS for NCHW, KRSC for NHWC: the reduction order the kernel walks. */
-static size_t weight_index(const struct ax_conv_shape *s, int64_t k,
-			   int64_t c, int64_t r, int64_t q)
+static size_t weight_index(const struct ax_conv_shape *s, int64_t k, int64_t c,
+			   int64_t r, int64_t q)
 {
 	if (s->nhwc)
 		return (size_t)(((k * s->r + r) * s->s + q) * s->c + c);
 	return (size_t)(((k * s->c + c) * s->r + r) * s->s + q);
 }
 
-size_t ax_conv_output_index(const struct ax_conv_shape *s, int64_t n,
-			    int64_t k, int64_t p, int64_t q)
+size_t ax_conv_output_index(const struct ax_conv_shape *s, int64_t n, int64_t k,
+			    int64_t p, int64_t q)
 {
 	if (s->nhwc)
 		return (size_t)(((n * s->p + p) * s->q + q) * s->k + k);
@@ -208,9 +206,8 @@ double ax_conv_ref_point(const struct ax_conv_shape *s, const float *x,
 				continue;
 			for (int64_t c = 0; c < s->c; c++) {
 				double prod =
-					(double)x[input_index(s, n, c, hi,
-							      wi)] *
-					(double)w[weight_index(s, k, c, r, t)];
+				    (double)x[input_index(s, n, c, hi, wi)] *
+				    (double)w[weight_index(s, k, c, r, t)];
 				sum += prod;
 				asum += fabs(prod);
 			}

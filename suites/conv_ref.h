@@ -22,8 +22,8 @@ struct ax_conv_shape {
 	int64_t n, c, h, w, k, r, s;
 	int64_t stride, pad, dil;
 	int64_t p, q;
-	bool nhwc;  /* NHWC input/output, KRSC weights; else NCHW, KCRS */
-	bool f16;   /* fp16 storage (fp32 arithmetic) */
+	bool nhwc; /* NHWC input/output, KRSC weights; else NCHW, KCRS */
+	bool f16;  /* fp16 storage (fp32 arithmetic) */
 };
 
 /* Tile parameters of the implicit-GEMM kernel. */
@@ -72,8 +72,8 @@ double ax_conv_ref_point(const struct ax_conv_shape *s, const float *x,
 			 int64_t q, double *abs_sum);
 
 /* Index of output element (n, k, p, q) in the shape's layout. */
-size_t ax_conv_output_index(const struct ax_conv_shape *s, int64_t n,
-			    int64_t k, int64_t p, int64_t q);
+size_t ax_conv_output_index(const struct ax_conv_shape *s, int64_t n, int64_t k,
+			    int64_t p, int64_t q);
 
 /*
  * Allowed absolute error of an output whose window has abs_sum = sum |x*w|

@@ -44,8 +44,8 @@ float ax_half_to_float(uint16_t h)
 		f = ldexpf((float)mant, -24);
 		return sign ? -f : f;
 	}
-	uint32_t u = exp == 31 ? sign | 0x7f800000u | (mant << 13) :
-				 sign | ((exp - 15 + 127) << 23) | (mant << 13);
+	uint32_t u = exp == 31 ? sign | 0x7f800000u | (mant << 13)
+			       : sign | ((exp - 15 + 127) << 23) | (mant << 13);
 	memcpy(&f, &u, sizeof(f));
 	return f;
 }
@@ -54,9 +54,8 @@ int ax_suite_upload_floats(struct ax_vk_ctx *vk, struct ax_vk_buffer *b,
 			   const float *src, size_t n, bool f16)
 {
 	size_t esz = f16 ? 2 : 4;
-	int rc = ax_vk_buffer_create(vk, n * esz,
-				     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-				     AX_MEM_DEVICE, b);
+	int rc = ax_vk_buffer_create(
+	    vk, n * esz, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, AX_MEM_DEVICE, b);
 	if (rc || !src)
 		return rc;
 	if (!f16)

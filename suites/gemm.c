@@ -10,9 +10,9 @@
  * row/column checksums for large ones.
  */
 #include "core/error.h"
+#include "shaders/spec_ids.h"
 #include "suites/data.h"
 #include "suites/gemm_ref.h"
-#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include <stdio.h>
@@ -24,56 +24,55 @@ static const char *const gemm_kernels[] = {"tiled", "coopmat", NULL};
 static const char *const gemm_shares[] = {"smem", "subgroup", NULL};
 
 static const struct ax_param_def gemm_params[] = {
-	{"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
-	 "rows of C and of op(A)"},
-	{"n", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
-	 "columns of C and of op(B)"},
-	{"k", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
-	 "inner dimension"},
-	{"batch", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
-	 "independent products per dispatch (batched gemm)"},
-	{"dtype", AX_PT_ENUM, 0, 0, gemm_dtypes, 0, AX_PARAM_SHAPE,
-	 "storage type: f32, or f16 with fp32 accumulation"},
-	{"trans_a", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
-	 "A is stored k x m (transposed)"},
-	{"trans_b", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
-	 "B is stored n x k (transposed)"},
-	{"kernel", AX_PT_ENUM, 0, 0, gemm_kernels, 0, AX_PARAM_SHAPE,
-	 "tiled (shared memory + registers) or coopmat "
-	 "(VK_KHR_cooperative_matrix)"},
-	/* Defaults bm=256 tm=32 bk=8: on lavapipe share=subgroup pays one
-	 * lane-by-lane load of B per tm FMAs; at 1024^3 tm=16 beat tm=8 by
-	 * ~20 % and tm=32 beat tm=16 by ~25 %.  64 invocations and 10 KiB
-	 * of shared memory (bk=8) keep share=smem within the smallest
-	 * Vulkan limits. */
-	{"bm", AX_PT_INT, 4, 256, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "rows of C per workgroup"},
-	{"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "columns of C per workgroup"},
-	{"bk", AX_PT_INT, 1, 64, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "depth of the k slice staged in shared memory"},
-	{"tm", AX_PT_INT, 4, 32, NULL, 32, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "rows of C per invocation (register block)"},
-	{"tn", AX_PT_INT, 4, 16, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "columns of C per invocation (register block)"},
-	{"wg_x", AX_PT_INT, 1, 1024, NULL, 8,
-	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup width"},
-	{"wg_y", AX_PT_INT, 1, 1024, NULL, 8,
-	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup height"},
-	{"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "elements per global load (1, 2 or 4)"},
-	{"dbuf", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
-	 "double-buffer the shared tiles (one barrier per k slice)"},
-	/* Default subgroup: on lavapipe it is 2-3x the smem kernel at
-	 * 1024^3 (see shaders/gemm.comp); GPUs run either, and the tuner
-	 * picks smem where it wins. */
-	{"share", AX_PT_ENUM, 0, 0, gemm_shares, 1, AX_PARAM_TUNABLE,
-	 "how invocations share A: smem (tiles staged in shared memory), "
-	 "or subgroup (no shared memory: groups of 8 lanes pass A round "
-	 "by subgroup shuffles; for CPU drivers)"},
-	{"colmajor", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_TUNABLE,
-	 "share=subgroup: take the tiles of C column by column, so "
-	 "workgroups run together share B"},
+    {"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
+     "rows of C and of op(A)"},
+    {"n", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
+     "columns of C and of op(B)"},
+    {"k", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE, "inner dimension"},
+    {"batch", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
+     "independent products per dispatch (batched gemm)"},
+    {"dtype", AX_PT_ENUM, 0, 0, gemm_dtypes, 0, AX_PARAM_SHAPE,
+     "storage type: f32, or f16 with fp32 accumulation"},
+    {"trans_a", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
+     "A is stored k x m (transposed)"},
+    {"trans_b", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
+     "B is stored n x k (transposed)"},
+    {"kernel", AX_PT_ENUM, 0, 0, gemm_kernels, 0, AX_PARAM_SHAPE,
+     "tiled (shared memory + registers) or coopmat "
+     "(VK_KHR_cooperative_matrix)"},
+    /* Defaults bm=256 tm=32 bk=8: on lavapipe share=subgroup pays one
+     * lane-by-lane load of B per tm FMAs; at 1024^3 tm=16 beat tm=8 by
+     * ~20 % and tm=32 beat tm=16 by ~25 %.  64 invocations and 10 KiB
+     * of shared memory (bk=8) keep share=smem within the smallest
+     * Vulkan limits. */
+    {"bm", AX_PT_INT, 4, 256, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "rows of C per workgroup"},
+    {"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "columns of C per workgroup"},
+    {"bk", AX_PT_INT, 1, 64, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "depth of the k slice staged in shared memory"},
+    {"tm", AX_PT_INT, 4, 32, NULL, 32, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "rows of C per invocation (register block)"},
+    {"tn", AX_PT_INT, 4, 16, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "columns of C per invocation (register block)"},
+    {"wg_x", AX_PT_INT, 1, 1024, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup width"},
+    {"wg_y", AX_PT_INT, 1, 1024, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup height"},
+    {"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "elements per global load (1, 2 or 4)"},
+    {"dbuf", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
+     "double-buffer the shared tiles (one barrier per k slice)"},
+    /* Default subgroup: on lavapipe it is 2-3x the smem kernel at
+     * 1024^3 (see shaders/gemm.comp); GPUs run either, and the tuner
+     * picks smem where it wins. */
+    {"share", AX_PT_ENUM, 0, 0, gemm_shares, 1, AX_PARAM_TUNABLE,
+     "how invocations share A: smem (tiles staged in shared memory), "
+     "or subgroup (no shared memory: groups of 8 lanes pass A round "
+     "by subgroup shuffles; for CPU drivers)"},
+    {"colmajor", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_TUNABLE,
+     "share=subgroup: take the tiles of C column by column, so "
+     "workgroups run together share B"},
 };
 #define N_PARAMS ((int)(sizeof(gemm_params) / sizeof(gemm_params[0])))
 
@@ -116,8 +115,7 @@ static void gemm_point(const struct ax_params *p, struct gemm_point *g)
 
 /* The register blocks must tile the workgroup tile exactly, one per
  * invocation, and every global vector load must stay inside a tile row. */
-static int check_blocking(const struct gemm_point *g, char *why,
-			  size_t whylen)
+static int check_blocking(const struct gemm_point *g, char *why, size_t whylen)
 {
 	if (g->bm % g->tm || g->bn % g->tn)
 		return ax_errf(why, whylen, AX_EINVAL,
@@ -151,8 +149,8 @@ static int check_limits(const struct gemm_point *g,
 			const VkPhysicalDeviceLimits *l, char *why,
 			size_t whylen)
 {
-	uint64_t shared = 4ull * (g->bm * g->bk + g->bk * g->bn) *
-			  (g->dbuf ? 2 : 1);
+	uint64_t shared =
+	    4ull * (g->bm * g->bk + g->bk * g->bn) * (g->dbuf ? 2 : 1);
 	if (shared > l->maxComputeSharedMemorySize)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "gemm: %s(BM*BK + BK*BN) floats = %llu bytes "
@@ -173,8 +171,7 @@ static int check_limits(const struct gemm_point *g,
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "gemm: workgroup %ux%u exceeds "
 			       "maxComputeWorkGroupSize %ux%u",
-			       g->wg_x, g->wg_y,
-			       l->maxComputeWorkGroupSize[0],
+			       g->wg_x, g->wg_y, l->maxComputeWorkGroupSize[0],
 			       l->maxComputeWorkGroupSize[1]);
 	if (g->gx > l->maxComputeWorkGroupCount[0] ||
 	    g->gy > l->maxComputeWorkGroupCount[1] ||
@@ -329,28 +326,28 @@ static int gemm_pipeline(struct gemm_state *s)
 {
 	const struct gemm_point *g = &s->g;
 	struct ax_vk_spec spec[] = {
-		{GEMM_SPEC_WG_X, g->wg_x},
-		{GEMM_SPEC_WG_Y, g->wg_y},
-		{GEMM_SPEC_BM, g->bm},
-		{GEMM_SPEC_BN, g->bn},
-		{GEMM_SPEC_BK, g->bk},
-		{GEMM_SPEC_TM, g->tm},
-		{GEMM_SPEC_TN, g->tn},
-		{GEMM_SPEC_VEC, g->vec},
-		{GEMM_SPEC_DBUF, g->dbuf},
-		{GEMM_SPEC_TRANS_A, g->s.trans_a},
-		{GEMM_SPEC_TRANS_B, g->s.trans_b},
-		{GEMM_SPEC_SHARE, g->share},
-		{GEMM_SPEC_B_VEC4, !g->s.trans_b && g->s.n % 4 == 0},
-		{GEMM_SPEC_COLMAJOR, g->colmajor},
+	    {GEMM_SPEC_WG_X, g->wg_x},
+	    {GEMM_SPEC_WG_Y, g->wg_y},
+	    {GEMM_SPEC_BM, g->bm},
+	    {GEMM_SPEC_BN, g->bn},
+	    {GEMM_SPEC_BK, g->bk},
+	    {GEMM_SPEC_TM, g->tm},
+	    {GEMM_SPEC_TN, g->tn},
+	    {GEMM_SPEC_VEC, g->vec},
+	    {GEMM_SPEC_DBUF, g->dbuf},
+	    {GEMM_SPEC_TRANS_A, g->s.trans_a},
+	    {GEMM_SPEC_TRANS_B, g->s.trans_b},
+	    {GEMM_SPEC_SHARE, g->share},
+	    {GEMM_SPEC_B_VEC4, !g->s.trans_b && g->s.n % 4 == 0},
+	    {GEMM_SPEC_COLMAJOR, g->colmajor},
 	};
-	int rc = ax_vk_pipeline_create(s->vk, g->s.f16 ? "gemm_f16" : "gemm",
-				       8, 12, spec, 14, &s->pipe);
+	int rc = ax_vk_pipeline_create(s->vk, g->s.f16 ? "gemm_f16" : "gemm", 8,
+				       12, spec, 14, &s->pipe);
 	if (rc)
 		return rc;
 	struct ax_vk_binding bind[8] = {
-		{&s->a, 0, 0}, {&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0},
-		{&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0}, {&s->b, 0, 0},
+	    {&s->a, 0, 0}, {&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0},
+	    {&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0}, {&s->b, 0, 0},
 	};
 	return ax_vk_pipeline_bind(s->vk, &s->pipe, bind, 8);
 }
@@ -422,8 +419,7 @@ struct ax_vk_buffer *ax_gemm_state_output(void *state)
 static double gemm_work(const struct ax_params *p)
 {
 	return 2.0 * (double)ax_params_get(p, "m") *
-	       (double)ax_params_get(p, "n") *
-	       (double)ax_params_get(p, "k") *
+	       (double)ax_params_get(p, "n") * (double)ax_params_get(p, "k") *
 	       (double)ax_params_get(p, "batch");
 }
 
@@ -448,33 +444,32 @@ static double gemm_bytes(const struct ax_params *p)
 	double n = (double)ax_params_get(p, "n");
 	double k = (double)ax_params_get(p, "k");
 	double es = ax_params_get(p, "dtype") == 1 ? 2 : 4;
-	return es * (m * k + k * n + m * n) *
-	       (double)ax_params_get(p, "batch");
+	return es * (m * k + k * n + m * n) * (double)ax_params_get(p, "batch");
 }
 
 static const struct ax_suite_need gemm_needs[] = {{NULL, 1}, {NULL, 0}};
 
 const struct ax_suite ax_suite_gemm = {
-	.name = "gemm",
-	.summary = "matrix multiply C = op(A) op(B), batched, fp32 or fp16 "
-		   "storage, tiled kernel tuned through specialization "
-		   "constants",
-	.work_model = "GFLOP/s = 2*m*n*k*batch / time / 1e9",
-	.unit = "GFLOP/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1e9,
-	.higher_is_better = true,
-	.params = gemm_params,
-	.n_params = N_PARAMS,
-	.check = gemm_check,
-	.setup = gemm_setup,
-	.record = gemm_record,
-	.verify = gemm_verify,
-	.work = gemm_work,
-	.bytes = gemm_bytes,
-	.roles = AX_ROLE_WORKLOAD,
-	.recommend_needs = gemm_needs,
-	.shader = gemm_shader,
-	.describe = gemm_describe,
-	.teardown = gemm_teardown,
+    .name = "gemm",
+    .summary = "matrix multiply C = op(A) op(B), batched, fp32 or fp16 "
+	       "storage, tiled kernel tuned through specialization "
+	       "constants",
+    .work_model = "GFLOP/s = 2*m*n*k*batch / time / 1e9",
+    .unit = "GFLOP/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1e9,
+    .higher_is_better = true,
+    .params = gemm_params,
+    .n_params = N_PARAMS,
+    .check = gemm_check,
+    .setup = gemm_setup,
+    .record = gemm_record,
+    .verify = gemm_verify,
+    .work = gemm_work,
+    .bytes = gemm_bytes,
+    .roles = AX_ROLE_WORKLOAD,
+    .recommend_needs = gemm_needs,
+    .shader = gemm_shader,
+    .describe = gemm_describe,
+    .teardown = gemm_teardown,
 };

@@ -87,8 +87,8 @@ static int check_sums(const struct ax_gemm_shape *s, const float *a,
 		      const float *b, const float *c, uint32_t z, bool cols,
 		      char *why, size_t whylen)
 {
-	uint32_t outer = cols ? s->m : s->n;  /* summed over */
-	uint32_t count = cols ? s->n : s->m;  /* one sum each */
+	uint32_t outer = cols ? s->m : s->n; /* summed over */
+	uint32_t count = cols ? s->n : s->m; /* one sum each */
 	double *e = calloc(s->k, sizeof(double));
 	double *ea = calloc(s->k, sizeof(double));
 	if (!e || !ea) {
@@ -97,7 +97,8 @@ static int check_sums(const struct ax_gemm_shape *s, const float *a,
 	}
 	for (uint32_t kk = 0; kk < s->k; kk++)
 		for (uint32_t o = 0; o < outer; o++) {
-			double v = cols ? at(s, a, z, o, kk) : bt(s, b, z, kk, o);
+			double v =
+			    cols ? at(s, a, z, o, kk) : bt(s, b, z, kk, o);
 			e[kk] += v, ea[kk] += fabs(v);
 		}
 	int rc = 0;
@@ -105,12 +106,13 @@ static int check_sums(const struct ax_gemm_shape *s, const float *a,
 	for (uint32_t q = 0; q < count && !rc; q++) {
 		double ref = 0, mag = 0, got = 0, sq = 0;
 		for (uint32_t kk = 0; kk < s->k; kk++) {
-			double v = cols ? bt(s, b, z, kk, q) : at(s, a, z, q, kk);
+			double v =
+			    cols ? bt(s, b, z, kk, q) : at(s, a, z, q, kk);
 			ref += e[kk] * v, mag += ea[kk] * fabs(v);
 		}
 		for (uint32_t o = 0; o < outer; o++) {
-			size_t idx = cols ? (size_t)o * s->n + q
-					  : (size_t)q * s->n + o;
+			size_t idx =
+			    cols ? (size_t)o * s->n + q : (size_t)q * s->n + o;
 			double x = c[(size_t)z * s->m * s->n + idx];
 			got += x, sq += x * x;
 		}
@@ -131,8 +133,8 @@ static int check_sums(const struct ax_gemm_shape *s, const float *a,
 }
 
 static int check_sampled(const struct ax_gemm_shape *s, const float *a,
-			 const float *b, const float *c, uint32_t z,
-			 char *why, size_t whylen)
+			 const float *b, const float *c, uint32_t z, char *why,
+			 size_t whylen)
 {
 	enum { NS = 8 };
 	int rc = 0;
@@ -151,9 +153,8 @@ static int check_sampled(const struct ax_gemm_shape *s, const float *a,
 	return rc;
 }
 
-int ax_gemm_check(const struct ax_gemm_shape *s, const float *a,
-		  const float *b, const float *c, bool *sampled, char *why,
-		  size_t whylen)
+int ax_gemm_check(const struct ax_gemm_shape *s, const float *a, const float *b,
+		  const float *c, bool *sampled, char *why, size_t whylen)
 {
 	uint64_t work = (uint64_t)s->m * s->n * s->k * s->batch;
 	bool full = work <= AX_GEMM_FULL_CHECK_MAX;

@@ -38,9 +38,8 @@ void ax_gemm_fill(float *dst, size_t n, uint64_t seed);
  * the first mismatch (batch, row, column, values, tolerance) in why.
  * *sampled is set when the shape was too big for a full check.
  */
-int ax_gemm_check(const struct ax_gemm_shape *s, const float *a,
-		  const float *b, const float *c, bool *sampled, char *why,
-		  size_t whylen);
+int ax_gemm_check(const struct ax_gemm_shape *s, const float *a, const float *b,
+		  const float *c, bool *sampled, char *why, size_t whylen);
 
 /*
  * The device buffer holding C of a gemm suite state (from

@@ -16,10 +16,10 @@
 #define LAT_TOKEN 0xa11c0de5u
 
 static const struct ax_param_def lat_params[] = {
-	{"groups", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
-	 "workgroups per dispatch (one invocation each)"},
-	{"barrier", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_SHAPE,
-	 "full memory barrier between consecutive dispatches"},
+    {"groups", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
+     "workgroups per dispatch (one invocation each)"},
+    {"barrier", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_SHAPE,
+     "full memory barrier between consecutive dispatches"},
 };
 #define N_PARAMS ((int)(sizeof(lat_params) / sizeof(lat_params[0])))
 
@@ -113,10 +113,7 @@ static int lat_verify(void *state, char *why, size_t whylen)
 	return 0;
 }
 
-static double lat_work(const struct ax_params *p)
-{
-	return 1.0;
-}
+static double lat_work(const struct ax_params *p) { return 1.0; }
 
 static const char *lat_shader(const struct ax_params *p)
 {
@@ -124,22 +121,22 @@ static const char *lat_shader(const struct ax_params *p)
 }
 
 const struct ax_suite ax_suite_latency = {
-	.name = "latency",
-	.summary = "time per nearly empty compute dispatch, back to back",
-	.work_model = "us per dispatch (including the barrier when "
-		      "barrier=true); lower is better",
-	.unit = "us",
-	.metric = AX_METRIC_TIME,
-	.scale = 1e6,
-	.higher_is_better = false,
-	.params = lat_params,
-	.n_params = N_PARAMS,
-	.check = lat_check,
-	.setup = lat_setup,
-	.record = lat_record,
-	.verify = lat_verify,
-	.work = lat_work,
-	.roles = AX_ROLE_LATENCY,
-	.shader = lat_shader,
-	.teardown = lat_teardown,
+    .name = "latency",
+    .summary = "time per nearly empty compute dispatch, back to back",
+    .work_model = "us per dispatch (including the barrier when "
+		  "barrier=true); lower is better",
+    .unit = "us",
+    .metric = AX_METRIC_TIME,
+    .scale = 1e6,
+    .higher_is_better = false,
+    .params = lat_params,
+    .n_params = N_PARAMS,
+    .check = lat_check,
+    .setup = lat_setup,
+    .record = lat_record,
+    .verify = lat_verify,
+    .work = lat_work,
+    .roles = AX_ROLE_LATENCY,
+    .shader = lat_shader,
+    .teardown = lat_teardown,
 };

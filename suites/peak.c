@@ -27,17 +27,17 @@ enum peak_type { PEAK_F32, PEAK_F16, PEAK_I32 };
 static const char *const peak_types[] = {"f32", "f16", "i32", NULL};
 
 static const struct ax_param_def peak_params[] = {
-	{"type", AX_PT_ENUM, 0, 0, peak_types, PEAK_F32, AX_PARAM_SHAPE,
-	 "arithmetic: f32 fma, f16 fma (needs shaderFloat16) or i32 "
-	 "multiply-add"},
-	{"iters", AX_PT_INT, 8, 1 << 24, NULL, 4096, AX_PARAM_SHAPE,
-	 "chain length per accumulator (rounded up to a multiple of 8)"},
-	{"groups", AX_PT_INT, 1, 65535, NULL, 256, AX_PARAM_TUNABLE,
-	 "workgroups per dispatch"},
-	{"wg", AX_PT_INT, 1, 1024, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "workgroup size"},
-	{"acc", AX_PT_INT, 1, 16, NULL, 8, AX_PARAM_TUNABLE,
-	 "independent vec4 accumulators per invocation"},
+    {"type", AX_PT_ENUM, 0, 0, peak_types, PEAK_F32, AX_PARAM_SHAPE,
+     "arithmetic: f32 fma, f16 fma (needs shaderFloat16) or i32 "
+     "multiply-add"},
+    {"iters", AX_PT_INT, 8, 1 << 24, NULL, 4096, AX_PARAM_SHAPE,
+     "chain length per accumulator (rounded up to a multiple of 8)"},
+    {"groups", AX_PT_INT, 1, 65535, NULL, 256, AX_PARAM_TUNABLE,
+     "workgroups per dispatch"},
+    {"wg", AX_PT_INT, 1, 1024, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup size"},
+    {"acc", AX_PT_INT, 1, 16, NULL, 8, AX_PARAM_TUNABLE,
+     "independent vec4 accumulators per invocation"},
 };
 #define N_PARAMS ((int)(sizeof(peak_params) / sizeof(peak_params[0])))
 
@@ -71,7 +71,8 @@ static int peak_check(const struct ax_params *p,
 	if (k.type == PEAK_F16 && !dev->storage16)
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
 			       "peak type=f16: %s lacks 16-bit storage "
-			       "buffers", dev->name);
+			       "buffers",
+			       dev->name);
 	const VkPhysicalDeviceLimits *l = &dev->limits;
 	if (k.wg > l->maxComputeWorkGroupInvocations ||
 	    k.wg > l->maxComputeWorkGroupSize[0])
@@ -103,8 +104,7 @@ struct peak_state {
 
 static const char *peak_shader_name(enum peak_type t)
 {
-	return t == PEAK_F16 ? "peak_f16" : t == PEAK_I32 ? "peak_i32"
-							  : "peak";
+	return t == PEAK_F16 ? "peak_f16" : t == PEAK_I32 ? "peak_i32" : "peak";
 }
 
 static void peak_teardown(struct ax_vk_ctx *vk, void *state)
@@ -127,13 +127,13 @@ static int peak_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	s->vk = vk;
 	uint64_t bytes = (s->k.invocations * 4 + 15) & ~15ull;
 	struct ax_vk_spec spec[] = {
-		{PEAK_SPEC_WG, s->k.wg},
-		{PEAK_SPEC_ACC, s->k.acc},
-		{PEAK_SPEC_UNROLL, PEAK_UNROLL},
+	    {PEAK_SPEC_WG, s->k.wg},
+	    {PEAK_SPEC_ACC, s->k.acc},
+	    {PEAK_SPEC_UNROLL, PEAK_UNROLL},
 	};
-	int rc = ax_vk_buffer_create(vk, bytes,
-				     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-				     AX_MEM_DEVICE, &s->out);
+	int rc =
+	    ax_vk_buffer_create(vk, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+				AX_MEM_DEVICE, &s->out);
 	if (!rc)
 		rc = ax_vk_pipeline_create(vk, peak_shader_name(s->k.type), 1,
 					   12, spec, 3, &s->pipe);
@@ -233,24 +233,24 @@ static const char *peak_shader(const struct ax_params *p)
 }
 
 const struct ax_suite ax_suite_peak = {
-	.name = "peak",
-	.summary = "arithmetic ceiling: dependent multiply-add chains in "
-		   "independent vec4 accumulators (f32, f16, i32)",
-	.work_model = "GFLOP/s = groups*wg*iters*acc*4*2 / time / 1e9 "
-		      "(multiply + add = 2 operations; for i32 the unit "
-		      "counts integer operations)",
-	.unit = "GFLOP/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1e9,
-	.higher_is_better = true,
-	.params = peak_params,
-	.n_params = N_PARAMS,
-	.check = peak_check,
-	.setup = peak_setup,
-	.record = peak_record,
-	.verify = peak_verify,
-	.work = peak_work,
-	.roles = AX_ROLE_COMPUTE_PEAK,
-	.shader = peak_shader,
-	.teardown = peak_teardown,
+    .name = "peak",
+    .summary = "arithmetic ceiling: dependent multiply-add chains in "
+	       "independent vec4 accumulators (f32, f16, i32)",
+    .work_model = "GFLOP/s = groups*wg*iters*acc*4*2 / time / 1e9 "
+		  "(multiply + add = 2 operations; for i32 the unit "
+		  "counts integer operations)",
+    .unit = "GFLOP/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1e9,
+    .higher_is_better = true,
+    .params = peak_params,
+    .n_params = N_PARAMS,
+    .check = peak_check,
+    .setup = peak_setup,
+    .record = peak_record,
+    .verify = peak_verify,
+    .work = peak_work,
+    .roles = AX_ROLE_COMPUTE_PEAK,
+    .shader = peak_shader,
+    .teardown = peak_teardown,
 };

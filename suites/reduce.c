@@ -17,13 +17,13 @@
 #include <stdlib.h>
 
 static const struct ax_param_def reduce_params[] = {
-	{"size", AX_PT_INT, 4096, 1LL << 40, NULL, 16LL << 20,
-	 AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-	 "input bytes (32-bit words)"},
-	{"wg", AX_PT_INT, 32, 1024, NULL, 256,
-	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup size"},
-	{"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-	 "16-byte loads per invocation"},
+    {"size", AX_PT_INT, 4096, 1LL << 40, NULL, 16LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "input bytes (32-bit words)"},
+    {"wg", AX_PT_INT, 32, 1024, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup size"},
+    {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "16-byte loads per invocation"},
 };
 #define N_PARAMS ((int)(sizeof(reduce_params) / sizeof(reduce_params[0])))
 
@@ -106,16 +106,16 @@ static int reduce_buffers(struct ax_vk_ctx *vk, struct reduce_state *s)
 	for (uint64_t i = 0; i < words; i++)
 		s->want += host[i];
 	uint32_t poison = ~s->want;
-	int rc = ax_vk_buffer_create(vk, s->pt.size, ssbo, AX_MEM_DEVICE,
-				     &s->src);
+	int rc =
+	    ax_vk_buffer_create(vk, s->pt.size, ssbo, AX_MEM_DEVICE, &s->src);
 	if (!rc)
 		rc = ax_vk_upload(vk, &s->src, 0, host, s->pt.size);
 	if (!rc)
 		rc = ax_vk_buffer_create(vk, 4ull * s->pt.groups, ssbo,
 					 AX_MEM_DEVICE, &s->partials);
 	if (!rc)
-		rc = ax_vk_buffer_create(vk, 4, ssbo, AX_MEM_DEVICE,
-					 &s->result);
+		rc =
+		    ax_vk_buffer_create(vk, 4, ssbo, AX_MEM_DEVICE, &s->result);
 	if (!rc)
 		rc = ax_vk_upload(vk, &s->result, 0, &poison, 4);
 	free(host);
@@ -130,7 +130,7 @@ static int reduce_pipeline(struct ax_vk_ctx *vk, struct reduce_state *s)
 	if (rc)
 		return rc;
 	struct ax_vk_binding bind[3] = {
-		{&s->src, 0, 0}, {&s->partials, 0, 0}, {&s->result, 0, 0}};
+	    {&s->src, 0, 0}, {&s->partials, 0, 0}, {&s->result, 0, 0}};
 	return ax_vk_pipeline_bind(vk, &s->pipe, bind, 3);
 }
 
@@ -180,8 +180,8 @@ static int reduce_verify(void *state, char *why, size_t whylen)
 	uint32_t got = 0;
 	int rc = ax_vk_download(s->vk, &s->result, 0, &got, 4);
 	if (rc)
-		return ax_errf(why, whylen, rc, "reduce: reading the result: %s",
-			       s->vk->err);
+		return ax_errf(why, whylen, rc,
+			       "reduce: reading the result: %s", s->vk->err);
 	if (got != s->want)
 		return ax_errf(why, whylen, AX_EVERIFY,
 			       "reduce: the sum is 0x%08x, the host's is "
@@ -198,34 +198,31 @@ static double reduce_work(const struct ax_params *p)
 	return (double)r.n_vec4 * 16 + 8.0 * r.groups + 4;
 }
 
-static const char *reduce_shader(const struct ax_params *p)
-{
-	return "reduce";
-}
+static const char *reduce_shader(const struct ax_params *p) { return "reduce"; }
 
 static const struct ax_suite_curve reduce_curve = {
-	"size", NULL, "Reduction rate against input size", "input (bytes)"};
+    "size", NULL, "Reduction rate against input size", "input (bytes)"};
 
 const struct ax_suite ax_suite_reduce = {
-	.name = "reduce",
-	.summary = "sum of 32-bit words: a memory-bound reduction "
-		   "(workgroup partials, then one workgroup)",
-	.work_model = "GB/s = (input bytes + 8 bytes per workgroup partial "
-		      "+ 4) / time / 1e9",
-	.unit = "GB/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1e9,
-	.higher_is_better = true,
-	.params = reduce_params,
-	.n_params = N_PARAMS,
-	.check = reduce_check,
-	.setup = reduce_setup,
-	.record = reduce_record,
-	.verify = reduce_verify,
-	.work = reduce_work,
-	.bytes = reduce_work,
-	.roles = AX_ROLE_BANDWIDTH_PEAK,
-	.curve = &reduce_curve,
-	.shader = reduce_shader,
-	.teardown = reduce_teardown,
+    .name = "reduce",
+    .summary = "sum of 32-bit words: a memory-bound reduction "
+	       "(workgroup partials, then one workgroup)",
+    .work_model = "GB/s = (input bytes + 8 bytes per workgroup partial "
+		  "+ 4) / time / 1e9",
+    .unit = "GB/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1e9,
+    .higher_is_better = true,
+    .params = reduce_params,
+    .n_params = N_PARAMS,
+    .check = reduce_check,
+    .setup = reduce_setup,
+    .record = reduce_record,
+    .verify = reduce_verify,
+    .work = reduce_work,
+    .bytes = reduce_work,
+    .roles = AX_ROLE_BANDWIDTH_PEAK,
+    .curve = &reduce_curve,
+    .shader = reduce_shader,
+    .teardown = reduce_teardown,
 };

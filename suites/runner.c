@@ -42,9 +42,9 @@ struct case_run {
 	void *state;
 	struct ax_vk_buffer scrub; /* cold mode only */
 	uint32_t scrub_pattern;
-	double empty_submit_s;     /* host fallback calibration */
-	bool warming;              /* warm-up: lazy compilation may run */
-	struct ax_stall *stall;    /* test-only fault injection, or NULL */
+	double empty_submit_s;	/* host fallback calibration */
+	bool warming;		/* warm-up: lazy compilation may run */
+	struct ax_stall *stall; /* test-only fault injection, or NULL */
 	struct ax_runner_result *out;
 };
 
@@ -69,14 +69,22 @@ static uint64_t sample_timeout_ns(const struct case_run *cr)
 const char *ax_case_status_name(enum ax_case_status s)
 {
 	switch (s) {
-	case AX_CASE_OK: return "ok";
-	case AX_CASE_FAILED_VERIFICATION: return "failed-verification";
-	case AX_CASE_TIMEOUT: return "timeout";
-	case AX_CASE_SKIPPED: return "skipped";
-	case AX_CASE_INVALID: return "invalid";
-	case AX_CASE_COMPILE_FAILED: return "compile-failed";
-	case AX_CASE_INTERRUPTED: return "interrupted";
-	case AX_CASE_ERROR: break;
+	case AX_CASE_OK:
+		return "ok";
+	case AX_CASE_FAILED_VERIFICATION:
+		return "failed-verification";
+	case AX_CASE_TIMEOUT:
+		return "timeout";
+	case AX_CASE_SKIPPED:
+		return "skipped";
+	case AX_CASE_INVALID:
+		return "invalid";
+	case AX_CASE_COMPILE_FAILED:
+		return "compile-failed";
+	case AX_CASE_INTERRUPTED:
+		return "interrupted";
+	case AX_CASE_ERROR:
+		break;
 	}
 	return "error";
 }
@@ -84,14 +92,22 @@ const char *ax_case_status_name(enum ax_case_status s)
 static enum ax_case_status outcome_for(int rc)
 {
 	switch (rc) {
-	case 0: return AX_CASE_OK;
-	case AX_EVERIFY: return AX_CASE_FAILED_VERIFICATION;
-	case AX_ETIMEOUT: return AX_CASE_TIMEOUT;
-	case AX_EUNSUPPORTED: return AX_CASE_SKIPPED;
-	case AX_EINVAL: return AX_CASE_INVALID;
-	case AX_ECOMPILE: return AX_CASE_COMPILE_FAILED;
-	case AX_EINTR: return AX_CASE_INTERRUPTED;
-	default: return AX_CASE_ERROR;
+	case 0:
+		return AX_CASE_OK;
+	case AX_EVERIFY:
+		return AX_CASE_FAILED_VERIFICATION;
+	case AX_ETIMEOUT:
+		return AX_CASE_TIMEOUT;
+	case AX_EUNSUPPORTED:
+		return AX_CASE_SKIPPED;
+	case AX_EINVAL:
+		return AX_CASE_INVALID;
+	case AX_ECOMPILE:
+		return AX_CASE_COMPILE_FAILED;
+	case AX_EINTR:
+		return AX_CASE_INTERRUPTED;
+	default:
+		return AX_CASE_ERROR;
 	}
 }
 
@@ -296,8 +312,8 @@ static int sample_loop(struct case_run *cr, const struct ax_params *p,
 			o->progress(o->progress_ctx, out->n,
 				    out->summary.median);
 		double elapsed = now_s() - start;
-		bool enough = out->n >= o->min_samples &&
-			      elapsed >= o->min_time_s;
+		bool enough =
+		    out->n >= o->min_samples && elapsed >= o->min_time_s;
 		if (enough && out->summary.rel_noise <= o->max_noise) {
 			out->stop_reason = "noise";
 			break;
@@ -407,15 +423,15 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 		       struct ax_runner_result *out)
 {
 	memset(out, 0, sizeof(*out));
-	struct case_run cr = {.vk = vk, .suite = suite, .opts = opts,
-			      .out = out};
+	struct case_run cr = {
+	    .vk = vk, .suite = suite, .opts = opts, .out = out};
 	vk->timeout_ns = timeout_ns(opts);
 	out->timing_mode = timing_mode(&cr);
 	if (suite->shader)
 		ax_vk_shader_hash(suite->shader(p), out->shader_hash);
 	bool stall_hold;
-	int stall_picked = ax_stall_pick(&stall_hold, out->error,
-					 sizeof(out->error));
+	int stall_picked =
+	    ax_stall_pick(&stall_hold, out->error, sizeof(out->error));
 	if (stall_picked < 0)
 		return fail(&cr, AX_EINVAL, AX_CASE_ERROR, NULL);
 	int rc = check_point(&cr, p);
@@ -423,7 +439,8 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 		return fail(&cr, rc, outcome_for(rc), NULL);
 	if (vk->lost)
 		return fail(&cr, AX_EDEVLOST, AX_CASE_SKIPPED,
-			    "the device was lost by an earlier case (a timeout or device loss)");
+			    "the device was lost by an earlier case (a timeout "
+			    "or device loss)");
 	double t0 = now_s(), c0 = vk->compile_ms_total;
 	rc = suite->setup(vk, p, &cr.state, out->error, sizeof(out->error));
 	out->setup_ms = (now_s() - t0) * 1e3;

@@ -27,17 +27,17 @@
 enum ax_run_mode { AX_MODE_BATCH, AX_MODE_COLD };
 
 struct ax_runner_opts {
-	int warmup;             /* untimed repetitions before sampling */
+	int warmup; /* untimed repetitions before sampling */
 	int min_samples, max_samples;
-	double max_noise;       /* target rel. half-width of median CI */
-	double min_time_s;      /* keep sampling at least this long */
-	double max_time_s;      /* stop sampling after this long */
-	double timeout_s;       /* fence timeout for one submission (warm-up
+	double max_noise;	/* target rel. half-width of median CI */
+	double min_time_s;	/* keep sampling at least this long */
+	double max_time_s;	/* stop sampling after this long */
+	double timeout_s;	/* fence timeout for one submission (warm-up
 				   submissions get at least 60 s: drivers may
 				   compile the pipeline at first dispatch) */
 	double target_sample_s; /* batch mode: minimum duration of a sample */
 	enum ax_run_mode mode;
-	volatile int *stop;     /* set asynchronously to stop early */
+	volatile int *stop; /* set asynchronously to stop early */
 	/* Called after each sample (may be NULL). */
 	void (*progress)(void *ctx, int n_samples, double median_value);
 	void *progress_ctx;
@@ -51,12 +51,12 @@ void ax_runner_opts_default(struct ax_runner_opts *o);
 enum ax_case_status {
 	AX_CASE_OK,
 	AX_CASE_FAILED_VERIFICATION, /* output differs from the reference */
-	AX_CASE_TIMEOUT,        /* a fence wait timed out */
-	AX_CASE_SKIPPED,        /* unsupported here, or the device was lost */
-	AX_CASE_INVALID,        /* the point breaks a rule or device limit */
+	AX_CASE_TIMEOUT,	     /* a fence wait timed out */
+	AX_CASE_SKIPPED,	/* unsupported here, or the device was lost */
+	AX_CASE_INVALID,	/* the point breaks a rule or device limit */
 	AX_CASE_COMPILE_FAILED, /* the driver could not build the pipeline */
-	AX_CASE_INTERRUPTED,    /* stopped before the first sample */
-	AX_CASE_ERROR,          /* anything else, with the reason */
+	AX_CASE_INTERRUPTED,	/* stopped before the first sample */
+	AX_CASE_ERROR,		/* anything else, with the reason */
 };
 
 /* "ok", "failed-verification", "timeout", "skipped", "invalid",
@@ -64,22 +64,22 @@ enum ax_case_status {
 const char *ax_case_status_name(enum ax_case_status s);
 
 struct ax_runner_result {
-	int status;             /* 0, AX_EVERIFY, AX_EUNSUPPORTED, ... */
+	int status; /* 0, AX_EVERIFY, AX_EUNSUPPORTED, ... */
 	enum ax_case_status outcome;
-	const char *status_text; /* ax_case_status_name(outcome) */
-	char error[1024];       /* why, when status != 0 */
-	const char *stop_reason; /* "noise", "max-samples", "time-limit",
-				    "interrupted", or NULL */
-	const char *timing_mode; /* "gpu-timestamp", "host-minus-empty",
-				    "host" */
-	int n;                  /* samples */
-	double *seconds;        /* per repetition, n entries (owned) */
-	double *values;         /* in the suite's unit, n entries (owned) */
+	const char *status_text;   /* ax_case_status_name(outcome) */
+	char error[1024];	   /* why, when status != 0 */
+	const char *stop_reason;   /* "noise", "max-samples", "time-limit",
+				      "interrupted", or NULL */
+	const char *timing_mode;   /* "gpu-timestamp", "host-minus-empty",
+				      "host" */
+	int n;			   /* samples */
+	double *seconds;	   /* per repetition, n entries (owned) */
+	double *values;		   /* in the suite's unit, n entries (owned) */
 	struct ax_summary summary; /* of values */
 	uint32_t reps_per_sample;
 	double setup_ms, compile_ms;
 	char shader_hash[17];
-	json_t *extra;          /* the suite's describe(), owned, or NULL */
+	json_t *extra; /* the suite's describe(), owned, or NULL */
 };
 
 /* Run one case.  Always fills out (release it afterwards); returns

@@ -18,8 +18,8 @@ struct ax_stall {
 static unsigned long cases_seen;
 
 /* Does the comma-separated list of positive case numbers name n? */
-static int list_names(const char *list, size_t len, unsigned long n,
-		      char *err, size_t errlen)
+static int list_names(const char *list, size_t len, unsigned long n, char *err,
+		      size_t errlen)
 {
 	int found = 0;
 	const char *p = list, *end = list + len;
@@ -87,20 +87,14 @@ void ax_stall_record(struct ax_stall *s, VkCommandBuffer cb)
 		return;
 	/* Everything after this waits for the host to set the event. */
 	vkCmdWaitEvents(cb, 1, &s->event, VK_PIPELINE_STAGE_HOST_BIT,
-			VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, NULL, 0, NULL,
-			0, NULL);
+			VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, NULL, 0, NULL, 0,
+			NULL);
 	s->recorded = true;
 }
 
-bool ax_stall_recorded(const struct ax_stall *s)
-{
-	return s && s->recorded;
-}
+bool ax_stall_recorded(const struct ax_stall *s) { return s && s->recorded; }
 
-bool ax_stall_holds(const struct ax_stall *s)
-{
-	return s && s->hold;
-}
+bool ax_stall_holds(const struct ax_stall *s) { return s && s->hold; }
 
 void ax_stall_release(struct ax_stall *s)
 {

@@ -28,11 +28,11 @@
 /* A chart of the median against one numeric parameter, one line per
  * combination of the group parameters. */
 struct ax_suite_curve {
-	const char *x;           /* numeric parameter on the x axis (a byte
-				    count: the axis is drawn in bytes) */
+	const char *x;		  /* numeric parameter on the x axis (a byte
+				     count: the axis is drawn in bytes) */
 	const char *const *group; /* NULL-terminated; may be NULL */
-	const char *title;       /* "Bandwidth against working-set size" */
-	const char *x_label;     /* "working set (bytes)" */
+	const char *title;	  /* "Bandwidth against working-set size" */
+	const char *x_label;	  /* "working set (bytes)" */
 };
 
 /* recommend needs results at `distinct` values of param (NULL: at least
@@ -49,11 +49,11 @@ enum ax_metric {
 
 struct ax_suite {
 	const char *name;
-	const char *summary;    /* one line */
+	const char *summary;	/* one line */
 	const char *work_model; /* how work is counted, shown in `suites` */
-	const char *unit;       /* "GB/s", "GFLOP/s", "us" */
+	const char *unit;	/* "GB/s", "GFLOP/s", "us" */
 	enum ax_metric metric;
-	double scale;           /* see enum ax_metric */
+	double scale; /* see enum ax_metric */
 	bool higher_is_better;
 
 	const struct ax_param_def *params;

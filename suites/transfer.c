@@ -38,24 +38,24 @@ static const char *const xf_sources[] = {"pageable", "pinned", NULL};
 #define XF_VERIFY_PIECE (16u << 20)
 
 static const struct ax_param_def xf_params[] = {
-	{"direction", AX_PT_ENUM, 0, 0, xf_dirs, XF_H2D, AX_PARAM_SHAPE,
-	 "h2d (host to device), d2h (device to host) or bidir (one of "
-	 "each in flight together)"},
-	{"path", AX_PT_ENUM, 0, 0, xf_paths, XF_STAGED, AX_PARAM_SHAPE,
-	 "staged (host-visible buffer + vkCmdCopyBuffer) or direct (CPU "
-	 "copy into device-local host-visible memory)"},
-	{"source", AX_PT_ENUM, 0, 0, xf_sources, XF_PAGEABLE, AX_PARAM_SHAPE,
-	 "pageable (malloc'd data, memcpy'd to/from staging) or pinned "
-	 "(data in host-visible memory the copy reads/writes itself)"},
-	{"chunk", AX_PT_INT, 4096, 256LL << 20, NULL, 1LL << 20,
-	 AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-	 "bytes per transfer (one copy command or memcpy)"},
-	{"total", AX_PT_INT, 4096, 1LL << 30, NULL, 8LL << 20,
-	 AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-	 "bytes per repetition and direction, at least inflight chunks "
-	 "(above the last-level cache for memory-bound figures)"},
-	{"inflight", AX_PT_INT, 1, XF_MAX_SLOTS, NULL, 2, AX_PARAM_TUNABLE,
-	 "transfers in flight: staging buffers and fences in rotation"},
+    {"direction", AX_PT_ENUM, 0, 0, xf_dirs, XF_H2D, AX_PARAM_SHAPE,
+     "h2d (host to device), d2h (device to host) or bidir (one of "
+     "each in flight together)"},
+    {"path", AX_PT_ENUM, 0, 0, xf_paths, XF_STAGED, AX_PARAM_SHAPE,
+     "staged (host-visible buffer + vkCmdCopyBuffer) or direct (CPU "
+     "copy into device-local host-visible memory)"},
+    {"source", AX_PT_ENUM, 0, 0, xf_sources, XF_PAGEABLE, AX_PARAM_SHAPE,
+     "pageable (malloc'd data, memcpy'd to/from staging) or pinned "
+     "(data in host-visible memory the copy reads/writes itself)"},
+    {"chunk", AX_PT_INT, 4096, 256LL << 20, NULL, 1LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "bytes per transfer (one copy command or memcpy)"},
+    {"total", AX_PT_INT, 4096, 1LL << 30, NULL, 8LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "bytes per repetition and direction, at least inflight chunks "
+     "(above the last-level cache for memory-bound figures)"},
+    {"inflight", AX_PT_INT, 1, XF_MAX_SLOTS, NULL, 2, AX_PARAM_TUNABLE,
+     "transfers in flight: staging buffers and fences in rotation"},
 };
 #define XF_N_PARAMS ((int)(sizeof(xf_params) / sizeof(xf_params[0])))
 
@@ -131,7 +131,7 @@ static void xf_budget(const struct xf_point *x,
 			*host_bytes += x->bytes;
 		if (!direct && x->source == XF_PAGEABLE)
 			per_heap[heap_of(dev, false, true)] +=
-				x->chunk * x->inflight;
+			    x->chunk * x->inflight;
 	}
 }
 
@@ -145,22 +145,22 @@ static int xf_check_memory(const struct xf_point *x,
 	for (uint32_t h = 0; h < m->memoryHeapCount; h++) {
 		uint64_t half = m->memoryHeaps[h].size / 2;
 		if (per_heap[h] > half)
-			return ax_errf(why, whylen, AX_EINVAL,
-				       "transfer: %llu chunks of %llu bytes "
-				       "need %llu bytes of memory heap %u, "
-				       "over half its size (%llu of %llu); "
-				       "use a smaller chunk, total or "
-				       "inflight",
-				       (unsigned long long)x->count,
-				       (unsigned long long)x->chunk,
-				       (unsigned long long)per_heap[h], h,
-				       (unsigned long long)half,
-				       (unsigned long long)
-					       m->memoryHeaps[h].size);
+			return ax_errf(
+			    why, whylen, AX_EINVAL,
+			    "transfer: %llu chunks of %llu bytes "
+			    "need %llu bytes of memory heap %u, "
+			    "over half its size (%llu of %llu); "
+			    "use a smaller chunk, total or "
+			    "inflight",
+			    (unsigned long long)x->count,
+			    (unsigned long long)x->chunk,
+			    (unsigned long long)per_heap[h], h,
+			    (unsigned long long)half,
+			    (unsigned long long)m->memoryHeaps[h].size);
 	}
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-	uint64_t ram = pages > 0 && psize > 0
-			       ? (uint64_t)pages * (uint64_t)psize : 0;
+	uint64_t ram =
+	    pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : 0;
 	if (ram && host > ram / 2)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "transfer: %llu bytes of pageable host memory "
@@ -179,8 +179,9 @@ static int xf_check(const struct ax_params *p,
 	xf_point(p, &x);
 	uint32_t heap;
 	if (x.path == XF_DIRECT &&
-	    !has_type(dev, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
-				   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+	    !has_type(dev,
+		      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+			  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 		      0, &heap))
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
 			       "transfer: path=direct needs device-local "
@@ -189,15 +190,14 @@ static int xf_check(const struct ax_params *p,
 			       dev->name);
 	uint64_t max = dev->max_memory_allocation_size;
 	if (max && x.bytes > max)
-		return ax_errf(why, whylen, AX_EINVAL,
-			       "transfer: %llu chunks of %llu bytes need a "
-			       "%llu-byte buffer, over the device's "
-			       "maxMemoryAllocationSize %llu; use a smaller "
-			       "chunk, total or inflight",
-			       (unsigned long long)x.count,
-			       (unsigned long long)x.chunk,
-			       (unsigned long long)x.bytes,
-			       (unsigned long long)max);
+		return ax_errf(
+		    why, whylen, AX_EINVAL,
+		    "transfer: %llu chunks of %llu bytes need a "
+		    "%llu-byte buffer, over the device's "
+		    "maxMemoryAllocationSize %llu; use a smaller "
+		    "chunk, total or inflight",
+		    (unsigned long long)x.count, (unsigned long long)x.chunk,
+		    (unsigned long long)x.bytes, (unsigned long long)max);
 	return xf_check_memory(&x, dev, why, whylen);
 }
 
@@ -213,11 +213,11 @@ struct xf_slot {
 
 /* One direction: device data, host data and the slots moving it. */
 struct xf_lane {
-	bool up;                 /* host to device */
-	struct ax_vk_buffer dev; /* count chunks, device side */
+	bool up;		    /* host to device */
+	struct ax_vk_buffer dev;    /* count chunks, device side */
 	struct ax_vk_buffer pinned; /* source=pinned: the host data */
 	unsigned char *pageable;    /* source=pageable: the host data */
-	unsigned char *host;        /* whichever of the two is used */
+	unsigned char *host;	    /* whichever of the two is used */
 	struct xf_slot slot[XF_MAX_SLOTS];
 };
 
@@ -272,10 +272,10 @@ static int xf_slot_init(struct xf_state *s, struct xf_lane *l,
 {
 	struct ax_vk_ctx *vk = s->vk;
 	VkCommandBufferAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = vk->transfer_pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = 1,
+	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+	    .commandPool = vk->transfer_pool,
+	    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+	    .commandBufferCount = 1,
 	};
 	VkResult r = vkAllocateCommandBuffers(vk->dev, &ai, &slot->cb);
 	if (r != VK_SUCCESS)
@@ -296,10 +296,9 @@ static int xf_slot_init(struct xf_state *s, struct xf_lane *l,
 static int xf_host_data(struct xf_state *s, struct xf_lane *l)
 {
 	if (s->pt.source == XF_PINNED) {
-		int rc = ax_vk_buffer_create(s->vk, s->pt.bytes, 0,
-					     l->up ? AX_MEM_UPLOAD
-						   : AX_MEM_READBACK,
-					     &l->pinned);
+		int rc = ax_vk_buffer_create(
+		    s->vk, s->pt.bytes, 0,
+		    l->up ? AX_MEM_UPLOAD : AX_MEM_READBACK, &l->pinned);
 		l->host = l->pinned.map;
 		return rc;
 	}
@@ -356,12 +355,12 @@ static int xf_lane_init(struct xf_state *s, struct xf_lane *l, bool up,
 {
 	l->up = up;
 	enum ax_vk_mem kind =
-		s->pt.path == XF_DIRECT ? AX_MEM_DEVICE_HOST : AX_MEM_DEVICE;
+	    s->pt.path == XF_DIRECT ? AX_MEM_DEVICE_HOST : AX_MEM_DEVICE;
 	int rc = ax_vk_buffer_create(s->vk, s->pt.bytes, 0, kind, &l->dev);
 	if (rc == 0)
 		rc = xf_host_data(s, l);
-	for (uint32_t i = 0; rc == 0 && s->pt.path == XF_STAGED &&
-			     i < s->pt.inflight; i++)
+	for (uint32_t i = 0;
+	     rc == 0 && s->pt.path == XF_STAGED && i < s->pt.inflight; i++)
 		rc = xf_slot_init(s, l, &l->slot[i], err, errlen);
 	if (rc == 0)
 		rc = xf_lane_fill(s, l, up ? 0x5eed0001u : 0x5eed0002u);
@@ -381,17 +380,17 @@ static void xf_describe_queue(const struct xf_state *s, json_t *o)
 						"host-visible memory"));
 		return;
 	}
-	json_object_set_new(o, "queue", json_string(vk->dedicated_transfer
-							    ? "transfer"
-							    : "compute"));
+	json_object_set_new(
+	    o, "queue",
+	    json_string(vk->dedicated_transfer ? "transfer" : "compute"));
 	json_object_set_new(o, "queue_family",
 			    json_integer(vk->transfer_family));
 	json_object_set_new(o, "reason",
 			    json_string(vk->dedicated_transfer
-						? "dedicated transfer queue "
-						  "family"
-						: "no dedicated transfer "
-						  "queue family"));
+					    ? "dedicated transfer queue "
+					      "family"
+					    : "no dedicated transfer "
+					      "queue family"));
 }
 
 static const char *host_memory_name(const struct xf_state *s, bool up)
@@ -406,17 +405,16 @@ static json_t *xf_describe_memory(const struct xf_state *s)
 	const struct xf_lane *l = &s->lane[0];
 	json_t *m = json_object();
 	json_object_set_new(m, "device",
-			    json_string(ax_vk_mem_name(
-				    s->pt.path == XF_DIRECT
-					    ? AX_MEM_DEVICE_HOST
-					    : AX_MEM_DEVICE)));
+			    json_string(ax_vk_mem_name(s->pt.path == XF_DIRECT
+							   ? AX_MEM_DEVICE_HOST
+							   : AX_MEM_DEVICE)));
 	json_object_set_new(m, "device_type", json_integer(l->dev.type_index));
 	json_object_set_new(m, "host", json_string(host_memory_name(s, l->up)));
 	if (s->pt.path == XF_STAGED && s->pt.source == XF_PAGEABLE)
 		json_object_set_new(
-			m, "staging",
-			json_string(ax_vk_mem_name(l->up ? AX_MEM_UPLOAD
-							 : AX_MEM_READBACK)));
+		    m, "staging",
+		    json_string(ax_vk_mem_name(l->up ? AX_MEM_UPLOAD
+						     : AX_MEM_READBACK)));
 	return m;
 }
 
@@ -426,17 +424,17 @@ static int xf_describe_build(struct xf_state *s)
 	if (!o)
 		return AX_ENOMEM;
 	xf_describe_queue(s, o);
-	json_object_set_new(o, "chunks_per_rep", json_integer(
-						  (json_int_t)s->pt.count));
-	json_object_set_new(o, "transfers_per_rep",
-			    json_integer((json_int_t)(s->pt.count *
-						      s->pt.n_lanes)));
-	json_object_set_new(o, "bytes_per_rep",
-			    json_integer((json_int_t)(s->pt.bytes *
-						      s->pt.n_lanes)));
-	json_object_set_new(o, "inflight",
-			    json_integer(s->pt.path == XF_DIRECT
-						 ? 1 : s->pt.inflight));
+	json_object_set_new(o, "chunks_per_rep",
+			    json_integer((json_int_t)s->pt.count));
+	json_object_set_new(
+	    o, "transfers_per_rep",
+	    json_integer((json_int_t)(s->pt.count * s->pt.n_lanes)));
+	json_object_set_new(
+	    o, "bytes_per_rep",
+	    json_integer((json_int_t)(s->pt.bytes * s->pt.n_lanes)));
+	json_object_set_new(
+	    o, "inflight",
+	    json_integer(s->pt.path == XF_DIRECT ? 1 : s->pt.inflight));
 	json_object_set_new(o, "memory", xf_describe_memory(s));
 	s->describe = o;
 	return 0;
@@ -457,8 +455,8 @@ static int xf_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	xf_point(p, &s->pt);
 	int rc = 0;
 	for (int l = 0; rc == 0 && l < s->pt.n_lanes; l++)
-		rc = xf_lane_init(s, &s->lane[l],
-				  l == 0 && s->pt.dir != XF_D2H, err, errlen);
+		rc = xf_lane_init(s, &s->lane[l], l == 0 && s->pt.dir != XF_D2H,
+				  err, errlen);
 	if (rc == 0)
 		rc = xf_describe_build(s);
 	if (rc) {
@@ -482,8 +480,8 @@ static int xf_retire(struct xf_state *s, struct xf_lane *l,
 	struct ax_vk_ctx *vk = s->vk;
 	if (!slot->busy)
 		return 0;
-	VkResult r = vkWaitForFences(vk->dev, 1, &slot->fence, VK_TRUE,
-				     vk->timeout_ns);
+	VkResult r =
+	    vkWaitForFences(vk->dev, 1, &slot->fence, VK_TRUE, vk->timeout_ns);
 	if (r == VK_TIMEOUT) {
 		/* Work still pending cannot be reclaimed safely: the runner
 		 * skips teardown and later cases on a lost context. */
@@ -516,9 +514,9 @@ static void xf_record_copy(struct xf_state *s, struct xf_lane *l,
 	VkBuffer host = pinned ? l->pinned.buf : slot->staging.buf;
 	VkDeviceSize host_off = pinned ? off : 0;
 	VkBufferCopy region = {
-		.srcOffset = l->up ? host_off : off,
-		.dstOffset = l->up ? off : host_off,
-		.size = s->pt.chunk,
+	    .srcOffset = l->up ? host_off : off,
+	    .dstOffset = l->up ? off : host_off,
+	    .size = s->pt.chunk,
 	};
 	vkCmdCopyBuffer(slot->cb, l->up ? host : l->dev.buf,
 			l->up ? l->dev.buf : host, 1, &region);
@@ -526,24 +524,23 @@ static void xf_record_copy(struct xf_state *s, struct xf_lane *l,
 		return;
 	/* Make the copy's writes visible to host reads after the fence. */
 	VkMemoryBarrier mb = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-		.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+	    .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+	    .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
 	};
 	vkCmdPipelineBarrier(slot->cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-			     VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL,
-			     0, NULL);
+			     VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
+			     NULL);
 }
 
 /* Record and submit chunk i on the slot (the slot is free). */
 static int xf_submit(struct xf_state *s, struct xf_lane *l,
-		     struct xf_slot *slot, uint64_t i, char *err,
-		     size_t errlen)
+		     struct xf_slot *slot, uint64_t i, char *err, size_t errlen)
 {
 	struct ax_vk_ctx *vk = s->vk;
 	VkCommandBufferBeginInfo bi = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+	    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	};
 	/* The pool has RESET_COMMAND_BUFFER_BIT: begin resets the buffer. */
 	VkResult r = vkBeginCommandBuffer(slot->cb, &bi);
@@ -553,20 +550,21 @@ static int xf_submit(struct xf_state *s, struct xf_lane *l,
 	r = vkEndCommandBuffer(slot->cb);
 	if (r != VK_SUCCESS)
 		return vk_fail(vk, r, "recording a copy", err, errlen);
-	int rc = ax_vk_submit(vk, vk->transfer_queue, &slot->cb, 1,
-			      slot->fence);
+	int rc =
+	    ax_vk_submit(vk, vk->transfer_queue, &slot->cb, 1, slot->fence);
 	if (rc)
-		return ax_errf(err, errlen, rc, "transfer: submitting chunk "
-			       "%llu failed: %s", (unsigned long long)i,
-			       vk->err);
+		return ax_errf(err, errlen, rc,
+			       "transfer: submitting chunk "
+			       "%llu failed: %s",
+			       (unsigned long long)i, vk->err);
 	slot->busy = true;
 	slot->chunk_index = i;
 	return 0;
 }
 
 /* Chunk i of a lane: free its slot, stage the data, submit the copy. */
-static int xf_step(struct xf_state *s, struct xf_lane *l, uint64_t i,
-		   char *err, size_t errlen)
+static int xf_step(struct xf_state *s, struct xf_lane *l, uint64_t i, char *err,
+		   size_t errlen)
 {
 	struct xf_slot *slot = &l->slot[i % s->pt.inflight];
 	int rc = xf_retire(s, l, slot, err, errlen);
@@ -664,22 +662,22 @@ static int xf_verify_lane(struct xf_state *s, struct xf_lane *l, char *why,
 			  size_t whylen)
 {
 	int rc = ax_vk_invalidate(s->vk, &l->pinned);
-	uint64_t piece = s->pt.bytes < XF_VERIFY_PIECE ? s->pt.bytes
-						       : XF_VERIFY_PIECE;
+	uint64_t piece =
+	    s->pt.bytes < XF_VERIFY_PIECE ? s->pt.bytes : XF_VERIFY_PIECE;
 	uint32_t *buf = malloc(piece);
 	if (!buf)
 		return AX_ENOMEM;
 	for (uint64_t at = 0; rc == 0 && at < s->pt.bytes; at += piece) {
-		uint64_t n = s->pt.bytes - at < piece ? s->pt.bytes - at
-						      : piece;
+		uint64_t n =
+		    s->pt.bytes - at < piece ? s->pt.bytes - at : piece;
 		rc = ax_vk_download(s->vk, &l->dev, at, buf, n);
 		if (rc)
 			rc = ax_errf(why, whylen, rc, "transfer verify: %s",
 				     s->vk->err);
 		else if (memcmp(buf, l->host + at, n) != 0)
 			rc = xf_mismatch(s, l, at, buf,
-					 (const uint32_t *)(l->host + at),
-					 why, whylen);
+					 (const uint32_t *)(l->host + at), why,
+					 whylen);
 	}
 	free(buf);
 	return rc;
@@ -704,36 +702,36 @@ static double xf_work(const struct ax_params *p)
 static const char *const xf_curve_group[] = {"direction", "path", "source",
 					     NULL};
 static const struct ax_suite_curve xf_curve = {
-	"chunk", xf_curve_group, "Transfer rate against chunk size",
-	"chunk (bytes)"};
+    "chunk", xf_curve_group, "Transfer rate against chunk size",
+    "chunk (bytes)"};
 /* recommend's chunk size, buffers in flight and pinned gain. */
 static const struct ax_suite_need xf_needs[] = {
-	{"chunk", 3}, {"inflight", 2}, {"source", 2}, {NULL, 0}};
+    {"chunk", 3}, {"inflight", 2}, {"source", 2}, {NULL, 0}};
 
 const struct ax_suite ax_suite_transfer = {
-	.name = "transfer",
-	.summary = "host<->device transfers: staged copies or direct "
-		   "writes, chunk size and transfers in flight",
-	.work_model = "bytes moved per repetition: chunk x "
-		      "max(inflight, total/chunk), twice that for bidir; "
-		      "latency per transfer = time per repetition / "
-		      "transfers_per_rep (in the result's extra JSON)",
-	.unit = "GB/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1e9,
-	.higher_is_better = true,
-	.params = xf_params,
-	.n_params = XF_N_PARAMS,
-	.check = xf_check,
-	.setup = xf_setup,
-	.record = NULL,
-	.host_op = xf_host_op,
-	.verify = xf_verify,
-	.work = xf_work,
-	.roles = AX_ROLE_TRANSFER,
-	.curve = &xf_curve,
-	.recommend_needs = xf_needs,
-	.shader = NULL,
-	.describe = xf_describe,
-	.teardown = xf_teardown,
+    .name = "transfer",
+    .summary = "host<->device transfers: staged copies or direct "
+	       "writes, chunk size and transfers in flight",
+    .work_model = "bytes moved per repetition: chunk x "
+		  "max(inflight, total/chunk), twice that for bidir; "
+		  "latency per transfer = time per repetition / "
+		  "transfers_per_rep (in the result's extra JSON)",
+    .unit = "GB/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1e9,
+    .higher_is_better = true,
+    .params = xf_params,
+    .n_params = XF_N_PARAMS,
+    .check = xf_check,
+    .setup = xf_setup,
+    .record = NULL,
+    .host_op = xf_host_op,
+    .verify = xf_verify,
+    .work = xf_work,
+    .roles = AX_ROLE_TRANSFER,
+    .curve = &xf_curve,
+    .recommend_needs = xf_needs,
+    .shader = NULL,
+    .describe = xf_describe,
+    .teardown = xf_teardown,
 };

@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	init_schema();
 	err[0] = '\0';
-	int rc = ax_config_parse((const char *)data, size, "fuzz.yaml",
-				 schema, n_schema, &cfg, err, sizeof(err));
+	int rc = ax_config_parse((const char *)data, size, "fuzz.yaml", schema,
+				 n_schema, &cfg, err, sizeof(err));
 	/* The contract: a profile, or NULL and a message. */
 	if (rc == 0 && !cfg)
 		__builtin_trap();

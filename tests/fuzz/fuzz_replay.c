@@ -38,8 +38,7 @@ static void replay(const struct ax_landscape *l)
 	struct ax_tuner_options opt;
 	ax_tuner_options_init(&opt);
 	opt.budget = 6;
-	for (size_t s = 0; s < sizeof(strategies) / sizeof(*strategies);
-	     s++) {
+	for (size_t s = 0; s < sizeof(strategies) / sizeof(*strategies); s++) {
 		struct ax_replay_result res;
 		double trace[6];
 		ax_replay_run(l, strategies[s], 1, &opt, trace, 6, &res, err,

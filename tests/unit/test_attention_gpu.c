@@ -46,27 +46,26 @@ static void test_shapes_verify(void)
 	if (!vk)
 		return;
 	static const char *const cases[][24] = {
-		{"seq_q", "64", "seq_kv", "64", NULL},
-		/* sequences not a multiple of br / bc, several heads */
-		{"batch", "2", "heads", "3", "seq_q", "37", "seq_kv", "53",
-		 NULL},
-		/* causal, square and rectangular (bottom-right aligned,
-		 * including rows that see no key when seq_q > seq_kv) */
-		{"heads", "2", "seq_q", "45", "seq_kv", "45", "causal", "true",
-		 NULL},
-		{"heads", "1", "seq_q", "19", "seq_kv", "50", "causal", "true",
-		 NULL},
-		{"heads", "1", "seq_q", "40", "seq_kv", "21", "causal", "true",
-		 "br", "8", "bc", "32", NULL},
-		/* head_dim 128 with other tilings */
-		{"heads", "2", "seq_q", "33", "seq_kv", "70", "head_dim", "128",
-		 "br", "8", "bc", "16", "tpr", "16", NULL},
-		{"batch", "2", "heads", "1", "seq_q", "17", "seq_kv", "31",
-		 "head_dim", "128", "causal", "true", "br", "4", "bc", "8",
-		 "tpr", "32", NULL},
-		/* a single query (decoding), one invocation per row */
-		{"heads", "2", "seq_q", "1", "seq_kv", "77", "br", "1", "bc",
-		 "64", "tpr", "1", "head_dim", "32", NULL},
+	    {"seq_q", "64", "seq_kv", "64", NULL},
+	    /* sequences not a multiple of br / bc, several heads */
+	    {"batch", "2", "heads", "3", "seq_q", "37", "seq_kv", "53", NULL},
+	    /* causal, square and rectangular (bottom-right aligned,
+	     * including rows that see no key when seq_q > seq_kv) */
+	    {"heads", "2", "seq_q", "45", "seq_kv", "45", "causal", "true",
+	     NULL},
+	    {"heads", "1", "seq_q", "19", "seq_kv", "50", "causal", "true",
+	     NULL},
+	    {"heads", "1", "seq_q", "40", "seq_kv", "21", "causal", "true",
+	     "br", "8", "bc", "32", NULL},
+	    /* head_dim 128 with other tilings */
+	    {"heads", "2", "seq_q", "33", "seq_kv", "70", "head_dim", "128",
+	     "br", "8", "bc", "16", "tpr", "16", NULL},
+	    {"batch", "2", "heads", "1", "seq_q", "17", "seq_kv", "31",
+	     "head_dim", "128", "causal", "true", "br", "4", "bc", "8", "tpr",
+	     "32", NULL},
+	    /* a single query (decoding), one invocation per row */
+	    {"heads", "2", "seq_q", "1", "seq_kv", "77", "br", "1", "bc", "64",
+	     "tpr", "1", "head_dim", "32", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		AX_CHECK_INT(run_case(cases[i]), 0);
@@ -111,8 +110,8 @@ static void corrupt_record(void *state, VkCommandBuffer cb, uint32_t reps)
 	memcpy(&bits, &bad, sizeof(bits));
 	ax_suite_attention.record(state, cb, reps);
 	ax_vk_cmd_barrier(cb);
-	vkCmdFillBuffer(cb, ax_attention_state_output(state)->buf,
-			bad_offset, 4, bits);
+	vkCmdFillBuffer(cb, ax_attention_state_output(state)->buf, bad_offset,
+			4, bits);
 	ax_vk_cmd_barrier(cb);
 }
 
@@ -127,7 +126,7 @@ static void test_corrupted_output_fails(void)
 	struct ax_runner_opts o;
 	struct ax_runner_result r;
 	point(&p, (const char *const[]){"batch", "2", "heads", "2", "seq_q",
-					 "20", "seq_kv", "24", NULL});
+					"20", "seq_kv", "24", NULL});
 	ax_attention_shape_from_params(&p, &s);
 	/* batch 1, head 0, query 13, column 5 */
 	bad_offset = (uint32_t)((((1 * 2 + 0) * 20 + 13) * 64 + 5) * 4);
@@ -143,10 +142,10 @@ static void test_corrupted_output_fails(void)
 	AX_CHECK(strstr(r.error, "1234.5") != NULL);
 	ax_runner_result_release(&r);
 	/* The same kernel without the overwrite verifies. */
-	AX_CHECK_INT(run_case((const char *const[]){"batch", "2", "heads",
-						    "2", "seq_q", "20",
-						    "seq_kv", "24", NULL}),
-		     0);
+	AX_CHECK_INT(
+	    run_case((const char *const[]){"batch", "2", "heads", "2", "seq_q",
+					   "20", "seq_kv", "24", NULL}),
+	    0);
 }
 
 AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_shapes_verify),

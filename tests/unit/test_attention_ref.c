@@ -43,14 +43,14 @@ static VkPhysicalDeviceLimits lavapipe_like(void)
 static void test_flops(void)
 {
 	struct ax_params p;
-	point(&p, (const char *const[]){"batch", "3", "heads", "2", "seq_q",
-					 "100", "seq_kv", "60", "head_dim",
-					 "128", NULL});
-	AX_CHECK_NEAR(ax_suite_attention.work(&p),
-		      4.0 * 3 * 2 * 100 * 60 * 128, 0.0);
+	point(&p,
+	      (const char *const[]){"batch", "3", "heads", "2", "seq_q", "100",
+				    "seq_kv", "60", "head_dim", "128", NULL});
+	AX_CHECK_NEAR(ax_suite_attention.work(&p), 4.0 * 3 * 2 * 100 * 60 * 128,
+		      0.0);
 	/* Causal, Sq = Skv = 100: 1 + 2 + ... + 100 = 5050 pairs. */
 	point(&p, (const char *const[]){"seq_q", "100", "seq_kv", "100",
-					 "causal", "true", NULL});
+					"causal", "true", NULL});
 	struct ax_attention_shape s;
 	ax_attention_shape_from_params(&p, &s);
 	AX_CHECK_NEAR(ax_attention_pairs(&s), 5050, 0.0);
@@ -75,19 +75,17 @@ static void test_limits(void)
 	point(&p, (const char *const[]){NULL});
 	ax_attention_shape_from_params(&p, &s);
 	ax_attention_tiles_from_params(&p, &t);
-	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why,
-					       sizeof(why)),
+	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why, sizeof(why)),
 		     0);
 	/* The defaults fit the smallest shared memory Vulkan allows. */
 	AX_CHECK(ax_attention_shared_bytes(&s, &t) <= 16384);
 	/* head_dim 128, br 64, bc 64, tpr 8:
 	 * (2*64*128 + 64*64 + 2*64*8) * 4 = 86016 bytes. */
 	point(&p, (const char *const[]){"head_dim", "128", "br", "64", "bc",
-					 "64", NULL});
+					"64", NULL});
 	ax_attention_shape_from_params(&p, &s);
 	ax_attention_tiles_from_params(&p, &t);
-	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why,
-					       sizeof(why)),
+	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why, sizeof(why)),
 		     AX_EINVAL);
 	AX_CHECK(strstr(why, "86016") != NULL);
 	AX_CHECK(strstr(why, "maxComputeSharedMemorySize 32768") != NULL);
@@ -95,17 +93,15 @@ static void test_limits(void)
 	point(&p, (const char *const[]){"tpr", "32", NULL});
 	ax_attention_shape_from_params(&p, &s);
 	ax_attention_tiles_from_params(&p, &t);
-	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why,
-					       sizeof(why)),
+	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why, sizeof(why)),
 		     AX_EINVAL);
 	AX_CHECK(strstr(why, "head_dim 64") != NULL);
 	/* 128 x 64 = 8192 invocations. */
 	point(&p, (const char *const[]){"br", "128", "tpr", "64", "head_dim",
-					 "256", "bc", "1", NULL});
+					"256", "bc", "1", NULL});
 	ax_attention_shape_from_params(&p, &s);
 	ax_attention_tiles_from_params(&p, &t);
-	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why,
-					       sizeof(why)),
+	AX_CHECK_INT(ax_attention_check_limits(&s, &t, &lim, why, sizeof(why)),
 		     AX_EINVAL);
 	AX_CHECK(strstr(why, "8192") != NULL);
 }
@@ -113,8 +109,8 @@ static void test_limits(void)
 /* D = 4, two keys with logits 0 and ln 3 after scaling: weights 1/4, 3/4. */
 static void test_reference_by_hand(void)
 {
-	struct ax_attention_shape s = {.batch = 1, .heads = 1, .sq = 1,
-				       .skv = 2, .d = 4};
+	struct ax_attention_shape s = {
+	    .batch = 1, .heads = 1, .sq = 1, .skv = 2, .d = 4};
 	float q[4] = {1, 0, 0, 0};
 	float k[8] = {0, 0, 0, 0, (float)log(3.0), 0, 0, 0};
 	float v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -134,9 +130,8 @@ static void test_reference_by_hand(void)
 	AX_CHECK_NEAR(fabs(out[0]) + fabs(out[3]), 0, 0);
 }
 
-static void reference_output(const struct ax_attention_shape *s,
-			     const float *q, const float *k, const float *v,
-			     float *o)
+static void reference_output(const struct ax_attention_shape *s, const float *q,
+			     const float *k, const float *v, float *o)
 {
 	double ref[64], lg[64];
 	for (int64_t r = 0; r < s->batch * s->heads * s->sq; r++) {
@@ -152,9 +147,13 @@ static void reference_output(const struct ax_attention_shape *s,
 static void test_checker_catches_corruption(void)
 {
 	for (int f16 = 0; f16 < 2; f16++) {
-		struct ax_attention_shape s = {.batch = 2, .heads = 3,
-					       .sq = 7, .skv = 11, .d = 16,
-					       .causal = true, .f16 = f16};
+		struct ax_attention_shape s = {.batch = 2,
+					       .heads = 3,
+					       .sq = 7,
+					       .skv = 11,
+					       .d = 16,
+					       .causal = true,
+					       .f16 = f16};
 		size_t nq = ax_attention_q_count(&s);
 		size_t nkv = ax_attention_kv_count(&s);
 		float *q = malloc(nq * 4), *k = malloc(nkv * 4);

@@ -22,8 +22,8 @@ static void draw(double *x, int n, double center, double rel_noise,
 		x[i] = center * (1 + rel_noise * noise(&s));
 }
 
-static enum ax_verdict verdict(const double *a, int na, const double *b,
-			       int nb, bool hib, struct ax_compare_stat *st)
+static enum ax_verdict verdict(const double *a, int na, const double *b, int nb,
+			       bool hib, struct ax_compare_stat *st)
 {
 	char err[200] = "";
 	int rc = ax_compare_samples(a, na, b, nb, hib, 0.02, NULL, st, err,
@@ -132,16 +132,14 @@ static json_t *result(int id, const char *fp, const char *name,
 	uint64_t st = seed;
 	for (int i = 0; i < 12; i++)
 		json_array_append_new(
-			s, json_real(center * scale *
-				     (1 + 0.002 * noise(&st))));
+		    s, json_real(center * scale * (1 + 0.002 * noise(&st))));
 	return json_pack("{s:i,s:i,s:s,s:s,s:{s:i},s:s,s:s,s:b,s:s,s:n,"
 			 "s:i,s:f,s:{s:s,s:s},s:o}",
 			 "id", id, "run_id", 1, "suite", suite, "case", "c",
 			 "params", "size", id, "params_hash", hash, "unit",
-			 unit, "higher_is_better", 1, "status", status,
-			 "error", "n", 12, "median", center * scale,
-			 "device", "fingerprint", fp, "name", name,
-			 "samples", s);
+			 unit, "higher_is_better", 1, "status", status, "error",
+			 "n", 12, "median", center * scale, "device",
+			 "fingerprint", fp, "name", name, "samples", s);
 }
 
 static struct ax_compare *fixture(void)
@@ -150,32 +148,32 @@ static struct ax_compare *fixture(void)
 	const char *dev = "<b>dev|1</b>";
 	/* a: 10 % slower; b: same; c: only in BASE; d: only in CAND;
 	 * e: failed in CAND; f: unit differs; g: duplicate in BASE. */
-	json_array_append_new(base, result(1, "F", dev, "bw", "a", "GB/s",
-					   "ok", 10, 1, 1));
-	json_array_append_new(base, result(2, "F", dev, "bw", "b", "GB/s",
-					   "ok", 10, 1, 2));
-	json_array_append_new(base, result(3, "F", dev, "bw", "c", "GB/s",
-					   "ok", 10, 1, 3));
-	json_array_append_new(base, result(4, "F", dev, "bw", "e", "GB/s",
-					   "ok", 10, 1, 4));
-	json_array_append_new(base, result(5, "F", dev, "bw", "f", "GB/s",
-					   "ok", 10, 1, 5));
-	json_array_append_new(base, result(6, "F", dev, "bw", "b", "GB/s",
-					   "ok", 10, 1, 6));
-	json_array_append_new(cand, result(7, "F", dev, "bw", "a", "GB/s",
-					   "ok", 10, 0.9, 7));
-	json_array_append_new(cand, result(8, "F", dev, "bw", "b", "GB/s",
-					   "ok", 10, 1, 8));
-	json_array_append_new(cand, result(9, "F", dev, "bw", "d", "GB/s",
-					   "ok", 10, 1, 9));
+	json_array_append_new(
+	    base, result(1, "F", dev, "bw", "a", "GB/s", "ok", 10, 1, 1));
+	json_array_append_new(
+	    base, result(2, "F", dev, "bw", "b", "GB/s", "ok", 10, 1, 2));
+	json_array_append_new(
+	    base, result(3, "F", dev, "bw", "c", "GB/s", "ok", 10, 1, 3));
+	json_array_append_new(
+	    base, result(4, "F", dev, "bw", "e", "GB/s", "ok", 10, 1, 4));
+	json_array_append_new(
+	    base, result(5, "F", dev, "bw", "f", "GB/s", "ok", 10, 1, 5));
+	json_array_append_new(
+	    base, result(6, "F", dev, "bw", "b", "GB/s", "ok", 10, 1, 6));
+	json_array_append_new(
+	    cand, result(7, "F", dev, "bw", "a", "GB/s", "ok", 10, 0.9, 7));
+	json_array_append_new(
+	    cand, result(8, "F", dev, "bw", "b", "GB/s", "ok", 10, 1, 8));
+	json_array_append_new(
+	    cand, result(9, "F", dev, "bw", "d", "GB/s", "ok", 10, 1, 9));
 	json_array_append_new(cand, result(10, "F", dev, "bw", "e", "GB/s",
 					   "failed-verification", 10, 1, 10));
-	json_array_append_new(cand, result(11, "F", dev, "bw", "f", "us",
-					   "ok", 10, 1, 11));
+	json_array_append_new(
+	    cand, result(11, "F", dev, "bw", "f", "us", "ok", 10, 1, 11));
 	struct ax_compare *c = NULL;
 	char err[200];
-	AX_CHECK_INT(ax_compare_run(base, cand, "run 1", "run 2", NULL, &c,
-				    err, sizeof(err)),
+	AX_CHECK_INT(ax_compare_run(base, cand, "run 1", "run 2", NULL, &c, err,
+				    sizeof(err)),
 		     0);
 	json_decref(base);
 	json_decref(cand);

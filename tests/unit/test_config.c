@@ -19,40 +19,38 @@
 static const char *const ops[] = {"read", "write", "copy", NULL};
 
 static const struct ax_param_def bw_params[] = {
-	{"op", AX_PT_ENUM, 0, 0, ops, 0, AX_PARAM_SHAPE, "operation"},
-	{"size", AX_PT_INT, 1 << 10, 1 << 30, NULL, 1 << 20,
-	 AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2, "bytes"},
-	{"wg", AX_PT_INT, 32, 1024, NULL, 256,
-	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "workgroup size"},
+    {"op", AX_PT_ENUM, 0, 0, ops, 0, AX_PARAM_SHAPE, "operation"},
+    {"size", AX_PT_INT, 1 << 10, 1 << 30, NULL, 1 << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2, "bytes"},
+    {"wg", AX_PT_INT, 32, 1024, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup size"},
 };
 
 static const struct ax_param_def mm_params[] = {
-	{"m", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "rows"},
-	{"n", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "columns"},
-	{"k", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "depth"},
-	{"fp16", AX_PT_BOOL, 0, 1, NULL, 0, 0, "half precision"},
+    {"m", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "rows"},
+    {"n", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "columns"},
+    {"k", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "depth"},
+    {"fp16", AX_PT_BOOL, 0, 1, NULL, 0, 0, "half precision"},
 };
 
 static const struct ax_config_schema schema[] = {
-	{"bandwidth", bw_params, 3},
-	{"gemm", mm_params, 4},
+    {"bandwidth", bw_params, 3},
+    {"gemm", mm_params, 4},
 };
 
-static int load(const char *path, struct ax_config **cfg, char *err,
-		size_t n)
+static int load(const char *path, struct ax_config **cfg, char *err, size_t n)
 {
 	return ax_config_load(path, schema, 2, cfg, err, n);
 }
 
-static int parse(const char *text, struct ax_config **cfg, char *err,
-		 size_t n)
+static int parse(const char *text, struct ax_config **cfg, char *err, size_t n)
 {
 	return ax_config_parse(text, strlen(text), "inline.yaml", schema, 2,
 			       cfg, err, n);
 }
 
-static bool point_is(const struct ax_params *p, int64_t a, int64_t b,
-		     int64_t c, int64_t d)
+static bool point_is(const struct ax_params *p, int64_t a, int64_t b, int64_t c,
+		     int64_t d)
 {
 	int64_t want[4] = {a, b, c, d};
 	for (int i = 0; i < p->n; i++)
@@ -143,8 +141,7 @@ static void check_fixture(const char *name)
 	char *space = strchr(want, ' ');
 	*space = '\0';
 	snprintf(prefix, sizeof(prefix), "%s:%s: ", path, want);
-	if (strncmp(err, prefix, strlen(prefix)) ||
-	    !strstr(err, space + 1)) {
+	if (strncmp(err, prefix, strlen(prefix)) || !strstr(err, space + 1)) {
 		printf("#   %s\n#   got:  %s\n#   want: %s%s\n", name, err,
 		       prefix, space + 1);
 		AX_CHECK(0);
@@ -157,10 +154,7 @@ static void test_fixture_unknown_key(void)
 {
 	check_fixture("unknown_key.yaml");
 }
-static void test_fixture_wrong_type(void)
-{
-	check_fixture("wrong_type.yaml");
-}
+static void test_fixture_wrong_type(void) { check_fixture("wrong_type.yaml"); }
 static void test_fixture_out_of_range(void)
 {
 	check_fixture("out_of_range.yaml");
@@ -190,8 +184,8 @@ static void test_billion_laughs_bridge(void)
 {
 	char err[1024] = "";
 	json_t *doc = (void *)1;
-	int rc = ax_config_load_yaml_json(FIX "billion_laughs.yaml", &doc,
-					  err, sizeof(err));
+	int rc = ax_config_load_yaml_json(FIX "billion_laughs.yaml", &doc, err,
+					  sizeof(err));
 	AX_CHECK_INT(rc, AX_ECONFIG);
 	AX_CHECK(doc == NULL);
 	AX_CHECK(strstr(err, "expands to more than") != NULL);
@@ -221,61 +215,61 @@ struct inline_case {
 static void test_inline_errors(void)
 {
 	static const struct inline_case cases[] = {
-		{"schema: axbench.profile/v2\nsuites: {gemm: }\n",
-		 "inline.yaml:1:9: schema must be axbench.profile/v1"},
-		{"schema: axbench.profile/v1\nsuites: {}\n",
-		 "inline.yaml:2:9: suites must be a mapping with at least one "
-		 "of: bandwidth, gemm"},
-		{"schema: axbench.profile/v1\n",
-		 "inline.yaml:1:1: the profile has no 'suites' key"},
-		{"- a\n- b\n", "inline.yaml:1:1: a profile is a mapping"},
-		{"", "inline.yaml: the profile is empty"},
-		{"schema: axbench.profile/v1\nmeasure: {min_samples: 9, "
-		 "max_samples: 3}\nsuites: {gemm: }\n",
-		 "inline.yaml:2:40: measure.max_samples (3) must be at least "
-		 "min_samples (9)"},
-		{"schema: axbench.profile/v1\nmeasure: {mode: hot}\n"
-		 "suites: {gemm: }\n",
-		 "inline.yaml:2:17: measure.mode must be batch or cold (got "
-		 "hot)"},
-		{"schema: axbench.profile/v1\nmeasure: {max_noise_pct: 0}\n"
-		 "suites: {gemm: }\n",
-		 "measure.max_noise_pct must be a number above 0 and at most "
-		 "100 (got 0)"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
-		 "{m: []}}\n",
-		 "inline.yaml:3:22: suite gemm: m is an empty list"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {cases: []}\n",
-		 "inline.yaml:3:17: suite gemm: cases is empty"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {cases: "
-		 "{m: 1}}\n",
-		 "inline.yaml:3:17: suite gemm: cases must be a sequence"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {tune: 1}\n",
-		 "inline.yaml:3:10: unknown key 'tune' in suite gemm; "
-		 "allowed keys: params, cases"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: [m, n]\n",
-		 "inline.yaml:3:9: suite gemm must be null or a mapping"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
-		 "{m: {x: 1}}}\n",
-		 "suite gemm: m must be a value or a list of values, not a "
-		 "mapping"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
-		 "{m: }}\n",
-		 "inline.yaml:3:22: suite gemm: m has no value"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
-		 "{fp16: maybe}}\n",
-		 "fp16 must be true or false (got maybe)"},
-		{"schema: axbench.profile/v1\nname: [a]\nsuites: {gemm: }\n",
-		 "inline.yaml:2:7: name must be a string, not a sequence"},
-		{"schema: axbench.profile/v1\nsuites: {gemm: }\n---\n"
-		 "schema: x\n",
-		 "inline.yaml:3:1: a profile is one YAML document"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
-		 "{m: &x 4, n: *x}}\n",
-		 "inline.yaml:3:31: YAML alias *x is not allowed"},
-		{"schema: axbench.profile/v1\nsuites:\n  gemm:\n"
-		 "\tparams: {}\n",
-		 "inline.yaml:4:1: YAML syntax error"},
+	    {"schema: axbench.profile/v2\nsuites: {gemm: }\n",
+	     "inline.yaml:1:9: schema must be axbench.profile/v1"},
+	    {"schema: axbench.profile/v1\nsuites: {}\n",
+	     "inline.yaml:2:9: suites must be a mapping with at least one "
+	     "of: bandwidth, gemm"},
+	    {"schema: axbench.profile/v1\n",
+	     "inline.yaml:1:1: the profile has no 'suites' key"},
+	    {"- a\n- b\n", "inline.yaml:1:1: a profile is a mapping"},
+	    {"", "inline.yaml: the profile is empty"},
+	    {"schema: axbench.profile/v1\nmeasure: {min_samples: 9, "
+	     "max_samples: 3}\nsuites: {gemm: }\n",
+	     "inline.yaml:2:40: measure.max_samples (3) must be at least "
+	     "min_samples (9)"},
+	    {"schema: axbench.profile/v1\nmeasure: {mode: hot}\n"
+	     "suites: {gemm: }\n",
+	     "inline.yaml:2:17: measure.mode must be batch or cold (got "
+	     "hot)"},
+	    {"schema: axbench.profile/v1\nmeasure: {max_noise_pct: 0}\n"
+	     "suites: {gemm: }\n",
+	     "measure.max_noise_pct must be a number above 0 and at most "
+	     "100 (got 0)"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
+	     "{m: []}}\n",
+	     "inline.yaml:3:22: suite gemm: m is an empty list"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {cases: []}\n",
+	     "inline.yaml:3:17: suite gemm: cases is empty"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {cases: "
+	     "{m: 1}}\n",
+	     "inline.yaml:3:17: suite gemm: cases must be a sequence"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {tune: 1}\n",
+	     "inline.yaml:3:10: unknown key 'tune' in suite gemm; "
+	     "allowed keys: params, cases"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: [m, n]\n",
+	     "inline.yaml:3:9: suite gemm must be null or a mapping"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
+	     "{m: {x: 1}}}\n",
+	     "suite gemm: m must be a value or a list of values, not a "
+	     "mapping"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
+	     "{m: }}\n",
+	     "inline.yaml:3:22: suite gemm: m has no value"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
+	     "{fp16: maybe}}\n",
+	     "fp16 must be true or false (got maybe)"},
+	    {"schema: axbench.profile/v1\nname: [a]\nsuites: {gemm: }\n",
+	     "inline.yaml:2:7: name must be a string, not a sequence"},
+	    {"schema: axbench.profile/v1\nsuites: {gemm: }\n---\n"
+	     "schema: x\n",
+	     "inline.yaml:3:1: a profile is one YAML document"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm: {params: "
+	     "{m: &x 4, n: *x}}\n",
+	     "inline.yaml:3:31: YAML alias *x is not allowed"},
+	    {"schema: axbench.profile/v1\nsuites:\n  gemm:\n"
+	     "\tparams: {}\n",
+	     "inline.yaml:4:1: YAML syntax error"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char err[1024] = "";
@@ -283,7 +277,8 @@ static void test_inline_errors(void)
 		int rc = parse(cases[i].text, &cfg, err, sizeof(err));
 		if (rc != AX_ECONFIG || cfg || !strstr(err, cases[i].want)) {
 			printf("#   case %zu: rc %d\n#   got:  %s\n#   "
-			       "want: %s\n", i, rc, err, cases[i].want);
+			       "want: %s\n",
+			       i, rc, err, cases[i].want);
 			AX_CHECK(0);
 		}
 	}
@@ -306,8 +301,7 @@ static void test_defaults_and_json(void)
 	}
 	AX_CHECK_STR(cfg->name, "my");
 	AX_CHECK(cfg->device == NULL && cfg->description == NULL);
-	AX_CHECK_INT(cfg->measure.set,
-		     AX_MEASURE_WARMUP | AX_MEASURE_MODE);
+	AX_CHECK_INT(cfg->measure.set, AX_MEASURE_WARMUP | AX_MEASURE_MODE);
 	AX_CHECK_INT(cfg->n_cases, 3);
 	AX_CHECK_STR(cfg->suites[0].schema->suite, "gemm");
 	AX_CHECK(point_is(&cfg->suites[0].cases[0], 128, 128, 128, 0));
@@ -317,7 +311,8 @@ static void test_defaults_and_json(void)
 	json_t *j = ax_config_to_json(cfg);
 	AX_CHECK(j != NULL);
 	char *s = json_dumps(j, JSON_COMPACT);
-	AX_CHECK_STR(s, "{\"schema\":\"axbench.profile/v1\",\"name\":\"my\","
+	AX_CHECK_STR(s,
+		     "{\"schema\":\"axbench.profile/v1\",\"name\":\"my\","
 		     "\"path\":\"dir/my.profile.yaml\",\"device\":null,"
 		     "\"measure\":"
 		     "{\"warmup\":0,\"mode\":\"batch\"},\"suites\":{\"gemm\":"
@@ -344,16 +339,16 @@ static void test_emit_round_trip(void)
 {
 	json_error_t jerr;
 	const char *src =
-		"{\"zeta\": 1, \"alpha\": null, \"s\": [\"yes\", \"No\", "
-		"\"on\", \"null\", \"~\", \"\", \"1.0\", \"0x10\", "
-		"\"2024-01-31\", \"1:20\", \"-5\", \".5\", \"a: b\", "
-		"\"#hash\", \"- dash\", \"trailing \", \"two\\nlines\", "
-		"\"caf\\u00e9\", \"GB/s\", \"plain text\", \"[x]\", \"*x\", "
-		"\"&y\", \"!t\", \"%p\", \"@a\", \"`b\", \"|\", \">\"], "
-		"\"n\": [0, -7, 9007199254740993], "
-		"\"r\": [0.1, 100.0, 1e20, -0.5, 3.14159, 1e-7, 0.0], "
-		"\"b\": [true, false], \"e\": {}, \"a\": [], "
-		"\"deep\": {\"x\": [{\"y\": {\"z\": [1, [2, [3]]]}}]}}";
+	    "{\"zeta\": 1, \"alpha\": null, \"s\": [\"yes\", \"No\", "
+	    "\"on\", \"null\", \"~\", \"\", \"1.0\", \"0x10\", "
+	    "\"2024-01-31\", \"1:20\", \"-5\", \".5\", \"a: b\", "
+	    "\"#hash\", \"- dash\", \"trailing \", \"two\\nlines\", "
+	    "\"caf\\u00e9\", \"GB/s\", \"plain text\", \"[x]\", \"*x\", "
+	    "\"&y\", \"!t\", \"%p\", \"@a\", \"`b\", \"|\", \">\"], "
+	    "\"n\": [0, -7, 9007199254740993], "
+	    "\"r\": [0.1, 100.0, 1e20, -0.5, 3.14159, 1e-7, 0.0], "
+	    "\"b\": [true, false], \"e\": {}, \"a\": [], "
+	    "\"deep\": {\"x\": [{\"y\": {\"z\": [1, [2, [3]]]}}]}}";
 	json_t *doc = json_loads(src, 0, &jerr);
 	AX_CHECK(doc != NULL);
 	char *yaml = NULL;
@@ -371,8 +366,8 @@ static void test_emit_round_trip(void)
 	AX_CHECK(strstr(yaml, "e: {}\n") != NULL);
 	json_t *back;
 	char err[1024] = "";
-	int rc = ax_config_parse_yaml_json(yaml, strlen(yaml), "emitted",
-					   &back, err, sizeof(err));
+	int rc = ax_config_parse_yaml_json(yaml, strlen(yaml), "emitted", &back,
+					   err, sizeof(err));
 	AX_CHECK_INT(rc, 0);
 	if (rc)
 		printf("#   %s\n%s", err, yaml);
@@ -396,8 +391,8 @@ static void test_yaml_to_json(void)
 			   "block: |\n  line1\n  line2\n";
 	json_t *doc;
 	char err[512] = "";
-	int rc = ax_config_parse_yaml_json(text, strlen(text), "t", &doc,
-					   err, sizeof(err));
+	int rc = ax_config_parse_yaml_json(text, strlen(text), "t", &doc, err,
+					   sizeof(err));
 	AX_CHECK_INT(rc, 0);
 	if (rc) {
 		printf("#   %s\n", err);
@@ -423,14 +418,14 @@ static void test_yaml_to_json(void)
 static void test_yaml_to_json_errors(void)
 {
 	static const struct inline_case cases[] = {
-		{"a: 1\na: 2\n", "t:2:1: duplicate key 'a'"},
-		{"a: [1, 2\nb: 3\n", "t:2:2: YAML syntax error"},
-		{"x: .inf\n", "t:1:4: .inf cannot be held in JSON"},
-		{"x: 99999999999999999999\n",
-		 "t:1:4: integer 99999999999999999999 does not fit"},
-		{"? [a, b]\n: 1\n", "t:1:3: mapping keys must be scalars"},
-		{"a: 1\n---\nb: 2\n", "t:3:1: more than one YAML document"},
-		{"", "t: empty document"},
+	    {"a: 1\na: 2\n", "t:2:1: duplicate key 'a'"},
+	    {"a: [1, 2\nb: 3\n", "t:2:2: YAML syntax error"},
+	    {"x: .inf\n", "t:1:4: .inf cannot be held in JSON"},
+	    {"x: 99999999999999999999\n",
+	     "t:1:4: integer 99999999999999999999 does not fit"},
+	    {"? [a, b]\n: 1\n", "t:1:3: mapping keys must be scalars"},
+	    {"a: 1\n---\nb: 2\n", "t:3:1: more than one YAML document"},
+	    {"", "t: empty document"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char err[512] = "";
@@ -440,14 +435,16 @@ static void test_yaml_to_json_errors(void)
 						   &doc, err, sizeof(err));
 		if (rc != AX_ECONFIG || doc || !strstr(err, cases[i].want)) {
 			printf("#   case %zu: rc %d\n#   got:  %s\n#   "
-			       "want: %s\n", i, rc, err, cases[i].want);
+			       "want: %s\n",
+			       i, rc, err, cases[i].want);
 			AX_CHECK(0);
 		}
 	}
 }
 
 AX_TEST_MAIN(AX_TEST(test_good_profile), AX_TEST(test_fixture_syntax),
-	     AX_TEST(test_fixture_unknown_key), AX_TEST(test_fixture_wrong_type),
+	     AX_TEST(test_fixture_unknown_key),
+	     AX_TEST(test_fixture_wrong_type),
 	     AX_TEST(test_fixture_out_of_range),
 	     AX_TEST(test_fixture_unknown_suite),
 	     AX_TEST(test_fixture_unknown_param),

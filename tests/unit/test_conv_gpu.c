@@ -45,28 +45,28 @@ static void test_shapes_verify(void)
 	if (!vk)
 		return;
 	static const char *const cases[][24] = {
-		{NULL},
-		/* stride 2 with padding, odd sizes, both layouts */
-		{"n", "2", "c", "5", "h", "13", "w", "11", "k", "7", "stride",
-		 "2", "pad", "2", NULL},
-		{"n", "2", "c", "5", "h", "13", "w", "11", "k", "7", "stride",
-		 "2", "pad", "2", "layout", "nhwc", NULL},
-		/* dilation, 5x3 filter, no padding */
-		{"n", "1", "c", "3", "h", "17", "w", "15", "k", "9", "r", "5",
-		 "s", "3", "dilation", "2", "pad", "0", NULL},
-		{"n", "1", "c", "3", "h", "17", "w", "15", "k", "9", "r", "5",
-		 "s", "3", "dilation", "3", "pad", "1", "layout", "nhwc",
-		 NULL},
-		/* 1x1 convolution, K not a multiple of the tile */
-		{"n", "3", "c", "19", "h", "6", "w", "6", "k", "33", "r", "1",
-		 "s", "1", "pad", "0", NULL},
-		/* other tilings */
-		{"n", "2", "c", "8", "h", "9", "w", "9", "k", "16", "tile_k",
-		 "16", "tile_pq", "32", "tile_c", "16", "tm", "4", "tn", "8",
-		 NULL},
-		{"n", "2", "c", "8", "h", "9", "w", "9", "k", "16", "tile_k",
-		 "64", "tile_pq", "16", "tile_c", "4", "tm", "8", "tn", "4",
-		 "layout", "nhwc", NULL},
+	    {NULL},
+	    /* stride 2 with padding, odd sizes, both layouts */
+	    {"n", "2", "c", "5", "h", "13", "w", "11", "k", "7", "stride", "2",
+	     "pad", "2", NULL},
+	    {"n", "2", "c", "5", "h", "13", "w", "11", "k", "7", "stride", "2",
+	     "pad", "2", "layout", "nhwc", NULL},
+	    /* dilation, 5x3 filter, no padding */
+	    {"n", "1", "c", "3", "h", "17", "w", "15", "k", "9", "r", "5", "s",
+	     "3", "dilation", "2", "pad", "0", NULL},
+	    {"n",	 "1", "c",   "3", "h",	    "17",   "w",
+	     "15",	 "k", "9",   "r", "5",	    "s",    "3",
+	     "dilation", "3", "pad", "1", "layout", "nhwc", NULL},
+	    /* 1x1 convolution, K not a multiple of the tile */
+	    {"n", "3", "c", "19", "h", "6", "w", "6", "k", "33", "r", "1", "s",
+	     "1", "pad", "0", NULL},
+	    /* other tilings */
+	    {"n",      "2",  "c",  "8",	     "h",  "9",	      "w",
+	     "9",      "k",  "16", "tile_k", "16", "tile_pq", "32",
+	     "tile_c", "16", "tm", "4",	     "tn", "8",	      NULL},
+	    {"n",  "2",	 "c",	   "8",	 "h",	    "9",    "w",      "9",
+	     "k",  "16", "tile_k", "64", "tile_pq", "16",   "tile_c", "4",
+	     "tm", "8",	 "tn",	   "4",	 "layout",  "nhwc", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		AX_CHECK_INT(run_case(cases[i]), 0);
@@ -114,8 +114,8 @@ static void test_corrupted_output_fails(void)
 	struct ax_conv_shape s;
 	struct ax_runner_opts o;
 	struct ax_runner_result r;
-	point(&p, (const char *const[]){"n", "2", "c", "4", "h", "8", "w",
-					 "8", "k", "8", "stride", "2", NULL});
+	point(&p, (const char *const[]){"n", "2", "c", "4", "h", "8", "w", "8",
+					"k", "8", "stride", "2", NULL});
 	ax_conv_shape_from_params(&p, &s, NULL, 0);
 	bad_offset = (uint32_t)ax_conv_output_index(&s, 1, 3, 2, 1) * 4;
 	ax_runner_opts_default(&o);
@@ -129,10 +129,10 @@ static void test_corrupted_output_fails(void)
 	AX_CHECK(strstr(r.error, "1234.5") != NULL);
 	ax_runner_result_release(&r);
 	/* The same kernel without the overwrite verifies. */
-	AX_CHECK_INT(run_case((const char *const[]){"n", "2", "c", "4", "h",
-						    "8", "w", "8", "k", "8",
-						    "stride", "2", NULL}),
-		     0);
+	AX_CHECK_INT(
+	    run_case((const char *const[]){"n", "2", "c", "4", "h", "8", "w",
+					   "8", "k", "8", "stride", "2", NULL}),
+	    0);
 }
 
 AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_shapes_verify),

@@ -7,8 +7,8 @@
 #include "ax_test.h"
 
 #include "core/error.h"
-#include "suites/data.h"
 #include "suites/conv_ref.h"
+#include "suites/data.h"
 #include "suites/suite.h"
 
 extern const struct ax_suite ax_suite_conv;
@@ -48,19 +48,19 @@ static void test_output_size(void)
 	struct ax_conv_shape s;
 	char why[256];
 	/* 7x7, 3x3, stride 2, pad 1: (7 + 2 - 3) / 2 + 1 = 4. */
-	point(&p, (const char *const[]){"h", "7", "w", "9", "stride", "2",
-					 NULL});
+	point(&p,
+	      (const char *const[]){"h", "7", "w", "9", "stride", "2", NULL});
 	AX_CHECK_INT(ax_conv_shape_from_params(&p, &s, why, sizeof(why)), 0);
 	AX_CHECK_INT(s.p, 4);
 	AX_CHECK_INT(s.q, 5);
 	/* Dilation 2 makes a 3x3 filter span 5: (7 + 0 - 5) / 1 + 1 = 3. */
 	point(&p, (const char *const[]){"h", "7", "w", "7", "pad", "0",
-					 "dilation", "2", NULL});
+					"dilation", "2", NULL});
 	AX_CHECK_INT(ax_conv_shape_from_params(&p, &s, why, sizeof(why)), 0);
 	AX_CHECK_INT(s.p, 3);
 	/* 2x2 input, 5x5 filter, no padding: refused, sizes named. */
-	point(&p, (const char *const[]){"h", "2", "w", "2", "r", "5", "s",
-					 "5", "pad", "0", NULL});
+	point(&p, (const char *const[]){"h", "2", "w", "2", "r", "5", "s", "5",
+					"pad", "0", NULL});
 	AX_CHECK_INT(ax_conv_shape_from_params(&p, &s, why, sizeof(why)),
 		     AX_EINVAL);
 	AX_CHECK(strstr(why, "5x5") != NULL);
@@ -71,12 +71,11 @@ static void test_flops(void)
 {
 	struct ax_params p;
 	struct ax_conv_shape s;
-	point(&p, (const char *const[]){"n", "2", "c", "3", "h", "8", "w",
-					 "8", "k", "5", NULL});
+	point(&p, (const char *const[]){"n", "2", "c", "3", "h", "8", "w", "8",
+					"k", "5", NULL});
 	AX_CHECK_INT(ax_conv_shape_from_params(&p, &s, NULL, 0), 0);
 	/* 2 * N*K*P*Q * C*R*S with P = Q = 8 (pad 1, 3x3). */
-	AX_CHECK_NEAR(ax_conv_flops(&s), 2.0 * 2 * 5 * 8 * 8 * 3 * 3 * 3,
-		      0.0);
+	AX_CHECK_NEAR(ax_conv_flops(&s), 2.0 * 2 * 5 * 8 * 8 * 3 * 3 * 3, 0.0);
 	AX_CHECK_NEAR(ax_suite_conv.work(&p), ax_conv_flops(&s), 0.0);
 }
 
@@ -94,26 +93,26 @@ static void test_limits(void)
 	/* The defaults fit the smallest shared memory Vulkan allows. */
 	AX_CHECK(ax_conv_shared_bytes(&t) <= 16384);
 	/* (256 + 256) * 64 * 4 bytes = 131072 > 32768. */
-	point(&p, (const char *const[]){"tile_k", "256", "tile_pq", "256",
-					 "tile_c", "64", "tm", "16", "tn",
-					 "16", NULL});
+	point(&p,
+	      (const char *const[]){"tile_k", "256", "tile_pq", "256", "tile_c",
+				    "64", "tm", "16", "tn", "16", NULL});
 	ax_conv_tiles_from_params(&p, &t);
 	AX_CHECK_INT(ax_conv_check_limits(&s, &t, &lim, why, sizeof(why)),
 		     AX_EINVAL);
 	AX_CHECK(strstr(why, "maxComputeSharedMemorySize 32768") != NULL);
 	AX_CHECK(strstr(why, "131072") != NULL);
 	/* 256/4 * 256/4 = 4096 invocations > 1024. */
-	point(&p, (const char *const[]){"tile_k", "256", "tile_pq", "256",
-					 "tile_c", "1", "tm", "4", "tn", "4",
-					 NULL});
+	point(&p,
+	      (const char *const[]){"tile_k", "256", "tile_pq", "256", "tile_c",
+				    "1", "tm", "4", "tn", "4", NULL});
 	ax_conv_tiles_from_params(&p, &t);
 	AX_CHECK_INT(ax_conv_check_limits(&s, &t, &lim, why, sizeof(why)),
 		     AX_EINVAL);
 	AX_CHECK(strstr(why, "4096") != NULL);
 	AX_CHECK(strstr(why, "maxComputeWorkGroupInvocations 1024") != NULL);
 	/* A 256 MiB input is over maxStorageBufferRange. */
-	point(&p, (const char *const[]){"n", "64", "c", "64", "h", "128",
-					 "w", "128", NULL});
+	point(&p, (const char *const[]){"n", "64", "c", "64", "h", "128", "w",
+					"128", NULL});
 	ax_conv_shape_from_params(&p, &s, NULL, 0);
 	ax_conv_tiles_from_params(&p, &t);
 	AX_CHECK_INT(ax_conv_check_limits(&s, &t, &lim, why, sizeof(why)),
@@ -140,8 +139,7 @@ static void test_half(void)
 	int bad = 0;
 	for (uint32_t h = 0; h < 0x10000; h++)
 		if ((h & 0x7c00) != 0x7c00 &&
-		    ax_half_from_float(ax_half_to_float(
-			    (uint16_t)h)) != h)
+		    ax_half_from_float(ax_half_to_float((uint16_t)h)) != h)
 			bad++;
 	AX_CHECK_INT(bad, 0);
 }
@@ -150,9 +148,18 @@ static void test_half(void)
  * outputs are the sums of each 2x2 window. */
 static void test_reference_by_hand(void)
 {
-	struct ax_conv_shape s = {.n = 1, .c = 1, .h = 3, .w = 3, .k = 1,
-				  .r = 2, .s = 2, .stride = 1, .pad = 0,
-				  .dil = 1, .p = 2, .q = 2};
+	struct ax_conv_shape s = {.n = 1,
+				  .c = 1,
+				  .h = 3,
+				  .w = 3,
+				  .k = 1,
+				  .r = 2,
+				  .s = 2,
+				  .stride = 1,
+				  .pad = 0,
+				  .dil = 1,
+				  .p = 2,
+				  .q = 2};
 	float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 1, 1, 1};
 	double asum;
 	AX_CHECK_NEAR(ax_conv_ref_point(&s, x, w, 0, 0, 0, 0, &asum), 12, 0);
@@ -171,8 +178,15 @@ static void test_reference_by_hand(void)
  * outputs, each at its own layout's index. */
 static void test_layouts_agree(void)
 {
-	struct ax_conv_shape a = {.n = 2, .c = 3, .h = 5, .w = 4, .k = 2,
-				  .r = 3, .s = 2, .stride = 2, .pad = 1,
+	struct ax_conv_shape a = {.n = 2,
+				  .c = 3,
+				  .h = 5,
+				  .w = 4,
+				  .k = 2,
+				  .r = 3,
+				  .s = 2,
+				  .stride = 2,
+				  .pad = 1,
 				  .dil = 1};
 	a.p = (5 + 2 - 3) / 2 + 1, a.q = (4 + 2 - 2) / 2 + 1;
 	struct ax_conv_shape b = a;
@@ -185,15 +199,13 @@ static void test_layouts_agree(void)
 			for (int h = 0; h < 5; h++)
 				for (int w = 0; w < 4; w++)
 					xb[((n * 5 + h) * 4 + w) * 3 + c] =
-						xa[((n * 3 + c) * 5 + h) * 4 +
-						   w];
+					    xa[((n * 3 + c) * 5 + h) * 4 + w];
 	for (int k = 0; k < 2; k++)
 		for (int c = 0; c < 3; c++)
 			for (int r = 0; r < 3; r++)
 				for (int t = 0; t < 2; t++)
 					wb[((k * 3 + r) * 2 + t) * 3 + c] =
-						wa[((k * 3 + c) * 3 + r) * 2 +
-						   t];
+					    wa[((k * 3 + c) * 3 + r) * 2 + t];
 	double maxdiff = 0;
 	for (int i = 0; i < 2 * 2 * a.p * a.q; i++) {
 		int n = i / (2 * a.p * a.q), k = i / (a.p * a.q) % 2;
@@ -215,9 +227,18 @@ static void test_layouts_agree(void)
 static void test_checker_catches_corruption(void)
 {
 	for (int layout = 0; layout < 2; layout++) {
-		struct ax_conv_shape s = {.n = 2, .c = 4, .h = 6, .w = 5,
-					  .k = 3, .r = 3, .s = 3, .stride = 1,
-					  .pad = 1, .dil = 1, .p = 6, .q = 5,
+		struct ax_conv_shape s = {.n = 2,
+					  .c = 4,
+					  .h = 6,
+					  .w = 5,
+					  .k = 3,
+					  .r = 3,
+					  .s = 3,
+					  .stride = 1,
+					  .pad = 1,
+					  .dil = 1,
+					  .p = 6,
+					  .q = 5,
 					  .nhwc = layout == 1};
 		size_t nx = ax_conv_input_count(&s);
 		size_t nw = ax_conv_weight_count(&s);
@@ -230,26 +251,25 @@ static void test_checker_catches_corruption(void)
 			int n = (int)i / 90, k = (int)i / 30 % 3;
 			int p = (int)i / 5 % 6, q = (int)i % 5;
 			size_t at = ax_conv_output_index(&s, n, k, p, q);
-			y[at] = (float)ax_conv_ref_point(&s, x, w, n, k, p,
-							 q, NULL);
+			y[at] = (float)ax_conv_ref_point(&s, x, w, n, k, p, q,
+							 NULL);
 		}
 		char why[512] = "";
-		AX_CHECK_INT(ax_conv_ref_verify(&s, x, w, y, 1e9, why,
-						sizeof(why)),
-			     0);
+		AX_CHECK_INT(
+		    ax_conv_ref_verify(&s, x, w, y, 1e9, why, sizeof(why)), 0);
 		size_t bad = ax_conv_output_index(&s, 1, 2, 3, 4);
 		float keep = y[bad];
 		y[bad] += 0.01f;
-		AX_CHECK_INT(ax_conv_ref_verify(&s, x, w, y, 1e9, why,
-						sizeof(why)),
-			     AX_EVERIFY);
+		AX_CHECK_INT(
+		    ax_conv_ref_verify(&s, x, w, y, 1e9, why, sizeof(why)),
+		    AX_EVERIFY);
 		AX_CHECK(strstr(why, "n=1 k=2 p=3 q=4") != NULL);
 		y[bad] = keep;
 		/* The last output is checked even when sampling. */
 		y[ny - 1] = -y[ny - 1] + 1.0f;
-		AX_CHECK_INT(ax_conv_ref_verify(&s, x, w, y, 10, why,
-						sizeof(why)),
-			     AX_EVERIFY);
+		AX_CHECK_INT(
+		    ax_conv_ref_verify(&s, x, w, y, 10, why, sizeof(why)),
+		    AX_EVERIFY);
 		free(x), free(w), free(y);
 	}
 }
@@ -269,5 +289,4 @@ static void test_tolerance(void)
 AX_TEST_MAIN(AX_TEST(test_output_size), AX_TEST(test_flops),
 	     AX_TEST(test_limits), AX_TEST(test_half),
 	     AX_TEST(test_reference_by_hand), AX_TEST(test_layouts_agree),
-	     AX_TEST(test_checker_catches_corruption),
-	     AX_TEST(test_tolerance))
+	     AX_TEST(test_checker_catches_corruption), AX_TEST(test_tolerance))

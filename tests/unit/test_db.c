@@ -89,14 +89,18 @@ static struct ax_db *open_ok(const char *path)
 
 static int64_t add_run(struct ax_db *db, const char *fingerprint)
 {
-	struct ax_db_host h = {"testhost", "Linux 6.1", "Test CPU", 2, 1,
-			       (int64_t)24 << 30, "{\"pus\":2}"};
+	struct ax_db_host h = {"testhost", "Linux 6.1",	      "Test CPU",   2,
+			       1,	   (int64_t)24 << 30, "{\"pus\":2}"};
 	struct ax_db_device d = {
-		.fingerprint = fingerprint, .name = "llvmpipe",
-		.vendor = "Mesa", .type = "cpu", .driver_name = "llvmpipe",
-		.driver_info = "Mesa 22.3.6", .vendor_id = 0x10005,
-		.api_version = (1u << 22) | (3u << 12),
-		.properties_json = "{}",
+	    .fingerprint = fingerprint,
+	    .name = "llvmpipe",
+	    .vendor = "Mesa",
+	    .type = "cpu",
+	    .driver_name = "llvmpipe",
+	    .driver_info = "Mesa 22.3.6",
+	    .vendor_id = 0x10005,
+	    .api_version = (1u << 22) | (3u << 12),
+	    .properties_json = "{}",
 	};
 	struct ax_db_run r = {0};
 	int64_t id = 0;
@@ -118,14 +122,29 @@ static int add_result(struct ax_db *db, int64_t run_id, const char *suite,
 {
 	double secs[5], vals[5];
 	struct ax_db_result r = {
-		.run_id = run_id, .suite = suite, .case_label = "copy",
-		.params_json = "{\"size\":1024}", .unit = "GB/s",
-		.higher_is_better = true, .work = 2048,
-		.timing_mode = "gpu-timestamp", .stop_reason = "noise",
-		.status = "ok", .n = 5, .median = 10 + k, .min = 9,
-		.max = 12, .mean = 10.5, .stddev = 1, .q1 = 9.5, .q3 = 11,
-		.mad = 0.5, .ci_lo = 9.5, .ci_hi = 11, .rel_noise = 0.05,
-		.extra_json = "{\"bytes\":2048}",
+	    .run_id = run_id,
+	    .suite = suite,
+	    .case_label = "copy",
+	    .params_json = "{\"size\":1024}",
+	    .unit = "GB/s",
+	    .higher_is_better = true,
+	    .work = 2048,
+	    .timing_mode = "gpu-timestamp",
+	    .stop_reason = "noise",
+	    .status = "ok",
+	    .n = 5,
+	    .median = 10 + k,
+	    .min = 9,
+	    .max = 12,
+	    .mean = 10.5,
+	    .stddev = 1,
+	    .q1 = 9.5,
+	    .q3 = 11,
+	    .mad = 0.5,
+	    .ci_lo = 9.5,
+	    .ci_hi = 11,
+	    .rel_noise = 0.05,
+	    .extra_json = "{\"bytes\":2048}",
 	};
 
 	for (int i = 0; i < 5; i++) {
@@ -181,8 +200,10 @@ static void migrate_and_reopen(void)
 	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
 	AX_CHECK_STR((const char *)sqlite3_column_text(st, 0), "wal");
 	sqlite3_finalize(st);
-	sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema WHERE type"
-			   " = 'table'", -1, &st, NULL);
+	sqlite3_prepare_v2(h,
+			   "SELECT count(*) FROM sqlite_schema WHERE type"
+			   " = 'table'",
+			   -1, &st, NULL);
 	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
 	AX_CHECK_INT(sqlite3_column_int(st, 0), 8);
 	sqlite3_finalize(st);
@@ -201,8 +222,10 @@ static void newer_schema_refused_untouched(void)
 	AX_CHECK_INT(sqlite3_open(p, &h), SQLITE_OK);
 	/* Back in rollback-journal mode, so that switching it to WAL
 	 * before checking the version would change the header bytes. */
-	AX_CHECK_INT(sqlite3_exec(h, "PRAGMA journal_mode=DELETE;"
-				  "PRAGMA user_version=99", 0, 0, 0),
+	AX_CHECK_INT(sqlite3_exec(h,
+				  "PRAGMA journal_mode=DELETE;"
+				  "PRAGMA user_version=99",
+				  0, 0, 0),
 		     SQLITE_OK);
 	sqlite3_close(h);
 	before = slurp(p, &size);
@@ -282,8 +305,9 @@ static void unwritable_path_refused(void)
 
 		ax_db_close(ok);
 		chmod(tmp_path("ro.db"), 0444);
-		AX_CHECK_INT(ax_db_open(tmp_path("ro.db"), 0, &db, err,
-					sizeof(err)), AX_EDB);
+		AX_CHECK_INT(
+		    ax_db_open(tmp_path("ro.db"), 0, &db, err, sizeof(err)),
+		    AX_EDB);
 		AX_CHECK(strstr(err, "not writable") != NULL);
 	}
 
@@ -309,8 +333,8 @@ static int count_results(const char *p, int *samples)
 	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
 	n = (int)json_array_size(res);
 	*samples = 0;
-	json_array_foreach(res, i, r)
-		*samples += (int)json_array_size(json_object_get(r, "samples"));
+	json_array_foreach(res, i, r) *samples +=
+	    (int)json_array_size(json_object_get(r, "samples"));
 	json_decref(res);
 	ax_db_close(db);
 	return n;
@@ -395,9 +419,14 @@ static void results_round_trip(void)
 
 	/* A failed result: no samples, NaN summary. */
 	struct ax_db_result fr = {
-		.run_id = run2, .suite = "transfer", .case_label = "h2d",
-		.params_json = "{}", .unit = "GB/s", .status = "error",
-		.error_text = "fence timeout", .median = NAN,
+	    .run_id = run2,
+	    .suite = "transfer",
+	    .case_label = "h2d",
+	    .params_json = "{}",
+	    .unit = "GB/s",
+	    .status = "error",
+	    .error_text = "fence timeout",
+	    .median = NAN,
 	};
 	AX_CHECK_INT(ax_db_result_add(db, &fr, NULL, NULL, 0, &rid), 0);
 	AX_CHECK(rid > 0);
@@ -408,11 +437,10 @@ static void results_round_trip(void)
 
 	/* A result for a run that does not exist is refused. */
 	fr.run_id = 9999;
-	AX_CHECK_INT(ax_db_result_add(db, &fr, NULL, NULL, 0, NULL),
-		     AX_EINVAL);
+	AX_CHECK_INT(ax_db_result_add(db, &fr, NULL, NULL, 0, NULL), AX_EINVAL);
 
-	struct ax_db_filter f = {.run_ids = &run1, .n_run_ids = 1,
-				 .with_samples = true};
+	struct ax_db_filter f = {
+	    .run_ids = &run1, .n_run_ids = 1, .with_samples = true};
 	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
 	AX_CHECK_INT(json_array_size(res), 1);
 	r = json_array_get(res, 0);
@@ -420,8 +448,9 @@ static void results_round_trip(void)
 	AX_CHECK_STR(json_string_value(json_object_get(r, "suite")),
 		     "bandwidth");
 	AX_CHECK_STR(json_string_value(json_object_get(r, "case")), "copy");
-	AX_CHECK_INT(json_integer_value(json_object_get(
-			     json_object_get(r, "params"), "size")), 1024);
+	AX_CHECK_INT(json_integer_value(
+			 json_object_get(json_object_get(r, "params"), "size")),
+		     1024);
 	AX_CHECK_INT(json_string_length(json_object_get(r, "params_hash")), 16);
 	AX_CHECK(json_is_true(json_object_get(r, "higher_is_better")));
 	AX_CHECK_NEAR(json_real_value(json_object_get(r, "median")), 10, 0);
@@ -429,8 +458,9 @@ static void results_round_trip(void)
 	AX_CHECK_NEAR(json_real_value(json_object_get(r, "rel_noise")), 0.05,
 		      0);
 	AX_CHECK_INT(json_integer_value(json_object_get(r, "n")), 5);
-	AX_CHECK_INT(json_integer_value(json_object_get(
-			     json_object_get(r, "extra"), "bytes")), 2048);
+	AX_CHECK_INT(json_integer_value(
+			 json_object_get(json_object_get(r, "extra"), "bytes")),
+		     2048);
 	AX_CHECK(json_is_null(json_object_get(r, "shader_hash")));
 	AX_CHECK_INT(json_string_length(json_object_get(r, "uuid")), 36);
 	AX_CHECK_INT(json_string_length(json_object_get(r, "run_uuid")), 36);
@@ -449,8 +479,9 @@ static void results_round_trip(void)
 	json_t *s = json_object_get(r, "samples");
 	AX_CHECK_INT(json_array_size(s), 5);
 	AX_CHECK_NEAR(json_real_value(json_array_get(s, 4)), 14, 0);
-	AX_CHECK_NEAR(json_real_value(json_array_get(
-			      json_object_get(r, "seconds"), 0)), 1e-6, 0);
+	AX_CHECK_NEAR(
+	    json_real_value(json_array_get(json_object_get(r, "seconds"), 0)),
+	    1e-6, 0);
 	json_decref(res);
 
 	/* Filters: suite, device, since; samples only on request. */
@@ -458,8 +489,7 @@ static void results_round_trip(void)
 	AX_CHECK_INT(ax_db_results(db, &g, &res), 0);
 	AX_CHECK_INT(json_array_size(res), 2);
 	r = json_array_get(res, 1);
-	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
-		     "error");
+	AX_CHECK_STR(json_string_value(json_object_get(r, "status")), "error");
 	AX_CHECK_STR(json_string_value(json_object_get(r, "error")),
 		     "fence timeout");
 	AX_CHECK(json_is_null(json_object_get(r, "median")));
@@ -488,8 +518,9 @@ static void results_round_trip(void)
 	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
 		     "complete");
 	AX_CHECK(json_is_string(json_object_get(r, "finished_at")));
-	AX_CHECK_STR(json_string_value(json_array_get(
-			     json_object_get(r, "argv"), 1)), "run");
+	AX_CHECK_STR(
+	    json_string_value(json_array_get(json_object_get(r, "argv"), 1)),
+	    "run");
 	r = json_array_get(runs, 1);
 	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
 		     "running");
@@ -525,11 +556,12 @@ static void upserts_are_idempotent(void)
 	struct ax_db_run r = {.host_id = 0, .device_id = a};
 	AX_CHECK_INT(ax_db_run_begin(db, &r, &b), 0);
 	AX_CHECK_INT(ax_db_runs(db, NULL, &runs), 0);
-	AX_CHECK_STR(json_string_value(json_object_get(json_object_get(
-			     json_array_get(runs, 0), "device"), "name")),
-		     "renamed");
-	AX_CHECK(json_is_null(json_object_get(json_array_get(runs, 0),
-					      "host")));
+	AX_CHECK_STR(
+	    json_string_value(json_object_get(
+		json_object_get(json_array_get(runs, 0), "device"), "name")),
+	    "renamed");
+	AX_CHECK(
+	    json_is_null(json_object_get(json_array_get(runs, 0), "host")));
 	json_decref(runs);
 	ax_db_close(db);
 }
@@ -558,12 +590,15 @@ static void baselines(void)
 
 	AX_CHECK_INT(ax_db_baselines(db, &list), 0);
 	AX_CHECK_INT(json_array_size(list), 2);
-	AX_CHECK_STR(json_string_value(json_object_get(
-			     json_array_get(list, 0), "name")), "main");
-	AX_CHECK_INT(json_integer_value(json_object_get(
-			     json_array_get(list, 0), "run_id")), run2);
-	AX_CHECK_STR(json_string_value(json_object_get(
-			     json_array_get(list, 1), "name")), "nightly");
+	AX_CHECK_STR(
+	    json_string_value(json_object_get(json_array_get(list, 0), "name")),
+	    "main");
+	AX_CHECK_INT(json_integer_value(
+			 json_object_get(json_array_get(list, 0), "run_id")),
+		     run2);
+	AX_CHECK_STR(
+	    json_string_value(json_object_get(json_array_get(list, 1), "name")),
+	    "nightly");
 	json_decref(list);
 	ax_db_close(db);
 }
@@ -579,20 +614,26 @@ static void sessions_and_trials(void)
 		return;
 	AX_CHECK_INT(ax_db_device_upsert(db, &d, &dev), 0);
 	struct ax_db_session ss = {
-		.device_id = dev, .suite = "gemm",
-		.shape_json = "{\"m\":256}", .strategy = "bo",
-		.objective = "GFLOP/s", .seed = 42, .budget = 30,
-		.space_json = "[{\"name\":\"tile_m\"}]",
+	    .device_id = dev,
+	    .suite = "gemm",
+	    .shape_json = "{\"m\":256}",
+	    .strategy = "bo",
+	    .objective = "GFLOP/s",
+	    .seed = 42,
+	    .budget = 30,
+	    .space_json = "[{\"name\":\"tile_m\"}]",
 	};
 	AX_CHECK_INT(ax_db_session_begin(db, &ss, &sid), 0);
 	for (int i = 0; i < 3; i++) {
 		struct ax_db_trial tr = {
-			.session_id = sid, .index = i,
-			.params_json = "{\"tile_m\":32}",
-			.status = i == 1 ? "compile-failed" : "ok",
-			.value = i == 1 ? NAN : 100.0 * (i + 1),
-			.seconds = 1e-3, .compile_ms = 12.5,
-			.error_text = i == 1 ? "too much shared memory" : NULL,
+		    .session_id = sid,
+		    .index = i,
+		    .params_json = "{\"tile_m\":32}",
+		    .status = i == 1 ? "compile-failed" : "ok",
+		    .value = i == 1 ? NAN : 100.0 * (i + 1),
+		    .seconds = 1e-3,
+		    .compile_ms = 12.5,
+		    .error_text = i == 1 ? "too much shared memory" : NULL,
 		};
 		AX_CHECK_INT(ax_db_trial_add(db, &tr, &tid[i]), 0);
 	}
@@ -614,25 +655,28 @@ static void sessions_and_trials(void)
 	AX_CHECK_INT(json_integer_value(json_object_get(s, "best_trial_id")),
 		     tid[2]);
 	AX_CHECK(json_is_string(json_object_get(s, "finished_at")));
-	AX_CHECK_INT(json_integer_value(json_object_get(
-			     json_object_get(s, "shape"), "m")), 256);
+	AX_CHECK_INT(json_integer_value(
+			 json_object_get(json_object_get(s, "shape"), "m")),
+		     256);
 	AX_CHECK_STR(json_string_value(json_object_get(
-			     json_object_get(s, "device"), "fingerprint")),
+			 json_object_get(s, "device"), "fingerprint")),
 		     "fp-tune");
 	t = json_object_get(s, "trials");
 	AX_CHECK_INT(json_array_size(t), 3);
-	AX_CHECK_INT(json_integer_value(json_object_get(json_array_get(t, 2),
-							"index")), 2);
-	AX_CHECK_NEAR(json_real_value(json_object_get(json_array_get(t, 2),
-						      "value")), 300, 0);
-	AX_CHECK(json_is_null(json_object_get(json_array_get(t, 1),
-					      "value")));
-	AX_CHECK_STR(json_string_value(json_object_get(json_array_get(t, 1),
-						       "status")),
-		     "compile-failed");
-	AX_CHECK_INT(json_integer_value(json_object_get(
-			     json_object_get(json_array_get(t, 0), "params"),
-			     "tile_m")), 32);
+	AX_CHECK_INT(
+	    json_integer_value(json_object_get(json_array_get(t, 2), "index")),
+	    2);
+	AX_CHECK_NEAR(
+	    json_real_value(json_object_get(json_array_get(t, 2), "value")),
+	    300, 0);
+	AX_CHECK(json_is_null(json_object_get(json_array_get(t, 1), "value")));
+	AX_CHECK_STR(
+	    json_string_value(json_object_get(json_array_get(t, 1), "status")),
+	    "compile-failed");
+	AX_CHECK_INT(
+	    json_integer_value(json_object_get(
+		json_object_get(json_array_get(t, 0), "params"), "tile_m")),
+	    32);
 	json_decref(s);
 
 	struct ax_db_filter f = {.suite = "conv"};
@@ -670,5 +714,4 @@ AX_TEST_MAIN(AX_TEST(uuid_format), AX_TEST(migrate_and_reopen),
 	     AX_TEST(unwritable_path_refused),
 	     AX_TEST(two_writers_lose_nothing), AX_TEST(two_creators_race),
 	     AX_TEST(results_round_trip), AX_TEST(upserts_are_idempotent),
-	     AX_TEST(baselines), AX_TEST(sessions_and_trials),
-	     AX_TEST(cleanup))
+	     AX_TEST(baselines), AX_TEST(sessions_and_trials), AX_TEST(cleanup))

@@ -11,11 +11,11 @@
 #include "ax_test.h"
 
 static const struct ax_param_def mm_params[] = {
-	{"m", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "rows"},
-	{"n", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "columns"},
-	{"tile", AX_PT_INT, 4, 256, NULL, 16,
-	 AX_PARAM_TUNABLE | AX_PARAM_POW2, "tile"},
-	{"fp16", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE, "half"},
+    {"m", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "rows"},
+    {"n", AX_PT_INT, 1, 65536, NULL, 128, AX_PARAM_SHAPE, "columns"},
+    {"tile", AX_PT_INT, 4, 256, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "tile"},
+    {"fp16", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE, "half"},
 };
 
 static const struct ax_config_schema schema[] = {{"gemm", mm_params, 4}};
@@ -31,9 +31,9 @@ static json_t *result(int id, const char *fp, int m, int tile, double median,
 			 "started_at", "2024-05-01T10:00:00Z", "suite", "gemm",
 			 "params", "m", m, "n", 64, "tile", tile, "fp16",
 			 "false", "unit", "GFLOP/s", "higher_is_better", 1,
-			 "status", status, "median", median, "device", "id",
-			 1, "fingerprint", fp, "name", "llvmpipe",
-			 "pci_bus_id", "device_uuid", "abc");
+			 "status", status, "median", median, "device", "id", 1,
+			 "fingerprint", fp, "name", "llvmpipe", "pci_bus_id",
+			 "device_uuid", "abc");
 }
 
 static json_t *sample_results(void)
@@ -41,8 +41,8 @@ static json_t *sample_results(void)
 	json_t *a = json_array();
 	json_array_append_new(a, result(1, "dev1", 256, 16, 10.0, "ok"));
 	json_array_append_new(a, result(2, "dev1", 256, 32, 15.0, "ok"));
-	json_array_append_new(a, result(3, "dev1", 256, 64, 99.0,
-					"failed-verification"));
+	json_array_append_new(
+	    a, result(3, "dev1", 256, 64, 99.0, "failed-verification"));
 	json_array_append_new(a, result(4, "dev1", 512, 64, 20.0, "ok"));
 	json_array_append_new(a, result(5, "dev2", 256, 8, 5.0, "ok"));
 	json_t *odd = result(6, "dev1", 256, 16, 1.0, "ok");
@@ -59,13 +59,13 @@ static void test_build(void)
 {
 	json_t *res = sample_results(), *doc;
 	json_t *sessions = json_pack(
-		"[{s:i, s:s, s:{s:s}, s:[{s:{s:i, s:i, s:i, s:s}, s:s}]}]",
-		"id", 9, "suite", "gemm", "device", "fingerprint", "dev1",
-		"trials", "params", "m", 256, "n", 64, "tile", 32, "fp16",
-		"false", "status", "ok");
+	    "[{s:i, s:s, s:{s:s}, s:[{s:{s:i, s:i, s:i, s:s}, s:s}]}]", "id", 9,
+	    "suite", "gemm", "device", "fingerprint", "dev1", "trials",
+	    "params", "m", 256, "n", 64, "tile", 32, "fp16", "false", "status",
+	    "ok");
 	char err[512] = "";
-	int rc = ax_export_build(res, sessions, schema, 1, "axbench test",
-				 &doc, err, sizeof(err));
+	int rc = ax_export_build(res, sessions, schema, 1, "axbench test", &doc,
+				 err, sizeof(err));
 	AX_CHECK_INT(rc, 0);
 	if (rc) {
 		printf("#   %s\n", err);
@@ -90,8 +90,9 @@ static void test_build(void)
 		      1e-12);
 	AX_CHECK_INT(json_integer_value(json_object_get(e, "result_id")), 2);
 	AX_CHECK_INT(json_integer_value(json_object_get(e, "session_id")), 9);
-	AX_CHECK_INT(json_integer_value(json_object_get(
-			     json_object_get(e, "tuned"), "tile")), 32);
+	AX_CHECK_INT(json_integer_value(
+			 json_object_get(json_object_get(e, "tuned"), "tile")),
+		     32);
 	AX_CHECK(json_object_get(json_object_get(e, "shape"), "tile") == NULL);
 	/* 512: only a non-default point measured, so no speed-up */
 	json_t *e2 = json_array_get(g, 1);
@@ -101,8 +102,8 @@ static void test_build(void)
 	/* the unknown suite and the stale point are skipped, with reasons */
 	json_t *sk = json_object_get(doc, "skipped");
 	AX_CHECK_INT(json_array_size(sk), 2);
-	AX_CHECK(strstr(json_string_value(json_object_get(
-				json_array_get(sk, 1), "reason")),
+	AX_CHECK(strstr(json_string_value(
+			    json_object_get(json_array_get(sk, 1), "reason")),
 			"tile must be a power of two") != NULL);
 	json_decref(doc);
 	json_decref(res);
@@ -114,11 +115,12 @@ static void test_round_trip(void)
 	json_t *res = sample_results(), *doc, *back;
 	char err[512] = "", *yaml = NULL;
 	struct ax_tuned *t = NULL;
-	AX_CHECK_INT(ax_export_build(res, NULL, schema, 1, "t", &doc, err,
-				     sizeof(err)), 0);
+	AX_CHECK_INT(
+	    ax_export_build(res, NULL, schema, 1, "t", &doc, err, sizeof(err)),
+	    0);
 	AX_CHECK_INT(ax_config_emit_yaml_string(doc, &yaml), 0);
-	int rc = ax_config_parse_yaml_json(yaml, strlen(yaml), "x.yaml",
-					   &back, err, sizeof(err));
+	int rc = ax_config_parse_yaml_json(yaml, strlen(yaml), "x.yaml", &back,
+					   err, sizeof(err));
 	AX_CHECK_INT(rc, 0);
 	AX_CHECK(rc == 0 && json_equal(doc, back));
 	if (rc)
@@ -131,7 +133,7 @@ static void test_round_trip(void)
 	ax_params_init(&p, mm_params, 4);
 	p.v[0] = 256, p.v[1] = 64;
 	const struct ax_tuned_entry *hit =
-		ax_export_tuned_apply(t, "dev1", "gemm", &p);
+	    ax_export_tuned_apply(t, "dev1", "gemm", &p);
 	AX_CHECK(hit != NULL);
 	AX_CHECK_INT(p.v[2], 32);
 	AX_CHECK(hit && hit->value == 15.0);
@@ -151,25 +153,25 @@ out:
 static void test_bad_documents(void)
 {
 	static const char *const docs[][2] = {
-		{"{\"schema\": \"axbench.tuned/v9\", \"devices\": []}",
-		 "schema must be axbench.tuned/v1"},
-		{"{\"schema\": \"axbench.tuned/v1\", \"devices\": [{\"suites\""
-		 ": {}}]}",
-		 "devices[0] needs a fingerprint"},
-		{"{\"schema\": \"axbench.tuned/v1\", \"devices\": [{"
-		 "\"fingerprint\": \"f\", \"suites\": {\"warp\": []}}]}",
-		 "devices[0].suites: unknown suite 'warp'"},
-		{"{\"schema\": \"axbench.tuned/v1\", \"devices\": [{"
-		 "\"fingerprint\": \"f\", \"suites\": {\"gemm\": [{\"params\""
-		 ": {\"tile\": 5}}]}}]}",
-		 "devices[0].suites.gemm[0].params: tile must be a power"},
+	    {"{\"schema\": \"axbench.tuned/v9\", \"devices\": []}",
+	     "schema must be axbench.tuned/v1"},
+	    {"{\"schema\": \"axbench.tuned/v1\", \"devices\": [{\"suites\""
+	     ": {}}]}",
+	     "devices[0] needs a fingerprint"},
+	    {"{\"schema\": \"axbench.tuned/v1\", \"devices\": [{"
+	     "\"fingerprint\": \"f\", \"suites\": {\"warp\": []}}]}",
+	     "devices[0].suites: unknown suite 'warp'"},
+	    {"{\"schema\": \"axbench.tuned/v1\", \"devices\": [{"
+	     "\"fingerprint\": \"f\", \"suites\": {\"gemm\": [{\"params\""
+	     ": {\"tile\": 5}}]}}]}",
+	     "devices[0].suites.gemm[0].params: tile must be a power"},
 	};
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
 		json_t *doc = json_loads(docs[i][0], 0, NULL);
 		struct ax_tuned *t = (void *)1;
 		char err[512] = "";
-		int rc = ax_export_tuned_from_json(doc, "f.yaml", schema, 1,
-						   &t, err, sizeof(err));
+		int rc = ax_export_tuned_from_json(doc, "f.yaml", schema, 1, &t,
+						   err, sizeof(err));
 		if (rc != AX_ECONFIG || t || !strstr(err, docs[i][1])) {
 			printf("#   case %zu: rc %d: %s\n", i, rc, err);
 			AX_CHECK(0);

@@ -41,11 +41,11 @@ static void test_edge_shapes_verify(void)
 	if (!vk)
 		return;
 	static const char *const cases[][20] = {
-		{"m", "1", "n", "67", "k", "45", NULL},
-		{"m", "70", "n", "33", "k", "19", "trans_a", "true", "vec",
-		 "1", NULL},
-		{"m", "29", "n", "65", "k", "18", "trans_b", "true", "vec",
-		 "2", "dbuf", "true", "batch", "3", NULL},
+	    {"m", "1", "n", "67", "k", "45", NULL},
+	    {"m", "70", "n", "33", "k", "19", "trans_a", "true", "vec", "1",
+	     NULL},
+	    {"m", "29", "n", "65", "k", "18", "trans_b", "true", "vec", "2",
+	     "dbuf", "true", "batch", "3", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ax_runner_result r;
@@ -65,8 +65,8 @@ static void corrupt_record(void *state, VkCommandBuffer cb, uint32_t reps)
 	memcpy(&bits, &bad, sizeof(bits));
 	ax_suite_gemm.record(state, cb, reps);
 	ax_vk_cmd_barrier(cb);
-	vkCmdFillBuffer(cb, ax_gemm_state_output(state)->buf, BAD_INDEX * 4,
-			4, bits);
+	vkCmdFillBuffer(cb, ax_gemm_state_output(state)->buf, BAD_INDEX * 4, 4,
+			bits);
 	ax_vk_cmd_barrier(cb);
 }
 
@@ -74,8 +74,7 @@ static void test_corrupted_output_fails(void)
 {
 	if (!vk)
 		return;
-	static const char *const kv[] = {"m", "33", "n", "20", "k", "17",
-					 NULL};
+	static const char *const kv[] = {"m", "33", "n", "20", "k", "17", NULL};
 	struct ax_suite bad = ax_suite_gemm;
 	bad.record = corrupt_record;
 	struct ax_runner_result r;

@@ -24,18 +24,19 @@ static float *product(const struct ax_gemm_shape *s, const float *a,
 				float acc = 0;
 				for (uint32_t k = 0; k < s->k; k++) {
 					size_t ai = s->trans_a
-						? (size_t)k * s->m + i
-						: (size_t)i * s->k + k;
+							? (size_t)k * s->m + i
+							: (size_t)i * s->k + k;
 					size_t bi = s->trans_b
-						? (size_t)j * s->k + k
-						: (size_t)k * s->n + j;
-					acc = fmaf(a[(size_t)z * s->m * s->k + ai],
-						   b[(size_t)z * s->k * s->n + bi],
-						   acc);
+							? (size_t)j * s->k + k
+							: (size_t)k * s->n + j;
+					acc = fmaf(
+					    a[(size_t)z * s->m * s->k + ai],
+					    b[(size_t)z * s->k * s->n + bi],
+					    acc);
 				}
 				if (s->f16)
 					acc = ax_half_to_float(
-						ax_half_from_float(acc));
+					    ax_half_from_float(acc));
 				c[((size_t)z * s->m + i) * s->n + j] = acc;
 			}
 	return c;
@@ -45,7 +46,8 @@ static float *product(const struct ax_gemm_shape *s, const float *a,
 static void roundtrip(struct ax_gemm_shape s, size_t idx, float delta,
 		      bool want_sampled)
 {
-	size_t na = (size_t)s.batch * s.m * s.k, nb = (size_t)s.batch * s.k * s.n;
+	size_t na = (size_t)s.batch * s.m * s.k,
+	       nb = (size_t)s.batch * s.k * s.n;
 	float *a = malloc(na * sizeof(float)), *b = malloc(nb * sizeof(float));
 	ax_gemm_fill(a, na, 11);
 	ax_gemm_fill(b, nb, 12);
@@ -118,8 +120,7 @@ static void test_half_conversion(void)
 	ax_gemm_fill(v, 1024, 3);
 	int exact = 1;
 	for (int i = 0; i < 1024; i++) {
-		exact &= ax_half_to_float(
-				 ax_half_from_float(v[i])) == v[i];
+		exact &= ax_half_to_float(ax_half_from_float(v[i])) == v[i];
 		exact &= v[i] >= -1.0f && v[i] < 1.0f;
 	}
 	AX_CHECK(exact);
@@ -147,8 +148,8 @@ static int check(const struct ax_vk_device_info *d, const char *const *kv,
 	char err[256];
 	ax_params_init(&p, ax_suite_gemm.params, ax_suite_gemm.n_params);
 	for (int i = 0; kv[i]; i += 2)
-		AX_CHECK_INT(ax_params_set(&p, kv[i], kv[i + 1], err,
-					   sizeof(err)), 0);
+		AX_CHECK_INT(
+		    ax_params_set(&p, kv[i], kv[i + 1], err, sizeof(err)), 0);
 	why[0] = 0;
 	return ax_suite_gemm.check(&p, d, why, len);
 }
@@ -169,12 +170,12 @@ static void test_validity(void)
 	AX_CHECK_INT(check(&d, none, why, sizeof(why)), 0);
 	lavapipe_like(&d);
 
-	const char *big[] = {"bm", "128", "bn", "128", "bk", "32", "tm",
-			     "16", "tn", "16", NULL};
+	const char *big[] = {"bm", "128", "bn", "128", "bk", "32",
+			     "tm", "16",  "tn", "16",  NULL};
 	/* Exactly at the limit is allowed; one step over is not. */
 	AX_CHECK_INT(check(&d, big, why, sizeof(why)), 0);
-	const char *big2[] = {"bm", "128", "bn", "128", "bk", "64", "tm",
-			      "16", "tn", "16", NULL};
+	const char *big2[] = {"bm", "128", "bn", "128", "bk", "64",
+			      "tm", "16",  "tn", "16",	NULL};
 	AX_CHECK_INT(check(&d, big2, why, sizeof(why)), AX_EINVAL);
 	AX_CHECK(strstr(why, "= 65536 bytes of shared memory exceeds "
 			     "maxComputeSharedMemorySize 32768") != NULL);
@@ -183,8 +184,9 @@ static void test_validity(void)
 	AX_CHECK_INT(check(&d, blocks, why, sizeof(why)), AX_EINVAL);
 	AX_CHECK(strstr(why, "register blocks") != NULL);
 
-	const char *inv[] = {"bm", "256", "bn", "256", "bk", "4", "tm", "4",
-			     "tn", "4", "wg_x", "64", "wg_y", "64", NULL};
+	const char *inv[] = {"bm",   "256", "bn",   "256", "bk",
+			     "4",    "tm",  "4",    "tn",  "4",
+			     "wg_x", "64",  "wg_y", "64",  NULL};
 	AX_CHECK_INT(check(&d, inv, why, sizeof(why)), AX_EINVAL);
 	AX_CHECK(strstr(why, "maxComputeWorkGroupInvocations 1024") != NULL);
 

@@ -25,8 +25,8 @@ static void escape_html(void)
 
 static void escape_json(void)
 {
-	json_t *doc = json_pack("{s:s,s:s}", "name", "</script><!--&",
-				"ls", "a\xe2\x80\xa8z");
+	json_t *doc = json_pack("{s:s,s:s}", "name", "</script><!--&", "ls",
+				"a\xe2\x80\xa8z");
 	char *s = ax_json_for_html(doc);
 	AX_CHECK(s && !strchr(s, '<') && !strchr(s, '>') && !strchr(s, '&'));
 	AX_CHECK(s && strstr(s, "\\u003c/script\\u003e") != NULL);
@@ -41,12 +41,11 @@ static void escape_json(void)
 
 static json_t *device(const char *fp, const char *name)
 {
-	return json_pack("{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:n,s:n}", "id", 1,
-			 "fingerprint", fp, "name", name, "vendor", "Mesa",
-			 "type", "cpu", "driver_name", "llvmpipe",
-			 "driver_info", "Mesa 22.3.6", "api_version",
-			 (1 << 22) | (3 << 12) | 230, "pci_bus_id",
-			 "device_uuid");
+	return json_pack(
+	    "{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:n,s:n}", "id", 1, "fingerprint",
+	    fp, "name", name, "vendor", "Mesa", "type", "cpu", "driver_name",
+	    "llvmpipe", "driver_info", "Mesa 22.3.6", "api_version",
+	    (1 << 22) | (3 << 12) | 230, "pci_bus_id", "device_uuid");
 }
 
 static json_t *result(int run, const char *fp, const char *name,
@@ -59,16 +58,15 @@ static json_t *result(int run, const char *fp, const char *name,
 	/* The canonical text stands in for the hash: equal params match. */
 	char *hash = json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT);
 	json_t *r = json_pack(
-		"{s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:f,s:s,s:s,s:n,s:i,"
-		"s:f,s:f,s:f,s:f,s:o,s:o,s:{s:s,s:s,s:i}}",
-		"id", run * 100, "run_id", run, "started_at",
-		"2024-01-01T00:00:00Z", "suite", suite, "case", "", "params",
-		params, "params_hash", hash, "unit", unit,
-		"higher_is_better", 1, "work", 2e9,
-		"stop_reason", "noise", "status", status, "error", "n", 8,
-		"median", median, "q1", median * 0.99, "q3", median * 1.01,
-		"rel_noise", 0.01, "device", device(fp, name), "samples", s,
-		"host", "hostname", "box", "cpu_model", "Xeon", "cores", 2);
+	    "{s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:f,s:s,s:s,s:n,s:i,"
+	    "s:f,s:f,s:f,s:f,s:o,s:o,s:{s:s,s:s,s:i}}",
+	    "id", run * 100, "run_id", run, "started_at",
+	    "2024-01-01T00:00:00Z", "suite", suite, "case", "", "params",
+	    params, "params_hash", hash, "unit", unit, "higher_is_better", 1,
+	    "work", 2e9, "stop_reason", "noise", "status", status, "error", "n",
+	    8, "median", median, "q1", median * 0.99, "q3", median * 1.01,
+	    "rel_noise", 0.01, "device", device(fp, name), "samples", s, "host",
+	    "hostname", "box", "cpu_model", "Xeon", "cores", 2);
 	free(hash);
 	return r;
 }
@@ -78,21 +76,21 @@ static json_t *result(int run, const char *fp, const char *name,
 static json_t *suite_doc(void)
 {
 	return json_pack(
-		"{s:{s:b,s:[s,s],s:{s:s,s:[s],s:s,s:s}},s:{s:b,s:[s]},"
-		"s:{s:b,s:[s]}}",
-		"bandwidth", "higher_is_better", 1, "roles", "bandwidth-peak",
-		"workload", "curve", "x", "size", "group", "op", "title",
-		"Bandwidth against working-set size", "x_label",
-		"working set (bytes)", "peak", "higher_is_better", 1, "roles",
-		"compute-peak", "gemm", "higher_is_better", 1, "roles",
-		"workload");
+	    "{s:{s:b,s:[s,s],s:{s:s,s:[s],s:s,s:s}},s:{s:b,s:[s]},"
+	    "s:{s:b,s:[s]}}",
+	    "bandwidth", "higher_is_better", 1, "roles", "bandwidth-peak",
+	    "workload", "curve", "x", "size", "group", "op", "title",
+	    "Bandwidth against working-set size", "x_label",
+	    "working set (bytes)", "peak", "higher_is_better", 1, "roles",
+	    "compute-peak", "gemm", "higher_is_better", 1, "roles", "workload");
 }
 
 /* The report of a small but complete data set, as a string. */
 static char *report(json_t *results, json_t *sessions)
 {
 	json_t *suites = suite_doc();
-	struct ax_html_data d = {.results = results, .sessions = sessions,
+	struct ax_html_data d = {.results = results,
+				 .sessions = sessions,
 				 .generated_at = "2024-01-01T00:00:00Z",
 				 .suites = suites};
 	char *buf = NULL, err[200] = "";
@@ -108,13 +106,13 @@ static void report_escapes_device_names(void)
 {
 	json_t *res = json_array();
 	json_array_append_new(
-		res, result(1, "A", EVIL, "bandwidth",
-			    json_pack("{s:s,s:i}", "op", "copy", "size", 65536),
-			    "GB/s", 10, "ok"));
+	    res, result(1, "A", EVIL, "bandwidth",
+			json_pack("{s:s,s:i}", "op", "copy", "size", 65536),
+			"GB/s", 10, "ok"));
 	json_array_append_new(
-		res, result(1, "B", "llvmpipe", "bandwidth",
-			    json_pack("{s:s,s:i}", "op", "copy", "size", 65536),
-			    "GB/s", 12, "failed-verification"));
+	    res, result(1, "B", "llvmpipe", "bandwidth",
+			json_pack("{s:s,s:i}", "op", "copy", "size", 65536),
+			"GB/s", 12, "failed-verification"));
 	char *html = report(res, NULL);
 	AX_CHECK(html && strstr(html, "<script>") == NULL);
 	AX_CHECK(html && strstr(html, "&lt;script&gt;alert(1)") != NULL);
@@ -165,29 +163,28 @@ static void sections_with_data(void)
 	for (int run = 1; run <= 2; run++)
 		for (int sz = 4096; sz <= 1 << 20; sz *= 4)
 			json_array_append_new(
-				res, result(run, "A", "gpu", "bandwidth",
-					    json_pack("{s:s,s:i}", "op", "copy",
-						      "size", sz),
-					    "GB/s", run == 1 ? 10 : 5, "ok"));
+			    res, result(run, "A", "gpu", "bandwidth",
+					json_pack("{s:s,s:i}", "op", "copy",
+						  "size", sz),
+					"GB/s", run == 1 ? 10 : 5, "ok"));
 	json_array_append_new(res, result(1, "A", "gpu", "peak",
 					  json_pack("{s:s}", "op", "fma"),
 					  "GFLOP/s", 400, "ok"));
-	json_t *gemm = result(1, "A", "gpu", "gemm",
-			      json_pack("{s:i,s:i,s:i}", "m", 512, "n", 512,
-					"k", 512),
-			      "GFLOP/s", 100, "ok");
+	json_t *gemm =
+	    result(1, "A", "gpu", "gemm",
+		   json_pack("{s:i,s:i,s:i}", "m", 512, "n", 512, "k", 512),
+		   "GFLOP/s", 100, "ok");
 	/* The bytes the suite declares: a point on the roofline. */
 	json_object_set_new(gemm, "extra",
 			    json_pack("{s:f}", "bytes", 3.0 * 512 * 512 * 4));
 	json_array_append_new(res, gemm);
 	json_t *ses = json_pack(
-		"[{s:i,s:s,s:s,s:i,s:s,s:{s:s},s:[{s:i,s:{s:i},s:s,s:f},"
-		"{s:i,s:{s:i},s:s,s:f}]}]",
-		"id", 1, "suite", "gemm", "strategy", "bo", "seed", 7,
-		"objective", "GFLOP/s", "device", "fingerprint", "A",
-		"trials", "index", 0, "params", "tile", 8, "status", "ok",
-		"value", 50.0, "index", 1, "params", "tile", 16, "status",
-		"ok", "value", 90.0);
+	    "[{s:i,s:s,s:s,s:i,s:s,s:{s:s},s:[{s:i,s:{s:i},s:s,s:f},"
+	    "{s:i,s:{s:i},s:s,s:f}]}]",
+	    "id", 1, "suite", "gemm", "strategy", "bo", "seed", 7, "objective",
+	    "GFLOP/s", "device", "fingerprint", "A", "trials", "index", 0,
+	    "params", "tile", 8, "status", "ok", "value", 50.0, "index", 1,
+	    "params", "tile", 16, "status", "ok", "value", 90.0);
 	char *html = report(res, ses);
 	AX_CHECK(html && strstr(html, "Bandwidth against working-set size"));
 	AX_CHECK(html && strstr(html, "Roofline of gpu"));

@@ -21,17 +21,16 @@ static json_t *dev(const char *fp)
 static json_t *xfer(const char *fp, const char *source, int inflight,
 		    long long chunk, double gbps)
 {
-	return json_pack("{s:i, s:s, s:{s:s, s:s, s:s, s:I, s:I, s:i}, s:s, "
-			 "s:b, s:f, s:s, s:f, s:o, s:{s:s, s:s, s:{s:s}}}",
-			 "id", next_id++, "suite", "transfer", "params",
-			 "direction", "h2d", "path", "staged", "source",
-			 source, "chunk", chunk, "total", 16LL << 20,
-			 "inflight", inflight, "unit", "GB/s",
-			 "higher_is_better", 1, "median", gbps, "status", "ok",
-			 "work", 16.0 * (1 << 20), "device", dev(fp), "extra",
-			 "queue", "compute", "reason",
-			 "no dedicated transfer queue family", "memory",
-			 "device", "device-local");
+	return json_pack(
+	    "{s:i, s:s, s:{s:s, s:s, s:s, s:I, s:I, s:i}, s:s, "
+	    "s:b, s:f, s:s, s:f, s:o, s:{s:s, s:s, s:{s:s}}}",
+	    "id", next_id++, "suite", "transfer", "params", "direction", "h2d",
+	    "path", "staged", "source", source, "chunk", chunk, "total",
+	    16LL << 20, "inflight", inflight, "unit", "GB/s",
+	    "higher_is_better", 1, "median", gbps, "status", "ok", "work",
+	    16.0 * (1 << 20), "device", dev(fp), "extra", "queue", "compute",
+	    "reason", "no dedicated transfer queue family", "memory", "device",
+	    "device-local");
 }
 
 static json_t *conv(const char *fp, int n, double gflops)
@@ -41,9 +40,8 @@ static json_t *conv(const char *fp, int n, double gflops)
 			 "id", next_id++, "suite", "conv", "params", "n", n,
 			 "c", 3, "h", 224, "w", 224, "k", 64, "dtype", "f32",
 			 "unit", "GFLOP/s", "higher_is_better", 1, "median",
-			 gflops, "status", "ok", "work", 1e9, "device",
-			 dev(fp), "extra", "input_bytes",
-			 4.0 * n * 3 * 224 * 224);
+			 gflops, "status", "ok", "work", 1e9, "device", dev(fp),
+			 "extra", "input_bytes", 4.0 * n * 3 * 224 * 224);
 }
 
 /* The suite document (cli/suite_doc.c's format) of the suites used
@@ -51,22 +49,21 @@ static json_t *conv(const char *fp, int n, double gflops)
  * parameters by role, never by name. */
 static json_t *suite_doc(void)
 {
-	return json_pack("{s:{s:[s]}, s:{s:[s], s:s}, s:{s:[s]}}",
-			 "transfer", "roles", "transfer", "conv", "roles",
-			 "workload", "batch_param", "n", "gemm", "roles",
-			 "workload");
+	return json_pack("{s:{s:[s]}, s:{s:[s], s:s}, s:{s:[s]}}", "transfer",
+			 "roles", "transfer", "conv", "roles", "workload",
+			 "batch_param", "n", "gemm", "roles", "workload");
 }
 
 static json_t *results(void)
 {
-	static const long long chunks[] = {4096, 16384, 65536, 262144,
-					   1 << 20, 4 << 20};
+	static const long long chunks[] = {4096,   16384,   65536,
+					   262144, 1 << 20, 4 << 20};
 	static const double pinned[] = {1.0, 3.0, 6.0, 8.0, 9.5, 10.0};
 	json_t *a = json_array();
 	next_id = 1;
 	for (int i = 0; i < 6; i++)
-		json_array_append_new(a, xfer("d1", "pinned", 2, chunks[i],
-					      pinned[i]));
+		json_array_append_new(
+		    a, xfer("d1", "pinned", 2, chunks[i], pinned[i]));
 	json_array_append_new(a, xfer("d1", "pageable", 2, 1 << 20, 8.0));
 	json_array_append_new(a, xfer("d1", "pageable", 2, 4 << 20, 8.5));
 	json_array_append_new(a, xfer("d1", "pinned", 1, 1 << 20, 6.0));
@@ -102,8 +99,8 @@ static json_t *build(void)
 				"pci_bus_id", "", "numa_node", -1, "cpuset",
 				"0-1", "cores", 2, "confidence", "low",
 				"reason", "the driver gives no PCI bus id");
-	json_t *host = json_pack("{s:s, s:i, s:s}", "hostname", "h", "cores",
-				 2, "cpuset", "0-1");
+	json_t *host = json_pack("{s:s, s:i, s:s}", "hostname", "h", "cores", 2,
+				 "cpuset", "0-1");
 	char err[256] = "";
 	json_t *suites = suite_doc();
 	int rc = ax_recommend_build(res, suites, host, loc, "t", &doc, err,
@@ -126,15 +123,15 @@ static void test_upload(void)
 	/* 9.5 is the first >= 0.9 * 10.0 */
 	AX_CHECK_INT(json_integer_value(get(d, "upload.chunk_size.value")),
 		     1 << 20);
-	AX_CHECK_NEAR(json_real_value(get(
-			      d, "upload.chunk_size.basis.chosen.value")),
-		      9.5, 0);
-	AX_CHECK_INT(json_integer_value(get(
-			     d, "upload.chunk_size.basis.chosen.result_id")),
+	AX_CHECK_NEAR(
+	    json_real_value(get(d, "upload.chunk_size.basis.chosen.value")),
+	    9.5, 0);
+	AX_CHECK_INT(json_integer_value(
+			 get(d, "upload.chunk_size.basis.chosen.result_id")),
 		     5);
-	AX_CHECK_NEAR(json_real_value(get(
-			      d, "upload.chunk_size.basis.peak.value")),
-		      10.0, 0);
+	AX_CHECK_NEAR(
+	    json_real_value(get(d, "upload.chunk_size.basis.peak.value")), 10.0,
+	    0);
 	const json_t *fit = get(d, "upload.chunk_size.basis.fit");
 	AX_CHECK(json_real_value(json_object_get(fit, "n_half_bytes")) > 0);
 	AX_CHECK(json_is_string(get(d, "upload.chunk_size.confidence")));
@@ -143,13 +140,13 @@ static void test_upload(void)
 	AX_CHECK_STR(json_string_value(get(d, "upload.memory_type.value")),
 		     "device-local");
 	/* inflight 1: 6.0, 2: 9.5, 3: 9.8, 4: 9.9 -> 2 reaches 95 % */
-	AX_CHECK_INT(json_integer_value(get(
-			     d, "upload.buffers_in_flight.value")), 2);
+	AX_CHECK_INT(
+	    json_integer_value(get(d, "upload.buffers_in_flight.value")), 2);
 	/* pinned 10.0 over pageable 8.5 at 4M */
 	AX_CHECK(json_is_true(get(d, "data_loading.pinned_memory.value")));
-	AX_CHECK_NEAR(json_real_value(get(
-			      d, "data_loading.pinned_memory.basis.gain")),
-		      10.0 / 8.5, 1e-12);
+	AX_CHECK_NEAR(
+	    json_real_value(get(d, "data_loading.pinned_memory.basis.gain")),
+	    10.0 / 8.5, 1e-12);
 	json_decref(doc);
 }
 
@@ -158,15 +155,15 @@ static void test_loading_and_nulls(void)
 	json_t *doc = build();
 	const json_t *d = get(doc, "devices.0");
 	/* 33 is the first >= 0.9 * 34; the failed 99 never counts */
-	AX_CHECK_INT(json_integer_value(get(d, "data_loading.batch_size.value")),
-		     8);
-	AX_CHECK_INT(json_integer_value(get(
-			     d, "data_loading.loader_threads.value")), 1);
-	AX_CHECK_INT(json_integer_value(get(
-			     d, "data_loading.prefetch_depth.value")), 2);
-	AX_CHECK_NEAR(json_real_value(get(
-			      d, "data_loading.loader_threads.basis.step_s")),
-		      1e9 / 33e9, 1e-12);
+	AX_CHECK_INT(
+	    json_integer_value(get(d, "data_loading.batch_size.value")), 8);
+	AX_CHECK_INT(
+	    json_integer_value(get(d, "data_loading.loader_threads.value")), 1);
+	AX_CHECK_INT(
+	    json_integer_value(get(d, "data_loading.prefetch_depth.value")), 2);
+	AX_CHECK_NEAR(
+	    json_real_value(get(d, "data_loading.loader_threads.basis.step_s")),
+	    1e9 / 33e9, 1e-12);
 	AX_CHECK(json_is_null(get(d, "locality.numa_node.value")));
 	AX_CHECK_STR(json_string_value(get(d, "locality.numa_node.reason")),
 		     "the driver gives no PCI bus id");

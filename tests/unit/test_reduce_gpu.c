@@ -36,12 +36,12 @@ static void test_edge_points_verify(void)
 	if (!vk)
 		return;
 	static const char *const cases[][8] = {
-		/* 256 loads, one group of 1024 x 64: nearly all idle */
-		{"size", "4K", "wg", "1024", "epi", "64", NULL},
-		/* 8 groups of 32 x 1 */
-		{"size", "4K", "wg", "32", "epi", "1", NULL},
-		/* the defaults, 256 groups */
-		{"size", "1M", NULL},
+	    /* 256 loads, one group of 1024 x 64: nearly all idle */
+	    {"size", "4K", "wg", "1024", "epi", "64", NULL},
+	    /* 8 groups of 32 x 1 */
+	    {"size", "4K", "wg", "32", "epi", "1", NULL},
+	    /* the defaults, 256 groups */
+	    {"size", "1M", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ax_runner_result r;
@@ -51,9 +51,7 @@ static void test_edge_points_verify(void)
 	}
 }
 
-static void record_nothing(void *state, VkCommandBuffer cb, uint32_t reps)
-{
-}
+static void record_nothing(void *state, VkCommandBuffer cb, uint32_t reps) {}
 
 static void test_reduction_that_never_ran_fails(void)
 {

@@ -25,13 +25,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *const verdicts[] = {"pass", "fail", "invalid",
-				       "unsupported", NULL};
+static const char *const verdicts[] = {"pass", "fail", "invalid", "unsupported",
+				       NULL};
 static const struct ax_param_def spin_params[] = {
-	{"us", AX_PT_INT, 1, 100000, NULL, 100, AX_PARAM_SHAPE,
-	 "microseconds per repetition"},
-	{"verdict", AX_PT_ENUM, 0, 0, verdicts, 0, AX_PARAM_SHAPE,
-	 "what verify / check answer"},
+    {"us", AX_PT_INT, 1, 100000, NULL, 100, AX_PARAM_SHAPE,
+     "microseconds per repetition"},
+    {"verdict", AX_PT_ENUM, 0, 0, verdicts, 0, AX_PARAM_SHAPE,
+     "what verify / check answer"},
 };
 
 struct spin {
@@ -77,32 +77,26 @@ static int spin_verify(void *state, char *why, size_t n)
 	return 0;
 }
 
-static double spin_work(const struct ax_params *p)
-{
-	return 1.0;
-}
+static double spin_work(const struct ax_params *p) { return 1.0; }
 
-static void spin_teardown(struct ax_vk_ctx *v, void *state)
-{
-	free(state);
-}
+static void spin_teardown(struct ax_vk_ctx *v, void *state) { free(state); }
 
 static const struct ax_suite spin_suite = {
-	.name = "spin",
-	.summary = "busy-waits a fixed time (test suite)",
-	.work_model = "one op per repetition",
-	.unit = "op/s",
-	.metric = AX_METRIC_RATE,
-	.scale = 1,
-	.higher_is_better = true,
-	.params = spin_params,
-	.n_params = 2,
-	.check = spin_check,
-	.setup = spin_setup,
-	.host_op = spin_op,
-	.verify = spin_verify,
-	.work = spin_work,
-	.teardown = spin_teardown,
+    .name = "spin",
+    .summary = "busy-waits a fixed time (test suite)",
+    .work_model = "one op per repetition",
+    .unit = "op/s",
+    .metric = AX_METRIC_RATE,
+    .scale = 1,
+    .higher_is_better = true,
+    .params = spin_params,
+    .n_params = 2,
+    .check = spin_check,
+    .setup = spin_setup,
+    .host_op = spin_op,
+    .verify = spin_verify,
+    .work = spin_work,
+    .teardown = spin_teardown,
 };
 
 static void run_spin(int us, int verdict, const struct ax_runner_opts *o,
@@ -282,15 +276,15 @@ static void test_no_validation_messages(void)
 }
 
 static const struct ax_test_case tests[] = {
-	AX_TEST(test_noise_rule_stops_early),
-	AX_TEST(test_sample_cap),
-	AX_TEST(test_time_limit),
-	AX_TEST(test_batch_reps_reach_target),
-	AX_TEST(test_stop_flag_interrupts),
-	AX_TEST(test_failed_verification_has_no_time),
-	AX_TEST(test_check_decides_invalid_and_skipped),
-	AX_TEST(test_gpu_suite_uses_timestamps),
-	AX_TEST(test_no_validation_messages),
+    AX_TEST(test_noise_rule_stops_early),
+    AX_TEST(test_sample_cap),
+    AX_TEST(test_time_limit),
+    AX_TEST(test_batch_reps_reach_target),
+    AX_TEST(test_stop_flag_interrupts),
+    AX_TEST(test_failed_verification_has_no_time),
+    AX_TEST(test_check_decides_invalid_and_skipped),
+    AX_TEST(test_gpu_suite_uses_timestamps),
+    AX_TEST(test_no_validation_messages),
 };
 
 int main(void)

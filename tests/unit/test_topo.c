@@ -42,13 +42,10 @@ static void host_summary(void)
 
 	json_t *j = ax_topo_host_json(t);
 	AX_CHECK(j != NULL);
-	AX_CHECK_INT(json_integer_value(json_object_get(j, "cores")),
-		     h.cores);
-	AX_CHECK_STR(json_string_value(json_object_get(j, "cpuset")),
-		     h.cpuset);
+	AX_CHECK_INT(json_integer_value(json_object_get(j, "cores")), h.cores);
+	AX_CHECK_STR(json_string_value(json_object_get(j, "cpuset")), h.cpuset);
 	AX_CHECK(json_is_array(json_object_get(j, "pci_devices")));
-	AX_CHECK_INT(json_array_size(json_object_get(j, "numa")),
-		     h.numa_nodes);
+	AX_CHECK_INT(json_array_size(json_object_get(j, "numa")), h.numa_nodes);
 	/* Round trip through text, as the database stores it. */
 	char *text = json_dumps(j, JSON_COMPACT);
 	json_t *back = json_loads(text, 0, NULL);
@@ -94,8 +91,9 @@ static void no_bus_id_is_whole_machine(void)
 static void bogus_bus_ids(void)
 {
 	static const char *const bad[] = {
-		"not-a-bus-id", "zz:00.0", "0000:00:00", "0000:00:00.9",
-		"00:40.0", "-1:00.0", "0000:00:00.0 trailing", "::.",
+	    "not-a-bus-id",	     "zz:00.0", "0000:00:00",
+	    "0000:00:00.9",	     "00:40.0", "-1:00.0",
+	    "0000:00:00.0 trailing", "::.",
 	};
 	struct ax_topo *t = load();
 	struct ax_topo_locality l;
