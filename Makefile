@@ -36,7 +36,8 @@ CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
-.PHONY: all deps run test test-stress unit check-deps bench bench-tuner clean
+.PHONY: all deps run test test-stress unit check check-deps check-format \
+	format bench bench-tuner clean
 all: axbench
 
 deps:
@@ -96,18 +97,28 @@ run: deps
 
 test:
 	@scripts/deps.sh --test
-	@$(MAKE) --no-print-directory axbench unit check-deps
+	@$(MAKE) --no-print-directory axbench unit check
 	@tests/run.sh
 
 # The whole suite three times under a CPU hog on every core (stress-ng):
 # a test that depends on the machine's speed or load fails here.
 test-stress:
 	@scripts/deps.sh --test stress-ng
-	@$(MAKE) --no-print-directory axbench unit check-deps
+	@$(MAKE) --no-print-directory axbench unit check
 	@scripts/test-stress.sh
+
+# The source rules: module arrows and one home per library header
+# (check-deps), and one format (check-format; make format fixes it).
+check: check-deps check-format
 
 check-deps:
 	@scripts/check-deps.sh
+
+check-format:
+	@scripts/check-format.sh
+
+format:
+	@scripts/check-format.sh --fix
 
 bench: deps
 	@$(MAKE) --no-print-directory axbench $(BENCH_BIN)

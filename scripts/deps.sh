@@ -6,7 +6,8 @@
 #                              validation layer, sqlite3 and python3-yaml
 #                              (independent checkers), tidy and chromium
 #                              (the report must validate and render
-#                              offline), time
+#                              offline), time, clang-format (make
+#                              check-format)
 #   scripts/deps.sh PKG...     also the named packages (asan, fuzzing)
 # As root: apt-get update + install.  Otherwise: print the command, exit 2.
 set -eu
@@ -14,7 +15,7 @@ PKGS="build-essential pkg-config libvulkan-dev mesa-vulkan-drivers
 vulkan-validationlayers vulkan-tools glslc spirv-tools libhwloc-dev hwloc
 libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev"
 TEST_PKGS="bats bats-assert bats-support python3 python3-yaml tidy chromium
-time"
+time clang-format"
 if [ "${1:-}" = "--test" ]; then
 	shift
 	PKGS="$PKGS $TEST_PKGS"
