@@ -5,6 +5,7 @@
  * cli/cmd_*.c and listed in cli/main.c's table.  Its option table is the
  * single source for parsing and for `--help` / `axbench help CMD`.
  * cli/ is the only place that calls exit(); commands return an exit code.
+ * Adding a command: the recipe in docs/ARCHITECTURE.md.
  */
 #ifndef AX_CLI_H
 #define AX_CLI_H

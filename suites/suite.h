@@ -13,6 +13,10 @@
  *   repetitions -> teardown.
  * A result that fails verification is stored as failed and never reported
  * as a speed.
+ *
+ * Adding a suite: the recipe in docs/ARCHITECTURE.md lists every file and
+ * table (the descriptor, shaders/spec_ids.h, registry.c, the profiles and
+ * the tests); nothing in reports/ changes.
  */
 #ifndef AX_SUITE_H
 #define AX_SUITE_H

@@ -7,6 +7,8 @@
  * every told outcome in order, the best cost so far and the stopping
  * rules.  A strategy only picks the next untried point and, optionally,
  * learns from tells and ranks the measured points.
+ *
+ * Adding a strategy: the recipe in docs/ARCHITECTURE.md.
  */
 #ifndef AX_TUNER_STRATEGY_IMPL_H
 #define AX_TUNER_STRATEGY_IMPL_H
