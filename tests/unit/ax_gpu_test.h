@@ -10,6 +10,7 @@
 
 #include "ax_test.h"
 
+#include "suites/runner.h"
 #include "suites/suite.h"
 
 #include <stdbool.h>
@@ -44,6 +45,39 @@ static void ax_gpu_point(struct ax_params *p, const struct ax_suite *suite,
 			printf("#   %s\n", err);
 		AX_CHECK_INT(rc, 0);
 	}
+}
+
+/*
+ * Measure suite s (or a copy with a hook replaced) at kv with few
+ * samples: its runner status, with r filled (the caller releases it).
+ * Prints the point, the status and the median in the suite's unit.
+ */
+static inline int ax_gpu_run(const struct ax_suite *s, const char *const *kv,
+			     struct ax_runner_result *r)
+{
+	struct ax_params p;
+	struct ax_runner_opts o;
+	ax_gpu_point(&p, s, kv);
+	ax_runner_opts_default(&o);
+	o.warmup = 1, o.min_samples = 2, o.max_samples = 3;
+	o.min_time_s = 0, o.max_time_s = 0.5;
+	int rc = ax_runner_run_case(vk, s, &p, &o, r);
+	char label[512];
+	ax_params_label(&p, false, label, sizeof(label));
+	printf("#   %s: %s %.3g %s%s%s\n", label, r->status_text,
+	       r->n ? r->summary.median : 0.0, s->unit, rc ? " - " : "",
+	       rc ? r->error : "");
+	return rc;
+}
+
+/* ax_gpu_run, keeping only the status. */
+static inline int ax_gpu_run_status(const struct ax_suite *s,
+				    const char *const *kv)
+{
+	struct ax_runner_result r;
+	int rc = ax_gpu_run(s, kv, &r);
+	ax_runner_result_release(&r);
+	return rc;
 }
 
 static void test_no_validation_messages(void)

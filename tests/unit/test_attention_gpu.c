@@ -21,26 +21,6 @@ static void point(struct ax_params *p, const char *const *kv)
 	ax_gpu_point(p, &ax_suite_attention, kv);
 }
 
-/* Run one case with few samples; its status. */
-static int run_case(const char *const *kv)
-{
-	struct ax_params p;
-	struct ax_runner_opts o;
-	struct ax_runner_result r;
-	point(&p, kv);
-	ax_runner_opts_default(&o);
-	o.warmup = 1, o.min_samples = 2, o.max_samples = 3;
-	o.min_time_s = 0, o.max_time_s = 0.5;
-	int rc = ax_runner_run_case(vk, &ax_suite_attention, &p, &o, &r);
-	char label[512];
-	ax_params_label(&p, false, label, sizeof(label));
-	printf("#   %s: %s %.3g GFLOP/s%s%s\n", label, r.status_text,
-	       r.n ? r.summary.median : 0.0, rc ? " - " : "",
-	       rc ? r.error : "");
-	ax_runner_result_release(&r);
-	return rc;
-}
-
 static void test_shapes_verify(void)
 {
 	if (!vk)
@@ -68,7 +48,8 @@ static void test_shapes_verify(void)
 	     "tpr", "1", "head_dim", "32", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		AX_CHECK_INT(run_case(cases[i]), 0);
+		AX_CHECK_INT(ax_gpu_run_status(&ax_suite_attention, cases[i]),
+			     0);
 		/* and the same point on the shared-memory kernel */
 		const char *smem[24];
 		int n = 0;
@@ -79,7 +60,7 @@ static void test_shapes_verify(void)
 		smem[n++] = "share";
 		smem[n++] = "smem";
 		smem[n] = NULL;
-		AX_CHECK_INT(run_case(smem), 0);
+		AX_CHECK_INT(ax_gpu_run_status(&ax_suite_attention, smem), 0);
 	}
 }
 
@@ -87,9 +68,10 @@ static void test_f16_or_skip(void)
 {
 	if (!vk)
 		return;
-	int rc = run_case((const char *const[]){"heads", "2", "seq_q", "29",
-						"seq_kv", "41", "causal",
-						"true", "dtype", "f16", NULL});
+	int rc = ax_gpu_run_status(
+	    &ax_suite_attention,
+	    (const char *const[]){"heads", "2", "seq_q", "29", "seq_kv", "41",
+				  "causal", "true", "dtype", "f16", NULL});
 	if (vk->info->storage16 && vk->info->fp16_arith)
 		AX_CHECK_INT(rc, 0);
 	else
@@ -142,10 +124,11 @@ static void test_corrupted_output_fails(void)
 	AX_CHECK(strstr(r.error, "1234.5") != NULL);
 	ax_runner_result_release(&r);
 	/* The same kernel without the overwrite verifies. */
-	AX_CHECK_INT(
-	    run_case((const char *const[]){"batch", "2", "heads", "2", "seq_q",
+	AX_CHECK_INT(ax_gpu_run_status(&ax_suite_attention,
+				       (const char *const[]){
+					   "batch", "2", "heads", "2", "seq_q",
 					   "20", "seq_kv", "24", NULL}),
-	    0);
+		     0);
 }
 
 AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_shapes_verify),

@@ -20,26 +20,6 @@ static void point(struct ax_params *p, const char *const *kv)
 	ax_gpu_point(p, &ax_suite_conv, kv);
 }
 
-/* Run one case with few samples; its status. */
-static int run_case(const char *const *kv)
-{
-	struct ax_params p;
-	struct ax_runner_opts o;
-	struct ax_runner_result r;
-	point(&p, kv);
-	ax_runner_opts_default(&o);
-	o.warmup = 1, o.min_samples = 2, o.max_samples = 3;
-	o.min_time_s = 0, o.max_time_s = 0.5;
-	int rc = ax_runner_run_case(vk, &ax_suite_conv, &p, &o, &r);
-	char label[512];
-	ax_params_label(&p, false, label, sizeof(label));
-	printf("#   %s: %s %.3g GFLOP/s%s%s\n", label, r.status_text,
-	       r.n ? r.summary.median : 0.0, rc ? " - " : "",
-	       rc ? r.error : "");
-	ax_runner_result_release(&r);
-	return rc;
-}
-
 static void test_shapes_verify(void)
 {
 	if (!vk)
@@ -69,16 +49,17 @@ static void test_shapes_verify(void)
 	     "tm", "8",	 "tn",	   "4",	 "layout",  "nhwc", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		AX_CHECK_INT(run_case(cases[i]), 0);
+		AX_CHECK_INT(ax_gpu_run_status(&ax_suite_conv, cases[i]), 0);
 }
 
 static void test_f16_or_skip(void)
 {
 	if (!vk)
 		return;
-	int rc = run_case((const char *const[]){"n", "2", "c", "6", "h", "9",
-						"w", "7", "k", "5", "stride",
-						"2", "dtype", "f16", NULL});
+	int rc = ax_gpu_run_status(
+	    &ax_suite_conv,
+	    (const char *const[]){"n", "2", "c", "6", "h", "9", "w", "7", "k",
+				  "5", "stride", "2", "dtype", "f16", NULL});
 	if (vk->info->storage16 && vk->info->fp16_arith)
 		AX_CHECK_INT(rc, 0);
 	else
@@ -129,10 +110,11 @@ static void test_corrupted_output_fails(void)
 	AX_CHECK(strstr(r.error, "1234.5") != NULL);
 	ax_runner_result_release(&r);
 	/* The same kernel without the overwrite verifies. */
-	AX_CHECK_INT(
-	    run_case((const char *const[]){"n", "2", "c", "4", "h", "8", "w",
+	AX_CHECK_INT(ax_gpu_run_status(&ax_suite_conv,
+				       (const char *const[]){
+					   "n", "2", "c", "4", "h", "8", "w",
 					   "8", "k", "8", "stride", "2", NULL}),
-	    0);
+		     0);
 }
 
 AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_shapes_verify),

@@ -13,29 +13,6 @@
 
 extern const struct ax_suite ax_suite_gemm;
 
-static void point(struct ax_params *p, const char *const *kv)
-{
-	ax_gpu_point(p, &ax_suite_gemm, kv);
-}
-
-static int run_suite(const struct ax_suite *s, const char *const *kv,
-		     struct ax_runner_result *r)
-{
-	struct ax_params p;
-	struct ax_runner_opts o;
-	point(&p, kv);
-	ax_runner_opts_default(&o);
-	o.warmup = 1, o.min_samples = 2, o.max_samples = 3;
-	o.min_time_s = 0, o.max_time_s = 0.5;
-	int rc = ax_runner_run_case(vk, s, &p, &o, r);
-	char label[512];
-	ax_params_label(&p, false, label, sizeof(label));
-	printf("#   %s: %s %.3g GFLOP/s%s%s\n", label, r->status_text,
-	       r->n ? r->summary.median : 0.0, rc ? " - " : "",
-	       rc ? r->error : "");
-	return rc;
-}
-
 static void test_edge_shapes_verify(void)
 {
 	if (!vk)
@@ -49,7 +26,7 @@ static void test_edge_shapes_verify(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ax_runner_result r;
-		AX_CHECK_INT(run_suite(&ax_suite_gemm, cases[i], &r), 0);
+		AX_CHECK_INT(ax_gpu_run(&ax_suite_gemm, cases[i], &r), 0);
 		AX_CHECK(r.n >= 2 && r.summary.median > 0);
 		ax_runner_result_release(&r);
 	}
@@ -78,14 +55,14 @@ static void test_corrupted_output_fails(void)
 	struct ax_suite bad = ax_suite_gemm;
 	bad.record = corrupt_record;
 	struct ax_runner_result r;
-	int rc = run_suite(&bad, kv, &r);
+	int rc = ax_gpu_run(&bad, kv, &r);
 	AX_CHECK_INT(rc, AX_EVERIFY);
 	AX_CHECK_STR(r.status_text, "failed-verification");
 	AX_CHECK_INT(r.n, 0);
 	AX_CHECK(strstr(r.error, "C[batch 0][5][7] = 1234.5") != NULL);
 	ax_runner_result_release(&r);
 	/* The same point without the overwrite verifies. */
-	AX_CHECK_INT(run_suite(&ax_suite_gemm, kv, &r), 0);
+	AX_CHECK_INT(ax_gpu_run(&ax_suite_gemm, kv, &r), 0);
 	ax_runner_result_release(&r);
 }
 

@@ -13,24 +13,6 @@
 
 extern const struct ax_suite ax_suite_reduce;
 
-static int run_suite(const struct ax_suite *s, const char *const *kv,
-		     struct ax_runner_result *r)
-{
-	struct ax_params p;
-	struct ax_runner_opts o;
-	ax_gpu_point(&p, &ax_suite_reduce, kv);
-	ax_runner_opts_default(&o);
-	o.warmup = 1, o.min_samples = 2, o.max_samples = 3;
-	o.min_time_s = 0, o.max_time_s = 0.5;
-	int rc = ax_runner_run_case(vk, s, &p, &o, r);
-	char label[512];
-	ax_params_label(&p, false, label, sizeof(label));
-	printf("#   %s: %s %.3g GB/s%s%s\n", label, r->status_text,
-	       r->n ? r->summary.median : 0.0, rc ? " - " : "",
-	       rc ? r->error : "");
-	return rc;
-}
-
 static void test_edge_points_verify(void)
 {
 	if (!vk)
@@ -45,7 +27,7 @@ static void test_edge_points_verify(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ax_runner_result r;
-		AX_CHECK_INT(run_suite(&ax_suite_reduce, cases[i], &r), 0);
+		AX_CHECK_INT(ax_gpu_run(&ax_suite_reduce, cases[i], &r), 0);
 		AX_CHECK(r.n >= 2 && r.summary.median > 0);
 		ax_runner_result_release(&r);
 	}
@@ -61,7 +43,7 @@ static void test_reduction_that_never_ran_fails(void)
 	struct ax_suite bad = ax_suite_reduce;
 	bad.record = record_nothing;
 	struct ax_runner_result r;
-	AX_CHECK_INT(run_suite(&bad, kv, &r), AX_EVERIFY);
+	AX_CHECK_INT(ax_gpu_run(&bad, kv, &r), AX_EVERIFY);
 	AX_CHECK_STR(r.status_text, "failed-verification");
 	AX_CHECK_INT(r.n, 0);
 	AX_CHECK(strstr(r.error, "reduce: the sum is 0x") != NULL);
