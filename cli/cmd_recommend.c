@@ -237,7 +237,9 @@ static int measure_missing(struct ax_cli *cli)
 				"this device; measuring nothing\n");
 		return 0;
 	}
-	struct ax_plan plan;
+	/* Zeroed: ax_plan_build keeps a tuned document already loaded
+	 * into plan (run --tuned), and there is none here. */
+	struct ax_plan plan = {0};
 	struct ax_runner_opts opts;
 	ax_runner_opts_default(&opts);
 	if (ax_plan_build(&plan, path, missing, n, NULL, 0, err, sizeof(err))) {
