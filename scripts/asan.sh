@@ -78,15 +78,31 @@ export AXBENCH_VALIDATE=1
 # still finds the PCI devices through sysfs.
 export HWLOC_PLUGINS_PATH=/nonexistent
 
+# LeakSanitizer's stop-the-world tracer itself sometimes crashes while it
+# checks for leaks at exit ("Tracer caught signal 11", then "LeakSanitizer
+# has encountered a fatal error"; google/sanitizers#1353): no leak was
+# found and nothing in axbench failed, but the exit status is 1.  A test
+# that failed that way, and only that way, runs once more; any failure of
+# the second run stands.  Each retry is said in the log.
+TRACER_CRASH='Tracer caught signal'
+
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-status=0
+out=$(mktemp)
+trap 'rm -f "$log" "$out"' EXIT
 start=$(date +%s)
 for t in $B/tests/test_*; do
 	[ -x "$t" ] || continue
 	echo "# asan unit: $t"
-	"$t" 2>&1 | tee -a "$log"
-	[ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; echo "not ok $t (exit)" | tee -a "$log"; }
+	"$t" >"$out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q "$TRACER_CRASH" "$out" &&
+	   ! grep -qE '^not ok |ERROR: (AddressSanitizer|LeakSanitizer)' "$out"; then
+		echo "# asan: $t: LeakSanitizer's tracer crashed at exit; once more"
+		"$t" >"$out" 2>&1
+		rc=$?
+	fi
+	tee -a "$log" <"$out"
+	[ $rc -eq 0 ] || echo "not ok $t (exit)" | tee -a "$log"
 done
 
 # Mirror tree for bats: everything links back except axbench and the
@@ -114,11 +130,53 @@ else
 	files=("$tree"/tests/cli/*.bats)
 fi
 echo "# asan bats: ${files[*]}"
-bats --tap "${files[@]}" 2>&1 | tee -a "$log" || status=1
+bats --tap "${files[@]}" 2>&1 | tee -a "$log"
+
+# The bats tests that failed by a tracer crash alone: file, number, name.
+tracer_crashes() {
+	python3 - "$1" "$TRACER_CRASH" <<'PY'
+import re, sys
+lines = open(sys.argv[1], errors="replace").read().split("\n")
+for i, line in enumerate(lines):
+    m = re.match(r"not ok (\d+) (.*)$", line)
+    if not m or m.group(2).endswith("(exit)"):
+        continue
+    block = []
+    for l in lines[i + 1:]:
+        if not l.startswith("#"):
+            break
+        block.append(l)
+    text = "\n".join(block)
+    f = re.search(r"\(in test file (\S+), line \d+\)", text)
+    if f and sys.argv[2] in text and "ERROR: " not in text:
+        print(f.group(1), m.group(1), m.group(2), sep="\t")
+PY
+}
+while IFS=$'\t' read -r file num name; do
+	[ -n "$file" ] || continue
+	re=$(printf '%s' "$name" | sed 's#[][\.*^$(){}?+|]#\\&#g')
+	echo "# asan: '$name': LeakSanitizer's tracer crashed at exit; once more"
+	if bats --tap -f "^$re\$" "$root/$file" >"$out" 2>&1 &&
+	   grep -q '^ok 1 ' "$out"; then
+		# The first run's failure is replaced by the retry's pass.
+		python3 - "$log" "$num" "$name" <<'PY'
+import sys
+path, num, name = sys.argv[1:]
+text = open(path, errors="replace").read()
+text = text.replace("not ok %s %s\n" % (num, name),
+                    "ok %s %s # retried after a LeakSanitizer tracer "
+                    "crash at exit\n" % (num, name), 1)
+open(path, "w").write(text)
+PY
+	else
+		cat "$out" >>"$log"
+	fi
+done < <(tracer_crashes "$log")
 
 passed=$(grep -cE '^ok ' "$log")
 failed=$(grep -cE '^not ok ' "$log")
 san=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$log")
+status=0
 [ "$failed" -gt 0 ] && status=1
 [ "$san" -gt 0 ] && status=1
 echo "# asan: $san sanitizer reports, $(($(date +%s) - start)) s"
