@@ -71,24 +71,29 @@ static json_t *suite_json(const struct ax_suite *s)
 	return o;
 }
 
-/* "compute-peak, workload", or "none". */
-static void roles_text(unsigned roles, char *buf, size_t len)
+/* "compute-peak, workload", or "none": the suite document's roles. */
+static void roles_text(const struct ax_suite *s, char *buf, size_t len)
 {
-	size_t used = 0;
+	json_t *entry = ax_cli_suite_entry(s);
+	const json_t *role;
+	size_t i, used = 0;
 	buf[0] = '\0';
-	for (unsigned bit = 1; bit && bit <= roles && used < len; bit <<= 1)
-		if ((roles & bit) && ax_role_name((enum ax_role)bit))
-			used += (size_t)snprintf(
-			    buf + used, len - used, "%s%s", used ? ", " : "",
-			    ax_role_name((enum ax_role)bit));
+	json_array_foreach(json_object_get(entry, "roles"), i, role)
+	{
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? ", " : "",
+						 json_string_value(role));
+	}
 	if (!buf[0])
 		snprintf(buf, len, "none");
+	json_decref(entry);
 }
 
 static void print_suite(const struct ax_suite *s)
 {
 	char roles[160];
-	roles_text(s->roles, roles, sizeof(roles));
+	roles_text(s, roles, sizeof(roles));
 	printf("%s: %s\n\n  unit: %s (%s is better)\n  work: %s\n"
 	       "  roles: %s\n\n",
 	       s->name, s->summary, s->unit,

@@ -285,9 +285,6 @@ static json_t *bw_describe(void *state)
 			 (int)s->pt.gy);
 }
 
-/* The bytes the kernel moves are its work. */
-static double bw_bytes(const struct ax_params *p) { return bw_work(p); }
-
 static const char *const bw_curve_group[] = {"op", NULL};
 static const struct ax_suite_curve bw_curve = {
     "size", bw_curve_group, "Bandwidth against working-set size",
@@ -313,7 +310,7 @@ const struct ax_suite ax_suite_bandwidth = {
     .record = bw_record,
     .verify = bw_verify,
     .work = bw_work,
-    .bytes = bw_bytes,
+    .bytes = bw_work, /* the bytes the kernel moves are its work */
     .roles = AX_ROLE_BANDWIDTH_PEAK | AX_ROLE_WORKLOAD,
     .curve = &bw_curve,
     .recommend_needs = bw_needs,
