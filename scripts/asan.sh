@@ -58,6 +58,10 @@ leak:libVkLayer_khronos_validation.so
 leak:libvulkan.so
 # hwloc's core keeps component registrations for the process.
 leak:libhwloc
+# glibc's dlerror() state, reachable only from thread-local storage,
+# which LeakSanitizer does not scan here (use_tls=0, below).
+leak:_dlerror_run
+leak:_dl_exception_create_format
 SUPP
 
 # No module is unloaded before exit (see the comment at the top).
@@ -68,7 +72,7 @@ cc -shared -fPIC -o $B/libkeep_modules.so $B/keep_modules.c || exit 2
 export LD_PRELOAD="$root/$B/libkeep_modules.so${LD_PRELOAD:+:$LD_PRELOAD}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0:allocator_may_return_null=1"
-export LSAN_OPTIONS="suppressions=$root/$B/lsan.supp:print_suppressions=0"
+export LSAN_OPTIONS="suppressions=$root/$B/lsan.supp:print_suppressions=0:use_tls=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export AXBENCH_VALIDATE=1
 # hwloc dlopens its plugins and unloads them at topology destroy, so what
@@ -78,12 +82,18 @@ export AXBENCH_VALIDATE=1
 # still finds the PCI devices through sysfs.
 export HWLOC_PLUGINS_PATH=/nonexistent
 
-# LeakSanitizer's stop-the-world tracer itself sometimes crashes while it
-# checks for leaks at exit ("Tracer caught signal 11", then "LeakSanitizer
-# has encountered a fatal error"; google/sanitizers#1353): no leak was
-# found and nothing in axbench failed, but the exit status is 1.  A test
-# that failed that way, and only that way, runs once more; any failure of
-# the second run stands.  Each retry is said in the log.
+# LeakSanitizer's stop-the-world tracer crashed at exit in about one run
+# in three of `tune --resume` ("Tracer caught signal 11: addr=0x178",
+# then "LeakSanitizer has encountered a fatal error"): with
+# LSAN_OPTIONS=verbosity=1 the last line before the crash was "DTLS 4 at
+# 0x000000000171-0x002000001273", a dynamic-TLS block with garbage bounds
+# that clang 14's runtime walks on glibc 2.36.  use_tls=0 (above) skips
+# thread-local roots, and with them that walk: 0 crashes in 10 runs of
+# that test, against 2 in 6 before, and no leak in the whole suite but
+# glibc's own dlerror state, suppressed above.  Should a tracer crash
+# still happen (google/sanitizers#1353), a test that failed that way, and
+# only that way, runs once more; any failure of the second run stands.
+# Each retry is said in the log.
 TRACER_CRASH='Tracer caught signal'
 
 log=$(mktemp)
