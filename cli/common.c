@@ -7,6 +7,7 @@
 #include "core/topo.h"
 #include "core/vk.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* While a write waits for another process's lock: say so, and how to
+ * stop or wait longer. */
+static void say_waiting(void *ctx, const char *path, double waited,
+			double limit)
+{
+	const struct ax_cli *cli = ctx;
+	if (cli->verbosity >= 0)
+		fprintf(stderr,
+			"axbench: %s is locked by another process; waited "
+			"%.0f s of at most %.0f s (Ctrl-C stops; "
+			"AXBENCH_LOCK_WAIT=SECONDS waits longer)\n",
+			path, waited, limit);
+}
+
+/* AXBENCH_LOCK_WAIT: seconds a write may wait for another process's
+ * lock, in all (core/db.h); -1 when unset, -2 when not a number. */
+static double lock_wait_from_env(void)
+{
+	const char *v = getenv("AXBENCH_LOCK_WAIT");
+	if (!v || !*v)
+		return -1;
+	char *end;
+	errno = 0;
+	double s = strtod(v, &end);
+	return *end || errno || !(s >= 0 && s <= 86400) ? -2 : s;
+}
+
 int ax_cli_open_db(const struct ax_cli *cli, bool readonly, struct ax_db **db)
 {
 	char err[1024];
+	double wait_s = lock_wait_from_env();
+	*db = NULL;
+	if (wait_s == -2)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "AXBENCH_LOCK_WAIT=%.40s: not a number of "
+				    "seconds from 0 to 86400; set it to how "
+				    "long a write may wait for another "
+				    "process's lock, or unset it (%.0f s)",
+				    getenv("AXBENCH_LOCK_WAIT"),
+				    AX_DB_LOCK_WAIT_S);
+	ax_db_set_lock_wait(wait_s, &ax_cli_interrupted, say_waiting,
+			    (void *)cli);
 	int rc = ax_db_open(cli->db_path, readonly ? AX_DB_READONLY : 0, db,
 			    err, sizeof(err));
-	if (rc == 0)
+	if (rc == 0) {
+		if (ax_db_note(*db) && cli->verbosity >= 0)
+			fprintf(stderr, "axbench: note: %s\n", ax_db_note(*db));
 		return 0;
+	}
 	fprintf(stderr, "axbench: %s\n", err);
 	/* A missing database for a read-only command is a usage problem
 	 * ("run something first"), not a storage failure. */

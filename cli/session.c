@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* After a result could not be stored, finishing the run row waits this
+ * long for a lock at most: the user has waited once already. */
+#define FINISH_WAIT_S 5.0
+
 void ax_session_case_label(const struct ax_params *p, char *buf, size_t len)
 {
 	ax_params_label(p, true, buf, len);
@@ -182,6 +186,33 @@ static void count(struct ax_session *s, const struct ax_runner_result *r)
 		s->n_failed++;
 }
 
+/*
+ * A result measured but not stored (the database stayed locked, the disk
+ * is full ...): say exactly what was kept and what was not, with the
+ * figure itself so that it is not lost with the process.  The session
+ * stops after this; the run row is finished without waiting long again.
+ */
+static void say_not_stored(struct ax_session *s, const struct ax_suite *suite,
+			   const struct ax_session_case *c)
+{
+	const struct ax_runner_result *r = &c->r;
+	fprintf(stderr, "axbench %s: storing the result: %s\n", s->command,
+		ax_db_errmsg(s->db));
+	fprintf(stderr, "axbench %s: NOT stored: %s %s (%s", s->command,
+		suite->name, c->label, ax_case_status_name(r->outcome));
+	if (r->summary.n > 0)
+		fprintf(stderr, ", median %.6g %s over %d samples",
+			r->summary.median, suite->unit, r->summary.n);
+	fprintf(stderr,
+		"); stored before it: %d result%s of run %lld; the cases "
+		"after it were not measured\n",
+		s->n_ok + s->n_failed + s->n_skipped,
+		s->n_ok + s->n_failed + s->n_skipped == 1 ? "" : "s",
+		(long long)s->run_id);
+	s->store_failed = true;
+	ax_db_set_lock_wait(FINISH_WAIT_S, &ax_cli_interrupted, NULL, NULL);
+}
+
 int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 		       const struct ax_params *p,
 		       const struct ax_runner_opts *opts, const json_t *extra,
@@ -194,11 +225,11 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 	ax_runner_run_case(s->vk, suite, p, opts, &out->r);
 	if (s->vk->lost)
 		s->was_lost = true;
-	if (store(s, suite, p, extra, out)) {
+	int rc = store(s, suite, p, extra, out);
+	if (rc) {
 		out->result_id = 0;
-		fprintf(stderr, "axbench %s: storing the result: %s\n",
-			s->command, ax_db_errmsg(s->db));
-		return AX_EXIT_STORAGE;
+		say_not_stored(s, suite, out);
+		return rc == AX_EINTR ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
 	}
 	count(s, &out->r);
 	return 0;
@@ -215,11 +246,15 @@ int ax_session_finish(struct ax_session *s, int rc)
 	/* "failed": the session could not measure everything it was asked
 	 * to (a storage error, or a device was lost and cases skipped);
 	 * failed results of a run that went through are per result. */
-	if (s->run_id)
-		ax_db_run_finish(s->db, s->run_id,
-				 interrupted	     ? "interrupted"
-				 : rc || s->was_lost ? "failed"
-						     : "complete");
+	if (s->run_id && ax_db_run_finish(s->db, s->run_id,
+					  interrupted	      ? "interrupted"
+					  : rc || s->was_lost ? "failed"
+							      : "complete"))
+		fprintf(stderr,
+			"axbench %s: run %lld could not be marked finished "
+			"(%s); readers show it as abandoned once this "
+			"process has exited\n",
+			s->command, (long long)s->run_id, ax_db_errmsg(s->db));
 	if (rc == 0 && interrupted)
 		rc = AX_EXIT_INTERRUPTED;
 	rc = ax_cli_check_validation(s->cli, s->inst, rc);

@@ -49,6 +49,7 @@ struct ax_session {
 	int reopens;		       /* logical devices opened after a loss */
 	bool was_lost;		       /* some case lost its device */
 	int n_ok, n_failed, n_skipped; /* stored results by outcome */
+	bool store_failed;	       /* a measured result was not stored */
 };
 
 /* What the run row records besides the command line. */

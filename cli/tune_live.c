@@ -230,6 +230,14 @@ void ax_tune_options(const struct ax_tune_args *a, struct ax_tuner_options *o)
 	}
 }
 
+static int claim_refused(struct live *lv)
+{
+	int rc = ax_cli_error(lv->cli, AX_EXIT_STORAGE, "tune --resume: %s",
+			      ax_db_errmsg(lv->db));
+	lv->session_id = 0; /* not ours: close_all must not finish it */
+	return rc;
+}
+
 static int open_session(struct live *lv, const json_t *resumed)
 {
 	char err[1024];
@@ -248,12 +256,19 @@ static int open_session(struct live *lv, const json_t *resumed)
 	if (ax_tuner_create(&lv->tuner, lv->space, a->strategy, a->seed, &to,
 			    err, sizeof(err)))
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE, "tune: %s", err);
+	/* A session another live process is continuing is refused before
+	 * this one even begins its run; the claim itself is atomic. */
+	if (resumed && ax_db_session_claim(lv->db, a->resume_session, 0))
+		return claim_refused(lv);
 	struct ax_session_run run = {.config_json = "{\"command\":\"tune\"}"};
 	int rc = ax_session_begin_run(&lv->session, &run);
 	if (rc)
 		return rc;
 	if (resumed) {
 		lv->session_id = a->resume_session;
+		if (ax_db_session_claim(lv->db, lv->session_id,
+					lv->session.run_id))
+			return claim_refused(lv);
 		return replay_stored(lv, resumed);
 	}
 	char *shape = ax_params_to_json(&a->base);
@@ -269,6 +284,9 @@ static int open_session(struct live *lv, const json_t *resumed)
 	};
 	rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
 	free(shape);
+	if (!rc)
+		rc = ax_db_session_claim(lv->db, lv->session_id,
+					 lv->session.run_id);
 	if (rc)
 		return ax_cli_error(lv->cli, AX_EXIT_STORAGE, "%s",
 				    ax_db_errmsg(lv->db));
@@ -485,7 +503,7 @@ int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 		if (rc == AX_EINTR)
 			rc = 0;
 	}
-	if (lv.tuner)
+	if (lv.tuner && lv.session_id)
 		report(&lv, &v);
 	return close_all(&lv, rc);
 }

@@ -104,9 +104,30 @@ static const char *const migration_1 =
     " run_id INTEGER NOT NULL REFERENCES run(id),"
     " created_at TEXT NOT NULL);";
 
+/*
+ * Migration 2: who owns a run (issue 11).  A run left "running" by a
+ * process that was killed stays so forever unless its owner can be
+ * checked: the process id, the kernel's boot id and the process's start
+ * time (clock ticks after boot) name one process on one machine across
+ * pid reuse.  A tuning session names the run that is resuming it, so that
+ * a second `tune --resume` of it is refused while that run's process
+ * lives (core/db_owner.c).
+ */
+static const char *const migration_2 =
+    "ALTER TABLE run ADD COLUMN owner_pid INTEGER;"
+    "ALTER TABLE run ADD COLUMN owner_boot TEXT;"
+    "ALTER TABLE run ADD COLUMN owner_start INTEGER;"
+    "ALTER TABLE tune_session ADD COLUMN owner_run_id INTEGER;";
+
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
     migration_1,
+    migration_2,
 };
+
+const char *ax_dbi_migration(int v)
+{
+	return v >= 1 && v <= AX_DB_SCHEMA_VERSION ? migrations[v - 1] : "";
+}
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -126,13 +147,18 @@ int ax_dbi_fail_sql(struct ax_db *db, int rc, const char *what)
 {
 	int prim = rc & 0xff;
 
+	if ((prim == SQLITE_BUSY || prim == SQLITE_LOCKED) && db->stopped)
+		return ax_dbi_fail(db, AX_EINTR,
+				   "%s: interrupted while waiting for another "
+				   "process's lock on the database, before %s",
+				   db->path, what);
 	if (prim == SQLITE_BUSY || prim == SQLITE_LOCKED)
 		return ax_dbi_fail(
-		    db, AX_EDB,
-		    "%s: database stayed locked for %d s while %s; "
-		    "another axbench is writing it, retry when it "
-		    "is done",
-		    db->path, AX_DB_BUSY_MS / 1000, what);
+		    db, AX_EBUSY,
+		    "%s: the database stayed locked by another process for "
+		    "%.0f s, so axbench gave up %s; let the other writer "
+		    "finish, or wait longer (AXBENCH_LOCK_WAIT=SECONDS)",
+		    db->path, ax_dbi_lock_wait_s(), what);
 	if (prim == SQLITE_CONSTRAINT)
 		return ax_dbi_fail(db, AX_EINVAL, "%s: %s while %s (%s)",
 				   db->path, sqlite3_errmsg(db->h), what,
@@ -389,12 +415,13 @@ static char *immutable_uri(const char *path)
  * its -shm file: there the file is opened as immutable, which is exactly
  * true of such media.
  */
-static int open_ro(const char *path, sqlite3 **out)
+static int open_ro(const char *path, sqlite3 **out, bool *immutable)
 {
 	sqlite3 *h = NULL;
+	*immutable = false;
 	int rc = sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL);
 	if (rc == SQLITE_OK) {
-		sqlite3_busy_timeout(h, AX_DB_BUSY_MS);
+		sqlite3_busy_timeout(h, (int)(ax_dbi_lock_wait_s() * 1000));
 		rc = read_schema(h, NULL);
 	}
 	char *copy = strdup(path);
@@ -411,9 +438,53 @@ static int open_ro(const char *path, sqlite3 **out)
 		free(uri);
 		if (rc == SQLITE_OK)
 			rc = read_schema(h, NULL);
+		*immutable = rc == SQLITE_OK;
 	}
 	*out = h;
 	return rc;
+}
+
+/* What a failed read-only look says, and what to do about it: only a
+ * damaged file calls for a backup. */
+static const char *probe_problem(int prim)
+{
+	switch (prim) {
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return "the database is corrupt";
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return "the database is locked by another process";
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+	case SQLITE_CANTOPEN:
+	case SQLITE_READONLY:
+		return "axbench may not read the database or its directory";
+	default:
+		return "cannot read the database";
+	}
+}
+
+static const char *probe_advice(int prim)
+{
+	switch (prim) {
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return "axbench left it untouched: recover what it holds "
+		       "(sqlite3 FILE .recover | sqlite3 NEW.db), restore it "
+		       "from a backup, or pass another --db";
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return "retry when the other process is done";
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+	case SQLITE_CANTOPEN:
+	case SQLITE_READONLY:
+		return "fix the permissions of the file and its directory, "
+		       "or pass another --db";
+	default:
+		return "axbench left it untouched; pass another --db";
+	}
 }
 
 /*
@@ -421,12 +492,14 @@ static int open_ro(const char *path, sqlite3 **out)
  * and is its schema version one this build understands?  Nothing is
  * written, whatever the answer.
  */
-static int probe(const char *path, int *version, char *err, size_t errlen)
+static int probe(const char *path, bool writing, int *version, char *err,
+		 size_t errlen)
 {
 	sqlite3 *h = NULL;
 	int rc, v = 0, objects = 0;
+	bool immutable;
 
-	rc = open_ro(path, &h);
+	rc = open_ro(path, &h, &immutable);
 	if (rc == SQLITE_OK)
 		rc = read_schema(h, &objects);
 	if (rc == SQLITE_OK)
@@ -434,21 +507,24 @@ static int probe(const char *path, int *version, char *err, size_t errlen)
 	if (rc != SQLITE_OK) {
 		int prim = rc & 0xff;
 
-		ax_errf(err, errlen, AX_EDB,
-			"%s: %s (%s); axbench left it untouched: restore it "
-			"from a backup or pass another --db",
-			path,
-			prim == SQLITE_NOTADB || prim == SQLITE_CORRUPT
-			    ? "the database is corrupt"
-			    : "cannot read the database",
-			h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+		ax_errf(err, errlen, AX_EDB, "%s: %s (%s); %s", path,
+			probe_problem(prim),
+			h ? sqlite3_errmsg(h) : sqlite3_errstr(rc),
+			probe_advice(prim));
 		sqlite3_close(h);
 		return AX_EDB;
 	}
-	sqlite3_close(h);
 	*version = v;
-	if (v > AX_DB_SCHEMA_VERSION)
+	if (v > AX_DB_SCHEMA_VERSION) {
+		sqlite3_close(h);
 		return newer_schema(err, errlen, path, v);
+	}
+	rc = ax_dbi_check_shape(h, v, path, err, errlen);
+	if (!rc && writing)
+		rc = ax_dbi_quick_check(h, path, err, errlen);
+	sqlite3_close(h);
+	if (rc)
+		return rc;
 	/* Version 0 with tables is another program's database (our first
 	 * migration creates tables and version together), and a negative
 	 * version is nobody's: axbench adds nothing to either. */
@@ -497,10 +573,11 @@ static int set_pragmas(struct ax_db *db)
 	sqlite3_stmt *st;
 	int rc;
 
-	sqlite3_busy_timeout(db->h, AX_DB_BUSY_MS);
+	ax_dbi_setup_connection(db);
 	/* Changing the journal mode takes an exclusive lock without the
 	 * busy handler, so two processes creating one file retry here. */
-	for (int tries = 0;; tries++) {
+	double since = ax_dbi_now();
+	for (;;) {
 		rc = sqlite3_prepare_v2(db->h, "PRAGMA journal_mode=WAL", -1,
 					&st, NULL);
 		if (rc != SQLITE_OK)
@@ -509,7 +586,8 @@ static int set_pragmas(struct ax_db *db)
 		sqlite3_finalize(st);
 		if (rc == SQLITE_ROW)
 			break;
-		if ((rc & 0xff) != SQLITE_BUSY || tries >= AX_DB_BUSY_MS / 10)
+		if ((rc & 0xff) != SQLITE_BUSY ||
+		    ax_dbi_now() - since >= ax_dbi_lock_wait_s())
 			return ax_dbi_fail_sql(db, rc, "enabling WAL");
 		usleep(10000);
 	}
@@ -564,19 +642,55 @@ static int migrate(struct ax_db *db)
 	return 0;
 }
 
+/* Committed results that an immutable open would not see. */
+static bool wal_has_frames(const char *path)
+{
+	char *wal = malloc(strlen(path) + 5);
+	struct stat sb;
+	bool frames = false;
+	if (wal) {
+		sprintf(wal, "%s-wal", path);
+		/* A WAL header alone is 32 bytes; frames follow it. */
+		frames = stat(wal, &sb) == 0 && sb.st_size > 32;
+	}
+	free(wal);
+	return frames;
+}
+
+/*
+ * Readers never write to the file.  Two files cannot be read in place
+ * without writing: one whose committed results still sit in its -wal in
+ * a directory axbench may not write (an immutable open would hide them),
+ * and one with an older schema.  Both are read from a private copy,
+ * recovered and upgraded there (core/db_check.c), and the reader is told.
+ */
 static int open_readonly(struct ax_db *db, char *err, size_t errlen)
 {
-	int rc = open_ro(db->path, &db->h);
+	bool immutable;
+	int rc = open_ro(db->path, &db->h, &immutable);
 
 	if (rc != SQLITE_OK)
 		return ax_errf(err, errlen, AX_EDB, "%s: cannot open (%s)",
 			       db->path, sqlite3_errstr(rc));
-	if (db->version < AX_DB_SCHEMA_VERSION)
-		return ax_errf(err, errlen, AX_EDB,
-			       "%s has schema %d, older than this build's "
-			       "%d; open it once without read-only access "
-			       "to upgrade it",
-			       db->path, db->version, AX_DB_SCHEMA_VERSION);
+	bool hidden_wal = immutable && wal_has_frames(db->path);
+	if (!hidden_wal && db->version >= AX_DB_SCHEMA_VERSION) {
+		ax_dbi_setup_connection(db);
+		return 0;
+	}
+	snprintf(db->note, sizeof(db->note),
+		 "%s: %s, so axbench reads a private copy of it (the file "
+		 "is not touched)",
+		 db->path,
+		 hidden_wal ? "its latest results are in its -wal file, which "
+			      "SQLite cannot read in a directory axbench may "
+			      "not write"
+			    : "its schema is older than this build's; the next "
+			      "`axbench run` upgrades it");
+	if ((rc = ax_dbi_private_copy(db, err, errlen)))
+		return rc;
+	ax_dbi_setup_connection(db);
+	if ((rc = migrate(db)))
+		return ax_errf(err, errlen, rc, "%s", db->msg);
 	return 0;
 }
 
@@ -629,14 +743,17 @@ int ax_db_open(const char *path, unsigned flags, struct ax_db **out, char *err,
 		free(db);
 		return ax_errf(err, errlen, AX_ENOMEM, "out of memory");
 	}
+	bool writing = !(flags & AX_DB_READONLY);
 	if (exists && !empty)
-		rc = probe(path, &db->version, err, errlen);
+		rc = probe(path, writing, &db->version, err, errlen);
 	else if (!exists)
 		rc = check_dir(path, err, errlen);
 	if (!rc && (flags & AX_DB_READONLY))
 		rc = open_readonly(db, err, errlen);
 	else if (!rc)
 		rc = open_readwrite(db, err, errlen);
+	if (!rc && writing)
+		ax_dbi_mark_abandoned(db);
 	if (rc) {
 		ax_db_close(db);
 		return rc;
@@ -645,11 +762,17 @@ int ax_db_open(const char *path, unsigned flags, struct ax_db **out, char *err,
 	return 0;
 }
 
+const char *ax_db_note(const struct ax_db *db)
+{
+	return db && db->note[0] ? db->note : NULL;
+}
+
 void ax_db_close(struct ax_db *db)
 {
 	if (!db)
 		return;
 	sqlite3_close(db->h);
+	ax_dbi_remove_copy(db);
 	free(db->path);
 	free(db);
 }

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 1
+#define AX_DB_SCHEMA_VERSION 2
 
 struct ax_db;
 
@@ -37,6 +37,26 @@ enum ax_db_open_flags {
 int ax_db_open(const char *path, unsigned flags, struct ax_db **out, char *err,
 	       size_t errlen);
 void ax_db_close(struct ax_db *db);
+
+/*
+ * Waiting for another process's write lock, for every handle of this
+ * process.  A write that finds the database locked backs off (10 ms
+ * doubling to 1 s) and retries for up to limit_s seconds in all
+ * (AX_DB_LOCK_WAIT_S by default; a negative limit_s restores it), calling
+ * on_wait(ctx, path, waited, limit) about every 5 s so that the user sees
+ * why nothing happens; *stop (a signal flag; may be NULL) ends the wait at
+ * once.  A write that still finds the lock fails with AX_EBUSY, or with
+ * AX_EINTR when *stop ended the wait; nothing of it was written then.
+ */
+#define AX_DB_LOCK_WAIT_S 60.0
+typedef void (*ax_db_wait_fn)(void *ctx, const char *path, double waited_s,
+			      double limit_s);
+void ax_db_set_lock_wait(double limit_s, const volatile int *stop,
+			 ax_db_wait_fn on_wait, void *ctx);
+
+/* Something the user should know about how the file was opened (read
+ * from a private copy, and why), or NULL (borrowed). */
+const char *ax_db_note(const struct ax_db *db);
 
 /* Last error message of this handle (borrowed). */
 const char *ax_db_errmsg(const struct ax_db *db);
@@ -117,6 +137,10 @@ struct ax_db_session {
 };
 int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
 			int64_t *id);
+/* Make run_id the owner of a tuning session, in one transaction:
+ * AX_EBUSY (with a message naming the other run and its process) while
+ * another run whose process lives owns it.  run_id 0 only looks. */
+int ax_db_session_claim(struct ax_db *db, int64_t session_id, int64_t run_id);
 /* Record how the session ended and which trial was best (0 if none). */
 int ax_db_session_finish(struct ax_db *db, int64_t session_id,
 			 const char *stop_reason, int64_t best_trial_id);
@@ -161,6 +185,8 @@ struct ax_db_filter {
  *  "higher_is_better", "work", "timing_mode", "stop_reason", "status",
  *  "error", "n", "median", "min", "max", "mean", "stddev", "q1", "q3",
  *  "mad", "ci_lo", "ci_hi", "rel_noise", "extra" (object or null),
+ *  "run_status" (the run's status as readers see it: "abandoned" for a
+ *  run whose process on this machine is gone),
  *  "device": {"id", "fingerprint", "name", "vendor", "type",
  *             "driver_name", "driver_info", "api_version", "pci_bus_id",
  *             "device_uuid", "vendor_id", "device_id", "driver_version"},

@@ -10,12 +10,12 @@
 
 #include "core/db.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct sqlite3;
 struct sqlite3_stmt;
 
-#define AX_DB_BUSY_MS 10000
 #define AX_NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
 struct ax_db {
@@ -23,7 +23,49 @@ struct ax_db {
 	char *path;
 	int version;
 	char msg[768];
+	/* Waiting for another process's lock (see ax_db_set_lock_wait). */
+	double busy_since, busy_said; /* monotonic seconds */
+	bool stopped;		      /* the last wait ended by *stop */
+	bool no_wait;		      /* best-effort writes: never wait */
+	/* A private copy read instead of path (see open_private_copy);
+	 * removed at close.  NULL when path itself is open. */
+	char *copy_dir;
+	char note[512]; /* see ax_db_note */
 };
+
+/* The SQL of migration v (1-based). */
+const char *ax_dbi_migration(int v);
+/* core/db_check.c: the file's tables and columns are those of schema
+ * `version`; its pages pass PRAGMA quick_check (time-boxed). */
+int ax_dbi_check_shape(struct sqlite3 *h, int version, const char *path,
+		       char *err, size_t errlen);
+int ax_dbi_quick_check(struct sqlite3 *h, const char *path, char *err,
+		       size_t errlen);
+/* Replace db->h by a read-write connection to a private copy of db->path
+ * and its -wal; ax_dbi_remove_copy deletes the copy. */
+int ax_dbi_private_copy(struct ax_db *db, char *err, size_t errlen);
+void ax_dbi_remove_copy(struct ax_db *db);
+/* core/db_owner.c: runs left "running" by a process that is gone on
+ * this machine become "abandoned" (best effort: errors are ignored). */
+void ax_dbi_mark_abandoned(struct ax_db *db);
+/* Bind this process as a run's owner to parameters first..first+2
+ * (owner_pid, owner_boot, owner_start). */
+void ax_dbi_bind_owner(struct sqlite3_stmt *st, int first);
+/* A run's status as readers show it: "abandoned" for a "running" run
+ * whose owner process on this machine is gone.  r: the run table's alias. */
+#define AX_RUN_STATUS_SQL(r)                                                   \
+	"ax_run_status(" r ".status, " r ".owner_pid, " r ".owner_boot, " r    \
+	".owner_start, (SELECT hostname FROM host WHERE host.id = " r          \
+	".host_id))"
+
+/* Monotonic seconds. */
+double ax_dbi_now(void);
+/* The total wait for a lock now in force (ax_db_set_lock_wait). */
+double ax_dbi_lock_wait_s(void);
+/* The SQLite busy handler of every connection (arg: the ax_db). */
+int ax_dbi_on_busy(void *arg, int count);
+/* Install the busy handler and the SQL functions readers use. */
+void ax_dbi_setup_connection(struct ax_db *db);
 
 /* Set db's message; returns err. */
 int ax_dbi_fail(struct ax_db *db, int err, const char *fmt, ...)

@@ -230,7 +230,7 @@ static const char *const result_keys[] = {
     "error",	   "n",		  "median",	 "min",
     "max",	   "mean",	  "stddev",	 "q1",
     "q3",	   "mad",	  "ci_lo",	 "ci_hi",
-    "rel_noise",   "*extra",
+    "rel_noise",   "*extra",	  "run_status",
 };
 
 static json_t *result_row(sqlite3_stmt *st)
@@ -293,10 +293,12 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	    " x.shader_hash, x.unit, x.higher_is_better, x.work,"
 	    " x.timing_mode, x.stop_reason, x.status, x.error_text, x.n,"
 	    " x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
-	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json, " DEV_COLS
-	    ", " HOST_COLS " FROM result x JOIN run r ON r.id = x.run_id"
-	    " LEFT JOIN device d ON d.id = r.device_id"
-	    " LEFT JOIN host h ON h.id = r.host_id",
+	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json,"
+	    " " AX_RUN_STATUS_SQL(
+		"r") ", " DEV_COLS ", " HOST_COLS
+		     " FROM result x JOIN run r ON r.id = x.run_id"
+		     " LEFT JOIN device d ON d.id = r.device_id"
+		     " LEFT JOIN host h ON h.id = r.host_id",
 	    &w, " ORDER BY r.started_at, x.id", &st);
 	free(w.ids_json);
 	if (rc)
@@ -348,12 +350,14 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	}
 	rc = prepare_where(
 	    db,
-	    "SELECT r.id, r.uuid, r.started_at, r.finished_at, r.status,"
-	    " r.profile, r.axbench_version, r.git_sha, r.argv_json,"
-	    " (SELECT count(*) FROM result x WHERE x.run_id = r.id), " DEV_COLS
-	    ", " HOST_COLS
-	    " FROM run r LEFT JOIN device d ON d.id = r.device_id"
-	    " LEFT JOIN host h ON h.id = r.host_id",
+	    "SELECT r.id, r.uuid, r.started_at, r.finished_at,"
+	    " " AX_RUN_STATUS_SQL(
+		"r") ","
+		     " r.profile, r.axbench_version, r.git_sha, r.argv_json,"
+		     " (SELECT count(*) FROM result x WHERE x.run_id = "
+		     "r.id), " DEV_COLS ", " HOST_COLS
+		     " FROM run r LEFT JOIN device d ON d.id = r.device_id"
+		     " LEFT JOIN host h ON h.id = r.host_id",
 	    &w, " ORDER BY r.started_at DESC, r.id DESC", &st);
 	free(w.ids_json);
 	if (rc)

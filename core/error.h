@@ -32,7 +32,8 @@
 	X(AX_EREGRESSION, -16, "regression found")                             \
 	X(AX_EAMBIGUOUS, -17, "verdict ambiguous")                             \
 	X(AX_EVALIDATION, -18, "Vulkan validation layer reported a problem")   \
-	X(AX_ECOMPILE, -19, "the driver could not build the pipeline")
+	X(AX_ECOMPILE, -19, "the driver could not build the pipeline")         \
+	X(AX_EBUSY, -20, "database locked by another process")
 
 enum ax_error {
 #define AX_ERROR_ENUM(name, value, text) name = value,

@@ -39,3 +39,18 @@ wait_rows() {
 wait_results() { wait_rows "$1" result "$2"; }
 n_results() { n_rows "$1" result; }
 wait_trials() { wait_rows "$DB" trial "$1"; }
+
+# Run $1 with bash as root of a private user and mount namespace, where a
+# tmpfs can be mounted (and remounted read-only, or filled) for real;
+# need_mount skips the test where that is not possible.
+in_ns() {
+	unshare --user --map-root-user --mount bash -c "$1" ||
+		return $?
+}
+
+need_mount() {
+	unshare --user --map-root-user --mount \
+		bash -c 'mount -t tmpfs -o size=64k tmpfs "$1"' _ \
+		"$BATS_TEST_TMPDIR" 2>/dev/null ||
+		skip "cannot mount a tmpfs here (no user namespaces)"
+}

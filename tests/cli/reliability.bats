@@ -115,20 +115,9 @@ check_interrupted() {
 	[ "$(sql 'select count(*) from host')" = 1 ]
 }
 
-# A private mount namespace where a tmpfs can be mounted: as root, or as a
-# user through an unprivileged user namespace.  Skips where neither works.
-in_ns() {
-	unshare --user --map-root-user --mount bash -c "$1" ||
-		return $?
-}
-
-need_mount() {
-	unshare --user --map-root-user --mount \
-		bash -c 'mount -t tmpfs -o size=64k tmpfs "$1"' _ \
-		"$BATS_TEST_TMPDIR" 2>/dev/null ||
-		skip "cannot mount a tmpfs here (no user namespaces)"
-}
-
+# A private mount namespace where a tmpfs can be mounted (in_ns and
+# need_mount, helper.bash): as root, or as a user through an unprivileged
+# user namespace.  Skips where neither works.
 @test "read-only database directory: clear error, exit 5, nothing written" {
 	need_mount
 	mkdir -p "$BATS_TEST_TMPDIR/ro"
