@@ -213,7 +213,8 @@ static const struct ax_cli_choice export_choices[] = {
 
 const struct ax_cli_cmd ax_cmd_export = {
     .name = "export",
-    .summary = "write the best measured parameters as YAML or JSON",
+    .summary = "write per-shape parameters (tuned only if proven faster) "
+	       "as YAML or JSON",
     .usage = "[--suite NAME] [--shapes FILTER]... [--format FMT] [-o FILE]",
     .details =
 	"Writes a versioned document (schema axbench.tuned/v1): for each "

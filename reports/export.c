@@ -102,11 +102,10 @@ struct group {
 
 /* The outcome for one group. */
 struct choice {
-	const struct member *tuned; /* NULL: the defaults are exported */
-	const struct member *def;   /* the defaults it was compared with, or
-				       the newest defaults measured */
-	struct ax_compare_stat stat;
-	bool compared; /* stat holds a comparison */
+	const struct member *tuned;  /* NULL: the defaults are exported */
+	const struct member *def;    /* the defaults it was compared with, or
+					the newest defaults measured */
+	struct ax_compare_stat stat; /* of tuned, else of the closest try */
 	char reason[512];
 };
 
@@ -362,7 +361,6 @@ static int choose(const struct builder *b, const struct group *g,
 			closest = c;
 			ch->stat = st;
 		}
-		ch->compared = true;
 	}
 	if (!ch->tuned) {
 		ch->def = newest_defaults(g);
