@@ -168,6 +168,7 @@ static void test_build(void)
 			    json_object_get(json_array_get(sk, 1), "reason")),
 			"tile must be a power of two") != NULL);
 	json_decref(doc);
+	json_decref(res);
 	json_decref(sessions);
 }
 
