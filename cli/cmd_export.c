@@ -13,13 +13,17 @@
 #include <string.h>
 #include <strings.h>
 
-enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT };
+enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT, OPT_SHAPES };
+
+#define MAX_SHAPES 64
 
 static const struct ax_cli_opt export_opts[] = {
     {OPT_SUITE, "suite", 's', "NAME", "only this suite"},
     {OPT_FORMAT, "format", 'f', "FMT",
      "document format: yaml (default; json with --json)"},
     {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
+    {OPT_SHAPES, "shapes", 0, "FILTER",
+     "only shapes matching SUITE[:NAME=VALUE,...] (repeatable)"},
     {0},
 };
 
@@ -55,24 +59,76 @@ static int write_doc(const struct ax_cli *cli, const json_t *doc, bool json,
 	return 0;
 }
 
-static int export_run(struct ax_cli *cli, const char *suite, bool json,
-		      const char *path)
+/* What export chose for each shape, and why, for the person running it:
+ * one line per entry on stderr. */
+static void summarise(const struct ax_cli *cli, const json_t *doc)
 {
-	struct ax_config_schema schema[64];
-	struct ax_db_filter f = {.suite = suite};
-	struct ax_db *db;
-	json_t *results = NULL, *sessions = NULL, *doc = NULL;
-	char err[1024];
-	int n = ax_suite_count < 64 ? ax_suite_count : 64;
+	size_t i, j;
+	json_t *dev, *list, *e;
+	const char *suite;
+	if (cli->verbosity < 0)
+		return;
+	json_array_foreach(json_object_get(doc, "devices"), i, dev)
+	{
+		json_object_foreach(json_object_get(dev, "suites"), suite, list)
+		{
+			json_array_foreach(list, j, e)
+			{
+				char *shape = json_dumps(
+				    json_object_get(e, "shape"), JSON_COMPACT);
+				const char *choice = json_string_value(
+				    json_object_get(e, "choice"));
+				json_t *sp = json_object_get(e, "speedup");
+				fprintf(stderr,
+					"axbench export: %s %s on %s: ", suite,
+					shape ? shape : "?",
+					json_string_value(
+					    json_object_get(dev, "name")));
+				if (json_is_number(sp))
+					fprintf(stderr,
+						"tuned, %.3gx the defaults\n",
+						json_number_value(sp));
+				else
+					fprintf(
+					    stderr, "%s: %s\n", choice,
+					    json_string_value(
+						json_object_get(e, "reason")));
+				free(shape);
+			}
+		}
+	}
+}
+
+struct export_args {
+	const char *suite, *path;
+	bool json;
+	struct ax_export_shape shapes[MAX_SHAPES];
+	int n_shapes;
+};
+
+static void load_schema(struct ax_config_schema *schema, int n)
+{
 	for (int i = 0; i < n; i++)
 		schema[i] = (struct ax_config_schema){ax_suites[i]->name,
 						      ax_suites[i]->params,
 						      ax_suites[i]->n_params};
-	if (suite && !ax_suite_find(suite))
+}
+
+static int export_run(struct ax_cli *cli, const struct export_args *a,
+		      const struct ax_config_schema *schema, int n)
+{
+	/* samples: the choice is made from them, as compare makes it */
+	struct ax_db_filter f = {.suite = a->suite, .with_samples = true};
+	struct ax_export_opts opts = {.shapes = a->shapes,
+				      .n_shapes = a->n_shapes};
+	struct ax_db *db;
+	json_t *results = NULL, *sessions = NULL, *doc = NULL;
+	char err[1024];
+	if (a->suite && !ax_suite_find(a->suite))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
 				    "--suite %s: no such "
 				    "suite; see `axbench suites`",
-				    suite);
+				    a->suite);
 	int rc = ax_cli_open_db(cli, true, &db);
 	if (rc)
 		return rc;
@@ -82,38 +138,66 @@ static int export_run(struct ax_cli *cli, const char *suite, bool json,
 	ax_db_close(db);
 	if (!rc)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
-	if (!rc && ax_export_build(results, sessions, schema, n,
+	if (!rc && ax_export_build(results, sessions, schema, n, &opts,
 				   "axbench " AX_VERSION_STRING, &doc, err,
 				   sizeof(err)))
 		rc = ax_cli_error(cli, AX_EXIT_FAIL, "%s", err);
 	if (!rc)
-		rc = write_doc(cli, doc, json, path);
+		rc = write_doc(cli, doc, a->json, a->path);
+	if (!rc)
+		summarise(cli, doc);
 	json_decref(doc);
 	json_decref(results);
 	json_decref(sessions);
 	return rc;
 }
 
+static int add_shapes(struct ax_cli *cli, struct export_args *a,
+		      const char *text, const struct ax_config_schema *schema,
+		      int n)
+{
+	char err[1024];
+	if (a->n_shapes == MAX_SHAPES)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "--shapes: at most %d filters", MAX_SHAPES);
+	if (ax_export_shape_parse(text, schema, n, &a->shapes[a->n_shapes], err,
+				  sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
+	a->n_shapes++;
+	return 0;
+}
+
 static int export_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct ax_cli_iter it;
-	const char *suite = NULL, *path = NULL, *format = NULL;
-	int opt;
+	struct ax_config_schema schema[64];
+	struct export_args *a = calloc(1, sizeof(*a));
+	const char *format = NULL;
+	int opt, rc = 0;
+	int n = ax_suite_count < 64 ? ax_suite_count : 64;
+	if (!a)
+		return ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+	load_schema(schema, n);
 	ax_cli_iter_init(&it, cli, &ax_cmd_export, argc, argv);
-	while ((opt = ax_cli_next(&it)) > 0) {
+	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_SUITE)
-			suite = it.optarg;
+			a->suite = it.optarg;
 		else if (opt == OPT_FORMAT)
 			format = it.optarg;
 		else if (opt == OPT_OUTPUT)
-			path = it.optarg;
+			a->path = it.optarg;
+		else if (opt == OPT_SHAPES)
+			rc = add_shapes(cli, a, it.optarg, schema, n);
 	}
-	int rc = ax_cli_parse_end(&it, opt, 0, 0);
+	if (rc == 0)
+		rc = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
-	if (rc != AX_CLI_CONTINUE)
-		return rc;
-	bool json = format ? !strcmp(format, "json") : cli->json;
-	return export_run(cli, suite, json, path);
+	if (rc == AX_CLI_CONTINUE) {
+		a->json = format ? !strcmp(format, "json") : cli->json;
+		rc = export_run(cli, a, schema, n);
+	}
+	free(a);
+	return rc;
 }
 
 static const char *const *export_formats(void)
@@ -129,16 +213,29 @@ static const struct ax_cli_choice export_choices[] = {
 
 const struct ax_cli_cmd ax_cmd_export = {
     .name = "export",
-    .summary = "write the best measured parameters as YAML or JSON",
-    .usage = "[--suite NAME] [--format FMT] [-o FILE]",
-    .details = "Writes a versioned document (schema axbench.tuned/v1): for "
-	       "each device\n(by fingerprint, with name, UUID and PCI bus "
-	       "id), suite and shape, the\nbest stored parameters, their "
-	       "measured figure and unit, the speed-up\nover the default "
-	       "parameters, and the run / result / session it came\nfrom.  "
-	       "`axbench run --tuned FILE` reads it back.  --device "
-	       "matches a\nstored device by name, UUID, PCI bus id or "
-	       "fingerprint.",
+    .summary = "write per-shape parameters (tuned only if proven faster) "
+	       "as YAML or JSON",
+    .usage = "[--suite NAME] [--shapes FILTER]... [--format FMT] [-o FILE]",
+    .details =
+	"Writes a versioned document (schema axbench.tuned/v1): for each "
+	"device\n(by fingerprint, with name, UUID and PCI bus id), suite and "
+	"shape, the\nparameters to use, their measured figure and unit, and "
+	"the run / result /\nsession they came from.  `axbench run --tuned "
+	"FILE` reads it back.\n\nA tuned point is exported only when it was "
+	"measured beside the defaults\n(same run, both fully sampled: "
+	"`axbench tune` re-times its best points\nand the defaults at the "
+	"end; tuning trials do not count) and beat them\nbeyond noise by "
+	"the statistics of `axbench compare` (Mann-Whitney U,\nthe "
+	"Hodges-Lehmann shift's confidence interval, a 2 % minimum "
+	"effect).\nOtherwise the shape gets the default parameters "
+	"(choice: defaults) and\nthe reason, in the document and on "
+	"stderr; its speedup is null.\n\n--shapes SUITE[:NAME=VALUE,...] "
+	"exports only that suite's shapes whose\nnamed shape parameters "
+	"have those values (values as -p takes them);\nrepeat it for "
+	"more: a shape matching any filter is exported.  E.g.\n  axbench "
+	"export --shapes gemm:m=256,n=256 --shapes bandwidth:size=64K\n"
+	"--device matches a stored device by name, UUID, PCI bus id or "
+	"fingerprint.",
     .opts = export_opts,
     .choices = export_choices,
     .fn = export_main,

@@ -5,6 +5,7 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/vk.h"
+#include "reports/compare.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
 
@@ -293,17 +294,28 @@ static int open_session(struct live *lv, const json_t *resumed)
 	return 0;
 }
 
+/* A final measurement: its median and its raw values, for the verdict. */
+struct timed {
+	double median; /* NAN when it failed */
+	double *values;
+	int n;
+};
+
 /* Measure p carefully (final sampling) and store it with its role. */
 static int retime(struct live *lv, const struct ax_params *p, const char *role,
-		  double *value)
+		  struct timed *t)
 {
 	struct ax_session_case c;
-	*value = NAN;
+	*t = (struct timed){.median = NAN};
 	int rc = measure(lv, p, &lv->a->final_opts, role, &c);
 	if (rc == 0 && c.r.outcome == AX_CASE_INTERRUPTED)
 		rc = AX_EINTR;
-	if (rc == 0 && c.r.status == 0)
-		*value = c.r.summary.median;
+	if (rc == 0 && c.r.status == 0 && c.r.n > 0 &&
+	    (t->values = malloc(sizeof(double) * (size_t)c.r.n))) {
+		memcpy(t->values, c.r.values, sizeof(double) * (size_t)c.r.n);
+		t->n = c.r.n;
+		t->median = c.r.summary.median;
+	}
 	ax_session_case_release(&c);
 	return rc;
 }
@@ -315,47 +327,97 @@ struct verdict {
 	bool defaults_win; /* no tried point beat the defaults re-timed */
 };
 
-/* The answer: the top points by the model, re-timed with more samples,
- * beside the defaults measured the same way. */
-static int finalise(struct live *lv, struct verdict *v)
+static bool is_defaults(const struct live *lv, const struct ax_params *p)
+{
+	const struct ax_params *d = &lv->a->base;
+	for (int k = 0; k < p->n; k++)
+		if ((p->defs[k].flags & AX_PARAM_TUNABLE) && p->v[k] != d->v[k])
+			return false;
+	return true;
+}
+
+static bool defaults_valid(const struct live *lv)
+{
+	char why[256];
+	const struct ax_suite *s = lv->a->suite;
+	return ax_params_check(&lv->a->base, why, sizeof(why)) == 0 &&
+	       (!s->check || s->check(&lv->a->base, lv->session.info, why,
+				      sizeof(why)) == 0);
+}
+
+/* The best re-timed point wins only when compare's statistics call it
+ * faster than the defaults re-timed the same way (reports/compare.h);
+ * two medians alone, however far apart, are noise until shown not to
+ * be. */
+static bool beats_defaults(const struct live *lv, const struct timed *best,
+			   const struct timed *def)
+{
+	struct ax_compare_opts o;
+	struct ax_compare_stat st;
+	char err[256];
+	ax_compare_opts_init(&o);
+	if (!best->values || !def->values)
+		return false;
+	return ax_compare_samples(
+		   def->values, def->n, best->values, best->n,
+		   lv->a->suite->higher_is_better,
+		   ax_compare_threshold_for(&o, lv->a->suite->name), &o, &st,
+		   err, sizeof(err)) == 0 &&
+	       st.verdict == AX_VERDICT_FASTER;
+}
+
+/* Re-time the top points by the model; the best of them in *best.  The
+ * default point is left to the defaults' own measurement: the same
+ * parameters measured twice are never a speed-up. */
+static int retime_top(struct live *lv, struct verdict *v, struct timed *best)
 {
 	size_t top[8];
 	size_t k = ax_tuner_top(lv->tuner, (size_t)lv->a->retime_top, top);
 	int rc = 0;
-	v->have_best = false;
 	for (size_t j = 0; j < k && rc == 0 && !ax_cli_interrupted; j++) {
 		struct ax_params p;
-		double val;
+		struct timed t;
 		point_params(lv, top[j], &p);
-		rc = retime(lv, &p, "retime", &val);
-		bool wins = !v->have_best ||
-			    (lv->a->suite->higher_is_better ? val > v->best
-							    : val < v->best);
-		if (rc == 0 && !isnan(val) && wins) {
-			v->best = val;
+		if (is_defaults(lv, &p))
+			continue;
+		rc = retime(lv, &p, "retime", &t);
+		bool wins = !isnan(t.median) &&
+			    (!v->have_best || (lv->a->suite->higher_is_better
+						   ? t.median > v->best
+						   : t.median < v->best));
+		if (rc == 0 && wins) {
+			free(best->values);
+			*best = t;
+			v->best = t.median;
 			v->best_index = top[j];
 			v->have_best = true;
 			lv->best_trial_id = lv->trial_ids[top[j]];
+		} else {
+			free(t.values);
 		}
 	}
-	char why[256];
+	return rc;
+}
+
+/* The answer: the top points re-timed with more samples, beside the
+ * defaults measured the same way in the same run; the defaults unless a
+ * point beat them beyond noise. */
+static int finalise(struct live *lv, struct verdict *v)
+{
+	struct timed best = {.median = NAN}, def = {.median = NAN};
+	v->have_best = false;
 	v->defaults = NAN;
-	struct ax_vk_device_info const *info = lv->session.info;
-	bool defaults_valid =
-	    ax_params_check(&lv->a->base, why, sizeof(why)) == 0 &&
-	    (!lv->a->suite->check ||
-	     lv->a->suite->check(&lv->a->base, info, why, sizeof(why)) == 0);
-	if (rc == 0 && defaults_valid && !ax_cli_interrupted)
-		rc = retime(lv, &lv->a->base, "default", &v->defaults);
-	/* The answer is never worse than the defaults as measured: if they
-	 * win the final re-timing, they are the answer. */
-	bool dwins = v->have_best && !isnan(v->defaults) &&
-		     (lv->a->suite->higher_is_better ? v->defaults > v->best
-						     : v->defaults < v->best);
-	if (dwins) {
-		v->best = v->defaults;
+	int rc = retime_top(lv, v, &best);
+	if (rc == 0 && defaults_valid(lv) && !ax_cli_interrupted)
+		rc = retime(lv, &lv->a->base, "default", &def);
+	v->defaults = def.median;
+	if (!isnan(def.median) && !beats_defaults(lv, &best, &def)) {
+		v->best = def.median;
+		v->have_best = true;
 		v->defaults_win = true;
 	}
+	free(best.values);
+	free(def.values);
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #include "reports/export.h"
 
 #include "core/error.h"
+#include "reports/compare.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -15,8 +16,8 @@
 
 enum pick { PICK_SHAPE, PICK_TUNED, PICK_ALL };
 
-/* The parameters of p selected by which, in table order, as JSON values
- * the way canonical JSON writes them (numbers, or names). */
+/* The parameters of p selected by which, in table order, as JSON values:
+ * numbers, booleans, or names. */
 static json_t *point_json(const struct ax_params *p, enum pick which)
 {
 	json_t *o = json_object();
@@ -28,9 +29,12 @@ static json_t *point_json(const struct ax_params *p, enum pick which)
 			continue;
 		char text[64];
 		ax_param_format(d, p->v[i], text, sizeof(text));
+		/* booleans as YAML / JSON booleans, not "true" strings */
 		json_object_set_new(o, d->name,
 				    d->type == AX_PT_INT ? json_integer(p->v[i])
-							 : json_string(text));
+				    : d->type == AX_PT_BOOL
+					? json_boolean(p->v[i])
+					: json_string(text));
 	}
 	return o;
 }
@@ -74,21 +78,43 @@ static int parse_point(const struct ax_config_schema *sc, const json_t *obj,
 	return rc;
 }
 
-/* ---- building --------------------------------------------------------- */
+/* ---- choosing --------------------------------------------------------- */
+
+/*
+ * Why a point is exported: a tuned point only when it was measured beside
+ * the defaults (same run, same device, same shape, both sampled with the
+ * full settings) and `compare`'s statistics call it faster beyond the
+ * minimum effect.  Anything else exports the defaults, with the reason.
+ */
+
+struct member {
+	const json_t *r; /* an "ok" result (borrowed) */
+	struct ax_params p;
+};
 
 struct group {
 	const struct ax_config_schema *sc;
-	const char *fp;	    /* borrowed from results */
-	const json_t *best; /* best "ok" result */
-	const json_t *def;  /* newest result at default knobs, or NULL */
-	struct ax_params best_p;
-	json_t *shape; /* owned */
+	const char *fp; /* borrowed from results */
+	json_t *shape;	/* owned */
+	struct member *m;
+	int n, cap;
+};
+
+/* The outcome for one group. */
+struct choice {
+	const struct member *tuned;  /* NULL: the defaults are exported */
+	const struct member *def;    /* the defaults it was compared with, or
+					the newest defaults measured */
+	struct ax_compare_stat stat; /* of tuned, else of the closest try */
+	char reason[512];
 };
 
 struct builder {
 	const json_t *results, *sessions;
 	const struct ax_config_schema *schema;
 	int n_schema;
+	const struct ax_export_opts *opts;
+	struct ax_compare_opts cmp;
 	struct group *g;
 	int n, cap;
 	json_t *index;	 /* "fp|suite|shape" -> group number */
@@ -101,14 +127,6 @@ static void skip(struct builder *b, const json_t *r, const char *why)
 	    b->skipped, json_pack("{s:O?, s:O?, s:s}", "result_id",
 				  json_object_get(r, "id"), "suite",
 				  json_object_get(r, "suite"), "reason", why));
-}
-
-static bool better(const json_t *a, const json_t *b)
-{
-	double va = json_number_value(json_object_get(a, "median"));
-	double vb = json_number_value(json_object_get(b, "median"));
-	bool hib = json_is_true(json_object_get(a, "higher_is_better"));
-	return hib ? va > vb : va < vb;
 }
 
 static struct group *group_for(struct builder *b,
@@ -145,6 +163,45 @@ static struct group *group_for(struct builder *b,
 	return g;
 }
 
+static int add_member(struct group *g, const json_t *r,
+		      const struct ax_params *p)
+{
+	if (g->n == g->cap) {
+		int cap = g->cap ? 2 * g->cap : 8;
+		struct member *grown = realloc(g->m, sizeof(*grown) * cap);
+		if (!grown)
+			return AX_ENOMEM;
+		g->m = grown;
+		g->cap = cap;
+	}
+	g->m[g->n++] = (struct member){r, *p};
+	return 0;
+}
+
+/* One --shapes filter: the suite, and every shape value it names. */
+static bool shape_matches(const struct ax_export_shape *f,
+			  const struct ax_config_schema *sc,
+			  const struct ax_params *p)
+{
+	if (f->suite != sc)
+		return false;
+	for (int i = 0; i < p->n; i++)
+		if (f->named[i] && f->want.v[i] != p->v[i])
+			return false;
+	return true;
+}
+
+static bool wanted(const struct builder *b, const struct ax_config_schema *sc,
+		   const struct ax_params *p)
+{
+	if (!b->opts || b->opts->n_shapes == 0)
+		return true;
+	for (int i = 0; i < b->opts->n_shapes; i++)
+		if (shape_matches(&b->opts->shapes[i], sc, p))
+			return true;
+	return false;
+}
+
 static int add_result(struct builder *b, const json_t *r)
 {
 	char why[512];
@@ -171,22 +228,158 @@ static int add_result(struct builder *b, const json_t *r)
 		skip(b, r, why);
 		return 0;
 	}
+	if (!wanted(b, sc, &p))
+		return 0;
 	struct group *g = group_for(b, sc, fp, &p);
-	if (!g)
-		return AX_ENOMEM;
-	if (!g->best || better(r, g->best)) {
-		g->best = r;
-		g->best_p = p;
+	return g ? add_member(g, r, &p) : AX_ENOMEM;
+}
+
+/* Tuning trials are sampled with lighter settings than everything else
+ * (cli/tune_live.c), so they are never set against the defaults. */
+static bool fully_sampled(const json_t *r)
+{
+	const char *role = str_of(json_object_get(r, "extra"), "role");
+	return !role || strcmp(role, "trial");
+}
+
+static json_int_t run_of(const json_t *r)
+{
+	return json_integer_value(json_object_get(r, "run_id"));
+}
+
+/* The newest fully sampled defaults in the run of c, or NULL. */
+static const struct member *defaults_beside(const struct group *g,
+					    const struct member *c)
+{
+	const struct member *d = NULL;
+	for (int i = 0; i < g->n; i++)
+		if (is_default(&g->m[i].p) && fully_sampled(g->m[i].r) &&
+		    run_of(g->m[i].r) == run_of(c->r))
+			d = &g->m[i]; /* oldest first: keep the newest */
+	return d;
+}
+
+static const struct member *newest_defaults(const struct group *g)
+{
+	const struct member *d = NULL;
+	for (int i = 0; i < g->n; i++)
+		if (is_default(&g->m[i].p))
+			d = &g->m[i];
+	return d;
+}
+
+/* Raw sample values of a result (malloc'd; *n of them). */
+static double *samples_of(const json_t *r, int *n)
+{
+	const json_t *arr = json_object_get(r, "samples");
+	size_t k = json_array_size(arr);
+	double *x = malloc(sizeof(double) * (k + 1));
+	*n = 0;
+	for (size_t i = 0; x && i < k; i++)
+		if (json_is_number(json_array_get(arr, i)))
+			x[(*n)++] = json_number_value(json_array_get(arr, i));
+	return x;
+}
+
+/* compare's verdict for candidate c against defaults d. */
+static int compare_pair(const struct builder *b, const struct group *g,
+			const struct member *d, const struct member *c,
+			struct ax_compare_stat *st)
+{
+	int na, nb;
+	double *a = samples_of(d->r, &na), *x = samples_of(c->r, &nb);
+	char err[256];
+	bool hib = json_is_true(json_object_get(c->r, "higher_is_better"));
+	int rc = a && x ? ax_compare_samples(
+			      a, na, x, nb, hib,
+			      ax_compare_threshold_for(&b->cmp, g->sc->suite),
+			      &b->cmp, st, err, sizeof(err))
+			: AX_ENOMEM;
+	free(a);
+	free(x);
+	return rc;
+}
+
+static void explain_defaults(const struct group *g, struct choice *ch,
+			     int n_tried, int n_paired,
+			     const struct member *closest)
+{
+	if (n_tried == 0)
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "only the default parameters were measured at this "
+			 "shape");
+	else if (!newest_defaults(g))
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "the default parameters were never measured at this "
+			 "shape on this device, so no point can be shown to "
+			 "beat them (axbench tune measures them beside its "
+			 "best points)");
+	else if (n_paired == 0)
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "no tuned point was measured in the same run as the "
+			 "defaults with full sampling (tuning trials do not "
+			 "count); re-time both with axbench tune, or axbench "
+			 "run -p NAME=DEFAULT,VALUE");
+	else
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "no tuned point beat the defaults beyond noise; the "
+			 "closest (result %lld, run %lld) was %s: %s",
+			 (long long)json_integer_value(
+			     json_object_get(closest->r, "id")),
+			 (long long)run_of(closest->r),
+			 ax_compare_verdict_name(ch->stat.verdict),
+			 ch->stat.reason);
+}
+
+static int choose(const struct builder *b, const struct group *g,
+		  struct choice *ch)
+{
+	const struct member *closest = NULL;
+	int n_tried = 0, n_paired = 0;
+	memset(ch, 0, sizeof(*ch));
+	for (int i = 0; i < g->n; i++) {
+		const struct member *c = &g->m[i], *d;
+		struct ax_compare_stat st;
+		if (is_default(&c->p))
+			continue; /* the defaults never beat themselves */
+		n_tried++;
+		if (!fully_sampled(c->r) || !(d = defaults_beside(g, c)))
+			continue;
+		n_paired++;
+		int rc = compare_pair(b, g, d, c, &st);
+		if (rc)
+			return rc;
+		bool wins = st.verdict == AX_VERDICT_FASTER;
+		if (wins &&
+		    (!ch->tuned || st.improvement > ch->stat.improvement)) {
+			ch->tuned = c;
+			ch->def = d;
+			ch->stat = st;
+		}
+		if (!ch->tuned &&
+		    (!closest || !(st.improvement <= ch->stat.improvement))) {
+			closest = c;
+			ch->stat = st;
+		}
 	}
-	if (is_default(&p))
-		g->def = r; /* results come oldest first: keep the newest */
+	if (!ch->tuned) {
+		ch->def = newest_defaults(g);
+		explain_defaults(g, ch, n_tried, n_paired, closest);
+	}
 	return 0;
 }
 
+/* ---- the document ----------------------------------------------------- */
+
 /* The id of the newest tuning session on this device and suite with an
- * "ok" trial at the best point, or JSON null. */
-static json_t *session_of(const struct builder *b, const struct group *g)
+ * "ok" trial at the exported point, or JSON null. */
+static json_t *session_of(const struct builder *b, const struct group *g,
+			  const json_t *r)
 {
+	json_t *own =
+	    json_object_get(json_object_get(r, "extra"), "tune_session");
+	if (json_is_integer(own))
+		return json_incref(own); /* measured by that session */
 	json_t *id = NULL;
 	size_t i;
 	json_t *s;
@@ -207,28 +400,39 @@ static json_t *session_of(const struct builder *b, const struct group *g)
 			const char *st = str_of(t, "status");
 			if (st && !strcmp(st, "ok") &&
 			    json_equal(json_object_get(t, "params"),
-				       json_object_get(g->best, "params")))
+				       json_object_get(r, "params")))
 				id = json_object_get(s, "id");
 		}
 	}
 	return id ? json_incref(id) : json_null();
 }
 
-static void set_speedup(json_t *e, const struct group *g)
+/* The statistics behind the choice, as `compare` reports them. */
+static json_t *evidence_json(const struct choice *ch)
 {
-	double best = json_number_value(json_object_get(g->best, "median"));
-	bool hib = json_is_true(json_object_get(g->best, "higher_is_better"));
-	if (!g->def) {
-		json_object_set_new(e, "default_value", json_null());
-		json_object_set_new(e, "speedup", json_null());
-		json_object_set_new(e, "speedup_reason",
-				    json_string("the default parameters were "
-						"not measured at this shape "
-						"on this device"));
-		return;
-	}
-	double def = json_number_value(json_object_get(g->def, "median"));
-	json_object_set(e, "default_value", json_object_get(g->def, "median"));
+	const struct ax_compare_stat *st = &ch->stat;
+	json_t *e = json_pack(
+	    "{s:s, s:f, s:O?, s:O?, s:O?}", "verdict",
+	    ax_compare_verdict_name(st->verdict), "threshold", st->threshold,
+	    "run_id", json_object_get(ch->def->r, "run_id"),
+	    "default_result_id", json_object_get(ch->def->r, "id"),
+	    "tuned_result_id", json_object_get(ch->tuned->r, "id"));
+	/* NaN (no test was made) is not JSON: leave such figures out */
+	const double figs[] = {st->p_value, st->improvement, st->impr_lo,
+			       st->impr_hi};
+	static const char *const names[] = {"p_value", "improvement",
+					    "improvement_lo", "improvement_hi"};
+	for (int i = 0; e && i < 4; i++)
+		if (isfinite(figs[i]))
+			json_object_set_new(e, names[i], json_real(figs[i]));
+	return e;
+}
+
+static void set_speedup(json_t *e, const struct choice *ch, bool hib)
+{
+	double def = json_number_value(json_object_get(ch->def->r, "median"));
+	double best =
+	    json_number_value(json_object_get(ch->tuned->r, "median"));
 	if (def > 0 && best > 0) {
 		json_object_set_new(e, "speedup",
 				    json_real(hib ? best / def : def / best));
@@ -239,25 +443,56 @@ static void set_speedup(json_t *e, const struct group *g)
 	}
 }
 
-static json_t *entry_json(const struct builder *b, const struct group *g)
+/* shape + tunables at their defaults */
+static struct ax_params defaults_at(const struct group *g)
 {
-	const json_t *r = g->best;
+	struct ax_params p = g->m[0].p;
+	for (int i = 0; i < p.n; i++)
+		if (p.defs[i].flags & AX_PARAM_TUNABLE)
+			p.v[i] = p.defs[i].def;
+	return p;
+}
+
+static json_t *entry_json(const struct builder *b, const struct group *g,
+			  const struct choice *ch)
+{
+	const json_t *any = g->m[0].r;
+	const json_t *r = ch->tuned ? ch->tuned->r
+			  : ch->def ? ch->def->r
+				    : NULL;
+	struct ax_params p = ch->tuned ? ch->tuned->p : defaults_at(g);
+	bool hib = json_is_true(json_object_get(any, "higher_is_better"));
 	json_t *e = json_pack(
-	    "{s:O, s:o, s:o, s:O, s:O?, s:O, s:n, s:n, s:O?, s:O?, s:O?, "
+	    "{s:O, s:o, s:o, s:s, s:O?, s:O?, s:b, s:O?, s:O?, s:O?, s:O?, "
 	    "s:O?, s:O?}",
-	    "shape", g->shape, "tuned", point_json(&g->best_p, PICK_TUNED),
-	    "params", point_json(&g->best_p, PICK_ALL), "value",
-	    json_object_get(r, "median"), "unit", json_object_get(r, "unit"),
-	    "higher_is_better", json_object_get(r, "higher_is_better"),
-	    "default_value", "speedup", "result_id", json_object_get(r, "id"),
-	    "result_uuid", json_object_get(r, "uuid"), "run_id",
-	    json_object_get(r, "run_id"), "run_uuid",
+	    "shape", g->shape, "tuned", point_json(&p, PICK_TUNED), "params",
+	    point_json(&p, PICK_ALL), "choice",
+	    ch->tuned ? "tuned" : "defaults", "value",
+	    json_object_get(r, "median"), "unit", json_object_get(any, "unit"),
+	    "higher_is_better", hib, "default_value",
+	    ch->def ? json_object_get(ch->def->r, "median") : NULL, "result_id",
+	    json_object_get(r, "id"), "result_uuid", json_object_get(r, "uuid"),
+	    "run_id", json_object_get(r, "run_id"), "run_uuid",
 	    json_object_get(r, "run_uuid"), "date",
 	    json_object_get(r, "started_at"));
 	if (!e)
 		return NULL;
-	set_speedup(e, g);
-	json_object_set_new(e, "session_id", session_of(b, g));
+	if (ch->tuned) {
+		set_speedup(e, ch, hib);
+		json_object_set_new(e, "reason",
+				    json_string("measured beside the defaults "
+						"in the same run and faster "
+						"beyond noise"));
+		json_object_set_new(e, "evidence", evidence_json(ch));
+	} else {
+		/* identical parameters are never a speed-up */
+		json_object_set_new(e, "speedup", json_null());
+		json_object_set_new(e, "speedup_reason",
+				    json_string(ch->reason));
+		json_object_set_new(e, "reason", json_string(ch->reason));
+	}
+	json_object_set_new(e, "session_id",
+			    r && ch->tuned ? session_of(b, g, r) : json_null());
 	return e;
 }
 
@@ -300,14 +535,17 @@ static int assemble(struct builder *b, const char *generator, json_t **out)
 	int rc = 0;
 	for (int i = 0; i < b->n && !rc; i++) {
 		struct group *g = &b->g[i];
+		struct choice ch;
 		json_t *suites = json_object_get(
-		    device_for(devices, by_fp, g->best), "suites");
+		    device_for(devices, by_fp, g->m[0].r), "suites");
 		json_t *list = json_object_get(suites, g->sc->suite);
 		if (!list) {
 			list = json_array();
 			json_object_set_new(suites, g->sc->suite, list);
 		}
-		json_t *e = entry_json(b, g);
+		if ((rc = choose(b, g, &ch)))
+			break;
+		json_t *e = entry_json(b, g, &ch);
 		rc = e ? json_array_append_new(list, e) : AX_ENOMEM;
 	}
 	json_decref(by_fp);
@@ -323,13 +561,14 @@ static int assemble(struct builder *b, const char *generator, json_t **out)
 
 int ax_export_build(const json_t *results, const json_t *sessions,
 		    const struct ax_config_schema *schema, int n_schema,
-		    const char *generator, json_t **out, char *err,
-		    size_t errlen)
+		    const struct ax_export_opts *opts, const char *generator,
+		    json_t **out, char *err, size_t errlen)
 {
 	struct builder b = {.results = results,
 			    .sessions = sessions,
 			    .schema = schema,
-			    .n_schema = n_schema};
+			    .n_schema = n_schema,
+			    .opts = opts};
 	size_t i;
 	json_t *r;
 	int rc = 0;
@@ -337,6 +576,10 @@ int ax_export_build(const json_t *results, const json_t *sessions,
 	if (!json_is_array(results))
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "export: results must be a JSON array");
+	if (opts && opts->compare)
+		b.cmp = *opts->compare;
+	else
+		ax_compare_opts_init(&b.cmp);
 	b.index = json_object();
 	b.skipped = json_array();
 	json_array_foreach(results, i, r)
@@ -346,12 +589,73 @@ int ax_export_build(const json_t *results, const json_t *sessions,
 	}
 	if (!rc)
 		rc = assemble(&b, generator, out);
-	for (int k = 0; k < b.n; k++)
+	for (int k = 0; k < b.n; k++) {
 		json_decref(b.g[k].shape);
+		free(b.g[k].m);
+	}
 	free(b.g);
 	json_decref(b.index);
 	json_decref(b.skipped);
 	return rc;
+}
+
+/* ---- --shapes ----------------------------------------------------------- */
+
+static int shape_term(struct ax_export_shape *f, const char *term,
+		      const char *text, char *err, size_t errlen)
+{
+	const char *eq = strchr(term, '=');
+	char name[64], why[512];
+	if (!eq || eq == term || (size_t)(eq - term) >= sizeof(name))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "--shapes %s: '%s' is not NAME=VALUE (e.g. "
+			       "--shapes gemm:m=256,n=256)",
+			       text, term);
+	memcpy(name, term, (size_t)(eq - term));
+	name[eq - term] = '\0';
+	int i = ax_params_find(&f->want, name);
+	if (i >= 0 && (f->want.defs[i].flags & AX_PARAM_TUNABLE))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "--shapes %s: %s is a tunable parameter, not "
+			       "part of a shape; name shape parameters only "
+			       "(axbench suites %s lists them)",
+			       text, name, f->suite->suite);
+	if (ax_params_set(&f->want, name, eq + 1, why, sizeof(why)))
+		return ax_errf(err, errlen, AX_EINVAL, "--shapes %s: %s", text,
+			       why);
+	f->named[ax_params_find(&f->want, name)] = true;
+	return 0;
+}
+
+int ax_export_shape_parse(const char *text,
+			  const struct ax_config_schema *schema, int n_schema,
+			  struct ax_export_shape *out, char *err, size_t errlen)
+{
+	char buf[1024];
+	memset(out, 0, sizeof(*out));
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "--shapes: filter longer than %zu characters",
+			       sizeof(buf) - 1);
+	char *colon = strchr(buf, ':');
+	if (colon)
+		*colon = '\0';
+	out->suite = find_schema(schema, n_schema, buf);
+	if (!out->suite)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "--shapes %s: unknown suite '%s'; the filter "
+			       "is SUITE[:NAME=VALUE,...] (axbench suites "
+			       "lists the suites)",
+			       text, buf);
+	ax_params_init(&out->want, out->suite->params, out->suite->n_params);
+	char *save = NULL;
+	for (char *t = colon ? strtok_r(colon + 1, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
+		int rc = shape_term(out, t, text, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 /* ---- reading back ----------------------------------------------------- */
@@ -369,6 +673,34 @@ static int bad(char *err, size_t errlen, const char *name, const char *fmt, ...)
 	return ax_errf(err, errlen, AX_ECONFIG, "%s: %s", name, msg);
 }
 
+/* An entry says whether its point beat the defaults; a document without
+ * that word predates measured choices and may hold points that are
+ * slower than the defaults, so it is refused rather than trusted. */
+static int check_choice(const json_t *e, const struct ax_params *p,
+			const char *where, const char *name, char *err,
+			size_t errlen)
+{
+	const char *choice = str_of(e, "choice");
+	if (!choice)
+		return bad(err, errlen, name,
+			   "%s has no choice (tuned or defaults): it was "
+			   "written by an axbench that exported points "
+			   "without measuring them beside the defaults; "
+			   "write it again with `axbench export`",
+			   where);
+	if (strcmp(choice, "tuned") && strcmp(choice, "defaults"))
+		return bad(err, errlen, name,
+			   "%s.choice must be tuned or defaults (got '%s')",
+			   where, choice);
+	if (!strcmp(choice, "defaults") && !is_default(p))
+		return bad(err, errlen, name,
+			   "%s: choice is defaults, but its params are not "
+			   "the default tunable values; set them back or "
+			   "export again",
+			   where);
+	return 0;
+}
+
 static int add_entry(struct ax_tuned *t, const char *fp,
 		     const struct ax_config_schema *sc, const json_t *e,
 		     const char *where, const char *name, char *err,
@@ -384,6 +716,9 @@ static int add_entry(struct ax_tuned *t, const char *fp,
 	if (parse_point(sc, json_object_get(e, "params"), &x->params, msg,
 			sizeof(msg)))
 		return bad(err, errlen, name, "%s.params: %s", where, msg);
+	int rc = check_choice(e, &x->params, where, name, err, errlen);
+	if (rc)
+		return rc;
 	x->suite = sc;
 	x->value = json_number_value(json_object_get(e, "value"));
 	x->fingerprint = strdup(fp);

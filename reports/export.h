@@ -16,43 +16,84 @@
  *           - shape: {m: 256, n: 256, k: 256}   # every non-tunable one
  *             tuned: {tile_m: 64, ...}          # the AX_PARAM_TUNABLE ones
  *             params: {...}                     # the whole point
- *             value: 123.4                      # median, as stored
+ *             choice: tuned | defaults
+ *             reason: "..."                     # why that choice
+ *             value: 123.4 | null               # median, as stored
  *             unit: GFLOP/s
  *             higher_is_better: true
- *             default_value: 98.1 | null        # default knobs, same shape
- *             speedup: 1.258 | null
+ *             default_value: 98.1 | null        # the defaults, measured
+ *             speedup: 1.258 | null             # only for choice: tuned
  *             speedup_reason: "..."             # only when speedup is null
+ *             evidence: {verdict: faster, threshold, p_value,
+ *                        improvement, improvement_lo, improvement_hi,
+ *                        run_id, default_result_id, tuned_result_id}
+ *                                               # only for choice: tuned
  *             result_id, result_uuid, run_id, run_uuid, date
+ *                                               # of the exported point's
+ *                                               # result; null if none
  *             session_id: 7 | null              # tuning session, if any
  *   skipped: [{result_id, suite, reason}]       # results left out, and why
  *
- * The best point of a (device, suite, shape) is the "ok" result with the
- * best median in the suite's direction; ties keep the older result.
- * Failed, skipped or unverified results never count.
+ * Booleans are YAML booleans; enums are their names.
+ *
+ * The choice (so that using the document never makes things slower): a
+ * tuned point is exported only when it was measured beside the defaults
+ * -- in the same run, on the same device and shape, both fully sampled
+ * (tuning trials, role "trial", are sampled lightly and never count) --
+ * and compare's statistics (reports/compare.h: Mann-Whitney U, the
+ * Hodges-Lehmann shift's confidence interval and the minimum effect) call
+ * it "faster" than those defaults.  Of several such points the largest
+ * improvement wins.  Otherwise the entry holds the defaults at that shape
+ * (choice: defaults) and the reason.  Parameters identical to the
+ * defaults are never a speed-up.  Failed, skipped or unverified results
+ * never count.
  */
 #ifndef AX_EXPORT_H
 #define AX_EXPORT_H
 
 #include "core/config.h"
 #include "core/params.h"
+#include "reports/compare.h"
 
 #include <jansson.h>
 #include <stddef.h>
 
 #define AX_EXPORT_SCHEMA "axbench.tuned/v1"
 
+/* One --shapes filter: SUITE[:NAME=VALUE[,NAME=VALUE...]], every NAME a
+ * shape (non-tunable) parameter of SUITE, values as `-p` takes them. */
+struct ax_export_shape {
+	const struct ax_config_schema *suite; /* borrowed */
+	struct ax_params want;
+	bool named[AX_MAX_PARAMS]; /* which values of want must match */
+};
+
+/* Parse text into *out against schema.  AX_EINVAL with a message naming
+ * the filter, the rule and the fix. */
+int ax_export_shape_parse(const char *text,
+			  const struct ax_config_schema *schema, int n_schema,
+			  struct ax_export_shape *out, char *err,
+			  size_t errlen);
+
+struct ax_export_opts {
+	const struct ax_export_shape *shapes;  /* a result is exported when */
+	int n_shapes;			       /* it matches one; none: all */
+	const struct ax_compare_opts *compare; /* NULL: compare's defaults */
+};
+
 /*
  * Build the document from results (the array core/db.h ax_db_results
- * returns) and sessions (ax_db_sessions' array, or NULL), knowing each
- * suite's parameter table from schema[0..n_schema).  Results of suites
- * the schema lacks, or whose parameters no longer parse, go to
- * `skipped`.  generator is the `generated_by` text.  *out is a new
- * reference.  AX_EINVAL with a message when results is not an array.
+ * returns, with "samples") and sessions (ax_db_sessions' array, or NULL),
+ * knowing each suite's parameter table from schema[0..n_schema).  opts
+ * may be NULL.  Results of suites the schema lacks, or whose parameters
+ * no longer parse, go to `skipped`.  generator is the `generated_by`
+ * text.  *out is a new reference.  AX_EINVAL with a message when results
+ * is not an array.
  */
 int ax_export_build(const json_t *results, const json_t *sessions,
 		    const struct ax_config_schema *schema, int n_schema,
-		    const char *generator, json_t **out, char *err,
-		    size_t errlen);
+		    const struct ax_export_opts *opts, const char *generator,
+		    json_t **out, char *err, size_t errlen);
 
 /* One tuned point read back. */
 struct ax_tuned_entry {

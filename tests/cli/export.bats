@@ -10,7 +10,7 @@ setup() {
 	"$AX" --db "$DB" results --json >"$BATS_TEST_TMPDIR/results.json"
 }
 
-@test "export writes YAML whose best points equal the stored results" {
+@test "export writes YAML whose points equal the stored results" {
 	run "$AX" --db "$DB" export -o "$BATS_TEST_TMPDIR/tuned.yaml"
 	assert_success
 	python3 - "$BATS_TEST_TMPDIR/tuned.yaml" "$BATS_TEST_TMPDIR/results.json" <<'PY'
@@ -23,26 +23,33 @@ assert dev["fingerprint"] and dev["name"], dev
 entries = dev["suites"]["bandwidth"]
 assert len(entries) == 2, entries          # two shapes: 64K and 256K
 for e in entries:
+    # whether wg 64 beat the defaults (wg 256) beyond noise is the
+    # statistics' call (tests/cli/hardening_export.bats makes it certain);
+    # either way the figures are the stored ones
     r = res[e["result_id"]]
     assert e["value"] == r["median"], (e, r)
     assert e["params"] == r["params"], (e, r)
     same = [x for x in res.values() if x["status"] == "ok" and
             all(x["params"][k] == v for k, v in e["shape"].items())]
     assert len(same) == 2, same            # wg 64 and 256
-    assert e["value"] == max(x["median"] for x in same)
     d = [x for x in same if x["params"]["wg"] == 256][0]
     assert e["default_value"] == d["median"]
-    assert abs(e["speedup"] - e["value"] / d["median"]) < 1e-9
+    if e["choice"] == "tuned":
+        assert e["params"]["wg"] == 64 and e["evidence"]["verdict"] == "faster"
+        assert abs(e["speedup"] - e["value"] / d["median"]) < 1e-9
+    else:
+        assert e["choice"] == "defaults" and e["params"]["wg"] == 256, e
+        assert e["speedup"] is None and e["reason"], e
 PY
 }
 
 @test "export --format json, --suite and --device filter" {
-	run "$AX" --db "$DB" export --format json --suite bandwidth --device llvmpipe
-	assert_success
-	echo "$output" | python3 -c '
+	"$AX" --db "$DB" export --format json --suite bandwidth --device llvmpipe \
+		2>/dev/null >"$BATS_TEST_TMPDIR/doc.json"
+	python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert list(d["devices"][0]["suites"]) == ["bandwidth"]'
+assert list(d["devices"][0]["suites"]) == ["bandwidth"]' <"$BATS_TEST_TMPDIR/doc.json"
 	run "$AX" --db "$DB" export --device no-such-gpu
 	assert_failure 2
 	assert_output --partial "no stored results on a device matching it"
