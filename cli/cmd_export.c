@@ -16,7 +16,7 @@
 enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT };
 
 static const struct ax_cli_opt export_opts[] = {
-    {OPT_SUITE, "suite", 's', "NAME", "only this suite"},
+    {OPT_SUITE, "suite", 's', "NAME", "only this suite (default: every suite)"},
     {OPT_FORMAT, "format", 'f', "FMT",
      "document format: yaml (default; json with --json)"},
     {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
@@ -139,6 +139,9 @@ const struct ax_cli_cmd ax_cmd_export = {
 	       "`axbench run --tuned FILE` reads it back.  --device "
 	       "matches a\nstored device by name, UUID, PCI bus id or "
 	       "fingerprint.",
+    .examples = {"axbench export -o tuned.yaml             # best parameters, "
+		 "every suite",
+		 "axbench export --suite gemm --format json"},
     .opts = export_opts,
     .choices = export_choices,
     .fn = export_main,
