@@ -25,7 +25,7 @@
  *     bandwidth:
  *       params:                   # name: value, [list], "a,b" or "LO..HI"
  *         op: [read, write, copy]
- *         size: 64K..16M          # powers of two for byte/pow2 params
+ *         size: 64K..16M          # doubles: 64K, 128K, ... 16M
  *     gemm:
  *       cases:                    # explicit points
  *         - {m: 256, n: 256, k: 256}

@@ -197,3 +197,11 @@ commands() { "$AX" --help | awk '/^Commands:/{f=1;next} /^$/{f=0} f{print $1}'; 
 	assert_success
 	[ "$(grep -c 'written to' <<<"$output")" -eq 1 ]
 }
+
+@test "more than 1000 cases on a terminal: asked, and 'n' starts nothing" {
+	command -v script >/dev/null || skip "script(1) is needed for a terminal"
+	run bash -c "printf 'n\n' | script -qec '$AX --db $DB run gemm -p m=1..1100:1' /dev/null"
+	assert_output --partial "the plan has 1100 cases (more than 1000); run them all? [y/N]"
+	assert_output --partial "not started"
+	[ ! -e "$DB" ]
+}
