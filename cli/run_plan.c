@@ -124,6 +124,22 @@ static int load_profile(struct ax_plan *plan, const char *path, char **suites,
 	return rc;
 }
 
+/* "; did you mean 'size'?" among the parameters of the plan's suites. */
+static const char *suggest_param(const struct ax_plan *plan, const char *name,
+				 char *buf, size_t len)
+{
+	struct ax_cli_suggest sg;
+	ax_cli_suggest_init(&sg, name);
+	for (int i = 0; i < plan->n; i++)
+		for (int k = 0; (i == 0 || plan->cases[i].suite !=
+					       plan->cases[i - 1].suite) &&
+				k < plan->cases[i].params.n;
+		     k++)
+			ax_cli_suggest_add(&sg,
+					   plan->cases[i].params.defs[k].name);
+	return ax_cli_suggest_text(&sg, buf, len);
+}
+
 /* Apply one NAME=V1,V2 override: each case of a suite having NAME becomes
  * one case per value. */
 static int apply_override(struct ax_plan *plan, const char *text, char *err,
@@ -163,10 +179,12 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 	if (rc == 0 && !used && plan->n > 0) {
 		/* ax_params_set names the parameters the suite does know */
 		struct ax_params p = plan->cases[0].params;
+		char hint[128];
 		ax_params_set(&p, name, "", why, sizeof(why));
-		rc = ax_errf(err, errlen, AX_ENOTFOUND, "-p %s: %s%s", text,
-			     plan->n > 1 ? "no selected suite has it; " : "",
-			     why);
+		rc =
+		    ax_errf(err, errlen, AX_ENOTFOUND, "-p %s: %s%s%s", text,
+			    plan->n > 1 ? "no selected suite has it; " : "",
+			    why, suggest_param(plan, name, hint, sizeof(hint)));
 	} else if (rc) {
 		ax_errf(err, errlen, rc, "-p %s: %s", text,
 			why[0]		  ? why

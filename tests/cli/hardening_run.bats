@@ -178,6 +178,9 @@ commands() { "$AX" --help | awk '/^Commands:/{f=1;next} /^$/{f=0} f{print $1}'; 
 	run "$AX" run --dryrun
 	assert_failure 2
 	assert_output --partial "did you mean '--dry-run'?"
+	run "$AX" --db "$DB" run bandwidth -p sise=4K --dry-run
+	assert_failure 2
+	assert_output --partial "did you mean 'size'?"
 	run "$AX" tune gemm --strategy rando
 	assert_failure 2
 	assert_output --partial "did you mean 'random'?"
@@ -204,4 +207,12 @@ commands() { "$AX" --help | awk '/^Commands:/{f=1;next} /^$/{f=0} f{print $1}'; 
 	assert_output --partial "the plan has 1100 cases (more than 1000); run them all? [y/N]"
 	assert_output --partial "not started"
 	[ ! -e "$DB" ]
+}
+
+@test "--dry-run also names what the run will store as skipped (a missing feature)" {
+	run "$AX" --db "$DB" run gemm -p m=64 -p kernel=tiled,coopmat --dry-run
+	assert_success
+	assert_output --regexp 'kernel=coopmat  skip \(stored as skipped\): .*cooperative'
+	assert_output --partial "2 cases on"
+	assert_output --partial "1 to be stored as skipped"
 }
