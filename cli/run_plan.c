@@ -334,12 +334,13 @@ static int check_case(const struct ax_plan_case *c,
 	return rc;
 }
 
-static int cases_of(const struct ax_plan *plan, const struct ax_suite *s)
+/* Position of s in the registry (the suites are few). */
+static int suite_slot(const struct ax_suite *s)
 {
-	int n = 0;
-	for (int i = 0; i < plan->n; i++)
-		n += plan->cases[i].suite == s;
-	return n;
+	for (int i = 0; i < ax_suite_count; i++)
+		if (ax_suites[i] == s)
+			return i;
+	return 0;
 }
 
 static int skip_case(struct ax_plan *plan, const struct ax_plan_case *c,
@@ -376,17 +377,15 @@ int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
 		  bool skip_single)
 {
 	struct ax_vk_device_info *ideal = malloc(sizeof(*ideal));
-	int *in_suite = calloc((size_t)plan->n + 1, sizeof(int));
+	int in_suite[64] = {0}; /* cases per suite (registry slot) */
 	int kept = 0, errors = 0;
-	if (!ideal || !in_suite) {
-		free(ideal);
-		free(in_suite);
+	if (!ideal) {
 		fprintf(stderr, "axbench run: out of memory\n");
 		return AX_EXIT_FAIL;
 	}
 	limitless(info, ideal);
 	for (int i = 0; i < plan->n; i++)
-		in_suite[i] = cases_of(plan, plan->cases[i].suite);
+		in_suite[suite_slot(plan->cases[i].suite)]++;
 	for (int i = 0; i < plan->n; i++) {
 		const struct ax_plan_case *c = &plan->cases[i];
 		char why[512];
@@ -398,19 +397,20 @@ int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
 		bool rule = check_case(c, ideal, why, sizeof(why)) == AX_EINVAL;
 		if (!rule)
 			check_case(c, info, why, sizeof(why));
-		if (rule || (in_suite[i] == 1 && !skip_single)) {
+		bool alone = in_suite[suite_slot(c->suite)] == 1;
+		if (rule || (alone && !skip_single)) {
 			print_refused(plan, c, why,
 				      rule ? ""
 					   : "; it was asked for alone (a "
 					     "sweep would skip it)");
 			errors++;
 		} else if (skip_case(plan, c, why)) {
+			fprintf(stderr, "axbench run: out of memory\n");
 			errors++;
 		}
 	}
 	plan->n = kept;
 	free(ideal);
-	free(in_suite);
 	if (errors)
 		return AX_EXIT_USAGE;
 	if (kept == 0) {
