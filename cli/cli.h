@@ -55,12 +55,17 @@ struct ax_cli_choice {
 	const char *const *(*names)(void); /* NULL-terminated */
 };
 
+#define AX_CLI_MAX_EXAMPLES 4
+
 struct ax_cli_cmd {
 	const char *name;
 	const char *summary; /* one line for `axbench --help` */
 	const char *usage;   /* "[SUITE...] [options]" */
 	const char *details; /* paragraph(s) for `help CMD`; may be NULL */
-	const struct ax_cli_opt *opts;	     /* terminated by {0} */
+	/* Command lines `help CMD` shows under "Examples:", each with its
+	 * comment after "  # "; at least two per command (a test checks). */
+	const char *examples[AX_CLI_MAX_EXAMPLES + 1]; /* NULL-terminated */
+	const struct ax_cli_opt *opts;		       /* terminated by {0} */
 	const struct ax_cli_choice *choices; /* terminated by {0}; or NULL */
 	int (*fn)(struct ax_cli *cli, int argc, char **argv);
 };
@@ -111,6 +116,23 @@ int ax_cli_global_arity(const char *arg);
 
 /* Print `help CMD` text generated from the option table. */
 void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd);
+
+/*
+ * "Did you mean": the candidate nearest to what was typed, by edit
+ * distance, when it is near enough to be a typo (at most a third of the
+ * typed length, at least 1, at most 3 edits).  Feed candidates with
+ * ax_cli_suggest_add, then read best (NULL when none is close).
+ */
+struct ax_cli_suggest {
+	const char *typed;
+	const char *best;
+	int distance;
+};
+void ax_cli_suggest_init(struct ax_cli_suggest *s, const char *typed);
+void ax_cli_suggest_add(struct ax_cli_suggest *s, const char *candidate);
+/* "; did you mean 'X'?" or "" (a static or borrowed string). */
+const char *ax_cli_suggest_text(const struct ax_cli_suggest *s, char *buf,
+				size_t len);
 
 /* Print "axbench CMD: message" to stderr (unless quiet) and return code. */
 int ax_cli_error(const struct ax_cli *cli, int code, const char *fmt, ...)

@@ -133,6 +133,10 @@ const struct ax_cli_cmd ax_cmd_baseline = {
 	       "compare baseline:NAME last`. Saving a name again moves it "
 	       "to the new run.\n"
 	       "NAME is 1-64 letters, digits, '.', '_' or '-'.",
+    .examples = {"axbench baseline save main --run last   # name the newest "
+		 "run \"main\"",
+		 "axbench baseline list                   # every baseline and "
+		 "its run"},
     .opts = baseline_opts,
     .fn = baseline_main,
 };

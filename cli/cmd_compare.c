@@ -31,14 +31,18 @@ static const struct ax_cli_opt compare_opts[] = {
      "minimum effect size in percent (default 2)"},
     {OPT_THRESHOLD_FOR, "threshold-for", 0, "GLOB=PCT",
      "minimum effect for suites matching GLOB (repeatable; last match "
-     "wins)"},
-    {OPT_JSON, "json", 0, "FILE", "also write the comparison as JSON"},
+     "wins; default: --threshold for every suite)"},
+    {OPT_JSON, "json", 0, "FILE",
+     "also write the comparison as JSON (default: not written)"},
     {OPT_MARKDOWN, "markdown", 0, "FILE",
-     "also write a Markdown summary (CI job summary, PR comment)"},
+     "also write a Markdown summary (CI job summary, PR comment; "
+     "default: not written)"},
     {OPT_JUNIT, "junit", 0, "FILE",
-     "also write JUnit XML (one test case per result)"},
+     "also write JUnit XML (one test case per result; default: not "
+     "written)"},
     {OPT_STRICT, "strict", 0, NULL,
-     "exit 3 when a verdict is ambiguous and nothing regressed"},
+     "exit 3 when a verdict is ambiguous and nothing regressed "
+     "(default: exit 0)"},
     {0},
 };
 
@@ -363,6 +367,9 @@ const struct ax_cli_cmd ax_cmd_compare = {
 	       "error or nothing comparable; 3 ambiguous verdicts with "
 	       "--strict and no\n"
 	       "regression; 5 file or database error.",
+    .examples =
+	{"axbench compare baseline:main last      # CI: exit 1 on a regression",
+	 "axbench compare 3 7 --threshold 5 --markdown summary.md"},
     .opts = compare_opts,
     .fn = compare_main,
 };

@@ -191,6 +191,10 @@ const struct ax_cli_cmd ax_cmd_devices = {
     .details = "Devices are keyed by UUID, PCI bus id or fingerprint; the "
 	       "index is the\nVulkan enumeration order and may change "
 	       "with drivers and layers.",
+    .examples =
+	{"axbench devices                          # every device, with its "
+	 "limits",
+	 "axbench devices --json                   # the same, for scripts"},
     .opts = devices_opts,
     .fn = devices_main,
 };

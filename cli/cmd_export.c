@@ -18,7 +18,7 @@ enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT, OPT_SHAPES };
 #define MAX_SHAPES 64
 
 static const struct ax_cli_opt export_opts[] = {
-    {OPT_SUITE, "suite", 's', "NAME", "only this suite"},
+    {OPT_SUITE, "suite", 's', "NAME", "only this suite (default: every suite)"},
     {OPT_FORMAT, "format", 'f', "FMT",
      "document format: yaml (default; json with --json)"},
     {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
@@ -236,6 +236,8 @@ const struct ax_cli_cmd ax_cmd_export = {
 	"export --shapes gemm:m=256,n=256 --shapes bandwidth:size=64K\n"
 	"--device matches a stored device by name, UUID, PCI bus id or "
 	"fingerprint.",
+    .examples = {"axbench export -o tuned.yaml             # every suite",
+		 "axbench export --shapes gemm:m=256,n=256 --format json"},
     .opts = export_opts,
     .choices = export_choices,
     .fn = export_main,

@@ -29,7 +29,8 @@ static const struct ax_cli_opt recommend_opts[] = {
     {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
     {OPT_MEASURE, "measure", 'm', NULL,
      "first run what the database lacks for the device (the suites of "
-     "configs/recommend.yaml with too few results), then recommend"},
+     "configs/recommend.yaml with too few results), then recommend "
+     "(default: measure nothing)"},
     {0},
 };
 
@@ -308,6 +309,10 @@ const struct ax_cli_cmd ax_cmd_recommend = {
 	       "are keyed by PCI bus id or\nUUID, never by Vulkan index.  "
 	       "--device SEL|all matches stored devices by\nname, UUID, PCI "
 	       "bus id or fingerprint.",
+    .examples = {"axbench recommend                        # settings from "
+		 "what is stored",
+		 "axbench recommend --measure -f numactl   # measure what is "
+		 "missing first"},
     .opts = recommend_opts,
     .choices = recommend_choices,
     .fn = recommend_main,

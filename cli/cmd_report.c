@@ -23,12 +23,14 @@ static const struct ax_cli_opt report_opts[] = {
      "only this run (repeatable; default: every run)"},
     {OPT_DEVICE, "device", 'd', "SEL",
      "only devices matching SEL: fingerprint, database id, PCI bus id, "
-     "UUID or part of the name (repeatable)"},
+     "UUID or part of the name (repeatable; default: every device)"},
     {OPT_SINCE, "since", 0, "DATE",
-     "only runs started at or after DATE (ISO 8601, e.g. 2024-05-01)"},
+     "only runs started at or after DATE (ISO 8601, e.g. 2024-05-01; "
+     "default: every run)"},
     {OPT_OUTPUT, "output", 'o', "FILE",
      "where to write (default axbench-report.html; '-' for stdout)"},
-    {OPT_TITLE, "title", 0, "TEXT", "heading of the report"},
+    {OPT_TITLE, "title", 0, "TEXT",
+     "heading of the report (default \"axbench report\")"},
     {0},
 };
 
@@ -226,6 +228,9 @@ const struct ax_cli_cmd ax_cmd_report = {
 	       "convergence, history with\n"
 	       "regressions marked, and results that failed, timed out or "
 	       "were noisy.",
+    .examples = {"axbench report                           # every run, "
+		 "axbench-report.html",
+		 "axbench report --run last -o last.html --title \"nightly\""},
     .opts = report_opts,
     .fn = report_main,
 };

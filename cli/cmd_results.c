@@ -12,8 +12,9 @@ enum { OPT_RUN = 1, OPT_SUITE, OPT_CSV, OPT_SAMPLES };
 static const struct ax_cli_opt results_opts[] = {
     {OPT_RUN, "run", 'r', "ID|last",
      "only this run (repeatable; default: every run)"},
-    {OPT_SUITE, "suite", 's', "NAME", "only this suite"},
-    {OPT_CSV, "csv", 0, NULL, "print CSV (one row per result)"},
+    {OPT_SUITE, "suite", 's', "NAME", "only this suite (default: every suite)"},
+    {OPT_CSV, "csv", 0, NULL,
+     "print CSV (one row per result; default: a table)"},
     {OPT_SAMPLES, "samples", 0, NULL, "include raw samples (--json)"},
     {0},
 };
@@ -174,6 +175,9 @@ const struct ax_cli_cmd ax_cmd_results = {
     .name = "results",
     .summary = "show stored results (table, --json or --csv)",
     .usage = "[--run ID|last] [--suite NAME] [--json|--csv]",
+    .examples =
+	{"axbench results --run last               # the newest run as a table",
+	 "axbench results --suite gemm --csv       # every gemm result as CSV"},
     .opts = results_opts,
     .fn = results_main,
 };

@@ -6,6 +6,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/vk.h"
 #include "suites/registry.h"
 #include "suites/runner.h"
 
@@ -29,35 +30,52 @@ enum {
 	OPT_DRY_RUN,
 	OPT_TUNED,
 	OPT_SKIP_INVALID,
+	OPT_YES,
 };
+
+/* More cases than this are asked about first (or need --yes). */
+#define AX_RUN_ASK_CASES 1000
 
 static const struct ax_cli_opt run_opts[] = {
     {OPT_PROFILE, "profile", 0, "NAME",
-     "run a shipped profile: quick, full or ci (configs/NAME.yaml)"},
-    {OPT_CONFIG, "config", 'c', "FILE", "run the profile in FILE (YAML)"},
+     "run a shipped profile: quick, full or ci (configs/NAME.yaml; "
+     "default: quick when no suite is named)"},
+    {OPT_CONFIG, "config", 'c', "FILE",
+     "run the profile in FILE (YAML; default: none)"},
     {OPT_PARAM, "param", 'p', "NAME=VALUE",
-     "set a parameter; VALUE may be a list A,B,C or a range LO..HI "
-     "(repeatable)"},
-    {OPT_MIN_SAMPLES, "min-samples", 0, "N", "at least N samples (5)"},
-    {OPT_MAX_SAMPLES, "max-samples", 0, "N", "at most N samples (50)"},
+     "set a parameter (default: the suite's, see `axbench suites "
+     "SUITE`); VALUE may be a list A,B,C or a range LO..HI (doubling), "
+     "LO..HI:xF (times F) or LO..HI:STEP (plus STEP); once per NAME"},
+    {OPT_MIN_SAMPLES, "min-samples", 0, "N", "at least N samples (default 5)"},
+    {OPT_MAX_SAMPLES, "max-samples", 0, "N", "at most N samples (default 50)"},
     {OPT_MAX_NOISE, "max-noise", 0, "PCT",
-     "stop once the median's 95% CI half-width is below PCT % (2)"},
-    {OPT_MIN_TIME, "min-time", 0, "S", "sample for at least S seconds"},
-    {OPT_MAX_TIME, "max-time", 0, "S", "sample for at most S seconds (3)"},
+     "stop once the median's 95% CI half-width is below PCT % "
+     "(default 2)"},
+    {OPT_MIN_TIME, "min-time", 0, "S",
+     "sample for at least S seconds (default 0.05)"},
+    {OPT_MAX_TIME, "max-time", 0, "S",
+     "sample for at most S seconds (default 3)"},
     {OPT_TIMEOUT, "timeout", 0, "S",
-     "fail a case whose GPU work takes longer than S seconds (10; "
-     "warm-up, which may include compilation, at least 60)"},
+     "fail a case whose GPU work takes longer than S seconds (default "
+     "10; warm-up, which may include compilation, at least 60)"},
     {OPT_MODE, "mode", 0, "batch|cold",
-     "back-to-back repetitions, or one after a cache scrub"},
-    {OPT_WARMUP, "warmup", 0, "N", "untimed repetitions first (2)"},
+     "back-to-back repetitions, or one after a cache scrub (default "
+     "batch)"},
+    {OPT_WARMUP, "warmup", 0, "N", "untimed repetitions first (default 2)"},
     {OPT_TUNED, "tuned", 0, "FILE",
      "use the tuned parameters of an `axbench export` document for the "
-     "cases whose shape it covers; alone, re-run its points"},
+     "cases whose shape it covers; alone, re-run its points (default: "
+     "none)"},
     {OPT_SKIP_INVALID, "skip-invalid", 0, NULL,
-     "leave out (and name) points this device cannot run, instead of "
-     "refusing the run"},
+     "accepted for old scripts: a sweep's points beyond the device's "
+     "limits are now always skipped, with the reason"},
+    {OPT_YES, "yes", 'y', NULL,
+     "run more than 1000 cases without asking (default: ask on a "
+     "terminal, else refuse; at most 10000 either way)"},
     {OPT_DRY_RUN, "dry-run", 'n', NULL,
-     "validate and list the cases without running them"},
+     "check every case against the device and list them, with what "
+     "would be skipped and why and the tuned parameters; measure "
+     "nothing (default: off)"},
     {0},
 };
 
@@ -68,7 +86,7 @@ struct run_args {
 	int n_ov;
 	struct ax_runner_opts ropts;
 	unsigned set; /* AX_MEASURE_* bits the command line set */
-	bool dry_run, skip_invalid;
+	bool dry_run, yes;
 	const char *tuned_path;
 	char **suites;
 	int n_suites;
@@ -168,7 +186,9 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 			a->tuned_path = it->optarg;
 			break;
 		case OPT_SKIP_INVALID:
-			a->skip_invalid = true;
+			break; /* the default now; kept for old scripts */
+		case OPT_YES:
+			a->yes = true;
 			break;
 		default:
 			if (parse_measure_opt(it, opt, a))
@@ -183,15 +203,107 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 	return 0;
 }
 
-static void print_plan(const struct ax_plan *plan)
+/* "tuned: bm=64 bn=64 ...": every tunable of a case --tuned set. */
+static void tuned_text(const struct ax_params *p, char *buf, size_t len)
 {
-	for (int i = 0; i < plan->n; i++) {
-		char label[512];
-		ax_session_case_label(&plan->cases[i].params, label,
-				      sizeof(label));
-		printf("%-10s %s\n", plan->cases[i].suite->name, label);
+	size_t used = (size_t)snprintf(buf, len, "  tuned:");
+	for (int i = 0; i < p->n && used < len; i++) {
+		if (!(p->defs[i].flags & AX_PARAM_TUNABLE))
+			continue;
+		char v[64];
+		ax_param_format(&p->defs[i], p->v[i], v, sizeof(v));
+		used += (size_t)snprintf(buf + used, len - used, " %s=%s",
+					 p->defs[i].name, v);
 	}
-	printf("%d case%s\n", plan->n, plan->n == 1 ? "" : "s");
+}
+
+static void print_plan(const struct ax_plan *plan,
+		       const struct ax_vk_device_info *info)
+{
+	int n_tuned = 0, n_unsup = 0;
+	for (int i = 0; i < plan->n; i++) {
+		const struct ax_plan_case *c = &plan->cases[i];
+		char label[512], tuned[1024] = "";
+		ax_session_case_label(&c->params, label, sizeof(label));
+		if (c->tuned)
+			tuned_text(&c->params, tuned, sizeof(tuned)), n_tuned++;
+		printf("%-10s %s%s", c->suite->name, label, tuned);
+		/* A feature the device lacks (fp16): the run stores the case
+		 * as skipped with this reason. */
+		char why[512];
+		if (c->suite->check &&
+		    c->suite->check(&c->params, info, why, sizeof(why)) ==
+			AX_EUNSUPPORTED)
+			printf("  skip (stored as skipped): %s", why),
+			    n_unsup++;
+		printf("\n");
+	}
+	for (int i = 0; i < plan->n_skipped; i++) {
+		const struct ax_plan_skip *k = &plan->skipped[i];
+		char label[512], where[1100];
+		ax_session_case_label(&k->c.params, label, sizeof(label));
+		ax_plan_case_where(plan, &k->c, where, sizeof(where));
+		printf("%-10s %s  skip: %s%s\n", k->c.suite->name, label, where,
+		       k->why);
+	}
+	printf("%d case%s on %s", plan->n, plan->n == 1 ? "" : "s", info->name);
+	if (plan->n_skipped)
+		printf(", %d skipped (beyond its limits, listed with the "
+		       "reason)",
+		       plan->n_skipped);
+	if (n_unsup)
+		printf(", %d to be stored as skipped (unsupported here)",
+		       n_unsup);
+	if (plan->tuned)
+		printf(", %d with tuned parameters", n_tuned);
+	printf("\n");
+}
+
+/* --dry-run: everything the real run checks before measuring, against
+ * the same device, with nothing opened for writing. */
+static int dry_run(struct ax_cli *cli, struct ax_plan *plan)
+{
+	struct ax_session s;
+	int elsewhere;
+	ax_session_init(&s, cli, "run");
+	int rc = ax_session_choose_device(&s);
+	if (rc == 0) {
+		ax_plan_apply_tuned(plan, s.info->fingerprint, &elsewhere);
+		rc = ax_plan_check(plan, s.info, false);
+	}
+	if (rc == 0)
+		print_plan(plan, s.info);
+	return ax_session_finish(&s, rc);
+}
+
+/* A plan of more than AX_RUN_ASK_CASES cases runs only with --yes or a
+ * "y" on a terminal; elsewhere (a script, CI) it is refused, so a typo in
+ * a range never starts hours of work unasked. */
+static int confirm_size(const struct ax_plan *plan, bool yes)
+{
+	if (plan->n <= AX_RUN_ASK_CASES || yes)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO)) {
+		fprintf(stderr,
+			"axbench run: the plan has %d cases, more than the "
+			"%d that run starts without asking, and there is no "
+			"terminal to ask on; narrow the sweep (fewer values, "
+			"LO..HI:STEP with a larger step), check it with "
+			"--dry-run, or pass --yes to run them all\n",
+			plan->n, AX_RUN_ASK_CASES);
+		return AX_EXIT_USAGE;
+	}
+	fprintf(stderr,
+		"axbench run: the plan has %d cases (more than %d); run them "
+		"all? [y/N] ",
+		plan->n, AX_RUN_ASK_CASES);
+	char line[16] = "";
+	if (fgets(line, sizeof(line), stdin) &&
+	    (line[0] == 'y' || line[0] == 'Y'))
+		return 0;
+	fprintf(stderr, "axbench run: not started (--dry-run lists the "
+			"cases; --yes skips this question)\n");
+	return AX_EXIT_USAGE;
 }
 
 static int run_main(struct ax_cli *cli, int argc, char **argv)
@@ -229,9 +341,9 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 				  "(%d)",
 				  a->ropts.max_samples, a->ropts.min_samples);
 	if (rc == 0 && a->dry_run)
-		print_plan(&plan);
-	else if (rc == 0)
-		rc = ax_run_execute(cli, &plan, &a->ropts, a->skip_invalid);
+		rc = dry_run(cli, &plan);
+	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0)
+		rc = ax_run_execute(cli, &plan, &a->ropts, false);
 	if (a)
 		ax_cli_iter_release(&it);
 	ax_plan_release(&plan);
@@ -244,11 +356,30 @@ const struct ax_cli_cmd ax_cmd_run = {
     .summary = "run suites and store every result and sample",
     .usage = "[SUITE...] [--profile NAME | --config FILE] "
 	     "[-p NAME=VALUE...] [options]",
-    .details = "Without suites or a profile, runs the quick profile.  Every "
-	       "case is checked\nagainst the device first; each result is "
-	       "verified against a CPU reference\nbefore its time counts and "
-	       "is committed to the database as it finishes, so\nCtrl-C "
-	       "keeps what was measured (exit 130).",
+    .details =
+	"Without suites or a profile, runs the quick profile.  Every case is "
+	"checked\nagainst the device first (--dry-run stops there); each "
+	"result is verified\nagainst a CPU reference before its time counts "
+	"and is committed to the\ndatabase as it finishes, so Ctrl-C keeps "
+	"what was measured (exit 130).\n\n"
+	"Ranges, one rule for every integer parameter: LO..HI doubles from LO "
+	"(LO, 2*LO,\n4*LO, ... up to HI: -p m=64..1024 is 5 cases), "
+	"LO..HI:xF multiplies by F\n(64..1024:x4), LO..HI:STEP adds STEP "
+	"(64..1024:64 is 16 cases).  Lists and\nranges of several -p "
+	"multiply; each NAME may be given once.\n\n"
+	"Points of a sweep beyond this device's limits (a buffer over "
+	"maxStorageBufferRange,\ntoo much shared memory) are skipped with the "
+	"reason; a point asked for alone\nis an error (exit 2), and so is a "
+	"point that breaks a suite's own rule\n(`axbench suites NAME` lists "
+	"them).  More than 1000 cases need --yes or a \"y\"\non a terminal; "
+	"without a terminal such a run is refused (exit 2); 10000 is\nthe "
+	"most one run takes.",
+    .examples = {"axbench run bandwidth -p size=64K..16M    # a doubling "
+		 "sweep: 64K, 128K, ...",
+		 "axbench run gemm -p m=256..1024:256 --dry-run   # check and "
+		 "list, measure nothing",
+		 "axbench run --profile full               # every suite, "
+		 "realistic sweeps"},
     .opts = run_opts,
     .fn = run_main,
 };

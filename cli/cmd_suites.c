@@ -62,9 +62,10 @@ static json_t *suite_json(const struct ax_suite *s)
 			      "type", type_name(d), "range", range, "default",
 			      def, "kind", param_kind(d), "help", d->help));
 	}
-	json_t *o = json_pack("{s:s,s:s,s:s,s:o}", "name", s->name, "summary",
-			      s->summary, "work_model", s->work_model, "params",
-			      params);
+	json_t *o =
+	    json_pack("{s:s,s:s,s:s,s:o,s:s?}", "name", s->name, "summary",
+		      s->summary, "work_model", s->work_model, "params", params,
+		      "constraints", s->constraints);
 	/* unit, direction, roles, curve, batch parameter, recommend's
 	 * needs: the suite document's entry, as reports see it. */
 	json_object_update_new(o, ax_cli_suite_entry(s));
@@ -90,6 +91,16 @@ static void roles_text(const struct ax_suite *s, char *buf, size_t len)
 	json_decref(entry);
 }
 
+/* Each line of text, after prefix. */
+static void print_lines(const char *prefix, const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		printf("%s%.*s\n", prefix, (int)len, text);
+		text += len + (text[len] == '\n');
+	}
+}
+
 static void print_suite(const struct ax_suite *s)
 {
 	char roles[160];
@@ -108,8 +119,16 @@ static void print_suite(const struct ax_suite *s)
 		printf("  %-10s %-6s %-8s %-9s %-22s %s\n", d->name,
 		       type_name(d), param_kind(d), def, range, d->help);
 	}
-	printf("\n  Set with -p NAME=VALUE; sweep with -p NAME=A,B,C or "
-	       "-p NAME=LO..HI.\n");
+	printf("\n  Every point must fit the device's limits (shared memory, "
+	       "invocations,\n  buffer sizes)%s\n",
+	       s->constraints ? " and meet:" : ".");
+	if (s->constraints)
+		print_lines("    ", s->constraints);
+	printf("  `axbench run --dry-run` checks points against both.\n"
+	       "\n  Set with -p NAME=VALUE.  Sweep with a list -p NAME=A,B,C "
+	       "or a range of an\n  integer parameter: LO..HI doubles from "
+	       "LO (LO, 2*LO, 4*LO, ... <= HI),\n  LO..HI:xF multiplies by "
+	       "F, LO..HI:STEP adds STEP (64..1024:64).\n");
 }
 
 extern const struct ax_cli_cmd ax_cmd_suites;
@@ -126,13 +145,18 @@ static int suites_main(struct ax_cli *cli, int argc, char **argv)
 		return rc;
 	const struct ax_suite *one = name ? ax_suite_find(name) : NULL;
 	if (name && !one) {
-		char known[256] = "";
-		for (int i = 0; i < ax_suite_count; i++)
+		char known[256] = "", hint[128];
+		struct ax_cli_suggest sg;
+		ax_cli_suggest_init(&sg, name);
+		for (int i = 0; i < ax_suite_count; i++) {
 			snprintf(known + strlen(known),
 				 sizeof(known) - strlen(known), "%s%s",
 				 i ? ", " : "", ax_suites[i]->name);
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "no suite '%s' (suites: %s)", name, known);
+			ax_cli_suggest_add(&sg, ax_suites[i]->name);
+		}
+		return ax_cli_error(
+		    cli, AX_EXIT_USAGE, "no suite '%s'%s (suites: %s)", name,
+		    ax_cli_suggest_text(&sg, hint, sizeof(hint)), known);
 	}
 	if (cli->json) {
 		json_t *out = one ? suite_json(one) : json_array();
@@ -157,6 +181,10 @@ const struct ax_cli_cmd ax_cmd_suites = {
     .name = "suites",
     .summary = "list the suites, or one suite's parameters",
     .usage = "[NAME] [--json]",
+    .examples =
+	{"axbench suites                           # every suite, one line "
+	 "each",
+	 "axbench suites gemm                      # its parameters and rules"},
     .opts = suites_opts,
     .fn = suites_main,
 };

@@ -25,22 +25,28 @@ enum {
 
 static const struct ax_cli_opt tune_opts[] = {
     {OPT_PARAM, "param", 'p', "NAME=VALUE",
-     "fix a shape parameter (repeatable; one value each)"},
-    {OPT_STRATEGY, "strategy", 0, "NAME", "search strategy, default bo"},
+     "fix a shape parameter (repeatable; one value each; default: the "
+     "suite's, see `axbench suites SUITE`)"},
+    {OPT_STRATEGY, "strategy", 0, "NAME", "search strategy (default bo)"},
     {OPT_BUDGET, "budget", 'b', "N", "at most N evaluations (default 40)"},
-    {OPT_TIME, "time", 0, "S", "stop after S seconds of tuning"},
-    {OPT_SEED, "seed", 0, "N", "random seed: same seed, same session (1)"},
+    {OPT_TIME, "time", 0, "S",
+     "stop after S seconds of tuning (default: no time limit)"},
+    {OPT_SEED, "seed", 0, "N",
+     "random seed: same seed, same session (default 1)"},
     {OPT_RESUME, "resume", 0, "SESSION",
-     "continue a stored session (its shape, strategy, seed, budget)"},
+     "continue a stored session (its shape, strategy, seed, budget; "
+     "default: a new session)"},
     {OPT_REPLAY, "replay", 0, "FILE",
      "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
-     "no GPU"},
+     "no GPU (default: tune live on the device)"},
     {OPT_NO_EARLY_STOP, "no-early-stop", 0, NULL,
      "stop only at the budget or time limit (no EI or no-gain rule)"},
     {OPT_RETIME, "retime", 0, "K",
-     "re-time the K best points with more samples at the end (3)"},
+     "re-time the K best points with more samples at the end "
+     "(default 3)"},
     {OPT_TIMEOUT, "timeout", 0, "S",
-     "fail a trial whose GPU work takes longer than S seconds (10; "
+     "fail a trial whose GPU work takes longer than S seconds (default "
+     "10; "
      "warm-up, which may include compilation, at least 60); a device "
      "that stays hung is replaced"},
     {0},
@@ -275,6 +281,8 @@ const struct ax_cli_cmd ax_cmd_tune = {
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
 	       "it.  At the end the best points are re-timed\nwith more "
 	       "samples beside the defaults, and the speed-up is printed.",
+    .examples = {"axbench tune gemm -p m=1024 -p n=1024 -p k=1024 --budget 30",
+		 "axbench tune bandwidth --strategy random --seed 7"},
     .opts = tune_opts,
     .choices = tune_choices,
     .fn = tune_main,

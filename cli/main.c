@@ -49,6 +49,36 @@ static const struct ax_cli_cmd *find_command(const char *name)
 	return NULL;
 }
 
+/* "axbench: no command 'rnu'; did you mean 'run'? ..." */
+static int no_command(const char *name)
+{
+	struct ax_cli_suggest sg;
+	char hint[128];
+	ax_cli_suggest_init(&sg, name);
+	for (int i = 0; i < N_COMMANDS; i++)
+		ax_cli_suggest_add(&sg, commands[i]->name);
+	ax_cli_suggest_add(&sg, "help");
+	const char *dym = ax_cli_suggest_text(&sg, hint, sizeof(hint));
+	fprintf(stderr, "axbench: no command '%s'%s%s 'axbench --help'\n", name,
+		dym, *dym ? " See" : "; see");
+	return AX_EXIT_USAGE;
+}
+
+/* `help` itself, so that `axbench help help` answers like the others. */
+static const struct ax_cli_opt help_opts[] = {{0}};
+static const struct ax_cli_cmd help_cmd = {
+    .name = "help",
+    .summary = "show the commands, or one command's options, defaults and "
+	       "examples",
+    .usage = "[COMMAND]",
+    .details = "Without COMMAND, lists the commands, the global options and "
+	       "the exit codes.\n`axbench COMMAND --help` is the same as "
+	       "`axbench help COMMAND`.",
+    .opts = help_opts,
+    .examples = {"axbench help run       # run's options and defaults",
+		 "axbench help           # every command, in one line each"},
+};
+
 static void print_usage(FILE *out)
 {
 	fprintf(out,
@@ -59,6 +89,9 @@ static void print_usage(FILE *out)
 		fprintf(out, "  %-10s %s\n", commands[i]->name,
 			commands[i]->summary);
 	fprintf(out, "  %-10s %s\n\n", "help", "help CMD: options of CMD");
+	fprintf(out, "Examples:\n"
+		     "  axbench run                  # the quick profile\n"
+		     "  axbench run gemm -p m=256..1024 --dry-run\n\n");
 	ax_cli_print_help(out, NULL);
 	fprintf(out, "\n%s", exit_codes);
 }
@@ -69,14 +102,10 @@ static int cmd_help(int argc, char **argv)
 		print_usage(stdout);
 		return AX_EXIT_OK;
 	}
-	const struct ax_cli_cmd *cmd = find_command(argv[1]);
-	if (!cmd) {
-		fprintf(stderr,
-			"axbench: no command '%s'; see 'axbench "
-			"--help'\n",
-			argv[1]);
-		return AX_EXIT_USAGE;
-	}
+	const struct ax_cli_cmd *cmd =
+	    strcmp(argv[1], "help") == 0 ? &help_cmd : find_command(argv[1]);
+	if (!cmd)
+		return no_command(argv[1]);
 	ax_cli_print_help(stdout, cmd);
 	fprintf(stdout, "\n%s", exit_codes);
 	return AX_EXIT_OK;
@@ -145,12 +174,8 @@ int main(int argc, char **argv)
 	if (strcmp(name, "help") == 0)
 		return cmd_help(argc - cmd_at, argv + cmd_at);
 	const struct ax_cli_cmd *cmd = find_command(name);
-	if (!cmd) {
-		fprintf(stderr,
-			"axbench: no command '%s'; see 'axbench --help'\n",
-			name);
-		return AX_EXIT_USAGE;
-	}
+	if (!cmd)
+		return no_command(name);
 	ax_cli_install_signal_handlers();
 	return cmd->fn(&cli, argc - cmd_at, argv + cmd_at);
 }

@@ -149,6 +149,82 @@ static int apply_global(struct ax_cli_iter *it, const struct ax_cli_opt *o)
 	return 0;
 }
 
+/* Edit distance with transpositions (optimal string alignment): "rnu"
+ * is one edit from "run", as a typo is. */
+static int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 99;
+	int d[65][65];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		for (size_t j = 1; j <= lb; j++) {
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	}
+	return d[la][lb];
+}
+
+void ax_cli_suggest_init(struct ax_cli_suggest *s, const char *typed)
+{
+	s->typed = typed;
+	s->best = NULL;
+	s->distance = 99;
+}
+
+void ax_cli_suggest_add(struct ax_cli_suggest *s, const char *candidate)
+{
+	int len = (int)strlen(s->typed);
+	int limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	int d = edit_distance(s->typed, candidate);
+	if (d > 0 && d <= limit && d < s->distance) {
+		s->best = candidate;
+		s->distance = d;
+	}
+}
+
+const char *ax_cli_suggest_text(const struct ax_cli_suggest *s, char *buf,
+				size_t len)
+{
+	if (!s->best)
+		return "";
+	snprintf(buf, len, "; did you mean '%s'?", s->best);
+	return buf;
+}
+
+/* "; did you mean '--dry-run'?" for a mistyped long option. */
+static const char *suggest_option(const struct ax_cli_cmd *cmd,
+				  const char *name, char *buf, size_t len)
+{
+	struct ax_cli_suggest sg;
+	char with_dashes[72];
+	if (!name)
+		return "";
+	ax_cli_suggest_init(&sg, name);
+	for (const struct ax_cli_opt *o = cmd ? cmd->opts : NULL; o && o->id;
+	     o++)
+		ax_cli_suggest_add(&sg, o->name);
+	for (const struct ax_cli_opt *o = global_opts; o->id; o++)
+		ax_cli_suggest_add(&sg, o->name);
+	if (!sg.best)
+		return "";
+	snprintf(with_dashes, sizeof(with_dashes), "--%s", sg.best);
+	snprintf(buf, len, "; did you mean '%s'?", with_dashes);
+	return buf;
+}
+
 /* Split "--name=value" / "--name value" / "-x value" / "-xvalue". */
 static int take_option(struct ax_cli_iter *it, const char *arg,
 		       const struct ax_cli_opt **found)
@@ -176,10 +252,13 @@ static int take_option(struct ax_cli_iter *it, const char *arg,
 		inline_val = arg[2] ? arg + 2 : NULL;
 	}
 	if (!o) {
+		char hint[128];
+		const char *dym = suggest_option(it->cmd, is_long ? name : NULL,
+						 hint, sizeof(hint));
 		fprintf(stderr,
-			"axbench %s: unknown option '%s'; see 'axbench help "
+			"axbench %s: unknown option '%s'%s%s 'axbench help "
 			"%s'\n",
-			cmdname, arg, cmdname);
+			cmdname, arg, dym, *dym ? " See" : "; see", cmdname);
 		return -1;
 	}
 	if (!o->arg && inline_val && is_long) {
@@ -229,10 +308,15 @@ static int check_choice(const struct ax_cli_iter *it,
 	for (int i = 0; names[i]; i++)
 		if (strcmp(names[i], it->optarg) == 0)
 			return 0;
-	char allowed[256];
+	char allowed[256], hint[128];
+	struct ax_cli_suggest sg;
+	ax_cli_suggest_init(&sg, it->optarg);
+	for (int i = 0; names[i]; i++)
+		ax_cli_suggest_add(&sg, names[i]);
 	ax_join_names(names, allowed, sizeof(allowed));
-	fprintf(stderr, "axbench %s: --%s must be %s (got '%s')\n",
-		it->cmd->name, o->name, allowed, it->optarg);
+	fprintf(stderr, "axbench %s: --%s must be %s (got '%s')%s\n",
+		it->cmd->name, o->name, allowed, it->optarg,
+		ax_cli_suggest_text(&sg, hint, sizeof(hint)));
 	return -1;
 }
 
@@ -354,6 +438,10 @@ void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd)
 		fprintf(out, "\nOptions:\n");
 		print_opts(out, cmd, cmd->opts);
 	}
+	if (cmd->examples[0])
+		fprintf(out, "\nExamples:\n");
+	for (int i = 0; i < AX_CLI_MAX_EXAMPLES && cmd->examples[i]; i++)
+		fprintf(out, "  %s\n", cmd->examples[i]);
 	fprintf(out, "\nGlobal options:\n");
 	print_opts(out, NULL, global_opts);
 }

@@ -10,53 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/*
- * Every point must be possible on the device before anything is stored:
- * an impossible point is a usage error and leaves the database alone.
- * With --skip-invalid (sweeps over tile sizes), such points are named on
- * stderr and left out instead; a plan left empty is still an error.
- */
-static int precheck(struct ax_plan *plan, const struct ax_vk_device_info *info,
-		    bool skip_invalid)
-{
-	int kept = 0;
-	for (int i = 0; i < plan->n; i++) {
-		const struct ax_plan_case *c = &plan->cases[i];
-		char why[1024];
-		int rc = ax_params_check(&c->params, why, sizeof(why));
-		if (rc == 0 && c->suite->check)
-			rc =
-			    c->suite->check(&c->params, info, why, sizeof(why));
-		if (rc == AX_EINVAL) {
-			/* Name the suite once, whether or not the message does.
-			 */
-			size_t len = strlen(c->suite->name);
-			bool named = strncmp(why, c->suite->name, len) == 0 &&
-				     why[len] == ':';
-			fprintf(stderr, "axbench run: %s%s%s%s\n",
-				skip_invalid ? "skipping " : "",
-				named ? "" : c->suite->name, named ? "" : ": ",
-				why);
-			if (!skip_invalid)
-				return AX_EXIT_USAGE;
-			continue;
-		}
-		plan->cases[kept++] = *c;
-	}
-	plan->n = kept;
-	if (kept == 0) {
-		fprintf(stderr, "axbench run: no case is possible on %s\n",
-			info->name);
-		return AX_EXIT_USAGE;
-	}
-	return 0;
-}
-
 struct exec {
 	struct ax_cli *cli;
 	struct ax_plan *plan;
 	struct ax_runner_opts opts;
-	bool skip_invalid;
+	bool skip_beyond_limits;
 	struct ax_session session;
 	int index;	   /* case being measured, 0-based */
 	const char *label; /* of that case, for the progress line */
@@ -169,28 +127,34 @@ static char *run_config_json(const struct exec *ex)
 	return text;
 }
 
-/* --tuned: each case takes the tuned parameters of this device for its
- * shape, else of another device (said on stderr), else keeps its own. */
+/* --tuned: the cases take the tuned parameters (cli/run_plan.c). */
 static void apply_tuned(struct exec *ex, const struct ax_vk_device_info *info)
 {
-	const struct ax_plan *plan = ex->plan;
-	int here = 0, elsewhere = 0;
-	if (!plan->tuned)
+	int elsewhere;
+	if (!ex->plan->tuned)
 		return;
-	for (int i = 0; i < plan->n; i++) {
-		struct ax_plan_case *c = &plan->cases[i];
-		if (ax_export_tuned_apply(plan->tuned, info->fingerprint,
-					  c->suite->name, &c->params))
-			here++;
-		else if (ax_export_tuned_apply(plan->tuned, NULL,
-					       c->suite->name, &c->params))
-			elsewhere++;
-	}
+	int here = ax_plan_apply_tuned(ex->plan, info->fingerprint, &elsewhere);
 	if (ex->cli->verbosity >= 0)
 		fprintf(stderr,
 			"axbench: tuned parameters for %d of %d cases (%d "
 			"tuned on this device, %d on another)\n",
-			here + elsewhere, plan->n, here, elsewhere);
+			here + elsewhere, ex->plan->n, here, elsewhere);
+}
+
+/* Sweep points beyond the device's limits are left out, named here;
+ * anything else impossible stops the run before it is stored. */
+static int precheck(struct exec *ex, const struct ax_vk_device_info *info)
+{
+	int rc = ax_plan_check(ex->plan, info, ex->skip_beyond_limits);
+	for (int i = 0; i < ex->plan->n_skipped; i++) {
+		const struct ax_plan_skip *k = &ex->plan->skipped[i];
+		char label[512];
+		ax_session_case_label(&k->c.params, label, sizeof(label));
+		if (ex->cli->verbosity >= 0)
+			fprintf(stderr, "axbench run: skipping %s %s: %s\n",
+				k->c.suite->name, label, k->why);
+	}
+	return rc;
 }
 
 static int open_all(struct exec *ex)
@@ -200,7 +164,7 @@ static int open_all(struct exec *ex)
 	if (rc)
 		return rc;
 	apply_tuned(ex, s->info);
-	rc = precheck(ex->plan, s->info, ex->skip_invalid);
+	rc = precheck(ex, s->info);
 	if (rc)
 		return rc;
 	char *cfg = run_config_json(ex);
@@ -244,12 +208,12 @@ static int finish(struct exec *ex, int rc)
 }
 
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
-		   const struct ax_runner_opts *opts, bool skip_invalid)
+		   const struct ax_runner_opts *opts, bool skip_beyond_limits)
 {
 	struct exec ex = {.cli = cli,
 			  .plan = plan,
 			  .opts = *opts,
-			  .skip_invalid = skip_invalid};
+			  .skip_beyond_limits = skip_beyond_limits};
 	ex.tty = isatty(2) && cli->verbosity >= 0;
 	ex.opts.stop = &ax_cli_interrupted;
 	if (ex.tty) {

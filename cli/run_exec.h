@@ -11,10 +11,12 @@
 #include "suites/runner.h"
 
 /* Run every case of plan; returns the exit code (0; 1 when a result
- * failed verification or errored; 2 for an impossible point, unless
- * skip_invalid drops such points from plan; 4, 5; 130 when interrupted,
- * with everything measured so far committed). */
+ * failed verification or errored; 2 for an impossible point, see
+ * ax_plan_check, which leaves a sweep's points beyond the device's
+ * limits out of plan and names them - every such point with
+ * skip_beyond_limits, as recommend --measure wants; 4, 5; 130 when
+ * interrupted, with everything measured so far committed). */
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
-		   const struct ax_runner_opts *opts, bool skip_invalid);
+		   const struct ax_runner_opts *opts, bool skip_beyond_limits);
 
 #endif

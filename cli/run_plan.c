@@ -1,18 +1,19 @@
 /* cli/run_plan.c - the cases `axbench run` will measure. */
 #include "cli/run_plan.h"
 
+#include "cli/session.h"
+
 #include "core/error.h"
+#include "core/vk.h"
 #include "reports/export.h"
 #include "suites/registry.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define AX_PLAN_MAX_CASES 10000
-#define AX_PLAN_MAX_TEXT "10000"
+#define AX_PLAN_MAX_TEXT "10000" /* AX_PLAN_MAX_CASES, for messages */
 
-static int add_case(struct ax_plan *plan, const struct ax_suite *s,
-		    const struct ax_params *p)
+static int add_plan_case(struct ax_plan *plan, const struct ax_plan_case *c)
 {
 	if (plan->n >= AX_PLAN_MAX_CASES)
 		return AX_EINVAL;
@@ -21,10 +22,15 @@ static int add_case(struct ax_plan *plan, const struct ax_suite *s,
 	if (!grown)
 		return AX_ENOMEM;
 	plan->cases = grown;
-	plan->cases[plan->n].suite = s;
-	plan->cases[plan->n].params = *p;
-	plan->n++;
+	plan->cases[plan->n++] = *c;
 	return 0;
+}
+
+static int add_case(struct ax_plan *plan, const struct ax_suite *s,
+		    const struct ax_params *p)
+{
+	return add_plan_case(plan,
+			     &(struct ax_plan_case){.suite = s, .params = *p});
 }
 
 static void known_suites(char *buf, size_t len)
@@ -41,10 +47,15 @@ static int check_suite_names(char **suites, int n, char *err, size_t errlen)
 	for (int i = 0; i < n; i++) {
 		if (ax_suite_find(suites[i]))
 			continue;
-		char known[256];
+		char known[256], hint[128];
+		struct ax_cli_suggest sg;
+		ax_cli_suggest_init(&sg, suites[i]);
+		for (int k = 0; k < ax_suite_count; k++)
+			ax_cli_suggest_add(&sg, ax_suites[k]->name);
 		known_suites(known, sizeof(known));
 		return ax_errf(err, errlen, AX_ENOTFOUND,
-			       "unknown suite '%s' (suites: %s)", suites[i],
+			       "unknown suite '%s'%s (suites: %s)", suites[i],
+			       ax_cli_suggest_text(&sg, hint, sizeof(hint)),
 			       known);
 	}
 	return 0;
@@ -96,7 +107,10 @@ static int load_profile(struct ax_plan *plan, const char *path, char **suites,
 		if (!wanted(s->name, suites, n_suites))
 			continue;
 		for (int c = 0; c < cs->n_cases && rc == 0; c++)
-			rc = add_case(plan, s, &cs->cases[c]);
+			rc = add_plan_case(
+			    plan, &(struct ax_plan_case){.suite = s,
+							 .params = cs->cases[c],
+							 .pos = cs->pos[c]});
 	}
 	/* A named suite the profile leaves out runs its default case. */
 	for (int i = 0; i < n_suites && rc == 0; i++) {
@@ -108,6 +122,22 @@ static int load_profile(struct ax_plan *plan, const char *path, char **suites,
 		rc = add_case(plan, s, &p);
 	}
 	return rc;
+}
+
+/* "; did you mean 'size'?" among the parameters of the plan's suites. */
+static const char *suggest_param(const struct ax_plan *plan, const char *name,
+				 char *buf, size_t len)
+{
+	struct ax_cli_suggest sg;
+	ax_cli_suggest_init(&sg, name);
+	for (int i = 0; i < plan->n; i++)
+		for (int k = 0; (i == 0 || plan->cases[i].suite !=
+					       plan->cases[i - 1].suite) &&
+				k < plan->cases[i].params.n;
+		     k++)
+			ax_cli_suggest_add(&sg,
+					   plan->cases[i].params.defs[k].name);
+	return ax_cli_suggest_text(&sg, buf, len);
 }
 
 /* Apply one NAME=V1,V2 override: each case of a suite having NAME becomes
@@ -131,7 +161,7 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 		struct ax_plan_case *c = &plan->cases[i];
 		int idx = ax_params_find(&c->params, name);
 		if (idx < 0) {
-			rc = add_case(&out, c->suite, &c->params);
+			rc = add_plan_case(&out, c);
 			continue;
 		}
 		used = true;
@@ -140,30 +170,59 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 		rc = ax_param_parse_list(&c->params.defs[idx], eq + 1, &vals,
 					 &n_vals, why, sizeof(why));
 		for (int v = 0; v < n_vals && rc == 0; v++) {
-			struct ax_params p = c->params;
-			p.v[idx] = vals[v];
-			rc = add_case(&out, c->suite, &p);
+			struct ax_plan_case one = *c;
+			one.params.v[idx] = vals[v];
+			rc = add_plan_case(&out, &one);
 		}
 		free(vals);
 	}
 	if (rc == 0 && !used && plan->n > 0) {
 		/* ax_params_set names the parameters the suite does know */
 		struct ax_params p = plan->cases[0].params;
+		char hint[128];
 		ax_params_set(&p, name, "", why, sizeof(why));
-		rc = ax_errf(err, errlen, AX_ENOTFOUND, "-p %s: %s%s", text,
-			     plan->n > 1 ? "no selected suite has it; " : "",
-			     why);
+		rc =
+		    ax_errf(err, errlen, AX_ENOTFOUND, "-p %s: %s%s%s", text,
+			    plan->n > 1 ? "no selected suite has it; " : "",
+			    why, suggest_param(plan, name, hint, sizeof(hint)));
 	} else if (rc) {
 		ax_errf(err, errlen, rc, "-p %s: %s", text,
 			why[0]		  ? why
 			: rc == AX_ENOMEM ? "out of memory"
-					  : "more than " AX_PLAN_MAX_TEXT
-					    " cases in all");
+					  : "the plan grows past "
+					    "the cap of " AX_PLAN_MAX_TEXT
+					    " cases in one run; narrow the "
+					    "sweep (fewer values, a larger "
+					    "step) or split it into runs");
 	}
 	free(plan->cases);
 	plan->cases = out.cases;
 	plan->n = out.n;
 	return rc;
+}
+
+/* Two -p for one name would silently keep the last, as duplicate YAML
+ * keys would: refused the same way, naming both values. */
+static int check_duplicates(const struct ax_plan_override *ov, int n_ov,
+			    char *err, size_t errlen)
+{
+	for (int i = 0; i < n_ov; i++) {
+		size_t len = strcspn(ov[i].text, "=");
+		for (int j = 0; j < i && ov[i].text[len] == '='; j++) {
+			if (strncmp(ov[j].text, ov[i].text, len + 1) != 0)
+				continue;
+			const char *a = ov[j].text + len + 1;
+			const char *b = ov[i].text + len + 1;
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "-p %.*s is given twice (%s and %s); "
+				       "give it once: a list (-p %.*s=A,B) or "
+				       "a range (-p %.*s=LO..HI) sweeps "
+				       "several values",
+				       (int)len, ov[i].text, a, b, (int)len,
+				       ov[i].text, (int)len, ov[i].text);
+		}
+	}
+	return 0;
 }
 
 int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
@@ -174,6 +233,8 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
 	memset(plan, 0, sizeof(*plan));
 	plan->tuned = tuned; /* loaded first by ax_plan_load_tuned */
 	int rc = check_suite_names(suites, n_suites, err, errlen);
+	if (rc == 0)
+		rc = check_duplicates(ov, n_ov, err, errlen);
 	if (rc)
 		return rc;
 	if (profile_path) {
@@ -210,7 +271,156 @@ void ax_plan_release(struct ax_plan *plan)
 	ax_config_destroy(plan->profile);
 	ax_export_tuned_destroy(plan->tuned);
 	free(plan->cases);
+	free(plan->skipped);
 	memset(plan, 0, sizeof(*plan));
+}
+
+int ax_plan_apply_tuned(struct ax_plan *plan, const char *fingerprint,
+			int *elsewhere)
+{
+	int here = 0;
+	*elsewhere = 0;
+	for (int i = 0; plan->tuned && i < plan->n; i++) {
+		struct ax_plan_case *c = &plan->cases[i];
+		if (ax_export_tuned_apply(plan->tuned, fingerprint,
+					  c->suite->name, &c->params))
+			here++, c->tuned = true;
+		else if (ax_export_tuned_apply(plan->tuned, NULL,
+					       c->suite->name, &c->params))
+			(*elsewhere)++, c->tuned = true;
+	}
+	return here;
+}
+
+void ax_plan_case_where(const struct ax_plan *plan,
+			const struct ax_plan_case *c, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (plan->profile && c->pos.line)
+		snprintf(buf, len, "%s:%d:%d: ", plan->profile->path,
+			 c->pos.line, c->pos.col);
+}
+
+/*
+ * A device with no limits but the real one's features: a point its check
+ * refuses breaks a rule of the suite itself, on any device.  (Host RAM,
+ * which transfer also checks, stays what it is.)
+ */
+static void limitless(const struct ax_vk_device_info *info,
+		      struct ax_vk_device_info *out)
+{
+	*out = *info;
+	/* Field by field: cli/ names no Vulkan type (make check-deps). */
+	out->limits.maxComputeSharedMemorySize = UINT32_MAX;
+	out->limits.maxComputeWorkGroupInvocations = UINT32_MAX;
+	out->limits.maxStorageBufferRange = UINT32_MAX;
+	for (int i = 0; i < 3; i++) {
+		out->limits.maxComputeWorkGroupSize[i] = UINT32_MAX;
+		out->limits.maxComputeWorkGroupCount[i] = UINT32_MAX;
+	}
+	out->max_memory_allocation_size = UINT64_MAX;
+	for (uint32_t h = 0; h < out->memory.memoryHeapCount; h++)
+		out->memory.memoryHeaps[h].size = UINT64_MAX;
+}
+
+/* The suite's check, as the runner runs it (core rules first). */
+static int check_case(const struct ax_plan_case *c,
+		      const struct ax_vk_device_info *info, char *why,
+		      size_t len)
+{
+	int rc = ax_params_check(&c->params, why, len);
+	if (rc == 0 && c->suite->check)
+		rc = c->suite->check(&c->params, info, why, len);
+	return rc;
+}
+
+/* Position of s in the registry (the suites are few). */
+static int suite_slot(const struct ax_suite *s)
+{
+	for (int i = 0; i < ax_suite_count; i++)
+		if (ax_suites[i] == s)
+			return i;
+	return 0;
+}
+
+static int skip_case(struct ax_plan *plan, const struct ax_plan_case *c,
+		     const char *why)
+{
+	struct ax_plan_skip *grown = realloc(
+	    plan->skipped, sizeof(*grown) * (size_t)(plan->n_skipped + 1));
+	if (!grown)
+		return AX_ENOMEM;
+	plan->skipped = grown;
+	grown[plan->n_skipped].c = *c;
+	snprintf(grown[plan->n_skipped].why, sizeof(grown->why), "%s", why);
+	plan->n_skipped++;
+	return 0;
+}
+
+/* "axbench run: FILE:L:C: gemm m=512 ... bm=64: why", naming the suite
+ * once (the suites' messages start with "gemm: "). */
+static void print_refused(const struct ax_plan *plan,
+			  const struct ax_plan_case *c, const char *why,
+			  const char *rule)
+{
+	char where[1100], label[512];
+	ax_plan_case_where(plan, c, where, sizeof(where));
+	ax_session_case_label(&c->params, label, sizeof(label));
+	size_t len = strlen(c->suite->name);
+	if (strncmp(why, c->suite->name, len) == 0 && why[len] == ':')
+		why += len + 1 + (why[len + 1] == ' ');
+	fprintf(stderr, "axbench run: %s%s%s%s: %s%s\n", where, c->suite->name,
+		label[0] ? " " : "", label, why, rule);
+}
+
+int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
+		  bool skip_single)
+{
+	struct ax_vk_device_info *ideal = malloc(sizeof(*ideal));
+	int in_suite[64] = {0}; /* cases per suite (registry slot) */
+	int kept = 0, errors = 0;
+	if (!ideal) {
+		fprintf(stderr, "axbench run: out of memory\n");
+		return AX_EXIT_FAIL;
+	}
+	limitless(info, ideal);
+	for (int i = 0; i < plan->n; i++)
+		in_suite[suite_slot(plan->cases[i].suite)]++;
+	for (int i = 0; i < plan->n; i++) {
+		const struct ax_plan_case *c = &plan->cases[i];
+		char why[512];
+		if (check_case(c, info, why, sizeof(why)) != AX_EINVAL) {
+			plan->cases[kept++] = *c; /* AX_EUNSUPPORTED: stored as
+						     skipped by the runner */
+			continue;
+		}
+		bool rule = check_case(c, ideal, why, sizeof(why)) == AX_EINVAL;
+		if (!rule)
+			check_case(c, info, why, sizeof(why));
+		bool alone = in_suite[suite_slot(c->suite)] == 1;
+		if (rule || (alone && !skip_single)) {
+			print_refused(plan, c, why,
+				      rule ? ""
+					   : "; it was asked for alone (a "
+					     "sweep would skip it)");
+			errors++;
+		} else if (skip_case(plan, c, why)) {
+			fprintf(stderr, "axbench run: out of memory\n");
+			errors++;
+		}
+	}
+	plan->n = kept;
+	free(ideal);
+	if (errors)
+		return AX_EXIT_USAGE;
+	if (kept == 0) {
+		fprintf(stderr,
+			"axbench run: no case is possible on %s (all %d are "
+			"beyond its limits)\n",
+			info->name, plan->n_skipped);
+		return AX_EXIT_USAGE;
+	}
+	return 0;
 }
 
 void ax_plan_apply_measure(const struct ax_config *profile,

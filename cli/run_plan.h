@@ -12,16 +12,31 @@
 struct ax_plan_case {
 	const struct ax_suite *suite;
 	struct ax_params params;
+	struct ax_config_pos
+	    pos;    /* in the profile; 0:0 from the command line */
+	bool tuned; /* --tuned gave its tunable parameters */
+};
+
+/* A point of a sweep left out because it is beyond the device's limits. */
+struct ax_plan_skip {
+	struct ax_plan_case c;
+	char why[512];
 };
 
 struct ax_tuned;
+struct ax_vk_device_info;
 
 struct ax_plan {
 	struct ax_config *profile; /* NULL without --profile/--config */
 	struct ax_tuned *tuned;	   /* --tuned FILE, applied per device */
 	int n;
 	struct ax_plan_case *cases;
+	int n_skipped; /* after ax_plan_check */
+	struct ax_plan_skip *skipped;
 };
+
+/* At most this many cases in one run, --yes or not. */
+#define AX_PLAN_MAX_CASES 10000
 
 /* One `-p NAME=VALUES` as given on the command line. */
 struct ax_plan_override {
@@ -41,6 +56,33 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
 		  int n_suites, const struct ax_plan_override *ov, int n_ov,
 		  char *err, size_t errlen);
 void ax_plan_release(struct ax_plan *plan);
+
+/*
+ * --tuned: each case takes the tuned parameters of this device
+ * (fingerprint) for its shape, else of another device, else keeps its
+ * own.  Returns how many took this device's; *elsewhere counts the rest
+ * that were tuned.
+ */
+int ax_plan_apply_tuned(struct ax_plan *plan, const char *fingerprint,
+			int *elsewhere);
+
+/*
+ * Check every case against the device, the way the runner will: the
+ * parameter rules, then the suite's own check.  A point that breaks a
+ * rule no device could meet (gemm's (bm/tm)*(bn/tn) = wg_x*wg_y) is an
+ * error; so is a point beyond this device's limits when it is its
+ * suite's only case (asked for explicitly).  Points of a sweep (a suite
+ * with several cases) beyond the device's limits move to plan->skipped
+ * with the reason (so do single points with skip_single).  Each error is
+ * printed to stderr, with FILE:LINE:COL for a profile's case.  Returns 0, or
+ * AX_EXIT_USAGE after printing (also when no case is left).
+ */
+int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
+		  bool skip_single);
+
+/* "FILE:LINE:COL: " of a profile's case, or "" (into buf). */
+void ax_plan_case_where(const struct ax_plan *plan,
+			const struct ax_plan_case *c, char *buf, size_t len);
 
 /* Profile measurement settings fill in what the command line did not set
  * (cli_set: the AX_MEASURE_* bits given as options). */

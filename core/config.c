@@ -35,6 +35,7 @@ struct ld {
 struct sweep {
 	int64_t *v[AX_MAX_PARAMS];
 	int n[AX_MAX_PARAMS];
+	struct ax_config_pos pos; /* of the mapping; 0:0 when absent */
 };
 
 static yaml_node_t *node(struct ld *ld, int i)
@@ -380,6 +381,8 @@ static int load_values(struct ld *ld, const struct ax_config_schema *sc,
 			    "names to values, not %s",
 			    place, kind_of(map));
 	int rc = check_keys(ld, map, place, NULL);
+	out->pos.line = (int)map->start_mark.line + 1;
+	out->pos.col = (int)map->start_mark.column + 1;
 	PAIRS_FOREACH(p, map)
 	{
 		if (rc)
@@ -456,7 +459,7 @@ static size_t point_hash(const struct ax_params *p)
 
 /* Add p to out unless an equal point is there already. */
 static void add_point(struct ax_config_suite *out, struct seen *s,
-		      const struct ax_params *p)
+		      const struct ax_params *p, struct ax_config_pos pos)
 {
 	size_t i = point_hash(p) & s->mask;
 	for (; s->slot[i]; i = (i + 1) & s->mask) {
@@ -464,6 +467,7 @@ static void add_point(struct ax_config_suite *out, struct seen *s,
 		if (!memcmp(q->v, p->v, sizeof(p->v[0]) * (size_t)p->n))
 			return;
 	}
+	out->pos[out->n_cases] = pos;
 	out->cases[out->n_cases++] = *p;
 	s->slot[i] = out->n_cases;
 }
@@ -474,6 +478,10 @@ static void expand_case(const struct ax_config_schema *sc,
 			const struct sweep *base, const struct sweep *c,
 			struct ax_config_suite *out, struct seen *s)
 {
+	/* The case's own mapping, else `params`, else the suite's key. */
+	struct ax_config_pos pos = c->pos.line	    ? c->pos
+				   : base->pos.line ? base->pos
+						    : out->pos_key;
 	const int64_t *vals[AX_MAX_PARAMS];
 	int cnt[AX_MAX_PARAMS], idx[AX_MAX_PARAMS] = {0};
 	struct ax_params p;
@@ -486,7 +494,7 @@ static void expand_case(const struct ax_config_schema *sc,
 	for (;;) {
 		for (int i = 0; i < sc->n_params; i++)
 			p.v[i] = vals[i][idx[i]];
-		add_point(out, s, &p);
+		add_point(out, s, &p, pos);
 		int i = sc->n_params - 1;
 		while (i >= 0 && ++idx[i] == cnt[i])
 			idx[i--] = 0;
@@ -517,7 +525,8 @@ static int expand(struct ld *ld, const struct ax_config_schema *sc,
 		cap *= 2;
 	struct seen s = {calloc(cap, sizeof(int)), cap - 1};
 	out->cases = calloc((size_t)total, sizeof(*out->cases));
-	if (!s.slot || !out->cases) {
+	out->pos = calloc((size_t)total, sizeof(*out->pos));
+	if (!s.slot || !out->cases || !out->pos) {
 		free(s.slot);
 		return AX_ENOMEM;
 	}
@@ -538,6 +547,8 @@ static int load_suite(struct ld *ld, const struct ax_config_schema *sc,
 	char where[96];
 	out->schema = sc;
 	out->line = (int)key->start_mark.line + 1;
+	out->pos_key.line = out->line;
+	out->pos_key.col = (int)key->start_mark.column + 1;
 	snprintf(where, sizeof(where), "suite %s", sc->suite);
 	if (!is_null(v) && v->type != YAML_MAPPING_NODE)
 		return fail(ld, v,
@@ -818,8 +829,10 @@ void ax_config_destroy(struct ax_config *cfg)
 {
 	if (!cfg)
 		return;
-	for (int i = 0; i < cfg->n_suites; i++)
+	for (int i = 0; i < cfg->n_suites; i++) {
 		free(cfg->suites[i].cases);
+		free(cfg->suites[i].pos);
+	}
 	free(cfg->suites);
 	free(cfg->path);
 	free(cfg->name);

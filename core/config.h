@@ -25,7 +25,7 @@
  *     bandwidth:
  *       params:                   # name: value, [list], "a,b" or "LO..HI"
  *         op: [read, write, copy]
- *         size: 64K..16M          # powers of two for byte/pow2 params
+ *         size: 64K..16M          # doubles: 64K, 128K, ... 16M
  *     gemm:
  *       cases:                    # explicit points
  *         - {m: 256, n: 256, k: 256}
@@ -101,12 +101,21 @@ struct ax_config_measure {
 	enum ax_config_mode mode;
 };
 
+/* A 1-based place in the profile file. */
+struct ax_config_pos {
+	int line, col;
+};
+
 /* The concrete cases of one suite, in the order the profile lists them. */
 struct ax_config_suite {
 	const struct ax_config_schema *schema; /* borrowed from the caller */
 	int n_cases;
 	struct ax_params *cases; /* owned by the struct ax_config */
-	int line;		 /* 1-based position of the suite's key */
+	/* Where each case came from (its `cases` entry, else `params`,
+	 * else the suite's key), for messages about a case; owned. */
+	struct ax_config_pos *pos;
+	int line;		      /* 1-based position of the suite's key */
+	struct ax_config_pos pos_key; /* the suite's key, line and column */
 };
 
 struct ax_config {

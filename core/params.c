@@ -12,8 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define AX_SWEEP_MAX 4096
-
 void ax_params_init(struct ax_params *p, const struct ax_param_def *defs, int n)
 {
 	if (n > AX_MAX_PARAMS)
@@ -197,37 +195,109 @@ static int append_value(int64_t **vals, int *count, int64_t v)
 	return 0;
 }
 
-static int parse_range(const struct ax_param_def *d, const char *text,
-		       const char *dots, int64_t **vals, int *count, char *err,
-		       size_t errlen)
+/* The ":STEP" or ":xF" part of a range: a linear step (a byte count for
+ * byte parameters) or a geometric factor; none means "x2". */
+static int parse_stride(const struct ax_param_def *d, const char *range,
+			const char *text, int64_t *step, int64_t *factor,
+			char *err, size_t errlen)
 {
-	char lo_text[64];
-	int64_t lo, hi;
+	*step = 0;
+	*factor = 2;
+	if (!text)
+		return 0;
+	if (*text == 'x' || *text == 'X') {
+		char *end;
+		errno = 0;
+		long long f = strtoll(text + 1, &end, 10);
+		if (end == text + 1 || *end || errno || f < 2 || f > 1024)
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "%s: range %s: the factor after ':x' "
+				       "must be an integer from 2 to 1024 "
+				       "(e.g. 64..1024:x2)",
+				       d->name, range);
+		*factor = f;
+		return 0;
+	}
+	if (parse_int(d, text, step) || *step <= 0)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: range %s: the step after ':' must be a "
+			       "positive integer (e.g. 64..1024:64) or a "
+			       "factor xF (e.g. 64..1024:x2)",
+			       d->name, range);
+	return 0;
+}
+
+/* Split "LO..HI[:STRIDE]" and parse both ends as values of d. */
+static int parse_range_ends(const struct ax_param_def *d, const char *text,
+			    const char *dots, int64_t *lo, int64_t *hi,
+			    const char **stride, char *err, size_t errlen)
+{
+	char lo_text[64], hi_text[64];
+	const char *colon = strchr(dots + 2, ':');
 	size_t lo_len = (size_t)(dots - text);
-	if (lo_len >= sizeof(lo_text))
+	size_t hi_len = colon ? (size_t)(colon - dots - 2) : strlen(dots + 2);
+	if (lo_len >= sizeof(lo_text) || hi_len >= sizeof(hi_text))
 		return ax_errf(err, errlen, AX_EINVAL, "%s: bad range %s",
 			       d->name, text);
 	memcpy(lo_text, text, lo_len);
 	lo_text[lo_len] = '\0';
-	int rc = ax_param_parse(d, lo_text, &lo, err, errlen);
+	memcpy(hi_text, dots + 2, hi_len);
+	hi_text[hi_len] = '\0';
+	*stride = colon ? colon + 1 : NULL;
+	if (d->type != AX_PT_INT)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: range %s: only integer parameters take "
+			       "ranges; list the values instead (a,b,c)",
+			       d->name, text);
+	int rc = ax_param_parse(d, lo_text, lo, err, errlen);
 	if (rc == 0)
-		rc = ax_param_parse(d, dots + 2, &hi, err, errlen);
+		rc = ax_param_parse(d, hi_text, hi, err, errlen);
+	if (rc == 0 && *hi < *lo)
+		rc = ax_errf(err, errlen, AX_EINVAL,
+			     "%s: range %s must be LOW..HIGH (low end first)",
+			     d->name, text);
+	return rc;
+}
+
+/*
+ * One rule for every integer parameter: LO..HI doubles from LO (LO, 2LO,
+ * 4LO, ... up to HI), LO..HI:xF multiplies by F, LO..HI:STEP adds STEP.
+ * Each value must still be a valid value of d (a power of two where d
+ * asks for one), so 64..1024:64 over a power-of-two knob is refused.
+ */
+static int parse_range(const struct ax_param_def *d, const char *text,
+		       const char *dots, int64_t **vals, int *count, char *err,
+		       size_t errlen)
+{
+	int64_t lo, hi, step, factor;
+	const char *stride = NULL;
+	int rc =
+	    parse_range_ends(d, text, dots, &lo, &hi, &stride, err, errlen);
+	if (rc == 0)
+		rc = parse_stride(d, text, stride, &step, &factor, err, errlen);
 	if (rc)
 		return rc;
-	if (d->type != AX_PT_INT || hi < lo)
+	if (!step && lo <= 0)
 		return ax_errf(err, errlen, AX_EINVAL,
-			       "%s: range %s must be LOW..HIGH of integers",
-			       d->name, text);
-	bool doubling = d->flags & (AX_PARAM_POW2 | AX_PARAM_BYTES);
-	for (int64_t v = lo; v <= hi; v = doubling ? v * 2 : v + 1) {
+			       "%s: range %s multiplies from its low end, "
+			       "which must be positive; give a step instead "
+			       "(e.g. %s:1)",
+			       d->name, text, text);
+	for (int64_t v = lo; v <= hi;) {
 		if (*count >= AX_SWEEP_MAX)
 			return ax_errf(err, errlen, AX_EINVAL,
-				       "%s: range %s has more than %d values",
+				       "%s: range %s has more than %d values; "
+				       "use a larger step or factor",
 				       d->name, text, AX_SWEEP_MAX);
+		char why[512];
+		if (check_value(d, v, NULL, why, sizeof(why)))
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "%s (in range %s)", why, text);
 		if ((rc = append_value(vals, count, v)))
 			return rc;
-		if (doubling && v > INT64_MAX / 2)
+		if (step ? v > INT64_MAX - step : v > INT64_MAX / factor)
 			break;
+		v = step ? v + step : v * factor;
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #define AX_MAX_PARAMS 32
+#define AX_SWEEP_MAX 4096 /* values in one -p list or range */
 
 enum ax_param_type {
 	AX_PT_INT,  /* integer in [min, max] */
@@ -66,10 +67,12 @@ int ax_param_parse(const struct ax_param_def *d, const char *text, int64_t *out,
 		   char *err, size_t errlen);
 
 /*
- * Parse a sweep: "a,b,c" (each parsed as above) or "LO..HI" (powers of two
- * from LO to HI for AX_PARAM_POW2 / AX_PARAM_BYTES parameters, every
- * integer otherwise; at most 4096 values).  *vals is malloc'd, the
- * caller's to free.
+ * Parse a sweep: "a,b,c" (each parsed as above) or a range of an integer
+ * parameter, one rule for all of them: "LO..HI" doubles from LO (LO, 2LO,
+ * 4LO, ... while <= HI; LO must be positive), "LO..HI:xF" multiplies by
+ * F (2..1024), "LO..HI:STEP" adds STEP (a byte count for byte
+ * parameters).  Every value must be valid for d.  At most AX_SWEEP_MAX
+ * values.  *vals is malloc'd, the caller's to free.
  */
 int ax_param_parse_list(const struct ax_param_def *d, const char *text,
 			int64_t **vals, int *count, char *err, size_t errlen);

@@ -363,6 +363,8 @@ const struct ax_suite ax_suite_attention = {
 		  "clamp(i + Skv - Sq + 1, 0, Skv) pairs, "
 		  "= Sq*(Sq+1)/2 when Sq = Skv. Softmax exp/max/sum "
 		  "are not counted",
+    .constraints = "head_dim is a multiple of 4*tpr\n"
+		   "share=subgroup: bc a multiple of 8, rpl*head_dim <= 256",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,

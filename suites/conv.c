@@ -292,6 +292,10 @@ const struct ax_suite ax_suite_conv = {
     .work_model = "2*N*K*P*Q*C*R*S FLOPs per convolution, P and Q the "
 		  "output height and width "
 		  "(P = (H + 2*pad - dilation*(R-1) - 1) / stride + 1)",
+    .constraints = "tm <= tile_k and tn <= tile_pq (the register tile "
+		   "fits the workgroup tile)\n"
+		   "tile_pq <= 16 * (tile_k/tm)*(tile_pq/tn) (at most 16 "
+		   "staged pixels per invocation)",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,

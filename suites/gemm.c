@@ -455,6 +455,12 @@ const struct ax_suite ax_suite_gemm = {
 	       "storage, tiled kernel tuned through specialization "
 	       "constants",
     .work_model = "GFLOP/s = 2*m*n*k*batch / time / 1e9",
+    .constraints = "bm is a multiple of tm, and bn of tn\n"
+		   "(bm/tm)*(bn/tn) = wg_x*wg_y: one register block per "
+		   "invocation\n"
+		   "share=subgroup: bn a multiple of 8*tn, wg_x*wg_y of 8\n"
+		   "vec divides the contiguous tile extents (bk of A, or bm "
+		   "with trans_a; bn of B, or bk with trans_b)",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,

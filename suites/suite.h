@@ -55,7 +55,12 @@ struct ax_suite {
 	const char *name;
 	const char *summary;	/* one line */
 	const char *work_model; /* how work is counted, shown in `suites` */
-	const char *unit;	/* "GB/s", "GFLOP/s", "us" */
+	/* Rules between parameters that every point must meet, on any
+	 * device (check() enforces them; `suites NAME` shows this text, one
+	 * rule a line).  NULL when there are none beyond each parameter's
+	 * own range and the device's limits. */
+	const char *constraints;
+	const char *unit; /* "GB/s", "GFLOP/s", "us" */
 	enum ax_metric metric;
 	double scale; /* see enum ax_metric */
 	bool higher_is_better;

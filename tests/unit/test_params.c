@@ -1,0 +1,101 @@
+/* tests/unit/test_params.c - sweeps: one range rule for every integer
+ * parameter (LO..HI doubles, :xF multiplies, :STEP adds). */
+#include "ax_test.h"
+
+#include "core/error.h"
+#include "core/params.h"
+
+static const struct ax_param_def plain = {
+    "m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE, "rows"};
+static const struct ax_param_def pow2 = {
+    "bm",  AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+    "tile"};
+static const struct ax_param_def bytes = {"size",
+					  AX_PT_INT,
+					  1 << 10,
+					  1 << 30,
+					  NULL,
+					  1 << 20,
+					  AX_PARAM_SHAPE | AX_PARAM_BYTES |
+					      AX_PARAM_POW2,
+					  "bytes"};
+static const struct ax_param_def chunk = {"chunk",
+					  AX_PT_INT,
+					  1 << 10,
+					  1 << 30,
+					  NULL,
+					  1 << 20,
+					  AX_PARAM_SHAPE | AX_PARAM_BYTES,
+					  "bytes"};
+
+/* The values of text as "a b c", or the error. */
+static void sweep(const struct ax_param_def *d, const char *text, char *out,
+		  size_t len)
+{
+	int64_t *v;
+	int n;
+	char err[512];
+	if (ax_param_parse_list(d, text, &v, &n, err, sizeof(err))) {
+		snprintf(out, len, "error: %s", err);
+		return;
+	}
+	size_t used = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%lld",
+					 i ? " " : "", (long long)v[i]);
+	free(v);
+}
+
+static void test_plain_range_doubles(void)
+{
+	char got[4096];
+	/* Before: 64..1024 was every integer, 961 values. */
+	sweep(&plain, "64..1024", got, sizeof(got));
+	AX_CHECK_STR(got, "64 128 256 512 1024");
+	sweep(&plain, "3..100", got, sizeof(got));
+	AX_CHECK_STR(got, "3 6 12 24 48 96");
+	sweep(&pow2, "4..256", got, sizeof(got));
+	AX_CHECK_STR(got, "4 8 16 32 64 128 256");
+	sweep(&bytes, "4K..64K", got, sizeof(got));
+	AX_CHECK_STR(got, "4096 8192 16384 32768 65536");
+	sweep(&chunk, "4K..16K", got, sizeof(got));
+	AX_CHECK_STR(got, "4096 8192 16384");
+}
+
+static void test_step_and_factor(void)
+{
+	char got[4096];
+	sweep(&plain, "64..320:64", got, sizeof(got));
+	AX_CHECK_STR(got, "64 128 192 256 320");
+	sweep(&plain, "64..1024:x4", got, sizeof(got));
+	AX_CHECK_STR(got, "64 256 1024");
+	sweep(&plain, "64..1024:x2", got, sizeof(got));
+	AX_CHECK_STR(got, "64 128 256 512 1024");
+	sweep(&chunk, "4K..12K:4K", got, sizeof(got));
+	AX_CHECK_STR(got, "4096 8192 12288");
+	sweep(&plain, "1..3:1", got, sizeof(got));
+	AX_CHECK_STR(got, "1 2 3");
+}
+
+static void test_bad_ranges(void)
+{
+	char got[4096];
+	sweep(&pow2, "4..64:4", got, sizeof(got));
+	AX_CHECK(strstr(got, "bm must be a power of two") != NULL);
+	AX_CHECK(strstr(got, "got 12") != NULL);
+	AX_CHECK(strstr(got, "in range 4..64:4") != NULL);
+	sweep(&plain, "64..1024:x1", got, sizeof(got));
+	AX_CHECK(strstr(got, "factor after ':x'") != NULL);
+	sweep(&plain, "64..1024:0", got, sizeof(got));
+	AX_CHECK(strstr(got, "step after ':'") != NULL);
+	sweep(&plain, "64..1024:x", got, sizeof(got));
+	AX_CHECK(strncmp(got, "error:", 6) == 0);
+	sweep(&plain, "1024..64", got, sizeof(got));
+	AX_CHECK(strstr(got, "low end first") != NULL);
+	sweep(&plain, "1..1000000:1", got, sizeof(got));
+	AX_CHECK(strstr(got, "more than 4096 values") != NULL);
+}
+
+AX_TEST_MAIN(AX_TEST(test_plain_range_doubles), AX_TEST(test_step_and_factor),
+	     AX_TEST(test_bad_ranges))
