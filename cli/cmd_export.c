@@ -23,7 +23,8 @@ static const struct ax_cli_opt export_opts[] = {
      "document format: yaml (default; json with --json)"},
     {OPT_OUTPUT, "output", 'o', "FILE", "write to FILE (default stdout)"},
     {OPT_SHAPES, "shapes", 0, "FILTER",
-     "only shapes matching SUITE[:NAME=VALUE,...] (repeatable)"},
+     "only shapes matching SUITE[:NAME=VALUE,...] (repeatable; default: every "
+     "shape)"},
     {0},
 };
 
