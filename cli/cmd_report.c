@@ -27,7 +27,8 @@ static const struct ax_cli_opt report_opts[] = {
      "only devices matching SEL: fingerprint, database id, PCI bus id, "
      "UUID or part of the name (repeatable)"},
     {OPT_SINCE, "since", 0, "DATE",
-     "only runs started at or after DATE (ISO 8601, e.g. 2024-05-01)"},
+     "only runs started at or after DATE, in UTC: YYYY-MM-DD or "
+     "YYYY-MM-DDTHH:MM[:SS] (e.g. 2024-05-01)"},
     {OPT_OUTPUT, "output", 'o', "FILE",
      "where to write (default axbench-report.html; '-' for stdout)"},
     {OPT_TITLE, "title", 0, "TEXT", "heading of the report"},
