@@ -164,7 +164,9 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 				    "compare: %s (%s) holds no results; "
 				    "nothing to compare",
 				    s->spec, s->label);
-	return 0;
+	/* The global --device narrows both sides; matching nothing on a
+	 * side is said (2), as for results and export. */
+	return ax_cli_filter_device(cli, s->results, cli->device_sel);
 }
 
 static void side_release(struct side *s)

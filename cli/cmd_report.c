@@ -145,9 +145,11 @@ static bool any_matches(const json_t *arr, const char *sel)
 {
 	size_t i;
 	const json_t *o;
-	json_array_foreach(
-	    arr, i,
-	    o) if (sel_matches(sel, json_object_get(o, "device"))) return true;
+	json_array_foreach(arr, i, o)
+	{
+		if (sel_matches(sel, json_object_get(o, "device")))
+			return true;
+	}
 	return false;
 }
 
@@ -289,6 +291,10 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 	ax_cli_iter_release(&it);
 	if (end != AX_CLI_CONTINUE)
 		return end == AX_EXIT_OK ? -2 : end;
+	/* The global --device (before the command name) selects as well. */
+	if (cli->device_sel && strcmp(cli->device_sel, "all") &&
+	    a->n_devs < MAX_SEL)
+		a->devs[a->n_devs++] = cli->device_sel;
 	if (a->since) {
 		int rc = parse_since(cli, a->since, a->since_buf,
 				     sizeof(a->since_buf));

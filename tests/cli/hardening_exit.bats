@@ -146,6 +146,18 @@ need_mount() {
 	assert_output --partial "--device nosuch"
 }
 
+@test "the global --device before report or compare selects too (was ignored)" {
+	run "$AX" --db "$DB" --device nosuch report -o "$BATS_TEST_TMPDIR/r.html"
+	assert_failure 2
+	assert_output --partial "--device 'nosuch' matches no stored device"
+	[ ! -e "$BATS_TEST_TMPDIR/r.html" ]
+	run "$AX" --db "$DB" --device nosuch compare 1 1
+	assert_failure 2
+	assert_output --partial "--device nosuch: no stored results"
+	run "$AX" --db "$DB" --device llvmpipe compare 1 1
+	assert_success
+}
+
 @test "more selectors than a command holds are refused, not dropped" {
 	args=()
 	for i in $(seq 65); do args+=(--run 1); done
