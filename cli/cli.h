@@ -134,6 +134,10 @@ void ax_cli_suggest_add(struct ax_cli_suggest *s, const char *candidate);
 const char *ax_cli_suggest_text(const struct ax_cli_suggest *s, char *buf,
 				size_t len);
 
+/* Longest message ax_cli_error prints; longer ones lose the middle of
+ * their (over-long) argument, never the reason (ax_vfmt_fit). */
+#define AX_CLI_MSG_MAX 1024
+
 /* Print "axbench CMD: message" to stderr (unless quiet) and return code. */
 int ax_cli_error(const struct ax_cli *cli, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -179,8 +183,15 @@ int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
 		    const struct ax_vk_device_info *info, int64_t *host_id,
 		    int64_t *device_id);
 
+/* A run id as typed: a whole number from 1 to INT64_MAX, digits only.
+ * false for anything else, an overflowing number included (never
+ * clamped or wrapped). */
+bool ax_cli_parse_id(const char *text, int64_t *id);
+
 /* --run ID|last of command cmd: a positive run id, or the newest run.
- * Prints the error (naming cmd) and returns the exit code. */
+ * The run must exist: an id that names no run is a usage error, as is
+ * a malformed one.  Prints the error (naming cmd) and returns the exit
+ * code. */
 int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 		       const char *cmd, const char *text, int64_t *id);
 

@@ -49,11 +49,12 @@ static int save(struct ax_cli *cli, const char *name, const char *run)
 		return rc;
 	rc = ax_cli_resolve_run(cli, db, "baseline save", run ? run : "last",
 				&id);
-	if (rc == 0 && ax_db_baseline_save(db, name, id) != 0) {
-		fprintf(stderr, "axbench: baseline save: %s\n",
-			ax_db_errmsg(db));
-		rc = AX_EXIT_USAGE;
-	}
+	/* The run was resolved above, so what fails here is storage (a
+	 * locked or full database): exit as its cause says, not 2. */
+	int err = rc == 0 ? ax_db_baseline_save(db, name, id) : 0;
+	if (err)
+		rc = ax_cli_error(cli, ax_cli_exit_code(err),
+				  "baseline save: %s", ax_db_errmsg(db));
 	if (rc == 0 && cli->verbosity >= 0)
 		printf("baseline %s = run %lld\n", name, (long long)id);
 	ax_db_close(db);

@@ -106,15 +106,25 @@ static int resolve_run(const struct ax_cli *cli, struct side *s,
 		rc = ax_db_last_run(s->db, &s->run_id);
 	else if (strncmp(run, "baseline:", 9) == 0)
 		rc = ax_db_baseline_run(s->db, run + 9, &s->run_id);
-	else {
-		s->run_id = strtoll(run, NULL, 10);
-		rc = 0;
-	}
-	if (rc)
+	else if (!ax_cli_parse_id(run, &s->run_id))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "compare: %s: %s in %s (see 'axbench "
-				    "baseline list' and 'axbench results')",
-				    s->spec, ax_db_errmsg(s->db), s->path);
+				    "compare: '%s' is not a run id: give a "
+				    "whole number from 1 to %lld, 'last' or "
+				    "'baseline:NAME'",
+				    s->spec, (long long)INT64_MAX);
+	else
+		rc = ax_db_run_exists(s->db, s->run_id);
+	/* A missing run or baseline is the caller's mistake (2); a lookup
+	 * that failed is storage (5). */
+	if (rc)
+		/* The database's message names the file and the fix. */
+		return ax_cli_error(cli, ax_cli_exit_code(rc),
+				    "compare: %s: %s%s", s->spec,
+				    ax_db_errmsg(s->db),
+				    strncmp(run, "baseline:", 9)
+					? ""
+					: " (`axbench baseline list` shows the "
+					  "saved ones)");
 	char what[300];
 	if (strncmp(run, "baseline:", 9) == 0)
 		snprintf(what, sizeof(what), "%s (run %lld)", run,
@@ -137,9 +147,13 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 		return rc;
 	if (!s->path)
 		return ax_cli_error(cli, AX_EXIT_STORAGE, "out of memory");
-	if (ax_db_open(s->path, AX_DB_READONLY, &s->db, err, sizeof(err))) {
+	if ((rc = ax_db_open(s->path, AX_DB_READONLY, &s->db, err,
+			     sizeof(err)))) {
 		fprintf(stderr, "axbench: compare: %s\n", err);
-		return AX_EXIT_STORAGE;
+		/* An empty file names no database (2), as in
+		 * ax_cli_open_db; an unreadable one is storage (5). */
+		return rc == AX_ENOTFOUND || rc == AX_EINVAL ? AX_EXIT_USAGE
+							     : AX_EXIT_STORAGE;
 	}
 	if ((rc = resolve_run(cli, s, run)))
 		return rc;
@@ -154,7 +168,9 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 				    "compare: %s (%s) holds no results; "
 				    "nothing to compare",
 				    s->spec, s->label);
-	return 0;
+	/* The global --device narrows both sides; matching nothing on a
+	 * side is said (2), as for results and export. */
+	return ax_cli_filter_device(cli, s->results, cli->device_sel);
 }
 
 static void side_release(struct side *s)

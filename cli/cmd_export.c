@@ -137,6 +137,14 @@ static int export_run(struct ax_cli *cli, const struct export_args *a,
 	    ax_db_sessions(db, &f, &sessions))
 		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
 	ax_db_close(db);
+	/* A known suite with nothing stored would export an empty
+	 * document that looks like success. */
+	if (!rc && a->suite && json_array_size(results) == 0)
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "export: --suite %s: no stored results of "
+				  "that suite in %s; measure or tune it "
+				  "first (`axbench run %s`)",
+				  a->suite, cli->db_path, a->suite);
 	if (!rc)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
 	if (!rc && ax_export_build(results, sessions, schema, n, &opts,

@@ -10,9 +10,11 @@
 #include "core/error.h"
 #include "reports/html.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { OPT_RUN = 1, OPT_DEVICE, OPT_SINCE, OPT_OUTPUT, OPT_TITLE };
 
@@ -25,8 +27,8 @@ static const struct ax_cli_opt report_opts[] = {
      "only devices matching SEL: fingerprint, database id, PCI bus id, "
      "UUID or part of the name (repeatable; default: every device)"},
     {OPT_SINCE, "since", 0, "DATE",
-     "only runs started at or after DATE (ISO 8601, e.g. 2024-05-01; "
-     "default: every run)"},
+     "only runs started at or after DATE, in UTC: YYYY-MM-DD or "
+     "YYYY-MM-DDTHH:MM[:SS] (e.g. 2024-05-01; default: every run)"},
     {OPT_OUTPUT, "output", 'o', "FILE",
      "where to write (default axbench-report.html; '-' for stdout)"},
     {OPT_TITLE, "title", 0, "TEXT",
@@ -40,6 +42,7 @@ struct report_args {
 	const char *runs[MAX_SEL], *devs[MAX_SEL];
 	int n_runs, n_devs;
 	const char *since, *out, *title;
+	char since_buf[32]; /* --since, canonical (parse_since) */
 };
 
 static bool sel_matches(const char *sel, const json_t *dev)
@@ -52,9 +55,8 @@ static bool sel_matches(const char *sel, const json_t *dev)
 		if (v && strcmp(v, sel) == 0)
 			return true;
 	}
-	char *end;
-	long long id = strtoll(sel, &end, 10);
-	if (!*end && end != sel &&
+	int64_t id;
+	if (ax_cli_parse_id(sel, &id) &&
 	    json_integer_value(json_object_get(dev, "id")) == id)
 		return true;
 	const char *name = json_string_value(json_object_get(dev, "name"));
@@ -75,6 +77,118 @@ static void filter_devices(json_t *arr, const struct report_args *a)
 		if (!keep)
 			json_array_remove(arr, i);
 	}
+}
+
+/* Does text follow the template, where 'd' is a digit and every other
+ * character stands for itself? */
+static bool shaped(const char *text, const char *tmpl)
+{
+	for (; *tmpl; text++, tmpl++)
+		if (*tmpl == 'd' ? !isdigit((unsigned char)*text)
+				 : *text != *tmpl)
+			return false;
+	return *text == '\0';
+}
+
+/*
+ * --since DATE as the canonical "YYYY-MM-DDTHH:MM:SS" that compares as
+ * text against the stored UTC times ("2024-05-01T10:00:00.123Z").  A
+ * typo must not silently select everything or nothing, so anything but
+ * the accepted forms, or a day that does not exist, is refused.
+ */
+static int parse_since(const struct ax_cli *cli, const char *text, char *out,
+		       size_t len)
+{
+	static const char *const forms[] = {
+	    "dddd-dd-dd", "dddd-dd-ddTdd:dd", "dddd-dd-ddTdd:dd:dd",
+	    "dddd-dd-dd dd:dd", "dddd-dd-dd dd:dd:dd"};
+	char body[32];
+	size_t n = strlen(text);
+	/* Times are stored in UTC, so a trailing Z changes nothing. */
+	if (n > 0 && n < sizeof(body) && text[n - 1] == 'Z')
+		n--;
+	bool ok = false;
+	if (n < sizeof(body)) {
+		memcpy(body, text, n);
+		body[n] = '\0';
+		for (size_t i = 0; i < sizeof(forms) / sizeof(*forms); i++)
+			ok = ok || shaped(body, forms[i]);
+	}
+	struct tm tm = {0};
+	if (ok) {
+		sscanf(body, "%d-%d-%d%*c%d:%d:%d", &tm.tm_year, &tm.tm_mon,
+		       &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec);
+		struct tm want = tm;
+		tm.tm_year -= 1900;
+		tm.tm_mon -= 1;
+		time_t t = timegm(&tm);
+		/* timegm normalises 2024-02-30 to March: a changed field
+		 * means the date does not exist. */
+		ok = t != (time_t)-1 && tm.tm_year + 1900 == want.tm_year &&
+		     tm.tm_mon + 1 == want.tm_mon &&
+		     tm.tm_mday == want.tm_mday && tm.tm_hour == want.tm_hour &&
+		     tm.tm_min == want.tm_min && tm.tm_sec == want.tm_sec;
+	}
+	if (!ok)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "report: --since '%s' is not a date: give "
+				    "an ISO 8601 UTC date or time, "
+				    "YYYY-MM-DD, YYYY-MM-DDTHH:MM or "
+				    "YYYY-MM-DDTHH:MM:SS (optionally ending "
+				    "in Z), like 2024-05-01",
+				    text);
+	strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	return 0;
+}
+
+/* Is any element of arr on a device matching sel? */
+static bool any_matches(const json_t *arr, const char *sel)
+{
+	size_t i;
+	const json_t *o;
+	json_array_foreach(arr, i, o)
+	{
+		if (sel_matches(sel, json_object_get(o, "device")))
+			return true;
+	}
+	return false;
+}
+
+/* A --device that matches nothing in the selection is a mistake (a
+ * typo, the wrong machine's database), not an empty report. */
+static int check_devices(const struct ax_cli *cli, const struct report_args *a,
+			 const struct ax_html_data *d)
+{
+	for (int k = 0; k < a->n_devs; k++)
+		if (!any_matches(d->results, a->devs[k]) &&
+		    !any_matches(d->runs, a->devs[k]) &&
+		    !any_matches(d->sessions, a->devs[k]))
+			return ax_cli_error(
+			    cli, AX_EXIT_USAGE,
+			    "report: --device '%s' matches no stored "
+			    "device%s; give a name part, fingerprint, "
+			    "database id, PCI bus id or UUID that `axbench "
+			    "results --json` shows",
+			    a->devs[k],
+			    a->n_runs || a->since ? " in the selected runs"
+						  : "");
+	return 0;
+}
+
+/* --since after the newest run and session: say so rather than write an
+ * empty report. */
+static int check_since(const struct ax_cli *cli, const struct report_args *a,
+		       const struct ax_html_data *d)
+{
+	if (!a->since || json_array_size(d->runs) ||
+	    json_array_size(d->sessions))
+		return 0;
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "report: --since %s: no %srun or tuning session "
+			    "in %s started at or after it; give an earlier "
+			    "date (`axbench results` lists the runs)",
+			    a->since, a->n_runs ? "selected " : "",
+			    cli->db_path);
 }
 
 static int resolve_runs(const struct ax_cli *cli, struct ax_db *db,
@@ -108,6 +222,8 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 		fprintf(stderr, "axbench: report: %s\n", ax_db_errmsg(db));
 		return AX_EXIT_STORAGE;
 	}
+	if ((rc = check_since(cli, a, d)) || (rc = check_devices(cli, a, d)))
+		return rc;
 	filter_devices(d->results, a);
 	filter_devices(d->runs, a);
 	filter_devices(d->sessions, a);
@@ -151,9 +267,19 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 	int opt;
 	ax_cli_iter_init(&it, cli, &ax_cmd_report, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0) {
-		if (opt == OPT_RUN && a->n_runs < MAX_SEL)
+		/* Dropping a selector past the table would widen the report
+		 * silently; refuse it instead. */
+		if ((opt == OPT_RUN && a->n_runs == MAX_SEL) ||
+		    (opt == OPT_DEVICE && a->n_devs == MAX_SEL)) {
+			ax_cli_iter_release(&it);
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "report: at most %d %s options; "
+					    "select fewer (or none, for all)",
+					    MAX_SEL, it.optname);
+		}
+		if (opt == OPT_RUN)
 			a->runs[a->n_runs++] = it.optarg;
-		else if (opt == OPT_DEVICE && a->n_devs < MAX_SEL)
+		else if (opt == OPT_DEVICE)
 			a->devs[a->n_devs++] = it.optarg;
 		else if (opt == OPT_SINCE)
 			a->since = it.optarg;
@@ -166,6 +292,17 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 	ax_cli_iter_release(&it);
 	if (end != AX_CLI_CONTINUE)
 		return end == AX_EXIT_OK ? -2 : end;
+	/* The global --device (before the command name) selects as well. */
+	if (cli->device_sel && strcmp(cli->device_sel, "all") &&
+	    a->n_devs < MAX_SEL)
+		a->devs[a->n_devs++] = cli->device_sel;
+	if (a->since) {
+		int rc = parse_since(cli, a->since, a->since_buf,
+				     sizeof(a->since_buf));
+		if (rc)
+			return rc;
+		a->since = a->since_buf;
+	}
 	return 0;
 }
 

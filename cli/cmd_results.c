@@ -3,6 +3,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "suites/registry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,25 @@ static void print_table(const json_t *results)
 
 extern const struct ax_cli_cmd ax_cmd_results;
 
+/* --suite that selects nothing: a name axbench does not know, or one with
+ * no stored results, is said, not shown as an empty table. */
+static int check_suite(const struct ax_cli *cli, const char *suite,
+		       const json_t *results, bool runs_selected)
+{
+	if (!suite || json_array_size(results))
+		return 0;
+	if (!ax_suite_find(suite))
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "results: --suite '%s': no such suite; "
+				    "`axbench suites` lists them",
+				    suite);
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "results: --suite %s: no stored results of that "
+			    "suite%s in %s; measure it with `axbench run %s`",
+			    suite, runs_selected ? " in the selected runs" : "",
+			    cli->db_path, suite);
+}
+
 static int results_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct ax_cli_iter it;
@@ -131,7 +151,14 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	bool csv = false;
 	ax_cli_iter_init(&it, cli, &ax_cmd_results, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0) {
-		if (opt == OPT_RUN && n_runs < 64)
+		if (opt == OPT_RUN && n_runs == 64) {
+			ax_cli_iter_release(&it);
+			return ax_cli_error(
+			    cli, AX_EXIT_USAGE,
+			    "results: at most 64 --run options; "
+			    "select fewer (or none, for all)");
+		}
+		if (opt == OPT_RUN)
 			runs[n_runs++] = it.optarg;
 		else if (opt == OPT_SUITE)
 			f.suite = it.optarg;
@@ -158,6 +185,10 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 		fprintf(stderr, "axbench results: %s\n", ax_db_errmsg(db));
 		rc = AX_EXIT_STORAGE;
 	}
+	if (rc == 0)
+		rc = check_suite(cli, f.suite, results, n_runs > 0);
+	if (rc == 0)
+		rc = ax_cli_filter_device(cli, results, cli->device_sel);
 	if (rc == 0 && cli->json) {
 		json_dumpf(results, stdout, JSON_INDENT(2));
 		putchar('\n');

@@ -66,8 +66,10 @@ int ax_cli_open_db(const struct ax_cli *cli, bool readonly, struct ax_db **db)
 	}
 	fprintf(stderr, "axbench: %s\n", err);
 	/* A missing database for a read-only command is a usage problem
-	 * ("run something first"), not a storage failure. */
-	return rc == AX_ENOTFOUND ? AX_EXIT_USAGE : AX_EXIT_STORAGE;
+	 * ("run something first"), as is an empty path; everything else
+	 * is a storage failure. */
+	return rc == AX_ENOTFOUND || rc == AX_EINVAL ? AX_EXIT_USAGE
+						     : AX_EXIT_STORAGE;
 }
 
 int ax_cli_open_vk(const struct ax_cli *cli, struct ax_vk_instance **inst,
@@ -257,6 +259,21 @@ int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
 	return 0;
 }
 
+bool ax_cli_parse_id(const char *text, int64_t *id)
+{
+	/* Digits only: strtoll alone would take "+1", " 1" and "-0", and
+	 * clamps an overflowing number to LLONG_MAX instead of failing. */
+	if (!*text || strspn(text, "0123456789") != strlen(text))
+		return false;
+	errno = 0;
+	char *end;
+	long long v = strtoll(text, &end, 10);
+	if (errno == ERANGE || *end || v <= 0)
+		return false;
+	*id = v;
+	return true;
+}
+
 int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 		       const char *cmd, const char *text, int64_t *id)
 {
@@ -268,13 +285,16 @@ int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 				    "runs yet; run `axbench run` first",
 				    cmd, cli->db_path);
 	}
-	char *end;
-	long long v = strtoll(text, &end, 10);
-	if (*end || end == text || v <= 0)
+	if (!ax_cli_parse_id(text, id))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "%s: --run must be a run id or 'last' "
-				    "(got '%s')",
-				    cmd, text);
-	*id = v;
-	return 0;
+				    "%s: --run must be a run id, a whole "
+				    "number from 1 to %lld, or 'last' (got "
+				    "'%s'); list the runs with `axbench "
+				    "results`",
+				    cmd, (long long)INT64_MAX, text);
+	int rc = ax_db_run_exists(db, *id);
+	if (rc == 0)
+		return 0;
+	return ax_cli_error(cli, ax_cli_exit_code(rc), "%s: --run %s: %s", cmd,
+			    text, ax_db_errmsg(db));
 }

@@ -57,12 +57,14 @@ int ax_cli_exit_code(int err)
 
 int ax_cli_error(const struct ax_cli *cli, int code, const char *fmt, ...)
 {
+	/* A screenful at most: an argument of thousands of characters is
+	 * cut in the middle, and the reason after it is kept. */
+	char msg[AX_CLI_MSG_MAX];
 	va_list ap;
-	fputs("axbench: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ax_vfmt_fit(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "axbench: %s\n", msg);
 	return code;
 }
 
@@ -229,7 +231,11 @@ static const char *suggest_option(const struct ax_cli_cmd *cmd,
 static int take_option(struct ax_cli_iter *it, const char *arg,
 		       const struct ax_cli_opt **found)
 {
+	/* "axbench run: ..." inside a command, "axbench: ..." before one. */
 	const char *cmdname = it->cmd ? it->cmd->name : "axbench";
+	char who[80];
+	snprintf(who, sizeof(who), "axbench%s%s", it->cmd ? " " : "",
+		 it->cmd ? it->cmd->name : "");
 	char name[64];
 	const char *inline_val = NULL;
 	bool is_long = arg[1] == '-';
@@ -256,31 +262,40 @@ static int take_option(struct ax_cli_iter *it, const char *arg,
 		const char *dym = suggest_option(it->cmd, is_long ? name : NULL,
 						 hint, sizeof(hint));
 		fprintf(stderr,
-			"axbench %s: unknown option '%s'%s%s 'axbench help "
-			"%s'\n",
-			cmdname, arg, dym, *dym ? " See" : "; see", cmdname);
+			"%s: unknown option '%s'%s%s 'axbench help%s%s'\n", who,
+			arg, dym, *dym ? " See" : "; see", it->cmd ? " " : "",
+			it->cmd ? cmdname : "");
 		return -1;
 	}
 	if (!o->arg && inline_val && is_long) {
-		fprintf(stderr, "axbench %s: option --%s takes no value\n",
-			cmdname, o->name);
+		fprintf(stderr, "%s: option --%s takes no value\n", who,
+			o->name);
 		return -1;
 	}
 	if (!o->arg && inline_val && !is_long) {
-		fprintf(stderr, "axbench %s: unknown option '%s'\n", cmdname,
-			arg);
+		fprintf(stderr, "%s: unknown option '%s'\n", who, arg);
 		return -1;
 	}
 	it->optarg = NULL;
 	snprintf(it->optname, sizeof(it->optname), "--%s", o->name);
 	if (o->arg) {
 		if (!inline_val && it->i >= it->argc) {
-			fprintf(stderr,
-				"axbench %s: option --%s needs a value (%s)\n",
-				cmdname, o->name, o->arg);
+			fprintf(stderr, "%s: option --%s needs a value (%s)\n",
+				who, o->name, o->arg);
 			return -1;
 		}
 		it->optarg = inline_val ? inline_val : it->argv[it->i++];
+		/* An empty value is never meant: --db '' or -o '' from an
+		 * unset shell variable would otherwise fall back to a
+		 * default or fail later with a puzzling message. */
+		if (!*it->optarg) {
+			fprintf(stderr,
+				"%s: option --%s needs a value (%s), got an "
+				"empty string; give one (is a shell variable "
+				"unset?)\n",
+				who, o->name, o->arg);
+			return -1;
+		}
 	}
 	*found = o;
 	return 0;

@@ -421,10 +421,25 @@ static int finalise(struct live *lv, struct verdict *v)
 	return rc;
 }
 
-static void report(struct live *lv, const struct verdict *v)
+/*
+ * Why the session ended: what close_all stores in tune_session.stop_reason
+ * and what report prints, from one place so they never disagree.  A
+ * signal wins over the tuner's own reason (SIGINT while re-timing, after
+ * the budget was reached, is an interrupted session), and a failure (a
+ * full disk) is an error, not an interruption.
+ */
+static const char *end_reason(const struct live *lv, int rc)
+{
+	if (ax_cli_interrupted)
+		return "interrupted";
+	const char *stop = ax_tuner_stop_reason(lv->tuner);
+	return rc == 0 && stop ? stop : "error";
+}
+
+static void report(struct live *lv, const struct verdict *v, int rc)
 {
 	const struct ax_suite *s = lv->a->suite;
-	const char *stop = ax_tuner_stop_reason(lv->tuner);
+	const char *stop = end_reason(lv, rc);
 	char label[512] = "";
 	struct ax_params p;
 	double speedup = NAN;
@@ -461,7 +476,7 @@ static void report(struct live *lv, const struct verdict *v)
 	}
 	printf("session %lld: %s on %s, %d trials (%s)\n",
 	       (long long)lv->session_id, lv->a->strategy, s->name,
-	       lv->n_trials, stop ? stop : "interrupted");
+	       lv->n_trials, stop);
 	if (!v->have_best) {
 		printf("no point measured successfully\n");
 		return;
@@ -476,14 +491,16 @@ static void report(struct live *lv, const struct verdict *v)
 
 static int close_all(struct live *lv, int rc)
 {
-	bool interrupted = ax_cli_interrupted != 0;
-	if (lv->session_id && lv->db) {
-		const char *stop = ax_tuner_stop_reason(lv->tuner);
-		ax_db_session_finish(lv->db, lv->session_id,
-				     interrupted ? "interrupted"
-				     : stop	 ? stop
-						 : "error",
-				     lv->best_trial_id);
+	/* A session row left unfinished would say nothing of its end, so a
+	 * failure to store the reason is said and fails the command. */
+	if (lv->session_id && lv->db &&
+	    ax_db_session_finish(lv->db, lv->session_id, end_reason(lv, rc),
+				 lv->best_trial_id)) {
+		int code = ax_cli_error(lv->cli, AX_EXIT_STORAGE,
+					"tune: finishing session %lld: %s",
+					(long long)lv->session_id,
+					ax_db_errmsg(lv->db));
+		rc = rc ? rc : code;
 	}
 	ax_tuner_destroy(lv->tuner);
 	ax_space_destroy(lv->space);
@@ -565,7 +582,8 @@ int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 		if (rc == AX_EINTR)
 			rc = 0;
 	}
+	/* No session row (its start failed): nothing to report on. */
 	if (lv.tuner && lv.session_id)
-		report(&lv, &v);
+		report(&lv, &v, rc);
 	return close_all(&lv, rc);
 }

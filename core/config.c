@@ -56,7 +56,7 @@ static int fail(struct ld *ld, const yaml_node_t *n, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ax_vfmt_fit(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return ax_errf(ld->err, ld->errlen, AX_ECONFIG, "%s:%zu:%zu: %s",
 		       ld->name, n->start_mark.line + 1,

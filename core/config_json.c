@@ -300,7 +300,7 @@ static int y2j_fail(struct y2j *c, const yaml_node_t *n, const char *fmt, ...)
 	char msg[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ax_vfmt_fit(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return ax_errf(c->err, c->errlen, AX_ECONFIG, "%s:%zu:%zu: %s", c->name,
 		       n->start_mark.line + 1, n->start_mark.column + 1, msg);

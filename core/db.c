@@ -136,7 +136,7 @@ int ax_dbi_fail(struct ax_db *db, int err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(db->msg, sizeof(db->msg), fmt, ap);
+	ax_vfmt_fit(db->msg, sizeof(db->msg), fmt, ap);
 	va_end(ap);
 	return err;
 }

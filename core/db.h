@@ -166,6 +166,9 @@ int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id);
 
 /* Id of the newest run (AX_ENOTFOUND when the database holds none). */
 int ax_db_last_run(struct ax_db *db, int64_t *run_id);
+/* 0 when run run_id exists; AX_ENOTFOUND (the message names the database
+ * and how to list its runs) when not; AX_EDB when the lookup failed. */
+int ax_db_run_exists(struct ax_db *db, int64_t run_id);
 /* Run id of baseline NAME (AX_ENOTFOUND when there is none). */
 int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id);
 

@@ -47,6 +47,26 @@ int ax_db_last_run(struct ax_db *db, int64_t *run_id)
 			"first");
 }
 
+int ax_db_run_exists(struct ax_db *db, int64_t run_id)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db, "SELECT 1 FROM run WHERE id = ?", &st);
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return ax_dbi_fail(db, AX_ENOTFOUND,
+				   "%s holds no run %" PRId64
+				   "; list the runs with `axbench results`",
+				   db->path, run_id);
+	return ax_dbi_fail_sql(db, rc, "looking up a run");
+}
+
 int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
 {
 	int rc = query_id(db, "SELECT run_id FROM baseline WHERE name = ?",

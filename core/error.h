@@ -10,6 +10,7 @@
 #ifndef AX_ERROR_H
 #define AX_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define AX_ERRORS(X)                                                           \
@@ -45,9 +46,18 @@ enum ax_error {
 const char *ax_strerror(int err);
 
 /*
- * snprintf into a caller's message buffer; a NULL buffer or zero size is
- * allowed and ignored, so callers that do not want the text pass NULL.
- * Always returns err, so "return ax_errf(buf, n, AX_EINVAL, ...)" reads well.
+ * vsnprintf into buf (n bytes), except that a message too long for buf
+ * keeps its start and its end joined by " [...] ": a very long input
+ * (a path, an argument) is cut, never the reason and fix that follow it.
+ * A NULL buffer or zero size is ignored.
+ */
+void ax_vfmt_fit(char *buf, size_t n, const char *fmt, va_list ap);
+
+/*
+ * snprintf into a caller's message buffer (cut as ax_vfmt_fit does); a NULL
+ * buffer or zero size is allowed and ignored, so callers that do not want the
+ * text pass NULL. Always returns err, so "return ax_errf(buf, n, AX_EINVAL,
+ * ...)" reads well.
  */
 int ax_errf(char *buf, size_t n, int err, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

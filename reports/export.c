@@ -668,7 +668,7 @@ static int bad(char *err, size_t errlen, const char *name, const char *fmt, ...)
 	char msg[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ax_vfmt_fit(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return ax_errf(err, errlen, AX_ECONFIG, "%s: %s", name, msg);
 }

@@ -255,6 +255,44 @@ static int build(struct loader *ld, json_t *root, struct ax_landscape *l)
 	return rc;
 }
 
+/* Line and column (1-based, as jansson counts) of the first character
+ * of the top-level value: the first one that is not JSON whitespace. */
+static void value_position(const char *buf, size_t len, int *line, int *column)
+{
+	*line = 1;
+	*column = 1;
+	for (size_t i = 0; i < len && strchr(" \t\r\n", buf[i]) && buf[i];
+	     i++) {
+		if (buf[i] == '\n') {
+			++*line;
+			*column = 1;
+		} else {
+			++*column;
+		}
+	}
+}
+
+/* "array", "string"... for a message about the wrong kind of value. */
+static const char *json_typeof_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "boolean";
+	default:
+		return "null";
+	}
+}
+
 int ax_replay_load(const char *path, struct ax_landscape **out, char *err,
 		   size_t errlen)
 {
@@ -267,12 +305,24 @@ int ax_replay_load(const char *path, struct ax_landscape **out, char *err,
 	neutralise_nonfinite(buf, len);
 	json_error_t jerr;
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	int line, column;
+	value_position(buf, len, &line, &column);
 	free(buf);
-	if (!root || !json_is_object(root)) {
+	if (!root)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s:%d:%d: not valid JSON: %s", path, jerr.line,
+			       jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		/* jansson parsed it, so jerr says nothing: name where the
+		 * value starts and what it is instead. */
+		const char *kind = json_typeof_name(root);
 		json_decref(root);
 		return ax_errf(err, errlen, AX_EINVAL,
-			       "%s:%d:%d: not a JSON object: %s", path,
-			       jerr.line, jerr.column, jerr.text);
+			       "%s:%d:%d: the top level is a JSON %s; a "
+			       "landscape is one JSON object, a Kernel Tuner "
+			       "cache file {\"tune_params_keys\": [...], "
+			       "\"tune_params\": {...}, \"cache\": {...}}",
+			       path, line, column, kind);
 	}
 	struct ax_landscape *l = calloc(1, sizeof(*l));
 	if (!l) {

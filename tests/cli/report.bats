@@ -149,7 +149,17 @@ png_stats() {
 	run "$AX" --db "$DB" report --device llvmpipe -o "$T/one.html"
 	assert_success
 	! grep -qF '&lt;script&gt;' "$T/one.html"
+	# A selector that matches nothing is a usage error (issue 11)...
 	run "$AX" --db "$DB" report --since 2999-01-01 -o "$T/none.html"
+	assert_failure 2
+	assert_output --partial "no run or tuning session"
+	[ ! -e "$T/none.html" ]
+	# ...while a database with nothing in it reports its empty sections.
+	cp "$DB" "$T/empty.db"
+	sqlite3 "$T/empty.db" "delete from sample; delete from trial;
+		delete from tune_session; delete from result;
+		delete from baseline; delete from run"
+	run "$AX" --db "$T/empty.db" report -o "$T/none.html"
 	assert_success
 	grep -qF 'No devices in the selected data.' "$T/none.html"
 	grep -qF 'No successful results' "$T/none.html"
