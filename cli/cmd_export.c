@@ -5,6 +5,7 @@
 #include "core/config.h"
 #include "core/db.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "reports/export.h"
 #include "suites/registry.h"
 
@@ -25,33 +26,33 @@ static const struct ax_cli_opt export_opts[] = {
 
 extern const struct ax_cli_cmd ax_cmd_export;
 
+/* The document to path (NULL: stdout) through core/outfile.h: all or
+ * nothing, never through a planted link. */
 static int write_doc(const struct ax_cli *cli, const json_t *doc, bool json,
 		     const char *path)
 {
-	char tmp[4096];
-	FILE *out = stdout;
-	if (path) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		if (!(out = fopen(tmp, "w")))
-			return ax_cli_error(cli, AX_EXIT_STORAGE,
-					    "cannot write %s: %m", tmp);
-	}
-	int rc = json ? json_dumpf(doc, out, JSON_INDENT(2)) : 0;
+	char err[512];
+	struct ax_outfile o;
+	if (ax_outfile_open(&o, path, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
+	int rc = json ? json_dumpf(doc, o.f, JSON_INDENT(2)) : 0;
 	if (json)
-		fputc('\n', out);
+		fputc('\n', o.f);
 	else
-		rc = ax_config_emit_yaml(doc, out);
-	if (fflush(out) || ferror(out))
-		rc = AX_EIO;
-	if (path && fclose(out))
-		rc = AX_EIO;
-	if (path && !rc && rename(tmp, path))
-		rc = AX_EIO;
-	if (path && rc)
-		remove(tmp);
-	if (rc)
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s",
-				    path ? path : "standard output");
+		rc = ax_config_emit_yaml(doc, o.f);
+	if (rc == 0 && ax_cli_interrupted) {
+		ax_outfile_abort(&o);
+		return ax_cli_error(cli, AX_EXIT_INTERRUPTED, "interrupted");
+	}
+	/* A write error (sticky on the stream) is reported by commit with
+	 * its errno; anything else the writer refused is said here. */
+	if (rc && !ferror(o.f)) {
+		ax_outfile_abort(&o);
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s: %s",
+				    o.path, ax_strerror(rc));
+	}
+	if (ax_outfile_commit(&o, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
 	return 0;
 }
 

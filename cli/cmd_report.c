@@ -8,6 +8,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "reports/html.h"
 
 #include <errno.h>
@@ -113,32 +114,33 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 	return 0;
 }
 
-/* Write to FILE.tmp and rename, so a failed report never leaves half a
- * file where the last good one was. */
+/* Write through a temporary file beside the target (core/outfile.h), so
+ * a failed or interrupted report never leaves half a file where the last
+ * good one was, and never writes through a planted link. */
 static int write_report(const struct ax_cli *cli, const char *out,
 			const struct ax_html_data *d)
 {
-	char err[512], tmp[4096];
-	bool to_stdout = strcmp(out, "-") == 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
-	if (!f)
-		return ax_cli_error(cli, AX_EXIT_STORAGE,
-				    "report: cannot write %s: %s; check the "
-				    "directory exists and is writable",
-				    tmp, strerror(errno));
-	int rc = ax_html_report_write(f, d, err, sizeof(err));
-	if (!to_stdout && fclose(f) != 0 && rc == 0)
-		rc = AX_EIO;
-	if (rc == 0 && !to_stdout && rename(tmp, out) != 0)
-		rc = AX_EIO;
-	if (rc) {
-		if (!to_stdout)
-			remove(tmp);
+	char err[512];
+	struct ax_outfile o;
+	if (ax_outfile_open(&o, out, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
+	int rc = ax_html_report_write(o.f, d, err, sizeof(err));
+	if (rc == 0 && ax_cli_interrupted)
+		rc = AX_EINTR;
+	/* A write error (sticky on the stream) is reported by commit with
+	 * its errno; anything else is said here. */
+	if (rc && (rc == AX_EINTR || !ferror(o.f))) {
+		ax_outfile_abort(&o);
+		if (rc == AX_EINTR)
+			return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+					    "report: interrupted; %s left as "
+					    "it was",
+					    out);
 		return ax_cli_error(cli, ax_cli_exit_code(rc),
-				    "report: writing %s failed: %s", out,
-				    rc == AX_EIO ? strerror(errno) : err);
+				    "report: writing %s failed: %s", out, err);
 	}
+	if (ax_outfile_commit(&o, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
 	return 0;
 }
 

@@ -1,0 +1,196 @@
+#!/usr/bin/env bats
+# Output files and standard output under faults and hostile names (issue
+# 11): temporary files made with mkstemp, never through a planted link;
+# full disks and closed pipes; escapes of stored text on the terminal;
+# invalid UTF-8 in stored text; Ctrl-C in the long readers.
+#
+# /dev/full is the documented stand-in for a full disk where a real one
+# (a small tmpfs, which needs a mount namespace) is not at hand.
+
+load helper
+
+# One real run, made once; each test copies it.
+setup_file() {
+	cd "$BATS_TEST_DIRNAME/../.." || return 1
+	export HOME="$BATS_FILE_TMPDIR" XDG_CACHE_HOME="$BATS_FILE_TMPDIR/cache"
+	export AXBENCH_VALIDATE=1
+	./axbench --db "$BATS_FILE_TMPDIR/base.db" run bandwidth -p op=copy \
+		-p size=64K,256K --min-samples 3 --max-samples 5 --min-time 0 \
+		--max-time 0.5 --warmup 1 >/dev/null
+}
+
+setup() {
+	ax_setup
+	cp "$BATS_FILE_TMPDIR/base.db" "$DB"
+}
+
+# Run "$@" with stdout a pipe whose reader is already closed (SIGPIPE at
+# its default, as under a shell): deterministic, unlike `| head -1`.
+closed_stdout() {
+	python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+rc = subprocess.call(sys.argv[1:], stdout=w, stderr=subprocess.DEVNULL)
+print("rc=%d" % rc)' "$@"
+}
+
+# axbench with its stdout on /dev/full.
+to_full() { "$AX" --db "$DB" "$@" >/dev/full; }
+
+# Files in directory $1, one a line (hidden ones too), sorted.
+files_in() { (cd "$1" && ls -A | sort); }
+
+# A private mount namespace where a tmpfs can be mounted (as in
+# reliability.bats); skips where none can be made.
+in_ns() { unshare --user --map-root-user --mount bash -c "$1"; }
+need_mount() {
+	unshare --user --map-root-user --mount \
+		bash -c 'mount -t tmpfs -o size=64k tmpfs "$1"' _ \
+		"$BATS_TEST_TMPDIR" 2>/dev/null ||
+		skip "cannot mount a tmpfs here (no user namespaces)"
+}
+
+# ---- item 3: a closed pipe on stdout ---------------------------------
+
+@test "run | head -1: the run goes on, every case is stored, the run row is complete" {
+	export AX DB
+	run bash -c '"$AX" --db "$DB" run bandwidth -p op=copy \
+		-p size=64K,128K,256K,512K,1M -p wg=64,256 \
+		--min-samples 3 --max-samples 5 --min-time 0 --max-time 0.5 \
+		--warmup 1 2>/dev/null | head -1; echo "rc=${PIPESTATUS[0]}"'
+	assert_line --index 0 --regexp '^suite +case'
+	assert_line "rc=0"
+	[ "$(sql 'select count(*) from result where run_id = 2')" = 10 ]
+	[ "$(sql 'select status from run where id = 2')" = complete ]
+	[ "$(sql 'select finished_at is not null from run where id = 2')" = 1 ]
+}
+
+@test "stdout a pipe closed before the start: run measures everything, finishes its row, exit 0" {
+	run closed_stdout "$AX" --db "$DB" run bandwidth -p op=copy \
+		-p size=64K,256K -p wg=64,256 "${FAST[@]}"
+	assert_line "rc=0"
+	[ "$(sql 'select count(*) from result where run_id = 2')" = 4 ]
+	[ "$(sql 'select status from run where id = 2')" = complete ]
+	run closed_stdout "$AX" --db "$DB" --json run bandwidth -p op=copy \
+		-p size=64K "${FAST[@]}"
+	assert_line "rc=0"
+	[ "$(sql 'select status from run where id = 3')" = complete ]
+}
+
+@test "a reader that went away is not an error for the readers (exit 0, nothing said)" {
+	for cmd in "results --samples" devices suites "compare 1 1" export; do
+		# shellcheck disable=SC2086
+		run closed_stdout "$AX" --db "$DB" $cmd
+		echo "$cmd: $output"
+		assert_output "rc=0"
+	done
+}
+
+# ---- item 9: a full stdout ----------------------------------------------
+
+@test "stdout on a full disk (/dev/full): exit 5 naming the reason, for every printing command" {
+	for cmd in results devices suites "baseline list" "compare 1 1" \
+		export recommend "help" "--help"; do
+		# shellcheck disable=SC2086
+		run to_full $cmd
+		echo "$cmd: $status $output"
+		[ "$status" -eq 5 ]
+		assert_output --partial \
+			"writing standard output failed: No space left on device"
+	done
+	"$AX" --db "$DB" baseline save b1 --run 1 >/dev/null
+	run to_full baseline list
+	[ "$status" -eq 5 ]
+}
+
+# ---- item 7: the temporary file --------------------------------------
+
+@test "report/export/recommend -o F: a link planted at F.tmp is not followed, an existing F.tmp is kept" {
+	d="$BATS_TEST_TMPDIR/out"
+	mkdir "$d"
+	echo precious >"$d/victim"
+	for cmd in report export recommend; do
+		ln -s victim "$d/$cmd.out.tmp"
+		run "$AX" --db "$DB" $cmd -o "$d/$cmd.out"
+		assert_success
+		[ -s "$d/$cmd.out" ] && [ ! -L "$d/$cmd.out" ]
+		[ "$(readlink "$d/$cmd.out.tmp")" = victim ]
+	done
+	[ "$(cat "$d/victim")" = precious ]
+	echo "someone's file" >"$d/keep.tmp"
+	run "$AX" --db "$DB" export -o "$d/keep"
+	assert_success
+	[ "$(cat "$d/keep.tmp")" = "someone's file" ]
+	# Nothing else was left behind: no temporary file of ours.
+	run files_in "$d"
+	assert_output "$(printf '%s\n' export.out export.out.tmp keep keep.tmp \
+		recommend.out recommend.out.tmp report.out report.out.tmp victim)"
+}
+
+@test "-o F keeps F's permissions; a new F gets 0666 less the umask" {
+	f="$BATS_TEST_TMPDIR/r.html"
+	(umask 027 && "$AX" --db "$DB" report -o "$f" 2>/dev/null)
+	[ "$(stat -c %a "$f")" = 640 ]
+	chmod 604 "$f"
+	"$AX" --db "$DB" report -o "$f" 2>/dev/null
+	[ "$(stat -c %a "$f")" = 604 ]
+}
+
+@test "-o F where F is a link to a file: the file is replaced, the link kept" {
+	d="$BATS_TEST_TMPDIR"
+	echo old >"$d/real.yaml"
+	ln -s real.yaml "$d/link.yaml"
+	run "$AX" --db "$DB" export -o "$d/link.yaml"
+	assert_success
+	[ -L "$d/link.yaml" ]
+	grep -q 'axbench.tuned/v1' "$d/real.yaml"
+}
+
+@test "-o on a full disk (/dev/full): exit 5 with 'No space left on device', for every writer" {
+	for cmd in "report -o" "export -o" "recommend -o" "compare 1 1 --json" \
+		"compare 1 1 --markdown" "compare 1 1 --junit"; do
+		# shellcheck disable=SC2086
+		run "$AX" --db "$DB" -q $cmd /dev/full
+		echo "$cmd: $status $output"
+		[ "$status" -eq 5 ]
+		assert_output --partial "/dev/full: No space left on device"
+	done
+	# Still the device: the old code renamed F.tmp over F, which as
+	# root replaced /dev/full itself with a regular file.
+	[ -c /dev/full ]
+}
+
+@test "-o into a missing directory or onto a directory: exit 5 naming it" {
+	run "$AX" --db "$DB" export -o "$BATS_TEST_TMPDIR/no/such/x.yaml"
+	assert_failure 5
+	assert_output --partial "$BATS_TEST_TMPDIR/no/such"
+	assert_output --partial "No such file or directory"
+	run "$AX" --db "$DB" report -o "$BATS_TEST_TMPDIR"
+	assert_failure 5
+	assert_output --partial "Is a directory"
+}
+
+# ---- item 8: compare's files on a full disk ------------------------
+
+@test "compare --json/--markdown/--junit on a full disk: old files kept whole, 'No space left on device', exit 5" {
+	need_mount
+	mkdir -p "$BATS_TEST_TMPDIR/full"
+	export AX DB BATS_TEST_TMPDIR
+	run in_ns 'd="$BATS_TEST_TMPDIR/full"
+		mount -t tmpfs -o size=64k tmpfs "$d" || exit 99
+		for f in c.json c.md c.xml; do echo "old $f" >"$d/$f"; done
+		dd if=/dev/zero of="$d/fill" bs=4k 2>/dev/null
+		"$AX" --db "$DB" -q compare 1 1 --json "$d/c.json" \
+			--markdown "$d/c.md" --junit "$d/c.xml"
+		echo "rc=$?"
+		for f in c.json c.md c.xml; do echo "$f=$(cat "$d/$f")"; done
+		echo "left=$(ls -A "$d" | tr "\n" " ")"'
+	assert_line "rc=5"
+	assert_output --partial "c.json: No space left on device"
+	assert_output --partial "c.md: No space left on device"
+	assert_output --partial "c.xml: No space left on device"
+	assert_line "c.json=old c.json"
+	assert_line "c.md=old c.md"
+	assert_line "c.xml=old c.xml"
+	assert_line "left=c.json c.md c.xml fill "
+}
