@@ -3,6 +3,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,8 @@ static void print_csv(const json_t *results)
 	}
 }
 
+/* Stored text goes through ax_term: a control character or a
+ * bidirectional override reaches the terminal as visible text. */
 static void print_table(const json_t *results)
 {
 	size_t idx;
@@ -96,7 +99,7 @@ static void print_table(const json_t *results)
 	int w = 4;
 	json_array_foreach(results, idx, r)
 	{
-		int len = (int)strlen(str(r, "case"));
+		int len = (int)strlen(ax_term(str(r, "case")));
 		if (len > w)
 			w = len > 90 ? 90 : len;
 	}
@@ -111,9 +114,10 @@ static void print_table(const json_t *results)
 				 num(r, "median"));
 		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %s%s%s\n",
 		       (long long)num(r, "id"), (long long)num(r, "run_id"),
-		       str(r, "suite"), w, str(r, "case"), median,
-		       str(r, "unit"), (int)num(r, "n"), str(r, "status"),
-		       ok ? "" : ": ", ok ? "" : str(r, "error"));
+		       ax_term(str(r, "suite")), w, ax_term(str(r, "case")),
+		       median, ax_term(str(r, "unit")), (int)num(r, "n"),
+		       ax_term(str(r, "status")), ok ? "" : ": ",
+		       ok ? "" : ax_term(str(r, "error")));
 	}
 	if (json_array_size(results) == 0)
 		printf("(no results)\n");

@@ -3,6 +3,7 @@
 #include "core/db_internal.h"
 
 #include "core/error.h"
+#include "core/text.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -61,8 +62,10 @@ int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
 }
 
 /* Column i as JSON: integers, finite reals and text as themselves, NULL
- * and non-finite reals as null (JSON has no NaN or infinity). */
-static json_t *col_json(sqlite3_stmt *st, int i)
+ * and non-finite reals as null (JSON has no NaN or infinity).  Text that
+ * is not valid UTF-8 (which jansson refuses) is repaired with a warning
+ * naming the field, never dropped (core/text.h). */
+static json_t *col_json(sqlite3_stmt *st, int i, const char *what)
 {
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
@@ -73,33 +76,36 @@ static json_t *col_json(sqlite3_stmt *st, int i)
 		return isfinite(v) ? json_real(v) : json_null();
 	}
 	case SQLITE_TEXT:
-		return json_string((const char *)sqlite3_column_text(st, i));
+		return ax_text_json_string(
+		    (const char *)sqlite3_column_text(st, i), what);
 	default:
 		return json_null();
 	}
 }
 
-/* Column i holding JSON text, parsed; null when NULL or unparsable. */
-static json_t *col_parsed(sqlite3_stmt *st, int i)
+/* Column i holding JSON text, parsed; null when NULL or unparsable.
+ * Invalid UTF-8 inside is repaired with a warning, so the document is
+ * kept (jansson would refuse it whole). */
+static json_t *col_parsed(sqlite3_stmt *st, int i, const char *what)
 {
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	json_t *j = s ? json_loads(s, JSON_DECODE_ANY, NULL) : NULL;
-
-	return j ? j : json_null();
+	return ax_text_json_loads((const char *)sqlite3_column_text(st, i),
+				  JSON_DECODE_ANY, what);
 }
 
 /* Set keys[0..n) of obj from columns first..first+n; "*" prefix means
- * the column holds JSON text to parse. */
+ * the column holds JSON text to parse.  table names the row in warnings
+ * ("the stored device name"). */
 static void set_cols(json_t *obj, sqlite3_stmt *st, int first,
-		     const char *const *keys, int n)
+		     const char *const *keys, int n, const char *table)
 {
 	for (int i = 0; i < n; i++) {
-		if (keys[i][0] == '*')
-			json_object_set_new(obj, keys[i] + 1,
-					    col_parsed(st, first + i));
-		else
-			json_object_set_new(obj, keys[i],
-					    col_json(st, first + i));
+		bool parsed = keys[i][0] == '*';
+		const char *key = keys[i] + parsed;
+		char what[96];
+		snprintf(what, sizeof(what), "the stored %s %s", table, key);
+		json_object_set_new(obj, key,
+				    parsed ? col_parsed(st, first + i, what)
+					   : col_json(st, first + i, what));
 	}
 }
 
@@ -120,14 +126,14 @@ static const char *const host_keys[] = {"id", "hostname", "cpu_model", "cores"};
 
 /* A joined device or host object; null when the row had none. */
 static json_t *sub_object(sqlite3_stmt *st, int first, const char *const *keys,
-			  int n)
+			  int n, const char *table)
 {
 	json_t *o;
 
 	if (sqlite3_column_type(st, first) == SQLITE_NULL)
 		return json_null();
 	o = json_object();
-	set_cols(o, st, first, keys, n);
+	set_cols(o, st, first, keys, n, table);
 	return o;
 }
 
@@ -214,8 +220,8 @@ static int add_samples(struct ax_db *db, int64_t id, json_t *r)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_array_append_new(vals, col_json(st, 0));
-		json_array_append_new(secs, col_json(st, 1));
+		json_array_append_new(vals, col_json(st, 0, "a sample"));
+		json_array_append_new(secs, col_json(st, 1, "a sample"));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0
@@ -238,14 +244,15 @@ static json_t *result_row(sqlite3_stmt *st)
 	json_t *o = json_object();
 	int n = NKEYS(result_keys);
 
-	set_cols(o, st, 0, result_keys, n);
+	set_cols(o, st, 0, result_keys, n, "result");
 	json_object_set_new(o, "higher_is_better",
 			    json_boolean(sqlite3_column_int(st, 11)));
-	json_object_set_new(o, "device",
-			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
 	json_object_set_new(
-	    o, "host",
-	    sub_object(st, n + NKEYS(dev_keys), host_keys, NKEYS(host_keys)));
+	    o, "device",
+	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
+	json_object_set_new(o, "host",
+			    sub_object(st, n + NKEYS(dev_keys), host_keys,
+				       NKEYS(host_keys), "host"));
 	return o;
 }
 
@@ -316,12 +323,13 @@ static json_t *run_row(sqlite3_stmt *st)
 	json_t *o = json_object();
 	int n = NKEYS(run_keys);
 
-	set_cols(o, st, 0, run_keys, n);
-	json_object_set_new(o, "device",
-			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
+	set_cols(o, st, 0, run_keys, n, "run");
 	json_object_set_new(
-	    o, "host",
-	    sub_object(st, n + NKEYS(dev_keys), host_keys, NKEYS(host_keys)));
+	    o, "device",
+	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
+	json_object_set_new(o, "host",
+			    sub_object(st, n + NKEYS(dev_keys), host_keys,
+				       NKEYS(host_keys), "host"));
 	return o;
 }
 
@@ -373,7 +381,7 @@ static json_t *session_row(sqlite3_stmt *st)
 	int n = NKEYS(session_keys);
 	uint64_t seed = (uint64_t)sqlite3_column_int64(st, 5);
 
-	set_cols(o, st, 0, session_keys, n);
+	set_cols(o, st, 0, session_keys, n, "session");
 	/* JSON integers are signed 64-bit: seeds past that go as text. */
 	if (seed > INT64_MAX) {
 		char buf[24];
@@ -381,8 +389,9 @@ static json_t *session_row(sqlite3_stmt *st)
 		snprintf(buf, sizeof(buf), "%" PRIu64, seed);
 		json_object_set_new(o, "seed", json_string(buf));
 	}
-	json_object_set_new(o, "device",
-			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
+	json_object_set_new(
+	    o, "device",
+	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
 	return o;
 }
 
@@ -395,7 +404,7 @@ static json_t *trial_row(sqlite3_stmt *st)
 {
 	json_t *o = json_object();
 
-	set_cols(o, st, 0, trial_keys, NKEYS(trial_keys));
+	set_cols(o, st, 0, trial_keys, NKEYS(trial_keys), "trial");
 	return o;
 }
 
@@ -471,7 +480,7 @@ static json_t *baseline_row(sqlite3_stmt *st)
 {
 	json_t *o = json_object();
 
-	set_cols(o, st, 0, baseline_keys, NKEYS(baseline_keys));
+	set_cols(o, st, 0, baseline_keys, NKEYS(baseline_keys), "baseline");
 	return o;
 }
 

@@ -194,3 +194,59 @@ need_mount() {
 	assert_line "c.xml=old c.xml"
 	assert_line "left=c.json c.md c.xml fill "
 }
+
+# ---- item 10: stored text on the terminal ------------------------------
+
+# ESC [31m, U+202E RIGHT-TO-LEFT OVERRIDE and U+2066 LEFT-TO-RIGHT ISOLATE,
+# as SQL.
+EVIL_SQL="'evil' || char(27) || '[31m' || char(8238) || char(8294) || 'x'"
+
+# Fails when $1 holds a raw ESC, BEL or a bidirectional control.
+no_raw_controls() {
+	! printf '%s' "$1" | grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\x{202a}|\x{202b}|\x{202c}|\x{202d}|\x{202e}|\x{2066}|\x{2067}|\x{2068}|\x{2069}'
+}
+
+@test "control characters and bidi overrides in stored text reach the terminal escaped" {
+	sql "update device set name = $EVIL_SQL;
+	     update result set case_label = $EVIL_SQL, error_text = $EVIL_SQL,
+	       status = 'failed' where id = 1"
+	run "$AX" --db "$DB" results
+	assert_output --partial 'evil\x1b[31m\u202e\u2066x'
+	no_raw_controls "$output"
+	run "$AX" --db "$DB" compare 1 1
+	assert_output --partial 'evil\x1b[31m\u202e\u2066x'
+	no_raw_controls "$output"
+	"$AX" --db "$DB" baseline save ok --run 1 >/dev/null
+	sql "update baseline set name = $EVIL_SQL"
+	run "$AX" --db "$DB" baseline list
+	assert_output --partial 'evil\x1b[31m\u202e\u2066x'
+	no_raw_controls "$output"
+	# JSON carries the text itself, escaped the JSON way.
+	run "$AX" --db "$DB" --json results
+	assert_output --partial 'evil\u001B[31m'
+}
+
+# ---- item 14: invalid UTF-8 in stored text -----------------------------
+
+@test "invalid UTF-8 in stored text: replaced by U+FFFD with a warning, no field dropped" {
+	sql "update device set name = 'llvm' || cast(x'ff' as text) || 'pipe';
+	     update result set params_json = '{\"op\":\"c' ||
+	       cast(x'fe' as text) || 'py\",\"size\":65536}' where id = 1"
+	run "$AX" --db "$DB" --json results
+	assert_success
+	assert_output --partial 'warning: the stored device name is not valid UTF-8'
+	assert_output --partial 'warning: the stored result params is not valid UTF-8'
+	json=$("$AX" --db "$DB" --json results 2>/dev/null)
+	[ "$(jq -r '.[0].device.name' <<<"$json")" = "llvm�pipe" ]
+	[ "$(jq -r '.[0].params.op' <<<"$json")" = "c�py" ]
+	[ "$(jq -r '[.[] | select(.params == null)] | length' <<<"$json")" = 0 ]
+	run "$AX" --db "$DB" export --format json
+	assert_success
+	doc=$("$AX" --db "$DB" export --format json 2>/dev/null)
+	grep -q '"name": "llvm�pipe"' <<<"$doc"
+	# A database path that is not UTF-8 in compare's JSON labels.
+	bad="$BATS_TEST_TMPDIR/$(printf 'x\xff').db"
+	cp "$DB" "$bad"
+	out=$("$AX" --db "$DB" --json compare "$bad:1" 1 2>/dev/null)
+	[ "$(jq -r .base <<<"$out")" = "$BATS_TEST_TMPDIR/x�.db run 1" ]
+}
