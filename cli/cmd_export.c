@@ -40,9 +40,10 @@ static int write_doc(const struct ax_cli *cli, const json_t *doc, bool json,
 		fputc('\n', o.f);
 	else
 		rc = ax_config_emit_yaml(doc, o.f);
-	if (rc == 0 && ax_cli_interrupted) {
+	if (ax_cli_interrupted) {
 		ax_outfile_abort(&o);
-		return ax_cli_error(cli, AX_EXIT_INTERRUPTED, "interrupted");
+		return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+				    "interrupted; %s left as it was", o.path);
 	}
 	/* A write error (sticky on the stream) is reported by commit with
 	 * its errno; anything else the writer refused is said here. */
@@ -60,7 +61,7 @@ static int export_run(struct ax_cli *cli, const char *suite, bool json,
 		      const char *path)
 {
 	struct ax_config_schema schema[64];
-	struct ax_db_filter f = {.suite = suite};
+	struct ax_db_filter f = {.suite = suite, .stop = &ax_cli_interrupted};
 	struct ax_db *db;
 	json_t *results = NULL, *sessions = NULL, *doc = NULL;
 	char err[1024];
@@ -79,7 +80,10 @@ static int export_run(struct ax_cli *cli, const char *suite, bool json,
 		return rc;
 	if (ax_db_results(db, &f, &results) ||
 	    ax_db_sessions(db, &f, &sessions))
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
+		rc = ax_cli_error(cli,
+				  ax_cli_interrupted ? AX_EXIT_INTERRUPTED
+						     : AX_EXIT_STORAGE,
+				  "%s", ax_db_errmsg(db));
 	ax_db_close(db);
 	if (!rc)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);

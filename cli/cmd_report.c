@@ -99,13 +99,16 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 	struct ax_db_filter f = {.run_ids = ids,
 				 .n_run_ids = a->n_runs,
 				 .since = a->since,
-				 .with_samples = true};
-	struct ax_db_filter sf = {.since = a->since};
+				 .with_samples = true,
+				 .stop = &ax_cli_interrupted};
+	struct ax_db_filter sf = {.since = a->since,
+				  .stop = &ax_cli_interrupted};
 	if (ax_db_results(db, &f, &d->results) ||
 	    ax_db_runs(db, &f, &d->runs) ||
 	    ax_db_sessions(db, &sf, &d->sessions)) {
 		fprintf(stderr, "axbench: report: %s\n", ax_db_errmsg(db));
-		return AX_EXIT_STORAGE;
+		return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
+					  : AX_EXIT_STORAGE;
 	}
 	filter_devices(d->results, a);
 	filter_devices(d->runs, a);
@@ -125,17 +128,16 @@ static int write_report(const struct ax_cli *cli, const char *out,
 	if (ax_outfile_open(&o, out, err, sizeof(err)))
 		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
 	int rc = ax_html_report_write(o.f, d, err, sizeof(err));
-	if (rc == 0 && ax_cli_interrupted)
-		rc = AX_EINTR;
+	if (ax_cli_interrupted) {
+		ax_outfile_abort(&o);
+		return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+				    "report: interrupted; %s left as it was",
+				    out);
+	}
 	/* A write error (sticky on the stream) is reported by commit with
 	 * its errno; anything else is said here. */
-	if (rc && (rc == AX_EINTR || !ferror(o.f))) {
+	if (rc && !ferror(o.f)) {
 		ax_outfile_abort(&o);
-		if (rc == AX_EINTR)
-			return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
-					    "report: interrupted; %s left as "
-					    "it was",
-					    out);
 		return ax_cli_error(cli, ax_cli_exit_code(rc),
 				    "report: writing %s failed: %s", out, err);
 	}
@@ -198,6 +200,7 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	describe(&a, sel, sizeof(sel));
 	d.selection = sel;
 	d.title = a.title;
+	d.stop = &ax_cli_interrupted;
 	if (rc == 0)
 		rc = write_report(cli, a.out, &d);
 	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-"))

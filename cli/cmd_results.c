@@ -123,6 +123,22 @@ static void print_table(const json_t *results)
 		printf("(no results)\n");
 }
 
+/* jansson's output callback: stdout, until Ctrl-C (a million samples
+ * take a while to print). */
+static int dump_chunk(const char *buf, size_t size, void *data)
+{
+	(void)data;
+	if (ax_cli_interrupted)
+		return -1;
+	return fwrite(buf, 1, size, stdout) == size ? 0 : -1;
+}
+
+static void print_json(const json_t *results)
+{
+	if (json_dump_callback(results, dump_chunk, NULL, JSON_INDENT(2)) == 0)
+		putchar('\n');
+}
+
 extern const struct ax_cli_cmd ax_cmd_results;
 
 static int results_main(struct ax_cli *cli, int argc, char **argv)
@@ -130,7 +146,7 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	struct ax_cli_iter it;
 	const char *runs[64];
 	int n_runs = 0, opt, rc = 0;
-	struct ax_db_filter f = {0};
+	struct ax_db_filter f = {.stop = &ax_cli_interrupted};
 	bool csv = false;
 	ax_cli_iter_init(&it, cli, &ax_cmd_results, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0) {
@@ -159,11 +175,10 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	json_t *results = NULL;
 	if (rc == 0 && ax_db_results(db, &f, &results)) {
 		fprintf(stderr, "axbench results: %s\n", ax_db_errmsg(db));
-		rc = AX_EXIT_STORAGE;
+		rc = ax_cli_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
 	}
 	if (rc == 0 && cli->json) {
-		json_dumpf(results, stdout, JSON_INDENT(2));
-		putchar('\n');
+		print_json(results);
 	} else if (rc == 0 && csv) {
 		print_csv(results);
 	} else if (rc == 0) {
@@ -171,6 +186,10 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	}
 	json_decref(results);
 	ax_db_close(db);
+	if (rc == 0 && ax_cli_interrupted)
+		rc = ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+				  "results: interrupted; the output is "
+				  "incomplete");
 	return rc;
 }
 

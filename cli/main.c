@@ -199,6 +199,9 @@ int main(int argc, char **argv)
 	FILE *out = ax_outfile_stream(STDOUT_FILENO, &stdout_errno);
 	if (out)
 		stdout = out;
+	/* Ctrl-C stops writing output files at once (the writer then
+	 * removes its temporary file and exits 130). */
+	ax_outfile_set_stop(&ax_cli_interrupted);
 	int rc = dispatch(argc, argv, &name);
 	return check_stdout(name, rc);
 }

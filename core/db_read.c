@@ -257,16 +257,22 @@ static json_t *result_row(sqlite3_stmt *st)
 }
 
 /* Step st, turning each row into an object with row() and appending it
- * to a new array; on_row may add to each object. */
+ * to a new array; on_row may add to each object.  Stops with AX_EINTR
+ * when *stop (may be NULL) is set: a reader of a large database answers
+ * Ctrl-C within one row. */
 static int collect(struct ax_db *db, sqlite3_stmt *st,
 		   json_t *(*row)(sqlite3_stmt *),
 		   int (*on_row)(struct ax_db *, int64_t, json_t *),
-		   json_t **out)
+		   const volatile int *stop, json_t **out)
 {
 	json_t *arr = json_array();
 	int rc, err = 0;
 
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (stop && *stop) {
+			err = ax_dbi_fail(db, AX_EINTR, "interrupted");
+			break;
+		}
 		json_t *o = row(st);
 
 		json_array_append_new(arr, o);
@@ -309,7 +315,8 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	if (rc)
 		return rc;
 	return collect(db, st, result_row,
-		       f && f->with_samples ? add_samples : NULL, out);
+		       f && f->with_samples ? add_samples : NULL,
+		       f ? f->stop : NULL, out);
 }
 
 static const char *const run_keys[] = {
@@ -366,7 +373,7 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	free(w.ids_json);
 	if (rc)
 		return rc;
-	return collect(db, st, run_row, NULL, out);
+	return collect(db, st, run_row, NULL, f ? f->stop : NULL, out);
 }
 
 static const char *const session_keys[] = {
@@ -422,7 +429,7 @@ static int add_trials(struct ax_db *db, int64_t id, json_t *s)
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
-	if ((rc = collect(db, st, trial_row, NULL, &trials)))
+	if ((rc = collect(db, st, trial_row, NULL, NULL, &trials)))
 		return rc;
 	json_object_set_new(s, "trials", trials);
 	return 0;
@@ -447,7 +454,8 @@ int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 			   " ORDER BY x.started_at, x.id", &st);
 	if (rc)
 		return rc;
-	return collect(db, st, session_row, add_trials, out);
+	return collect(db, st, session_row, add_trials, f ? f->stop : NULL,
+		       out);
 }
 
 int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out)
@@ -460,7 +468,7 @@ int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out)
 	if ((rc = ax_dbi_prepare(db, SESSION_SELECT " WHERE x.id = ?", &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, session_id);
-	if ((rc = collect(db, st, session_row, add_trials, &arr)))
+	if ((rc = collect(db, st, session_row, add_trials, NULL, &arr)))
 		return rc;
 	if (json_array_size(arr) == 0) {
 		json_decref(arr);
@@ -495,5 +503,5 @@ int ax_db_baselines(struct ax_db *db, json_t **out)
 	*out = NULL;
 	if (rc)
 		return rc;
-	return collect(db, st, baseline_row, NULL, out);
+	return collect(db, st, baseline_row, NULL, NULL, out);
 }

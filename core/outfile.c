@@ -88,9 +88,14 @@ static int classify(struct ax_outfile *o, char *err, size_t errlen)
 	return 0;
 }
 
+static const volatile int *stop_flag;
+
+void ax_outfile_set_stop(const volatile int *stop) { stop_flag = stop; }
+
 struct stream {
 	int fd;
 	int *write_errno;
+	const volatile int *stop; /* NULL: never stops */
 };
 
 /* Write it all (stdio treats a short count as an error), keeping the
@@ -100,6 +105,12 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t n)
 	struct stream *s = cookie;
 	size_t done = 0;
 	while (done < n) {
+		if (s->stop && *s->stop) {
+			errno = EINTR;
+			if (!*s->write_errno)
+				*s->write_errno = EINTR;
+			return -1;
+		}
 		ssize_t w = write(s->fd, buf + done, n - done);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -119,12 +130,12 @@ static int stream_close(void *cookie)
 	return 0;
 }
 
-FILE *ax_outfile_stream(int fd, int *write_errno)
+static FILE *stream_open(int fd, int *write_errno, const volatile int *stop)
 {
 	struct stream *s = malloc(sizeof(*s));
 	if (!s)
 		return NULL;
-	*s = (struct stream){fd, write_errno};
+	*s = (struct stream){fd, write_errno, stop};
 	cookie_io_functions_t io = {.write = stream_write,
 				    .close = stream_close};
 	FILE *f = fopencookie(s, "w", io);
@@ -136,10 +147,15 @@ FILE *ax_outfile_stream(int fd, int *write_errno)
 	return f;
 }
 
+FILE *ax_outfile_stream(int fd, int *write_errno)
+{
+	return stream_open(fd, write_errno, NULL);
+}
+
 /* Wrap the open fd o->fd; closes it on failure. */
 static int wrap_fd(struct ax_outfile *o, char *err, size_t errlen)
 {
-	o->f = ax_outfile_stream(o->fd, &o->write_errno);
+	o->f = stream_open(o->fd, &o->write_errno, stop_flag);
 	if (o->f)
 		return 0;
 	ax_outfile_abort(o);

@@ -60,6 +60,15 @@ int ax_outfile_commit(struct ax_outfile *o, char *err, size_t errlen);
 void ax_outfile_abort(struct ax_outfile *o);
 
 /*
+ * Make every output file opened from now on stop writing once *stop is
+ * non-zero (cli/ passes its SIGINT/SIGTERM flag): each later write fails
+ * with EINTR at once, so a long writer (a report's embedded data) winds
+ * down quickly, and the caller aborts, removing the temporary file.
+ * Standard output and ax_outfile_stream's streams are not affected.
+ */
+void ax_outfile_set_stop(const volatile int *stop);
+
+/*
  * A stream over fd that remembers the errno of its first failed write in
  * *write_errno (stdio forgets it: a failed write that bypassed the buffer
  * leaves only the error flag).  Buffered like stdio's own streams: lines

@@ -250,3 +250,118 @@ no_raw_controls() {
 	out=$("$AX" --db "$DB" --json compare "$bad:1" 1 2>/dev/null)
 	[ "$(jq -r .base <<<"$out")" = "$BATS_TEST_TMPDIR/x�.db run 1" ]
 }
+
+# ---- item 11: Ctrl-C in the long readers and writers -------------------
+
+# A database large enough to take a moment: result 1 of the real run with
+# $2 samples (its real values, repeated), copied by SQL until there are
+# 2^$3 results.  Built once per file, at $1.
+big_db() {
+	local db=$1 samples=$2 doublings=$3
+	[ -s "$db" ] && return 0
+	cp "$BATS_FILE_TMPDIR/base.db" "$db.new"
+	sqlite3 "$db.new" >/dev/null <<SQL || return 1
+PRAGMA foreign_keys = ON;
+DELETE FROM result WHERE id > 1;
+WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k
+                        WHERE i < $samples - 1)
+INSERT OR IGNORE INTO sample (uuid, result_id, idx, seconds, value)
+  SELECT lower(hex(randomblob(16))), 1, k.i, s.seconds, s.value
+  FROM k JOIN sample s ON s.result_id = 1 AND s.idx = k.i % 3;
+UPDATE result SET n = $samples WHERE id = 1;
+SQL
+	for _ in $(seq "$doublings"); do
+		sqlite3 "$db.new" <<'SQL' || return 1
+BEGIN;
+CREATE TEMP TABLE m AS
+  SELECT id AS old, id + (SELECT max(id) FROM result) AS new FROM result;
+INSERT INTO result (id, uuid, run_id, suite, case_label, params_json,
+  params_hash, shader_hash, unit, higher_is_better, work, timing_mode,
+  stop_reason, status, error_text, n, median, min, max, mean, stddev, q1,
+  q3, mad, ci_lo, ci_hi, rel_noise, extra_json, created_at)
+SELECT m.new, lower(hex(randomblob(16))), run_id, suite, case_label,
+  params_json, params_hash, shader_hash, unit, higher_is_better, work,
+  timing_mode, stop_reason, status, error_text, n, median, min, max, mean,
+  stddev, q1, q3, mad, ci_lo, ci_hi, rel_noise, extra_json, created_at
+FROM result JOIN m ON m.old = result.id;
+INSERT INTO sample (uuid, result_id, idx, seconds, value)
+SELECT lower(hex(randomblob(16))), m.new, idx, seconds, value
+FROM sample JOIN m ON m.old = sample.result_id;
+COMMIT;
+SQL
+	done
+	mv "$db.new" "$db"
+}
+
+# Wait (polling, bounded at 300 s) until process $1 has a file matching
+# the pattern $2 open, or has a file matching glob $3 in directory $4.
+wait_open() {
+	for _ in $(seq 3000); do
+		ls -l "/proc/$1/fd" 2>/dev/null | grep -q -- "$2" && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+wait_file() {
+	for _ in $(seq 3000); do
+		compgen -G "$1" >/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "Ctrl-C during report -o F: exit 130, its temporary file removed, F left as it was" {
+	big="$BATS_FILE_TMPDIR/big.db"
+	big_db "$big" 50 12
+	d="$BATS_TEST_TMPDIR/rep"
+	mkdir "$d"
+	echo "the old report" >"$d/r.html"
+	"$AX" --db "$big" report -o "$d/r.html" 2>"$d/../err" &
+	pid=$!
+	# The temporary file exists while the report is written (seconds).
+	wait_file "$d/.r.html.*" "$pid"
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$d/../err"
+	[ "$rc" -eq 130 ]
+	grep -q "report: interrupted; .*r.html left as it was" "$d/../err"
+	[ "$(cat "$d/r.html")" = "the old report" ]
+	run files_in "$d"
+	assert_output "r.html"
+}
+
+@test "Ctrl-C during results --samples: exit 130, said so" {
+	big="$BATS_FILE_TMPDIR/big.db"
+	big_db "$big" 50 12
+	"$AX" --db "$big" --json results --samples >/dev/null \
+		2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_open "$pid" "big.db"
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted" "$BATS_TEST_TMPDIR/err"
+}
+
+@test "Ctrl-C during export -o F: exit 130, no file written" {
+	many="$BATS_FILE_TMPDIR/many.db"
+	big_db "$many" 1 15
+	d="$BATS_TEST_TMPDIR/exp"
+	mkdir "$d"
+	"$AX" --db "$many" export -o "$d/t.yaml" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	wait_open "$pid" "many.db"
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	cat "$BATS_TEST_TMPDIR/err"
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted" "$BATS_TEST_TMPDIR/err"
+	run files_in "$d"
+	assert_output ""
+}
