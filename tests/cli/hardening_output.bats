@@ -249,6 +249,11 @@ no_raw_controls() {
 	cp "$DB" "$bad"
 	out=$("$AX" --db "$DB" --json compare "$bad:1" 1 2>/dev/null)
 	[ "$(jq -r .base <<<"$out")" = "$BATS_TEST_TMPDIR/x�.db run 1" ]
+	# ... and in the command line a run stores: repaired, not dropped.
+	"$AX" --db "$bad" run bandwidth -p op=copy -p size=64K "${FAST[@]}" \
+		>/dev/null 2>&1
+	argv=$(sqlite3 "$bad" "select argv_json from run order by id desc limit 1")
+	[ "$(jq -r '.[2]' <<<"$argv")" = "$BATS_TEST_TMPDIR/x�.db" ]
 }
 
 # ---- item 11: Ctrl-C in the long readers and writers -------------------
