@@ -101,6 +101,12 @@ need_mount() {
 	"$AX" --db "$DB" baseline save b1 --run 1 >/dev/null
 	run to_full baseline list
 	[ "$status" -eq 5 ]
+	# run measures and stores everything first: only the table is lost.
+	run to_full run bandwidth -p op=copy -p size=64K,256K "${FAST[@]}"
+	[ "$status" -eq 5 ]
+	assert_output --partial "writing standard output failed: No space left on device"
+	[ "$(sql 'select count(*) from result where run_id = 2')" = 2 ]
+	[ "$(sql 'select status from run where id = 2')" = complete ]
 }
 
 # ---- item 7: the temporary file --------------------------------------
