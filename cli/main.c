@@ -196,6 +196,7 @@ int main(int argc, char **argv)
 	 * death that would leave a run row `running`; check_stdout and the
 	 * commands decide what it means. */
 	signal(SIGPIPE, SIG_IGN);
+	FILE *std_out = stdout;
 	FILE *out = ax_outfile_stream(STDOUT_FILENO, &stdout_errno);
 	if (out)
 		stdout = out;
@@ -203,5 +204,12 @@ int main(int argc, char **argv)
 	 * removes its temporary file and exits 130). */
 	ax_outfile_set_stop(&ax_cli_interrupted);
 	int rc = dispatch(argc, argv, &name);
-	return check_stdout(name, rc);
+	rc = check_stdout(name, rc);
+	/* The stream is ours to close (exit only flushes it); anything
+	 * printed later goes to the C library's own stdout. */
+	if (out) {
+		stdout = std_out;
+		fclose(out);
+	}
+	return rc;
 }

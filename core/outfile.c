@@ -190,8 +190,9 @@ static int open_beside(struct ax_outfile *o, char *err, size_t errlen)
 			"directory exists and is writable",
 			dir ? dir : o->path, o->path, strerror(e));
 		free(dir);
-		free(o->tmp);
+		free(o->tmp); /* never created: nothing to unlink */
 		o->tmp = NULL;
+		ax_outfile_abort(o);
 		return AX_EIO;
 	}
 	if (fchmod(o->fd, (mode_t)o->mode) != 0) {
