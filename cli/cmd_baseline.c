@@ -4,6 +4,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/text.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -83,9 +84,10 @@ static int list(struct ax_cli *cli)
 		printf("%-24s %8s  %s\n", "NAME", "RUN", "CREATED");
 		json_array_foreach(b, i, o) printf(
 		    "%-24s %8lld  %s\n",
-		    json_string_value(json_object_get(o, "name")),
+		    ax_term(json_string_value(json_object_get(o, "name"))),
 		    (long long)json_integer_value(json_object_get(o, "run_id")),
-		    json_string_value(json_object_get(o, "created_at")));
+		    ax_term(
+			json_string_value(json_object_get(o, "created_at"))));
 		if (json_array_size(b) == 0)
 			printf("(no baselines; save one with `axbench "
 			       "baseline save NAME`)\n");

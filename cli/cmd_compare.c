@@ -5,6 +5,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "reports/compare.h"
 
 #include <ctype.h>
@@ -262,26 +263,30 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 	return 0;
 }
 
-/* Write one output file; prints the error and returns an exit code. */
+/* Write one output file through core/outfile.h (a temporary file beside
+ * it, then rename): on a full disk the old file stays whole.  Prints the
+ * error, with the system's reason, and returns an exit code. */
 static int write_file(const struct ax_cli *cli, const char *path,
 		      const struct ax_compare *c,
 		      int (*w)(const struct ax_compare *, FILE *))
 {
+	char err[512];
+	struct ax_outfile o;
 	if (!path)
 		return 0;
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!f)
-		return ax_cli_error(cli, AX_EXIT_STORAGE,
-				    "compare: cannot write %s: %s; check the "
-				    "directory exists and is writable",
-				    path, strerror(errno));
-	int rc = w(c, f);
-	if (f != stdout && fclose(f) != 0)
-		rc = AX_EIO;
-	if (rc)
+	if (ax_outfile_open(&o, path, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "compare: %s", err);
+	/* A write error is sticky on the stream, and commit reports it
+	 * with its errno; anything else the writer refused is said here. */
+	int rc = w(c, o.f);
+	if (rc && !ferror(o.f)) {
+		ax_outfile_abort(&o);
 		return ax_cli_error(cli, AX_EXIT_STORAGE,
 				    "compare: writing %s failed: %s", path,
 				    ax_strerror(rc));
+	}
+	if (ax_outfile_commit(&o, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "compare: %s", err);
 	return 0;
 }
 

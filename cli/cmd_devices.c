@@ -1,6 +1,7 @@
 /* cli/cmd_devices.c - `axbench devices`: every Vulkan device, in full. */
 #include "cli/cli.h"
 
+#include "core/text.h"
 #include "core/topo.h"
 #include "core/vk.h"
 
@@ -21,10 +22,11 @@ static json_t *device_json(const struct ax_vk_device_info *d,
 	return o;
 }
 
+/* A string of the device document, for the terminal: the driver's text
+ * is shown with control characters and bidirectional overrides escaped. */
 static const char *str(const json_t *o, const char *key)
 {
-	const char *v = json_string_value(json_object_get(o, key));
-	return v ? v : "";
+	return ax_term(json_string_value(json_object_get(o, key)));
 }
 
 static long long num(const json_t *o, const char *key)

@@ -5,6 +5,7 @@
 #include "core/config.h"
 #include "core/db.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "reports/export.h"
 #include "suites/registry.h"
 
@@ -30,33 +31,34 @@ static const struct ax_cli_opt export_opts[] = {
 
 extern const struct ax_cli_cmd ax_cmd_export;
 
+/* The document to path (NULL: stdout) through core/outfile.h: all or
+ * nothing, never through a planted link. */
 static int write_doc(const struct ax_cli *cli, const json_t *doc, bool json,
 		     const char *path)
 {
-	char tmp[4096];
-	FILE *out = stdout;
-	if (path) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		if (!(out = fopen(tmp, "w")))
-			return ax_cli_error(cli, AX_EXIT_STORAGE,
-					    "cannot write %s: %m", tmp);
-	}
-	int rc = json ? json_dumpf(doc, out, JSON_INDENT(2)) : 0;
+	char err[512];
+	struct ax_outfile o;
+	if (ax_outfile_open(&o, path, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
+	int rc = json ? json_dumpf(doc, o.f, JSON_INDENT(2)) : 0;
 	if (json)
-		fputc('\n', out);
+		fputc('\n', o.f);
 	else
-		rc = ax_config_emit_yaml(doc, out);
-	if (fflush(out) || ferror(out))
-		rc = AX_EIO;
-	if (path && fclose(out))
-		rc = AX_EIO;
-	if (path && !rc && rename(tmp, path))
-		rc = AX_EIO;
-	if (path && rc)
-		remove(tmp);
-	if (rc)
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s",
-				    path ? path : "standard output");
+		rc = ax_config_emit_yaml(doc, o.f);
+	if (ax_cli_interrupted) {
+		ax_outfile_abort(&o);
+		return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+				    "interrupted; %s left as it was", o.path);
+	}
+	/* A write error (sticky on the stream) is reported by commit with
+	 * its errno; anything else the writer refused is said here. */
+	if (rc && !ferror(o.f)) {
+		ax_outfile_abort(&o);
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s: %s",
+				    o.path, ax_strerror(rc));
+	}
+	if (ax_outfile_commit(&o, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
 	return 0;
 }
 
@@ -119,7 +121,9 @@ static int export_run(struct ax_cli *cli, const struct export_args *a,
 		      const struct ax_config_schema *schema, int n)
 {
 	/* samples: the choice is made from them, as compare makes it */
-	struct ax_db_filter f = {.suite = a->suite, .with_samples = true};
+	struct ax_db_filter f = {.suite = a->suite,
+				 .with_samples = true,
+				 .stop = &ax_cli_interrupted};
 	struct ax_export_opts opts = {.shapes = a->shapes,
 				      .n_shapes = a->n_shapes};
 	struct ax_db *db;
@@ -135,7 +139,10 @@ static int export_run(struct ax_cli *cli, const struct export_args *a,
 		return rc;
 	if (ax_db_results(db, &f, &results) ||
 	    ax_db_sessions(db, &f, &sessions))
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
+		rc = ax_cli_error(cli,
+				  ax_cli_interrupted ? AX_EXIT_INTERRUPTED
+						     : AX_EXIT_STORAGE,
+				  "%s", ax_db_errmsg(db));
 	ax_db_close(db);
 	/* A known suite with nothing stored would export an empty
 	 * document that looks like success. */

@@ -8,6 +8,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "core/topo.h"
 #include "core/vk.h"
 #include "reports/recommend.h"
@@ -65,31 +66,27 @@ static void topology(const json_t *results, json_t **host, json_t **locs)
 	ax_topo_destroy(t);
 }
 
+/* The recommendation to path (NULL: stdout) through core/outfile.h. */
 static int write_out(const struct ax_cli *cli, const json_t *doc,
 		     const char *format, const char *path)
 {
-	char tmp[4096], err[256];
-	FILE *out = stdout;
-	if (path) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		if (!(out = fopen(tmp, "w")))
-			return ax_cli_error(cli, AX_EXIT_STORAGE,
-					    "cannot write %s: %m", tmp);
+	char err[512];
+	struct ax_outfile o;
+	if (ax_outfile_open(&o, path, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
+	int rc = ax_recommend_write(doc, format, o.f, err, sizeof(err));
+	/* A write error (sticky on the stream) is reported by commit with
+	 * its errno; a refused format or anything else is said here. */
+	if (rc && (rc == AX_EINVAL || !ferror(o.f))) {
+		ax_outfile_abort(&o);
+		if (rc == AX_EINVAL)
+			return ax_cli_error(cli, AX_EXIT_USAGE, "--format: %s",
+					    err);
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s: %s",
+				    o.path, ax_strerror(rc));
 	}
-	int rc = ax_recommend_write(doc, format, out, err, sizeof(err));
-	if (fflush(out) || ferror(out))
-		rc = rc ? rc : AX_EIO;
-	if (path && fclose(out))
-		rc = rc ? rc : AX_EIO;
-	if (path && !rc && rename(tmp, path))
-		rc = AX_EIO;
-	if (path && rc)
-		remove(tmp);
-	if (rc == AX_EINVAL)
-		return ax_cli_error(cli, AX_EXIT_USAGE, "--format: %s", err);
-	if (rc)
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s",
-				    path ? path : "standard output");
+	if (ax_outfile_commit(&o, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
 	return 0;
 }
 

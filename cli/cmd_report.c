@@ -8,6 +8,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/outfile.h"
 #include "reports/html.h"
 
 #include <ctype.h>
@@ -214,13 +215,16 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 	struct ax_db_filter f = {.run_ids = ids,
 				 .n_run_ids = a->n_runs,
 				 .since = a->since,
-				 .with_samples = true};
-	struct ax_db_filter sf = {.since = a->since};
+				 .with_samples = true,
+				 .stop = &ax_cli_interrupted};
+	struct ax_db_filter sf = {.since = a->since,
+				  .stop = &ax_cli_interrupted};
 	if (ax_db_results(db, &f, &d->results) ||
 	    ax_db_runs(db, &f, &d->runs) ||
 	    ax_db_sessions(db, &sf, &d->sessions)) {
 		fprintf(stderr, "axbench: report: %s\n", ax_db_errmsg(db));
-		return AX_EXIT_STORAGE;
+		return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
+					  : AX_EXIT_STORAGE;
 	}
 	if ((rc = check_since(cli, a, d)) || (rc = check_devices(cli, a, d)))
 		return rc;
@@ -231,32 +235,32 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 	return 0;
 }
 
-/* Write to FILE.tmp and rename, so a failed report never leaves half a
- * file where the last good one was. */
+/* Write through a temporary file beside the target (core/outfile.h), so
+ * a failed or interrupted report never leaves half a file where the last
+ * good one was, and never writes through a planted link. */
 static int write_report(const struct ax_cli *cli, const char *out,
 			const struct ax_html_data *d)
 {
-	char err[512], tmp[4096];
-	bool to_stdout = strcmp(out, "-") == 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", out);
-	FILE *f = to_stdout ? stdout : fopen(tmp, "w");
-	if (!f)
-		return ax_cli_error(cli, AX_EXIT_STORAGE,
-				    "report: cannot write %s: %s; check the "
-				    "directory exists and is writable",
-				    tmp, strerror(errno));
-	int rc = ax_html_report_write(f, d, err, sizeof(err));
-	if (!to_stdout && fclose(f) != 0 && rc == 0)
-		rc = AX_EIO;
-	if (rc == 0 && !to_stdout && rename(tmp, out) != 0)
-		rc = AX_EIO;
-	if (rc) {
-		if (!to_stdout)
-			remove(tmp);
-		return ax_cli_error(cli, ax_cli_exit_code(rc),
-				    "report: writing %s failed: %s", out,
-				    rc == AX_EIO ? strerror(errno) : err);
+	char err[512];
+	struct ax_outfile o;
+	if (ax_outfile_open(&o, out, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
+	int rc = ax_html_report_write(o.f, d, err, sizeof(err));
+	if (ax_cli_interrupted) {
+		ax_outfile_abort(&o);
+		return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+				    "report: interrupted; %s left as it was",
+				    out);
 	}
+	/* A write error (sticky on the stream) is reported by commit with
+	 * its errno; anything else is said here. */
+	if (rc && !ferror(o.f)) {
+		ax_outfile_abort(&o);
+		return ax_cli_error(cli, ax_cli_exit_code(rc),
+				    "report: writing %s failed: %s", out, err);
+	}
+	if (ax_outfile_commit(&o, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
 	return 0;
 }
 
@@ -335,6 +339,7 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	describe(&a, sel, sizeof(sel));
 	d.selection = sel;
 	d.title = a.title;
+	d.stop = &ax_cli_interrupted;
 	if (rc == 0)
 		rc = write_report(cli, a.out, &d);
 	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-"))

@@ -3,6 +3,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "suites/registry.h"
 
 #include <stdlib.h>
@@ -91,6 +92,8 @@ static void print_csv(const json_t *results)
 	}
 }
 
+/* Stored text goes through ax_term: a control character or a
+ * bidirectional override reaches the terminal as visible text. */
 static void print_table(const json_t *results)
 {
 	size_t idx;
@@ -98,7 +101,7 @@ static void print_table(const json_t *results)
 	int w = 4;
 	json_array_foreach(results, idx, r)
 	{
-		int len = (int)strlen(str(r, "case"));
+		int len = (int)strlen(ax_term(str(r, "case")));
 		if (len > w)
 			w = len > 90 ? 90 : len;
 	}
@@ -113,12 +116,29 @@ static void print_table(const json_t *results)
 				 num(r, "median"));
 		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %s%s%s\n",
 		       (long long)num(r, "id"), (long long)num(r, "run_id"),
-		       str(r, "suite"), w, str(r, "case"), median,
-		       str(r, "unit"), (int)num(r, "n"), str(r, "status"),
-		       ok ? "" : ": ", ok ? "" : str(r, "error"));
+		       ax_term(str(r, "suite")), w, ax_term(str(r, "case")),
+		       median, ax_term(str(r, "unit")), (int)num(r, "n"),
+		       ax_term(str(r, "status")), ok ? "" : ": ",
+		       ok ? "" : ax_term(str(r, "error")));
 	}
 	if (json_array_size(results) == 0)
 		printf("(no results)\n");
+}
+
+/* jansson's output callback: stdout, until Ctrl-C (a million samples
+ * take a while to print). */
+static int dump_chunk(const char *buf, size_t size, void *data)
+{
+	(void)data;
+	if (ax_cli_interrupted)
+		return -1;
+	return fwrite(buf, 1, size, stdout) == size ? 0 : -1;
+}
+
+static void print_json(const json_t *results)
+{
+	if (json_dump_callback(results, dump_chunk, NULL, JSON_INDENT(2)) == 0)
+		putchar('\n');
 }
 
 extern const struct ax_cli_cmd ax_cmd_results;
@@ -147,7 +167,7 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	struct ax_cli_iter it;
 	const char *runs[64];
 	int n_runs = 0, opt, rc = 0;
-	struct ax_db_filter f = {0};
+	struct ax_db_filter f = {.stop = &ax_cli_interrupted};
 	bool csv = false;
 	ax_cli_iter_init(&it, cli, &ax_cmd_results, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0) {
@@ -183,15 +203,14 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	json_t *results = NULL;
 	if (rc == 0 && ax_db_results(db, &f, &results)) {
 		fprintf(stderr, "axbench results: %s\n", ax_db_errmsg(db));
-		rc = AX_EXIT_STORAGE;
+		rc = ax_cli_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
 	}
 	if (rc == 0)
 		rc = check_suite(cli, f.suite, results, n_runs > 0);
 	if (rc == 0)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
 	if (rc == 0 && cli->json) {
-		json_dumpf(results, stdout, JSON_INDENT(2));
-		putchar('\n');
+		print_json(results);
 	} else if (rc == 0 && csv) {
 		print_csv(results);
 	} else if (rc == 0) {
@@ -199,6 +218,10 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	}
 	json_decref(results);
 	ax_db_close(db);
+	if (rc == 0 && ax_cli_interrupted)
+		rc = ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+				  "results: interrupted; the output is "
+				  "incomplete");
 	return rc;
 }
 

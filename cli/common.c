@@ -4,6 +4,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "core/topo.h"
 #include "core/vk.h"
 
@@ -110,8 +111,12 @@ int ax_cli_check_validation(const struct ax_cli *cli,
 char *ax_cli_argv_json(const struct ax_cli *cli)
 {
 	json_t *a = json_array();
+	/* An argument that is not UTF-8 (a file name) is repaired, not
+	 * dropped from the stored command line (core/text.h). */
 	for (int i = 0; i < cli->argc; i++)
-		json_array_append_new(a, json_string(cli->argv[i]));
+		json_array_append_new(
+		    a, ax_text_json_string(cli->argv[i],
+					   "a command-line argument"));
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	return s;

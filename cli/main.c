@@ -1,9 +1,14 @@
 /* cli/main.c - the command table and dispatch: the only place that exits. */
 #include "cli/cli.h"
 
+#include "core/outfile.h"
+
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef AX_VERSION_STRING
 #define AX_VERSION_STRING "0.1.0"
@@ -156,7 +161,35 @@ static int parse_leading(struct ax_cli *cli, int argc, char **argv, int *cmd_at)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/*
+ * Standard output's fate, judged once for every command after it returns:
+ * output that could not be written (a full disk, /dev/full, an I/O error)
+ * is lost, so a command that had succeeded fails with exit 5, naming the
+ * reason.  A reader that went away (EPIPE: `axbench results | head -1`)
+ * is not an error: it took what it wanted, so the status is kept and
+ * nothing is said.  `run` goes on measuring when its reader goes (SIGPIPE
+ * is ignored): the database, not the table, is what a run produces.
+ * stdout is a stream that remembers the errno of its first failed write
+ * (core/outfile.h): stdio alone keeps only an error flag.
+ */
+static int stdout_errno; /* of the first failed write to stdout */
+
+static int check_stdout(const char *cmd, int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	int e = stdout_errno;
+	if (e == EPIPE)
+		return rc;
+	fprintf(stderr,
+		"axbench%s%s: writing standard output failed: %s; the output "
+		"is incomplete\n",
+		cmd ? " " : "", cmd ? cmd : "",
+		e ? strerror(e) : "an earlier write was refused");
+	return rc == AX_EXIT_OK ? AX_EXIT_STORAGE : rc;
+}
+
+static int dispatch(int argc, char **argv, const char **name)
 {
 	struct ax_cli cli;
 	int cmd_at = 1;
@@ -170,12 +203,40 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return AX_EXIT_USAGE;
 	}
-	const char *name = argv[cmd_at];
-	if (strcmp(name, "help") == 0)
+	*name = argv[cmd_at];
+	if (strcmp(*name, "help") == 0)
 		return cmd_help(argc - cmd_at, argv + cmd_at);
-	const struct ax_cli_cmd *cmd = find_command(name);
-	if (!cmd)
-		return no_command(name);
+	const struct ax_cli_cmd *cmd = find_command(*name);
+	if (!cmd) {
+		rc = no_command(*name);
+		*name = NULL;
+		return rc;
+	}
 	ax_cli_install_signal_handlers();
 	return cmd->fn(&cli, argc - cmd_at, argv + cmd_at);
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = NULL;
+	/* A closed pipe on stdout is an error return (EPIPE), not a silent
+	 * death that would leave a run row `running`; check_stdout and the
+	 * commands decide what it means. */
+	signal(SIGPIPE, SIG_IGN);
+	FILE *std_out = stdout;
+	FILE *out = ax_outfile_stream(STDOUT_FILENO, &stdout_errno);
+	if (out)
+		stdout = out;
+	/* Ctrl-C stops writing output files at once (the writer then
+	 * removes its temporary file and exits 130). */
+	ax_outfile_set_stop(&ax_cli_interrupted);
+	int rc = dispatch(argc, argv, &name);
+	rc = check_stdout(name, rc);
+	/* The stream is ours to close (exit only flushes it); anything
+	 * printed later goes to the C library's own stdout. */
+	if (out) {
+		stdout = std_out;
+		fclose(out);
+	}
+	return rc;
 }

@@ -179,6 +179,8 @@ struct ax_db_filter {
 	const char *device_fingerprint; /* NULL: all devices */
 	const char *since;		/* ISO-8601 date/time or NULL */
 	bool with_samples;		/* include "samples": [values...] */
+	const volatile int *stop;	/* non-NULL: reading fails with AX_EINTR
+					   once *stop is set (Ctrl-C) */
 };
 
 /*

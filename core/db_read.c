@@ -3,6 +3,7 @@
 #include "core/db_internal.h"
 
 #include "core/error.h"
+#include "core/text.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -81,8 +82,10 @@ int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
 }
 
 /* Column i as JSON: integers, finite reals and text as themselves, NULL
- * and non-finite reals as null (JSON has no NaN or infinity). */
-static json_t *col_json(sqlite3_stmt *st, int i)
+ * and non-finite reals as null (JSON has no NaN or infinity).  Text that
+ * is not valid UTF-8 (which jansson refuses) is repaired with a warning
+ * naming the field, never dropped (core/text.h). */
+static json_t *col_json(sqlite3_stmt *st, int i, const char *what)
 {
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
@@ -93,33 +96,36 @@ static json_t *col_json(sqlite3_stmt *st, int i)
 		return isfinite(v) ? json_real(v) : json_null();
 	}
 	case SQLITE_TEXT:
-		return json_string((const char *)sqlite3_column_text(st, i));
+		return ax_text_json_string(
+		    (const char *)sqlite3_column_text(st, i), what);
 	default:
 		return json_null();
 	}
 }
 
-/* Column i holding JSON text, parsed; null when NULL or unparsable. */
-static json_t *col_parsed(sqlite3_stmt *st, int i)
+/* Column i holding JSON text, parsed; null when NULL or unparsable.
+ * Invalid UTF-8 inside is repaired with a warning, so the document is
+ * kept (jansson would refuse it whole). */
+static json_t *col_parsed(sqlite3_stmt *st, int i, const char *what)
 {
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	json_t *j = s ? json_loads(s, JSON_DECODE_ANY, NULL) : NULL;
-
-	return j ? j : json_null();
+	return ax_text_json_loads((const char *)sqlite3_column_text(st, i),
+				  JSON_DECODE_ANY, what);
 }
 
 /* Set keys[0..n) of obj from columns first..first+n; "*" prefix means
- * the column holds JSON text to parse. */
+ * the column holds JSON text to parse.  table names the row in warnings
+ * ("the stored device name"). */
 static void set_cols(json_t *obj, sqlite3_stmt *st, int first,
-		     const char *const *keys, int n)
+		     const char *const *keys, int n, const char *table)
 {
 	for (int i = 0; i < n; i++) {
-		if (keys[i][0] == '*')
-			json_object_set_new(obj, keys[i] + 1,
-					    col_parsed(st, first + i));
-		else
-			json_object_set_new(obj, keys[i],
-					    col_json(st, first + i));
+		bool parsed = keys[i][0] == '*';
+		const char *key = keys[i] + parsed;
+		char what[96];
+		snprintf(what, sizeof(what), "the stored %s %s", table, key);
+		json_object_set_new(obj, key,
+				    parsed ? col_parsed(st, first + i, what)
+					   : col_json(st, first + i, what));
 	}
 }
 
@@ -140,14 +146,14 @@ static const char *const host_keys[] = {"id", "hostname", "cpu_model", "cores"};
 
 /* A joined device or host object; null when the row had none. */
 static json_t *sub_object(sqlite3_stmt *st, int first, const char *const *keys,
-			  int n)
+			  int n, const char *table)
 {
 	json_t *o;
 
 	if (sqlite3_column_type(st, first) == SQLITE_NULL)
 		return json_null();
 	o = json_object();
-	set_cols(o, st, first, keys, n);
+	set_cols(o, st, first, keys, n, table);
 	return o;
 }
 
@@ -234,8 +240,8 @@ static int add_samples(struct ax_db *db, int64_t id, json_t *r)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_array_append_new(vals, col_json(st, 0));
-		json_array_append_new(secs, col_json(st, 1));
+		json_array_append_new(vals, col_json(st, 0, "a sample"));
+		json_array_append_new(secs, col_json(st, 1, "a sample"));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0
@@ -258,28 +264,35 @@ static json_t *result_row(sqlite3_stmt *st)
 	json_t *o = json_object();
 	int n = NKEYS(result_keys);
 
-	set_cols(o, st, 0, result_keys, n);
+	set_cols(o, st, 0, result_keys, n, "result");
 	json_object_set_new(o, "higher_is_better",
 			    json_boolean(sqlite3_column_int(st, 11)));
-	json_object_set_new(o, "device",
-			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
 	json_object_set_new(
-	    o, "host",
-	    sub_object(st, n + NKEYS(dev_keys), host_keys, NKEYS(host_keys)));
+	    o, "device",
+	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
+	json_object_set_new(o, "host",
+			    sub_object(st, n + NKEYS(dev_keys), host_keys,
+				       NKEYS(host_keys), "host"));
 	return o;
 }
 
 /* Step st, turning each row into an object with row() and appending it
- * to a new array; on_row may add to each object. */
+ * to a new array; on_row may add to each object.  Stops with AX_EINTR
+ * when *stop (may be NULL) is set: a reader of a large database answers
+ * Ctrl-C within one row. */
 static int collect(struct ax_db *db, sqlite3_stmt *st,
 		   json_t *(*row)(sqlite3_stmt *),
 		   int (*on_row)(struct ax_db *, int64_t, json_t *),
-		   json_t **out)
+		   const volatile int *stop, json_t **out)
 {
 	json_t *arr = json_array();
 	int rc, err = 0;
 
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (stop && *stop) {
+			err = ax_dbi_fail(db, AX_EINTR, "interrupted");
+			break;
+		}
 		json_t *o = row(st);
 
 		json_array_append_new(arr, o);
@@ -324,7 +337,8 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	if (rc)
 		return rc;
 	return collect(db, st, result_row,
-		       f && f->with_samples ? add_samples : NULL, out);
+		       f && f->with_samples ? add_samples : NULL,
+		       f ? f->stop : NULL, out);
 }
 
 static const char *const run_keys[] = {
@@ -338,12 +352,13 @@ static json_t *run_row(sqlite3_stmt *st)
 	json_t *o = json_object();
 	int n = NKEYS(run_keys);
 
-	set_cols(o, st, 0, run_keys, n);
-	json_object_set_new(o, "device",
-			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
+	set_cols(o, st, 0, run_keys, n, "run");
 	json_object_set_new(
-	    o, "host",
-	    sub_object(st, n + NKEYS(dev_keys), host_keys, NKEYS(host_keys)));
+	    o, "device",
+	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
+	json_object_set_new(o, "host",
+			    sub_object(st, n + NKEYS(dev_keys), host_keys,
+				       NKEYS(host_keys), "host"));
 	return o;
 }
 
@@ -382,7 +397,7 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	free(w.ids_json);
 	if (rc)
 		return rc;
-	return collect(db, st, run_row, NULL, out);
+	return collect(db, st, run_row, NULL, f ? f->stop : NULL, out);
 }
 
 static const char *const session_keys[] = {
@@ -397,7 +412,7 @@ static json_t *session_row(sqlite3_stmt *st)
 	int n = NKEYS(session_keys);
 	uint64_t seed = (uint64_t)sqlite3_column_int64(st, 5);
 
-	set_cols(o, st, 0, session_keys, n);
+	set_cols(o, st, 0, session_keys, n, "session");
 	/* JSON integers are signed 64-bit: seeds past that go as text. */
 	if (seed > INT64_MAX) {
 		char buf[24];
@@ -405,8 +420,9 @@ static json_t *session_row(sqlite3_stmt *st)
 		snprintf(buf, sizeof(buf), "%" PRIu64, seed);
 		json_object_set_new(o, "seed", json_string(buf));
 	}
-	json_object_set_new(o, "device",
-			    sub_object(st, n, dev_keys, NKEYS(dev_keys)));
+	json_object_set_new(
+	    o, "device",
+	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
 	return o;
 }
 
@@ -419,7 +435,7 @@ static json_t *trial_row(sqlite3_stmt *st)
 {
 	json_t *o = json_object();
 
-	set_cols(o, st, 0, trial_keys, NKEYS(trial_keys));
+	set_cols(o, st, 0, trial_keys, NKEYS(trial_keys), "trial");
 	return o;
 }
 
@@ -437,7 +453,7 @@ static int add_trials(struct ax_db *db, int64_t id, json_t *s)
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
-	if ((rc = collect(db, st, trial_row, NULL, &trials)))
+	if ((rc = collect(db, st, trial_row, NULL, NULL, &trials)))
 		return rc;
 	json_object_set_new(s, "trials", trials);
 	return 0;
@@ -462,7 +478,8 @@ int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 			   " ORDER BY x.started_at, x.id", &st);
 	if (rc)
 		return rc;
-	return collect(db, st, session_row, add_trials, out);
+	return collect(db, st, session_row, add_trials, f ? f->stop : NULL,
+		       out);
 }
 
 int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out)
@@ -475,7 +492,7 @@ int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out)
 	if ((rc = ax_dbi_prepare(db, SESSION_SELECT " WHERE x.id = ?", &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, session_id);
-	if ((rc = collect(db, st, session_row, add_trials, &arr)))
+	if ((rc = collect(db, st, session_row, add_trials, NULL, &arr)))
 		return rc;
 	if (json_array_size(arr) == 0) {
 		json_decref(arr);
@@ -495,7 +512,7 @@ static json_t *baseline_row(sqlite3_stmt *st)
 {
 	json_t *o = json_object();
 
-	set_cols(o, st, 0, baseline_keys, NKEYS(baseline_keys));
+	set_cols(o, st, 0, baseline_keys, NKEYS(baseline_keys), "baseline");
 	return o;
 }
 
@@ -510,5 +527,5 @@ int ax_db_baselines(struct ax_db *db, json_t **out)
 	*out = NULL;
 	if (rc)
 		return rc;
-	return collect(db, st, baseline_row, NULL, out);
+	return collect(db, st, baseline_row, NULL, NULL, out);
 }

@@ -1,5 +1,6 @@
 /* core/vk_device.c - logical device, queues, pipeline cache, commands. */
 #include "core/error.h"
+#include "core/outfile.h"
 #include "core/vk_internal.h"
 
 #include <errno.h>
@@ -198,29 +199,28 @@ static void create_cache(struct ax_vk_ctx *ctx)
 	free(data);
 }
 
-/* Write to a temporary file and rename, so two processes never leave a
- * torn cache behind. */
+/* Through core/outfile.h (mkstemp beside the file, then rename), so two
+ * processes never leave a torn cache behind and a link planted at a
+ * guessable temporary name is never followed.  A cache that cannot be
+ * saved is only a slower next start: errors are ignored. */
 static void save_cache(struct ax_vk_ctx *ctx)
 {
 	size_t size = 0;
+	struct ax_outfile o;
 	if (!ctx->cache || !ctx->cache_path[0] ||
 	    vkGetPipelineCacheData(ctx->dev, ctx->cache, &size, NULL) !=
 		VK_SUCCESS ||
 	    size == 0)
 		return;
 	void *data = malloc(size);
-	char tmp[600];
-	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", ctx->cache_path,
-		 (long)getpid());
-	if (data && vkGetPipelineCacheData(ctx->dev, ctx->cache, &size, data) ==
-			VK_SUCCESS) {
-		FILE *f = fopen(tmp, "wb");
-		if (f) {
-			bool ok = fwrite(data, 1, size, f) == size;
-			ok = fclose(f) == 0 && ok;
-			if (!ok || rename(tmp, ctx->cache_path) != 0)
-				unlink(tmp);
-		}
+	if (data &&
+	    vkGetPipelineCacheData(ctx->dev, ctx->cache, &size, data) ==
+		VK_SUCCESS &&
+	    ax_outfile_open(&o, ctx->cache_path, NULL, 0) == 0) {
+		if (fwrite(data, 1, size, o.f) == size)
+			ax_outfile_commit(&o, NULL, 0);
+		else
+			ax_outfile_abort(&o);
 	}
 	free(data);
 }

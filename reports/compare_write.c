@@ -4,6 +4,7 @@
 #include "reports/compare.h"
 
 #include "core/error.h"
+#include "core/text.h"
 #include "reports/html_escape.h"
 
 #include <math.h>
@@ -78,11 +79,15 @@ static void text_row(const struct ax_compare_pair *p, FILE *f)
 	const json_t *r = any_side(p);
 	char *label = case_label(r);
 	char b1[32], b2[32];
+	/* Stored text through ax_term: escapes, not raw control
+	 * characters, reach the terminal. */
 	fprintf(f, "%-12s %-10s %-28.28s %-20.20s %10s %10s %-8s",
-		ax_compare_verdict_name(p->stat.verdict), jstr(r, "suite"),
-		label ? label : "", device_name(r),
+		ax_compare_verdict_name(p->stat.verdict),
+		ax_term(jstr(r, "suite")), ax_term(label ? label : ""),
+		ax_term(device_name(r)),
 		fmt_num(median_of(p->base), b1, sizeof(b1)),
-		fmt_num(median_of(p->cand), b2, sizeof(b2)), jstr(r, "unit"));
+		fmt_num(median_of(p->cand), b2, sizeof(b2)),
+		ax_term(jstr(r, "unit")));
 	free(label);
 	if (isfinite(p->stat.impr_lo))
 		fprintf(f, " %+7.2f%% [%+.2f%%, %+.2f%%]",
@@ -90,13 +95,13 @@ static void text_row(const struct ax_compare_pair *p, FILE *f)
 			100 * p->stat.impr_hi);
 	fputc('\n', f);
 	if (p->stat.verdict >= AX_VERDICT_AMBIGUOUS || p->regression)
-		fprintf(f, "             %s\n", p->stat.reason);
+		fprintf(f, "             %s\n", ax_term(p->stat.reason));
 }
 
 int ax_compare_write_text(const struct ax_compare *c, FILE *f)
 {
-	fprintf(f, "compare %s (BASE) with %s (CAND): ", c->base_label,
-		c->cand_label);
+	fprintf(f, "compare %s (BASE) with %s (CAND): ", ax_term(c->base_label),
+		ax_term(c->cand_label));
 	summary_line(c, f);
 	fprintf(f, "\n\n%-12s %-10s %-28s %-20s %10s %10s %-8s %s\n", "VERDICT",
 		"SUITE", "CASE", "DEVICE", "BASE", "CAND", "UNIT",
@@ -174,10 +179,14 @@ json_t *ax_compare_to_json(const struct ax_compare *c)
 	json_t *rows = json_array();
 	for (int i = 0; i < c->n_pairs; i++)
 		json_array_append_new(rows, row_json(&c->pairs[i]));
-	return json_pack("{s:s,s:s,s:o,s:o,s:o}", "base", c->base_label,
-			 "candidate", c->cand_label, "threshold_pct",
-			 pct(c->threshold), "summary", summary_json(c), "rows",
-			 rows);
+	/* The labels hold database paths from the command line, which
+	 * need not be UTF-8: repaired, not a document lost. */
+	return json_pack("{s:o,s:o,s:o,s:o,s:o}", "base",
+			 ax_text_json_string(c->base_label, "the BASE label"),
+			 "candidate",
+			 ax_text_json_string(c->cand_label, "the CAND label"),
+			 "threshold_pct", pct(c->threshold), "summary",
+			 summary_json(c), "rows", rows);
 }
 
 int ax_compare_write_json(const struct ax_compare *c, FILE *f)

@@ -337,6 +337,11 @@ static void summary(struct ax_html_ctx *c, const char *when)
 	      c->f);
 }
 
+bool ax_html_stopped(const struct ax_html_ctx *c)
+{
+	return c->d->stop && *c->d->stop;
+}
+
 static int embed_data(struct ax_html_ctx *c, const char *when)
 {
 	json_t *doc = json_pack("{s:s,s:O,s:O?,s:O?}", "generated_at", when,
@@ -373,20 +378,28 @@ int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ",
 			 gmtime(&now));
 	}
+	static void (*const sections[])(struct ax_html_ctx *) = {
+	    section_system,
+	    ax_html_section_medians,
+	    ax_html_section_roofline,
+	    ax_html_section_curves,
+	    ax_html_section_tuner,
+	    ax_html_section_history,
+	    ax_html_section_attention,
+	};
 	struct ax_html_ctx c;
 	ctx_init(&c, f, d);
 	head(&c, d->title ? d->title : "axbench report");
 	summary(&c, when);
-	section_system(&c);
-	ax_html_section_medians(&c);
-	ax_html_section_roofline(&c);
-	ax_html_section_curves(&c);
-	ax_html_section_tuner(&c);
-	ax_html_section_history(&c);
-	ax_html_section_attention(&c);
-	int rc = embed_data(&c, when);
+	for (size_t i = 0;
+	     i < sizeof(sections) / sizeof(sections[0]) && !ax_html_stopped(&c);
+	     i++)
+		sections[i](&c);
+	int rc = ax_html_stopped(&c) ? AX_EINTR : embed_data(&c, when);
 	fputs("</body>\n</html>\n", f);
 	json_decref(c.devices);
+	if (rc == AX_EINTR || ax_html_stopped(&c))
+		return ax_errf(err, errlen, AX_EINTR, "report: interrupted");
 	if (rc)
 		return ax_errf(err, errlen, rc, "report: out of memory");
 	if (ferror(f))

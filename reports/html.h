@@ -37,13 +37,16 @@ struct ax_html_data {
 	const char *generated_at; /* shown and embedded; NULL: now (UTC) */
 	const char *selection;	  /* how the data was chosen, e.g. "runs
 				     3, 4"; NULL to omit */
+	const volatile int *stop; /* non-NULL: writing stops (AX_EINTR) once
+				   *stop is set (Ctrl-C) */
 };
 
 /*
  * Write the whole report to f.  results must be an array (it may be
  * empty: every section then says it has no data).  Returns 0, AX_EINVAL
- * (message in err) for a missing results array, AX_ENOMEM, or AX_EIO
- * when the stream reports a write error.
+ * (message in err) for a missing results array, AX_ENOMEM, AX_EINTR
+ * when d->stop was set (between sections and charts), or AX_EIO when the
+ * stream reports a write error.
  */
 int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 			 size_t errlen);

@@ -154,7 +154,7 @@ void ax_html_section_history(struct ax_html_ctx *c)
 	      "</th><th>Unit</th><th>Verdict against the previous run</th>"
 	      "</tr>\n",
 	      c->f);
-	json_array_foreach(keys, i, k)
+	json_array_foreach(keys, i, k) if (!ax_html_stopped(c))
 	    history_key(c, json_string_value(k), &regs);
 	fprintf(c->f, "</table>\n<p>%d regression%s marked.</p>\n", regs,
 		regs == 1 ? "" : "s");

@@ -20,6 +20,9 @@ struct ax_html_ctx {
 	int n_runs;	 /* distinct run ids among the results */
 };
 
+/* Has the caller asked the report to stop (d->stop)?  Long loops check it
+ * once per chart or group. */
+bool ax_html_stopped(const struct ax_html_ctx *c);
 /* String member or "" (never NULL). */
 const char *ax_html_jstr(const json_t *o, const char *key);
 /* Number member (integer or real) or NAN. */

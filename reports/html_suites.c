@@ -268,7 +268,7 @@ static void suite_charts(struct ax_html_ctx *c, const char *suite,
 	char common[400];
 	strip_common(rows, n, common, sizeof(common));
 	int parts = (n + BARS_PER_CHART - 1) / BARS_PER_CHART;
-	for (int p = 0; p < parts; p++) {
+	for (int p = 0; p < parts && !ax_html_stopped(c); p++) {
 		int k = n - p * BARS_PER_CHART;
 		chart(c, suite, unit, hib, common, rows + p * BARS_PER_CHART,
 		      k < BARS_PER_CHART ? k : BARS_PER_CHART, p + 1, parts);
@@ -287,7 +287,7 @@ void ax_html_section_medians(struct ax_html_ctx *c)
 	json_array_foreach(c->d->results, i, r)
 	{
 		char key[300];
-		if (!ax_html_ok(r))
+		if (!ax_html_ok(r) || ax_html_stopped(c))
 			continue;
 		snprintf(key, sizeof(key), "%s\x1f%s", ax_html_jstr(r, "suite"),
 			 ax_html_jstr(r, "unit"));

@@ -1,0 +1,195 @@
+/* core/text.c - stored text for terminals and JSON (see text.h). */
+#include "core/text.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The length (1-4) of the valid UTF-8 sequence at s, storing its code
+ * point in *cp; 0 when the byte at s does not start one (a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, or a
+ * sequence cut short).  The ranges are RFC 3629's table.
+ */
+static int utf8_next(const unsigned char *s, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	int n;
+	unsigned char lo = 0x80, hi = 0xbf; /* allowed second byte */
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, *cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, *cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, *cp = c & 0x07;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (int i = 1; i < n; i++) {
+		unsigned char b = s[i];
+		if (i == 1 ? (b < lo || b > hi) : (b & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (b & 0x3f);
+	}
+	return n;
+}
+
+/* Code points a terminal must not receive raw. */
+static bool needs_escape(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c ||
+	       cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* The terminal form of the character at p into piece: its bytes, or an
+ * escape.  Sets *n to the bytes consumed; returns the piece's length, and
+ * whether it was escaped in *escaped. */
+static size_t term_piece(const unsigned char *p, char piece[16], int *n,
+			 bool *escaped)
+{
+	uint32_t cp;
+	*n = utf8_next(p, &cp);
+	*escaped = true;
+	if (*n == 0) {
+		*n = 1;
+		return (size_t)snprintf(piece, 16, "\\x%02x", *p);
+	}
+	if (needs_escape(cp))
+		return (size_t)snprintf(
+		    piece, 16, cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
+	*escaped = false;
+	memcpy(piece, p, (size_t)*n);
+	return (size_t)*n;
+}
+
+const char *ax_text_term(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t used = 0;
+	bool changed = false;
+	if (len == 0)
+		return "";
+	buf[0] = '\0';
+	while (*p) {
+		char piece[16];
+		int n;
+		bool escaped;
+		size_t plen = term_piece(p, piece, &n, &escaped);
+		if (used + plen >= len)
+			break; /* cut short, never inside an escape */
+		memcpy(buf + used, piece, plen);
+		used += plen;
+		buf[used] = '\0';
+		changed |= escaped;
+		p += n;
+	}
+	return changed || *p ? buf : (s ? s : "");
+}
+
+const char *ax_term(const char *s)
+{
+	enum { N_BUFS = 8, BUF_LEN = 1024 };
+	static char bufs[N_BUFS][BUF_LEN];
+	static int next;
+	char *buf = bufs[next];
+	next = (next + 1) % N_BUFS;
+	return ax_text_term(s, buf, BUF_LEN);
+}
+
+char *ax_text_utf8_repair(const char *s, size_t *n_bad)
+{
+	static const char fffd[] = "\xef\xbf\xbd";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t bad = 0, len = strlen(s);
+	/* Each invalid byte grows to three. */
+	char *out = malloc(3 * len + 1), *o = out;
+	if (!out)
+		return NULL;
+	while (*p) {
+		uint32_t cp;
+		int n = utf8_next(p, &cp);
+		if (n == 0) {
+			memcpy(o, fffd, 3);
+			o += 3;
+			p++;
+			bad++;
+			continue;
+		}
+		memcpy(o, p, (size_t)n);
+		o += n;
+		p += n;
+	}
+	*o = '\0';
+	if (n_bad)
+		*n_bad = bad;
+	return out;
+}
+
+/* The warning, for the first few repairs of the process only: a database
+ * full of such text would otherwise bury the output. */
+static void warn_repaired(const char *what, size_t n_bad)
+{
+	enum { MAX_WARNINGS = 5 };
+	static int warned;
+	if (warned < MAX_WARNINGS)
+		fprintf(stderr,
+			"axbench: warning: %s is not valid UTF-8; %zu byte%s "
+			"replaced by U+FFFD\n",
+			what ? what : "stored text", n_bad,
+			n_bad == 1 ? "" : "s");
+	else if (warned == MAX_WARNINGS)
+		fprintf(stderr, "axbench: warning: more stored text is not "
+				"valid UTF-8; replaced by U+FFFD without "
+				"further warnings\n");
+	warned++;
+}
+
+json_t *ax_text_json_string(const char *s, const char *what)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	size_t bad = 0;
+	char *fixed = ax_text_utf8_repair(s, &bad);
+	j = fixed ? json_string(fixed) : NULL;
+	free(fixed);
+	if (!j)
+		return json_null(); /* out of memory */
+	warn_repaired(what, bad);
+	return j;
+}
+
+json_t *ax_text_json_loads(const char *s, size_t flags, const char *what)
+{
+	if (!s)
+		return json_null();
+	json_error_t e;
+	json_t *j = json_loads(s, flags, &e);
+	if (j)
+		return j;
+	size_t bad = 0;
+	char *fixed = ax_text_utf8_repair(s, &bad);
+	if (fixed && bad)
+		j = json_loads(fixed, flags, &e);
+	free(fixed);
+	if (!j)
+		return json_null();
+	warn_repaired(what, bad);
+	return j;
+}
