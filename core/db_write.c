@@ -322,27 +322,6 @@ int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id)
 	return ax_dbi_step_done(db, st, id, "storing a tuning trial");
 }
 
-static int run_exists(struct ax_db *db, int64_t run_id)
-{
-	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db, "SELECT 1 FROM run WHERE id = ?", &st);
-
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc == SQLITE_DONE)
-		return ax_dbi_fail(db, AX_ENOTFOUND,
-				   "%s: no run with id %" PRId64
-				   "; list runs with "
-				   "`axbench results`",
-				   db->path, run_id);
-	return ax_dbi_fail_sql(db, rc, "looking up a run");
-}
-
 int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id)
 {
 	sqlite3_stmt *st;
@@ -353,7 +332,7 @@ int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id)
 				   "baseline name is empty; give it a name");
 	if ((rc = ax_dbi_begin(db)))
 		return rc;
-	if ((rc = run_exists(db, run_id)))
+	if ((rc = ax_db_run_exists(db, run_id)))
 		return ax_dbi_rollback(db, rc);
 	rc = ax_dbi_prepare(
 	    db,

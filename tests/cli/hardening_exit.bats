@@ -22,15 +22,8 @@ setup() {
 	cp "$BASE_DB" "$DB"
 }
 
-# A private mount namespace where a tmpfs can be mounted (as in
-# reliability.bats); skips where that is not possible.
-in_ns() { unshare --user --map-root-user --mount bash -c "$1"; }
-need_mount() {
-	unshare --user --map-root-user --mount \
-		bash -c 'mount -t tmpfs -o size=64k tmpfs "$1"' _ \
-		"$BATS_TEST_TMPDIR" 2>/dev/null ||
-		skip "cannot mount a tmpfs here"
-}
+# in_ns and need_mount (helper.bash): a private mount namespace where a
+# tmpfs can be mounted; skips where that is not possible.
 
 # ---- exit codes: storage is 5, the caller's mistake is 2 ---------------
 

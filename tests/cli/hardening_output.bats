@@ -40,15 +40,8 @@ to_full() { "$AX" --db "$DB" "$@" >/dev/full; }
 # Files in directory $1, one a line (hidden ones too), sorted.
 files_in() { (cd "$1" && ls -A | sort); }
 
-# A private mount namespace where a tmpfs can be mounted (as in
-# reliability.bats); skips where none can be made.
-in_ns() { unshare --user --map-root-user --mount bash -c "$1"; }
-need_mount() {
-	unshare --user --map-root-user --mount \
-		bash -c 'mount -t tmpfs -o size=64k tmpfs "$1"' _ \
-		"$BATS_TEST_TMPDIR" 2>/dev/null ||
-		skip "cannot mount a tmpfs here (no user namespaces)"
-}
+# in_ns and need_mount (helper.bash): a private mount namespace where a
+# tmpfs can be mounted; skips where that is not possible.
 
 # ---- item 3: a closed pipe on stdout ---------------------------------
 
