@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* -p options one tune takes (a shape has a handful of parameters). */
+#define MAX_PARAMS 32
+
 enum {
 	OPT_PARAM = 1,
 	OPT_STRATEGY,
@@ -58,7 +61,7 @@ struct tune_cli {
 	struct ax_tune_args a;
 	const char *suite_name;
 	const char *replay;
-	const char *params[32];
+	const char *params[MAX_PARAMS];
 	int n_params;
 };
 
@@ -108,7 +111,11 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 	int opt, rc = 0;
 	ax_cli_iter_init(&it, cli, &ax_cmd_tune, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
-		if (opt == OPT_PARAM && t->n_params < 32)
+		if (opt == OPT_PARAM && t->n_params == MAX_PARAMS)
+			rc = ax_cli_error(cli, AX_EXIT_USAGE,
+					  "-p %s: at most %d -p options",
+					  it.optarg, MAX_PARAMS);
+		else if (opt == OPT_PARAM)
 			t->params[t->n_params++] = it.optarg;
 		else if (opt == OPT_STRATEGY)
 			t->a.strategy = it.optarg;
@@ -136,6 +143,9 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 static int set_shape(struct ax_cli *cli, struct tune_cli *t)
 {
 	const struct ax_suite *s = t->a.suite;
+	char why[512];
+	if (ax_params_check_unique(t->params, t->n_params, why, sizeof(why)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", why);
 	ax_params_init(&t->a.base, s->params, s->n_params);
 	for (int i = 0; i < t->n_params; i++) {
 		char name[64], err[512];

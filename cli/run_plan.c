@@ -201,28 +201,18 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 	return rc;
 }
 
-/* Two -p for one name would silently keep the last, as duplicate YAML
- * keys would: refused the same way, naming both values. */
+/* Two -p for one name: refused (core/params.h). */
 static int check_duplicates(const struct ax_plan_override *ov, int n_ov,
 			    char *err, size_t errlen)
 {
-	for (int i = 0; i < n_ov; i++) {
-		size_t len = strcspn(ov[i].text, "=");
-		for (int j = 0; j < i && ov[i].text[len] == '='; j++) {
-			if (strncmp(ov[j].text, ov[i].text, len + 1) != 0)
-				continue;
-			const char *a = ov[j].text + len + 1;
-			const char *b = ov[i].text + len + 1;
-			return ax_errf(err, errlen, AX_EINVAL,
-				       "-p %.*s is given twice (%s and %s); "
-				       "give it once: a list (-p %.*s=A,B) or "
-				       "a range (-p %.*s=LO..HI) sweeps "
-				       "several values",
-				       (int)len, ov[i].text, a, b, (int)len,
-				       ov[i].text, (int)len, ov[i].text);
-		}
-	}
-	return 0;
+	const char **texts = calloc((size_t)n_ov + 1, sizeof(*texts));
+	if (!texts)
+		return ax_errf(err, errlen, AX_ENOMEM, "out of memory");
+	for (int i = 0; i < n_ov; i++)
+		texts[i] = ov[i].text;
+	int rc = ax_params_check_unique(texts, n_ov, err, errlen);
+	free(texts);
+	return rc;
 }
 
 int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,

@@ -375,6 +375,28 @@ int ax_params_check(const struct ax_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+int ax_params_check_unique(const char *const *texts, int n, char *err,
+			   size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		size_t len = strcspn(texts[i], "=");
+		for (int j = 0; j < i && texts[i][len] == '='; j++) {
+			if (strncmp(texts[j], texts[i], len + 1) != 0)
+				continue;
+			const char *a = texts[j] + len + 1;
+			const char *b = texts[i] + len + 1;
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "-p %.*s is given twice (%s and %s); "
+				       "give it once: a list (-p %.*s=A,B) or "
+				       "a range (-p %.*s=LO..HI) sweeps "
+				       "several values",
+				       (int)len, texts[i], a, b, (int)len,
+				       texts[i], (int)len, texts[i]);
+		}
+	}
+	return 0;
+}
+
 int ax_params_set(struct ax_params *p, const char *name, const char *text,
 		  char *err, size_t errlen)
 {

@@ -84,6 +84,12 @@ void ax_param_format(const struct ax_param_def *d, int64_t v, char *buf,
 /* Check every value against its definition; AX_EINVAL with a message. */
 int ax_params_check(const struct ax_params *p, char *err, size_t errlen);
 
+/* -p NAME=VALUE texts: AX_EINVAL naming the key and both values when one
+ * NAME is given twice (the later would silently win, as a duplicate YAML
+ * key would; both are refused). */
+int ax_params_check_unique(const char *const *texts, int n, char *err,
+			   size_t errlen);
+
 /* Set name=value from text; AX_ENOTFOUND names the known parameters. */
 int ax_params_set(struct ax_params *p, const char *name, const char *text,
 		  char *err, size_t errlen);

@@ -131,6 +131,16 @@ setup() { ax_setup; }
 	assert_failure 2
 	assert_output --partial "-p size is given twice (64K and 128K)"
 	[ ! -e "$DB" ]
+	# tune too, and it never drops a -p past its limit
+	run "$AX" --db "$DB" tune bandwidth -p size=64K -p size=128K --budget 2
+	assert_failure 2
+	assert_output --partial "-p size is given twice (64K and 128K)"
+	many=()
+	for i in $(seq 33); do many+=(-p "op=copy"); done
+	run "$AX" --db "$DB" tune bandwidth "${many[@]}" --budget 2
+	assert_failure 2
+	assert_output --partial "at most 32 -p options"
+	[ ! -e "$DB" ]
 }
 
 # Commands listed by --help (help itself included).
