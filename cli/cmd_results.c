@@ -92,6 +92,33 @@ static void print_csv(const json_t *results)
 	}
 }
 
+/* Runs whose results may be partial are said under the table: one
+ * still running, or one abandoned by a process that is gone. */
+static void print_unfinished_runs(const json_t *results)
+{
+	size_t idx;
+	const json_t *r;
+	long long last = 0;
+	json_array_foreach(results, idx, r)
+	{
+		long long run = (long long)num(r, "run_id");
+		const char *st = str(r, "run_status");
+		if (run == last)
+			continue;
+		last = run;
+		if (strcmp(st, "abandoned") == 0)
+			printf(
+			    "run %lld is abandoned: its process ended without "
+			    "finishing it; its results are those stored "
+			    "before\n",
+			    run);
+		else if (strcmp(st, "running") == 0)
+			printf("run %lld is still running (or ran on another "
+			       "machine and never finished)\n",
+			       run);
+	}
+}
+
 /* Stored text goes through ax_term: a control character or a
  * bidirectional override reaches the terminal as visible text. */
 static void print_table(const json_t *results)
@@ -123,6 +150,7 @@ static void print_table(const json_t *results)
 	}
 	if (json_array_size(results) == 0)
 		printf("(no results)\n");
+	print_unfinished_runs(results);
 }
 
 /* jansson's output callback: stdout, until Ctrl-C (a million samples

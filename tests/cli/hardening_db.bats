@@ -189,6 +189,8 @@ as_reader() {
 import json, sys
 rows = json.load(sys.stdin)
 assert rows and all(r["run_status"] == "abandoned" for r in rows), rows'
+	run "$AX" --db "$DB" results
+	assert_output --partial "run 1 is abandoned: its process ended without finishing it"
 	[ "$(sql 'select status from run')" = running ] # readers never write
 	one_result
 	[ "$(sql 'select status from run where id = 1')" = abandoned ]
