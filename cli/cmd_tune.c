@@ -266,12 +266,19 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 	struct tune_cli *t = calloc(1, sizeof(*t));
 	if (!t)
 		return AX_EXIT_FAIL;
-	t->a.strategy = "bo";
-	t->a.seed = 1;
-	t->a.budget = 40;
+	/* Unset until parsed: --resume takes them from the session (and
+	 * refuses a strategy or seed that disagrees); otherwise defaults. */
+	t->a.strategy = NULL;
+	t->a.seed = AX_TUNE_SEED_UNSET;
+	t->a.budget = 0;
 	t->a.retime_top = 3;
 	default_measurement(&t->a);
 	int rc = parse(cli, argc, argv, t);
+	if (!t->a.resume_session) {
+		t->a.strategy = t->a.strategy ? t->a.strategy : "bo";
+		t->a.seed = t->a.seed == AX_TUNE_SEED_UNSET ? 1 : t->a.seed;
+		t->a.budget = t->a.budget ? t->a.budget : 40;
+	}
 	if (rc == 0 && t->replay && (t->suite_name || t->a.resume_session))
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
 				  "--replay tunes a recorded landscape: give "

@@ -724,6 +724,49 @@ static int close_all(struct live *lv, int rc)
 	return ax_session_finish(&lv->session, rc);
 }
 
+/*
+ * The session's strategy and seed are what make it one search: a
+ * different one given with --resume is refused, never silently replaced.
+ * A --budget given with it is this run's total (stored trials count),
+ * said when it differs from the stored one.
+ */
+static int resume_settings(struct live *lv, const json_t *session)
+{
+	struct ax_tune_args *a = lv->a;
+	long long id = (long long)a->resume_session;
+	static char strategy[32];
+	snprintf(strategy, sizeof(strategy), "%s",
+		 json_string_value(json_object_get(session, "strategy"))
+		     ?: "bo");
+	uint64_t seed =
+	    (uint64_t)json_integer_value(json_object_get(session, "seed"));
+	json_int_t budget =
+	    json_integer_value(json_object_get(session, "budget"));
+	if (a->strategy && strcmp(a->strategy, strategy) != 0)
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--strategy %s: session %lld searches "
+				    "with %s; --resume continues it so (give "
+				    "no --strategy, or start a new session)",
+				    a->strategy, id, strategy);
+	if (a->seed != AX_TUNE_SEED_UNSET && a->seed != seed)
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--seed %llu: session %lld was started "
+				    "with seed %llu; --resume continues it so "
+				    "(give no --seed, or start a new session)",
+				    (unsigned long long)a->seed, id,
+				    (unsigned long long)seed);
+	a->strategy = strategy;
+	a->seed = seed;
+	if (a->budget && budget > 0 && a->budget != (size_t)budget)
+		say(lv,
+		    "budget %zu for this run, stored trials included (session "
+		    "%lld was started with %lld)",
+		    a->budget, id, (long long)budget);
+	if (!a->budget)
+		a->budget = budget > 0 ? (size_t)budget : 40;
+	return 0;
+}
+
 static int load_resumed(struct live *lv, json_t **session)
 {
 	struct ax_tune_args *a = lv->a;
@@ -763,18 +806,7 @@ static int load_resumed(struct live *lv, json_t **session)
 	if (rc)
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
 				    "--resume: stored shape unusable: %s", err);
-	static char strategy[32];
-	snprintf(strategy, sizeof(strategy), "%s",
-		 json_string_value(json_object_get(*session, "strategy"))
-		     ?: "bo");
-	a->strategy = strategy;
-	a->seed =
-	    (uint64_t)json_integer_value(json_object_get(*session, "seed"));
-	json_int_t budget =
-	    json_integer_value(json_object_get(*session, "budget"));
-	if (budget > 0)
-		a->budget = (size_t)budget;
-	return 0;
+	return resume_settings(lv, *session);
 }
 
 int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)

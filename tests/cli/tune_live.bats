@@ -87,7 +87,7 @@ assert d["default_first"] > 0 and d["default"] > 0, d'
 	[ "$(sql 'select count(*) from tune_session')" -eq 1 ]
 }
 
-@test "tune --resume ID works without the suite; a suite or shape that disagrees is refused" {
+@test "tune --resume ID works without the suite; a suite, shape, strategy or seed that disagrees is refused" {
 	run "$AX" --db "$DB" "${TUNE[@]}" --budget 2
 	assert_success
 	sql "update tune_session set budget = 3"
@@ -101,13 +101,26 @@ assert d["default_first"] > 0 and d["default"] > 0, d'
 	run "$AX" --db "$DB" tune --resume 1 -p size=4K
 	assert_failure 2
 	assert_output --partial "-p size=4K: --resume continues session 1 with the shape stored with it"
+	# The session's strategy and seed make it one search: another one
+	# is refused, never silently replaced.
+	run "$AX" --db "$DB" tune --resume 1 --strategy grid
+	assert_failure 2
+	assert_output --partial "--strategy grid: session 1 searches with random"
+	run "$AX" --db "$DB" tune --resume 1 --seed 5
+	assert_failure 2
+	assert_output --partial "--seed 5: session 1 was started with seed 2"
+	run "$AX" --db "$DB" tune --resume 1 --strategy random --seed 2 --budget 4
+	assert_success
+	assert_output --partial "budget 4 for this run, stored trials included (session 1 was started with 3)"
+	assert_output --partial "session 1: random on bandwidth, 4 trials"
+	[ "$(sql 'select count(*) from trial')" -eq 4 ]
 	run "$AX" --db "$DB" tune --resume 7
 	assert_failure 2
 	assert_output --partial "--resume 7: no such tuning session"
 	run "$AX" --db "$DB" tune
 	assert_failure 2
 	assert_output --partial "tune needs a SUITE, --resume SESSION or --replay FILE"
-	[ "$(sql 'select count(*) from trial')" -eq 3 ]
+	[ "$(sql 'select count(*) from trial')" -eq 4 ]
 }
 
 @test "gemm share=subgroup with wg_x below the subgroup size is refused before launch, with the reason" {
