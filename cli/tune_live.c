@@ -503,25 +503,29 @@ static bool beats_defaults(const struct live *lv, const struct timed *best,
  * parameters measured twice are never a speed-up. */
 static int retime_top(struct live *lv, struct verdict *v, struct timed *best)
 {
-	size_t top[8];
+	size_t top[8], n = 0;
 	size_t k = ax_tuner_top(lv->tuner, (size_t)lv->a->retime_top, top);
 	int rc = 0;
-	if (k)
+	for (size_t j = 0; j < k; j++) {
+		struct ax_params p;
+		point_params(lv, top[j], &p);
+		if (!is_defaults(lv, &p))
+			top[n++] = top[j];
+	}
+	if (n)
 		say(lv,
 		    "re-timing the %zu best point%s and then the defaults "
 		    "with full sampling, one after the other, for the "
 		    "verdict (the trials were quick samples)",
-		    k, k == 1 ? "" : "s");
-	for (size_t j = 0; j < k && rc == 0 && !ax_cli_interrupted; j++) {
+		    n, n == 1 ? "" : "s");
+	for (size_t j = 0; j < n && rc == 0 && !ax_cli_interrupted; j++) {
 		struct ax_params p;
 		struct timed t;
 		char label[512], f[64];
 		point_params(lv, top[j], &p);
-		if (is_defaults(lv, &p))
-			continue;
 		tunables_label(&p, label, sizeof(label));
 		rc = retime(lv, &p, "retime", &t);
-		say(lv, "re-timed %zu/%zu (%s): %s", j + 1, k, label,
+		say(lv, "re-timed %zu/%zu (%s): %s", j + 1, n, label,
 		    figure(lv, t.median, f, sizeof(f)));
 		bool wins = !isnan(t.median) &&
 			    (!v->have_best || (lv->a->suite->higher_is_better
