@@ -132,9 +132,10 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 	}
 	if (rc == 0 && it.n_positional == 1)
 		t->suite_name = it.positional[0];
-	if (rc == 0 && !t->suite_name && !t->replay)
+	if (rc == 0 && !t->suite_name && !t->replay && !t->a.resume_session)
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
-				  "tune needs a SUITE or --replay FILE");
+				  "tune needs a SUITE, --resume SESSION or "
+				  "--replay FILE");
 	ax_cli_iter_release(&it);
 	return rc;
 }
@@ -244,23 +245,58 @@ static void default_measurement(struct ax_tune_args *a)
 	ax_runner_opts_default(&a->final_opts);
 }
 
+/*
+ * --resume SESSION: the session's suite, shape, strategy, seed and budget
+ * are stored with it, so SUITE may be left out.  A SUITE that is given
+ * must be the session's (checked once the session is read); a shape
+ * given with -p would be silently replaced by the stored one, so it is
+ * refused instead.
+ */
+static int resume_main(struct ax_cli *cli, struct tune_cli *t)
+{
+	if (t->n_params)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "-p %s: --resume continues session %lld "
+				    "with the shape stored with it; give no "
+				    "-p (start a new session for another "
+				    "shape)",
+				    t->params[0],
+				    (long long)t->a.resume_session);
+	if (t->suite_name && !(t->a.suite = ax_suite_find(t->suite_name)))
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "unknown suite '%s' (axbench suites lists "
+				    "them; with --resume the suite may be left "
+				    "out)",
+				    t->suite_name);
+	return ax_tune_live(cli, &t->a);
+}
+
 static int tune_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct tune_cli *t = calloc(1, sizeof(*t));
 	if (!t)
 		return AX_EXIT_FAIL;
-	t->a.strategy = "bo";
-	t->a.seed = 1;
-	t->a.budget = 40;
+	/* Unset until parsed: --resume takes them from the session (and
+	 * refuses a strategy or seed that disagrees); otherwise defaults. */
+	t->a.strategy = NULL;
+	t->a.seed = AX_TUNE_SEED_UNSET;
+	t->a.budget = 0;
 	t->a.retime_top = 3;
 	default_measurement(&t->a);
 	int rc = parse(cli, argc, argv, t);
+	if (!t->a.resume_session) {
+		t->a.strategy = t->a.strategy ? t->a.strategy : "bo";
+		t->a.seed = t->a.seed == AX_TUNE_SEED_UNSET ? 1 : t->a.seed;
+		t->a.budget = t->a.budget ? t->a.budget : 40;
+	}
 	if (rc == 0 && t->replay && (t->suite_name || t->a.resume_session))
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
 				  "--replay tunes a recorded landscape: give "
 				  "no SUITE or --resume with it");
 	if (rc == 0 && t->replay) {
 		rc = replay_main(cli, t);
+	} else if (rc == 0 && t->a.resume_session) {
+		rc = resume_main(cli, t);
 	} else if (rc == 0) {
 		t->a.suite = ax_suite_find(t->suite_name);
 		if (!t->a.suite)
@@ -286,13 +322,14 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .name = "tune",
     .summary = "find the fastest tunable parameters of a suite",
     .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
-	     "[--seed N] [--resume ID] | --replay FILE",
+	     "[--seed N] | [SUITE] --resume ID | --replay FILE",
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
 	       "it.  At the end the best points are re-timed\nwith more "
 	       "samples beside the defaults, and the speed-up is printed.",
     .examples = {"axbench tune gemm -p m=1024 -p n=1024 -p k=1024 --budget 30",
-		 "axbench tune bandwidth --strategy random --seed 7"},
+		 "axbench tune bandwidth --strategy random --seed 7",
+		 "axbench tune --resume 3"},
     .opts = tune_opts,
     .choices = tune_choices,
     .fn = tune_main,

@@ -13,6 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* With --resume, a strategy of NULL, this seed and a budget of 0 mean
+ * "not given": the session's stored ones are used. */
+#define AX_TUNE_SEED_UNSET UINT64_MAX
+
 struct ax_tune_args {
 	const struct ax_suite *suite;
 	struct ax_params base; /* shape from -p, tunables default */

@@ -6,12 +6,15 @@
 #include "core/error.h"
 #include "core/vk.h"
 #include "reports/compare.h"
+#include "suites/registry.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 struct live {
@@ -26,7 +29,10 @@ struct live {
 	double best_value;     /* in the suite's unit, NAN before any */
 	int64_t best_trial_id; /* best measured trial, until re-timing */
 	int64_t *trial_ids;    /* per point of the space, 0 if untried */
-	char best_label[512];
+	char best_label[512];  /* the best point's tunables */
+	double defaults_first; /* the defaults, measured before any trial */
+	double run_start_s;    /* when this run's first trial began */
+	int run_trials;	       /* trials measured by this run */
 };
 
 /* The space's points hold defaults for non-tunables: put the shape back. */
@@ -113,15 +119,106 @@ static bool better(const struct live *lv, double value)
 					      : value < lv->best_value;
 }
 
-static void progress(const struct live *lv)
+static double now_s(void)
 {
-	if (lv->cli->verbosity < 0 || lv->cli->json)
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "name=value ..." of p's tunable parameters: what the tuner chose. */
+static void tunables_label(const struct ax_params *p, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < p->n && used < len; k++) {
+		const struct ax_param_def *d = &p->defs[k];
+		char v[64];
+		if (!(d->flags & AX_PARAM_TUNABLE))
+			continue;
+		ax_param_format(d, p->v[k], v, sizeof(v));
+		int w = snprintf(buf + used, len - used, "%s%s=%s",
+				 used ? " " : "", d->name, v);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+static bool quiet(const struct live *lv)
+{
+	return lv->cli->verbosity < 0 || lv->cli->json;
+}
+
+/* A figure in the suite's unit, or "-" when there is none. */
+static const char *figure(const struct live *lv, double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		return "-";
+	snprintf(buf, n, "%.4g %s", v, lv->a->suite->unit);
+	return buf;
+}
+
+/* Time left, from this run's trials so far: the mean trial times the
+ * trials the budget (or the time limit, if sooner) still allows. */
+static void eta_text(const struct live *lv, char *buf, size_t n)
+{
+	double elapsed = now_s() - lv->run_start_s;
+	size_t budget = lv->a->budget;
+	if (lv->run_trials == 0 || budget == 0) {
+		snprintf(buf, n, "?");
 		return;
-	const char *unit = lv->a->suite->unit;
+	}
+	double left_trials =
+	    budget > (size_t)lv->n_trials ? (double)budget - lv->n_trials : 0;
+	double eta = elapsed / lv->run_trials * left_trials;
+	if (lv->a->time_limit_s > 0 && eta > lv->a->time_limit_s - elapsed)
+		eta = fmax(lv->a->time_limit_s - elapsed, 0);
+	long sec = lround(eta);
+	snprintf(buf, n, "%ld:%02ld", sec / 60, sec % 60);
+}
+
+/*
+ * One line per trial: which trial of the budget and the time left, the
+ * trial's own figure and status, the best so far with its parameters,
+ * and the defaults measured before the first trial as the reference.  On
+ * a terminal the line is rewritten in place; otherwise (a log, a pipe)
+ * each trial is a line of its own.
+ */
+static void progress(const struct live *lv, double value, const char *status)
+{
+	if (quiet(lv))
+		return;
+	char eta[32], f[3][64];
+	eta_text(lv, eta, sizeof(eta));
 	if (isatty(2))
 		fprintf(stderr, "\r\033[K");
-	fprintf(stderr, "[trial %d%s] best %.4g %s (%s)%s", lv->n_trials, "",
-		lv->best_value, unit, lv->best_label, isatty(2) ? "" : "\n");
+	fprintf(stderr,
+		"trial %d/%zu (ETA %s): %s %s | best %s (%s) | defaults %s%s",
+		lv->n_trials, lv->a->budget, eta,
+		figure(lv, value, f[0], sizeof(f[0])), status,
+		figure(lv, lv->best_value, f[1], sizeof(f[1])),
+		isnan(lv->best_value) ? "none yet" : lv->best_label,
+		figure(lv, lv->defaults_first, f[2], sizeof(f[2])),
+		isatty(2) ? "" : "\n");
+	fflush(stderr);
+}
+
+/* A line of its own about what the session is doing now. */
+static void say(const struct live *lv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(const struct live *lv, const char *fmt, ...)
+{
+	if (quiet(lv))
+		return;
+	va_list ap;
+	if (isatty(2))
+		fprintf(stderr, "\r\033[K");
+	fputs("axbench tune: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	fflush(stderr);
 }
 
@@ -131,6 +228,8 @@ static int trial(struct live *lv, size_t i)
 	struct ax_params p;
 	struct ax_session_case c;
 	int64_t trial_id = 0;
+	if (lv->run_trials == 0)
+		lv->run_start_s = now_s();
 	point_params(lv, i, &p);
 	int rc = measure(lv, &p, &lv->a->trial_opts, "trial", &c);
 	const struct ax_runner_result *r = &c.r;
@@ -158,16 +257,17 @@ static int trial(struct live *lv, size_t i)
 	free(params);
 	if (rc == 0) {
 		lv->n_trials++;
+		lv->run_trials++;
 		lv->trial_ids[i] = trial_id;
 		ax_tuner_tell(lv->tuner, i,
 			      isnan(sec) ? AX_TRIAL_FAILED : AX_TRIAL_OK, sec);
 		if (better(lv, t.value)) {
 			lv->best_value = t.value;
 			lv->best_trial_id = trial_id;
-			snprintf(lv->best_label, sizeof(lv->best_label), "%s",
-				 c.label);
+			tunables_label(&p, lv->best_label,
+				       sizeof(lv->best_label));
 		}
-		progress(lv);
+		progress(lv, t.value, t.status);
 	}
 	ax_session_case_release(&c);
 	return rc;
@@ -213,8 +313,8 @@ static int replay_stored(struct live *lv, const json_t *session)
 			    json_integer_value(json_object_get(t, "id"));
 			struct ax_params p;
 			point_params(lv, (size_t)i, &p);
-			ax_session_case_label(&p, lv->best_label,
-					      sizeof(lv->best_label));
+			tunables_label(&p, lv->best_label,
+				       sizeof(lv->best_label));
 		}
 	}
 	return 0;
@@ -336,13 +436,45 @@ static bool is_defaults(const struct live *lv, const struct ax_params *p)
 	return true;
 }
 
-static bool defaults_valid(const struct live *lv)
+/* Whether the defaults may run here; if not, why (when why is given). */
+static bool defaults_valid(const struct live *lv, char *why, size_t n)
 {
-	char why[256];
+	char scratch[256];
+	if (!why)
+		why = scratch, n = sizeof(scratch);
 	const struct ax_suite *s = lv->a->suite;
-	return ax_params_check(&lv->a->base, why, sizeof(why)) == 0 &&
-	       (!s->check || s->check(&lv->a->base, lv->session.info, why,
-				      sizeof(why)) == 0);
+	return ax_params_check(&lv->a->base, why, n) == 0 &&
+	       (!s->check ||
+		s->check(&lv->a->base, lv->session.info, why, n) == 0);
+}
+
+/*
+ * The defaults, measured before the first trial with the final sampling
+ * and stored with role "default", so that every progress line has the
+ * reference "best" is to beat.  The verdict still sets the best point
+ * against the defaults re-timed beside it at the end: the two figures of
+ * one comparison must come from the same conditions (a machine warms,
+ * other work comes and goes).
+ */
+static int measure_defaults_first(struct live *lv)
+{
+	char why[512], f[64];
+	struct timed t;
+	if (!defaults_valid(lv, why, sizeof(why))) {
+		say(lv,
+		    "the defaults cannot run here, so there is no "
+		    "reference: %s",
+		    why);
+		return 0;
+	}
+	say(lv, "measuring the defaults first, as the reference for the "
+		"trials");
+	int rc = retime(lv, &lv->a->base, "default", &t);
+	lv->defaults_first = t.median;
+	free(t.values);
+	if (rc == 0)
+		say(lv, "defaults: %s", figure(lv, t.median, f, sizeof(f)));
+	return rc;
 }
 
 /* The best re-timed point wins only when compare's statistics call it
@@ -371,16 +503,30 @@ static bool beats_defaults(const struct live *lv, const struct timed *best,
  * parameters measured twice are never a speed-up. */
 static int retime_top(struct live *lv, struct verdict *v, struct timed *best)
 {
-	size_t top[8];
+	size_t top[8], n = 0;
 	size_t k = ax_tuner_top(lv->tuner, (size_t)lv->a->retime_top, top);
 	int rc = 0;
-	for (size_t j = 0; j < k && rc == 0 && !ax_cli_interrupted; j++) {
+	for (size_t j = 0; j < k; j++) {
+		struct ax_params p;
+		point_params(lv, top[j], &p);
+		if (!is_defaults(lv, &p))
+			top[n++] = top[j];
+	}
+	if (n)
+		say(lv,
+		    "re-timing the %zu best point%s and then the defaults "
+		    "with full sampling, one after the other, for the "
+		    "verdict (the trials were quick samples)",
+		    n, n == 1 ? "" : "s");
+	for (size_t j = 0; j < n && rc == 0 && !ax_cli_interrupted; j++) {
 		struct ax_params p;
 		struct timed t;
+		char label[512], f[64];
 		point_params(lv, top[j], &p);
-		if (is_defaults(lv, &p))
-			continue;
+		tunables_label(&p, label, sizeof(label));
 		rc = retime(lv, &p, "retime", &t);
+		say(lv, "re-timed %zu/%zu (%s): %s", j + 1, n, label,
+		    figure(lv, t.median, f, sizeof(f)));
 		bool wins = !isnan(t.median) &&
 			    (!v->have_best || (lv->a->suite->higher_is_better
 						   ? t.median > v->best
@@ -408,8 +554,12 @@ static int finalise(struct live *lv, struct verdict *v)
 	v->have_best = false;
 	v->defaults = NAN;
 	int rc = retime_top(lv, v, &best);
-	if (rc == 0 && defaults_valid(lv) && !ax_cli_interrupted)
+	if (rc == 0 && defaults_valid(lv, NULL, 0) && !ax_cli_interrupted) {
+		char f[64];
 		rc = retime(lv, &lv->a->base, "default", &def);
+		say(lv, "re-timed the defaults: %s",
+		    figure(lv, def.median, f, sizeof(f)));
+	}
 	v->defaults = def.median;
 	if (!isnan(def.median) && !beats_defaults(lv, &best, &def)) {
 		v->best = def.median;
@@ -458,13 +608,19 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 	if (lv->cli->json) {
 		char *pj = v->have_best ? ax_params_to_json(&p) : NULL;
 		json_t *o = json_pack(
-		    "{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o?}",
+		    "{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o,s:o,s:o?}",
 		    "session_id", (json_int_t)lv->session_id, "run_id",
 		    (json_int_t)lv->session.run_id, "suite", s->name,
 		    "strategy", lv->a->strategy, "trials", lv->n_trials,
 		    "stop_reason", stop, "unit", s->unit, "best",
 		    v->have_best ? json_real(v->best) : json_null(), "default",
 		    isnan(v->defaults) ? json_null() : json_real(v->defaults),
+		    "default_first",
+		    isnan(lv->defaults_first) ? json_null()
+					      : json_real(lv->defaults_first),
+		    "best_trial",
+		    isnan(lv->best_value) ? json_null()
+					  : json_real(lv->best_value),
 		    "speedup",
 		    isnan(speedup) ? json_null() : json_real(speedup),
 		    "best_params", pj ? json_loads(pj, 0, NULL) : NULL);
@@ -477,16 +633,80 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 	printf("session %lld: %s on %s, %d trials (%s)\n",
 	       (long long)lv->session_id, lv->a->strategy, s->name,
 	       lv->n_trials, stop);
-	if (!v->have_best) {
+	if (!v->have_best && !isnan(lv->best_value)) {
+		/* Cut short before the re-timing: the trials still measured
+		 * what they measured; say so, marked as a trial's figure. */
+		printf("best so far: %.4g %s  %s (a trial's quick figure, not "
+		       "re-timed)\n",
+		       lv->best_value, s->unit, lv->best_label);
+	} else if (!v->have_best) {
 		printf("no point measured successfully\n");
+	}
+	if (!v->have_best) {
+		if (!isnan(lv->defaults_first))
+			printf("defaults: %.4g %s  measured first, before the "
+			       "trials\n",
+			       lv->defaults_first, s->unit);
 		return;
 	}
 	printf("best:     %.4g %s  %s%s\n", v->best, s->unit, label,
 	       v->defaults_win ? " (the defaults: no tried point beat them)"
 			       : "");
 	if (!isnan(v->defaults))
-		printf("defaults: %.4g %s  (speed-up %.2fx)\n", v->defaults,
-		       s->unit, speedup);
+		printf("defaults: %.4g %s  re-timed beside the best at the "
+		       "end (speed-up %.2fx)\n",
+		       v->defaults, s->unit, speedup);
+	if (!isnan(lv->defaults_first))
+		printf("defaults: %.4g %s  measured first, before the "
+		       "trials\n",
+		       lv->defaults_first, s->unit);
+}
+
+/* A word of the command line, quoted for a POSIX shell when it holds
+ * anything but the characters that never need it. */
+static void shell_word(const char *w, char *buf, size_t n)
+{
+	if (*w &&
+	    strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789_./+-:=,@%") == strlen(w)) {
+		snprintf(buf, n, "%s", w);
+		return;
+	}
+	size_t used = 0;
+	buf[used++] = '\'';
+	for (; *w && used + 5 < n; w++) {
+		if (*w == '\'') {
+			memcpy(buf + used, "'\\''", 4);
+			used += 4;
+		} else {
+			buf[used++] = *w;
+		}
+	}
+	buf[used++] = '\'';
+	buf[used] = '\0';
+}
+
+/*
+ * After Ctrl-C: what was kept and the exact command that continues the
+ * session - the same database and device, the session by its id alone
+ * (its suite, shape, strategy, seed and budget are stored with it).
+ */
+static void tell_resume(const struct live *lv)
+{
+	char db[1100], dev[300] = "", dev_word[280];
+	shell_word(lv->cli->db_path, db, sizeof(db));
+	if (lv->cli->device_sel) {
+		shell_word(lv->cli->device_sel, dev_word, sizeof(dev_word));
+		snprintf(dev, sizeof(dev), " --device %s", dev_word);
+	}
+	fprintf(stderr,
+		"axbench tune: interrupted; session %lld keeps its %d "
+		"trial%s (a trial cut short counts once it has measured a "
+		"figure).\ncontinue it with: axbench --db %s%s tune --resume "
+		"%lld\n",
+		(long long)lv->session_id, lv->n_trials,
+		lv->n_trials == 1 ? "" : "s", db, dev,
+		(long long)lv->session_id);
 }
 
 static int close_all(struct live *lv, int rc)
@@ -508,6 +728,49 @@ static int close_all(struct live *lv, int rc)
 	return ax_session_finish(&lv->session, rc);
 }
 
+/*
+ * The session's strategy and seed are what make it one search: a
+ * different one given with --resume is refused, never silently replaced.
+ * A --budget given with it is this run's total (stored trials count),
+ * said when it differs from the stored one.
+ */
+static int resume_settings(struct live *lv, const json_t *session)
+{
+	struct ax_tune_args *a = lv->a;
+	long long id = (long long)a->resume_session;
+	static char strategy[32];
+	snprintf(strategy, sizeof(strategy), "%s",
+		 json_string_value(json_object_get(session, "strategy"))
+		     ?: "bo");
+	uint64_t seed =
+	    (uint64_t)json_integer_value(json_object_get(session, "seed"));
+	json_int_t budget =
+	    json_integer_value(json_object_get(session, "budget"));
+	if (a->strategy && strcmp(a->strategy, strategy) != 0)
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--strategy %s: session %lld searches "
+				    "with %s; --resume continues it so (give "
+				    "no --strategy, or start a new session)",
+				    a->strategy, id, strategy);
+	if (a->seed != AX_TUNE_SEED_UNSET && a->seed != seed)
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--seed %llu: session %lld was started "
+				    "with seed %llu; --resume continues it so "
+				    "(give no --seed, or start a new session)",
+				    (unsigned long long)a->seed, id,
+				    (unsigned long long)seed);
+	a->strategy = strategy;
+	a->seed = seed;
+	if (a->budget && budget > 0 && a->budget != (size_t)budget)
+		say(lv,
+		    "budget %zu for this run, stored trials included (session "
+		    "%lld was started with %lld)",
+		    a->budget, id, (long long)budget);
+	if (!a->budget)
+		a->budget = budget > 0 ? (size_t)budget : 40;
+	return 0;
+}
+
 static int load_resumed(struct live *lv, json_t **session)
 {
 	struct ax_tune_args *a = lv->a;
@@ -523,6 +786,14 @@ static int load_resumed(struct live *lv, json_t **session)
 				    lv->cli->db_path);
 	const char *suite =
 	    json_string_value(json_object_get(*session, "suite"));
+	/* `tune --resume ID` alone: the session names its suite. */
+	if (!a->suite && !(a->suite = ax_suite_find(suite ? suite : "")))
+		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+				    "--resume %lld: that session tuned '%s', "
+				    "which this axbench does not know "
+				    "(axbench suites lists them)",
+				    (long long)a->resume_session,
+				    suite ? suite : "?");
 	if (!suite || strcmp(suite, a->suite->name) != 0)
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
 				    "--resume %lld: that session tuned %s, "
@@ -539,23 +810,13 @@ static int load_resumed(struct live *lv, json_t **session)
 	if (rc)
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE,
 				    "--resume: stored shape unusable: %s", err);
-	static char strategy[32];
-	snprintf(strategy, sizeof(strategy), "%s",
-		 json_string_value(json_object_get(*session, "strategy"))
-		     ?: "bo");
-	a->strategy = strategy;
-	a->seed =
-	    (uint64_t)json_integer_value(json_object_get(*session, "seed"));
-	json_int_t budget =
-	    json_integer_value(json_object_get(*session, "budget"));
-	if (budget > 0)
-		a->budget = (size_t)budget;
-	return 0;
+	return resume_settings(lv, *session);
 }
 
 int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 {
-	struct live lv = {.cli = cli, .a = a, .best_value = NAN};
+	struct live lv = {
+	    .cli = cli, .a = a, .best_value = NAN, .defaults_first = NAN};
 	struct verdict v = {0};
 	json_t *resumed = NULL;
 	a->trial_opts.stop = &ax_cli_interrupted;
@@ -570,6 +831,10 @@ int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 	if (rc == 0)
 		rc = open_session(&lv, resumed);
 	json_decref(resumed);
+	if (rc == 0)
+		rc = measure_defaults_first(&lv);
+	if (rc == AX_EINTR)
+		rc = 0;
 	size_t i;
 	while (rc == 0 && !ax_cli_interrupted &&
 	       ax_tuner_ask(lv.tuner, &i) == 0) {
@@ -583,7 +848,11 @@ int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 			rc = 0;
 	}
 	/* No session row (its start failed): nothing to report on. */
-	if (lv.tuner && lv.session_id)
+	if (lv.tuner && lv.session_id) {
 		report(&lv, &v, rc);
+		fflush(stdout);
+		if (ax_cli_interrupted)
+			tell_resume(&lv);
+	}
 	return close_all(&lv, rc);
 }

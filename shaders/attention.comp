@@ -198,7 +198,10 @@ void main_smem()
  * even while the row's running maximum is still NEG.
  */
 const uint SG = 8;
-const uint KPL = BC / SG;            /* key rows each lane loads */
+/* Key rows each lane loads.  The module is specialized whole, so with
+ * SHARE = 0 and BC < SG this function's arrays would have no element,
+ * which is invalid SPIR-V even though it never runs: keep at least one. */
+const uint KPL = BC >= SG ? BC / SG : 1u;
 
 vec4 bcast4(vec4 v, uint q, uint gbase)
 {

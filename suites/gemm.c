@@ -239,6 +239,22 @@ static int gemm_check(const struct ax_params *p,
 			       "gemm share=subgroup: %s has subgroups of %u "
 			       "lanes; it needs a multiple of 8",
 			       dev->name, dev->subgroup_size);
+	/* The kernel hands A round inside groups of 8 consecutive
+	 * invocations (t = y * wg_x + x), which must be lanes of one
+	 * subgroup in that order.  GPUs fill subgroups in local invocation
+	 * index order, so wg_x*wg_y a multiple of 8 (check_blocking) is
+	 * enough there.  lavapipe fills a subgroup from one row of the
+	 * workgroup and leaves the rest of its lanes idle: with wg_x below
+	 * the subgroup size the shuffles read lanes that never ran and C
+	 * was wrong (wg_x=2 wg_y=4 failed verification). */
+	if (g.share && dev->driver_id == VK_DRIVER_ID_MESA_LLVMPIPE &&
+	    g.wg_x % dev->subgroup_size)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm share=subgroup: wg_x=%u must be a "
+			       "multiple of the subgroup size of %s (%u): "
+			       "its subgroups are rows of the workgroup; "
+			       "raise wg_x or use share=smem",
+			       g.wg_x, dev->name, dev->subgroup_size);
 	int rc = check_blocking(&g, why, whylen);
 	if (!rc)
 		rc = check_limits(&g, &dev->limits, why, whylen);
@@ -458,7 +474,8 @@ const struct ax_suite ax_suite_gemm = {
     .constraints = "bm is a multiple of tm, and bn of tn\n"
 		   "(bm/tm)*(bn/tn) = wg_x*wg_y: one register block per "
 		   "invocation\n"
-		   "share=subgroup: bn a multiple of 8*tn, wg_x*wg_y of 8\n"
+		   "share=subgroup: bn a multiple of 8*tn, wg_x*wg_y of 8 "
+		   "(on lavapipe, wg_x of the subgroup size)\n"
 		   "vec divides the contiguous tile extents (bk of A, or bm "
 		   "with trans_a; bn of B, or bk with trans_b)",
     .unit = "GFLOP/s",

@@ -232,11 +232,12 @@ printed_reason() {
 }
 
 @test "tune: SIGINT while re-timing ends as 'interrupted', printed and stored" {
-	# The first re-timing (the third case) is stalled on the device by
+	# The first re-timing (the fourth case: the defaults are measured
+	# first, then two trials) is stalled on the device by
 	# the test-only AXBENCH_TEST_STALL until its 3 s fence timeout, so
 	# the signal sent after the second trial lands while re-timing, on
 	# any machine under any load.
-	AXBENCH_TEST_STALL=3 "$AX" --db "$DB" tune bandwidth -p op=copy \
+	AXBENCH_TEST_STALL=4 "$AX" --db "$DB" tune bandwidth -p op=copy \
 		-p size=64K --budget 2 --strategy grid --retime 3 --timeout 3 \
 		>"$BATS_TEST_TMPDIR/out" 2>&1 &
 	pid=$!
