@@ -633,6 +633,7 @@ static int bo_ask(struct ax_tuner *t, size_t *index)
 	}
 	/* EI in log-cost units is the expected relative gain. */
 	t->last_ei = exp(lei) * ax_gp_y_scale(b->gp);
+	t->ei_exact = !b->large;
 	return rc;
 }
 

@@ -144,7 +144,7 @@ static size_t session(const struct ax_landscape *l, const char *strategy,
 	char err[256];
 	ax_tuner_options_init(&o);
 	o.budget = budget;
-	o.patience = 0;
+	o.stop_rule = AX_STOP_NONE;
 	o.ei_threshold = 0;
 	if (ax_tuner_create(&t, l->space, strategy, seed, &o, err, sizeof(err)))
 		return 0;
@@ -236,7 +236,6 @@ static void test_bo_finds_optimum(void)
 	char err[256];
 	ax_tuner_options_init(&o);
 	o.budget = 40;
-	o.patience = 0;
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		AX_CHECK_INT(ax_replay_run(l, "bo", seed, &o, trace, 40, &r,
 					   err, sizeof(err)),
@@ -265,16 +264,16 @@ static void test_stopping_rules(void)
 	ax_replay_run(l, "random", 1, &o, NULL, 0, &r, err, sizeof(err));
 	AX_CHECK_INT(r.evals, 17);
 	AX_CHECK_STR(r.stop_reason, "budget of 17 evaluations reached");
-	/* Patience: grid walks index order; after the optimum no 1 % gain
+	/* "gain": grid walks index order; after the optimum no 1 % gain
 	 * in 20 evaluations stops it well before the end. */
 	ax_tuner_options_init(&o);
+	o.stop_rule = AX_STOP_GAIN;
 	ax_replay_run(l, "grid", 1, &o, NULL, 0, &r, err, sizeof(err));
 	AX_CHECK(r.evals < 105);
 	AX_CHECK(strstr(r.stop_reason, "no gain of 1%") != NULL);
-	/* bo with the EI rule alone (patience off): on this smooth landscape
-	 * the model runs out of expected improvement long before the end. */
+	/* bo with the default "ei" rule: on this smooth landscape the model
+	 * runs out of expected improvement long before the end. */
 	ax_tuner_options_init(&o);
-	o.patience = 0;
 	ax_replay_run(l, "bo", 1, &o, NULL, 0, &r, err, sizeof(err));
 	AX_CHECK(r.evals < 105);
 	AX_CHECK(strstr(r.stop_reason, "expected improvement below") != NULL);
@@ -342,7 +341,7 @@ static void test_bo_large_space(void)
 	struct ax_tuner_options o;
 	ax_tuner_options_init(&o);
 	o.budget = 45;
-	o.patience = 0;
+	o.stop_rule = AX_STOP_NONE;
 	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 2, &o, err, sizeof(err)), 0);
 	static unsigned char seen[262144];
 	size_t i, n = 0;
