@@ -366,7 +366,137 @@ static void test_bo_large_space(void)
 	ax_space_destroy(s);
 }
 
+/* Synthetic landscapes for the stop rules: three integer tunables 0..9
+ * (1 000 points), cost a function of them. */
+static const struct ax_param_def cube_defs[] = {
+    {"a", AX_PT_INT, 0, 9, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"b", AX_PT_INT, 0, 9, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"c", AX_PT_INT, 0, 9, NULL, 0, AX_PARAM_TUNABLE, ""},
+};
+
+typedef double (*cost_fn)(const double *v);
+
+/* Within 0.01 % everywhere: nothing left to gain once the model knows. */
+static double flat_cost(const double *v)
+{
+	return 1 + 1e-5 * (double)(((int)(7 * v[0] + 3 * v[1] + v[2])) % 10);
+}
+
+/* A shallow bowl whose bottom is the far corner (9, 9, 9), 2 % below
+ * its rim: nearly flat, but every step towards the corner pays, so a
+ * better region stays likely until it is found. */
+static double corner_cost(const double *v)
+{
+	double s = 0;
+	for (int d = 0; d < 3; d++)
+		s += (9 - v[d]) * (9 - v[d]);
+	return 1 + 0.02 * s / 243;
+}
+
+/* A session of bo with stop rule under budget on the cube; returns the
+ * evaluations made, the best cost into *best and the reason into why. */
+static size_t cube_session(cost_fn f, enum ax_stop_rule rule, uint64_t seed,
+			   size_t budget, double *best, char *why,
+			   size_t whylen)
+{
+	struct ax_space *s;
+	struct ax_tuner *t;
+	struct ax_tuner_options o;
+	char err[256];
+	*best = INFINITY;
+	if (ax_space_create_params(&s, cube_defs, 3, NULL, NULL, 0, 1, err,
+				   sizeof(err)))
+		return 0;
+	ax_tuner_options_init(&o);
+	o.budget = budget;
+	o.stop_rule = rule;
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", seed, &o, err, sizeof(err)),
+		     0);
+	size_t i, n = 0;
+	while (ax_tuner_ask(t, &i) == 0) {
+		double v[3];
+		for (int d = 0; d < 3; d++)
+			v[d] = ax_space_value(s, i, d);
+		double c = f(v);
+		*best = c < *best ? c : *best;
+		ax_tuner_tell(t, i, AX_TRIAL_OK, c);
+		n++;
+	}
+	snprintf(why, whylen, "%s", ax_tuner_stop_reason(t));
+	ax_tuner_destroy(t);
+	ax_space_destroy(s);
+	return n;
+}
+
+/* "ei" stops a flat landscape early, but never before its minimum. */
+static void test_ei_rule_stops_on_flat(void)
+{
+	char why[160];
+	double best;
+	size_t least = 0;
+	struct ax_space *s;
+	char err[256];
+	if (!ax_space_create_params(&s, cube_defs, 3, NULL, NULL, 0, 1, err,
+				    sizeof(err))) {
+		least = ax_tuner_min_evals(s, 0);
+		ax_space_destroy(s);
+	}
+	AX_CHECK_INT(least, 30); /* 10 per varying parameter */
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		size_t n = cube_session(flat_cost, AX_STOP_EI, seed, 200, &best,
+					why, sizeof(why));
+		printf("# flat, seed %llu: stopped after %zu: %s\n",
+		       (unsigned long long)seed, n, why);
+		AX_CHECK(n >= least && n < 100);
+		AX_CHECK(strstr(why, "expected improvement below") != NULL);
+	}
+	/* "none" ignores the model and spends the budget. */
+	size_t n = cube_session(flat_cost, AX_STOP_NONE, 1, 60, &best, why,
+				sizeof(why));
+	AX_CHECK_INT(n, 60);
+	AX_CHECK_STR(why, "budget of 60 evaluations reached");
+}
+
+/* ... and does not stop while a better region is still likely: on the
+ * bowl every session reaches the bottom before it stops. */
+static void test_ei_rule_waits_for_better_region(void)
+{
+	char why[160];
+	double best;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		size_t n = cube_session(corner_cost, AX_STOP_EI, seed, 300,
+					&best, why, sizeof(why));
+		printf("# corner, seed %llu: %zu evaluations, best %g: %s\n",
+		       (unsigned long long)seed, n, best, why);
+		AX_CHECK_NEAR(best, 1.0, 1e-12);
+	}
+}
+
+/* Stop rules by name; "none" runs to the budget on the flat cube, and in
+ * a space too large to scan "ei" never fires (its EI is only sampled). */
+static void test_stop_rule_names(void)
+{
+	enum ax_stop_rule r;
+	char err[128];
+	AX_CHECK_INT(ax_stop_rule_parse("gain", &r, err, sizeof(err)), 0);
+	AX_CHECK_INT(r, AX_STOP_GAIN);
+	AX_CHECK_INT(ax_stop_rule_parse("none", &r, err, sizeof(err)), 0);
+	AX_CHECK_INT(r, AX_STOP_NONE);
+	AX_CHECK_INT(ax_stop_rule_parse("ei", &r, err, sizeof(err)), 0);
+	AX_CHECK_INT(r, AX_STOP_EI);
+	AX_CHECK_INT(ax_stop_rule_parse("patience", &r, err, sizeof(err)),
+		     AX_EINVAL);
+	AX_CHECK(strstr(err, "'patience'") && strstr(err, "ei, gain or none"));
+	AX_CHECK_STR(ax_stop_rule_name(AX_STOP_EI), "ei");
+	struct ax_tuner_options o;
+	ax_tuner_options_init(&o);
+	AX_CHECK_INT(o.stop_rule, AX_STOP_EI);
+}
+
 AX_TEST_MAIN(AX_TEST(test_bo_large_space), AX_TEST(test_replay_load),
 	     AX_TEST(test_replay_hostile), AX_TEST(test_deterministic_per_seed),
 	     AX_TEST(test_never_reproposed), AX_TEST(test_bo_finds_optimum),
-	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation))
+	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation),
+	     AX_TEST(test_ei_rule_stops_on_flat),
+	     AX_TEST(test_ei_rule_waits_for_better_region),
+	     AX_TEST(test_stop_rule_names))
