@@ -56,7 +56,7 @@ enum ax_trial_status {
  * nothing"): minimum evaluations = max(2 n_init, AX_EI_EVALS_PER_DIM per
  * varying parameter). */
 #define AX_EI_STOP_DEFAULT 1e-4
-#define AX_EI_ROUNDS_DEFAULT 5
+#define AX_EI_ROUNDS_DEFAULT 10
 #define AX_EI_EVALS_PER_DIM 10
 
 enum ax_stop_rule {
