@@ -363,6 +363,18 @@ static void test_bo_large_space(void)
 	AX_CHECK_INT(n, 45);
 	AX_CHECK(best < 1.45);
 	ax_tuner_destroy(t);
+	/* Here the EI maximum is only sampled, so the "ei" rule never fires,
+	 * even on a flat landscape past its minimum. */
+	ax_tuner_options_init(&o);
+	o.budget = 40;
+	o.min_evals = 12;
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 3, &o, err, sizeof(err)), 0);
+	for (n = 0; ax_tuner_ask(t, &i) == 0; n++)
+		ax_tuner_tell(t, i, AX_TRIAL_OK, 1 + 1e-6 * (double)(i % 7));
+	AX_CHECK_INT(n, 40);
+	AX_CHECK_STR(ax_tuner_stop_reason(t),
+		     "budget of 40 evaluations reached");
+	ax_tuner_destroy(t);
 	ax_space_destroy(s);
 }
 
