@@ -3,12 +3,13 @@
  * and prints one table row per landscape and strategy.
  *
  * usage: bench_tuner [-n SEEDS] [-N BO_SEEDS] [-s LIST] [-i N_INIT]
- * [-E EI_STOP] [-R ROUNDS] [-M MIN_EVALS] [-H] FILE...
+ * [-E EI_STOP] [-R ROUNDS] [-M MIN_EVALS] [-L LOCAL_EVERY] [-H] FILE...
  *
  * For each seed two sessions run to 221 evaluations (so the ask after 220
  * observations is timed too): one with the default stop rule ("ei"; -E,
  * -R and -M change its threshold, rounds and minimum evaluations to
- * measure others) and one with --no-early-stop.  Cells "a/b" give the
+ * measure others; -L bo's local_every, for both sessions) and one with
+ * --no-early-stop.  Cells "a/b" give the
  * default rule's figure, then --no-early-stop's.  Columns: median over
  * seeds of (lowest time found) / optimum after 20, 50, 100 and 220
  * evaluations (a session that stopped keeps its best); share of seeds
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
 			 "%s%s", *every ? "," : "", *n);
 	const char *list = every;
 	ax_tuner_options_init(&stop_opts);
-	while ((opt = getopt(argc, argv, "n:N:s:i:E:R:M:H")) != -1) {
+	while ((opt = getopt(argc, argv, "n:N:s:i:E:R:M:L:H")) != -1) {
 		switch (opt) {
 		case 'E':
 			stop_opts.ei_threshold = atof(optarg);
@@ -210,6 +211,9 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			stop_opts.min_evals = (size_t)atoi(optarg);
+			break;
+		case 'L':
+			stop_opts.local_every = atoi(optarg);
 			break;
 		case 'n':
 			seeds = atoi(optarg);
@@ -230,7 +234,8 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"usage: bench_tuner [-n SEEDS] "
 				"[-N BO_SEEDS] [-s LIST] [-i N_INIT] "
-				"[-E EI_STOP] [-R ROUNDS] [-M MIN_EVALS] [-H] "
+				"[-E EI_STOP] [-R ROUNDS] [-M MIN_EVALS] "
+				"[-L LOCAL_EVERY] [-H] "
 				"FILE...\n");
 			return 2;
 		}

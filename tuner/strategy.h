@@ -75,10 +75,13 @@ struct ax_tuner_options {
 	int ei_rounds;	     /* ... for this many proposals in a row ... */
 	size_t min_evals;    /* ... after this many evaluations; 0 =
 			      * ax_tuner_min_evals() */
+	int local_every;     /* bo: every k-th proposal searches near the
+			      * best point (tuner/bo.c); 0 = never */
 };
 
 /* Defaults: no budget or time limit, n_init 10, stop rule "ei" with
- * threshold AX_EI_STOP_DEFAULT for AX_EI_ROUNDS_DEFAULT rounds. */
+ * threshold AX_EI_STOP_DEFAULT for AX_EI_ROUNDS_DEFAULT rounds, bo's
+ * local_every 0 (see tuner/bo.c for why it is off). */
 void ax_tuner_options_init(struct ax_tuner_options *o);
 
 /* The stop rule named name ("ei", "gain", "none") into *rule: 0, or

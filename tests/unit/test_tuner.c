@@ -505,10 +505,67 @@ static void test_stop_rule_names(void)
 	AX_CHECK_INT(o.stop_rule, AX_STOP_EI);
 }
 
+/* Five tunables 0..5 (7 776 points): bo's local proposals. */
+static const struct ax_param_def five_defs[] = {
+    {"a", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"b", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"c", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"d", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"e", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+};
+
+static int differing(const struct ax_space *s, size_t i, size_t j)
+{
+	int n = 0;
+	for (int d = 0; d < ax_space_ndims(s); d++)
+		n += ax_space_value(s, i, d) != ax_space_value(s, j, d);
+	return n;
+}
+
+/* local_every 3: after the initial design of 10, every third model
+ * proposal differs from the best point measured so far in at most two
+ * parameters. */
+static void test_bo_local_every_third(void)
+{
+	struct ax_space *s;
+	struct ax_tuner *t;
+	char err[256];
+	AX_CHECK_INT(ax_space_create_params(&s, five_defs, 5, NULL, NULL, 0, 1,
+					    err, sizeof(err)),
+		     0);
+	struct ax_tuner_options o;
+	ax_tuner_options_init(&o);
+	AX_CHECK_INT(o.local_every, 0);
+	o.local_every = 3;
+	o.budget = 60;
+	o.stop_rule = AX_STOP_NONE;
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 4, &o, err, sizeof(err)), 0);
+	size_t i, n = 0, best = 0, far = 0;
+	double best_cost = INFINITY;
+	for (; ax_tuner_ask(t, &i) == 0; n++) {
+		if (n >= 10 && (n - 10) % 3 == 2 && differing(s, i, best) > 2)
+			far++;
+		double c = 1;
+		for (int d = 0; d < 5; d++) {
+			double v = ax_space_value(s, i, d) - 1 - 0.5 * (d % 3);
+			c += v * v * (1 + d);
+		}
+		if (c < best_cost) {
+			best_cost = c;
+			best = i;
+		}
+		ax_tuner_tell(t, i, AX_TRIAL_OK, c);
+	}
+	AX_CHECK_INT(n, 60);
+	AX_CHECK_INT(far, 0);
+	ax_tuner_destroy(t);
+	ax_space_destroy(s);
+}
+
 AX_TEST_MAIN(AX_TEST(test_bo_large_space), AX_TEST(test_replay_load),
 	     AX_TEST(test_replay_hostile), AX_TEST(test_deterministic_per_seed),
 	     AX_TEST(test_never_reproposed), AX_TEST(test_bo_finds_optimum),
 	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation),
 	     AX_TEST(test_ei_rule_stops_on_flat),
 	     AX_TEST(test_ei_rule_waits_for_better_region),
-	     AX_TEST(test_stop_rule_names))
+	     AX_TEST(test_stop_rule_names), AX_TEST(test_bo_local_every_third))
