@@ -40,12 +40,12 @@ static const struct ax_cli_opt tune_opts[] = {
     {OPT_REPLAY, "replay", 0, "FILE",
      "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
      "no GPU (default: tune live on the device)"},
-    {OPT_STOP_RULE, "stop-rule", 0, "ei|gain|none",
-     "when to stop before the budget: ei, once the model is sure no "
-     "untried point can gain 0.01 % (bo only); gain, after no 1 % gain "
-     "in 20 evaluations; none (default ei)"},
+    {OPT_STOP_RULE, "stop-rule", 0, "RULE",
+     "when to stop before the budget: ei once the model is sure no untried "
+     "point can gain 0.01 % (bo only), gain after no 1 % gain in 20 "
+     "evaluations, none never (default ei)"},
     {OPT_NO_EARLY_STOP, "no-early-stop", 0, NULL,
-     "stop only at the budget or time limit (--stop-rule none)"},
+     "stop only at the budget or time limit (the stop rule none)"},
     {OPT_RETIME, "retime", 0, "K",
      "re-time the K best points with more samples at the end "
      "(default 3)"},
@@ -305,7 +305,7 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .name = "tune",
     .summary = "find the fastest tunable parameters of a suite",
     .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
-	     "[--seed N] [--stop-rule R] [--resume ID] | --replay FILE",
+	     "[--seed N] [--stop-rule RULE] [--resume ID] | --replay FILE",
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
 	       "it.  At the end the best points are re-timed\nwith more "
