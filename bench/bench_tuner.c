@@ -2,15 +2,23 @@
  * bench/bench_tuner.c - replays recorded landscapes through every strategy
  * and prints one table row per landscape and strategy.
  *
- * usage: bench_tuner [-n SEEDS] [-N BO_SEEDS] [-s LIST] [-i N_INIT] [-H]
- * FILE...
+ * usage: bench_tuner [-n SEEDS] [-N BO_SEEDS] [-s LIST] [-i N_INIT]
+ * [-E EI_STOP] [-R ROUNDS] [-M MIN_EVALS] [-L LOCAL_EVERY] [-H] FILE...
  *
- * For each seed a session runs to 221 evaluations with every stopping rule
- * but the budget off, so the ask after 220 observations is timed too.
- * Columns: median over seeds of (lowest time found) / optimum after 20, 50,
- * 100 and 220 evaluations; share of seeds within 5 % of the optimum at 220;
- * mean wall time per proposal (ask + tell) over the session; mean wall
- * time and mean CPU time (of the tuner's thread: immune to other load on
+ * For each seed two sessions run to 221 evaluations (so the ask after 220
+ * observations is timed too): one with the default stop rule ("ei"; -E,
+ * -R and -M change its threshold, rounds and minimum evaluations to
+ * measure others; -L bo's local_every, for both sessions) and one with
+ * --no-early-stop.  Cells "a/b" give the
+ * default rule's figure, then --no-early-stop's.  Columns: median over
+ * seeds of (lowest time found) / optimum after 20, 50, 100 and 220
+ * evaluations (a session that stopped keeps its best); share of seeds
+ * within 5 % of the optimum at 220; "evals": the median evaluations the
+ * default rule used of a budget of 100 and of 220 (--no-early-stop uses
+ * all); "1%?": whether the default rule's medians at 100 and 220 are
+ * within 1 % of --no-early-stop's.  Timing, of the --no-early-stop
+ * sessions: mean wall time per proposal (ask + tell) over the session; mean
+ * wall time and mean CPU time (of the tuner's thread: immune to other load on
  * the machine) of the last 20 asks, made with 201..220 observations, so
  * the periodic hyperparameter refits are amortised as they are in use;
  * both averaged over seeds.  The "random*" row is the exact
@@ -30,6 +38,7 @@
 #define BUDGET 221
 static const int marks[] = {20, 50, 100, 220};
 static int n_init; /* -i: bo's initial design size, 0 = automatic */
+static struct ax_tuner_options stop_opts; /* the default rule; -E -R -M */
 #define NMARKS 4
 
 static int cmp_double(const void *a, const void *b)
@@ -71,28 +80,42 @@ static void random_row(const struct ax_landscape *l, const char *name)
 	printf(" %7.0f%% %8s %8s %8s\n", 100 * p, "-", "-", "-");
 }
 
-static int strategy_row(const struct ax_landscape *l, const char *name,
-			const char *strategy, int seeds)
+/* What one stop rule's sessions over every seed came to. */
+struct rule_stats {
+	double at[NMARKS]; /* median best / optimum at each mark */
+	double within;	   /* share of seeds within 5 % at 220 */
+	double evals100;   /* median evaluations used of a budget of 100 */
+	double evals220;   /* ... and of 220 */
+	double ms_prop, ms_tail, cpu_tail;
+};
+
+/*
+ * Sessions of every seed under options o.  A session runs to BUDGET or
+ * until its stop rule holds; a stopped session's best is carried to the
+ * later marks, and a budget of 100 is the first 100 evaluations of the
+ * same session (the rules do not depend on the budget).
+ */
+static int run_rule(const struct ax_landscape *l, const char *strategy,
+		    int seeds, const struct ax_tuner_options *o,
+		    struct rule_stats *st)
 {
-	double *at[NMARKS], trace[BUDGET];
+	double *at[NMARKS], *e100 = malloc(seeds * sizeof(double)),
+			    *e220 = malloc(seeds * sizeof(double)),
+			    trace[BUDGET];
 	double within = 0, t_total = 0, t_last = 0, t_cpu = 0, evals = 0;
 	char err[256];
+	int rc = 0;
 	for (int m = 0; m < NMARKS; m++)
 		at[m] = malloc(seeds * sizeof(double));
-	struct ax_tuner_options o;
-	ax_tuner_options_init(&o);
-	o.budget = BUDGET;
-	o.ei_threshold = 0;
-	o.patience = 0;
-	o.n_init = n_init;
-	for (int s = 0; s < seeds; s++) {
+	for (int s = 0; s < seeds && !rc; s++) {
 		struct ax_replay_result r;
 		for (int e = 0; e < BUDGET; e++)
 			trace[e] = INFINITY;
-		if (ax_replay_run(l, strategy, (uint64_t)s + 1, &o, trace,
+		if (ax_replay_run(l, strategy, (uint64_t)s + 1, o, trace,
 				  BUDGET, &r, err, sizeof(err))) {
 			fprintf(stderr, "bench_tuner: %s\n", err);
-			return 1;
+			rc = 1;
+			break;
 		}
 		for (int e = 1; e < BUDGET; e++)
 			if (e >= (int)r.evals)
@@ -100,28 +123,72 @@ static int strategy_row(const struct ax_landscape *l, const char *name,
 		for (int m = 0; m < NMARKS; m++)
 			at[m][s] = trace[marks[m] - 1] / l->optimum;
 		within += trace[219] <= 1.05 * l->optimum;
+		e100[s] = r.evals < 100 ? (double)r.evals : 100;
+		e220[s] = r.evals < 220 ? (double)r.evals : 220;
 		t_total += r.tuner_s;
 		evals += (double)r.evals;
 		t_last += r.tail_ask_s;
 		t_cpu += r.tail_ask_cpu_s;
 	}
+	if (!rc) {
+		for (int m = 0; m < NMARKS; m++)
+			st->at[m] = median(at[m], seeds);
+		st->within = within / seeds;
+		st->evals100 = median(e100, seeds);
+		st->evals220 = median(e220, seeds);
+		st->ms_prop = 1e3 * t_total / evals;
+		st->ms_tail = 1e3 * t_last / seeds;
+		st->cpu_tail = 1e3 * t_cpu / seeds;
+	}
+	for (int m = 0; m < NMARKS; m++)
+		free(at[m]);
+	free(e100);
+	free(e220);
+	return rc;
+}
+
+/* The default stop rule within 1 % of --no-early-stop at 100 and 220. */
+static int rule_costs_nothing(const struct rule_stats *d,
+			      const struct rule_stats *n)
+{
+	return d->at[2] <= 1.01 * n->at[2] && d->at[3] <= 1.01 * n->at[3];
+}
+
+static int strategy_row(const struct ax_landscape *l, const char *name,
+			const char *strategy, int seeds)
+{
+	struct ax_tuner_options def = stop_opts, none;
+	struct rule_stats d, n;
+	def.budget = BUDGET;
+	def.n_init = n_init;
+	none = def;
+	none.stop_rule = AX_STOP_NONE;
+	if (run_rule(l, strategy, seeds, &def, &d) ||
+	    run_rule(l, strategy, seeds, &none, &n))
+		return 1;
 	printf("%-52s %-8s %5d", name, strategy, seeds);
 	for (int m = 0; m < NMARKS; m++) {
-		printf(" %13.3f", median(at[m], seeds));
-		free(at[m]);
+		char cell[32];
+		snprintf(cell, sizeof(cell), "%.3f/%.3f", d.at[m], n.at[m]);
+		printf(" %13s", cell);
 	}
-	printf(" %7.0f%% %8.2f %8.2f %8.2f\n", 100 * within / seeds,
-	       1e3 * t_total / evals, 1e3 * t_last / seeds,
-	       1e3 * t_cpu / seeds);
+	char w[32], e[32];
+	snprintf(w, sizeof(w), "%.0f/%.0f%%", 100 * d.within, 100 * n.within);
+	snprintf(e, sizeof(e), "%.0f,%.0f", d.evals100, d.evals220);
+	printf(" %9s %9s %4s %8.2f %8.2f %8.2f\n", w, e,
+	       rule_costs_nothing(&d, &n) ? "yes" : "NO", n.ms_prop, n.ms_tail,
+	       n.cpu_tail);
 	fflush(stdout);
 	return 0;
 }
 
 static void header(void)
 {
-	printf("%-52s %-8s %5s %13s %13s %13s %13s %8s %8s %8s %8s\n",
+	printf("%-52s %-8s %5s %13s %13s %13s %13s %9s %9s %4s %8s %8s "
+	       "%8s\n",
 	       "landscape (points, failed)", "strategy", "seeds", "@20", "@50",
-	       "@100", "@220", "<=5%@220", "ms/prop", "ms@220", "cpu@220");
+	       "@100", "@220", "<=5%@220", "evals", "1%?", "ms/prop", "ms@220",
+	       "cpu@220");
 }
 
 int main(int argc, char **argv)
@@ -133,8 +200,21 @@ int main(int argc, char **argv)
 		snprintf(every + strlen(every), sizeof(every) - strlen(every),
 			 "%s%s", *every ? "," : "", *n);
 	const char *list = every;
-	while ((opt = getopt(argc, argv, "n:N:s:i:H")) != -1) {
+	ax_tuner_options_init(&stop_opts);
+	while ((opt = getopt(argc, argv, "n:N:s:i:E:R:M:L:H")) != -1) {
 		switch (opt) {
+		case 'E':
+			stop_opts.ei_threshold = atof(optarg);
+			break;
+		case 'R':
+			stop_opts.ei_rounds = atoi(optarg);
+			break;
+		case 'M':
+			stop_opts.min_evals = (size_t)atoi(optarg);
+			break;
+		case 'L':
+			stop_opts.local_every = atoi(optarg);
+			break;
 		case 'n':
 			seeds = atoi(optarg);
 			break;
@@ -153,7 +233,9 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr,
 				"usage: bench_tuner [-n SEEDS] "
-				"[-N BO_SEEDS] [-s LIST] [-i N_INIT] [-H] "
+				"[-N BO_SEEDS] [-s LIST] [-i N_INIT] "
+				"[-E EI_STOP] [-R ROUNDS] [-M MIN_EVALS] "
+				"[-L LOCAL_EVERY] [-H] "
 				"FILE...\n");
 			return 2;
 		}

@@ -23,6 +23,7 @@ enum {
 	OPT_REPLAY,
 	OPT_RETIME,
 	OPT_NO_EARLY_STOP,
+	OPT_STOP_RULE,
 	OPT_TIMEOUT,
 };
 
@@ -42,8 +43,12 @@ static const struct ax_cli_opt tune_opts[] = {
     {OPT_REPLAY, "replay", 0, "FILE",
      "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
      "no GPU (default: tune live on the device)"},
+    {OPT_STOP_RULE, "stop-rule", 0, "RULE",
+     "when to stop before the budget: ei once the model is sure no untried "
+     "point can gain 0.01 % (bo only), gain after no 1 % gain in 20 "
+     "evaluations, none never (default ei)"},
     {OPT_NO_EARLY_STOP, "no-early-stop", 0, NULL,
-     "stop only at the budget or time limit (no EI or no-gain rule)"},
+     "stop only at the budget or time limit (the stop rule none)"},
     {OPT_RETIME, "retime", 0, "K",
      "re-time the K best points with more samples at the end "
      "(default 3)"},
@@ -61,6 +66,7 @@ struct tune_cli {
 	struct ax_tune_args a;
 	const char *suite_name;
 	const char *replay;
+	bool stop_rule_set;
 	const char *params[MAX_PARAMS];
 	int n_params;
 };
@@ -105,6 +111,18 @@ static int parse_num_opts(struct ax_cli_iter *it, int opt, struct tune_cli *t)
 	return -1;
 }
 
+static int parse_stop_rule(struct ax_cli *cli, const char *name,
+			   struct tune_cli *t)
+{
+	enum ax_stop_rule r;
+	char err[128];
+	if (ax_stop_rule_parse(name, &r, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "--stop-rule: %s", err);
+	t->a.stop_rule = (int)r;
+	t->stop_rule_set = true;
+	return 0;
+}
+
 static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 {
 	struct ax_cli_iter it;
@@ -123,6 +141,8 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 			t->replay = it.optarg;
 		else if (opt == OPT_NO_EARLY_STOP)
 			t->a.no_early_stop = true;
+		else if (opt == OPT_STOP_RULE)
+			rc = parse_stop_rule(cli, it.optarg, t);
 		else if (parse_num_opts(&it, opt, t))
 			rc = AX_EXIT_USAGE;
 	}
@@ -130,6 +150,12 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 		int end = ax_cli_parse_end(&it, opt, 0, 1);
 		rc = end == AX_CLI_CONTINUE ? 0 : end == AX_EXIT_OK ? -2 : end;
 	}
+	if (rc == 0 && t->a.no_early_stop && t->stop_rule_set &&
+	    t->a.stop_rule != AX_STOP_NONE)
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "--no-early-stop and --stop-rule %s "
+				  "contradict; give one of them",
+				  ax_stop_rule_name(t->a.stop_rule));
 	if (rc == 0 && it.n_positional == 1)
 		t->suite_name = it.positional[0];
 	if (rc == 0 && !t->suite_name && !t->replay && !t->a.resume_session)
@@ -204,8 +230,9 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 		for (size_t i = 0; i < r.evals; i++)
 			json_array_append_new(tr, real_or_null(trace[i]));
 		json_t *o2 = json_pack(
-		    "{s:s,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:s,s:o}",
-		    "landscape", t->replay, "strategy", t->a.strategy, "seed",
+		    "{s:s,s:s,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:s,s:o}",
+		    "landscape", t->replay, "strategy", t->a.strategy,
+		    "stop_rule", ax_stop_rule_name(o.stop_rule), "seed",
 		    (json_int_t)t->a.seed, "points", (json_int_t)l->n, "evals",
 		    (json_int_t)r.evals, "optimum", real_or_null(l->optimum),
 		    "best_found", real_or_null(r.best_found),
@@ -219,9 +246,10 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 	} else {
 		printf("landscape: %s (%zu points, %zu failed)\n", t->replay,
 		       l->n, l->nfailed);
-		printf("strategy %s, seed %llu: %zu evaluations (%s)\n",
-		       t->a.strategy, (unsigned long long)t->a.seed, r.evals,
-		       r.stop_reason);
+		printf("strategy %s, seed %llu, stop rule %s: %zu "
+		       "evaluations (%s)\n",
+		       t->a.strategy, (unsigned long long)t->a.seed,
+		       ax_stop_rule_name(o.stop_rule), r.evals, r.stop_reason);
 		printf("best found %.6g, optimum %.6g: %.4f x optimum "
 		       "(random search expects %.4f x)\n",
 		       r.best_found, l->optimum, ratio, rand_expect);
@@ -315,6 +343,7 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 
 static const struct ax_cli_choice tune_choices[] = {
     {OPT_STRATEGY, ax_tuner_strategies},
+    {OPT_STOP_RULE, ax_stop_rules},
     {0},
 };
 
@@ -322,7 +351,8 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .name = "tune",
     .summary = "find the fastest tunable parameters of a suite",
     .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
-	     "[--seed N] | [SUITE] --resume ID | --replay FILE",
+	     "[--seed N] [--stop-rule RULE] | [SUITE] --resume ID | --replay "
+	     "FILE",
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
 	       "it.  At the end the best points are re-timed\nwith more "

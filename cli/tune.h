@@ -27,6 +27,8 @@ struct ax_tune_args {
 	int64_t resume_session;		  /* 0: a new session */
 	int retime_top;			  /* re-time this many best points */
 	bool no_early_stop;		  /* only budget / time limit stop */
+	int stop_rule;			  /* enum ax_stop_rule, from
+					   * --stop-rule (default ei) */
 	struct ax_runner_opts trial_opts; /* quick sampling per trial */
 	struct ax_runner_opts final_opts; /* careful sampling at the end */
 };

@@ -325,10 +325,8 @@ void ax_tune_options(const struct ax_tune_args *a, struct ax_tuner_options *o)
 	ax_tuner_options_init(o);
 	o->budget = a->budget;
 	o->time_limit_s = a->time_limit_s;
-	if (a->no_early_stop) {
-		o->ei_threshold = 0;
-		o->patience = 0;
-	}
+	o->stop_rule =
+	    a->no_early_stop ? AX_STOP_NONE : (enum ax_stop_rule)a->stop_rule;
 }
 
 static int claim_refused(struct live *lv)

@@ -18,6 +18,19 @@
  * S sums the GP's correlation to the successful / failed points.  Far from
  * any failure it is a constant and leaves the EI ranking alone.
  *
+ * With options.local_every = k, every k-th proposal is local: the
+ * best-scoring untried point that differs from the best measured one in
+ * at most two parameters.  GPU landscapes have isolated optima the smooth
+ * model cannot predict (convolution_milo/A100: one configuration within
+ * 5 %, every one-parameter neighbour 20 % or more slower); with k = 3 and
+ * no early stop, 85 % of seeds find it by 220 evaluations (40 % without).
+ * It is off by default because the model's EI is below the stop threshold
+ * long before: even with 22 instead of 10 evaluations per parameter
+ * before it may stop (giving up most savings on the flat landscapes), the
+ * default rule ends at 1.037 x the optimum there against 1.000 without
+ * early stop (bench_tuner -L 3 -M N measures it).  The stop rule always
+ * sees the EI maximised over every untried point.
+ *
  * Spaces with more than 200 000 untried points are not scanned: each
  * proposal scores 2 000 random untried points and climbs through
  * one-parameter neighbours from the best of them and from the best measured
@@ -63,6 +76,7 @@ struct bo {
 	double *kv; /* scratch */
 	size_t *nb;
 	size_t nbcap;
+	unsigned long nprop; /* model-based proposals so far */
 };
 
 static void point_x(const struct ax_tuner *t, const struct bo *b, size_t i,
@@ -481,11 +495,34 @@ static double score_of(const struct bo *b, double mu, double s2, double kok,
 	return *lei + log_feasible(b, kok, kfail);
 }
 
+/* Point i differs from point j in at most two parameters. */
+static int near(const struct ax_tuner *t, size_t i, size_t j)
+{
+	int diff = 0, D = ax_space_ndims(t->s);
+	for (int d = 0; d < D && diff <= 2; d++)
+		diff +=
+		    ax_space_value(t->s, i, d) != ax_space_value(t->s, j, d);
+	return diff <= 2;
+}
+
+/* This proposal searches around the incumbent (see the top). */
+static int local_turn(const struct ax_tuner *t, struct bo *b)
+{
+	unsigned long k = (unsigned long)t->opt.local_every;
+	return k > 0 && t->nok > 0 && b->nprop++ % k == k - 1;
+}
+
+/*
+ * The best-scoring untried point, near the incumbent when local (all of
+ * them when none is left there); *best_lei is the largest log-EI over
+ * every untried point either way.
+ */
 static int ask_pool(struct ax_tuner *t, struct bo *b, size_t *index,
 		    double *best_lei)
 {
-	double best = best_std(b), top = -INFINITY;
-	long arg = -1;
+	double best = best_std(b), top = -INFINITY, ltop = -INFINITY;
+	long arg = -1, larg = -1;
+	int local = local_turn(t, b);
 	*best_lei = -INFINITY;
 	for (size_t c = 0; c < b->npool; c++) {
 		if (t->state[b->pool[c]] != AX_PS_UNTRIED)
@@ -498,7 +535,14 @@ static int ask_pool(struct ax_tuner *t, struct bo *b, size_t *index,
 			top = sc;
 			arg = (long)c;
 		}
+		if (local && (sc > ltop || larg < 0) &&
+		    near(t, b->pool[c], t->best_index)) {
+			ltop = sc;
+			larg = (long)c;
+		}
 	}
+	if (larg >= 0)
+		arg = larg;
 	if (arg < 0)
 		return AX_ENOTFOUND;
 	*index = b->pool[arg];
@@ -633,6 +677,7 @@ static int bo_ask(struct ax_tuner *t, size_t *index)
 	}
 	/* EI in log-cost units is the expected relative gain. */
 	t->last_ei = exp(lei) * ax_gp_y_scale(b->gp);
+	t->ei_exact = !b->large;
 	return rc;
 }
 

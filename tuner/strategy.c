@@ -29,9 +29,49 @@ const char *const *ax_tuner_strategies(void)
 void ax_tuner_options_init(struct ax_tuner_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->ei_threshold = 1e-4;
-	o->ei_rounds = 5;
-	o->patience = 1;
+	o->stop_rule = AX_STOP_EI;
+	o->ei_threshold = AX_EI_STOP_DEFAULT;
+	o->ei_rounds = AX_EI_ROUNDS_DEFAULT;
+}
+
+static const char *const stop_rule_names[] = {"ei", "gain", "none", NULL};
+
+const char *const *ax_stop_rules(void) { return stop_rule_names; }
+
+const char *ax_stop_rule_name(enum ax_stop_rule rule)
+{
+	return rule <= AX_STOP_NONE ? stop_rule_names[rule] : "?";
+}
+
+int ax_stop_rule_parse(const char *name, enum ax_stop_rule *rule, char *err,
+		       size_t errlen)
+{
+	for (int i = 0; stop_rule_names[i]; i++)
+		if (strcmp(name, stop_rule_names[i]) == 0) {
+			*rule = (enum ax_stop_rule)i;
+			return 0;
+		}
+	char known[64];
+	ax_join_names(stop_rule_names, known, sizeof(known));
+	return ax_errf(err, errlen, AX_EINVAL, "unknown stop rule '%s'; use %s",
+		       name, known);
+}
+
+/*
+ * A GP needs a few points per varying parameter before its lengthscales,
+ * and so its expected improvement, mean anything: a model fitted on too
+ * few points is confidently wrong about the regions it has not seen.
+ */
+size_t ax_tuner_min_evals(const struct ax_space *space, int n_init)
+{
+	size_t varying = 0;
+	for (int d = 0; d < ax_space_ndims(space); d++) {
+		const double *lev;
+		varying += ax_space_dim_levels(space, d, &lev) > 1;
+	}
+	size_t m = AX_EI_EVALS_PER_DIM * (varying ? varying : 1);
+	size_t init = 2 * (size_t)(n_init > 0 ? n_init : 10);
+	return m > init ? m : init;
 }
 
 static const struct ax_strategy_ops *find_strategy(const char *name)
@@ -142,15 +182,28 @@ static double elapsed_s(const struct ax_tuner *t)
 	       1e-9 * (double)(now.tv_nsec - t->t0.tv_nsec);
 }
 
-/* The no-1%-gain rule over the last max(20, 10 %) evaluations. */
+/* "gain": no 1 % gain over the last max(20, 10 %) evaluations. */
 static int stalled(const struct ax_tuner *t, size_t *window)
 {
 	size_t n = t->ntold, w = n / 10 > 20 ? n / 10 : 20;
 	*window = w;
-	if (!t->opt.patience || n <= w)
+	if (t->opt.stop_rule != AX_STOP_GAIN || n <= w)
 		return 0;
 	double before = t->trace[n - 1 - w], now = t->trace[n - 1];
 	return isfinite(before) && isfinite(now) && before < now * 1.01;
+}
+
+/* "ei": the model has been sure for ei_rounds proposals in a row that no
+ * untried point can pay, after enough evaluations to trust it. */
+static int ei_spent(const struct ax_tuner *t)
+{
+	const struct ax_tuner_options *o = &t->opt;
+	if (o->stop_rule != AX_STOP_EI || o->ei_threshold <= 0 ||
+	    o->ei_rounds <= 0)
+		return 0;
+	size_t least =
+	    o->min_evals ? o->min_evals : ax_tuner_min_evals(t->s, o->n_init);
+	return t->ntold >= least && t->low_ei_rounds >= o->ei_rounds;
 }
 
 /* Sets t->stopped and the reason when a stopping rule holds. */
@@ -168,12 +221,12 @@ static int check_stop(struct ax_tuner *t)
 	else if (t->opt.time_limit_s > 0 && elapsed_s(t) >= t->opt.time_limit_s)
 		snprintf(t->reason, sizeof(t->reason),
 			 "time limit of %g s reached", t->opt.time_limit_s);
-	else if (t->opt.ei_threshold > 0 && t->opt.ei_rounds > 0 &&
-		 t->low_ei_rounds >= t->opt.ei_rounds)
+	else if (ei_spent(t))
 		snprintf(t->reason, sizeof(t->reason),
-			 "expected improvement below %g of the best for %d "
-			 "proposals",
-			 t->opt.ei_threshold, t->opt.ei_rounds);
+			 "expected improvement below %g of the best over "
+			 "every untried point for %d proposals (after %zu "
+			 "evaluations)",
+			 t->opt.ei_threshold, t->opt.ei_rounds, t->ntold);
 	else if (stalled(t, &w))
 		snprintf(t->reason, sizeof(t->reason),
 			 "no gain of 1%% or more in the last %zu evaluations",
@@ -201,9 +254,13 @@ int ax_tuner_ask(struct ax_tuner *t, size_t *index)
 	ax_tuner_take(t, i);
 	t->state[i] = AX_PS_PENDING;
 	t->pending++;
+	/* A round counts only when the EI is a maximum over every untried
+	 * point; a sampled maximum (large spaces) proves nothing. */
 	if (t->opt.ei_threshold > 0 && isfinite(t->last_ei))
 		t->low_ei_rounds =
-		    t->last_ei < t->opt.ei_threshold ? t->low_ei_rounds + 1 : 0;
+		    t->ei_exact && t->last_ei < t->opt.ei_threshold
+			? t->low_ei_rounds + 1
+			: 0;
 	*index = i;
 	return 0;
 }

@@ -18,9 +18,22 @@
  * never reach the time model; "bo" learns where failures cluster).
  *
  * Stopping rules, checked by ask: the evaluation budget; a wall-clock
- * limit; every point tried; (bo) expected improvement below a threshold
- * for several proposals in a row; no gain of at least 1 % over the last
- * max(20, 10 % of evaluations) evaluations.
+ * limit; every point tried; and one early-stopping rule, by name
+ * (enum ax_stop_rule):
+ *   "ei" (the default): bo only, and only once it has measured at least
+ *     ax_tuner_min_evals() points (growing with the number of tunable
+ *     parameters): the largest expected improvement over every untried
+ *     point stays below ei_threshold of the best time for ei_rounds
+ *     proposals in a row.  The EI is maximised exactly over every untried
+ *     point, so this is the model saying that no point left can pay; in
+ *     spaces too large to scan (local-search mode) the maximum is only
+ *     sampled and the rule never fires.  Other strategies have no model:
+ *     under "ei" they run to the budget.
+ *   "gain": no gain of at least 1 % over the last max(20, 10 % of
+ *     evaluations) evaluations (the default before issue 12: it stopped
+ *     bo after a median 38-48 of 100 evaluations, often far from the
+ *     optimum).
+ *   "none": only the budget, the time limit and exhaustion stop.
  */
 #ifndef AX_TUNER_STRATEGY_H
 #define AX_TUNER_STRATEGY_H
@@ -38,19 +51,49 @@ enum ax_trial_status {
 			      * timeout or an invalid point: no cost */
 };
 
+/* The "ei" rule's defaults, chosen on the replay landscapes (see
+ * docs/RELIABILITY.md, "Tuner: stopping early only when it costs
+ * nothing"): minimum evaluations = max(2 n_init, AX_EI_EVALS_PER_DIM per
+ * varying parameter). */
+#define AX_EI_STOP_DEFAULT 1e-4
+#define AX_EI_ROUNDS_DEFAULT 10
+#define AX_EI_EVALS_PER_DIM 10
+
+enum ax_stop_rule {
+	AX_STOP_EI = 0, /* the default; see above */
+	AX_STOP_GAIN,
+	AX_STOP_NONE,
+};
+
 struct ax_tuner_options {
 	size_t budget;	     /* evaluations; 0 = no limit */
 	double time_limit_s; /* wall clock from creation; 0 = no limit */
 	int n_init;	     /* bo: initial design size; 0 = 10 */
-	double ei_threshold; /* bo: stop when EI, as a fraction of the best
-			      * time, stays below this; 0 = rule off */
-	int ei_rounds;	     /* ... for this many proposals in a row */
-	int patience;	     /* 1: stop on no 1 % gain (see above) */
+	enum ax_stop_rule stop_rule;
+	double ei_threshold; /* "ei": stop when EI, as a fraction of the
+			      * best time, stays below this ... */
+	int ei_rounds;	     /* ... for this many proposals in a row ... */
+	size_t min_evals;    /* ... after this many evaluations; 0 =
+			      * ax_tuner_min_evals() */
+	int local_every;     /* bo: every k-th proposal searches near the
+			      * best point (tuner/bo.c); 0 = never */
 };
 
-/* Defaults: no budget or time limit, n_init 10, EI threshold 1e-4
- * for 5 rounds, patience on. */
+/* Defaults: no budget or time limit, n_init 10, stop rule "ei" with
+ * threshold AX_EI_STOP_DEFAULT for AX_EI_ROUNDS_DEFAULT rounds, bo's
+ * local_every 0 (see tuner/bo.c for why it is off). */
 void ax_tuner_options_init(struct ax_tuner_options *o);
+
+/* The stop rule named name ("ei", "gain", "none") into *rule: 0, or
+ * AX_EINVAL with a message listing the names. */
+int ax_stop_rule_parse(const char *name, enum ax_stop_rule *rule, char *err,
+		       size_t errlen);
+
+/* The name of a stop rule, borrowed. */
+const char *ax_stop_rule_name(enum ax_stop_rule rule);
+
+/* NULL-terminated list of stop rule names (for option help). */
+const char *const *ax_stop_rules(void);
 
 /* NULL-terminated list of strategy names. */
 const char *const *ax_tuner_strategies(void);
@@ -102,6 +145,9 @@ size_t ax_tuner_top(struct ax_tuner *t, size_t k, size_t *idx);
 /* Why the tuner stopped ("budget of 100 evaluations reached", ...), or NULL
  * while it has not.  Borrowed. */
 const char *ax_tuner_stop_reason(const struct ax_tuner *t);
+
+/* The "ei" rule's automatic minimum number of evaluations for a space. */
+size_t ax_tuner_min_evals(const struct ax_space *space, int n_init);
 
 /* Evaluations told so far (successful and failed). */
 size_t ax_tuner_evals(const struct ax_tuner *t);

@@ -144,7 +144,7 @@ static size_t session(const struct ax_landscape *l, const char *strategy,
 	char err[256];
 	ax_tuner_options_init(&o);
 	o.budget = budget;
-	o.patience = 0;
+	o.stop_rule = AX_STOP_NONE;
 	o.ei_threshold = 0;
 	if (ax_tuner_create(&t, l->space, strategy, seed, &o, err, sizeof(err)))
 		return 0;
@@ -236,7 +236,6 @@ static void test_bo_finds_optimum(void)
 	char err[256];
 	ax_tuner_options_init(&o);
 	o.budget = 40;
-	o.patience = 0;
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		AX_CHECK_INT(ax_replay_run(l, "bo", seed, &o, trace, 40, &r,
 					   err, sizeof(err)),
@@ -265,16 +264,16 @@ static void test_stopping_rules(void)
 	ax_replay_run(l, "random", 1, &o, NULL, 0, &r, err, sizeof(err));
 	AX_CHECK_INT(r.evals, 17);
 	AX_CHECK_STR(r.stop_reason, "budget of 17 evaluations reached");
-	/* Patience: grid walks index order; after the optimum no 1 % gain
+	/* "gain": grid walks index order; after the optimum no 1 % gain
 	 * in 20 evaluations stops it well before the end. */
 	ax_tuner_options_init(&o);
+	o.stop_rule = AX_STOP_GAIN;
 	ax_replay_run(l, "grid", 1, &o, NULL, 0, &r, err, sizeof(err));
 	AX_CHECK(r.evals < 105);
 	AX_CHECK(strstr(r.stop_reason, "no gain of 1%") != NULL);
-	/* bo with the EI rule alone (patience off): on this smooth landscape
-	 * the model runs out of expected improvement long before the end. */
+	/* bo with the default "ei" rule: on this smooth landscape the model
+	 * runs out of expected improvement long before the end. */
 	ax_tuner_options_init(&o);
-	o.patience = 0;
 	ax_replay_run(l, "bo", 1, &o, NULL, 0, &r, err, sizeof(err));
 	AX_CHECK(r.evals < 105);
 	AX_CHECK(strstr(r.stop_reason, "expected improvement below") != NULL);
@@ -342,7 +341,7 @@ static void test_bo_large_space(void)
 	struct ax_tuner_options o;
 	ax_tuner_options_init(&o);
 	o.budget = 45;
-	o.patience = 0;
+	o.stop_rule = AX_STOP_NONE;
 	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 2, &o, err, sizeof(err)), 0);
 	static unsigned char seen[262144];
 	size_t i, n = 0;
@@ -364,10 +363,209 @@ static void test_bo_large_space(void)
 	AX_CHECK_INT(n, 45);
 	AX_CHECK(best < 1.45);
 	ax_tuner_destroy(t);
+	/* Here the EI maximum is only sampled, so the "ei" rule never fires,
+	 * even on a flat landscape past its minimum. */
+	ax_tuner_options_init(&o);
+	o.budget = 40;
+	o.min_evals = 12;
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 3, &o, err, sizeof(err)), 0);
+	for (n = 0; ax_tuner_ask(t, &i) == 0; n++)
+		ax_tuner_tell(t, i, AX_TRIAL_OK, 1 + 1e-6 * (double)(i % 7));
+	AX_CHECK_INT(n, 40);
+	AX_CHECK_STR(ax_tuner_stop_reason(t),
+		     "budget of 40 evaluations reached");
+	ax_tuner_destroy(t);
+	ax_space_destroy(s);
+}
+
+/* Synthetic landscapes for the stop rules: three integer tunables 0..9
+ * (1 000 points), cost a function of them. */
+static const struct ax_param_def cube_defs[] = {
+    {"a", AX_PT_INT, 0, 9, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"b", AX_PT_INT, 0, 9, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"c", AX_PT_INT, 0, 9, NULL, 0, AX_PARAM_TUNABLE, ""},
+};
+
+typedef double (*cost_fn)(const double *v);
+
+/* Within 0.01 % everywhere: nothing left to gain once the model knows. */
+static double flat_cost(const double *v)
+{
+	return 1 + 1e-5 * (double)(((int)(7 * v[0] + 3 * v[1] + v[2])) % 10);
+}
+
+/* A shallow bowl whose bottom is the far corner (9, 9, 9), 2 % below
+ * its rim: nearly flat, but every step towards the corner pays, so a
+ * better region stays likely until it is found. */
+static double corner_cost(const double *v)
+{
+	double s = 0;
+	for (int d = 0; d < 3; d++)
+		s += (9 - v[d]) * (9 - v[d]);
+	return 1 + 0.02 * s / 243;
+}
+
+/* A session of bo with stop rule under budget on the cube; returns the
+ * evaluations made, the best cost into *best and the reason into why. */
+static size_t cube_session(cost_fn f, enum ax_stop_rule rule, uint64_t seed,
+			   size_t budget, double *best, char *why,
+			   size_t whylen)
+{
+	struct ax_space *s;
+	struct ax_tuner *t;
+	struct ax_tuner_options o;
+	char err[256];
+	*best = INFINITY;
+	if (ax_space_create_params(&s, cube_defs, 3, NULL, NULL, 0, 1, err,
+				   sizeof(err)))
+		return 0;
+	ax_tuner_options_init(&o);
+	o.budget = budget;
+	o.stop_rule = rule;
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", seed, &o, err, sizeof(err)),
+		     0);
+	size_t i, n = 0;
+	while (ax_tuner_ask(t, &i) == 0) {
+		double v[3];
+		for (int d = 0; d < 3; d++)
+			v[d] = ax_space_value(s, i, d);
+		double c = f(v);
+		*best = c < *best ? c : *best;
+		ax_tuner_tell(t, i, AX_TRIAL_OK, c);
+		n++;
+	}
+	snprintf(why, whylen, "%s", ax_tuner_stop_reason(t));
+	ax_tuner_destroy(t);
+	ax_space_destroy(s);
+	return n;
+}
+
+/* "ei" stops a flat landscape early, but never before its minimum. */
+static void test_ei_rule_stops_on_flat(void)
+{
+	char why[160];
+	double best;
+	size_t least = 0;
+	struct ax_space *s;
+	char err[256];
+	if (!ax_space_create_params(&s, cube_defs, 3, NULL, NULL, 0, 1, err,
+				    sizeof(err))) {
+		least = ax_tuner_min_evals(s, 0);
+		ax_space_destroy(s);
+	}
+	AX_CHECK_INT(least, 30); /* 10 per varying parameter */
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		size_t n = cube_session(flat_cost, AX_STOP_EI, seed, 200, &best,
+					why, sizeof(why));
+		printf("# flat, seed %llu: stopped after %zu: %s\n",
+		       (unsigned long long)seed, n, why);
+		AX_CHECK(n >= least && n < 100);
+		AX_CHECK(strstr(why, "expected improvement below") != NULL);
+	}
+	/* "none" ignores the model and spends the budget. */
+	size_t n = cube_session(flat_cost, AX_STOP_NONE, 1, 60, &best, why,
+				sizeof(why));
+	AX_CHECK_INT(n, 60);
+	AX_CHECK_STR(why, "budget of 60 evaluations reached");
+}
+
+/* ... and does not stop while a better region is still likely: on the
+ * bowl every session reaches the bottom before it stops. */
+static void test_ei_rule_waits_for_better_region(void)
+{
+	char why[160];
+	double best;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		size_t n = cube_session(corner_cost, AX_STOP_EI, seed, 300,
+					&best, why, sizeof(why));
+		printf("# corner, seed %llu: %zu evaluations, best %g: %s\n",
+		       (unsigned long long)seed, n, best, why);
+		AX_CHECK_NEAR(best, 1.0, 1e-12);
+	}
+}
+
+/* Stop rules by name; "none" runs to the budget on the flat cube, and in
+ * a space too large to scan "ei" never fires (its EI is only sampled). */
+static void test_stop_rule_names(void)
+{
+	enum ax_stop_rule r;
+	char err[128];
+	AX_CHECK_INT(ax_stop_rule_parse("gain", &r, err, sizeof(err)), 0);
+	AX_CHECK_INT(r, AX_STOP_GAIN);
+	AX_CHECK_INT(ax_stop_rule_parse("none", &r, err, sizeof(err)), 0);
+	AX_CHECK_INT(r, AX_STOP_NONE);
+	AX_CHECK_INT(ax_stop_rule_parse("ei", &r, err, sizeof(err)), 0);
+	AX_CHECK_INT(r, AX_STOP_EI);
+	AX_CHECK_INT(ax_stop_rule_parse("patience", &r, err, sizeof(err)),
+		     AX_EINVAL);
+	AX_CHECK(strstr(err, "'patience'") && strstr(err, "ei, gain or none"));
+	AX_CHECK_STR(ax_stop_rule_name(AX_STOP_EI), "ei");
+	struct ax_tuner_options o;
+	ax_tuner_options_init(&o);
+	AX_CHECK_INT(o.stop_rule, AX_STOP_EI);
+}
+
+/* Five tunables 0..5 (7 776 points): bo's local proposals. */
+static const struct ax_param_def five_defs[] = {
+    {"a", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"b", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"c", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"d", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+    {"e", AX_PT_INT, 0, 5, NULL, 0, AX_PARAM_TUNABLE, ""},
+};
+
+static int differing(const struct ax_space *s, size_t i, size_t j)
+{
+	int n = 0;
+	for (int d = 0; d < ax_space_ndims(s); d++)
+		n += ax_space_value(s, i, d) != ax_space_value(s, j, d);
+	return n;
+}
+
+/* local_every 3: after the initial design of 10, every third model
+ * proposal differs from the best point measured so far in at most two
+ * parameters. */
+static void test_bo_local_every_third(void)
+{
+	struct ax_space *s;
+	struct ax_tuner *t;
+	char err[256];
+	AX_CHECK_INT(ax_space_create_params(&s, five_defs, 5, NULL, NULL, 0, 1,
+					    err, sizeof(err)),
+		     0);
+	struct ax_tuner_options o;
+	ax_tuner_options_init(&o);
+	AX_CHECK_INT(o.local_every, 0);
+	o.local_every = 3;
+	o.budget = 60;
+	o.stop_rule = AX_STOP_NONE;
+	AX_CHECK_INT(ax_tuner_create(&t, s, "bo", 4, &o, err, sizeof(err)), 0);
+	size_t i, n = 0, best = 0, far = 0;
+	double best_cost = INFINITY;
+	for (; ax_tuner_ask(t, &i) == 0; n++) {
+		if (n >= 10 && (n - 10) % 3 == 2 && differing(s, i, best) > 2)
+			far++;
+		double c = 1;
+		for (int d = 0; d < 5; d++) {
+			double v = ax_space_value(s, i, d) - 1 - 0.5 * (d % 3);
+			c += v * v * (1 + d);
+		}
+		if (c < best_cost) {
+			best_cost = c;
+			best = i;
+		}
+		ax_tuner_tell(t, i, AX_TRIAL_OK, c);
+	}
+	AX_CHECK_INT(n, 60);
+	AX_CHECK_INT(far, 0);
+	ax_tuner_destroy(t);
 	ax_space_destroy(s);
 }
 
 AX_TEST_MAIN(AX_TEST(test_bo_large_space), AX_TEST(test_replay_load),
 	     AX_TEST(test_replay_hostile), AX_TEST(test_deterministic_per_seed),
 	     AX_TEST(test_never_reproposed), AX_TEST(test_bo_finds_optimum),
-	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation))
+	     AX_TEST(test_stopping_rules), AX_TEST(test_random_expectation),
+	     AX_TEST(test_ei_rule_stops_on_flat),
+	     AX_TEST(test_ei_rule_waits_for_better_region),
+	     AX_TEST(test_stop_rule_names), AX_TEST(test_bo_local_every_third))
