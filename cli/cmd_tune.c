@@ -156,6 +156,7 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 				  "--no-early-stop and --stop-rule %s "
 				  "contradict; give one of them",
 				  ax_stop_rule_name(t->a.stop_rule));
+	t->a.stop_rule_given = t->stop_rule_set || t->a.no_early_stop;
 	if (rc == 0 && it.n_positional == 1)
 		t->suite_name = it.positional[0];
 	if (rc == 0 && !t->suite_name && !t->replay && !t->a.resume_session)

@@ -29,6 +29,7 @@ struct ax_tune_args {
 	bool no_early_stop;		  /* only budget / time limit stop */
 	int stop_rule;			  /* enum ax_stop_rule, from
 					   * --stop-rule (default ei) */
+	bool stop_rule_given;		  /* --stop-rule or --no-early-stop */
 	struct ax_runner_opts trial_opts; /* quick sampling per trial */
 	struct ax_runner_opts final_opts; /* careful sampling at the end */
 };

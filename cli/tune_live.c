@@ -320,13 +320,19 @@ static int replay_stored(struct live *lv, const json_t *session)
 	return 0;
 }
 
+/* --no-early-stop is the rule "none". */
+static enum ax_stop_rule stop_rule_of(const struct ax_tune_args *a)
+{
+	return a->no_early_stop ? AX_STOP_NONE
+				: (enum ax_stop_rule)a->stop_rule;
+}
+
 void ax_tune_options(const struct ax_tune_args *a, struct ax_tuner_options *o)
 {
 	ax_tuner_options_init(o);
 	o->budget = a->budget;
 	o->time_limit_s = a->time_limit_s;
-	o->stop_rule =
-	    a->no_early_stop ? AX_STOP_NONE : (enum ax_stop_rule)a->stop_rule;
+	o->stop_rule = stop_rule_of(a);
 }
 
 static int claim_refused(struct live *lv)
@@ -380,6 +386,7 @@ static int open_session(struct live *lv, const json_t *resumed)
 	    .seed = a->seed,
 	    .budget = (int)a->budget,
 	    .space_json = NULL,
+	    .stop_rule = ax_stop_rule_name(stop_rule_of(a)),
 	};
 	rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
 	free(shape);
@@ -732,6 +739,33 @@ static int close_all(struct live *lv, int rc)
  * A --budget given with it is this run's total (stored trials count),
  * said when it differs from the stored one.
  */
+/* A resumed session stops by the rule it was started with (sessions from
+ * before rules were stored: by the one given now, or the default); a
+ * different rule given now is refused, as a different strategy is. */
+static int resume_stop_rule(struct live *lv, const json_t *session)
+{
+	struct ax_tune_args *a = lv->a;
+	const char *stored =
+	    json_string_value(json_object_get(session, "stop_rule"));
+	enum ax_stop_rule rule;
+	char err[128];
+	if (!stored || ax_stop_rule_parse(stored, &rule, err, sizeof(err)))
+		return 0;
+	if (a->stop_rule_given && stop_rule_of(a) != rule) {
+		ax_cli_error(lv->cli, AX_EXIT_USAGE,
+			     "--stop-rule %s: session %lld stops by the rule "
+			     "%s; --resume continues it so (give no "
+			     "--stop-rule or --no-early-stop, or start a new "
+			     "session)",
+			     ax_stop_rule_name(stop_rule_of(a)),
+			     (long long)a->resume_session, stored);
+		return -1;
+	}
+	a->no_early_stop = false;
+	a->stop_rule = (int)rule;
+	return 0;
+}
+
 static int resume_settings(struct live *lv, const json_t *session)
 {
 	struct ax_tune_args *a = lv->a;
@@ -759,6 +793,8 @@ static int resume_settings(struct live *lv, const json_t *session)
 				    (unsigned long long)seed);
 	a->strategy = strategy;
 	a->seed = seed;
+	if (resume_stop_rule(lv, session))
+		return AX_EXIT_USAGE;
 	if (a->budget && budget > 0 && a->budget != (size_t)budget)
 		say(lv,
 		    "budget %zu for this run, stored trials included (session "

@@ -111,13 +111,15 @@ static const char *const migration_1 =
  * time (clock ticks after boot) name one process on one machine across
  * pid reuse.  A tuning session names the run that is resuming it, so that
  * a second `tune --resume` of it is refused while that run's process
- * lives (core/db_owner.c).
+ * lives (core/db_owner.c), and keeps its stop rule, so that a resume stops
+ * as the session was started to.
  */
 static const char *const migration_2 =
     "ALTER TABLE run ADD COLUMN owner_pid INTEGER;"
     "ALTER TABLE run ADD COLUMN owner_boot TEXT;"
     "ALTER TABLE run ADD COLUMN owner_start INTEGER;"
-    "ALTER TABLE tune_session ADD COLUMN owner_run_id INTEGER;";
+    "ALTER TABLE tune_session ADD COLUMN owner_run_id INTEGER;"
+    "ALTER TABLE tune_session ADD COLUMN stop_rule TEXT;";
 
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
     migration_1,

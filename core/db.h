@@ -134,6 +134,7 @@ struct ax_db_session {
 	uint64_t seed;
 	int budget;
 	const char *space_json; /* parameter table, for resume */
+	const char *stop_rule;	/* "ei", "gain", "none"; NULL: default */
 };
 int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
 			int64_t *id);

@@ -56,3 +56,18 @@ assert d["stop_reason"], d'
 	assert_success
 	[ "$(sql 'select stop_reason from tune_session')" = "budget of 3 evaluations reached" ]
 }
+
+@test "a session keeps its stop rule: --resume stops by it, and another rule is refused" {
+	run "$AX" --db "$DB" tune bandwidth -p op=copy -p size=64K --budget 3 \
+		--strategy random --seed 2 --no-early-stop
+	assert_success
+	[ "$(sql 'select stop_rule from tune_session')" = none ]
+	run "$AX" --db "$DB" tune --resume 1 --stop-rule ei
+	assert_failure 2
+	assert_output --partial "session 1 stops by the rule none"
+	# No rule given: the stored one, so the new budget is spent whole.
+	run "$AX" --db "$DB" tune --resume 1 --budget 5
+	assert_success
+	[ "$(sql 'select count(*) from trial')" -eq 5 ]
+	[ "$(sql 'select stop_rule from tune_session')" = none ]
+}
