@@ -30,8 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* quick_check gives up after this long; the file is then used unchecked
- * (about 1 GB of database on the CI machine's disk). */
+/* quick_check gives up after this long, and the file is then used
+ * unchecked: a very large history must not delay every run. */
 #define QUICK_CHECK_BOX_S 3.0
 
 /* ---- shape ------------------------------------------------------------ */
