@@ -483,9 +483,9 @@ static int measure_defaults_first(struct live *lv)
 }
 
 /* The best re-timed point wins only when compare's statistics call it
- * faster than the defaults re-timed the same way (reports/compare.h);
- * two medians alone, however far apart, are noise until shown not to
- * be. */
+ * faster than the defaults re-timed the same way and its median is better
+ * too (ax_compare_wins); two medians alone, however far apart, are noise
+ * until shown not to be. */
 static bool beats_defaults(const struct live *lv, const struct timed *best,
 			   const struct timed *def)
 {
@@ -500,7 +500,7 @@ static bool beats_defaults(const struct live *lv, const struct timed *best,
 		   lv->a->suite->higher_is_better,
 		   ax_compare_threshold_for(&o, lv->a->suite->name), &o, &st,
 		   err, sizeof(err)) == 0 &&
-	       st.verdict == AX_VERDICT_FASTER;
+	       ax_compare_wins(&st, lv->a->suite->higher_is_better);
 }
 
 /* Re-time the top points by the model; the best of them in *best.  The

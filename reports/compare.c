@@ -185,6 +185,13 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 	return 0;
 }
 
+bool ax_compare_wins(const struct ax_compare_stat *st, bool higher_is_better)
+{
+	return st->verdict == AX_VERDICT_FASTER &&
+	       (higher_is_better ? st->cand_median > st->base_median
+				 : st->cand_median < st->base_median);
+}
+
 /* ---- matching --------------------------------------------------------- */
 
 static const char *jstr(const json_t *o, const char *key)

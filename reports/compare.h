@@ -99,6 +99,15 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 		       const struct ax_compare_opts *o,
 		       struct ax_compare_stat *out, char *err, size_t errlen);
 
+/*
+ * A win a tuned point may claim over the defaults: the shift test says
+ * faster (st->verdict) and the candidate's median is better too.  The
+ * Hodges-Lehmann shift and the difference of medians can disagree in sign
+ * on bimodal samples (a preempted machine), and a speed-up shown as a
+ * ratio of medians must never be below 1.
+ */
+bool ax_compare_wins(const struct ax_compare_stat *st, bool higher_is_better);
+
 /* One line of the comparison: a matched pair or an unmatched result. */
 struct ax_compare_pair {
 	json_t *base, *cand; /* result objects (borrowed from the

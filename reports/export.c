@@ -349,7 +349,9 @@ static int choose(const struct builder *b, const struct group *g,
 		int rc = compare_pair(b, g, d, c, &st);
 		if (rc)
 			return rc;
-		bool wins = st.verdict == AX_VERDICT_FASTER;
+		bool wins = ax_compare_wins(
+		    &st,
+		    json_is_true(json_object_get(c->r, "higher_is_better")));
 		if (wins &&
 		    (!ch->tuned || st.improvement > ch->stat.improvement)) {
 			ch->tuned = c;
