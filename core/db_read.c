@@ -85,7 +85,8 @@ int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
  * and non-finite reals as null (JSON has no NaN or infinity).  Text that
  * is not valid UTF-8 (which jansson refuses) is repaired with a warning
  * naming the field, never dropped (core/text.h). */
-static json_t *col_json(sqlite3_stmt *st, int i, const char *what)
+static json_t *col_json(sqlite3_stmt *st, int i, const char *table,
+			const char *key)
 {
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
@@ -95,9 +96,15 @@ static json_t *col_json(sqlite3_stmt *st, int i, const char *what)
 
 		return isfinite(v) ? json_real(v) : json_null();
 	}
-	case SQLITE_TEXT:
-		return ax_text_json_string(
-		    (const char *)sqlite3_column_text(st, i), what);
+	case SQLITE_TEXT: {
+		const char *text = (const char *)sqlite3_column_text(st, i);
+		json_t *j = json_string(text);
+		char what[96];
+		if (j)
+			return j;
+		snprintf(what, sizeof(what), "the stored %s %s", table, key);
+		return ax_text_json_string(text, what);
+	}
 	default:
 		return json_null();
 	}
@@ -105,11 +112,18 @@ static json_t *col_json(sqlite3_stmt *st, int i, const char *what)
 
 /* Column i holding JSON text, parsed; null when NULL or unparsable.
  * Invalid UTF-8 inside is repaired with a warning, so the document is
- * kept (jansson would refuse it whole). */
-static json_t *col_parsed(sqlite3_stmt *st, int i, const char *what)
+ * kept (jansson would refuse it whole).  Valid text, nearly all of it,
+ * takes the direct path: the warning's wording is made only when needed. */
+static json_t *col_parsed(sqlite3_stmt *st, int i, const char *table,
+			  const char *key)
 {
-	return ax_text_json_loads((const char *)sqlite3_column_text(st, i),
-				  JSON_DECODE_ANY, what);
+	const char *text = (const char *)sqlite3_column_text(st, i);
+	json_t *j = text ? json_loads(text, JSON_DECODE_ANY, NULL) : NULL;
+	char what[96];
+	if (j || !text)
+		return j ? j : json_null();
+	snprintf(what, sizeof(what), "the stored %s %s", table, key);
+	return ax_text_json_loads(text, JSON_DECODE_ANY, what);
 }
 
 /* Set keys[0..n) of obj from columns first..first+n; "*" prefix means
@@ -121,11 +135,10 @@ static void set_cols(json_t *obj, sqlite3_stmt *st, int first,
 	for (int i = 0; i < n; i++) {
 		bool parsed = keys[i][0] == '*';
 		const char *key = keys[i] + parsed;
-		char what[96];
-		snprintf(what, sizeof(what), "the stored %s %s", table, key);
 		json_object_set_new(obj, key,
-				    parsed ? col_parsed(st, first + i, what)
-					   : col_json(st, first + i, what));
+				    parsed
+					? col_parsed(st, first + i, table, key)
+					: col_json(st, first + i, table, key));
 	}
 }
 
@@ -240,8 +253,9 @@ static int add_samples(struct ax_db *db, int64_t id, json_t *r)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_array_append_new(vals, col_json(st, 0, "a sample"));
-		json_array_append_new(secs, col_json(st, 1, "a sample"));
+		json_array_append_new(vals, col_json(st, 0, "sample", "value"));
+		json_array_append_new(secs,
+				      col_json(st, 1, "sample", "seconds"));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0
