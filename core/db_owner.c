@@ -168,23 +168,30 @@ static int session_owner(struct ax_db *db, int64_t session_id, int64_t *run,
 	return 0;
 }
 
-int ax_db_session_claim(struct ax_db *db, int64_t session_id, int64_t run_id)
+/* AX_EBUSY naming the other run when a live run other than run_id owns
+ * the session; 0 when it is free (or run_id's). */
+static int refuse_if_owned(struct ax_db *db, int64_t session_id, int64_t run_id)
 {
 	int64_t owner = 0, pid = 0;
 	bool alive = false;
+	int rc = session_owner(db, session_id, &owner, &pid, &alive);
+	if (rc || !owner || owner == run_id || !alive)
+		return rc;
+	return ax_dbi_fail(db, AX_EBUSY,
+			   "tuning session %" PRId64 " is being continued by "
+			   "run %" PRId64 " (process %" PRId64 "); wait for "
+			   "it to end, or stop it first",
+			   session_id, owner, pid);
+}
+
+int ax_db_session_claim(struct ax_db *db, int64_t session_id, int64_t run_id)
+{
+	if (run_id == 0) /* a look only: no write lock needed */
+		return refuse_if_owned(db, session_id, 0);
+	sqlite3_stmt *st = NULL;
 	int rc = ax_dbi_begin(db);
 	if (!rc)
-		rc = session_owner(db, session_id, &owner, &pid, &alive);
-	if (!rc && owner && owner != run_id && alive)
-		rc =
-		    ax_dbi_fail(db, AX_EBUSY,
-				"tuning session %" PRId64 " is being "
-				"continued by run %" PRId64 " (process %" PRId64
-				"); wait for it to end, or stop it first",
-				session_id, owner, pid);
-	if (!rc && run_id == 0)
-		return ax_dbi_rollback(db, 0); /* a look only */
-	sqlite3_stmt *st = NULL;
+		rc = refuse_if_owned(db, session_id, run_id);
 	if (!rc)
 		rc = ax_dbi_prepare(db,
 				    "UPDATE tune_session SET owner_run_id = ?"
