@@ -31,12 +31,33 @@
  * early stop (bench_tuner -L 3 -M N measures it).  The stop rule always
  * sees the EI maximised over every untried point.
  *
+ * Transfer (options.prior, tuner/prior.h).  With another session's model
+ * as a prior, the initial design opens with that session's best points
+ * that exist here, then the usual Latin hypercube.  At every refit two
+ * models are fitted to this session's log costs y: the cold one on y, and
+ * a warm one on the residual y - b m(x), where m is the prior's mean and b
+ * the least-squares slope of y on m, clamped to [0, 3] (a device twice as
+ * sensitive to a parameter as the other still transfers; a slope below 0
+ * says the prior misleads).  The one that predicts this session's own
+ * measurements better, by leave-one-out log predictive density (closed
+ * form, ax_gp_loo_lpd) with a margin of one nat for the warm one's fitted
+ * slope, makes the proposals until the next refit.  Cross-validation, not
+ * the marginal likelihood: the likelihood rewards the warm model for the
+ * global trend every GPU shares (tiny blocks are slow) even where the
+ * prior's optimum is elsewhere, and predicting a held-out measurement is
+ * the test that matters.  It is also there from the first fit, on the
+ * initial design alone.  So a misleading prior costs its few initial
+ * points and is then set aside by the data, and a good one lets a dozen
+ * measurements place the optimum.  Without a prior this is the cold model
+ * alone, as before.
+ *
  * Spaces with more than 200 000 untried points are not scanned: each
  * proposal scores 2 000 random untried points and climbs through
  * one-parameter neighbours from the best of them and from the best measured
  * points.
  */
 #include "tuner/gp.h"
+#include "tuner/prior.h"
 #include "tuner/strategy_impl.h"
 
 #include "core/error.h"
@@ -51,9 +72,16 @@
 #define LS_STARTS 8
 #define LS_STEPS 20
 #define LHS_TRIES 10
+/* The lead in leave-one-out log predictive density, in nats, the warm
+ * model needs over the cold one: the price of its fitted slope. */
+#define WARM_MARGIN 1.0
+#define SLOPE_MAX 3.0
 
 struct bo {
-	struct ax_gp *gp;
+	struct ax_gp *gp;	   /* the model in use: cold, or warm */
+	struct ax_gp *cold, *warm; /* with a prior: both, refitted together */
+	const struct ax_prior *prior;
+	double slope;	/* on the prior's mean in the model in use (0: cold) */
 	int d;		/* GP inputs: encoded columns, at least 1 */
 	size_t *ok_idx; /* successful points, tell order */
 	double *ok_y;	/* their log cost */
@@ -146,7 +174,7 @@ static int initial_design(struct ax_tuner *t, struct bo *b, size_t m)
 	int D = ax_space_ndims(t->s);
 	size_t *cur = malloc(m * sizeof(size_t));
 	size_t *perm = malloc(m * D * sizeof(size_t));
-	b->init = malloc(m * sizeof(size_t));
+	b->init = malloc((m + AX_PRIOR_TOP_MAX) * sizeof(size_t));
 	if (!cur || !perm || !b->init) {
 		free(cur);
 		free(perm);
@@ -193,12 +221,34 @@ static int initial_design(struct ax_tuner *t, struct bo *b, size_t m)
 	return 0;
 }
 
+/* The prior's best points that exist here open the design: measured
+ * first, they are where a correlated device is fastest too. */
+static void prior_first(struct ax_tuner *t, struct bo *b)
+{
+	size_t top[AX_PRIOR_TOP_MAX];
+	int want = t->opt.prior_top ? t->opt.prior_top : AX_PRIOR_TOP;
+	size_t k = ax_prior_top(b->prior,
+				want < 0		  ? 0
+				: want > AX_PRIOR_TOP_MAX ? AX_PRIOR_TOP_MAX
+							  : (size_t)want,
+				top);
+	memmove(b->init + k, b->init, b->ninit * sizeof(size_t));
+	memcpy(b->init, top, k * sizeof(size_t));
+	b->ninit += k;
+	(void)t;
+}
+
 static void bo_destroy(struct ax_tuner *t)
 {
 	struct bo *b = t->priv;
 	if (!b)
 		return;
-	ax_gp_destroy(b->gp);
+	if (b->prior) {
+		ax_gp_destroy(b->cold);
+		ax_gp_destroy(b->warm);
+	} else {
+		ax_gp_destroy(b->gp);
+	}
 	free(b->ok_idx);
 	free(b->ok_y);
 	free(b->fail_idx);
@@ -234,11 +284,18 @@ static int bo_init(struct ax_tuner *t)
 	b->ok_y = malloc(t->n * sizeof(double));
 	b->fail_idx = malloc(t->n * sizeof(size_t));
 	b->nb = malloc(b->nbcap * sizeof(size_t));
+	b->prior = t->opt.prior;
 	int rc = ax_gp_create(&b->gp, b->d);
+	if (!rc && b->prior) {
+		b->cold = b->gp;
+		rc = ax_gp_create(&b->warm, b->d);
+	}
 	if (!rc && (!b->ok_idx || !b->ok_y || !b->fail_idx || !b->nb))
 		rc = AX_ENOMEM;
 	if (!rc)
 		rc = initial_design(t, b, m);
+	if (!rc && b->prior)
+		prior_first(t, b);
 	return rc;
 }
 
@@ -254,7 +311,71 @@ static int bo_tell(struct ax_tuner *t, size_t index, int ok, double cost)
 	return 0;
 }
 
-/* Hyperparameter fit on every success so far. */
+/* The prior's mean at point i, in the model's standardised units of the
+ * model in use, times its slope: what the model adds to its own mean. */
+static double offset(const struct bo *b, size_t i)
+{
+	if (b->slope == 0)
+		return 0;
+	return b->slope * ax_prior_mean(b->prior, i) / ax_gp_y_scale(b->gp);
+}
+
+/* What a model with this slope on the prior is fitted on for success k:
+ * the log cost, less the scaled prior mean. */
+static double target(const struct bo *b, size_t k, double slope)
+{
+	double y = b->ok_y[k];
+	return slope == 0 ? y
+			  : y - slope * ax_prior_mean(b->prior, b->ok_idx[k]);
+}
+
+/* Fit gp's hyperparameters on X and the targets under slope. */
+static int fit_one(struct ax_tuner *t, struct bo *b, struct ax_gp *gp,
+		   const double *X, double slope)
+{
+	size_t n = b->nok;
+	double *y = calloc(n ? n : 1, sizeof(double));
+	if (!y)
+		return AX_ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		y[k] = target(b, k, slope);
+	int rc = ax_gp_set_data(gp, X, y, (int)n);
+	free(y);
+	if (rc)
+		return rc;
+	/* Later fits start from the previous optimum, which moves little as
+	 * data arrives, so a few BFGS steps suffice; each step costs an
+	 * O(n^3) factorisation and inverse. */
+	int restarts = n <= 40 ? 3 : (b->fits % 4 == 0 ? 2 : 1);
+	int iters = n <= 30 ? 50 : (n <= 60 ? 30 : 10);
+	return ax_gp_fit(gp, restarts, t->seed * 1000003u + b->fits, iters);
+}
+
+/* Least-squares slope of the log costs on the prior's mean, clamped to
+ * [0, SLOPE_MAX]; 0 when the prior's mean does not vary over them. */
+static double prior_slope(const struct bo *b)
+{
+	size_t n = b->nok;
+	double mx = 0, my = 0, sxy = 0, sxx = 0;
+	for (size_t k = 0; k < n; k++) {
+		mx += ax_prior_mean(b->prior, b->ok_idx[k]);
+		my += b->ok_y[k];
+	}
+	mx /= (double)n;
+	my /= (double)n;
+	for (size_t k = 0; k < n; k++) {
+		double dx = ax_prior_mean(b->prior, b->ok_idx[k]) - mx;
+		sxy += dx * (b->ok_y[k] - my);
+		sxx += dx * dx;
+	}
+	if (n < 3 || !(sxx > 1e-12))
+		return 0;
+	double s = sxy / sxx;
+	return s < 0 ? 0 : (s > SLOPE_MAX ? SLOPE_MAX : s);
+}
+
+/* Hyperparameter fit on every success so far; with a prior, of both
+ * models, keeping the one the data prefer (see the top). */
 static int refit(struct ax_tuner *t, struct bo *b)
 {
 	size_t n = b->nok;
@@ -263,20 +384,27 @@ static int refit(struct ax_tuner *t, struct bo *b)
 		return AX_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		point_x(t, b, b->ok_idx[i], X + i * b->d);
-	int rc = ax_gp_set_data(b->gp, X, b->ok_y, (int)n);
+	b->fits++;
+	int rc = fit_one(t, b, b->prior ? b->cold : b->gp, X, 0);
+	double slope = b->prior ? prior_slope(b) : 0;
+	if (!rc && slope > 0)
+		rc = fit_one(t, b, b->warm, X, slope);
 	free(X);
 	if (rc)
 		return rc;
-	b->fits++;
-	/* Later fits start from the previous optimum, which moves little as
-	 * data arrives, so a few BFGS steps suffice; each step costs an
-	 * O(n^3) factorisation and inverse. */
-	int restarts = n <= 40 ? 3 : (b->fits % 4 == 0 ? 2 : 1);
-	int iters = n <= 30 ? 50 : (n <= 60 ? 30 : 10);
-	rc = ax_gp_fit(b->gp, restarts, t->seed * 1000003u + b->fits, iters);
+	if (slope > 0 &&
+	    ax_gp_loo_lpd(b->warm) - WARM_MARGIN > ax_gp_loo_lpd(b->cold)) {
+		b->gp = b->warm;
+		b->slope = slope;
+	} else if (b->prior) {
+		b->gp = b->cold;
+		b->slope = 0;
+	}
+	if (b->prior)
+		t->prior_slope = b->slope;
 	b->fit_n = n;
 	b->fitted = 1;
-	return rc;
+	return 0;
 }
 
 /* Add successes that arrived since the last sync to the GP. */
@@ -285,7 +413,7 @@ static int sync_gp(struct ax_tuner *t, struct bo *b)
 	double x[AX_SPACE_MAX_ENC + 1];
 	for (size_t i = (size_t)ax_gp_n(b->gp); i < b->nok; i++) {
 		point_x(t, b, b->ok_idx[i], x);
-		int rc = ax_gp_append(b->gp, x, b->ok_y[i]);
+		int rc = ax_gp_append(b->gp, x, target(b, i, b->slope));
 		if (rc)
 			return rc;
 	}
@@ -527,8 +655,9 @@ static int ask_pool(struct ax_tuner *t, struct bo *b, size_t *index,
 	for (size_t c = 0; c < b->npool; c++) {
 		if (t->state[b->pool[c]] != AX_PS_UNTRIED)
 			continue;
-		double lei, sc = score_of(b, b->mu[c], b->s2[c], b->kok[c],
-					  b->kfail[c], best, &lei);
+		double lei,
+		    sc = score_of(b, b->mu[c] + offset(b, b->pool[c]), b->s2[c],
+				  b->kok[c], b->kfail[c], best, &lei);
 		if (lei > *best_lei)
 			*best_lei = lei;
 		if (sc > top || arg < 0) {
@@ -558,7 +687,7 @@ static double score_direct(const struct ax_tuner *t, const struct bo *b,
 	point_x(t, b, i, x);
 	ax_gp_predict(b->gp, x, &mean, &var);
 	double ys = ax_gp_y_scale(b->gp);
-	double mu = (mean - ax_gp_y_mean(b->gp)) / ys;
+	double mu = (mean - ax_gp_y_mean(b->gp)) / ys + offset(b, i);
 	double s2 = ax_gp_sf2(b->gp) - var / (ys * ys);
 	if (b->nfail) {
 		for (size_t q = 0; q < b->nok; q++)
@@ -689,7 +818,8 @@ static double bo_rank(struct ax_tuner *t, size_t index)
 	double x[AX_SPACE_MAX_ENC + 1], mean, var;
 	point_x(t, b, index, x);
 	ax_gp_predict(b->gp, x, &mean, &var);
-	return mean;
+	return mean +
+	       (b->slope == 0 ? 0 : b->slope * ax_prior_mean(b->prior, index));
 }
 
 const struct ax_strategy_ops ax_strategy_bo = {

@@ -489,6 +489,48 @@ int ax_gp_fit(struct ax_gp *gp, int restarts, uint64_t seed, int max_iter)
 	return refactor(gp);
 }
 
+double ax_gp_loo_lpd(struct ax_gp *gp)
+{
+	int n = gp->n, ld = gp->cap;
+	if (n < 2)
+		return -INFINITY;
+	/* K^-1 from the factor (GSL reads the lower triangle), alpha. */
+	for (int i = 0; i < n; i++)
+		memcpy(gp->work + (size_t)i * ld, gp->L + (size_t)i * ld,
+		       (size_t)(i + 1) * sizeof(double));
+	ax_gp_alpha(gp, gp->alpha);
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	gsl_matrix_view m = gsl_matrix_view_array_with_tda(
+	    gp->work, (size_t)n, (size_t)n, (size_t)ld);
+	int rc = gsl_linalg_cholesky_invert(&m.matrix);
+	gsl_set_error_handler(old);
+	if (rc)
+		return -INFINITY;
+	/* Held out, point i's residual is alpha_i / Kinv_ii and its
+	 * variance 1 / Kinv_ii (Rasmussen & Williams, eq. 5.12). */
+	double s = 0;
+	for (int i = 0; i < n; i++) {
+		double kii = gp->work[(size_t)i * ld + i];
+		if (!(kii > 0))
+			return -INFINITY;
+		double r = gp->alpha[i] / kii, v = 1 / kii;
+		s += -0.5 * (log(2 * M_PI * v) + r * r / v);
+	}
+	return s - n * log(gp->ys);
+}
+
+void ax_gp_alpha(const struct ax_gp *gp, double *out)
+{
+	/* Back substitution with L^T: alpha = L^-T beta. */
+	int n = gp->n, ld = gp->cap;
+	for (int i = n - 1; i >= 0; i--) {
+		double s = gp->beta[i];
+		for (int j = i + 1; j < n; j++)
+			s -= gp->L[(size_t)j * ld + i] * out[j];
+		out[i] = s / gp->L[(size_t)i * ld + i];
+	}
+}
+
 const double *ax_gp_chol(const struct ax_gp *gp, int *ld)
 {
 	*ld = gp->cap;

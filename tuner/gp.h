@@ -83,6 +83,22 @@ void ax_gp_predict(const struct ax_gp *gp, const double *x, double *mean,
  */
 double ax_gp_nll(struct ax_gp *gp, const double *theta, double *grad);
 
+/*
+ * Leave-one-out log predictive density of the y the model holds, in the
+ * units of the y given: the sum over points of log N(y_i; the mean and
+ * variance predicted from the others, noise included), in closed form
+ * from K^-1 (O(n^3)).  Two models of the same points whose targets differ
+ * by a known shift compare by it: the tuner's choice between a cold model
+ * and one that leans on a prior.  -inf when n < 2 or K cannot be
+ * inverted.
+ */
+double ax_gp_loo_lpd(struct ax_gp *gp);
+
+/* alpha = K^-1 y (standardised units) into out[0..n): a caller predicting
+ * the mean at many points then needs only the kernel vector,
+ * mean(x) = y_mean + y_scale * sum_j k(x, x_j) alpha_j. */
+void ax_gp_alpha(const struct ax_gp *gp, double *out);
+
 /* Access for acquisition code that keeps its own incremental state. */
 double ax_gp_kernel(const struct ax_gp *gp, const double *a,
 		    const double *b); /* k(a, b), no noise */

@@ -364,10 +364,13 @@ static double clock_s(clockid_t id)
 
 #define TAIL 20
 
-int ax_replay_run(const struct ax_landscape *l, const char *strategy,
-		  uint64_t seed, const struct ax_tuner_options *opt,
-		  double *trace, size_t trace_len, struct ax_replay_result *res,
-		  char *err, size_t errlen)
+/* ax_replay_run, also writing the evaluated points in order to
+ * order[0..order_len) when order is not NULL. */
+static int replay_loop(const struct ax_landscape *l, const char *strategy,
+		       uint64_t seed, const struct ax_tuner_options *opt,
+		       double *trace, size_t trace_len, size_t *order,
+		       size_t order_len, struct ax_replay_result *res,
+		       char *err, size_t errlen)
 {
 	struct ax_tuner *t;
 	memset(res, 0, sizeof(*res));
@@ -400,6 +403,8 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 			best = c;
 		if (trace && e < trace_len)
 			trace[e] = best;
+		if (order && e < order_len)
+			order[e] = i;
 		e++;
 	}
 	if (rc == AX_ENOTFOUND)
@@ -418,6 +423,52 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 	if (!rc && ax_tuner_best(t, &res->best_index, &res->best_cost))
 		res->best_cost = INFINITY;
 	ax_tuner_destroy(t);
+	return rc;
+}
+
+int ax_replay_run(const struct ax_landscape *l, const char *strategy,
+		  uint64_t seed, const struct ax_tuner_options *opt,
+		  double *trace, size_t trace_len, struct ax_replay_result *res,
+		  char *err, size_t errlen)
+{
+	return replay_loop(l, strategy, seed, opt, trace, trace_len, NULL, 0,
+			   res, err, errlen);
+}
+
+int ax_replay_prior(const struct ax_landscape *l,
+		    const struct ax_landscape *other, uint64_t seed,
+		    size_t budget, struct ax_prior **out, char *err,
+		    size_t errlen)
+{
+	struct ax_tuner_options o;
+	struct ax_replay_result r;
+	int D = ax_space_ndims(other->space);
+	const char *names[AX_MAX_PARAMS];
+	*out = NULL;
+	ax_tuner_options_init(&o);
+	o.budget = budget;
+	size_t *order = malloc((budget ? budget : 1) * sizeof(size_t));
+	double *vals =
+	    malloc((budget ? budget : 1) * (size_t)D * sizeof(double));
+	double *cost = malloc((budget ? budget : 1) * sizeof(double));
+	int rc = order && vals && cost ? 0 : AX_ENOMEM;
+	if (!rc)
+		rc = replay_loop(other, "bo", seed, &o, NULL, 0, order, budget,
+				 &r, err, errlen);
+	for (size_t e = 0; !rc && e < r.evals; e++) {
+		for (int d = 0; d < D; d++)
+			vals[e * (size_t)D + (size_t)d] =
+			    ax_space_value(other->space, order[e], d);
+		cost[e] = other->cost[order[e]];
+	}
+	for (int d = 0; d < D; d++)
+		names[d] = ax_space_dim_name(other->space, d);
+	if (!rc)
+		rc = ax_prior_create(out, l->space, D, names, vals, cost,
+				     r.evals, seed, err, errlen);
+	free(order);
+	free(vals);
+	free(cost);
 	return rc;
 }
 

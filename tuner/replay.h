@@ -21,6 +21,7 @@
 #ifndef AX_TUNER_REPLAY_H
 #define AX_TUNER_REPLAY_H
 
+#include "tuner/prior.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
 
@@ -77,6 +78,21 @@ int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 		  uint64_t seed, const struct ax_tuner_options *opt,
 		  double *trace, size_t trace_len, struct ax_replay_result *res,
 		  char *err, size_t errlen);
+
+/*
+ * A prior for landscape l from other, a recorded landscape of the same
+ * kernel on another device: the trials of a bo session on other (default
+ * stop rule, budget evaluations, seed), as a user who tuned that device
+ * first has them stored, mapped into l's space by parameter name and value
+ * (tuner/prior.h).  Categorical values map by their index in tune_params,
+ * so the two files must list them alike.  *out is the caller's to
+ * ax_prior_destroy and borrows l's space.  Errors: those of
+ * ax_prior_create (another space, too few successes that map), AX_ENOMEM.
+ */
+int ax_replay_prior(const struct ax_landscape *l,
+		    const struct ax_landscape *other, uint64_t seed,
+		    size_t budget, struct ax_prior **out, char *err,
+		    size_t errlen);
 
 /*
  * Exact statistics of uniform random search without replacement after k

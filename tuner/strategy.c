@@ -3,6 +3,7 @@
 #include "tuner/strategy_impl.h"
 
 #include "core/error.h"
+#include "tuner/prior.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +97,9 @@ int ax_tuner_create(struct ax_tuner **out, const struct ax_space *space,
 			       "unknown strategy '%s'; use %s", strategy,
 			       known);
 	}
+	if (opt && opt->prior && ax_prior_space(opt->prior) != space)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "the prior was built for another space");
 	struct ax_tuner *t = calloc(1, sizeof(*t));
 	if (!t)
 		return AX_ENOMEM;
@@ -126,6 +130,7 @@ int ax_tuner_create(struct ax_tuner **out, const struct ax_space *space,
 	t->nuntried = n;
 	t->best_cost = INFINITY;
 	t->last_ei = NAN;
+	t->prior_slope = NAN;
 	clock_gettime(CLOCK_MONOTONIC, &t->t0);
 	int rc = ops->init ? ops->init(t) : 0;
 	if (rc) {
@@ -349,6 +354,8 @@ const char *ax_tuner_stop_reason(const struct ax_tuner *t)
 size_t ax_tuner_evals(const struct ax_tuner *t) { return t->ntold; }
 
 double ax_tuner_last_ei(const struct ax_tuner *t) { return t->last_ei; }
+
+double ax_tuner_prior_slope(const struct ax_tuner *t) { return t->prior_slope; }
 
 const char *ax_tuner_strategy(const struct ax_tuner *t) { return t->ops->name; }
 

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 struct ax_tuner;
+struct ax_prior;
 
 enum ax_trial_status {
 	AX_TRIAL_OK = 0,     /* measured: cost is valid */
@@ -77,6 +78,14 @@ struct ax_tuner_options {
 			      * ax_tuner_min_evals() */
 	int local_every;     /* bo: every k-th proposal searches near the
 			      * best point (tuner/bo.c); 0 = never */
+	const struct ax_prior *prior; /* bo: another session's model as
+				       * a mean function and its best
+				       * points first (tuner/prior.h);
+				       * built for this space, borrowed;
+				       * NULL: cold.  Other strategies
+				       * ignore it. */
+	int prior_top; /* bo with a prior: how many of its best points open
+			* the initial design; 0 = AX_PRIOR_TOP, -1 = none */
 };
 
 /* Defaults: no budget or time limit, n_init 10, stop rule "ei" with
@@ -155,6 +164,11 @@ size_t ax_tuner_evals(const struct ax_tuner *t);
 /* bo: the largest expected improvement at the last proposal, as a fraction
  * of the best cost; NaN for other strategies or before the model exists. */
 double ax_tuner_last_ei(const struct ax_tuner *t);
+
+/* bo with a prior: the slope the model puts on the prior's mean at its
+ * last fit (0 when the data preferred the cold model); NaN without a
+ * prior, for other strategies, or before the first fit. */
+double ax_tuner_prior_slope(const struct ax_tuner *t);
 
 /* The strategy's name, borrowed. */
 const char *ax_tuner_strategy(const struct ax_tuner *t);

@@ -57,6 +57,7 @@ struct ax_tuner {
 	double best_cost;
 	size_t best_index;
 	double last_ei;
+	double prior_slope; /* see ax_tuner_prior_slope */
 	int ei_exact; /* last_ei is the maximum over every untried point */
 	int low_ei_rounds;
 	struct timespec t0;

@@ -180,6 +180,81 @@ static void test_ei_closed_form(void)
 	AX_CHECK_NEAR(ax_log_ei(0, 1, -8), log(ax_ei(0, 1, -8)), 1e-6);
 }
 
+/* alpha = K^-1 y gives the posterior mean with the kernel vector alone;
+ * the closed-form leave-one-out density equals refitting without each
+ * point, and prefers a smooth function to the same with noise added. */
+static void test_alpha_and_loo(void)
+{
+	struct ax_gp *gp, *noisy;
+	double X[12], y[12], yn[12], alpha[12];
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 5);
+	for (int i = 0; i < 12; i++) {
+		X[i] = i / 11.0;
+		y[i] = sin(3 * X[i]);
+		yn[i] = y[i] + gsl_ran_gaussian(r, 1.0);
+	}
+	gsl_rng_free(r);
+	AX_CHECK_INT(ax_gp_create(&gp, 1), 0);
+	AX_CHECK_INT(ax_gp_create(&noisy, 1), 0);
+	AX_CHECK_INT(ax_gp_set_data(gp, X, y, 12), 0);
+	AX_CHECK_INT(ax_gp_fit(gp, 3, 1, 50), 0);
+	AX_CHECK_INT(ax_gp_set_data(noisy, X, yn, 12), 0);
+	AX_CHECK_INT(ax_gp_fit(noisy, 3, 1, 50), 0);
+	ax_gp_alpha(gp, alpha);
+	for (double xs = 0.05; xs < 1; xs += 0.3) {
+		double mean, var, m = 0;
+		ax_gp_predict(gp, &xs, &mean, &var);
+		for (int j = 0; j < 12; j++)
+			m += ax_gp_kernel(gp, &xs, ax_gp_x(gp, j)) * alpha[j];
+		AX_CHECK_NEAR(ax_gp_y_mean(gp) + ax_gp_y_scale(gp) * m, mean,
+			      1e-9);
+	}
+	double e = ax_gp_loo_lpd(gp), en = ax_gp_loo_lpd(noisy);
+	printf("# leave-one-out log density: smooth %.3f, noisy %.3f\n", e, en);
+	AX_CHECK(isfinite(e) && e > en);
+	/* By hand: drop each point, predict it from the other 11 with the
+	 * same hyperparameters and standardisation, sum the log densities. */
+	struct ax_gp_hyper h;
+	ax_gp_get_hyper(gp, &h);
+	double ym = ax_gp_y_mean(gp), ysc = ax_gp_y_scale(gp), byhand = 0;
+	for (int i = 0; i < 12; i++) {
+		gsl_matrix *K = gsl_matrix_alloc(11, 11);
+		gsl_vector *k = gsl_vector_alloc(11), *w = gsl_vector_alloc(11);
+		gsl_vector *yo = gsl_vector_alloc(11);
+		for (int a = 0, p = 0; a < 12; a++) {
+			if (a == i)
+				continue;
+			gsl_vector_set(k, p, ax_gp_kernel(gp, &X[i], &X[a]));
+			gsl_vector_set(yo, p, (y[a] - ym) / ysc);
+			for (int b = 0, q = 0; b < 12; b++) {
+				if (b == i)
+					continue;
+				gsl_matrix_set(K, p, q++,
+					       ax_gp_kernel(gp, &X[a], &X[b]) +
+						   (a == b ? h.sn2 : 0));
+			}
+			p++;
+		}
+		gsl_linalg_cholesky_decomp1(K);
+		gsl_linalg_cholesky_solve(K, k, w);
+		double mean = 0, var = h.sf2 + h.sn2, yi = (y[i] - ym) / ysc;
+		for (int p = 0; p < 11; p++) {
+			mean += gsl_vector_get(w, p) * gsl_vector_get(yo, p);
+			var -= gsl_vector_get(w, p) * gsl_vector_get(k, p);
+		}
+		byhand += -0.5 * (log(2 * M_PI * var) +
+				  (yi - mean) * (yi - mean) / var);
+		gsl_matrix_free(K);
+		gsl_vector_free(k);
+		gsl_vector_free(w);
+		gsl_vector_free(yo);
+	}
+	AX_CHECK_NEAR(e, byhand - 12 * log(ysc), 1e-6);
+	ax_gp_destroy(gp);
+	ax_gp_destroy(noisy);
+}
+
 AX_TEST_MAIN(AX_TEST(test_two_point_posterior), AX_TEST(test_nll_gradient),
 	     AX_TEST(test_fit_recovers_length_scale),
-	     AX_TEST(test_ei_closed_form))
+	     AX_TEST(test_ei_closed_form), AX_TEST(test_alpha_and_loo))
