@@ -25,7 +25,12 @@ enum {
 	OPT_NO_EARLY_STOP,
 	OPT_STOP_RULE,
 	OPT_TIMEOUT,
+	OPT_PRIOR,
 };
+
+/* With --replay FILE --prior OTHER, the prior is a bo session of this many
+ * evaluations on OTHER (what a user who tuned that device first has). */
+#define REPLAY_PRIOR_BUDGET 100
 
 static const struct ax_cli_opt tune_opts[] = {
     {OPT_PARAM, "param", 'p', "NAME=VALUE",
@@ -43,6 +48,12 @@ static const struct ax_cli_opt tune_opts[] = {
     {OPT_REPLAY, "replay", 0, "FILE",
      "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
      "no GPU (default: tune live on the device)"},
+    {OPT_PRIOR, "prior", 0, "auto|none|SESSION",
+     "learn from an earlier tuning session: auto takes the newest of this "
+     "suite with the same shape on this device, else the same shape on "
+     "another device, else another shape on this device; with --replay, "
+     "a FILE of the same kernel on another device (default auto; --resume "
+     "keeps the session's own)"},
     {OPT_STOP_RULE, "stop-rule", 0, "RULE",
      "when to stop before the budget: ei once the model is sure no untried "
      "point can gain 0.01 % (bo only), gain after no 1 % gain in 20 "
@@ -66,6 +77,7 @@ struct tune_cli {
 	struct ax_tune_args a;
 	const char *suite_name;
 	const char *replay;
+	const char *prior; /* --prior's text, until the mode is known */
 	bool stop_rule_set;
 	const char *params[MAX_PARAMS];
 	int n_params;
@@ -139,6 +151,8 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 			t->a.strategy = it.optarg;
 		else if (opt == OPT_REPLAY)
 			t->replay = it.optarg;
+		else if (opt == OPT_PRIOR)
+			t->prior = it.optarg;
 		else if (opt == OPT_NO_EARLY_STOP)
 			t->a.no_early_stop = true;
 		else if (opt == OPT_STOP_RULE)
@@ -159,6 +173,11 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 	t->a.stop_rule_given = t->stop_rule_set || t->a.no_early_stop;
 	if (rc == 0 && it.n_positional == 1)
 		t->suite_name = it.positional[0];
+	/* With --replay the prior is a landscape file; live, a session. */
+	char perr[256];
+	if (rc == 0 && t->prior && !t->replay &&
+	    ax_tune_prior_parse(t->prior, &t->a, perr, sizeof(perr)))
+		rc = ax_cli_error(cli, AX_EXIT_USAGE, "--prior: %s", perr);
 	if (rc == 0 && !t->suite_name && !t->replay && !t->a.resume_session)
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
 				  "tune needs a SUITE, --resume SESSION or "
@@ -203,15 +222,55 @@ static json_t *real_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* --replay FILE --prior OTHER: the prior from a bo session on OTHER. */
+static int replay_prior(struct ax_cli *cli, struct tune_cli *t,
+			const struct ax_landscape *l, struct ax_prior **p)
+{
+	struct ax_landscape *other;
+	char err[1024];
+	*p = NULL;
+	if (!t->prior)
+		return 0;
+	if (ax_replay_load(t->prior, &other, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "--prior: %s", err);
+	int rc = ax_replay_prior(l, other, t->a.seed, REPLAY_PRIOR_BUDGET, p,
+				 err, sizeof(err));
+	ax_landscape_destroy(other);
+	if (rc)
+		return ax_cli_error(cli, ax_cli_exit_code(rc), "--prior %s: %s",
+				    t->prior, err);
+	return 0;
+}
+
+/* The prior as the JSON output names it; null when cold. */
+static json_t *replay_prior_json(const struct tune_cli *t,
+				 const struct ax_prior *p)
+{
+	if (!p)
+		return json_null();
+	return json_pack("{s:s,s:I,s:I,s:I,s:I}", "landscape", t->prior,
+			 "prior_evals", (json_int_t)REPLAY_PRIOR_BUDGET, "used",
+			 (json_int_t)ax_prior_used(p), "left_out",
+			 (json_int_t)ax_prior_left_out(p), "failed",
+			 (json_int_t)ax_prior_failed(p));
+}
+
 static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 {
 	struct ax_landscape *l;
+	struct ax_prior *prior;
 	char err[1024];
 	if (ax_replay_load(t->replay, &l, err, sizeof(err)))
 		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
+	int prc = replay_prior(cli, t, l, &prior);
+	if (prc) {
+		ax_landscape_destroy(l);
+		return prc;
+	}
 	struct ax_tuner_options o;
 	ax_tuner_options_init(&o);
 	ax_tune_options(&t->a, &o);
+	o.prior = prior;
 	struct ax_replay_result r;
 	double *trace = calloc(t->a.budget, sizeof(double));
 	int rc = trace ? ax_replay_run(l, t->a.strategy, t->a.seed, &o, trace,
@@ -219,6 +278,7 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 		       : AX_ENOMEM;
 	if (rc) {
 		free(trace);
+		ax_prior_destroy(prior);
 		ax_landscape_destroy(l);
 		return ax_cli_error(cli, ax_cli_exit_code(rc), "tune: %s", err);
 	}
@@ -241,12 +301,20 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 		    "random_expected_ratio", real_or_null(rand_expect),
 		    "ms_per_proposal", real_or_null(per_ask_ms), "stop_reason",
 		    r.stop_reason, "trace", tr);
+		json_object_set_new(o2, "prior", replay_prior_json(t, prior));
 		json_dumpf(o2, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o2);
 	} else {
 		printf("landscape: %s (%zu points, %zu failed)\n", t->replay,
 		       l->n, l->nfailed);
+		if (prior)
+			printf("prior: %s (a bo session of %d evaluations "
+			       "there): %zu successes used, %zu left out, %zu "
+			       "failed\n",
+			       t->prior, REPLAY_PRIOR_BUDGET,
+			       ax_prior_used(prior), ax_prior_left_out(prior),
+			       ax_prior_failed(prior));
 		printf("strategy %s, seed %llu, stop rule %s: %zu "
 		       "evaluations (%s)\n",
 		       t->a.strategy, (unsigned long long)t->a.seed,
@@ -257,6 +325,7 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 		printf("tuner time %.2f ms per proposal\n", per_ask_ms);
 	}
 	free(trace);
+	ax_prior_destroy(prior);
 	ax_landscape_destroy(l);
 	return AX_EXIT_OK;
 }
@@ -352,8 +421,8 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .name = "tune",
     .summary = "find the fastest tunable parameters of a suite",
     .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
-	     "[--seed N] [--stop-rule RULE] | [SUITE] --resume ID | --replay "
-	     "FILE",
+	     "[--seed N] [--stop-rule RULE] [--prior auto|none|SESSION] | "
+	     "[SUITE] --resume ID | --replay FILE [--prior FILE]",
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
 	       "it.  At the end the best points are re-timed\nwith more "

@@ -17,6 +17,15 @@
  * "not given": the session's stored ones are used. */
 #define AX_TUNE_SEED_UNSET UINT64_MAX
 
+/* --prior: not given (auto for a new session, the stored one on resume),
+ * auto, none, or a session id. */
+enum ax_tune_prior_mode {
+	AX_PRIOR_UNSET = 0,
+	AX_PRIOR_AUTO,
+	AX_PRIOR_NONE,
+	AX_PRIOR_SESSION,
+};
+
 struct ax_tune_args {
 	const struct ax_suite *suite;
 	struct ax_params base; /* shape from -p, tunables default */
@@ -24,19 +33,52 @@ struct ax_tune_args {
 	uint64_t seed;
 	size_t budget;
 	double time_limit_s;
-	int64_t resume_session;		  /* 0: a new session */
-	int retime_top;			  /* re-time this many best points */
-	bool no_early_stop;		  /* only budget / time limit stop */
-	int stop_rule;			  /* enum ax_stop_rule, from
-					   * --stop-rule (default ei) */
-	bool stop_rule_given;		  /* --stop-rule or --no-early-stop */
-	struct ax_runner_opts trial_opts; /* quick sampling per trial */
-	struct ax_runner_opts final_opts; /* careful sampling at the end */
+	int64_t resume_session;		    /* 0: a new session */
+	int retime_top;			    /* re-time this many best points */
+	bool no_early_stop;		    /* only budget / time limit stop */
+	int stop_rule;			    /* enum ax_stop_rule, from
+					     * --stop-rule (default ei) */
+	bool stop_rule_given;		    /* --stop-rule or --no-early-stop */
+	enum ax_tune_prior_mode prior_mode; /* --prior */
+	int64_t prior_session;		    /* --prior SESSION */
+	struct ax_runner_opts trial_opts;   /* quick sampling per trial */
+	struct ax_runner_opts final_opts;   /* careful sampling at the end */
 };
 
 struct ax_tuner_options;
 /* The tuner's options from the command line's. */
 void ax_tune_options(const struct ax_tune_args *a, struct ax_tuner_options *o);
+
+/* --prior's value into a->prior_mode / prior_session: 0, or AX_EINVAL
+ * with the message in err. */
+int ax_tune_prior_parse(const char *text, struct ax_tune_args *a, char *err,
+			size_t errlen);
+
+struct ax_db;
+struct ax_space;
+struct ax_prior;
+
+/* The prior a live session tunes with (cli/tune_prior.c). */
+struct ax_tune_prior {
+	struct ax_prior *prior; /* NULL: cold */
+	int64_t session_id;	/* the session it came from; 0: none */
+	char basis[256];	/* why this one, or why none */
+};
+
+/*
+ * Choose and build the prior for a session over space on the device
+ * with this fingerprint (see cli/tune_prior.c for the rules); stored is
+ * the resumed session's own prior (0: none).  Returns 0 or an exit code
+ * (the message printed): a named session that does not exist, tunes
+ * another suite or gives no prior, or a --prior that disagrees with a
+ * resumed session's, is a usage error.  pr is the caller's to
+ * ax_tune_prior_release.
+ */
+int ax_tune_prior_resolve(struct ax_cli *cli, struct ax_db *db,
+			  const struct ax_tune_args *a,
+			  const struct ax_space *space, const char *fingerprint,
+			  int64_t stored, struct ax_tune_prior *pr);
+void ax_tune_prior_release(struct ax_tune_prior *pr);
 
 /* Run a live session; returns the exit code. */
 int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a);

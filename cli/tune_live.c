@@ -7,6 +7,7 @@
 #include "core/vk.h"
 #include "reports/compare.h"
 #include "suites/registry.h"
+#include "tuner/prior.h"
 #include "tuner/space.h"
 #include "tuner/strategy.h"
 
@@ -24,12 +25,13 @@ struct live {
 	struct ax_db *db;	   /* session.db, once open */
 	struct ax_space *space;
 	struct ax_tuner *tuner;
-	int64_t session_id;    /* the tune_session row */
-	int n_trials;	       /* stored so far, resumed ones included */
-	double best_value;     /* in the suite's unit, NAN before any */
-	int64_t best_trial_id; /* best measured trial, until re-timing */
-	int64_t *trial_ids;    /* per point of the space, 0 if untried */
-	char best_label[512];  /* the best point's tunables */
+	struct ax_tune_prior prior; /* what the session learns from */
+	int64_t session_id;	    /* the tune_session row */
+	int n_trials;		    /* stored so far, resumed ones included */
+	double best_value;	    /* in the suite's unit, NAN before any */
+	int64_t best_trial_id;	    /* best measured trial, until re-timing */
+	int64_t *trial_ids;	    /* per point of the space, 0 if untried */
+	char best_label[512];	    /* the best point's tunables */
 	double defaults_first; /* the defaults, measured before any trial */
 	double run_start_s;    /* when this run's first trial began */
 	int run_trials;	       /* trials measured by this run */
@@ -343,6 +345,30 @@ static int claim_refused(struct live *lv)
 	return rc;
 }
 
+/* The prior (cli/tune_prior.c), said before the first measurement. */
+static int choose_prior(struct live *lv, const json_t *resumed)
+{
+	const json_t *stored =
+	    resumed ? json_object_get(resumed, "prior_session_id") : NULL;
+	int rc = ax_tune_prior_resolve(
+	    lv->cli, lv->db, lv->a, lv->space, lv->session.info->fingerprint,
+	    json_is_integer(stored) ? json_integer_value(stored) : 0,
+	    &lv->prior);
+	if (rc)
+		return rc;
+	const struct ax_prior *p = lv->prior.prior;
+	if (p)
+		say(lv,
+		    "prior: session %lld (%s): %zu successful trials used, "
+		    "%zu left out (values this space lacks), %zu failed ones "
+		    "not used",
+		    (long long)lv->prior.session_id, lv->prior.basis,
+		    ax_prior_used(p), ax_prior_left_out(p), ax_prior_failed(p));
+	else
+		say(lv, "tuning cold, with no prior: %s", lv->prior.basis);
+	return 0;
+}
+
 static int open_session(struct live *lv, const json_t *resumed)
 {
 	char err[1024];
@@ -358,6 +384,10 @@ static int open_session(struct live *lv, const json_t *resumed)
 	lv->trial_ids = calloc(ax_space_size(lv->space), sizeof(int64_t));
 	if (!lv->trial_ids)
 		return ax_cli_error(lv->cli, AX_EXIT_FAIL, "out of memory");
+	int rc = choose_prior(lv, resumed);
+	if (rc)
+		return rc;
+	to.prior = lv->prior.prior;
 	if (ax_tuner_create(&lv->tuner, lv->space, a->strategy, a->seed, &to,
 			    err, sizeof(err)))
 		return ax_cli_error(lv->cli, AX_EXIT_USAGE, "tune: %s", err);
@@ -366,7 +396,7 @@ static int open_session(struct live *lv, const json_t *resumed)
 	if (resumed && ax_db_session_claim(lv->db, a->resume_session, 0))
 		return claim_refused(lv);
 	struct ax_session_run run = {.config_json = "{\"command\":\"tune\"}"};
-	int rc = ax_session_begin_run(&lv->session, &run);
+	rc = ax_session_begin_run(&lv->session, &run);
 	if (rc)
 		return rc;
 	if (resumed) {
@@ -387,6 +417,7 @@ static int open_session(struct live *lv, const json_t *resumed)
 	    .budget = (int)a->budget,
 	    .space_json = NULL,
 	    .stop_rule = ax_stop_rule_name(stop_rule_of(a)),
+	    .prior_session_id = lv->prior.session_id,
 	};
 	rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
 	free(shape);
@@ -591,6 +622,49 @@ static const char *end_reason(const struct live *lv, int rc)
 	return rc == 0 && stop ? stop : "error";
 }
 
+/* The prior in the JSON output: the session it came from (null when
+ * cold), why, how much of it mapped, and the slope the model put on it at
+ * its last fit (0: the data preferred the cold model). */
+static json_t *prior_json(const struct live *lv)
+{
+	const struct ax_prior *p = lv->prior.prior;
+	double slope = ax_tuner_prior_slope(lv->tuner);
+	json_t *o =
+	    json_pack("{s:o,s:s}", "session_id",
+		      p ? json_integer(lv->prior.session_id) : json_null(),
+		      "basis", lv->prior.basis);
+	if (p) {
+		json_object_set_new(o, "used",
+				    json_integer((json_int_t)ax_prior_used(p)));
+		json_object_set_new(
+		    o, "left_out",
+		    json_integer((json_int_t)ax_prior_left_out(p)));
+		json_object_set_new(
+		    o, "failed", json_integer((json_int_t)ax_prior_failed(p)));
+		json_object_set_new(
+		    o, "slope", isnan(slope) ? json_null() : json_real(slope));
+	}
+	return o;
+}
+
+static void print_prior(const struct live *lv)
+{
+	double slope = ax_tuner_prior_slope(lv->tuner);
+	if (!lv->prior.prior) {
+		printf("prior:    none (%s)\n", lv->prior.basis);
+		return;
+	}
+	printf("prior:    session %lld (%s)", (long long)lv->prior.session_id,
+	       lv->prior.basis);
+	if (isnan(slope))
+		printf(", not fitted yet\n");
+	else if (slope == 0)
+		printf(", set aside: this session's trials fit better without "
+		       "it\n");
+	else
+		printf(", in use with slope %.2f on its log time\n", slope);
+}
+
 static void report(struct live *lv, const struct verdict *v, int rc)
 {
 	const struct ax_suite *s = lv->a->suite;
@@ -629,6 +703,7 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 		    "speedup",
 		    isnan(speedup) ? json_null() : json_real(speedup),
 		    "best_params", pj ? json_loads(pj, 0, NULL) : NULL);
+		json_object_set_new(o, "prior", prior_json(lv));
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
@@ -638,6 +713,7 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 	printf("session %lld: %s on %s, %d trials (%s)\n",
 	       (long long)lv->session_id, lv->a->strategy, s->name,
 	       lv->n_trials, stop);
+	print_prior(lv);
 	if (!v->have_best && !isnan(lv->best_value)) {
 		/* Cut short before the re-timing: the trials still measured
 		 * what they measured; say so, marked as a trial's figure. */
@@ -728,6 +804,7 @@ static int close_all(struct live *lv, int rc)
 		rc = rc ? rc : code;
 	}
 	ax_tuner_destroy(lv->tuner);
+	ax_tune_prior_release(&lv->prior);
 	ax_space_destroy(lv->space);
 	free(lv->trial_ids);
 	return ax_session_finish(&lv->session, rc);

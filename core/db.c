@@ -121,9 +121,19 @@ static const char *const migration_2 =
     "ALTER TABLE tune_session ADD COLUMN owner_run_id INTEGER;"
     "ALTER TABLE tune_session ADD COLUMN stop_rule TEXT;";
 
+/*
+ * Migration 3: transfer (issue 12).  A tuning session names the session
+ * whose trials it used as a prior, so that a resume keeps that prior and
+ * a report can say where a short session's knowledge came from.
+ */
+static const char *const migration_3 =
+    "ALTER TABLE tune_session ADD COLUMN prior_session_id INTEGER"
+    " REFERENCES tune_session(id);";
+
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
     migration_1,
     migration_2,
+    migration_3,
 };
 
 const char *ax_dbi_migration(int v)

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 2
+#define AX_DB_SCHEMA_VERSION 3
 
 struct ax_db;
 
@@ -133,8 +133,9 @@ struct ax_db_session {
 	const char *suite, *shape_json, *strategy, *objective;
 	uint64_t seed;
 	int budget;
-	const char *space_json; /* parameter table, for resume */
-	const char *stop_rule;	/* "ei", "gain", "none"; NULL: default */
+	const char *space_json;	  /* parameter table, for resume */
+	const char *stop_rule;	  /* "ei", "gain", "none"; NULL: default */
+	int64_t prior_session_id; /* the session used as a prior; 0: none */
 };
 int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
 			int64_t *id);
@@ -208,7 +209,8 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
 int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
 
 /* Sessions and their trials: [{"id","suite","strategy","seed","budget",
- * "stop_reason","started_at","finished_at","device",
+ * "stop_reason","started_at","finished_at","stop_rule",
+ * "prior_session_id" (null: tuned cold),"shape","device",
  * "trials":[{"index","params","status","value","seconds","compile_ms",
  * "created_at"}]}] */
 int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,

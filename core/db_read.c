@@ -417,7 +417,7 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 static const char *const session_keys[] = {
     "id",	   "uuid",   "suite",	    "strategy",	     "objective",
     "seed",	   "budget", "stop_reason", "best_trial_id", "started_at",
-    "finished_at", "*shape", "*space",	    "stop_rule",
+    "finished_at", "*shape", "*space",	    "stop_rule",     "prior_session_id",
 };
 
 static json_t *session_row(sqlite3_stmt *st)
@@ -476,7 +476,8 @@ static int add_trials(struct ax_db *db, int64_t id, json_t *s)
 #define SESSION_SELECT                                                         \
 	"SELECT x.id, x.uuid, x.suite, x.strategy, x.objective, x.seed,"       \
 	" x.budget, x.stop_reason, x.best_trial_id, x.started_at,"             \
-	" x.finished_at, x.shape_json, x.space_json, x.stop_rule, " DEV_COLS   \
+	" x.finished_at, x.shape_json, x.space_json, x.stop_rule,"             \
+	" x.prior_session_id, " DEV_COLS                                       \
 	" FROM tune_session x LEFT JOIN device d ON d.id = x.device_id"
 
 int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
