@@ -1,7 +1,10 @@
 #!/bin/sh
 # bench/tuner.sh - replay every recorded landscape through every strategy and
 # print one table (run by `make bench-tuner`; see bench/bench_tuner.c for the
-# columns): each strategy under the default stop rule beside --no-early-stop.  The landscapes live outside the repository, in
+# columns): each strategy under the default stop rule beside --no-early-stop;
+# then the transfer table (bench/bench_transfer.c): every landscape tuned
+# cold and with a prior from each other GPU's sweep of the same kernel.
+# The landscapes live outside the repository, in
 # ../shared/landscapes; without them the benchmark is skipped, not failed.
 #
 # Environment: B (build directory, default build), SEEDS (seeds per
@@ -63,4 +66,45 @@ for n in $(seq 1 "$i"); do
 	fi
 done
 echo "# $(($(date +%s) - start)) s wall time, $jobs landscapes at a time"
+
+# Transfer: each landscape tuned cold and with a prior from every other
+# landscape of the same kernel (the same directory: the same sweep on
+# another GPU); see bench/bench_transfer.c for the columns.
+start=$(date +%s)
+tbin=${B:-build}/bench/bench_transfer
+: >"$tmp/pairs"
+for d in $(for f in $files; do dirname "$f"; done | sort -u); do
+	same=$(find "$d" -maxdepth 1 \( -name '*.json' -o -name '*.json.gz' \) | sort)
+	[ "$(echo "$same" | wc -l)" -ge 2 ] || continue
+	for t in $same; do
+		others=$(echo "$same" | grep -vxF "$t" | tr '\n' ' ')
+		echo "$t $others" >>"$tmp/pairs"
+	done
+done
+if [ -s "$tmp/pairs" ] && [ -x "$tbin" ]; then
+	echo
+	echo "Transfer: bo cold vs with a prior from another GPU's bo session" \
+	     "(100 evaluations there), $bo_seeds seeds, default stop rule."
+	echo "to5%: median evaluations to within 5 % of the optimum, cold/prior;" \
+	     "saved: cold / prior; @N: median best/optimum, cold/prior; the" \
+	     "'cold, other seeds' row is the noise floor"
+	"$tbin" -H
+	n=0
+	while read -r line; do
+		n=$((n + 1))
+		echo "$n $line"
+	done <"$tmp/pairs" >"$tmp/plist"
+	# shellcheck disable=SC2016
+	xargs -P "$jobs" -L 1 sh -c \
+		'n=$1; shift; "$0" -n "'"$bo_seeds"'" "$@" >"'"$tmp"'/t$n.out" \
+		 2>"'"$tmp"'/t$n.err"' "$tbin" <"$tmp/plist"
+	for k in $(seq 1 "$n"); do
+		cat "$tmp/t$k.out"
+		if [ -s "$tmp/t$k.err" ]; then
+			status=1
+			sed 's/^/# /' "$tmp/t$k.err"
+		fi
+	done
+	echo "# $(($(date +%s) - start)) s wall time for the transfer table"
+fi
 exit $status
