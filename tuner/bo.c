@@ -33,9 +33,9 @@
  *
  * Transfer (options.prior, tuner/prior.h).  With another session's model
  * as a prior, the initial design opens with that session's best points
- * that exist here, then the usual Latin hypercube.  At every refit two
- * models are fitted to this session's log costs y: the cold one on y, and
- * a warm one on the residual y - b m(x), where m is the prior's mean and b
+ * that exist here (5), then a Latin hypercube of 5 instead of 10.  At every
+ * refit two models are fitted to this session's log costs y: the cold one on y,
+ * and a warm one on the residual y - b m(x), where m is the prior's mean and b
  * the least-squares slope of y on m, clamped to [0, 3] (a device twice as
  * sensitive to a parameter as the other still transfers; a slope below 0
  * says the prior misleads).  The one that predicts this session's own
@@ -275,8 +275,15 @@ static int bo_init(struct ax_tuner *t)
 	b->d = e > 0 ? e : 1;
 	/* Ten space-filling points: maximin designs favour the edges of the
 	 * space, which on GPU kernels are mostly poor, so a longer design
-	 * only delays the model (measured on the replay landscapes). */
-	size_t m = t->opt.n_init > 0 ? (size_t)t->opt.n_init : 10;
+	 * only delays the model (measured on the replay landscapes).  With a
+	 * prior its best points take half of the ten: on the recorded pairs
+	 * a full hypercube after them cost 1.5-2x the evaluations to within
+	 * 5 % where the prior was good, and gained nothing where it misled,
+	 * since the cross-validated choice sets a bad prior aside anyway
+	 * (bench/bench_transfer -i 10 measures it). */
+	size_t m = t->opt.n_init > 0 ? (size_t)t->opt.n_init
+		   : t->opt.prior    ? 5
+				     : 10;
 	if (m > t->n)
 		m = t->n;
 	b->nbcap = 4096;

@@ -69,7 +69,8 @@ enum ax_stop_rule {
 struct ax_tuner_options {
 	size_t budget;	     /* evaluations; 0 = no limit */
 	double time_limit_s; /* wall clock from creation; 0 = no limit */
-	int n_init;	     /* bo: initial design size; 0 = 10 */
+	int n_init;	     /* bo: Latin hypercube size; 0 = 10, or 5
+			      * after a prior's best points */
 	enum ax_stop_rule stop_rule;
 	double ei_threshold; /* "ei": stop when EI, as a fraction of the
 			      * best time, stays below this ... */
