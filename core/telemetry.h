@@ -143,7 +143,8 @@ int ax_tel_sampler_start(struct ax_tel_source *src, double interval_s,
 size_t ax_tel_sampler_copy(struct ax_tel_sampler *s, size_t from,
 			   struct ax_tel_reading *out, size_t max);
 
-/* Take a last reading, stop and join the thread; the series stays
+/* Take a last reading (unless the last tick was under half an interval
+ * ago and there are two already), stop and join the thread; the series stays
  * readable through ax_tel_sampler_series until destroy. */
 void ax_tel_sampler_stop(struct ax_tel_sampler *s);
 

@@ -124,8 +124,12 @@ void ax_tel_sampler_stop(struct ax_tel_sampler *s)
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
 	s->running = false;
-	/* The end of the measured span: one reading at the moment of stop. */
-	sample(s);
+	/* The end of the measured span: one reading at the moment of stop,
+	 * unless the last tick was just now (a power derived from a counter
+	 * over a millisecond is noise) and the series already has a span. */
+	double last = s->n ? s->series[s->n - 1].t : 0;
+	if (s->n < 2 || ax_tel_now() - last >= 0.5 * s->interval)
+		sample(s);
 }
 
 const struct ax_tel_reading *
