@@ -25,7 +25,9 @@
 /* Paths are built with snprintf into PATH_LEN buffers: a path cut short
  * names no file and reads as "missing", which is the right answer, so
  * GCC's truncation warnings say nothing here. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 /* ---- hwmon (amdgpu, i915, xe) ----------------------------------------- */
 
