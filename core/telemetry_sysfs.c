@@ -300,8 +300,14 @@ int ax_tel_rapl_open(const struct ax_tel_device *dev,
 		if (strncmp(n, "intel-rapl:", 11) || !n[11] ||
 		    strspn(n + 11, "0123456789") != strlen(n + 11))
 			continue;
-		char path[PATH_LEN];
+		char path[PATH_LEN], zone[64];
 		uint64_t v, max = 0;
+		/* psys (the whole platform, on some laptops) holds the
+		 * packages already: summing it too would count them twice. */
+		snprintf(path, sizeof(path), "%s/%s/name", dir, n);
+		if (ax_tel_read_line(path, zone, sizeof(zone)) == 0 &&
+		    strcmp(zone, "psys") == 0)
+			continue;
 		snprintf(path, sizeof(path), "%s/%s/energy_uj", dir, n);
 		int rc = ax_tel_read_u64(path, &v);
 		if (rc) {

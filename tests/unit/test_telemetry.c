@@ -224,6 +224,8 @@ static void test_rapl_wraps(void)
 	put(RAPL "intel-rapl:0:0/energy_uj", "999999999\n");
 	put(RAPL "intel-rapl:1/energy_uj", "1000000\n");
 	put(RAPL "intel-rapl:1/max_energy_range_uj", "262143328850\n");
+	put(RAPL "intel-rapl:2/name", "psys\n"); /* holds the packages */
+	put(RAPL "intel-rapl:2/energy_uj", "1000\n");
 	struct ax_tel_device d = device(AX_TEL_CPU, 0x10005, "", "", "cpu");
 	struct ax_tel_source *src;
 	char why[1024];
@@ -241,6 +243,7 @@ static void test_rapl_wraps(void)
 	put(RAPL "intel-rapl:0/energy_uj", "150\n");
 	put(RAPL "intel-rapl:0:0/energy_uj", "5\n");
 	put(RAPL "intel-rapl:1/energy_uj", "3000000\n");
+	put(RAPL "intel-rapl:2/energy_uj", "90000000\n");
 	AX_CHECK_INT(ax_tel_read(src, &r), 0);
 	AX_CHECK_NEAR(r.energy_j, 2.001, 1e-9);
 	AX_CHECK(r.power_w > 0 && isfinite(r.power_w));
