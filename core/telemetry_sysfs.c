@@ -36,7 +36,29 @@ struct hwmon {
 	char sclk[PATH_LEN], mclk[PATH_LEN], vram[PATH_LEN];
 	uint64_t e_prev, e_total; /* microjoules since open */
 	bool e_started;
+	double sclk_max, mclk_max; /* MHz, from pp_dpm_*; NAN when unknown */
 };
+
+/* The highest level of an amdgpu DPM table ("0: 500Mhz\n1: 1800Mhz *"),
+ * in MHz: the maximum the throttle rule compares clocks with.  NAN when
+ * the file is missing or holds no level. */
+static double dpm_max_mhz(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NAN;
+	char line[128];
+	double max = NAN;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned level;
+		double mhz;
+		if (sscanf(line, "%u: %lf", &level, &mhz) == 2 && mhz > 0 &&
+		    (isnan(max) || mhz > max))
+			max = mhz;
+	}
+	fclose(f);
+	return max;
+}
 
 static bool readable_u64(const char *path)
 {
@@ -115,6 +137,10 @@ static int hwmon_read(void *priv, struct ax_tel_reading *r)
 	r->temp_c = read_scaled(h->temp, 1e-3);
 	r->sm_mhz = read_scaled(h->sclk, 1e-6);
 	r->mem_mhz = read_scaled(h->mclk, 1e-6);
+	if (!isnan(r->sm_mhz))
+		r->sm_max_mhz = h->sclk_max;
+	if (!isnan(r->mem_mhz))
+		r->mem_max_mhz = h->mclk_max;
 	r->mem_used_b = read_scaled(h->vram, 1);
 	uint64_t e;
 	if (h->energy[0] && ax_tel_read_u64(h->energy, &e) == 0) {
@@ -225,6 +251,10 @@ int ax_tel_hwmon_open(const struct ax_tel_device *dev,
 	pick_labelled(hw, "temp", "edge", 1, h->temp);
 	pick_labelled(hw, "freq", "sclk", 1, h->sclk);
 	pick_labelled(hw, "freq", "mclk", 2, h->mclk);
+	snprintf(path, sizeof(path), "%s/device/pp_dpm_sclk", card);
+	h->sclk_max = dpm_max_mhz(path);
+	snprintf(path, sizeof(path), "%s/device/pp_dpm_mclk", card);
+	h->mclk_max = dpm_max_mhz(path);
 	snprintf(path, sizeof(path), "%s/device/mem_info_vram_used", card);
 	if (readable_u64(path))
 		snprintf(h->vram, PATH_LEN, "%s", path);

@@ -267,6 +267,7 @@ static void amdgpu_tree(void)
 	put(AMD_DEV "uevent", "DRIVER=amdgpu\nPCI_CLASS=30000\n"
 			      "PCI_SLOT_NAME=0000:03:00.0\n");
 	put(AMD_DEV "mem_info_vram_used", "1073741824\n");
+	put(AMD_DEV "pp_dpm_sclk", "0: 500Mhz\n1: 1800Mhz *\n2: 2100Mhz\n");
 	put(AMD_HW "name", "amdgpu\n");
 	put(AMD_HW "power1_average", "35000000\n");
 	put(AMD_HW "temp1_input", "45000\n");
@@ -307,8 +308,11 @@ static void test_amdgpu(void)
 	AX_CHECK_NEAR(r.sm_mhz, 1800.0, 1e-9);
 	AX_CHECK_NEAR(r.mem_mhz, 1000.0, 1e-9);
 	AX_CHECK_NEAR(r.mem_used_b, 1073741824.0, 0.5);
-	AX_CHECK(isnan(r.energy_j)); /* no energy1_input here */
-	AX_CHECK(isnan(r.sm_max_mhz));
+	AX_CHECK(isnan(r.energy_j));		   /* no energy1_input here */
+	AX_CHECK_NEAR(r.sm_max_mhz, 2100.0, 1e-9); /* pp_dpm_sclk's top */
+	AX_CHECK(isnan(r.mem_max_mhz));		   /* no pp_dpm_mclk */
+	/* 1800 of 2100 MHz is 86 %: throttled by the clock rule. */
+	AX_CHECK(ax_tel_throttled(&r, 1, NULL, 0));
 	ax_tel_close(src);
 }
 
