@@ -80,6 +80,17 @@ $(B)/tests/%: tests/unit/%.c $(B)/libax.a tests/unit/ax_test.h tests/unit/ax_gpu
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libax.a $(LDLIBS)
 
+# The fake NVML that test_telemetry loads through AXBENCH_NVML_LIB, in a
+# current and a pre-535 (no ClocksEventReasons) build.
+$(B)/tests/libnvml_stub.so: tests/unit/nvml_stub.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -fPIC -o $@ $<
+$(B)/tests/libnvml_stub_old.so: tests/unit/nvml_stub.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -shared -fPIC -DNVML_STUB_OLD -o $@ $<
+$(B)/tests/test_telemetry: $(B)/tests/libnvml_stub.so \
+	$(B)/tests/libnvml_stub_old.so
+
 $(B)/bench/%: bench/%.c $(B)/libax.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(B)/libax.a $(LDLIBS)

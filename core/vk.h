@@ -88,6 +88,12 @@ int ax_vk_select(const struct ax_vk_instance *inst, const char *sel, int *index,
  * new reference): the device row stores it, `devices` prints it. */
 json_t *ax_vk_device_json(const struct ax_vk_device_info *info);
 
+/* The device as core/telemetry names it (vendor, PCI bus id, UUID, CPU or
+ * GPU, name): the adapter that keeps Vulkan out of the telemetry module. */
+struct ax_tel_device;
+void ax_vk_telemetry_device(const struct ax_vk_device_info *info,
+			    struct ax_tel_device *out);
+
 /* Human names for enums. */
 const char *ax_vk_device_type_name(VkPhysicalDeviceType t);
 const char *ax_vk_result_name(VkResult r);
