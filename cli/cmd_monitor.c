@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -189,6 +190,10 @@ static int run_command(struct mon *m)
 		return 127;
 	}
 	if (pid == 0) {
+		/* axbench ignores SIGPIPE (a reader that left is no error);
+		 * an ignored signal survives exec, and the command must see
+		 * its pipes as it would anywhere else. */
+		signal(SIGPIPE, SIG_DFL);
 		execvp(m->cmd[0], m->cmd);
 		fprintf(stderr, "axbench monitor: %s: %s\n", m->cmd[0],
 			strerror(errno));

@@ -121,6 +121,15 @@ sm = d["devices"][0]["summary"]
 assert sm["idle_power_w"] >= 0 and sm["net_energy_j"] is not None, sm'
 }
 
+@test "monitor -- CMD: the command gets SIGPIPE as any shell would give it" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	# axbench itself ignores SIGPIPE; the command must not inherit that,
+	# or a writer into a closed pipe fails with EPIPE instead of dying.
+	run "$AX" monitor -- bash -c 'yes | head -c1 >/dev/null; echo "yes=${PIPESTATUS[0]}"'
+	assert_success
+	assert_output --partial "yes=141"
+}
+
 @test "monitor -- CMD without a sensor still runs it and says so" {
 	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
 	run "$AX" monitor -- sh -c 'echo ran; exit 3'
