@@ -48,12 +48,12 @@ static const struct ax_cli_opt tune_opts[] = {
     {OPT_REPLAY, "replay", 0, "FILE",
      "tune against a recorded Kernel Tuner cache file (.json[.gz]): "
      "no GPU (default: tune live on the device)"},
-    {OPT_PRIOR, "prior", 0, "auto|none|SESSION",
+    {OPT_PRIOR, "prior", 0, "PRIOR",
      "learn from an earlier tuning session: auto takes the newest of this "
      "suite with the same shape on this device, else the same shape on "
-     "another device, else another shape on this device; with --replay, "
-     "a FILE of the same kernel on another device (default auto; --resume "
-     "keeps the session's own)"},
+     "another device, else another shape on this device; none tunes cold; "
+     "a SESSION id names one; with --replay, a FILE of the same kernel on "
+     "another device (default auto; --resume keeps the session's own)"},
     {OPT_STOP_RULE, "stop-rule", 0, "RULE",
      "when to stop before the budget: ei once the model is sure no untried "
      "point can gain 0.01 % (bo only), gain after no 1 % gain in 20 "
@@ -421,7 +421,7 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .name = "tune",
     .summary = "find the fastest tunable parameters of a suite",
     .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
-	     "[--seed N] [--stop-rule RULE] [--prior auto|none|SESSION] | "
+	     "[--seed N] [--stop-rule RULE] [--prior PRIOR] | "
 	     "[SUITE] --resume ID | --replay FILE [--prior FILE]",
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
