@@ -149,10 +149,18 @@ EOF
 }
 
 @test "no path or option passes through a shell (source check)" {
-	run grep -rnE '\b(system|popen|execl|execlp|execle|execv|execvp|execvpe|execve|posix_spawnp?|wordexp)[[:space:]]*\(' \
+	# Nothing reaches a shell or word expansion anywhere.
+	run grep -rnE '\b(system|popen|wordexp)[[:space:]]*\(' \
 		--include='*.c' --include='*.h' cli core suites tuner reports
 	assert_failure
 	assert_output ""
+	# One process is started: `monitor -- CMD ARGS` runs the user's own
+	# command as an argv vector (execvp, no shell).  Nothing else execs.
+	run grep -rnE '\b(execl|execlp|execle|execv|execvp|execvpe|execve|posix_spawnp?)[[:space:]]*\(' \
+		--include='*.c' --include='*.h' cli core suites tuner reports
+	assert_success
+	[ "${#lines[@]}" = 1 ]
+	[[ "${lines[0]}" =~ ^cli/cmd_monitor\.c:[0-9]+:[[:space:]]*execvp\(m-\>cmd\[0\],\ m-\>cmd\)\;$ ]]
 }
 
 @test "hostile --db path and argv are stored as data, not run" {
