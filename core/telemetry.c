@@ -8,6 +8,7 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,4 +293,93 @@ bool ax_tel_throttled(const struct ax_tel_reading *s, size_t n, char *evidence,
 		 any_reason_data ? "no throttle reason reported, no clock data"
 				 : "no clock or reason data");
 	return false;
+}
+
+/* Mean and maximum of one field over the readings that have it. */
+static void mean_max(const struct ax_tel_reading *s, size_t n, size_t off,
+		     double *mean, double *max)
+{
+	double sum = 0;
+	size_t k = 0;
+	*mean = *max = NAN;
+	for (size_t i = 0; i < n; i++) {
+		double v = *(const double *)((const char *)&s[i] + off);
+		if (isnan(v))
+			continue;
+		sum += v;
+		k++;
+		if (isnan(*max) || v > *max)
+			*max = v;
+	}
+	if (k)
+		*mean = sum / (double)k;
+}
+
+void ax_tel_summarize(const struct ax_tel_reading *s, size_t n,
+		      struct ax_tel_summary *out)
+{
+	double unused;
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->seconds = covered_seconds(s, n);
+	out->energy_j = ax_tel_energy(s, n);
+	out->mean_w = ax_tel_mean_power(s, n);
+	out->max_w = ax_tel_max_power(s, n);
+	mean_max(s, n, offsetof(struct ax_tel_reading, temp_c),
+		 &out->temp_mean_c, &out->temp_max_c);
+	mean_max(s, n, offsetof(struct ax_tel_reading, sm_mhz), &out->sm_mhz,
+		 &unused);
+	mean_max(s, n, offsetof(struct ax_tel_reading, mem_mhz), &out->mem_mhz,
+		 &unused);
+	mean_max(s, n, offsetof(struct ax_tel_reading, mem_used_b), &unused,
+		 &out->mem_peak_b);
+	out->throttled =
+	    ax_tel_throttled(s, n, out->evidence, sizeof(out->evidence));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (n > 0), sorting a copy. */
+static double median_of(const double *v, size_t n)
+{
+	double *c = malloc(n * sizeof(*c));
+	if (!c)
+		return NAN;
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_double);
+	double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
+	free(c);
+	return m;
+}
+
+bool ax_tel_sustain_slowed(const double *seconds, size_t n, char *evidence,
+			   size_t len)
+{
+	char dummy[1];
+	if (!evidence) {
+		evidence = dummy;
+		len = sizeof(dummy);
+	}
+	if (n < AX_TEL_SUSTAIN_MIN_SAMPLES) {
+		snprintf(evidence, len,
+			 "%zu samples: the sustained-run rule needs %d", n,
+			 AX_TEL_SUSTAIN_MIN_SAMPLES);
+		return false;
+	}
+	size_t k = n / 5; /* 20 %, at least 2 with n >= 10 */
+	double first = median_of(seconds, k);
+	double last = median_of(seconds + n - k, k);
+	double slower = last / first - 1;
+	bool slowed = slower > 0.05;
+	snprintf(evidence, len,
+		 "the last 20 %% of %zu samples took %+.1f %% the time per "
+		 "repetition of the first 20 %% (median %.4g s against %.4g "
+		 "s)%s",
+		 n, 100 * slower, last, first,
+		 slowed ? ": slower by more than 5 %" : "");
+	return slowed;
 }

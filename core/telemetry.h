@@ -122,6 +122,35 @@ double ax_tel_net_energy(double gross_j, double idle_w, double seconds);
 bool ax_tel_throttled(const struct ax_tel_reading *s, size_t n, char *evidence,
 		      size_t len);
 
+/* What a window of a series comes to: the figures stored with a result.
+ * Every figure the series cannot give is NAN. */
+struct ax_tel_summary {
+	size_t n;	   /* readings in the window */
+	double seconds;	   /* the time the energy covers */
+	double energy_j;   /* ax_tel_energy */
+	double mean_w;	   /* energy over its time */
+	double max_w;	   /* the largest reading */
+	double temp_mean_c, temp_max_c;
+	double sm_mhz, mem_mhz; /* mean clocks */
+	double mem_peak_b;	/* the most memory in use */
+	bool throttled;		/* ax_tel_throttled */
+	char evidence[256];
+};
+
+/* Summarise readings s[0..n) (a case's timed span). */
+void ax_tel_summarize(const struct ax_tel_reading *s, size_t n,
+		      struct ax_tel_summary *out);
+
+/*
+ * The throttle rule without telemetry, for a sustained run: the median
+ * time per repetition of the last 20 % of the samples more than 5 %
+ * above that of the first 20 % (seconds in time order).  Needs 10
+ * samples; evidence says what was compared, or why nothing was.
+ */
+#define AX_TEL_SUSTAIN_MIN_SAMPLES 10
+bool ax_tel_sustain_slowed(const double *seconds, size_t n, char *evidence,
+			   size_t len);
+
 /* ---- the sampler thread ------------------------------------------------ */
 
 struct ax_tel_sampler;
@@ -142,6 +171,11 @@ int ax_tel_sampler_start(struct ax_tel_source *src, double interval_s,
  * how many were copied.  Safe while the thread runs. */
 size_t ax_tel_sampler_copy(struct ax_tel_sampler *s, size_t from,
 			   struct ax_tel_reading *out, size_t max);
+
+/* Take a reading now, from the calling thread (the sampler's own ticks
+ * go on); returns the index it has in the series, so that a caller marks
+ * where a phase of its work began. */
+size_t ax_tel_sampler_mark(struct ax_tel_sampler *s);
 
 /* Take a last reading (unless the last tick was under half an interval
  * ago and there are two already), stop and join the thread; the series stays

@@ -18,7 +18,9 @@ struct ax_tel_sampler {
 	struct ax_tel_source *src;
 	double interval;
 	pthread_t thread;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* the series and the stop flag */
+	pthread_mutex_t read; /* the source: a mark reads from another
+				 thread, and a source keeps state */
 	pthread_cond_t wake;
 	bool stop, running;
 	struct ax_tel_reading *series;
@@ -40,13 +42,19 @@ static void append(struct ax_tel_sampler *s, const struct ax_tel_reading *r)
 	s->series[s->n++] = *r;
 }
 
-static void sample(struct ax_tel_sampler *s)
+/* Read and append; returns the reading's index.  The read lock is held
+ * across the append so that readings land in time order. */
+static size_t sample(struct ax_tel_sampler *s)
 {
 	struct ax_tel_reading r;
+	pthread_mutex_lock(&s->read);
 	ax_tel_read(s->src, &r); /* a failed read is a row of NANs */
 	pthread_mutex_lock(&s->lock);
 	append(s, &r);
+	size_t at = s->n ? s->n - 1 : 0;
 	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->read);
+	return at;
 }
 
 static void *sampler_main(void *arg)
@@ -91,6 +99,7 @@ int ax_tel_sampler_start(struct ax_tel_source *src, double interval_s,
 	pthread_cond_init(&s->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->read, NULL);
 	sample(s);
 	if (pthread_create(&s->thread, NULL, sampler_main, s)) {
 		ax_tel_sampler_destroy(s);
@@ -112,6 +121,11 @@ size_t ax_tel_sampler_copy(struct ax_tel_sampler *s, size_t from,
 		memcpy(out, s->series + from, k * sizeof(*out));
 	pthread_mutex_unlock(&s->lock);
 	return k;
+}
+
+size_t ax_tel_sampler_mark(struct ax_tel_sampler *s)
+{
+	return sample(s);
 }
 
 void ax_tel_sampler_stop(struct ax_tel_sampler *s)
@@ -145,6 +159,7 @@ void ax_tel_sampler_destroy(struct ax_tel_sampler *s)
 		return;
 	ax_tel_sampler_stop(s);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->read);
 	pthread_cond_destroy(&s->wake);
 	free(s->series);
 	free(s);

@@ -497,6 +497,56 @@ static void test_nvml_absent(void)
 	AX_CHECK(strstr(why, "; hwmon: ") != NULL);
 }
 
+static void test_summarize_window(void)
+{
+	struct ax_tel_reading s[5];
+	series(s, 5, 0.25, 40.0); /* 40 W for 1 s */
+	double temps[5] = {60, 62, NAN, 64, 66};
+	for (int i = 0; i < 5; i++) {
+		s[i].temp_c = temps[i];
+		s[i].sm_mhz = 1000 + 100 * i;
+		s[i].sm_max_mhz = 2000;
+		s[i].mem_used_b = 1e9 * (i == 3 ? 3 : 1);
+	}
+	struct ax_tel_summary m;
+	ax_tel_summarize(s, 5, &m);
+	AX_CHECK_INT((long long)m.n, 5);
+	AX_CHECK_NEAR(m.seconds, 1.0, 1e-9);
+	AX_CHECK_NEAR(m.energy_j, 40.0, 1e-9);
+	AX_CHECK_NEAR(m.mean_w, 40.0, 1e-9);
+	AX_CHECK_NEAR(m.max_w, 40.0, 1e-9);
+	AX_CHECK_NEAR(m.temp_mean_c, 63.0, 1e-9); /* the NAN is skipped */
+	AX_CHECK_NEAR(m.temp_max_c, 66.0, 1e-9);
+	AX_CHECK_NEAR(m.sm_mhz, 1200.0, 1e-9);
+	AX_CHECK(isnan(m.mem_mhz)); /* never measured: NAN, not 0 */
+	AX_CHECK_NEAR(m.mem_peak_b, 3e9, 1e-3);
+	AX_CHECK(m.throttled); /* 60 % of the maximum clock */
+	AX_CHECK(strstr(m.evidence, "60 %") != NULL);
+	ax_tel_summarize(s, 1, &m); /* one reading: no span, no energy */
+	AX_CHECK(isnan(m.energy_j) && isnan(m.mean_w));
+}
+
+static void test_sustain_rule(void)
+{
+	double t[20];
+	char ev[256];
+	for (int i = 0; i < 20; i++)
+		t[i] = 1.0;
+	AX_CHECK(!ax_tel_sustain_slowed(t, 20, ev, sizeof(ev)));
+	AX_CHECK(strstr(ev, "+0.0 %") != NULL);
+	for (int i = 16; i < 20; i++) /* the last 20 %: 6 % slower */
+		t[i] = 1.06;
+	AX_CHECK(ax_tel_sustain_slowed(t, 20, ev, sizeof(ev)));
+	AX_CHECK(strstr(ev, "+6.0 %") != NULL);
+	for (int i = 16; i < 20; i++) /* 4 %: within the rule */
+		t[i] = 1.04;
+	AX_CHECK(!ax_tel_sustain_slowed(t, 20, ev, sizeof(ev)));
+	t[19] = 9.0; /* one outlier does not move a median of 4 */
+	AX_CHECK(!ax_tel_sustain_slowed(t, 20, ev, sizeof(ev)));
+	AX_CHECK(!ax_tel_sustain_slowed(t, 9, ev, sizeof(ev)));
+	AX_CHECK(strstr(ev, "needs 10") != NULL);
+}
+
 /* ---- sampler ---------------------------------------------------------- */
 
 static void test_sampler(void)
@@ -515,7 +565,11 @@ static void test_sampler(void)
 	AX_CHECK_INT(ax_tel_sampler_start(src, 0.01, &s), 0);
 	struct ax_tel_reading got[4];
 	AX_CHECK(ax_tel_sampler_copy(s, 0, got, 4) >= 1);
-	pause_ms(50);
+	pause_ms(20);
+	size_t mark = ax_tel_sampler_mark(s);
+	AX_CHECK(mark >= 1); /* after the first reading at least */
+	AX_CHECK(ax_tel_sampler_copy(s, mark, got, 1) == 1);
+	pause_ms(30);
 	ax_tel_sampler_stop(s);
 	size_t n;
 	const struct ax_tel_reading *r = ax_tel_sampler_series(s, &n);
@@ -538,7 +592,8 @@ static void cleanup(void)
 
 AX_TEST_MAIN(AX_TEST(test_counter_wraps), AX_TEST(test_integrate_power),
 	     AX_TEST(test_counter_beats_power), AX_TEST(test_net_of_idle),
-	     AX_TEST(test_throttle_rule), AX_TEST(test_rapl_missing),
+	     AX_TEST(test_throttle_rule), AX_TEST(test_summarize_window),
+	     AX_TEST(test_sustain_rule), AX_TEST(test_rapl_missing),
 	     AX_TEST(test_rapl_unreadable), AX_TEST(test_rapl_wraps),
 	     AX_TEST(test_amdgpu), AX_TEST(test_amdgpu_newer_kernel),
 	     AX_TEST(test_i915_energy_only), AX_TEST(test_hwmon_no_match),
