@@ -130,10 +130,66 @@ static const char *const migration_3 =
     "ALTER TABLE tune_session ADD COLUMN prior_session_id INTEGER"
     " REFERENCES tune_session(id);";
 
+/*
+ * Migration 4: efficiency (issue 13).  A result's power, energy,
+ * temperatures, clocks and memory over its timed span, with the reason
+ * where no sensor measured it (result_power: a row, never a 0 for what
+ * was not measured); the telemetry time series of a case, an idle
+ * baseline or a monitor (telemetry_series / telemetry_sample: a sample is
+ * named by its series' UUID and its index, so merging needs no UUID per
+ * sample); and the host CPU's time for a shape through a CPU library,
+ * measured once per (host, shape, threads, library) and named by every
+ * result that is compared with it (cpu_baseline, result.speedup_vs_cpu:
+ * how many times the device's figure beats the CPU's).
+ */
+static const char *const migration_4 =
+    "CREATE TABLE cpu_baseline ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " host_id INTEGER NOT NULL REFERENCES host(id),"
+    " suite TEXT NOT NULL, shape_json TEXT NOT NULL,"
+    " shape_hash TEXT NOT NULL, library TEXT NOT NULL,"
+    " version TEXT, corename TEXT, config TEXT, note TEXT,"
+    " threads INTEGER NOT NULL, unit TEXT, status TEXT NOT NULL,"
+    " error_text TEXT, stop_reason TEXT, n INTEGER NOT NULL,"
+    " median REAL, ci_lo REAL, ci_hi REAL, rel_noise REAL,"
+    " created_at TEXT NOT NULL);"
+    "CREATE INDEX cpu_baseline_key ON cpu_baseline(host_id, suite,"
+    " shape_hash);"
+    "ALTER TABLE result ADD COLUMN cpu_baseline_id INTEGER"
+    " REFERENCES cpu_baseline(id);"
+    "ALTER TABLE result ADD COLUMN speedup_vs_cpu REAL;"
+    "CREATE TABLE telemetry_series ("
+    " id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL,"
+    " run_id INTEGER REFERENCES run(id) ON DELETE CASCADE,"
+    " result_id INTEGER REFERENCES result(id) ON DELETE CASCADE,"
+    " device_id INTEGER REFERENCES device(id), kind TEXT NOT NULL,"
+    " source TEXT, interval_s REAL, timed_from_s REAL,"
+    " created_at TEXT NOT NULL);"
+    "CREATE INDEX telemetry_series_result ON telemetry_series(result_id);"
+    "CREATE INDEX telemetry_series_run ON telemetry_series(run_id);"
+    "CREATE TABLE telemetry_sample ("
+    " series_id INTEGER NOT NULL REFERENCES telemetry_series(id)"
+    "  ON DELETE CASCADE,"
+    " idx INTEGER NOT NULL, t REAL NOT NULL, power_w REAL,"
+    " energy_j REAL, temp_c REAL, sm_mhz REAL, mem_mhz REAL,"
+    " mem_used_b REAL, throttle INTEGER,"
+    " PRIMARY KEY (series_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE result_power ("
+    " result_id INTEGER PRIMARY KEY REFERENCES result(id)"
+    "  ON DELETE CASCADE,"
+    " source TEXT, reason TEXT, readings INTEGER, seconds REAL,"
+    " mean_w REAL, max_w REAL, idle_w REAL, energy_rep_j REAL,"
+    " energy_rep_net_j REAL, temp_mean_c REAL, temp_max_c REAL,"
+    " sm_mhz REAL, mem_mhz REAL, mem_peak_b REAL, mem_budget_b REAL,"
+    " perf_per_w REAL, perf_per_w_unit TEXT, throttled INTEGER,"
+    " throttle_evidence TEXT, series_id INTEGER"
+    "  REFERENCES telemetry_series(id));";
+
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
     migration_1,
     migration_2,
     migration_3,
+    migration_4,
 };
 
 const char *ax_dbi_migration(int v)

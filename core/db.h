@@ -19,12 +19,14 @@
 #ifndef AX_DB_H
 #define AX_DB_H
 
+#include "core/telemetry.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 3
+#define AX_DB_SCHEMA_VERSION 4
 
 struct ax_db;
 
@@ -120,9 +122,47 @@ struct ax_db_result {
 	double median, min, max, mean, stddev, q1, q3, mad, ci_lo, ci_hi;
 	double rel_noise;
 	const char *extra_json; /* suite-specific facts; may be NULL */
+	/* The CPU baseline this result is compared with (0: none) and
+	 * how many times the device's figure beats it (NAN: none). */
+	int64_t cpu_baseline_id;
+	double speedup_vs_cpu;
+	/* Power over the timed span, stored with the result (NULL: the
+	 * result was measured before telemetry existed, or not at all). */
+	const struct ax_db_power *power;
+};
+
+/* A telemetry time series: the readings of one case, one idle baseline
+ * or one monitor, times stored relative to t0. */
+struct ax_db_series {
+	int64_t run_id, result_id, device_id; /* 0: none */
+	const char *kind;		      /* "case", "idle", "monitor" */
+	const char *source;		      /* "NVML", "RAPL" ... */
+	double interval_s;
+	double t0;	     /* CLOCK_MONOTONIC seconds of t = 0 */
+	double timed_from_s; /* where the timed span began (NAN: n/a) */
+	const struct ax_tel_reading *readings;
+	size_t n;
+};
+
+/* A result's power figures; NAN for what was not measured.  source
+ * NULL with reason set: no sensor, and why. */
+struct ax_db_power {
+	const char *source, *reason;
+	int readings;
+	double seconds; /* what the energy covers */
+	double mean_w, max_w, idle_w;
+	double energy_rep_j, energy_rep_net_j; /* per repetition */
+	double temp_mean_c, temp_max_c, sm_mhz, mem_mhz;
+	double mem_peak_b, mem_budget_b;
+	double perf_per_w;	     /* the result's unit per watt */
+	const char *perf_per_w_unit; /* "GFLOP/s/W", NULL when NAN */
+	int throttled;		     /* 1, 0; -1: unknown */
+	const char *throttle_evidence;
+	const struct ax_db_series *series; /* stored with it; may be NULL */
 };
 /* Insert a result and its n raw samples (seconds per repetition and the
- * value in unit) in one transaction.  seconds/values may be NULL if n is
+ * value in unit), with its power row and telemetry series when r->power
+ * is set, in one transaction.  seconds/values may be NULL if n is
  * 0.  Writes the new id to *id when id is not NULL. */
 int ax_db_result_add(struct ax_db *db, const struct ax_db_result *r,
 		     const double *seconds, const double *values, int n,
@@ -161,6 +201,31 @@ struct ax_db_trial {
 };
 int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id);
 
+/* One CPU-library measurement of a shape (cpu_baseline row). */
+struct ax_db_cpu_baseline {
+	int64_t host_id;
+	const char *suite, *shape_json; /* canonical shape parameters */
+	const char *library, *version, *corename, *config, *note;
+	int threads;
+	const char *unit, *status, *error_text, *stop_reason;
+	int n;
+	double median, ci_lo, ci_hi, rel_noise;
+};
+int ax_db_cpu_baseline_add(struct ax_db *db, const struct ax_db_cpu_baseline *b,
+			   int64_t *id);
+/*
+ * The newest "ok" baseline of (host, suite, shape) measured with the same
+ * threads, library, version and kernel (corename): *id and *median, or
+ * AX_ENOTFOUND.
+ */
+int ax_db_cpu_baseline_find(struct ax_db *db,
+			    const struct ax_db_cpu_baseline *key, int64_t *id,
+			    double *median);
+
+/* Store a series without a result (an idle baseline, a monitor). */
+int ax_db_series_add(struct ax_db *db, const struct ax_db_series *s,
+		     int64_t *id);
+
 /* Name a run as a baseline (replacing an earlier baseline of that name). */
 int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id);
 
@@ -198,6 +263,16 @@ struct ax_db_filter {
  *             "driver_name", "driver_info", "api_version", "pci_bus_id",
  *             "device_uuid", "vendor_id", "device_id", "driver_version"},
  *  "host": {"id", "hostname", "cpu_model", "cores"},
+ *  "power": null (measured before schema 4) or {"source" (null: no
+ *           sensor), "reason", "readings", "seconds", "mean_w",
+ *           "max_w", "idle_w", "energy_rep_j", "energy_rep_net_j",
+ *           "temp_mean_c", "temp_max_c", "sm_mhz", "mem_mhz",
+ *           "mem_peak_b", "mem_budget_b", "perf_per_w",
+ *           "perf_per_w_unit", "throttled" (true/false/null),
+ *           "throttle_evidence", "series_id"},
+ *  "speedup_vs_cpu": number or null,
+ *  "cpu": null or {"id", "library", "version", "corename", "threads",
+ *         "note", "median", "ci_lo", "ci_hi", "n", "unit", "created_at"},
  *  "samples": [...] when with_samples, "seconds": [...] likewise}
  * *out is a new reference.
  */
@@ -218,6 +293,12 @@ int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,
 
 /* One session with its trials (shape as above) for --resume. */
 int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out);
+
+/* The telemetry series of result result_id (AX_ENOTFOUND when it has
+ * none): {"id", "kind", "source", "interval_s", "timed_from_s",
+ * "t": [...], "power_w": [...], "energy_j", "temp_c", "sm_mhz",
+ * "mem_mhz", "mem_used_b": [...] (null where not measured)}. */
+int ax_db_result_series(struct ax_db *db, int64_t result_id, json_t **out);
 
 /* Baselines as [{"name","run_id","created_at"}]. */
 int ax_db_baselines(struct ax_db *db, json_t **out);

@@ -270,7 +270,30 @@ static const char *const result_keys[] = {
     "error",	   "n",		  "median",	 "min",
     "max",	   "mean",	  "stddev",	 "q1",
     "q3",	   "mad",	  "ci_lo",	 "ci_hi",
-    "rel_noise",   "*extra",	  "run_status",
+    "rel_noise",   "*extra",	  "run_status",	 "speedup_vs_cpu",
+};
+
+/* The result's power row (result_power p) and CPU baseline (c). */
+#define POWER_COLS                                                             \
+	"p.result_id, p.source, p.reason, p.readings, p.seconds, p.mean_w,"    \
+	" p.max_w, p.idle_w, p.energy_rep_j, p.energy_rep_net_j,"              \
+	" p.temp_mean_c, p.temp_max_c, p.sm_mhz, p.mem_mhz, p.mem_peak_b,"     \
+	" p.mem_budget_b, p.perf_per_w, p.perf_per_w_unit, p.throttled,"       \
+	" p.throttle_evidence, p.series_id"
+static const char *const power_keys[] = {
+    "result_id",    "source",		"reason",      "readings",
+    "seconds",	    "mean_w",		"max_w",       "idle_w",
+    "energy_rep_j", "energy_rep_net_j", "temp_mean_c", "temp_max_c",
+    "sm_mhz",	    "mem_mhz",		"mem_peak_b",  "mem_budget_b",
+    "perf_per_w",   "perf_per_w_unit",	"throttled",   "throttle_evidence",
+    "series_id",
+};
+#define CPU_COLS                                                               \
+	"c.id, c.library, c.version, c.corename, c.threads, c.note,"           \
+	" c.median, c.ci_lo, c.ci_hi, c.n, c.unit, c.created_at"
+static const char *const cpu_keys[] = {
+    "id",     "library", "version", "corename", "threads", "note",
+    "median", "ci_lo",	 "ci_hi",   "n",	"unit",	   "created_at",
 };
 
 static json_t *result_row(sqlite3_stmt *st)
@@ -287,6 +310,21 @@ static json_t *result_row(sqlite3_stmt *st)
 	json_object_set_new(o, "host",
 			    sub_object(st, n + NKEYS(dev_keys), host_keys,
 				       NKEYS(host_keys), "host"));
+	int at = n + NKEYS(dev_keys) + NKEYS(host_keys);
+	json_t *power =
+	    sub_object(st, at, power_keys, NKEYS(power_keys), "result_power");
+	if (json_is_object(power)) {
+		json_object_del(power, "result_id");
+		json_t *t = json_object_get(power, "throttled");
+		if (json_is_integer(t))
+			json_object_set_new(
+			    power, "throttled",
+			    json_boolean(json_integer_value(t) != 0));
+	}
+	json_object_set_new(o, "power", power);
+	json_object_set_new(o, "cpu",
+			    sub_object(st, at + NKEYS(power_keys), cpu_keys,
+				       NKEYS(cpu_keys), "cpu_baseline"));
 	return o;
 }
 
@@ -342,10 +380,16 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	    " x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
 	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json,"
 	    " " AX_RUN_STATUS_SQL(
-		"r") ", " DEV_COLS ", " HOST_COLS
-		     " FROM result x JOIN run r ON r.id = x.run_id"
+		"r") ", x.speedup_vs_cpu, " DEV_COLS ", " HOST_COLS
+		     ", " POWER_COLS ", " CPU_COLS
+		     " FROM result x JOIN run r ON r.id = "
+		     "x.run_id"
 		     " LEFT JOIN device d ON d.id = r.device_id"
-		     " LEFT JOIN host h ON h.id = r.host_id",
+		     " LEFT JOIN host h ON h.id = r.host_id"
+		     " LEFT JOIN result_power p ON"
+		     " p.result_id = x.id"
+		     " LEFT JOIN cpu_baseline c ON"
+		     " c.id = x.cpu_baseline_id",
 	    &w, " ORDER BY r.started_at, x.id", &st);
 	free(w.ids_json);
 	if (rc)
@@ -373,6 +417,21 @@ static json_t *run_row(sqlite3_stmt *st)
 	json_object_set_new(o, "host",
 			    sub_object(st, n + NKEYS(dev_keys), host_keys,
 				       NKEYS(host_keys), "host"));
+	int at = n + NKEYS(dev_keys) + NKEYS(host_keys);
+	json_t *power =
+	    sub_object(st, at, power_keys, NKEYS(power_keys), "result_power");
+	if (json_is_object(power)) {
+		json_object_del(power, "result_id");
+		json_t *t = json_object_get(power, "throttled");
+		if (json_is_integer(t))
+			json_object_set_new(
+			    power, "throttled",
+			    json_boolean(json_integer_value(t) != 0));
+	}
+	json_object_set_new(o, "power", power);
+	json_object_set_new(o, "cpu",
+			    sub_object(st, at + NKEYS(power_keys), cpu_keys,
+				       NKEYS(cpu_keys), "cpu_baseline"));
 	return o;
 }
 
@@ -543,4 +602,109 @@ int ax_db_baselines(struct ax_db *db, json_t **out)
 	if (rc)
 		return rc;
 	return collect(db, st, baseline_row, NULL, NULL, out);
+}
+
+int ax_db_cpu_baseline_find(struct ax_db *db,
+			    const struct ax_db_cpu_baseline *key, int64_t *id,
+			    double *median)
+{
+	char sh[17];
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(
+	    db,
+	    "SELECT id, median FROM cpu_baseline WHERE host_id = ? AND"
+	    " suite = ? AND shape_hash = ? AND shape_json = ? AND"
+	    " threads = ? AND library = ? AND version IS ? AND"
+	    " corename IS ? AND status = 'ok' AND median > 0"
+	    " ORDER BY id DESC LIMIT 1",
+	    &st);
+	if (rc)
+		return rc;
+	ax_dbi_hash_hex(key->shape_json, sh);
+	sqlite3_bind_int64(st, 1, key->host_id);
+	ax_dbi_bind_text(st, 2, key->suite);
+	ax_dbi_bind_text(st, 3, sh);
+	ax_dbi_bind_text(st, 4, key->shape_json);
+	sqlite3_bind_int(st, 5, key->threads);
+	ax_dbi_bind_text(st, 6, key->library);
+	ax_dbi_bind_text(st, 7, key->version);
+	ax_dbi_bind_text(st, 8, key->corename);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		*median = sqlite3_column_double(st, 1);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return ax_dbi_fail_sql(db, rc, "looking up a CPU baseline");
+	return AX_ENOTFOUND;
+}
+
+/* The series columns, each an array of the samples in time order. */
+static const char *const series_cols[] = {
+    "t", "power_w", "energy_j", "temp_c", "sm_mhz", "mem_mhz", "mem_used_b",
+};
+
+static int series_samples(struct ax_db *db, int64_t series_id, json_t *o)
+{
+	json_t *arr[NKEYS(series_cols)];
+	for (int k = 0; k < NKEYS(series_cols); k++) {
+		arr[k] = json_array();
+		json_object_set_new(o, series_cols[k], arr[k]);
+	}
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db,
+				"SELECT t, power_w, energy_j, temp_c, sm_mhz,"
+				" mem_mhz, mem_used_b FROM telemetry_sample"
+				" WHERE series_id = ? ORDER BY idx",
+				&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, series_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (int k = 0; k < NKEYS(series_cols); k++)
+			json_array_append_new(
+			    arr[k], col_json(st, k, "telemetry_sample",
+					     series_cols[k]));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0
+				 : ax_dbi_fail_sql(db, rc, "reading telemetry");
+}
+
+int ax_db_result_series(struct ax_db *db, int64_t result_id, json_t **out)
+{
+	static const char *const keys[] = {"id", "kind", "source", "interval_s",
+					   "timed_from_s"};
+	sqlite3_stmt *st;
+	*out = NULL;
+	int rc = ax_dbi_prepare(db,
+				"SELECT id, kind, source, interval_s,"
+				" timed_from_s FROM telemetry_series WHERE"
+				" result_id = ? ORDER BY id DESC LIMIT 1",
+				&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, result_id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE
+			   ? ax_dbi_fail(db, AX_ENOTFOUND,
+					 "%s: result %" PRId64
+					 " has no telemetry series",
+					 db->path, result_id)
+			   : ax_dbi_fail_sql(db, rc, "reading telemetry");
+	}
+	json_t *o = json_object();
+	set_cols(o, st, 0, keys, NKEYS(keys), "telemetry_series");
+	int64_t sid = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if ((rc = series_samples(db, sid, o))) {
+		json_decref(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
 }

@@ -156,9 +156,9 @@ static int insert_result(struct ax_db *db, const struct ax_db_result *r,
 	    " higher_is_better, work, timing_mode, stop_reason,"
 	    " status, error_text, n, median, min, max, mean,"
 	    " stddev, q1, q3, mad, ci_lo, ci_hi, rel_noise,"
-	    " extra_json, created_at) VALUES (?,?,?,?,?,?,?,?,"
-	    "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW ")"
-	    " RETURNING id",
+	    " extra_json, cpu_baseline_id, speedup_vs_cpu, created_at)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+	    "?,?,?,?," AX_NOW ") RETURNING id",
 	    &st);
 
 	if (rc)
@@ -183,6 +183,10 @@ static int insert_result(struct ax_db *db, const struct ax_db_result *r,
 	for (int i = 0; i < 11; i++)
 		sqlite3_bind_double(st, 16 + i, stats[i]);
 	ax_dbi_bind_text(st, 27, r->extra_json);
+	ax_dbi_bind_id(st, 28, r->cpu_baseline_id);
+	/* A speed-up exists only beside the baseline it was taken from. */
+	if (r->cpu_baseline_id)
+		sqlite3_bind_double(st, 29, r->speedup_vs_cpu);
 	return ax_dbi_step_done(db, st, id, "storing a result");
 }
 
@@ -222,6 +226,120 @@ static int insert_samples(struct ax_db *db, int64_t result_id,
 	return 0;
 }
 
+/* NAN (and infinities) bind as NULL: a figure not measured is never 0. */
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int insert_series_samples(struct ax_db *db, int64_t series_id,
+				 const struct ax_db_series *s)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO telemetry_sample (series_id, idx, t, power_w,"
+	    " energy_j, temp_c, sm_mhz, mem_mhz, mem_used_b, throttle)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?)",
+	    &st);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ax_tel_reading *r = &s->readings[i];
+		double v[6] = {r->power_w, r->energy_j, r->temp_c,
+			       r->sm_mhz,  r->mem_mhz,	r->mem_used_b};
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, series_id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_double(st, 3, r->t - s->t0);
+		for (int k = 0; k < 6; k++)
+			bind_real(st, 4 + k, v[k]);
+		if (r->has_throttle)
+			sqlite3_bind_int64(st, 10, (int64_t)r->throttle);
+		else
+			sqlite3_bind_null(st, 10);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_DONE) {
+			rc = ax_dbi_fail_sql(db, rc, "storing telemetry");
+			sqlite3_finalize(st);
+			return rc;
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* The series row and its samples (inside the caller's transaction). */
+static int insert_series(struct ax_db *db, const struct ax_db_series *s,
+			 int64_t result_id, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO telemetry_series (uuid, run_id, result_id,"
+	    " device_id, kind, source, interval_s, timed_from_s,"
+	    " created_at) VALUES (?,?,?,?,?,?,?,?," AX_NOW ") RETURNING id",
+	    &st);
+	if (rc)
+		return rc;
+	ax_dbi_bind_uuid(st, 1);
+	ax_dbi_bind_id(st, 2, s->run_id);
+	ax_dbi_bind_id(st, 3, result_id ? result_id : s->result_id);
+	ax_dbi_bind_id(st, 4, s->device_id);
+	ax_dbi_bind_text(st, 5, s->kind);
+	ax_dbi_bind_text(st, 6, s->source);
+	bind_real(st, 7, s->interval_s);
+	bind_real(st, 8, s->timed_from_s);
+	if ((rc = ax_dbi_step_done(db, st, id, "storing a telemetry series")))
+		return rc;
+	return insert_series_samples(db, *id, s);
+}
+
+static int insert_power(struct ax_db *db, int64_t result_id,
+			const struct ax_db_power *p)
+{
+	int64_t series_id = 0;
+	int rc =
+	    p->series ? insert_series(db, p->series, result_id, &series_id) : 0;
+	if (rc)
+		return rc;
+	sqlite3_stmt *st;
+	rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO result_power (result_id, source, reason,"
+	    " readings, seconds, mean_w, max_w, idle_w, energy_rep_j,"
+	    " energy_rep_net_j, temp_mean_c, temp_max_c, sm_mhz, mem_mhz,"
+	    " mem_peak_b, mem_budget_b, perf_per_w, perf_per_w_unit,"
+	    " throttled, throttle_evidence, series_id)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    &st);
+	if (rc)
+		return rc;
+	double v[13] = {p->seconds,	p->mean_w,	 p->max_w,
+			p->idle_w,	p->energy_rep_j, p->energy_rep_net_j,
+			p->temp_mean_c, p->temp_max_c,	 p->sm_mhz,
+			p->mem_mhz,	p->mem_peak_b,	 p->mem_budget_b,
+			p->perf_per_w};
+	sqlite3_bind_int64(st, 1, result_id);
+	ax_dbi_bind_text(st, 2, p->source);
+	ax_dbi_bind_text(st, 3, p->reason);
+	sqlite3_bind_int(st, 4, p->readings);
+	for (int k = 0; k < 13; k++)
+		bind_real(st, 5 + k, v[k]);
+	ax_dbi_bind_text(st, 18,
+			 isfinite(p->perf_per_w) ? p->perf_per_w_unit : NULL);
+	if (p->throttled >= 0)
+		sqlite3_bind_int(st, 19, p->throttled);
+	else
+		sqlite3_bind_null(st, 19);
+	ax_dbi_bind_text(st, 20, p->throttle_evidence);
+	ax_dbi_bind_id(st, 21, series_id);
+	return ax_dbi_step_done(db, st, NULL, "storing a result's power");
+}
+
 int ax_db_result_add(struct ax_db *db, const struct ax_db_result *r,
 		     const double *seconds, const double *values, int n,
 		     int64_t *id)
@@ -238,6 +356,7 @@ int ax_db_result_add(struct ax_db *db, const struct ax_db_result *r,
 		return rc;
 	if ((rc = insert_result(db, r, &rid)) ||
 	    (rc = insert_samples(db, rid, seconds, values, n)) ||
+	    (r->power && (rc = insert_power(db, rid, r->power))) ||
 	    (rc = ax_dbi_commit(db)))
 		return ax_dbi_rollback(db, rc);
 	if (id)
@@ -352,4 +471,58 @@ int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id)
 	    (rc = ax_dbi_commit(db)))
 		return ax_dbi_rollback(db, rc);
 	return 0;
+}
+
+int ax_db_series_add(struct ax_db *db, const struct ax_db_series *s,
+		     int64_t *id)
+{
+	int64_t sid = 0;
+	int rc = ax_dbi_begin(db);
+	if (rc)
+		return rc;
+	if ((rc = insert_series(db, s, 0, &sid)) || (rc = ax_dbi_commit(db)))
+		return ax_dbi_rollback(db, rc);
+	if (id)
+		*id = sid;
+	return 0;
+}
+
+int ax_db_cpu_baseline_add(struct ax_db *db, const struct ax_db_cpu_baseline *b,
+			   int64_t *id)
+{
+	char sh[17];
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(
+	    db,
+	    "INSERT INTO cpu_baseline (uuid, host_id, suite, shape_json,"
+	    " shape_hash, library, version, corename, config, note,"
+	    " threads, unit, status, error_text, stop_reason, n, median,"
+	    " ci_lo, ci_hi, rel_noise, created_at) VALUES"
+	    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW ")"
+	    " RETURNING id",
+	    &st);
+	if (rc)
+		return rc;
+	ax_dbi_hash_hex(b->shape_json, sh);
+	ax_dbi_bind_uuid(st, 1);
+	sqlite3_bind_int64(st, 2, b->host_id);
+	ax_dbi_bind_text(st, 3, b->suite);
+	ax_dbi_bind_text(st, 4, b->shape_json);
+	ax_dbi_bind_text(st, 5, sh);
+	ax_dbi_bind_text(st, 6, b->library);
+	ax_dbi_bind_text(st, 7, b->version);
+	ax_dbi_bind_text(st, 8, b->corename);
+	ax_dbi_bind_text(st, 9, b->config);
+	ax_dbi_bind_text(st, 10, b->note);
+	sqlite3_bind_int(st, 11, b->threads);
+	ax_dbi_bind_text(st, 12, b->unit);
+	ax_dbi_bind_text(st, 13, b->status);
+	ax_dbi_bind_text(st, 14, b->error_text);
+	ax_dbi_bind_text(st, 15, b->stop_reason);
+	sqlite3_bind_int(st, 16, b->n);
+	bind_real(st, 17, b->median);
+	bind_real(st, 18, b->ci_lo);
+	bind_real(st, 19, b->ci_hi);
+	bind_real(st, 20, b->rel_noise);
+	return ax_dbi_step_done(db, st, id, "storing a CPU baseline");
 }

@@ -125,11 +125,11 @@ bool ax_tel_throttled(const struct ax_tel_reading *s, size_t n, char *evidence,
 /* What a window of a series comes to: the figures stored with a result.
  * Every figure the series cannot give is NAN. */
 struct ax_tel_summary {
-	size_t n;	   /* readings in the window */
-	double seconds;	   /* the time the energy covers */
-	double energy_j;   /* ax_tel_energy */
-	double mean_w;	   /* energy over its time */
-	double max_w;	   /* the largest reading */
+	size_t n;	 /* readings in the window */
+	double seconds;	 /* the time the energy covers */
+	double energy_j; /* ax_tel_energy */
+	double mean_w;	 /* energy over its time */
+	double max_w;	 /* the largest reading */
 	double temp_mean_c, temp_max_c;
 	double sm_mhz, mem_mhz; /* mean clocks */
 	double mem_peak_b;	/* the most memory in use */

@@ -123,10 +123,7 @@ size_t ax_tel_sampler_copy(struct ax_tel_sampler *s, size_t from,
 	return k;
 }
 
-size_t ax_tel_sampler_mark(struct ax_tel_sampler *s)
-{
-	return sample(s);
-}
+size_t ax_tel_sampler_mark(struct ax_tel_sampler *s) { return sample(s); }
 
 void ax_tel_sampler_stop(struct ax_tel_sampler *s)
 {

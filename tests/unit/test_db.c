@@ -206,7 +206,7 @@ static void migrate_and_reopen(void)
 			   " = 'table'",
 			   -1, &st, NULL);
 	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
-	AX_CHECK_INT(sqlite3_column_int(st, 0), 8);
+	AX_CHECK_INT(sqlite3_column_int(st, 0), 12);
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 }
@@ -739,6 +739,145 @@ static void sessions_and_trials(void)
 	ax_db_close(db);
 }
 
+/* Schema 4: a result's power row and series, a CPU baseline and the
+ * speed-up land with the result and read back; NANs stay null. */
+static void efficiency_round_trip(void)
+{
+	struct ax_db *db = open_ok(tmp_path("power.db"));
+	if (!db)
+		return;
+	int64_t run = add_run(db, "fp-power"), host = 0, bid = 0, got = 0;
+	json_t *res = NULL, *ser = NULL;
+	double med = 0;
+	struct ax_db_host h = {"testhost", "Linux 6.1",	      "Test CPU",   2,
+			       1,	   (int64_t)24 << 30, "{\"pus\":2}"};
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &host), 0);
+	struct ax_db_cpu_baseline b = {.host_id = host,
+				       .suite = "gemm",
+				       .shape_json = "{\"m\":64}",
+				       .library = "OpenBLAS",
+				       .version = "0.3.21",
+				       .corename = "Haswell",
+				       .threads = 2,
+				       .unit = "GFLOP/s",
+				       .status = "ok",
+				       .n = 5,
+				       .median = 40,
+				       .ci_lo = 39,
+				       .ci_hi = 41,
+				       .rel_noise = 0.01};
+	AX_CHECK_INT(ax_db_cpu_baseline_find(db, &b, &got, &med), AX_ENOTFOUND);
+	AX_CHECK_INT(ax_db_cpu_baseline_add(db, &b, &bid), 0);
+	AX_CHECK_INT(ax_db_cpu_baseline_find(db, &b, &got, &med), 0);
+	AX_CHECK_INT(got, bid);
+	AX_CHECK_NEAR(med, 40, 0);
+	b.threads = 1; /* another thread count is another baseline */
+	AX_CHECK_INT(ax_db_cpu_baseline_find(db, &b, &got, &med), AX_ENOTFOUND);
+
+	struct ax_tel_reading rd[3];
+	for (int i = 0; i < 3; i++) {
+		ax_tel_reading_clear(&rd[i]);
+		rd[i].t = 100.0 + 0.1 * i;
+		rd[i].power_w = 50 + i;
+	}
+	struct ax_db_series ser_row = {.run_id = run,
+				       .kind = "case",
+				       .source = "RAPL",
+				       .interval_s = 0.1,
+				       .t0 = 100.0,
+				       .timed_from_s = 0.1,
+				       .readings = rd,
+				       .n = 3};
+	struct ax_db_power pw = {.source = "RAPL",
+				 .readings = 3,
+				 .seconds = 0.2,
+				 .mean_w = 51,
+				 .max_w = 52,
+				 .idle_w = NAN,
+				 .energy_rep_j = 0.5,
+				 .energy_rep_net_j = NAN,
+				 .temp_mean_c = NAN,
+				 .temp_max_c = NAN,
+				 .sm_mhz = NAN,
+				 .mem_mhz = NAN,
+				 .mem_peak_b = NAN,
+				 .mem_budget_b = NAN,
+				 .perf_per_w = 2.0,
+				 .perf_per_w_unit = "GFLOP/s/W",
+				 .throttled = -1,
+				 .throttle_evidence = "no clock or reason data",
+				 .series = &ser_row};
+	struct ax_db_result r = {.run_id = run,
+				 .suite = "gemm",
+				 .params_json = "{\"m\":64}",
+				 .unit = "GFLOP/s",
+				 .higher_is_better = true,
+				 .status = "ok",
+				 .median = 102,
+				 .cpu_baseline_id = bid,
+				 .speedup_vs_cpu = 2.55,
+				 .power = &pw};
+	int64_t rid = 0;
+	AX_CHECK_INT(ax_db_result_add(db, &r, NULL, NULL, 0, &rid), 0);
+	struct ax_db_filter f = {.run_ids = &run, .n_run_ids = 1};
+	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
+	json_t *x = json_array_get(res, 0);
+	json_t *p = json_object_get(x, "power");
+	AX_CHECK(json_is_object(p));
+	AX_CHECK_STR(json_string_value(json_object_get(p, "source")), "RAPL");
+	AX_CHECK_NEAR(json_real_value(json_object_get(p, "mean_w")), 51, 0);
+	AX_CHECK(json_is_null(json_object_get(p, "idle_w"))); /* not 0 */
+	AX_CHECK(json_is_null(json_object_get(p, "throttled")));
+	AX_CHECK_STR(json_string_value(json_object_get(p, "perf_per_w_unit")),
+		     "GFLOP/s/W");
+	AX_CHECK_NEAR(json_real_value(json_object_get(x, "speedup_vs_cpu")),
+		      2.55, 0);
+	json_t *c = json_object_get(x, "cpu");
+	AX_CHECK_STR(json_string_value(json_object_get(c, "corename")),
+		     "Haswell");
+	AX_CHECK_INT(ax_db_result_series(db, rid, &ser), 0);
+	AX_CHECK_INT(json_array_size(json_object_get(ser, "t")), 3);
+	AX_CHECK_NEAR(
+	    json_real_value(json_array_get(json_object_get(ser, "t"), 2)), 0.2,
+	    1e-9);
+	AX_CHECK(
+	    json_is_null(json_array_get(json_object_get(ser, "temp_c"), 0)));
+	AX_CHECK_INT(ax_db_result_series(db, rid + 100, &ser), AX_ENOTFOUND);
+
+	/* A result without a sensor: a row with the reason, no figure; and
+	 * no baseline id means no speed-up, even with a figure given. */
+	struct ax_db_power none = {.reason = "no sensor for llvmpipe",
+				   .seconds = NAN,
+				   .mean_w = NAN,
+				   .max_w = NAN,
+				   .idle_w = NAN,
+				   .energy_rep_j = NAN,
+				   .energy_rep_net_j = NAN,
+				   .temp_mean_c = NAN,
+				   .temp_max_c = NAN,
+				   .sm_mhz = NAN,
+				   .mem_mhz = NAN,
+				   .mem_peak_b = NAN,
+				   .mem_budget_b = NAN,
+				   .perf_per_w = NAN,
+				   .throttled = -1};
+	r.power = &none;
+	r.cpu_baseline_id = 0;
+	AX_CHECK_INT(ax_db_result_add(db, &r, NULL, NULL, 0, &rid), 0);
+	json_decref(res);
+	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
+	x = json_array_get(res, 1);
+	p = json_object_get(x, "power");
+	AX_CHECK(json_is_null(json_object_get(p, "source")));
+	AX_CHECK(json_is_null(json_object_get(p, "mean_w")));
+	AX_CHECK(json_is_null(json_object_get(p, "perf_per_w_unit")));
+	AX_CHECK(json_is_null(json_object_get(x, "speedup_vs_cpu")));
+	AX_CHECK(json_is_null(json_object_get(x, "cpu")));
+	json_decref(res);
+	json_decref(ser);
+	ax_db_close(db);
+}
+
 static void cleanup(void)
 {
 	char cmd[600];
@@ -757,5 +896,6 @@ AX_TEST_MAIN(AX_TEST(uuid_format), AX_TEST(migrate_and_reopen),
 	     AX_TEST(corrupt_file_refused_untouched),
 	     AX_TEST(unwritable_path_refused),
 	     AX_TEST(two_writers_lose_nothing), AX_TEST(two_creators_race),
-	     AX_TEST(results_round_trip), AX_TEST(upserts_are_idempotent),
-	     AX_TEST(baselines), AX_TEST(sessions_and_trials), AX_TEST(cleanup))
+	     AX_TEST(results_round_trip), AX_TEST(efficiency_round_trip),
+	     AX_TEST(upserts_are_idempotent), AX_TEST(baselines),
+	     AX_TEST(sessions_and_trials), AX_TEST(cleanup))
