@@ -252,7 +252,7 @@ static int measure_missing(struct ax_cli *cli)
 	dup2(2, 1);
 	bool json = cli->json;
 	cli->json = false;
-	rc = ax_run_execute(cli, &plan, &opts, true);
+	rc = ax_run_execute(cli, &plan, &opts, NULL, true);
 	cli->json = json;
 	fflush(stdout);
 	dup2(saved, 1);

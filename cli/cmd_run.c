@@ -72,6 +72,7 @@ static const struct ax_cli_opt run_opts[] = {
     {OPT_YES, "yes", 'y', NULL,
      "run more than 1000 cases without asking (default: ask on a "
      "terminal, else refuse; at most 10000 either way)"},
+    AX_SESSION_EFF_OPTS,
     {OPT_DRY_RUN, "dry-run", 'n', NULL,
      "check every case against the device and list them, with what "
      "would be skipped and why and the tuned parameters; measure "
@@ -86,6 +87,8 @@ struct run_args {
 	int n_ov;
 	struct ax_runner_opts ropts;
 	unsigned set; /* AX_MEASURE_* bits the command line set */
+	struct ax_session_efficiency eff;
+	double sustain_s; /* --sustain; 0: off */
 	bool dry_run, yes;
 	const char *tuned_path;
 	char **suites;
@@ -153,6 +156,7 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		      struct ax_cli_iter *it, struct run_args *a)
 {
 	ax_runner_opts_default(&a->ropts);
+	ax_session_efficiency_default(&a->eff);
 	ax_cli_iter_init(it, cli, &ax_cmd_run, argc, argv);
 	int opt;
 	while ((opt = ax_cli_next(it)) > 0) {
@@ -190,9 +194,13 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		case OPT_YES:
 			a->yes = true;
 			break;
-		default:
-			if (parse_measure_opt(it, opt, a))
+		default: {
+			int eff =
+			    ax_session_eff_opt(it, opt, &a->eff, &a->sustain_s);
+			if (eff < 0 ||
+			    (eff == 0 && parse_measure_opt(it, opt, a)))
 				return AX_EXIT_USAGE;
+		}
 		}
 	}
 	int end = ax_cli_parse_end(it, opt, 0, -1);
@@ -335,6 +343,11 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 		if (!cli->device_sel && plan.profile->device)
 			cli->device_sel = plan.profile->device;
 	}
+	if (rc == 0 && a->sustain_s > 0) {
+		rc = ax_session_apply_sustain(cli, a->sustain_s, a->set,
+					      &a->ropts);
+		a->eff.sustain = true;
+	}
 	if (rc == 0 && a->ropts.max_samples < a->ropts.min_samples)
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
 				  "--max-samples (%d) is below --min-samples "
@@ -343,13 +356,18 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 	if (rc == 0 && a->dry_run)
 		rc = dry_run(cli, &plan);
 	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0)
-		rc = ax_run_execute(cli, &plan, &a->ropts, false);
+		rc = ax_run_execute(cli, &plan, &a->ropts, &a->eff, false);
 	if (a)
 		ax_cli_iter_release(&it);
 	ax_plan_release(&plan);
 	free(a);
 	return rc == -2 ? AX_EXIT_OK : rc;
 }
+
+static const struct ax_cli_choice run_choices[] = {
+    AX_SESSION_EFF_CHOICES,
+    {0},
+};
 
 const struct ax_cli_cmd ax_cmd_run = {
     .name = "run",
@@ -381,5 +399,6 @@ const struct ax_cli_cmd ax_cmd_run = {
 		 "axbench run --profile full               # every suite, "
 		 "realistic sweeps"},
     .opts = run_opts,
+    .choices = run_choices,
     .fn = run_main,
 };

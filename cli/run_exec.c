@@ -6,6 +6,7 @@
 #include "core/vk.h"
 #include "reports/export.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,46 +48,70 @@ static void print_header(struct exec *ex)
 	}
 	if (ex->cli->json || ex->cli->verbosity < 0)
 		return;
-	printf("%-10s %-*s %12s %-8s %8s %4s %-11s %s\n", "suite",
+	printf("%-10s %-*s %12s %-8s %8s %4s %-11s %7s %8s %7s %s\n", "suite",
 	       ex->case_width, "case", "median", "unit", "+-ci", "n", "stop",
-	       "status");
+	       "W", "perf/W", "vs-cpu", "status");
+}
+
+/* A figure of the table, or "-" where it was not measured. */
+static const char *cell(char *buf, size_t len, double v, const char *fmt)
+{
+	if (isnan(v))
+		return "-";
+	snprintf(buf, len, fmt, v);
+	return buf;
+}
+
+static void print_json_row(struct exec *ex, const struct ax_plan_case *c,
+			   const struct ax_session_case *sc)
+{
+	const struct ax_runner_result *r = &sc->r;
+	json_t *o =
+	    json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s?,s:s?}", "id",
+		      (json_int_t)sc->result_id, "suite", c->suite->name,
+		      "case", sc->label, "status", r->status_text, "unit",
+		      c->suite->unit, "n", r->n, "stop_reason", r->stop_reason,
+		      "error", r->error[0] ? r->error : NULL);
+	if (r->n) {
+		json_object_set_new(o, "median", json_real(r->summary.median));
+		json_object_set_new(o, "ci_lo", json_real(r->summary.ci_lo));
+		json_object_set_new(o, "ci_hi", json_real(r->summary.ci_hi));
+	}
+	double figures[3] = {sc->mean_w, sc->perf_per_w, sc->speedup_vs_cpu};
+	const char *keys[3] = {"mean_w", "perf_per_w", "speedup_vs_cpu"};
+	for (int i = 0; i < 3; i++)
+		json_object_set_new(o, keys[i],
+				    isnan(figures[i]) ? json_null()
+						      : json_real(figures[i]));
+	json_array_append_new(ex->json_out, o);
 }
 
 static void print_row(struct exec *ex, const struct ax_plan_case *c,
-		      const char *label, const struct ax_runner_result *r,
-		      int64_t result_id)
+		      const struct ax_session_case *sc)
 {
-	if (ex->cli->json) {
-		json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:i,s:s?,s:s?}",
-				      "id", (json_int_t)result_id, "suite",
-				      c->suite->name, "case", label, "status",
-				      r->status_text, "unit", c->suite->unit,
-				      "n", r->n, "stop_reason", r->stop_reason,
-				      "error", r->error[0] ? r->error : NULL);
-		if (r->n) {
-			json_object_set_new(o, "median",
-					    json_real(r->summary.median));
-			json_object_set_new(o, "ci_lo",
-					    json_real(r->summary.ci_lo));
-			json_object_set_new(o, "ci_hi",
-					    json_real(r->summary.ci_hi));
-		}
-		json_array_append_new(ex->json_out, o);
-		return;
-	}
+	const struct ax_runner_result *r = &sc->r;
+	if (ex->cli->json)
+		return print_json_row(ex, c, sc);
 	if (r->status != 0) {
-		printf("%-10s %-*s %12s %-8s %8s %4d %-11s %s: %s\n",
-		       c->suite->name, ex->case_width, label, "-",
-		       c->suite->unit, "-", r->n,
-		       r->stop_reason ? r->stop_reason : "-", r->status_text,
-		       r->error);
+		printf(
+		    "%-10s %-*s %12s %-8s %8s %4d %-11s %7s %8s %7s %s: %s\n",
+		    c->suite->name, ex->case_width, sc->label, "-",
+		    c->suite->unit, "-", r->n,
+		    r->stop_reason ? r->stop_reason : "-", "-", "-", "-",
+		    r->status_text, r->error);
 	} else {
+		char w[32], pw[32], x[32];
 		double half = (r->summary.ci_hi - r->summary.ci_lo) / 2;
-		printf("%-10s %-*s %12.4g %-8s %7.2f%% %4d %-11s %s\n",
-		       c->suite->name, ex->case_width, label, r->summary.median,
-		       c->suite->unit,
+		printf("%-10s %-*s %12.4g %-8s %7.2f%% %4d %-11s %7s %8s %7s "
+		       "%s\n",
+		       c->suite->name, ex->case_width, sc->label,
+		       r->summary.median, c->suite->unit,
 		       r->summary.median ? 100 * half / r->summary.median : 0,
-		       r->n, r->stop_reason, "verified");
+		       r->n, r->stop_reason,
+		       cell(w, sizeof(w), sc->mean_w, "%.1f"),
+		       cell(pw, sizeof(pw), sc->perf_per_w, "%.3g"),
+		       cell(x, sizeof(x), sc->speedup_vs_cpu, "%.2fx"),
+		       "verified");
 	}
 	fflush(stdout);
 }
@@ -106,7 +131,7 @@ static int run_one(struct exec *ex, int i)
 	if (ex->tty)
 		fprintf(stderr, "\r\033[K");
 	if (rc == 0)
-		print_row(ex, pc, c.label, &c.r, c.result_id);
+		print_row(ex, pc, &c);
 	ax_session_case_release(&c);
 	return rc;
 }
@@ -208,7 +233,9 @@ static int finish(struct exec *ex, int rc)
 }
 
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
-		   const struct ax_runner_opts *opts, bool skip_beyond_limits)
+		   const struct ax_runner_opts *opts,
+		   const struct ax_session_efficiency *eff,
+		   bool skip_beyond_limits)
 {
 	struct exec ex = {.cli = cli,
 			  .plan = plan,
@@ -223,6 +250,8 @@ int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 	if (cli->json)
 		ex.json_out = json_array();
 	ax_session_init(&ex.session, cli, "run");
+	if (eff)
+		ex.session.eff = *eff;
 	int rc = open_all(&ex);
 	if (rc == 0)
 		print_header(&ex);

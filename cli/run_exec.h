@@ -16,7 +16,11 @@
  * limits out of plan and names them - every such point with
  * skip_beyond_limits, as recommend --measure wants; 4, 5; 130 when
  * interrupted, with everything measured so far committed). */
+struct ax_session_efficiency;
+/* eff: the efficiency settings (NULL: the defaults). */
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
-		   const struct ax_runner_opts *opts, bool skip_beyond_limits);
+		   const struct ax_runner_opts *opts,
+		   const struct ax_session_efficiency *eff,
+		   bool skip_beyond_limits);
 
 #endif

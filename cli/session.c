@@ -3,8 +3,10 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/telemetry.h"
 #include "core/vk.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,16 @@ void ax_session_init(struct ax_session *s, struct ax_cli *cli,
 	memset(s, 0, sizeof(*s));
 	s->cli = cli;
 	s->command = command;
+	ax_session_efficiency_default(&s->eff);
+	s->idle_w = NAN;
+}
+
+void ax_session_efficiency_default(struct ax_session_efficiency *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->interval_s = AX_TEL_INTERVAL_DEFAULT;
+	e->idle_s = AX_SESSION_IDLE_S;
+	e->cpu = AX_CPU_BASELINE_AUTO;
 }
 
 int ax_session_choose_device(struct ax_session *s)
@@ -75,6 +87,7 @@ int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
 	if (rc)
 		return ax_cli_error(s->cli, AX_EXIT_STORAGE, "%s",
 				    ax_db_errmsg(s->db));
+	ax_session_power_open(s);
 	return 0;
 }
 
@@ -136,7 +149,7 @@ static char *extra_json(const struct ax_suite *suite, const struct ax_params *p,
 /* The one mapping from a runner result to a database row. */
 static int store(struct ax_session *s, const struct ax_suite *suite,
 		 const struct ax_params *p, const json_t *extra,
-		 struct ax_session_case *c)
+		 const struct ax_db_power *power, struct ax_session_case *c)
 {
 	const struct ax_runner_result *r = &c->r;
 	const struct ax_summary *m = &r->summary;
@@ -168,6 +181,7 @@ static int store(struct ax_session *s, const struct ax_suite *suite,
 	    .ci_hi = m->ci_hi,
 	    .rel_noise = m->rel_noise,
 	    .extra_json = extra_text,
+	    .power = power,
 	};
 	int rc = ax_db_result_add(s->db, &row, r->seconds, r->values, r->n,
 				  &c->result_id);
@@ -219,13 +233,22 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 		       struct ax_session_case *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->mean_w = out->perf_per_w = out->speedup_vs_cpu = NAN;
 	ax_session_case_label(p, out->label, sizeof(out->label));
 	if (s->vk->lost)
 		replace_lost_device(s);
-	ax_runner_run_case(s->vk, suite, p, opts, &out->r);
+	struct ax_runner_opts o = *opts;
+	struct ax_session_power power;
+	ax_session_power_start(s, &power, &o);
+	ax_runner_run_case(s->vk, suite, p, &o, &out->r);
 	if (s->vk->lost)
 		s->was_lost = true;
-	int rc = store(s, suite, p, extra, out);
+	const struct ax_db_power *row =
+	    ax_session_power_finish(&power, suite, &out->r);
+	out->mean_w = row ? row->mean_w : NAN;
+	out->perf_per_w = row ? row->perf_per_w : NAN;
+	int rc = store(s, suite, p, extra, row, out);
+	ax_session_power_release(&power);
 	if (rc) {
 		out->result_id = 0;
 		say_not_stored(s, suite, out);
@@ -258,6 +281,7 @@ int ax_session_finish(struct ax_session *s, int rc)
 	if (rc == 0 && interrupted)
 		rc = AX_EXIT_INTERRUPTED;
 	rc = ax_cli_check_validation(s->cli, s->inst, rc);
+	ax_session_power_close(s);
 	ax_vk_close(s->vk);
 	ax_db_close(s->db);
 	ax_vk_instance_destroy(s->inst);

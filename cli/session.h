@@ -18,12 +18,16 @@
  * (pending work cannot be reclaimed) and the session goes on with a new
  * logical device, at most AX_SESSION_MAX_REOPENS times; after that the
  * runner stores the remaining cases as skipped, with the reason.
- * Telemetry and CPU baselines, when they come, hook in here too.
+ * Telemetry hooks in here too (cli/session_power.c): the device's sensor
+ * is opened with the logical device and an idle baseline measured; each
+ * case is sampled from its set-up to its end and the figures of its timed
+ * span stored with the result, or the reason there are none.
  */
 #ifndef AX_CLI_SESSION_H
 #define AX_CLI_SESSION_H
 
 #include "cli/cli.h"
+#include "core/db.h"
 #include "suites/runner.h"
 
 #include <jansson.h>
@@ -31,10 +35,29 @@
 
 #define AX_SESSION_MAX_REOPENS 3
 
+/* Idle baseline before the first case, seconds, by default. */
+#define AX_SESSION_IDLE_S 1.0
+
+enum ax_cpu_baseline_mode {
+	AX_CPU_BASELINE_AUTO,	/* once per (shape, host), then from the db */
+	AX_CPU_BASELINE_OFF,	/* no CPU comparison */
+	AX_CPU_BASELINE_ALWAYS, /* measure again every run */
+};
+
+/* What a session measures beside time (issue 13); ax_session_init sets
+ * the defaults, a command changes them before ax_session_begin_run. */
+struct ax_session_efficiency {
+	double interval_s; /* telemetry sampling (AX_TEL_INTERVAL_DEFAULT) */
+	double idle_s;	   /* idle baseline (AX_SESSION_IDLE_S; 0: none) */
+	bool sustain;	   /* --sustain: apply the slowdown rule */
+	enum ax_cpu_baseline_mode cpu;
+};
+
 struct ax_vk_instance;
 struct ax_vk_ctx;
 struct ax_vk_device_info;
 struct ax_db;
+struct ax_tel_source;
 
 /* Fields are read-only for callers. */
 struct ax_session {
@@ -50,6 +73,10 @@ struct ax_session {
 	bool was_lost;		       /* some case lost its device */
 	int n_ok, n_failed, n_skipped; /* stored results by outcome */
 	bool store_failed;	       /* a measured result was not stored */
+	struct ax_session_efficiency eff;
+	struct ax_tel_source *tel; /* the device's sensor; NULL: none */
+	char tel_reason[512];	   /* why there is none */
+	double idle_w;		   /* idle power, NAN when not measured */
 };
 
 /* What the run row records besides the command line. */
@@ -63,6 +90,8 @@ struct ax_session_case {
 	struct ax_runner_result r; /* release with ax_session_case_release */
 	char label[512];	   /* "op=copy size=64M", see below */
 	int64_t result_id;	   /* 0 when it could not be stored */
+	/* What was stored beside the time; NAN when not measured. */
+	double mean_w, perf_per_w, speedup_vs_cpu;
 };
 
 /* An empty session for command ("run", "tune"); nothing is opened. */
@@ -104,6 +133,87 @@ void ax_session_case_release(struct ax_session_case *c);
  * interrupt when rc was 0).
  */
 int ax_session_finish(struct ax_session *s, int rc);
+
+/* ---- the efficiency options run and tune share (cli/session_power.c) */
+
+enum {
+	AX_OPT_SUSTAIN = 900, /* below the global options' ids */
+	AX_OPT_IDLE,
+	AX_OPT_TEL_INTERVAL,
+	AX_OPT_CPU_BASELINE,
+};
+#define AX_SESSION_EFF_OPTS                                                    \
+	{AX_OPT_SUSTAIN, "sustain", 0, "S",                                    \
+	 "sample every case for S seconds, no noise stop, and flag a result "  \
+	 "whose last 20 % of samples is over 5 % slower than its first 20 % "  \
+	 "(default: off)"},                                                    \
+	    {AX_OPT_IDLE, "idle", 0, "S",                                      \
+	     "measure the device's idle power for S seconds first, to store "  \
+	     "energy net of it (default 1; 0: no idle baseline)"},             \
+	    {AX_OPT_TEL_INTERVAL, "tel-interval", 0, "S",                      \
+	     "read the power sensor every S seconds (default 0.1: 10 Hz)"},    \
+	{                                                                      \
+		AX_OPT_CPU_BASELINE, "cpu-baseline", 0, "MODE",                \
+		    "time gemm, conv and attention shapes on the host CPU "    \
+		    "too "                                                     \
+		    "(OpenBLAS) for the speed-up; auto measures once per "     \
+		    "shape and "                                               \
+		    "host and then reads the database, always every run "      \
+		    "(default "                                                \
+		    "auto)"                                                    \
+	}
+#define AX_SESSION_EFF_CHOICES                                                 \
+	{                                                                      \
+		AX_OPT_CPU_BASELINE, ax_cpu_baseline_modes                     \
+	}
+
+/* The defaults (what ax_session_init sets). */
+void ax_session_efficiency_default(struct ax_session_efficiency *e);
+
+/* "auto", "off", "always" (NULL-terminated, enum order). */
+const char *const *ax_cpu_baseline_modes(void);
+
+/* Parse one of AX_SESSION_EFF_OPTS into e (*sustain_s: --sustain's S).
+ * 1 when opt was one of them, 0 when not, -1 after a usage error. */
+int ax_session_eff_opt(const struct ax_cli_iter *it, int opt,
+		       struct ax_session_efficiency *e, double *sustain_s);
+
+/* --sustain S: each case samples for S seconds, whatever the noise.
+ * Refuses (AX_EXIT_USAGE, named) when the command line also set the
+ * sampling time, noise or sample count, which --sustain replaces. */
+int ax_session_apply_sustain(struct ax_cli *cli, double sustain_s,
+			     unsigned measure_set, struct ax_runner_opts *o);
+
+/* ---- cli/session_power.c: telemetry of the session's cases ---------- */
+
+/* Open the sensor of the session's device and measure the idle power
+ * (s->tel, s->tel_reason, s->idle_w); never fails the run. */
+void ax_session_power_open(struct ax_session *s);
+void ax_session_power_close(struct ax_session *s);
+
+/* One case's telemetry: started before the runner, its phase callback
+ * given to the runner, finished into the power row stored with the
+ * result. */
+struct ax_session_power {
+	struct ax_session *s;
+	struct ax_tel_sampler *sampler;
+	double t0;
+	size_t timed_from, timed_to;
+	bool have_from, have_to;
+	double mem_used_b, mem_budget_b; /* VK_EXT_memory_budget, NAN */
+	char unit[40], evidence[512];
+	struct ax_db_series series;
+	struct ax_db_power row;
+};
+void ax_session_power_start(struct ax_session *s, struct ax_session_power *cp,
+			    struct ax_runner_opts *opts);
+/* The power row for the result (NULL for a case that was not measured:
+ * a failed or skipped one); valid until ax_session_power_release. */
+const struct ax_db_power *
+ax_session_power_finish(struct ax_session_power *cp,
+			const struct ax_suite *suite,
+			const struct ax_runner_result *r);
+void ax_session_power_release(struct ax_session_power *cp);
 
 /* "op=copy size=64M" plus the tunables that differ from their defaults. */
 void ax_session_case_label(const struct ax_params *p, char *buf, size_t len);

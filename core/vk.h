@@ -54,7 +54,8 @@ struct ax_vk_device_info {
 	uint32_t subgroup_size;
 	VkDeviceSize max_memory_allocation_size;
 	bool fp16_arith, storage16, int8_arith, storage8, coopmat;
-	bool timestamps; /* compute queue can write timestamps */
+	bool timestamps;    /* compute queue can write timestamps */
+	bool memory_budget; /* VK_EXT_memory_budget */
 };
 
 struct ax_vk_instance;
@@ -93,6 +94,13 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *info);
 struct ax_tel_device;
 void ax_vk_telemetry_device(const struct ax_vk_device_info *info,
 			    struct ax_tel_device *out);
+
+/* Device-local memory in use and the budget the driver gives this
+ * process, summed over device-local heaps (VK_EXT_memory_budget): 0, or
+ * AX_EUNSUPPORTED where the device lacks the extension. */
+struct ax_vk_ctx;
+int ax_vk_memory_budget(const struct ax_vk_ctx *vk, double *used_b,
+			double *budget_b);
 
 /* Human names for enums. */
 const char *ax_vk_device_type_name(VkPhysicalDeviceType t);

@@ -145,6 +145,8 @@ static void describe_features(VkPhysicalDevice phys,
 	info->fp16_arith = f12.shaderFloat16;
 	info->int8_arith = f12.shaderInt8;
 	info->storage8 = f12.storageBuffer8BitAccess;
+	info->memory_budget =
+	    has_device_ext(phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 #ifdef VK_KHR_cooperative_matrix
 	info->coopmat =
 	    has_device_ext(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
@@ -289,10 +291,11 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 	json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
 	json_object_set_new(o, "limits", limits_json(d));
 	json_object_set_new(o, "features",
-			    json_pack("{s:b,s:b,s:b,s:b,s:b,s:b}", "fp16",
+			    json_pack("{s:b,s:b,s:b,s:b,s:b,s:b,s:b}", "fp16",
 				      d->fp16_arith, "storage16", d->storage16,
 				      "int8", d->int8_arith, "storage8",
 				      d->storage8, "cooperative_matrix",
-				      d->coopmat, "timestamps", d->timestamps));
+				      d->coopmat, "timestamps", d->timestamps,
+				      "memory_budget", d->memory_budget));
 	return o;
 }

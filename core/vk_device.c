@@ -55,8 +55,10 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 	    .pNext = &f12,
 	    .storageBuffer16BitAccess = info->storage16,
 	};
-	const char *exts[1];
+	const char *exts[2];
 	uint32_t n_exts = 0;
+	if (info->memory_budget) /* read by telemetry, per case */
+		exts[n_exts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
 #ifdef VK_KHR_cooperative_matrix
 	/* Headers older than 1.3.255 (Debian 12) do not know the extension:
 	 * then a device that has it is reported but not enabled. */

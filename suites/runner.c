@@ -359,8 +359,14 @@ static int measure(struct case_run *cr, const struct ax_params *p)
 	if (rc == 0)
 		rc = choose_reps(cr, &reps);
 	out->reps_per_sample = reps;
-	if (rc == 0)
-		rc = sample_loop(cr, p, reps);
+	if (rc)
+		return rc;
+	const struct ax_runner_opts *o = cr->opts;
+	if (o->phase)
+		o->phase(o->phase_ctx, AX_PHASE_TIMED);
+	rc = sample_loop(cr, p, reps);
+	if (o->phase)
+		o->phase(o->phase_ctx, AX_PHASE_DONE);
 	return rc;
 }
 

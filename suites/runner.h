@@ -26,6 +26,12 @@
 
 enum ax_run_mode { AX_MODE_BATCH, AX_MODE_COLD };
 
+/* Where a case is: telemetry counts power over the timed span only. */
+enum ax_runner_phase {
+	AX_PHASE_TIMED, /* the first timed sample is about to run */
+	AX_PHASE_DONE,	/* the last timed sample has finished */
+};
+
 struct ax_runner_opts {
 	int warmup; /* untimed repetitions before sampling */
 	int min_samples, max_samples;
@@ -41,6 +47,9 @@ struct ax_runner_opts {
 	/* Called after each sample (may be NULL). */
 	void (*progress)(void *ctx, int n_samples, double median_value);
 	void *progress_ctx;
+	/* Called as the case enters a phase (may be NULL). */
+	void (*phase)(void *ctx, enum ax_runner_phase phase);
+	void *phase_ctx;
 };
 
 /* Defaults: warmup 2, samples 5..50, noise 2 %, min 0.05 s, max 3 s,
