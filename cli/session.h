@@ -201,7 +201,7 @@ struct ax_session_power {
 	size_t timed_from, timed_to;
 	bool have_from, have_to;
 	double mem_used_b, mem_budget_b; /* VK_EXT_memory_budget, NAN */
-	char unit[40], evidence[512];
+	char unit[40], evidence[512], reason[256];
 	struct ax_db_series series;
 	struct ax_db_power row;
 };

@@ -25,6 +25,10 @@
 #include <string.h>
 #include <time.h>
 
+/* Readings a timed span needs before its power counts; the span is made
+ * at least this many intervals long where the time limit allows. */
+#define AX_POWER_SPAN_READINGS 3
+
 /* ---- options ------------------------------------------------------- */
 
 const char *const *ax_cpu_baseline_modes(void)
@@ -181,6 +185,20 @@ void ax_session_power_start(struct ax_session *s, struct ax_session_power *cp,
 	if (s->tel &&
 	    ax_tel_sampler_start(s->tel, s->eff.interval_s, &cp->sampler))
 		cp->sampler = NULL;
+	/* A span shorter than a few readings has no power to speak of (a
+	 * counter may not even tick in it).  With a sensor, each batch
+	 * sample is made long enough that the fewest samples the case may
+	 * stop at still span AX_POWER_SPAN_READINGS intervals: the samples
+	 * hold more repetitions, their number and the stop rule stay. */
+	double span = AX_POWER_SPAN_READINGS * s->eff.interval_s;
+	int few = opts->min_samples > 1 ? opts->min_samples : 1;
+	if (cp->sampler && opts->target_sample_s * few < span)
+		opts->target_sample_s = span / few;
+	/* ... and the span itself, where a sample came out short (a slow
+	 * first probe chose too few repetitions). */
+	if (cp->sampler && opts->min_time_s < span)
+		opts->min_time_s =
+		    span < opts->max_time_s ? span : opts->max_time_s;
 	opts->phase = on_phase;
 	opts->phase_ctx = cp;
 }
@@ -220,6 +238,18 @@ static void fill_from_series(struct ax_session_power *cp,
 	       to = cp->timed_to < n ? cp->timed_to : n - 1;
 	ax_tel_summarize(all + from, to - from + 1, &m);
 	p->source = ax_tel_source_name(s->tel);
+	double need = (AX_POWER_SPAN_READINGS - 1) * s->eff.interval_s;
+	if (m.n < AX_POWER_SPAN_READINGS || !(m.seconds >= need)) {
+		snprintf(cp->reason, sizeof(cp->reason),
+			 "the timed span (%zu readings over %.3f s) is shorter "
+			 "than %d sensor intervals of %.2f s: too short to "
+			 "tell its power (the samples ended first: "
+			 "--max-samples, cold mode)",
+			 m.n, isnan(m.seconds) ? 0.0 : m.seconds,
+			 AX_POWER_SPAN_READINGS - 1, s->eff.interval_s);
+		p->reason = cp->reason;
+		return;
+	}
 	p->readings = (int)m.n;
 	p->seconds = m.seconds;
 	p->mean_w = m.mean_w;

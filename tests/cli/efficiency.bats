@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# Efficiency beside time (issue 13): every measured result stores its
+# power row - the figures of its timed span where a sensor measured it,
+# the reason where none did (never a 0) - with the sensor's time series,
+# and --sustain applies the slowdown rule.  The sensor here is a fixture
+# RAPL tree (helper.bash), this VM having none.
+load helper
+bats_require_minimum_version 1.5.0
+
+setup() {
+	ax_setup
+	export AXBENCH_NVML_LIB="$BATS_TEST_TMPDIR/no-libnvidia-ml.so.1"
+}
+
+teardown() { stop_rapl_fixture; }
+
+GEMM=(gemm -p m=64 -p n=64 -p k=64 --cpu-baseline off)
+
+@test "without a sensor a result stores the reason and no figure" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	run "$AX" --db "$DB" run "${GEMM[@]}" "${FAST[@]}"
+	assert_success
+	assert_output --partial "power: no sensor for llvmpipe"
+	[ "$(sql "select count(*) from result_power where source is null
+		and reason like 'no sensor for llvmpipe%' and mean_w is null
+		and energy_rep_j is null and perf_per_w is null")" = 1 ]
+	[ "$(sql "select count(*) from telemetry_series")" = 0 ]
+	run "$AX" --db "$DB" --json results
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+p = r["power"]
+assert p["source"] is None and "RAPL" in p["reason"], p
+assert p["mean_w"] is None and p["energy_rep_j"] is None, p'
+}
+
+@test "with a RAPL sensor a result stores power, energy per repetition, perf/W and its series" {
+	rapl_fixture
+	run "$AX" --db "$DB" run "${GEMM[@]}" "${FAST[@]}" --idle 0.3
+	assert_success
+	assert_output --partial "power: RAPL, idle"
+	# The figures hang together: energy per repetition is the timed
+	# span's mean power times the median time of a repetition, perf/W
+	# the median over that power, net energy that less the idle power.
+	secs=$(sql "select group_concat(seconds) from sample")
+	sql "select p.mean_w, p.energy_rep_j, p.energy_rep_net_j, p.idle_w,
+		p.perf_per_w, p.perf_per_w_unit, x.median, p.readings
+		from result_power p join result x on x.id = p.result_id" |
+		SECS="$secs" python3 -c '
+import os, statistics, sys
+w, e, net, idle, ppw, unit, med, n = sys.stdin.read().strip().split("|")
+w, e, net, idle, ppw, med = map(float, (w, e, net, idle, ppw, med))
+rep = statistics.median(map(float, os.environ["SECS"].split(",")))
+assert w > 0 and idle > 0, (w, idle)
+assert abs(e - w * rep) <= 1e-9 * e, (e, w, rep)
+assert abs(net - (w - idle) * rep) <= 1e-9 * e, (net, w, idle, rep)
+assert abs(ppw - med / w) <= 1e-9 * ppw, (ppw, med, w)
+assert unit == "GFLOP/s/W", unit
+assert int(n) >= 2, n'
+	# The case's series and the idle series, each with its samples.
+	[ "$(sql "select count(*) from telemetry_series where kind = 'idle'")" = 1 ]
+	[ "$(sql "select count(*) from telemetry_series s join result_power p
+		on p.series_id = s.id where s.kind = 'case'
+		and s.timed_from_s >= 0")" = 1 ]
+	[ "$(sql "select count(*) >= 2 from telemetry_sample t join
+		telemetry_series s on s.id = t.series_id where s.kind = 'case'")" = 1 ]
+	run "$AX" --db "$DB" run "${GEMM[@]}" "${FAST[@]}" --idle 0
+	assert_success
+	[ "$(sql "select count(*) from result_power where idle_w is null
+		and energy_rep_net_j is null and energy_rep_j > 0")" = 1 ]
+}
+
+@test "--sustain samples for the whole span and stores the slowdown rule's evidence" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	run "$AX" --db "$DB" run "${GEMM[@]}" --sustain 0.5 --warmup 1
+	assert_success
+	assert_output --partial "time-limit"
+	sql "select x.n, p.throttled, p.throttle_evidence from result x
+		join result_power p on p.result_id = x.id" | python3 -c '
+import sys
+n, thr, ev = sys.stdin.read().strip().split("|", 2)
+assert int(n) >= 10, n
+assert thr in ("0", "1"), thr
+assert "the last 20 % of " + n + " samples" in ev, ev'
+}
+
+@test "--sustain refuses the options it replaces, exit 2, nothing stored" {
+	run "$AX" --db "$DB" run "${GEMM[@]}" --sustain 1 --max-time 2
+	assert_failure 2
+	assert_output --partial "--sustain 1 sets how long each case samples"
+	assert_output --partial "drop --min-time, --max-time"
+	[ ! -e "$DB" ]
+	run "$AX" --db "$DB" run "${GEMM[@]}" --cpu-baseline sometimes
+	assert_failure 2
+	assert_output --partial "auto, off or always"
+}
