@@ -50,13 +50,45 @@ static void csv_field(FILE *out, const char *s, bool last)
 	fputc(last ? '\n' : ',', out);
 }
 
+/* r's field "key", or "obj.key" inside one of its objects. */
+static const json_t *field(const json_t *r, const char *name)
+{
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return json_object_get(r, name);
+	char obj[32];
+	snprintf(obj, sizeof(obj), "%.*s", (int)(dot - name), name);
+	return json_object_get(json_object_get(r, obj), dot + 1);
+}
+
 static void print_csv(const json_t *results)
 {
-	static const char *const cols[] = {
-	    "id",	   "run_id", "started_at", "device", "suite",
-	    "case",	   "status", "unit",	   "median", "ci_lo",
-	    "ci_hi",	   "min",    "max",	   "n",	     "stop_reason",
-	    "timing_mode", "params", "error"};
+	static const char *const cols[] = {"id",
+					   "run_id",
+					   "started_at",
+					   "device",
+					   "suite",
+					   "case",
+					   "status",
+					   "unit",
+					   "median",
+					   "ci_lo",
+					   "ci_hi",
+					   "min",
+					   "max",
+					   "n",
+					   "stop_reason",
+					   "timing_mode",
+					   "params",
+					   "error",
+					   "power.mean_w",
+					   "power.energy_rep_j",
+					   "power.perf_per_w",
+					   "power.perf_per_w_unit",
+					   "power.throttled",
+					   "power.reason",
+					   "speedup_vs_cpu",
+					   "cpu.median"};
 	const int n_cols = (int)(sizeof(cols) / sizeof(cols[0]));
 	for (int i = 0; i < n_cols; i++)
 		csv_field(stdout, cols[i], i == n_cols - 1);
@@ -66,7 +98,7 @@ static void print_csv(const json_t *results)
 	{
 		char buf[64];
 		for (int i = 0; i < n_cols; i++) {
-			const json_t *v = json_object_get(r, cols[i]);
+			const json_t *v = field(r, cols[i]);
 			char *dumped = NULL;
 			const char *text = "";
 			if (strcmp(cols[i], "device") == 0)
@@ -83,6 +115,8 @@ static void print_csv(const json_t *results)
 				snprintf(buf, sizeof(buf), "%.6g",
 					 json_real_value(v)),
 				    text = buf;
+			else if (json_is_boolean(v))
+				text = json_is_true(v) ? "true" : "false";
 			else if (json_is_object(v))
 				text = dumped = json_dumps(
 				    v, JSON_COMPACT | JSON_SORT_KEYS);
@@ -90,6 +124,17 @@ static void print_csv(const json_t *results)
 			free(dumped);
 		}
 	}
+}
+
+/* A stored figure formatted, or "-" where it was not measured. */
+static const char *figure(char *buf, size_t len, const json_t *o,
+			  const char *key, const char *fmt)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!json_is_number(v))
+		return "-";
+	snprintf(buf, len, fmt, json_number_value(v));
+	return buf;
 }
 
 /* Runs whose results may be partial are said under the table: one
@@ -132,8 +177,9 @@ static void print_table(const json_t *results)
 		if (len > w)
 			w = len > 90 ? 90 : len;
 	}
-	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %s\n", "id", "run", "suite",
-	       w, "case", "median", "unit", "n", "status");
+	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %7s %8s %7s %s\n", "id",
+	       "run", "suite", w, "case", "median", "unit", "n", "W", "perf/W",
+	       "vs-cpu", "status");
 	json_array_foreach(results, idx, r)
 	{
 		bool ok = strcmp(str(r, "status"), "ok") == 0;
@@ -141,10 +187,16 @@ static void print_table(const json_t *results)
 		if (ok)
 			snprintf(median, sizeof(median), "%.4g",
 				 num(r, "median"));
-		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %s%s%s\n",
+		char w_[32], pw[32], x[32];
+		const json_t *power = json_object_get(r, "power");
+		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s "
+		       "%s%s%s\n",
 		       (long long)num(r, "id"), (long long)num(r, "run_id"),
 		       ax_term(str(r, "suite")), w, ax_term(str(r, "case")),
 		       median, ax_term(str(r, "unit")), (int)num(r, "n"),
+		       figure(w_, sizeof(w_), power, "mean_w", "%.1f"),
+		       figure(pw, sizeof(pw), power, "perf_per_w", "%.3g"),
+		       figure(x, sizeof(x), r, "speedup_vs_cpu", "%.2fx"),
 		       ax_term(str(r, "status")), ok ? "" : ": ",
 		       ok ? "" : ax_term(str(r, "error")));
 	}
