@@ -125,7 +125,8 @@ static void replace_lost_device(struct ax_session *s)
 
 /* The result's extra JSON: the caller's fields, the suite's own facts,
  * the bytes the work moves and the runner's bookkeeping (malloc'd). */
-static char *extra_json(const struct ax_suite *suite, const struct ax_params *p,
+static char *extra_json(const struct ax_session *s,
+			const struct ax_suite *suite, const struct ax_params *p,
 			const struct ax_runner_result *r, const json_t *extra)
 {
 	json_t *o =
@@ -141,6 +142,8 @@ static char *extra_json(const struct ax_suite *suite, const struct ax_params *p,
 			    json_integer(r->reps_per_sample));
 	json_object_set_new(o, "setup_ms", json_real(r->setup_ms));
 	json_object_set_new(o, "compile_ms", json_real(r->compile_ms));
+	if (s->eff.sustain) /* the report draws these runs' series */
+		json_object_set_new(o, "sustained", json_true());
 	char *text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;
@@ -154,7 +157,7 @@ static int store(struct ax_session *s, const struct ax_suite *suite,
 	const struct ax_runner_result *r = &c->r;
 	const struct ax_summary *m = &r->summary;
 	char *params = ax_params_to_json(p);
-	char *extra_text = extra_json(suite, p, r, extra);
+	char *extra_text = extra_json(s, suite, p, r, extra);
 	struct ax_db_result row = {
 	    .run_id = s->run_id,
 	    .suite = suite->name,
