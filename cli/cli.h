@@ -30,6 +30,8 @@ int ax_cli_exit_code(int err);
 /* Global settings, from global options and the environment. */
 struct ax_cli {
 	const char *db_path;	/* --db, AXBENCH_DB, default ./axbench.db */
+	bool db_chosen;		/* --db or AXBENCH_DB named it (monitor
+				   writes only to a database it was given) */
 	const char *device_sel; /* --device, NULL = default choice */
 	int verbosity;		/* -q: -1, default 0, -v: 1 (-vv: 2) */
 	bool json;		/* --json */

@@ -8,6 +8,7 @@
  */
 #include "cli/cli.h"
 
+#include "core/db.h"
 #include "core/telemetry.h"
 #include "core/vk.h"
 
@@ -39,6 +40,7 @@ struct mon_dev {
 
 struct mon {
 	struct ax_cli *cli;
+	struct ax_vk_instance *inst;
 	double interval, duration, idle;
 	bool csv;
 	char **cmd; /* after "--", NULL when none */
@@ -386,6 +388,91 @@ static void report(struct mon *m, int code)
 			m->cmd[0]);
 }
 
+/* The run row of a stored monitor: its settings and command. */
+static char *monitor_config(const struct mon *m)
+{
+	json_t *cfg = json_pack("{s:f,s:f,s:f}", "interval_s", m->interval,
+				"duration_s", m->duration, "idle_s", m->idle);
+	if (m->cmd) {
+		json_t *argv = json_array();
+		for (int i = 0; i < m->n_cmd; i++)
+			json_array_append_new(argv, json_string(m->cmd[i]));
+		json_object_set_new(cfg, "command", argv);
+	}
+	char *text = json_dumps(cfg, JSON_COMPACT);
+	json_decref(cfg);
+	return text;
+}
+
+/* One device's series as kind "monitor" of the run (its own run when
+ * one device is watched: a run row names one device). */
+static int store_device(struct mon *m, struct ax_db *db, struct mon_dev *d,
+			int code)
+{
+	int64_t host_id, device_id, run_id;
+	const struct ax_vk_device_info *info =
+	    ax_vk_device_info(m->inst, d->index);
+	int rc = ax_cli_register(m->cli, db, info, &host_id, &device_id);
+	if (rc)
+		return rc;
+	char *argv_json = ax_cli_argv_json(m->cli), *cfg = monitor_config(m);
+	struct ax_db_run row = {
+	    .host_id = host_id,
+	    .device_id = device_id,
+	    .axbench_version = AX_VERSION_STRING,
+	    .git_sha = AX_GIT_SHA_STRING,
+	    .argv_json = argv_json,
+	    .config_json = cfg,
+	    .profile = "monitor",
+	};
+	rc = ax_db_run_begin(db, &row, &run_id);
+	free(argv_json);
+	free(cfg);
+	size_t n;
+	const struct ax_tel_reading *r = ax_tel_sampler_series(d->sampler, &n);
+	struct ax_db_series series = {
+	    .run_id = run_id,
+	    .device_id = device_id,
+	    .kind = "monitor",
+	    .source = ax_tel_source_name(d->src),
+	    .interval_s = m->interval,
+	    .t0 = m->t0,
+	    .timed_from_s = 0,
+	    .readings = r,
+	    .n = n,
+	};
+	if (rc == 0)
+		rc = ax_db_series_add(db, &series, NULL);
+	if (rc == 0)
+		rc = ax_db_run_finish(
+		    db, run_id,
+		    code == AX_EXIT_INTERRUPTED ? "interrupted" : "complete");
+	if (rc)
+		return ax_cli_error(m->cli, AX_EXIT_STORAGE, "monitor: %s",
+				    ax_db_errmsg(db));
+	if (m->cli->verbosity >= 0)
+		fprintf(stderr,
+			"axbench monitor: %zu readings of device %d stored as "
+			"run %lld in %s\n",
+			n, d->index, (long long)run_id, m->cli->db_path);
+	return 0;
+}
+
+/* --db PATH (or AXBENCH_DB): every sampled device's series is stored.
+ * Without one nothing is written: a monitor is often a glance. */
+static int store(struct mon *m, int code)
+{
+	if (!m->cli->db_chosen)
+		return 0;
+	struct ax_db *db;
+	int rc = ax_cli_open_db(m->cli, false, &db);
+	for (int i = 0; rc == 0 && i < m->n; i++)
+		if (m->dev[i].sampler)
+			rc = store_device(m, db, &m->dev[i], code);
+	ax_db_close(db);
+	return rc;
+}
+
 extern const struct ax_cli_cmd ax_cmd_monitor;
 
 static int parse(struct mon *m, struct ax_cli *cli, int argc, char **argv)
@@ -484,8 +571,12 @@ static int monitor_main(struct ax_cli *cli, int argc, char **argv)
 		rc =
 		    AX_EXIT_OK; /* nothing to read is an answer, not an error */
 	} else {
+		m->inst = inst;
 		rc = sample(m);
 		report(m, rc);
+		int st = store(m, rc);
+		if (st && (rc == AX_EXIT_OK || m->cmd == NULL))
+			rc = st;
 	}
 	for (int i = 0; i < m->n; i++) {
 		ax_tel_sampler_destroy(m->dev[i].sampler);
@@ -524,7 +615,11 @@ const struct ax_cli_cmd ax_cmd_monitor = {
 	"exits with CMD's exit status. Energy comes from the\nenergy "
 	"counter where there is one, else from integrating power. A value "
 	"that\nwas not measured is shown as '-' (empty in CSV, null in "
-	"JSON), never 0.\nAXBENCH_SYSFS_ROOT and AXBENCH_NVML_LIB point the "
+	"JSON), never 0.\nWith --db PATH (or AXBENCH_DB) each device's series "
+	"is "
+	"stored as a run of\nits own (profile \"monitor\"); without, nothing "
+	"is "
+	"written.\nAXBENCH_SYSFS_ROOT and AXBENCH_NVML_LIB point the "
 	"readers at test fixtures.",
     .examples =
 	{"axbench monitor --duration 10           # every device, 10 s at "

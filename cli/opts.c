@@ -128,6 +128,7 @@ static int apply_global(struct ax_cli_iter *it, const struct ax_cli_opt *o)
 	switch (o->id) {
 	case OPT_DB:
 		cli->db_path = it->optarg;
+		cli->db_chosen = true;
 		break;
 	case OPT_DEVICE:
 		cli->device_sel = it->optarg;

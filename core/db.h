@@ -231,7 +231,8 @@ int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id);
 
 /* ---- reads ----------------------------------------------------------- */
 
-/* Id of the newest run (AX_ENOTFOUND when the database holds none). */
+/* Id of the newest run that measured (a monitor's run is not one;
+ * AX_ENOTFOUND when the database holds none). */
 int ax_db_last_run(struct ax_db *db, int64_t *run_id);
 /* 0 when run run_id exists; AX_ENOTFOUND (the message names the database
  * and how to list its runs) when not; AX_EDB when the lookup failed. */

@@ -40,9 +40,11 @@ static int query_id(struct ax_db *db, const char *sql, const char *arg,
 
 int ax_db_last_run(struct ax_db *db, int64_t *run_id)
 {
+	/* A monitor's run holds a telemetry series and no results: "last"
+	 * means the last measurement. */
 	return query_id(db,
-			"SELECT id FROM run ORDER BY started_at DESC, id DESC"
-			" LIMIT 1",
+			"SELECT id FROM run WHERE profile IS NOT 'monitor'"
+			" ORDER BY started_at DESC, id DESC LIMIT 1",
 			NULL, run_id,
 			"the database holds no runs yet; run `axbench run` "
 			"first");

@@ -138,3 +138,24 @@ assert sm["idle_power_w"] >= 0 and sm["net_energy_j"] is not None, sm'
 	run "$AX" --json monitor --csv
 	assert_failure 2
 }
+
+@test "monitor --db stores each device's series as a run of its own; without --db nothing is written" {
+	rapl_fixture
+	cd "$BATS_TEST_TMPDIR"
+	run "$AX" monitor --duration 0.5 --interval 0.1
+	assert_success
+	[ ! -e axbench.db ]
+	run "$AX" --db "$DB" monitor --duration 0.5 --interval 0.1
+	assert_success
+	assert_output --partial "stored as run 1 in $DB"
+	[ "$(sql "select profile, status from run")" = "monitor|complete" ]
+	[ "$(sql "select kind, source from telemetry_series")" = "monitor|RAPL" ]
+	[ "$(sql "select count(*) >= 3 from telemetry_sample")" = 1 ]
+	[ "$(sql "select count(*) from telemetry_sample where power_w > 0")" -gt 0 ]
+	# "last" is the last measurement, not a monitor.
+	"$AX" --db "$DB" run gemm -p m=64 -p n=64 -p k=64 --cpu-baseline off "${FAST[@]}"
+	"$AX" --db "$DB" monitor --duration 0.3
+	run "$AX" --db "$DB" results --run last
+	assert_success
+	assert_output --partial "gemm"
+}
