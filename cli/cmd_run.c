@@ -72,6 +72,7 @@ static const struct ax_cli_opt run_opts[] = {
     {OPT_YES, "yes", 'y', NULL,
      "run more than 1000 cases without asking (default: ask on a "
      "terminal, else refuse; at most 10000 either way)"},
+    AX_SESSION_SUSTAIN_OPT,
     AX_SESSION_EFF_OPTS,
     {OPT_DRY_RUN, "dry-run", 'n', NULL,
      "check every case against the device and list them, with what "

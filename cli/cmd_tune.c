@@ -26,6 +26,7 @@ enum {
 	OPT_STOP_RULE,
 	OPT_TIMEOUT,
 	OPT_PRIOR,
+	OPT_OBJECTIVE,
 };
 
 /* With --replay FILE --prior OTHER, the prior is a bo session of this many
@@ -54,6 +55,11 @@ static const struct ax_cli_opt tune_opts[] = {
      "another device, else another shape on this device; none tunes cold; "
      "a SESSION id names one; with --replay, a FILE of the same kernel on "
      "another device (default auto; --resume keeps the session's own)"},
+    {OPT_OBJECTIVE, "objective", 0, "NAME",
+     "what to minimise per repetition: time, energy (J, from the device's "
+     "power sensor) or edp (energy x time); energy and edp need a sensor "
+     "(default time; --resume keeps the session's)"},
+    AX_SESSION_EFF_OPTS,
     {OPT_STOP_RULE, "stop-rule", 0, "RULE",
      "when to stop before the budget: ei once the model is sure no untried "
      "point can gain 0.01 % (bo only), gain after no 1 % gain in 20 "
@@ -82,6 +88,29 @@ struct tune_cli {
 	const char *params[MAX_PARAMS];
 	int n_params;
 };
+
+const char *const *ax_tune_objectives(void)
+{
+	static const char *const names[] = {"time", "energy", "edp", NULL};
+	return names;
+}
+
+const char *ax_tune_objective_name(enum ax_tune_objective o)
+{
+	return o >= AX_OBJ_TIME && o <= AX_OBJ_EDP
+		   ? ax_tune_objectives()[o - AX_OBJ_TIME]
+		   : "time";
+}
+
+/* ax_cli_next has checked the name against ax_tune_objectives. */
+static enum ax_tune_objective parse_objective(const char *name)
+{
+	const char *const *names = ax_tune_objectives();
+	for (int i = 0; names[i]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return (enum ax_tune_objective)(AX_OBJ_TIME + i);
+	return AX_OBJ_TIME;
+}
 
 static int parse_num_opts(struct ax_cli_iter *it, int opt, struct tune_cli *t)
 {
@@ -157,6 +186,12 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 			t->a.no_early_stop = true;
 		else if (opt == OPT_STOP_RULE)
 			rc = parse_stop_rule(cli, it.optarg, t);
+		else if (opt == OPT_OBJECTIVE)
+			t->a.objective = parse_objective(it.optarg);
+		else if (opt >= AX_OPT_SUSTAIN && opt <= AX_OPT_CPU_BASELINE)
+			rc = ax_session_eff_opt(&it, opt, &t->a.eff, NULL) < 0
+				 ? AX_EXIT_USAGE
+				 : 0;
 		else if (parse_num_opts(&it, opt, t))
 			rc = AX_EXIT_USAGE;
 	}
@@ -381,6 +416,7 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 	t->a.budget = 0;
 	t->a.retime_top = 3;
 	default_measurement(&t->a);
+	ax_session_efficiency_default(&t->a.eff);
 	int rc = parse(cli, argc, argv, t);
 	if (!t->a.resume_session) {
 		t->a.strategy = t->a.strategy ? t->a.strategy : "bo";
@@ -391,6 +427,11 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
 				  "--replay tunes a recorded landscape: give "
 				  "no SUITE or --resume with it");
+	if (rc == 0 && t->replay && t->a.objective > AX_OBJ_TIME)
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "--objective %s: a recorded landscape holds "
+				  "times only; --replay tunes for time",
+				  ax_tune_objective_name(t->a.objective));
 	if (rc == 0 && t->replay) {
 		rc = replay_main(cli, t);
 	} else if (rc == 0 && t->a.resume_session) {
@@ -414,6 +455,8 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 static const struct ax_cli_choice tune_choices[] = {
     {OPT_STRATEGY, ax_tuner_strategies},
     {OPT_STOP_RULE, ax_stop_rules},
+    {OPT_OBJECTIVE, ax_tune_objectives},
+    AX_SESSION_EFF_CHOICES,
     {0},
 };
 
@@ -421,7 +464,8 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .name = "tune",
     .summary = "find the fastest tunable parameters of a suite",
     .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
-	     "[--seed N] [--stop-rule RULE] [--prior PRIOR] | "
+	     "[--seed N] [--stop-rule RULE] [--prior PRIOR] "
+	     "[--objective NAME] | "
 	     "[SUITE] --resume ID | --replay FILE [--prior FILE]",
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "

@@ -237,6 +237,7 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 {
 	memset(out, 0, sizeof(*out));
 	out->mean_w = out->perf_per_w = out->speedup_vs_cpu = NAN;
+	out->energy_rep_j = NAN;
 	ax_session_case_label(p, out->label, sizeof(out->label));
 	if (s->vk->lost)
 		replace_lost_device(s);
@@ -250,6 +251,7 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 	    ax_session_power_finish(&power, suite, &out->r);
 	out->mean_w = row ? row->mean_w : NAN;
 	out->perf_per_w = row ? row->perf_per_w : NAN;
+	out->energy_rep_j = row ? row->energy_rep_j : NAN;
 	int rc = store(s, suite, p, extra, row, out);
 	ax_session_power_release(&power);
 	if (rc) {

@@ -91,7 +91,7 @@ struct ax_session_case {
 	char label[512];	   /* "op=copy size=64M", see below */
 	int64_t result_id;	   /* 0 when it could not be stored */
 	/* What was stored beside the time; NAN when not measured. */
-	double mean_w, perf_per_w, speedup_vs_cpu;
+	double mean_w, perf_per_w, energy_rep_j, speedup_vs_cpu;
 };
 
 /* An empty session for command ("run", "tune"); nothing is opened. */
@@ -142,14 +142,19 @@ enum {
 	AX_OPT_TEL_INTERVAL,
 	AX_OPT_CPU_BASELINE,
 };
+#define AX_SESSION_SUSTAIN_OPT                                                 \
+	{                                                                      \
+		AX_OPT_SUSTAIN, "sustain", 0, "S",                             \
+		    "sample every case for S seconds, no noise stop, and "     \
+		    "flag a result "                                           \
+		    "whose last 20 % of samples is over 5 % slower than its "  \
+		    "first 20 % "                                              \
+		    "(default: off)"                                           \
+	}
 #define AX_SESSION_EFF_OPTS                                                    \
-	{AX_OPT_SUSTAIN, "sustain", 0, "S",                                    \
-	 "sample every case for S seconds, no noise stop, and flag a result "  \
-	 "whose last 20 % of samples is over 5 % slower than its first 20 % "  \
-	 "(default: off)"},                                                    \
-	    {AX_OPT_IDLE, "idle", 0, "S",                                      \
-	     "measure the device's idle power for S seconds first, to store "  \
-	     "energy net of it (default 1; 0: no idle baseline)"},             \
+	{AX_OPT_IDLE, "idle", 0, "S",                                          \
+	 "measure the device's idle power for S seconds first, to store "      \
+	 "energy net of it (default 1; 0: no idle baseline)"},                 \
 	    {AX_OPT_TEL_INTERVAL, "tel-interval", 0, "S",                      \
 	     "read the power sensor every S seconds (default 0.1: 10 Hz)"},    \
 	{                                                                      \
@@ -173,8 +178,9 @@ void ax_session_efficiency_default(struct ax_session_efficiency *e);
 /* "auto", "off", "always" (NULL-terminated, enum order). */
 const char *const *ax_cpu_baseline_modes(void);
 
-/* Parse one of AX_SESSION_EFF_OPTS into e (*sustain_s: --sustain's S).
- * 1 when opt was one of them, 0 when not, -1 after a usage error. */
+/* Parse one of AX_SESSION_EFF_OPTS (or the sustain option) into e (*sustain_s:
+ * --sustain's S). 1 when opt was one of them, 0 when not, -1 after a usage
+ * error. */
 int ax_session_eff_opt(const struct ax_cli_iter *it, int opt,
 		       struct ax_session_efficiency *e, double *sustain_s);
 
@@ -190,6 +196,10 @@ int ax_session_apply_sustain(struct ax_cli *cli, double sustain_s,
  * (s->tel, s->tel_reason, s->idle_w); never fails the run. */
 void ax_session_power_open(struct ax_session *s);
 void ax_session_power_close(struct ax_session *s);
+
+/* Has the chosen device (s->info) a sensor?  0, or AX_ENOTFOUND with
+ * the reason in why; opens nothing that stays open. */
+int ax_session_power_probe(const struct ax_session *s, char *why, size_t len);
 
 /* One case's telemetry: started before the runner, its phase callback
  * given to the runner, finished into the power row stored with the

@@ -42,6 +42,8 @@ int ax_session_eff_opt(const struct ax_cli_iter *it, int opt,
 {
 	switch (opt) {
 	case AX_OPT_SUSTAIN:
+		if (!sustain_s) /* a command without --sustain */
+			return 0;
 		return ax_cli_parse_double(it, 0.1, 86400, sustain_s) ? -1 : 1;
 	case AX_OPT_IDLE:
 		return ax_cli_parse_double(it, 0, 600, &e->idle_s) ? -1 : 1;
@@ -142,6 +144,16 @@ void ax_session_power_open(struct ax_session *s)
 	else
 		fprintf(stderr, "axbench %s: power: %s\n", s->command,
 			ax_tel_source_name(s->tel));
+}
+
+int ax_session_power_probe(const struct ax_session *s, char *why, size_t len)
+{
+	struct ax_tel_device dev;
+	struct ax_tel_source *src;
+	ax_vk_telemetry_device(s->info, &dev);
+	int rc = ax_tel_open(&dev, &src, why, len);
+	ax_tel_close(src);
+	return rc;
 }
 
 void ax_session_power_close(struct ax_session *s)

@@ -7,6 +7,7 @@
 #define AX_CLI_TUNE_H
 
 #include "cli/cli.h"
+#include "cli/session.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
 
@@ -26,6 +27,18 @@ enum ax_tune_prior_mode {
 	AX_PRIOR_SESSION,
 };
 
+/* What a live session minimises, per repetition: time (seconds), energy
+ * (joules, from the device's sensor) or edp (their product). */
+enum ax_tune_objective {
+	AX_OBJ_UNSET = 0, /* not given: time, or the resumed session's */
+	AX_OBJ_TIME,
+	AX_OBJ_ENERGY,
+	AX_OBJ_EDP,
+};
+/* "time", "energy", "edp" (NULL-terminated; enum order from TIME). */
+const char *const *ax_tune_objectives(void);
+const char *ax_tune_objective_name(enum ax_tune_objective o);
+
 struct ax_tune_args {
 	const struct ax_suite *suite;
 	struct ax_params base; /* shape from -p, tunables default */
@@ -41,6 +54,8 @@ struct ax_tune_args {
 	bool stop_rule_given;		    /* --stop-rule or --no-early-stop */
 	enum ax_tune_prior_mode prior_mode; /* --prior */
 	int64_t prior_session;		    /* --prior SESSION */
+	enum ax_tune_objective objective;   /* --objective */
+	struct ax_session_efficiency eff;   /* --idle, --cpu-baseline ... */
 	struct ax_runner_opts trial_opts;   /* quick sampling per trial */
 	struct ax_runner_opts final_opts;   /* careful sampling at the end */
 };

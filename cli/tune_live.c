@@ -29,6 +29,7 @@ struct live {
 	int64_t session_id;	    /* the tune_session row */
 	int n_trials;		    /* stored so far, resumed ones included */
 	double best_value;	    /* in the suite's unit, NAN before any */
+	double best_obj;	    /* its objective figure (lower wins) */
 	int64_t best_trial_id;	    /* best measured trial, until re-timing */
 	int64_t *trial_ids;	    /* per point of the space, 0 if untried */
 	char best_label[512];	    /* the best point's tunables */
@@ -111,8 +112,47 @@ static int measure(struct live *lv, const struct ax_params *p,
 	return rc;
 }
 
-static bool better(const struct live *lv, double value)
+/* Energy and edp are minimised over the sensor's figures; time keeps the
+ * suite's own statistics (its samples are the time). */
+static bool energy_objective(const struct live *lv)
 {
+	return lv->a->objective == AX_OBJ_ENERGY ||
+	       lv->a->objective == AX_OBJ_EDP;
+}
+
+/*
+ * What the tuner minimises for a measurement: its median seconds per
+ * repetition, its energy per repetition, or the two multiplied (energy
+ * x delay).  NAN when the measurement has no such figure (a failure, a
+ * timed span too short for the sensor).
+ */
+static double objective_of(const struct live *lv,
+			   const struct ax_session_case *c, double sec)
+{
+	switch (lv->a->objective) {
+	case AX_OBJ_ENERGY:
+		return c->energy_rep_j;
+	case AX_OBJ_EDP:
+		return c->energy_rep_j * sec;
+	default:
+		return sec;
+	}
+}
+
+static const char *objective_unit(const struct live *lv)
+{
+	return lv->a->objective == AX_OBJ_ENERGY ? "J"
+	       : lv->a->objective == AX_OBJ_EDP	 ? "J*s"
+						 : "s";
+}
+
+/* Is a measurement with this value (suite unit) and objective figure
+ * better than the best so far? */
+static bool better(const struct live *lv, double value, double obj)
+{
+	if (energy_objective(lv))
+		return !isnan(obj) &&
+		       (isnan(lv->best_obj) || obj < lv->best_obj);
 	if (isnan(value))
 		return false;
 	if (isnan(lv->best_value))
@@ -240,6 +280,7 @@ static int trial(struct live *lv, size_t i)
 		return AX_EINTR;
 	}
 	double sec = median_seconds(r);
+	double obj = r->status == 0 ? objective_of(lv, &c, sec) : NAN;
 	char *params = ax_params_to_json(&p);
 	struct ax_db_trial t = {
 	    .session_id = lv->session_id,
@@ -249,6 +290,7 @@ static int trial(struct live *lv, size_t i)
 	    .value = r->status == 0 ? r->summary.median : NAN,
 	    .seconds = sec,
 	    .compile_ms = r->compile_ms,
+	    .objective_value = obj,
 	    .result_id = c.result_id,
 	    .error_text = r->error[0] ? r->error : NULL,
 	};
@@ -261,10 +303,19 @@ static int trial(struct live *lv, size_t i)
 		lv->n_trials++;
 		lv->run_trials++;
 		lv->trial_ids[i] = trial_id;
+		/* A point measured but without an energy figure tells the
+		 * tuner nothing it can minimise: it counts as failed. */
 		ax_tuner_tell(lv->tuner, i,
-			      isnan(sec) ? AX_TRIAL_FAILED : AX_TRIAL_OK, sec);
-		if (better(lv, t.value)) {
+			      isnan(obj) ? AX_TRIAL_FAILED : AX_TRIAL_OK, obj);
+		if (r->status == 0 && isnan(obj))
+			say(lv,
+			    "trial %d has no %s figure (no power reading "
+			    "over its timed span)",
+			    lv->n_trials,
+			    ax_tune_objective_name(lv->a->objective));
+		if (better(lv, t.value, obj)) {
 			lv->best_value = t.value;
+			lv->best_obj = obj;
 			lv->best_trial_id = trial_id;
 			tunables_label(&p, lv->best_label,
 				       sizeof(lv->best_label));
@@ -296,21 +347,29 @@ static int replay_stored(struct live *lv, const json_t *session)
 	json_array_foreach(trials, k, t)
 	{
 		long i = stored_index(lv, json_object_get(t, "params"));
+		/* The tuner relearns the figure the session minimised
+		 * (sessions from before objectives minimised seconds). */
 		const json_t *sec = json_object_get(t, "seconds");
+		const json_t *ov = json_object_get(t, "objective_value");
+		const json_t *fig = json_is_number(ov) ? ov : sec;
+		if (energy_objective(lv))
+			fig = ov;
 		bool ok = strcmp(json_string_value(json_object_get(t, "status"))
 				     ?: "",
 				 "ok") == 0 &&
-			  json_is_number(sec);
+			  json_is_number(fig);
 		lv->n_trials++;
 		if (i < 0)
 			continue;
 		lv->trial_ids[i] = json_integer_value(json_object_get(t, "id"));
 		ax_tuner_tell(lv->tuner, (size_t)i,
 			      ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
-			      ok ? json_number_value(sec) : NAN);
+			      ok ? json_number_value(fig) : NAN);
 		double v = json_number_value(json_object_get(t, "value"));
-		if (ok && better(lv, v)) {
+		double o = ok ? json_number_value(fig) : NAN;
+		if (ok && better(lv, v, o)) {
 			lv->best_value = v;
+			lv->best_obj = o;
 			lv->best_trial_id =
 			    json_integer_value(json_object_get(t, "id"));
 			struct ax_params p;
@@ -412,7 +471,7 @@ static int open_session(struct live *lv, const json_t *resumed)
 	    .suite = a->suite->name,
 	    .shape_json = shape,
 	    .strategy = a->strategy,
-	    .objective = "live",
+	    .objective = ax_tune_objective_name(a->objective),
 	    .seed = a->seed,
 	    .budget = (int)a->budget,
 	    .space_json = NULL,
@@ -433,6 +492,7 @@ static int open_session(struct live *lv, const json_t *resumed)
 /* A final measurement: its median and its raw values, for the verdict. */
 struct timed {
 	double median; /* NAN when it failed */
+	double obj;    /* its objective figure, NAN when none */
 	double *values;
 	int n;
 };
@@ -442,7 +502,7 @@ static int retime(struct live *lv, const struct ax_params *p, const char *role,
 		  struct timed *t)
 {
 	struct ax_session_case c;
-	*t = (struct timed){.median = NAN};
+	*t = (struct timed){.median = NAN, .obj = NAN};
 	int rc = measure(lv, p, &lv->a->final_opts, role, &c);
 	if (rc == 0 && c.r.outcome == AX_CASE_INTERRUPTED)
 		rc = AX_EINTR;
@@ -451,6 +511,7 @@ static int retime(struct live *lv, const struct ax_params *p, const char *role,
 		memcpy(t->values, c.r.values, sizeof(double) * (size_t)c.r.n);
 		t->n = c.r.n;
 		t->median = c.r.summary.median;
+		t->obj = objective_of(lv, &c, median_seconds(&c.r));
 	}
 	ax_session_case_release(&c);
 	return rc;
@@ -459,6 +520,7 @@ static int retime(struct live *lv, const struct ax_params *p, const char *role,
 struct verdict {
 	size_t best_index;
 	double best, defaults;
+	double best_obj, defaults_obj; /* their objective figures */
 	bool have_best;
 	bool defaults_win; /* no tried point beat the defaults re-timed */
 };
@@ -517,9 +579,21 @@ static int measure_defaults_first(struct live *lv)
  * faster than the defaults re-timed the same way and its median is better
  * too (ax_compare_wins); two medians alone, however far apart, are noise
  * until shown not to be. */
+/*
+ * Energy has one figure per measurement (a sensor at 10 Hz cannot tell
+ * millisecond samples apart), so there is no sample test to make: the
+ * best point wins only when its figure is AX_TUNE_ENERGY_MARGIN below the
+ * defaults' measured beside it, a margin wider than the run-to-run
+ * spread of mean power seen on one device (said in docs/RELIABILITY.md).
+ */
+#define AX_TUNE_ENERGY_MARGIN 0.05
+
 static bool beats_defaults(const struct live *lv, const struct timed *best,
 			   const struct timed *def)
 {
+	if (energy_objective(lv))
+		return !isnan(best->obj) && !isnan(def->obj) &&
+		       best->obj < def->obj * (1 - AX_TUNE_ENERGY_MARGIN);
 	struct ax_compare_opts o;
 	struct ax_compare_stat st;
 	char err[256];
@@ -567,10 +641,14 @@ static int retime_top(struct live *lv, struct verdict *v, struct timed *best)
 			    (!v->have_best || (lv->a->suite->higher_is_better
 						   ? t.median > v->best
 						   : t.median < v->best));
+		if (energy_objective(lv))
+			wins = !isnan(t.obj) &&
+			       (!v->have_best || t.obj < v->best_obj);
 		if (rc == 0 && wins) {
 			free(best->values);
 			*best = t;
 			v->best = t.median;
+			v->best_obj = t.obj;
 			v->best_index = top[j];
 			v->have_best = true;
 			lv->best_trial_id = lv->trial_ids[top[j]];
@@ -586,9 +664,10 @@ static int retime_top(struct live *lv, struct verdict *v, struct timed *best)
  * point beat them beyond noise. */
 static int finalise(struct live *lv, struct verdict *v)
 {
-	struct timed best = {.median = NAN}, def = {.median = NAN};
+	struct timed best = {.median = NAN, .obj = NAN},
+		     def = {.median = NAN, .obj = NAN};
 	v->have_best = false;
-	v->defaults = NAN;
+	v->defaults = v->defaults_obj = v->best_obj = NAN;
 	int rc = retime_top(lv, v, &best);
 	if (rc == 0 && defaults_valid(lv, NULL, 0) && !ax_cli_interrupted) {
 		char f[64];
@@ -597,8 +676,10 @@ static int finalise(struct live *lv, struct verdict *v)
 		    figure(lv, def.median, f, sizeof(f)));
 	}
 	v->defaults = def.median;
+	v->defaults_obj = def.obj;
 	if (!isnan(def.median) && !beats_defaults(lv, &best, &def)) {
 		v->best = def.median;
+		v->best_obj = def.obj;
 		v->have_best = true;
 		v->defaults_win = true;
 	}
@@ -665,6 +746,45 @@ static void print_prior(const struct live *lv)
 		printf(", in use with slope %.2f on its log time\n", slope);
 }
 
+/* The objective and, for energy ones, the figures the verdict took. */
+static void set_objective_json(const struct live *lv, const struct verdict *v,
+			       json_t *o)
+{
+	json_object_set_new(
+	    o, "objective",
+	    json_string(ax_tune_objective_name(lv->a->objective)));
+	json_object_set_new(o, "objective_unit",
+			    json_string(objective_unit(lv)));
+	double figs[2] = {v->have_best ? v->best_obj : NAN, v->defaults_obj};
+	const char *keys[2] = {"best_objective", "default_objective"};
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(o, keys[i],
+				    isfinite(figs[i]) ? json_real(figs[i])
+						      : json_null());
+}
+
+static void print_objective(const struct live *lv, const struct verdict *v)
+{
+	if (!energy_objective(lv))
+		return;
+	const char *name = ax_tune_objective_name(lv->a->objective);
+	if (isnan(v->best_obj)) {
+		printf("objective: %s per repetition; no figure for the "
+		       "answer\n",
+		       name);
+		return;
+	}
+	printf("objective: %s per repetition: %.4g %s", name, v->best_obj,
+	       objective_unit(lv));
+	if (!isnan(v->defaults_obj) && v->best_obj > 0)
+		printf(", defaults %.4g %s (%.2fx less%s)", v->defaults_obj,
+		       objective_unit(lv), v->defaults_obj / v->best_obj,
+		       v->defaults_win ? "; not 5 % below the defaults, so "
+					 "the defaults stay"
+				       : "");
+	printf("\n");
+}
+
 static void report(struct live *lv, const struct verdict *v, int rc)
 {
 	const struct ax_suite *s = lv->a->suite;
@@ -704,6 +824,7 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 		    isnan(speedup) ? json_null() : json_real(speedup),
 		    "best_params", pj ? json_loads(pj, 0, NULL) : NULL);
 		json_object_set_new(o, "prior", prior_json(lv));
+		set_objective_json(lv, v, o);
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
@@ -741,6 +862,7 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 		printf("defaults: %.4g %s  measured first, before the "
 		       "trials\n",
 		       lv->defaults_first, s->unit);
+	print_objective(lv, v);
 }
 
 /* A word of the command line, quoted for a POSIX shell when it holds
@@ -843,11 +965,55 @@ static int resume_stop_rule(struct live *lv, const json_t *session)
 	return 0;
 }
 
+/* A resumed session minimises what it was started to ("live": from
+ * before objectives, time); another --objective is refused. */
+static int resume_objective(struct live *lv, const json_t *session)
+{
+	struct ax_tune_args *a = lv->a;
+	const char *stored =
+	    json_string_value(json_object_get(session, "objective"));
+	enum ax_tune_objective o = AX_OBJ_TIME;
+	const char *const *names = ax_tune_objectives();
+	for (int i = 0; stored && names[i]; i++)
+		if (strcmp(stored, names[i]) == 0)
+			o = (enum ax_tune_objective)(AX_OBJ_TIME + i);
+	if (a->objective != AX_OBJ_UNSET && a->objective != o) {
+		ax_cli_error(lv->cli, AX_EXIT_USAGE,
+			     "--objective %s: session %lld minimises %s; "
+			     "--resume continues it so (give no --objective, "
+			     "or start a new session)",
+			     ax_tune_objective_name(a->objective),
+			     (long long)a->resume_session,
+			     ax_tune_objective_name(o));
+		return -1;
+	}
+	a->objective = o;
+	return 0;
+}
+
+/* Energy objectives need the device's power sensor: without one the
+ * session is refused before anything is stored. */
+static int check_objective_sensor(struct live *lv)
+{
+	char why[512];
+	if (lv->a->objective == AX_OBJ_UNSET)
+		lv->a->objective = AX_OBJ_TIME;
+	if (!energy_objective(lv) ||
+	    ax_session_power_probe(&lv->session, why, sizeof(why)) == 0)
+		return 0;
+	return ax_cli_error(lv->cli, AX_EXIT_USAGE,
+			    "--objective %s needs the device's power: %s; "
+			    "tune for time (the default) here",
+			    ax_tune_objective_name(lv->a->objective), why);
+}
+
 static int resume_settings(struct live *lv, const json_t *session)
 {
 	struct ax_tune_args *a = lv->a;
 	long long id = (long long)a->resume_session;
 	static char strategy[32];
+	if (resume_objective(lv, session))
+		return AX_EXIT_USAGE;
 	snprintf(strategy, sizeof(strategy), "%s",
 		 json_string_value(json_object_get(session, "strategy"))
 		     ?: "bo");
@@ -926,19 +1092,29 @@ static int load_resumed(struct live *lv, json_t **session)
 
 int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 {
-	struct live lv = {
-	    .cli = cli, .a = a, .best_value = NAN, .defaults_first = NAN};
+	struct live lv = {.cli = cli,
+			  .a = a,
+			  .best_value = NAN,
+			  .best_obj = NAN,
+			  .defaults_first = NAN};
 	struct verdict v = {0};
 	json_t *resumed = NULL;
 	a->trial_opts.stop = &ax_cli_interrupted;
 	a->final_opts.stop = &ax_cli_interrupted;
 	ax_session_init(&lv.session, cli, "tune");
-	int rc = ax_session_open_db(&lv.session);
+	lv.session.eff = a->eff;
+	/* A new session's objective is checked against the device before
+	 * the database is even opened; a resumed one's once it is read. */
+	int rc = ax_session_choose_device(&lv.session);
+	if (rc == 0 && !a->resume_session)
+		rc = check_objective_sensor(&lv);
+	if (rc == 0)
+		rc = ax_session_open_db(&lv.session);
 	lv.db = lv.session.db;
 	if (rc == 0)
 		rc = load_resumed(&lv, &resumed);
-	if (rc == 0)
-		rc = ax_session_choose_device(&lv.session);
+	if (rc == 0 && a->resume_session)
+		rc = check_objective_sensor(&lv);
 	if (rc == 0)
 		rc = open_session(&lv, resumed);
 	json_decref(resumed);

@@ -140,7 +140,9 @@ static const char *const migration_3 =
  * sample); and the host CPU's time for a shape through a CPU library,
  * measured once per (host, shape, threads, library) and named by every
  * result that is compared with it (cpu_baseline, result.speedup_vs_cpu:
- * how many times the device's figure beats the CPU's).
+ * how many times the device's figure beats the CPU's).  A trial keeps
+ * the figure its session minimised (tune --objective time|energy|edp:
+ * seconds, joules or joule-seconds per repetition).
  */
 static const char *const migration_4 =
     "CREATE TABLE cpu_baseline ("
@@ -183,7 +185,8 @@ static const char *const migration_4 =
     " sm_mhz REAL, mem_mhz REAL, mem_peak_b REAL, mem_budget_b REAL,"
     " perf_per_w REAL, perf_per_w_unit TEXT, throttled INTEGER,"
     " throttle_evidence TEXT, series_id INTEGER"
-    "  REFERENCES telemetry_series(id));";
+    "  REFERENCES telemetry_series(id));"
+    "ALTER TABLE trial ADD COLUMN objective_value REAL;";
 
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
     migration_1,

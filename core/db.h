@@ -196,7 +196,8 @@ struct ax_db_trial {
 	double value;	    /* objective in unit (NAN when failed) */
 	double seconds;	    /* median seconds per repetition */
 	double compile_ms;
-	int64_t result_id; /* 0 when the trial made no result row */
+	double objective_value; /* what the tuner minimised (NAN: none) */
+	int64_t result_id;	/* 0 when the trial made no result row */
 	const char *error_text;
 };
 int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id);
@@ -287,8 +288,9 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
 /* Sessions and their trials: [{"id","suite","strategy","seed","budget",
  * "stop_reason","started_at","finished_at","stop_rule",
  * "prior_session_id" (null: tuned cold),"shape","device",
+ * "objective" ("time", "energy", "edp"; "live" from before objectives),
  * "trials":[{"index","params","status","value","seconds","compile_ms",
- * "created_at"}]}] */
+ * "objective_value","created_at"}]}] */
 int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,
 		   json_t **out);
 

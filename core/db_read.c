@@ -502,8 +502,9 @@ static json_t *session_row(sqlite3_stmt *st)
 }
 
 static const char *const trial_keys[] = {
-    "id",      "index",	     "*params",	  "status", "value",
-    "seconds", "compile_ms", "result_id", "error",  "created_at",
+    "id",    "index",	   "*params",	      "status",
+    "value", "seconds",	   "compile_ms",      "result_id",
+    "error", "created_at", "objective_value",
 };
 
 static json_t *trial_row(sqlite3_stmt *st)
@@ -521,7 +522,8 @@ static int add_trials(struct ax_db *db, int64_t id, json_t *s)
 	int rc = ax_dbi_prepare(db,
 				"SELECT id, idx, params_json, status, value,"
 				" seconds, compile_ms, result_id, error_text,"
-				" created_at FROM trial WHERE session_id = ?"
+				" created_at, objective_value FROM trial"
+				" WHERE session_id = ?"
 				" ORDER BY idx",
 				&st);
 

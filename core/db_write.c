@@ -424,8 +424,9 @@ int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id)
 	    ax_dbi_prepare(db,
 			   "INSERT INTO trial (uuid, session_id, idx,"
 			   " params_json, status, value, seconds, compile_ms,"
-			   " result_id, error_text, created_at) VALUES"
-			   " (?,?,?,?,?,?,?,?,?,?," AX_NOW ") RETURNING id",
+			   " result_id, error_text, objective_value,"
+			   " created_at) VALUES"
+			   " (?,?,?,?,?,?,?,?,?,?,?," AX_NOW ") RETURNING id",
 			   &st);
 
 	if (rc)
@@ -440,6 +441,7 @@ int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id)
 	sqlite3_bind_double(st, 8, t->compile_ms);
 	ax_dbi_bind_id(st, 9, t->result_id);
 	ax_dbi_bind_text(st, 10, t->error_text);
+	bind_real(st, 11, t->objective_value);
 	return ax_dbi_step_done(db, st, id, "storing a tuning trial");
 }
 

@@ -95,3 +95,35 @@ assert "the last 20 % of " + n + " samples" in ev, ev'
 	assert_failure 2
 	assert_output --partial "auto, off or always"
 }
+
+@test "tune --objective energy without a sensor is refused before anything is stored, exit 2" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	run "$AX" --db "$DB" tune gemm -p m=64 -p n=64 -p k=64 --objective energy --budget 3
+	assert_failure 2
+	assert_output --partial "--objective energy needs the device's power: no sensor for llvmpipe"
+	[ ! -e "$DB" ]
+	run "$AX" tune --replay tests/fixtures/tuner/tiny.json --objective edp
+	assert_failure 2
+	assert_output --partial "a recorded landscape holds times only"
+}
+
+@test "tune --objective energy minimises the sensor's joules per repetition and keeps the objective on resume" {
+	rapl_fixture
+	run "$AX" --db "$DB" --json tune gemm -p m=64 -p n=64 -p k=64 \
+		--objective energy --budget 4 --retime 1 --cpu-baseline off
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["objective"] == "energy" and d["objective_unit"] == "J", d
+assert d["best_objective"] > 0 and d["default_objective"] > 0, d'
+	[ "$(sql "select objective from tune_session")" = energy ]
+	# Each trial keeps the figure the tuner was told: its result's
+	# energy per repetition.
+	[ "$(sql "select count(*) from trial t join result_power p on
+		p.result_id = t.result_id where t.status = 'ok'
+		and t.objective_value = p.energy_rep_j")" = 4 ]
+	run "$AX" --db "$DB" tune --resume 1 --objective time
+	assert_failure 2
+	assert_output --partial "session 1 minimises energy"
+}
