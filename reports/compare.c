@@ -359,6 +359,51 @@ static int compare_pair(struct ax_compare_pair *p,
 	return rc;
 }
 
+const char *ax_energy_verdict_name(enum ax_energy_verdict v)
+{
+	switch (v) {
+	case AX_ENERGY_SAME:
+		return "same";
+	case AX_ENERGY_LESS:
+		return "less";
+	case AX_ENERGY_MORE:
+		return "more";
+	default:
+		return "n/a";
+	}
+}
+
+void ax_compare_energy_figures(double base_j, double cand_j,
+			       struct ax_compare_energy *out)
+{
+	out->base_j = base_j;
+	out->cand_j = cand_j;
+	out->change = NAN;
+	out->verdict = AX_ENERGY_NONE;
+	if (!(base_j > 0) || !(cand_j > 0))
+		return; /* missing (NAN) or not a figure one can divide by */
+	out->change = cand_j / base_j - 1;
+	out->verdict = out->change < -AX_COMPARE_ENERGY_MARGIN ? AX_ENERGY_LESS
+		       : out->change > AX_COMPARE_ENERGY_MARGIN
+			   ? AX_ENERGY_MORE
+			   : AX_ENERGY_SAME;
+}
+
+static double energy_of(const json_t *r)
+{
+	const json_t *v =
+	    json_object_get(json_object_get(r, "power"), "energy_rep_j");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void ax_compare_energy_results(const json_t *base, const json_t *cand,
+			       struct ax_compare_energy *out)
+{
+	ax_compare_energy_figures(energy_of(base), energy_of(cand), out);
+	if (!is_ok(base) || !is_ok(cand))
+		out->verdict = AX_ENERGY_NONE; /* a failure has no energy */
+}
+
 static int add_row(struct ax_compare *c, json_t *base, json_t *cand,
 		   const char *reason, const struct ax_compare_opts *o,
 		   char *err, size_t errlen)
@@ -373,6 +418,8 @@ static int add_row(struct ax_compare *c, json_t *base, json_t *cand,
 		p->cand = cand;
 		rc = compare_pair(p, o, err, errlen);
 	}
+	ax_compare_energy_results(base, cand, &p->energy);
+	c->energy_count[p->energy.verdict]++;
 	c->count[p->stat.verdict]++;
 	c->regressions += p->regression;
 	return rc;

@@ -32,6 +32,14 @@
  *
  * The threshold (minimum effect size) defaults to 2 % and can be set per
  * suite with fnmatch(3) globs; the last matching rule wins.
+ *
+ * Energy (issue 13): where both sides of a pair stored an energy per
+ * repetition, the pair gets an energy verdict too.  A result has one
+ * energy figure (a sensor at 10 Hz cannot tell millisecond samples
+ * apart), so there is no test to make: the candidate uses less or more
+ * energy when its figure differs from the base's by more than
+ * AX_COMPARE_ENERGY_MARGIN, else the same.  The energy verdict is said,
+ * never counted as a regression: the exit status stays the time's.
  */
 #ifndef AX_COMPARE_H
 #define AX_COMPARE_H
@@ -108,19 +116,47 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
  */
 bool ax_compare_wins(const struct ax_compare_stat *st, bool higher_is_better);
 
+/* A difference in energy smaller than this fraction is no difference. */
+#define AX_COMPARE_ENERGY_MARGIN 0.05
+
+enum ax_energy_verdict {
+	AX_ENERGY_NONE, /* a side has no energy figure */
+	AX_ENERGY_SAME,
+	AX_ENERGY_LESS, /* the candidate uses less: better */
+	AX_ENERGY_MORE,
+};
+/* "n/a", "same", "less", "more". */
+const char *ax_energy_verdict_name(enum ax_energy_verdict v);
+
+struct ax_compare_energy {
+	enum ax_energy_verdict verdict;
+	double base_j, cand_j; /* per repetition, NAN when missing */
+	double change;	       /* cand / base - 1 */
+};
+
+/* The energy verdict of two figures under the margin rule. */
+void ax_compare_energy_figures(double base_j, double cand_j,
+			       struct ax_compare_energy *out);
+
+/* ... of two result objects (their power.energy_rep_j). */
+void ax_compare_energy_results(const json_t *base, const json_t *cand,
+			       struct ax_compare_energy *out);
+
 /* One line of the comparison: a matched pair or an unmatched result. */
 struct ax_compare_pair {
 	json_t *base, *cand; /* result objects (borrowed from the
 				comparison's own references); one may be
 				NULL for an unmatched row */
 	struct ax_compare_stat stat;
+	struct ax_compare_energy energy;
 	bool regression; /* counts towards exit status 1 */
 };
 
 struct ax_compare {
 	struct ax_compare_pair *pairs;
 	int n_pairs;
-	int count[AX_VERDICT_UNMATCHED + 1]; /* rows per verdict */
+	int count[AX_VERDICT_UNMATCHED + 1];  /* rows per verdict */
+	int energy_count[AX_ENERGY_MORE + 1]; /* rows per energy verdict */
 	int regressions;
 	char *base_label, *cand_label; /* "run 12", "baseline:nightly" */
 	double threshold;	       /* the default, for the report header */

@@ -70,6 +70,16 @@ static void summary_line(const struct ax_compare *c, FILE *f)
 		c->count[AX_VERDICT_INCOMPARABLE],
 		c->count[AX_VERDICT_UNMATCHED], c->regressions,
 		c->regressions == 1 ? "" : "s", 100 * c->threshold);
+	int with_energy = c->energy_count[AX_ENERGY_SAME] +
+			  c->energy_count[AX_ENERGY_LESS] +
+			  c->energy_count[AX_ENERGY_MORE];
+	if (with_energy)
+		fprintf(f,
+			"; energy: %d less, %d more, %d same (margin %.0f%%)",
+			c->energy_count[AX_ENERGY_LESS],
+			c->energy_count[AX_ENERGY_MORE],
+			c->energy_count[AX_ENERGY_SAME],
+			100 * AX_COMPARE_ENERGY_MARGIN);
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -93,6 +103,11 @@ static void text_row(const struct ax_compare_pair *p, FILE *f)
 		fprintf(f, " %+7.2f%% [%+.2f%%, %+.2f%%]",
 			100 * p->stat.improvement, 100 * p->stat.impr_lo,
 			100 * p->stat.impr_hi);
+	if (p->energy.verdict != AX_ENERGY_NONE)
+		fprintf(f, "  energy %s (%+.1f%%: %.3g -> %.3g J)",
+			ax_energy_verdict_name(p->energy.verdict),
+			100 * p->energy.change, p->energy.base_j,
+			p->energy.cand_j);
 	fputc('\n', f);
 	if (p->stat.verdict >= AX_VERDICT_AMBIGUOUS || p->regression)
 		fprintf(f, "             %s\n", ax_term(p->stat.reason));
@@ -132,6 +147,18 @@ static json_t *side_json(const json_t *r)
 
 static json_t *pct(double x) { return num(100 * x); }
 
+/* null where a side has no energy figure. */
+static json_t *energy_json(const struct ax_compare_energy *e)
+{
+	if (e->verdict == AX_ENERGY_NONE)
+		return json_null();
+	return json_pack("{s:s,s:o,s:o,s:o,s:o}", "verdict",
+			 ax_energy_verdict_name(e->verdict), "base_j",
+			 num(e->base_j), "candidate_j", num(e->cand_j),
+			 "change_pct", pct(e->change), "margin_pct",
+			 pct(AX_COMPARE_ENERGY_MARGIN));
+}
+
 static json_t *row_json(const struct ax_compare_pair *p)
 {
 	const json_t *r = any_side(p);
@@ -159,6 +186,7 @@ static json_t *row_json(const struct ax_compare_pair *p)
 	json_object_set_new(
 	    o, "improvement_ci_pct",
 	    json_pack("[o,o]", pct(s->impr_lo), pct(s->impr_hi)));
+	json_object_set_new(o, "energy", energy_json(&p->energy));
 	return o;
 }
 
@@ -171,6 +199,11 @@ static json_t *summary_json(const struct ax_compare *c)
 	json_object_set_new(o, "regressions", json_integer(c->regressions));
 	json_object_set_new(o, "compared",
 			    json_integer(ax_compare_n_compared(c)));
+	json_t *e = json_object();
+	for (int v = AX_ENERGY_SAME; v <= AX_ENERGY_MORE; v++)
+		json_object_set_new(e, ax_energy_verdict_name(v),
+				    json_integer(c->energy_count[v]));
+	json_object_set_new(o, "energy", e);
 	return o;
 }
 

@@ -239,6 +239,65 @@ static void writers(void)
 	ax_compare_destroy(c);
 }
 
+/* Energy: one figure per result, the margin rule; no figure, no
+ * verdict; never a regression. */
+static void energy_verdicts(void)
+{
+	struct ax_compare_energy e;
+	ax_compare_energy_figures(1.0, 0.9, &e);
+	AX_CHECK_INT(e.verdict, AX_ENERGY_LESS);
+	AX_CHECK_NEAR(e.change, -0.1, 1e-12);
+	ax_compare_energy_figures(1.0, 1.04, &e); /* within 5 % */
+	AX_CHECK_INT(e.verdict, AX_ENERGY_SAME);
+	ax_compare_energy_figures(1.0, 1.2, &e);
+	AX_CHECK_INT(e.verdict, AX_ENERGY_MORE);
+	ax_compare_energy_figures(NAN, 1.2, &e);
+	AX_CHECK_INT(e.verdict, AX_ENERGY_NONE);
+	ax_compare_energy_figures(0, 1.2, &e); /* a 0 is not a figure */
+	AX_CHECK_INT(e.verdict, AX_ENERGY_NONE);
+
+	json_t *base = json_array(), *cand = json_array();
+	json_t *b = result(1, "F", "d", "gemm", "a", "GFLOP/s", "ok", 10, 1, 1);
+	json_t *c = result(2, "F", "d", "gemm", "a", "GFLOP/s", "ok", 10, 1, 2);
+	json_object_set_new(b, "power",
+			    json_pack("{s:f}", "energy_rep_j", 2.0));
+	json_object_set_new(c, "power",
+			    json_pack("{s:f}", "energy_rep_j", 2.5));
+	json_array_append_new(base, b);
+	json_array_append_new(cand, c);
+	json_array_append_new(
+	    base, result(3, "F", "d", "gemm", "z", "GFLOP/s", "ok", 10, 1, 3));
+	json_array_append_new(
+	    cand, result(4, "F", "d", "gemm", "z", "GFLOP/s", "ok", 10, 1, 4));
+	struct ax_compare *cmp = NULL;
+	char err[200];
+	AX_CHECK_INT(
+	    ax_compare_run(base, cand, "a", "b", NULL, &cmp, err, sizeof(err)),
+	    0);
+	json_decref(base);
+	json_decref(cand);
+	if (!cmp)
+		return;
+	AX_CHECK_INT(cmp->pairs[0].energy.verdict, AX_ENERGY_MORE);
+	AX_CHECK_INT(cmp->pairs[1].energy.verdict, AX_ENERGY_NONE);
+	AX_CHECK_INT(cmp->energy_count[AX_ENERGY_MORE], 1);
+	AX_CHECK_INT(cmp->regressions, 0); /* energy never fails the check */
+	char *txt = render(cmp, ax_compare_write_text);
+	AX_CHECK(strstr(txt, "energy more (+25.0%: 2 -> 2.5 J)") != NULL);
+	AX_CHECK(strstr(txt, "energy: 0 less, 1 more, 0 same") != NULL);
+	char *js = render(cmp, ax_compare_write_json);
+	json_t *doc = json_loads(js, 0, NULL);
+	json_t *rows = json_object_get(doc, "rows");
+	json_t *e0 = json_object_get(json_array_get(rows, 0), "energy");
+	AX_CHECK_STR(json_string_value(json_object_get(e0, "verdict")), "more");
+	AX_CHECK(
+	    json_is_null(json_object_get(json_array_get(rows, 1), "energy")));
+	json_decref(doc);
+	free(js);
+	free(txt);
+	ax_compare_destroy(cmp);
+}
+
 /* Bimodal samples (a preempted machine) on which the Hodges-Lehmann
  * shift says "faster" while the candidate's median is lower: a verdict,
  * but no win a tuned point may claim (seen under stress-ng: tune printed
@@ -273,4 +332,4 @@ AX_TEST_MAIN(AX_TEST(identical_is_same), AX_TEST(ten_percent_slower),
 	     AX_TEST(direction_awareness), AX_TEST(tiny_noisy_is_ambiguous),
 	     AX_TEST(too_few_samples), AX_TEST(threshold_globs),
 	     AX_TEST(matching), AX_TEST(writers),
-	     AX_TEST(shift_and_medians_disagree))
+	     AX_TEST(shift_and_medians_disagree), AX_TEST(energy_verdicts))
