@@ -575,7 +575,10 @@ static int sample(struct cpu_work *w, const struct ax_suite *suite,
 		  struct ax_cpu_result *out)
 {
 	struct ax_runner_samples s;
-	int rc = ax_runner_time_fn(suite, p, o, time_reps, w, &s);
+	/* Not the device case's timed span (cpu_baseline.h). */
+	struct ax_runner_opts cpu_opts = *o;
+	cpu_opts.phase = NULL;
+	int rc = ax_runner_time_fn(suite, p, &cpu_opts, time_reps, w, &s);
 	out->stop_reason = s.stop_reason;
 	out->n = s.n;
 	out->seconds = s.seconds;

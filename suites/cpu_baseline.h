@@ -63,8 +63,10 @@ bool ax_cpu_baseline_has(const struct ax_suite *suite);
  * table; only its shape parameters matter) on the host CPU with `threads`
  * threads (>= 1), with the same stop rule and statistics as the runner
  * (opts: warmup, min/max samples, noise, min/max time, target_sample_s,
- * timeout_s as the cap of one sample, the stop flag, progress).  Always
- * fills out (release it afterwards); returns out->status:
+ * timeout_s as the cap of one sample, the stop flag, progress).
+ * opts->phase is not called: it marks a device case's timed span for
+ * telemetry, which the CPU's work must not enter.  Always fills out
+ * (release it afterwards); returns out->status:
  *   AX_EUNSUPPORTED  the suite has no baseline
  *   AX_EINVAL        threads < 1, or p breaks a parameter rule
  *   AX_ENOTFOUND     OpenBLAS could not be loaded (error says why)

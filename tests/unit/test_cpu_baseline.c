@@ -245,6 +245,28 @@ static void test_bad_requests(void)
 	ax_cpu_result_release(&r);
 }
 
+static void count_phase(void *ctx, enum ax_runner_phase phase)
+{
+	(*(int *)ctx)++;
+}
+
+/* The phase callback marks a device case's telemetry window: the CPU's
+ * work never enters it. */
+static void test_phase_not_called(void)
+{
+	int calls = 0;
+	struct ax_params p;
+	struct ax_runner_opts o;
+	quick_opts(&o);
+	o.phase = count_phase;
+	o.phase_ctx = &calls;
+	const struct ax_suite *s = point("gemm", "m=8 n=8 k=8", &p);
+	struct ax_cpu_result r;
+	AX_CHECK_INT(ax_cpu_baseline_run(s, &p, 1, &o, &r), 0);
+	AX_CHECK_INT(calls, 0);
+	ax_cpu_result_release(&r);
+}
+
 static void test_stop_flag_interrupts(void)
 {
 	volatile int stop = 1;
@@ -267,4 +289,4 @@ AX_TEST_MAIN(AX_TEST(test_gemm_layouts), AX_TEST(test_conv_layouts),
 	     AX_TEST(test_wrong_output_fails_verification),
 	     AX_TEST(test_missing_library_named),
 	     AX_TEST(test_suite_without_baseline), AX_TEST(test_bad_requests),
-	     AX_TEST(test_stop_flag_interrupts))
+	     AX_TEST(test_phase_not_called), AX_TEST(test_stop_flag_interrupts))
