@@ -1,7 +1,10 @@
 #!/bin/sh
 # Installs the Debian 12 packages axbench needs, if any is missing.
 #   scripts/deps.sh            build + run: compiler, pkg-config, the
-#                              libraries, glslc, the Vulkan loader, lavapipe
+#                              libraries, glslc, the Vulkan loader, lavapipe,
+#                              OpenBLAS (the CPU baselines dlopen
+#                              libopenblas.so.0 at run time; it is never
+#                              linked, so the build does not need it)
 #   scripts/deps.sh --test     also what the tests use: bats, the
 #                              validation layer, sqlite3 and python3-yaml
 #                              (independent checkers), tidy and chromium
@@ -13,7 +16,8 @@
 set -eu
 PKGS="build-essential pkg-config libvulkan-dev mesa-vulkan-drivers
 vulkan-validationlayers vulkan-tools glslc spirv-tools libhwloc-dev hwloc
-libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev"
+libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev
+libopenblas-dev"
 TEST_PKGS="bats bats-assert bats-support python3 python3-yaml tidy chromium
 time clang-format"
 if [ "${1:-}" = "--test" ]; then

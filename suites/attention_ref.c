@@ -1,5 +1,6 @@
 /* suites/attention_ref.c - attention shapes, limits, CPU reference, checker. */
 #include "suites/attention_ref.h"
+#include "suites/conv_ref.h" /* input filling */
 
 #include "core/error.h"
 
@@ -250,4 +251,18 @@ int ax_attention_ref_verify(const struct ax_attention_shape *s, const float *q,
 	free(ref);
 	free(lg);
 	return rc;
+}
+
+/* Values in [-1, 1), Q scaled by 4 so that the softmax is peaked (logits
+ * with a spread of about 1.3) and the online maximum matters; a power of
+ * two keeps fp16 values exact. */
+void ax_attention_case_inputs(const struct ax_attention_shape *s, float *q,
+			      float *k, float *v)
+{
+	size_t nq = ax_attention_q_count(s), nkv = ax_attention_kv_count(s);
+	ax_conv_fill_inputs(q, nq, 0x71756572ull, s->f16);
+	for (size_t i = 0; i < nq; i++)
+		q[i] *= 4.0f;
+	ax_conv_fill_inputs(k, nkv, 0x6b657973ull, s->f16);
+	ax_conv_fill_inputs(v, nkv, 0x76616c73ull, s->f16);
 }

@@ -85,6 +85,19 @@ int ax_attention_ref_verify(const struct ax_attention_shape *s, const float *q,
 			    double max_macs, char *why, size_t whylen);
 
 /*
+ * The suite's inputs for shape s: q (ax_attention_q_count floats), k and v
+ * (ax_attention_kv_count each), fp16-rounded when s->f16.  One
+ * definition, so the GPU case and its CPU baseline
+ * (suites/cpu_baseline.h) see the same numbers.
+ */
+void ax_attention_case_inputs(const struct ax_attention_shape *s, float *q,
+			      float *k, float *v);
+
+/* The suite verifies every row up to this many multiply-adds, a sample
+ * past it. */
+#define AX_ATTENTION_VERIFY_MACS (1 << 27)
+
+/*
  * The output buffer O of an attention suite state (from
  * ax_suite_attention.setup), so tests can overwrite an element of a
  * correct result and prove that verification fails.  Defined in

@@ -14,10 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Verify every output up to this many multiply-adds, a sample past it, so
- * verification of a ResNet-sized layer stays well under a second. */
-#define CONV_VERIFY_MACS (1 << 27)
-
 static const char *const layouts[] = {"nchw", "nhwc", NULL};
 static const char *const dtypes[] = {"f32", "f16", NULL};
 
@@ -119,8 +115,7 @@ static int conv_buffers(struct conv_state *st)
 	st->hw = malloc(nw * sizeof(float));
 	if (!st->hx || !st->hw)
 		return AX_ENOMEM;
-	ax_conv_fill_inputs(st->hx, nx, 0x636f6e76ull, s->f16);
-	ax_conv_fill_inputs(st->hw, nw, 0x77656967ull, s->f16);
+	ax_conv_case_inputs(s, st->hx, st->hw);
 	int rc = ax_suite_upload_floats(st->vk, &st->x, st->hx, nx, s->f16);
 	if (!rc)
 		rc = ax_suite_upload_floats(st->vk, &st->w, st->hw, nw, s->f16);
@@ -216,7 +211,7 @@ static int conv_verify(void *state, char *why, size_t whylen)
 	}
 	for (size_t i = 0; h && i < n; i++)
 		y[i] = ax_half_to_float(h[i]);
-	rc = ax_conv_ref_verify(&st->sh, st->hx, st->hw, y, CONV_VERIFY_MACS,
+	rc = ax_conv_ref_verify(&st->sh, st->hx, st->hw, y, AX_CONV_VERIFY_MACS,
 				why, whylen);
 out:
 	free(y);
@@ -254,7 +249,7 @@ static json_t *conv_describe(void *state)
 	    (int)st->gy, "invocations", (int)ax_conv_invocations(&st->t),
 	    "shared_bytes", (json_int_t)ax_conv_shared_bytes(&st->t),
 	    "verified",
-	    ax_conv_flops(s) / 2 > CONV_VERIFY_MACS ? "sampled" : "all");
+	    ax_conv_flops(s) / 2 > AX_CONV_VERIFY_MACS ? "sampled" : "all");
 }
 
 static double conv_elem_bytes(const struct ax_conv_shape *s)

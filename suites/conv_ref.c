@@ -279,6 +279,12 @@ int ax_conv_ref_verify(const struct ax_conv_shape *s, const float *x,
 	return check_point(s, x, w, y, total - 1, why, whylen);
 }
 
+void ax_conv_case_inputs(const struct ax_conv_shape *s, float *x, float *w)
+{
+	ax_conv_fill_inputs(x, ax_conv_input_count(s), 0x636f6e76ull, s->f16);
+	ax_conv_fill_inputs(w, ax_conv_weight_count(s), 0x77656967ull, s->f16);
+}
+
 void ax_conv_fill_inputs(float *dst, size_t n, uint64_t seed, bool f16)
 {
 	/* Same size: the words are converted in place (memcpy keeps the

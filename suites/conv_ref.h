@@ -110,4 +110,15 @@ struct ax_vk_buffer *ax_conv_state_output(void *state);
  */
 void ax_conv_fill_inputs(float *dst, size_t n, uint64_t seed, bool f16);
 
+/* The suite's inputs for shape s: x (ax_conv_input_count floats) and w
+ * (ax_conv_weight_count), in the shape's layouts, fp16-rounded when
+ * s->f16.  One definition, so the GPU case and its CPU baseline
+ * (suites/cpu_baseline.h) convolve the same numbers. */
+void ax_conv_case_inputs(const struct ax_conv_shape *s, float *x, float *w);
+
+/* The suite verifies every output up to this many multiply-adds, a
+ * sample past it, so verification of a ResNet-sized layer stays well
+ * under a second. */
+#define AX_CONV_VERIFY_MACS (1 << 27)
+
 #endif

@@ -315,8 +315,7 @@ static int gemm_buffers(struct gemm_state *s)
 	s->hb = malloc(g->b_elems * sizeof(float));
 	if (!s->ha || !s->hb)
 		return AX_ENOMEM;
-	ax_gemm_fill(s->ha, g->a_elems, 1);
-	ax_gemm_fill(s->hb, g->b_elems, 2);
+	ax_gemm_case_inputs(&g->s, s->ha, s->hb);
 	int rc = ax_vk_buffer_create(s->vk, sa, u, AX_MEM_DEVICE, &s->a);
 	if (!rc)
 		rc = ax_vk_buffer_create(s->vk, sb, u, AX_MEM_DEVICE, &s->b);

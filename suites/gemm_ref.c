@@ -18,6 +18,12 @@ void ax_gemm_fill(float *dst, size_t n, uint64_t seed)
 	}
 }
 
+void ax_gemm_case_inputs(const struct ax_gemm_shape *s, float *a, float *b)
+{
+	ax_gemm_fill(a, (size_t)s->batch * s->m * s->k, 1);
+	ax_gemm_fill(b, (size_t)s->batch * s->k * s->n, 2);
+}
+
 /* Element (i, kk) of op(A) and (kk, j) of op(B) for batch z. */
 static double at(const struct ax_gemm_shape *s, const float *a, uint32_t z,
 		 uint32_t i, uint32_t kk)

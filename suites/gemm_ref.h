@@ -29,6 +29,12 @@ struct ax_gemm_shape {
  * representable in float16, so both dtypes multiply the same numbers. */
 void ax_gemm_fill(float *dst, size_t n, uint64_t seed);
 
+/* The suite's inputs for shape s: A (batch*m*k floats) and B
+ * (batch*k*n), in the layouts of struct ax_gemm_shape.  One definition,
+ * so the GPU case and its CPU baseline (suites/cpu_baseline.h) multiply
+ * the same numbers. */
+void ax_gemm_case_inputs(const struct ax_gemm_shape *s, float *a, float *b);
+
 /*
  * Compare c (batch * m * n floats, as read back and widened) with
  * a * b computed in double.  Per element the tolerance is

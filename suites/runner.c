@@ -239,21 +239,31 @@ static int create_scrub(struct case_run *cr)
 #define AX_REP_PROBES 3
 #define AX_REP_PROBE_CHEAP_S 0.05
 
+/* What the timing loop needs: the work to time and where samples go. */
+struct timing {
+	const struct ax_suite *suite;
+	const struct ax_params *p;
+	const struct ax_runner_opts *opts;
+	int (*one)(void *ctx, uint32_t reps, double *sec);
+	void *ctx;
+	struct ax_runner_samples *out;
+};
+
 /* Batch mode: repetitions per sample so that one sample lasts at least
  * target_sample_s (timer resolution and submission overhead vanish).  The
  * fastest of a few one-repetition probes decides: one probe that the
  * scheduler preempted (a loaded machine) would otherwise look many times
  * slower than the work is and leave the samples far below the target. */
-static int choose_reps(struct case_run *cr, uint32_t *reps)
+static int choose_reps(const struct timing *t, uint32_t *reps)
 {
-	const struct ax_runner_opts *o = cr->opts;
+	const struct ax_runner_opts *o = t->opts;
 	*reps = 1;
 	if (o->mode == AX_MODE_COLD)
 		return 0;
 	double sec = 0;
 	for (int i = 0; i < AX_REP_PROBES; i++) {
 		double probe;
-		int rc = sample(cr, 1, &probe);
+		int rc = t->one(t->ctx, 1, &probe);
 		if (rc)
 			return rc;
 		if (i == 0 || probe < sec)
@@ -274,8 +284,9 @@ static int choose_reps(struct case_run *cr, uint32_t *reps)
 	return 0;
 }
 
-static void store_sample(struct ax_runner_result *out, const struct ax_suite *s,
-			 const struct ax_params *p, double sec)
+static void store_sample(struct ax_runner_samples *out,
+			 const struct ax_suite *s, const struct ax_params *p,
+			 double sec)
 {
 	out->seconds[out->n] = sec;
 	if (s->metric == AX_METRIC_TIME)
@@ -285,11 +296,10 @@ static void store_sample(struct ax_runner_result *out, const struct ax_suite *s,
 	out->n++;
 }
 
-static int sample_loop(struct case_run *cr, const struct ax_params *p,
-		       uint32_t reps)
+static int sample_loop(const struct timing *t, uint32_t reps)
 {
-	const struct ax_runner_opts *o = cr->opts;
-	struct ax_runner_result *out = cr->out;
+	const struct ax_runner_opts *o = t->opts;
+	struct ax_runner_samples *out = t->out;
 	int cap = o->max_samples > 0 ? o->max_samples : 1;
 	out->seconds = calloc((size_t)cap, sizeof(double));
 	out->values = calloc((size_t)cap, sizeof(double));
@@ -303,10 +313,10 @@ static int sample_loop(struct case_run *cr, const struct ax_params *p,
 			break;
 		}
 		double sec;
-		int rc = sample(cr, reps, &sec);
+		int rc = t->one(t->ctx, reps, &sec);
 		if (rc)
 			return rc;
-		store_sample(out, cr->suite, p, sec);
+		store_sample(out, t->suite, t->p, sec);
 		ax_stats_summarize(out->values, out->n, 0.95, &out->summary);
 		if (o->progress)
 			o->progress(o->progress_ctx, out->n,
@@ -324,6 +334,26 @@ static int sample_loop(struct case_run *cr, const struct ax_params *p,
 		}
 	}
 	return 0;
+}
+
+int ax_runner_time_fn(const struct ax_suite *suite, const struct ax_params *p,
+		      const struct ax_runner_opts *opts,
+		      int (*one)(void *ctx, uint32_t reps, double *sec),
+		      void *ctx, struct ax_runner_samples *out)
+{
+	memset(out, 0, sizeof(*out));
+	struct timing t = {suite, p, opts, one, ctx, out};
+	uint32_t reps = 1;
+	int rc = choose_reps(&t, &reps);
+	out->reps_per_sample = reps;
+	if (rc)
+		return rc;
+	if (opts->phase)
+		opts->phase(opts->phase_ctx, AX_PHASE_TIMED);
+	rc = sample_loop(&t, reps);
+	if (opts->phase)
+		opts->phase(opts->phase_ctx, AX_PHASE_DONE);
+	return rc;
 }
 
 static int warm_up_and_verify(struct case_run *cr)
@@ -344,6 +374,24 @@ static int warm_up_and_verify(struct case_run *cr)
 	return cr->suite->verify(cr->state, out->error, sizeof(out->error));
 }
 
+/* The timing loop's sample: one submission (or host_op loop) of a case. */
+static int case_sample(void *ctx, uint32_t reps, double *sec)
+{
+	return sample(ctx, reps, sec);
+}
+
+/* The samples become the result's (it owns and frees them). */
+static void keep_samples(struct ax_runner_result *out,
+			 const struct ax_runner_samples *s)
+{
+	out->stop_reason = s->stop_reason;
+	out->n = s->n;
+	out->seconds = s->seconds;
+	out->values = s->values;
+	out->summary = s->summary;
+	out->reps_per_sample = s->reps_per_sample;
+}
+
 static int measure(struct case_run *cr, const struct ax_params *p)
 {
 	struct ax_vk_ctx *vk = cr->vk;
@@ -355,18 +403,11 @@ static int measure(struct case_run *cr, const struct ax_params *p)
 		rc = create_scrub(cr);
 	if (rc == 0)
 		rc = warm_up_and_verify(cr);
-	uint32_t reps = 1;
+	struct ax_runner_samples s = {.reps_per_sample = 1};
 	if (rc == 0)
-		rc = choose_reps(cr, &reps);
-	out->reps_per_sample = reps;
-	if (rc)
-		return rc;
-	const struct ax_runner_opts *o = cr->opts;
-	if (o->phase)
-		o->phase(o->phase_ctx, AX_PHASE_TIMED);
-	rc = sample_loop(cr, p, reps);
-	if (o->phase)
-		o->phase(o->phase_ctx, AX_PHASE_DONE);
+		rc = ax_runner_time_fn(cr->suite, p, cr->opts, case_sample, cr,
+				       &s);
+	keep_samples(out, &s);
 	return rc;
 }
 

@@ -99,4 +99,35 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 		       struct ax_runner_result *out);
 void ax_runner_result_release(struct ax_runner_result *r);
 
+/* Samples of one timed piece of work (ax_runner_time_fn). */
+struct ax_runner_samples {
+	const char *stop_reason;   /* as ax_runner_result's */
+	int n;			   /* samples */
+	double *seconds;	   /* per repetition, n entries */
+	double *values;		   /* in the suite's unit, n entries */
+	struct ax_summary summary; /* of values */
+	uint32_t reps_per_sample;
+};
+
+/*
+ * The runner's repetition choice and stop rule, for work the caller has
+ * warmed up and verified: every case goes through it, and so does work
+ * timed outside a suite (the CPU baselines, suites/cpu_baseline.h), so
+ * both stop by one rule.  Batch mode chooses repetitions per sample from
+ * the fastest of up to three one-repetition probes (at least
+ * target_sample_s a sample, at most timeout_s / 4); cold mode takes 1.
+ * Then one(ctx, reps, &sec) is called per sample, sec being seconds per
+ * repetition, until the stop rule of opts holds (noise, max_samples,
+ * max_time_s, the stop flag).  Each sample is kept as seconds and as the
+ * suite's value at p (suite->metric, work, scale); opts->progress is
+ * called after each, and opts->phase with AX_PHASE_TIMED before the
+ * first and AX_PHASE_DONE after the last.  Always fills out;
+ * out->seconds and out->values are the caller's to free, also on
+ * failure.  Returns 0, AX_ENOMEM or one's error.
+ */
+int ax_runner_time_fn(const struct ax_suite *suite, const struct ax_params *p,
+		      const struct ax_runner_opts *opts,
+		      int (*one)(void *ctx, uint32_t reps, double *sec),
+		      void *ctx, struct ax_runner_samples *out);
+
 #endif
