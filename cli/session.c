@@ -152,7 +152,8 @@ static char *extra_json(const struct ax_session *s,
 /* The one mapping from a runner result to a database row. */
 static int store(struct ax_session *s, const struct ax_suite *suite,
 		 const struct ax_params *p, const json_t *extra,
-		 const struct ax_db_power *power, struct ax_session_case *c)
+		 const struct ax_db_power *power, int64_t cpu_baseline_id,
+		 struct ax_session_case *c)
 {
 	const struct ax_runner_result *r = &c->r;
 	const struct ax_summary *m = &r->summary;
@@ -184,6 +185,8 @@ static int store(struct ax_session *s, const struct ax_suite *suite,
 	    .ci_hi = m->ci_hi,
 	    .rel_noise = m->rel_noise,
 	    .extra_json = extra_text,
+	    .cpu_baseline_id = cpu_baseline_id,
+	    .speedup_vs_cpu = c->speedup_vs_cpu,
 	    .power = power,
 	};
 	int rc = ax_db_result_add(s->db, &row, r->seconds, r->values, r->n,
@@ -252,7 +255,10 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 	out->mean_w = row ? row->mean_w : NAN;
 	out->perf_per_w = row ? row->perf_per_w : NAN;
 	out->energy_rep_j = row ? row->energy_rep_j : NAN;
-	int rc = store(s, suite, p, extra, row, out);
+	int64_t cpu_id;
+	ax_session_cpu_compare(s, suite, p, opts, &out->r, &cpu_id,
+			       &out->speedup_vs_cpu);
+	int rc = store(s, suite, p, extra, row, cpu_id, out);
 	ax_session_power_release(&power);
 	if (rc) {
 		out->result_id = 0;

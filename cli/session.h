@@ -28,6 +28,7 @@
 
 #include "cli/cli.h"
 #include "core/db.h"
+#include "suites/cpu_baseline.h"
 #include "suites/runner.h"
 
 #include <jansson.h>
@@ -77,6 +78,10 @@ struct ax_session {
 	struct ax_tel_source *tel; /* the device's sensor; NULL: none */
 	char tel_reason[512];	   /* why there is none */
 	double idle_w;		   /* idle power, NAN when not measured */
+	/* CPU baselines (cli/session_cpu.c), decided at the first one */
+	bool cpu_ready;
+	int cpu_threads;	   /* 0: no baselines (off, or no library) */
+	struct ax_cpu_lib cpu_lib; /* what a stored baseline must match */
 };
 
 /* What the run row records besides the command line. */
@@ -224,6 +229,21 @@ ax_session_power_finish(struct ax_session_power *cp,
 			const struct ax_suite *suite,
 			const struct ax_runner_result *r);
 void ax_session_power_release(struct ax_session_power *cp);
+
+/* ---- cli/session_cpu.c: the speed-up over the host CPU ---------------- */
+
+/*
+ * For a verified result r of a suite with a CPU baseline: the baseline of
+ * its shape (from the database under --cpu-baseline auto, else measured
+ * now with opts and stored) and the speed-up, device figure over CPU
+ * figure in the suite's direction.  *baseline_id 0 and *speedup NAN when
+ * there is none (off, no library, a failed or interrupted baseline).
+ */
+void ax_session_cpu_compare(struct ax_session *s, const struct ax_suite *suite,
+			    const struct ax_params *p,
+			    const struct ax_runner_opts *opts,
+			    const struct ax_runner_result *r,
+			    int64_t *baseline_id, double *speedup);
 
 /* "op=copy size=64M" plus the tunables that differ from their defaults. */
 void ax_session_case_label(const struct ax_params *p, char *buf, size_t len);

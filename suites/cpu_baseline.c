@@ -664,6 +664,23 @@ int ax_cpu_baseline_run(const struct ax_suite *suite, const struct ax_params *p,
 	return out->status;
 }
 
+int ax_cpu_lib_query(int threads, struct ax_cpu_lib *lib, char *why, size_t len)
+{
+	struct blas blas = {0};
+	memset(lib, 0, sizeof(*lib));
+	snprintf(lib->name, sizeof(lib->name), "OpenBLAS");
+	snprintf(lib->version, sizeof(lib->version), "unknown");
+	if (threads < 1)
+		return ax_errf(why, len, AX_EINVAL,
+			       "CPU baseline: threads must be at least 1");
+	int rc = blas_load(&blas, why, len);
+	if (rc)
+		return rc;
+	blas.set_threads(threads);
+	blas_describe(&blas, lib);
+	return 0;
+}
+
 void ax_cpu_result_release(struct ax_cpu_result *r)
 {
 	free(r->seconds);

@@ -80,6 +80,12 @@ int ax_cpu_baseline_run(const struct ax_suite *suite, const struct ax_params *p,
 			struct ax_cpu_result *out);
 void ax_cpu_result_release(struct ax_cpu_result *r);
 
+/* The library a baseline with `threads` threads would run on (loaded,
+ * threads set, nothing timed): what a stored baseline must match to be
+ * reused.  0, AX_ENOTFOUND (why says), AX_EINVAL. */
+int ax_cpu_lib_query(int threads, struct ax_cpu_lib *lib, char *why,
+		     size_t len);
+
 /*
  * Test-only: while on, every run adds 1 to the first output element after
  * the warm-up, before verification, so tests prove that a wrong CPU

@@ -127,3 +127,55 @@ assert d["best_objective"] > 0 and d["default_objective"] > 0, d'
 	assert_failure 2
 	assert_output --partial "session 1 minimises energy"
 }
+
+@test "gemm, conv and attention store a speed-up over the host CPU (OpenBLAS), measured once per shape under auto" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	run "$AX" --db "$DB" run gemm conv attention --profile quick "${FAST[@]}"
+	assert_success
+	assert_output --partial "CPU baseline of gemm:"
+	assert_output --partial "x verified"
+	# speedup_vs_cpu is the device median over the CPU median (both in
+	# the suite's unit, higher is better), beside the baseline it came
+	# from; the CPU library and the kernel that ran are kept.
+	[ "$(sql "select count(*) from result x join cpu_baseline c on
+		c.id = x.cpu_baseline_id where c.status = 'ok'
+		and c.library = 'OpenBLAS' and c.corename <> ''
+		and abs(x.speedup_vs_cpu - x.median / c.median)
+		    <= 1e-9 * x.speedup_vs_cpu")" = 3 ]
+	[ "$(sql "select count(*) from cpu_baseline")" = 3 ]
+	# auto: the second run reads the stored baselines ...
+	run "$AX" --db "$DB" run gemm --profile quick "${FAST[@]}"
+	assert_success
+	refute_output --partial "CPU baseline of gemm:"
+	[ "$(sql "select count(*) from cpu_baseline")" = 3 ]
+	[ "$(sql "select count(distinct cpu_baseline_id) from result where suite = 'gemm'")" = 1 ]
+	# ... always measures again; off compares with nothing.
+	run "$AX" --db "$DB" run gemm --profile quick "${FAST[@]}" --cpu-baseline always
+	assert_success
+	[ "$(sql "select count(*) from cpu_baseline where suite = 'gemm'")" = 2 ]
+	run "$AX" --db "$DB" run gemm --profile quick "${FAST[@]}" --cpu-baseline off
+	assert_success
+	[ "$(sql "select speedup_vs_cpu is null and cpu_baseline_id is null
+		from result order by id desc limit 1")" = 1 ]
+	# Suites without a CPU counterpart have none.
+	[ "$(sql "select count(*) from result where suite not in
+		('gemm','conv','attention') and cpu_baseline_id is not null")" = 0 ]
+	run "$AX" --db "$DB" --json results --suite gemm
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+assert r["cpu"]["library"] == "OpenBLAS" and r["cpu"]["threads"] >= 1, r["cpu"]
+assert r["speedup_vs_cpu"] > 0, r'
+}
+
+@test "without OpenBLAS the run goes on and says there is no speed-up" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	export AXBENCH_OPENBLAS_LIB="$BATS_TEST_TMPDIR/no-libopenblas.so.0"
+	run "$AX" --db "$DB" run gemm -p m=64 -p n=64 -p k=64 "${FAST[@]}"
+	assert_success
+	assert_output --partial "no speed-up over the CPU: OpenBLAS:"
+	assert_output --partial "no-libopenblas.so.0"
+	[ "$(sql "select count(*) from cpu_baseline")" = 0 ]
+	[ "$(sql "select speedup_vs_cpu is null from result")" = 1 ]
+}
