@@ -78,7 +78,7 @@ static char *shape_json(const struct ax_params *p)
  * CPU device timed straight after would share its cores with them. */
 static void let_workers_sleep(const struct ax_session *s)
 {
-	if (s->info->type != VK_PHYSICAL_DEVICE_TYPE_CPU)
+	if (strcmp(ax_vk_device_type_name(s->info->type), "cpu") != 0)
 		return;
 	struct timespec ts = {0, 200 * 1000 * 1000};
 	nanosleep(&ts, NULL);
