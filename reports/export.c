@@ -100,8 +100,13 @@ struct group {
 	int n, cap;
 };
 
+/* What a group's points were tuned for (tune --objective). */
+enum objective { OBJ_TIME, OBJ_ENERGY, OBJ_EDP };
+static const char *const objective_names[] = {"time", "energy", "edp"};
+
 /* The outcome for one group. */
 struct choice {
+	enum objective objective;
 	const struct member *tuned;  /* NULL: the defaults are exported */
 	const struct member *def;    /* the defaults it was compared with, or
 					the newest defaults measured */
@@ -331,12 +336,98 @@ static void explain_defaults(const struct group *g, struct choice *ch,
 			 ch->stat.reason);
 }
 
+/* The session a result was measured by, from the exported sessions. */
+static const json_t *session_by_id(const struct builder *b, const json_t *r)
+{
+	const json_t *id =
+	    json_object_get(json_object_get(r, "extra"), "tune_session");
+	size_t i;
+	json_t *s;
+	if (!json_is_integer(id))
+		return NULL;
+	json_array_foreach(
+	    b->sessions, i,
+	    s) if (json_equal(json_object_get(s, "id"), (json_t *)id)) return s;
+	return NULL;
+}
+
+/* A group is chosen by the objective of the newest tuning session that
+ * measured one of its points (time when none did: `run` measures time). */
+static enum objective group_objective(const struct builder *b,
+				      const struct group *g)
+{
+	enum objective o = OBJ_TIME;
+	for (int i = 0; i < g->n; i++) {
+		const char *name =
+		    str_of(session_by_id(b, g->m[i].r), "objective");
+		for (int k = 0; name && k < 3; k++)
+			if (!strcmp(name, objective_names[k]))
+				o = (enum objective)k;
+	}
+	return o;
+}
+
+/* The figure an energy objective minimises for a result: J, or J*s (the
+ * time per repetition is energy over mean power); NAN when not measured. */
+static double energy_figure(const json_t *r, enum objective o)
+{
+	const json_t *p = json_object_get(r, "power");
+	double e = json_number_value(json_object_get(p, "energy_rep_j"));
+	double w = json_number_value(json_object_get(p, "mean_w"));
+	if (!json_is_number(json_object_get(p, "energy_rep_j")))
+		return NAN;
+	return o == OBJ_EDP ? (w > 0 ? e * e / w : NAN) : e;
+}
+
+/*
+ * An energy objective: a tuned point wins when it was measured beside the
+ * defaults (same run, full sampling) and its figure is below theirs by
+ * compare's energy margin; of the winners, the lowest.  One energy figure
+ * per result leaves no sample test to make (reports/compare.h).
+ */
+static void choose_by_energy(const struct group *g, struct choice *ch)
+{
+	double best = NAN;
+	int n_paired = 0;
+	for (int i = 0; i < g->n; i++) {
+		const struct member *c = &g->m[i], *d;
+		if (is_default(&c->p) || !fully_sampled(c->r) ||
+		    !(d = defaults_beside(g, c)))
+			continue;
+		struct ax_compare_energy e;
+		ax_compare_energy_figures(energy_figure(d->r, ch->objective),
+					  energy_figure(c->r, ch->objective),
+					  &e);
+		n_paired += e.verdict != AX_ENERGY_NONE;
+		if (e.verdict == AX_ENERGY_LESS && !(e.cand_j >= best)) {
+			best = e.cand_j;
+			ch->tuned = c;
+			ch->def = d;
+		}
+	}
+	if (ch->tuned)
+		return;
+	ch->def = newest_defaults(g);
+	snprintf(ch->reason, sizeof(ch->reason), "%s",
+		 n_paired
+		     ? "no tuned point used less energy than the defaults "
+		       "measured beside it, beyond the 5 % margin"
+		     : "no tuned point has an energy figure beside the "
+		       "defaults' in the same run (tune --objective energy "
+		       "re-times both where the device has a sensor)");
+}
+
 static int choose(const struct builder *b, const struct group *g,
 		  struct choice *ch)
 {
 	const struct member *closest = NULL;
 	int n_tried = 0, n_paired = 0;
 	memset(ch, 0, sizeof(*ch));
+	ch->objective = group_objective(b, g);
+	if (ch->objective != OBJ_TIME) {
+		choose_by_energy(g, ch);
+		return 0;
+	}
 	for (int i = 0; i < g->n; i++) {
 		const struct member *c = &g->m[i], *d;
 		struct ax_compare_stat st;
@@ -445,6 +536,25 @@ static void set_speedup(json_t *e, const struct choice *ch, bool hib)
 	}
 }
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* The objective the choice was made for and, where measured, the energy
+ * per repetition of the exported point and of the defaults. */
+static void set_objective(json_t *e, const struct choice *ch, const json_t *r)
+{
+	json_object_set_new(e, "objective",
+			    json_string(objective_names[ch->objective]));
+	json_object_set_new(e, "energy_rep_j",
+			    real_or_null(energy_figure(r, OBJ_ENERGY)));
+	json_object_set_new(
+	    e, "default_energy_rep_j",
+	    real_or_null(ch->def ? energy_figure(ch->def->r, OBJ_ENERGY)
+				 : NAN));
+}
+
 /* shape + tunables at their defaults */
 static struct ax_params defaults_at(const struct group *g)
 {
@@ -479,7 +589,16 @@ static json_t *entry_json(const struct builder *b, const struct group *g,
 	    json_object_get(r, "started_at"));
 	if (!e)
 		return NULL;
-	if (ch->tuned) {
+	set_objective(e, ch, r);
+	if (ch->tuned && ch->objective != OBJ_TIME) {
+		set_speedup(e, ch, hib);
+		json_object_set_new(
+		    e, "reason",
+		    json_string("measured beside the defaults "
+				"in the same run, with less "
+				"energy beyond the 5 % margin"));
+		json_object_set_new(e, "evidence", json_null());
+	} else if (ch->tuned) {
 		set_speedup(e, ch, hib);
 		json_object_set_new(e, "reason",
 				    json_string("measured beside the defaults "

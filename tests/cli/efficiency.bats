@@ -126,6 +126,19 @@ assert d["best_objective"] > 0 and d["default_objective"] > 0, d'
 	run "$AX" --db "$DB" tune --resume 1 --objective time
 	assert_failure 2
 	assert_output --partial "session 1 minimises energy"
+	# export writes the objective its choice was made for, with the
+	# energy figures it compared.
+	"$AX" --db "$DB" export --format json -o "$BATS_TEST_TMPDIR/t.json"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["devices"][0]["suites"]["gemm"][0]
+assert e["objective"] == "energy", e
+assert e["energy_rep_j"] > 0 and e["default_energy_rep_j"] > 0, e
+if e["choice"] == "tuned":
+    assert e["energy_rep_j"] < 0.95 * e["default_energy_rep_j"], e
+else:
+    assert "energy" in e["reason"], e' "$BATS_TEST_TMPDIR/t.json"
 }
 
 @test "gemm, conv and attention store a speed-up over the host CPU (OpenBLAS), measured once per shape under auto" {
