@@ -262,6 +262,17 @@ static void fill_from_series(struct ax_session_power *cp,
 		p->reason = cp->reason;
 		return;
 	}
+	if (!(m.mean_w > 0)) {
+		/* A counter that did not advance (or a sensor that reads
+		 * 0 W) under load is a sensor that did not measure: its
+		 * 0 is not stored as a figure. */
+		snprintf(cp->reason, sizeof(cp->reason),
+			 "the sensor gave %s over the timed span (%zu "
+			 "readings over %.3f s): not a measurement",
+			 isnan(m.mean_w) ? "no power" : "0 W", m.n, m.seconds);
+		p->reason = cp->reason;
+		return;
+	}
 	p->readings = (int)m.n;
 	p->seconds = m.seconds;
 	p->mean_w = m.mean_w;

@@ -200,6 +200,62 @@ static json_t *chunk_fit(const struct series *s, double *chunk90)
 			 "chunk_90_bytes", *chunk90, "points", s->n);
 }
 
+static double perf_per_w(const json_t *r)
+{
+	const json_t *v =
+	    json_object_get(json_object_get(r, "power"), "perf_per_w");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/*
+ * The power-aware note of a sweep (issue 13): the point with the best
+ * perf/W beside the fastest one, where the device's sensor measured them;
+ * else why there is none (the stored reason of the first point).  The
+ * chosen value stays the throughput rule's: this says what a user who
+ * pays for power would pick instead.
+ */
+static json_t *power_note(const struct series *s, const char *what)
+{
+	const struct xpoint *eff = NULL;
+	for (int i = 0; i < s->n; i++)
+		if (perf_per_w(s->p[i].r) > 0 &&
+		    (!eff || perf_per_w(s->p[i].r) > perf_per_w(eff->r)))
+			eff = &s->p[i];
+	if (!eff) {
+		const json_t *pw =
+		    s->n ? json_object_get(s->p[0].r, "power") : NULL;
+		const char *why = str_of(pw, "reason");
+		return json_pack("{s:s}", "note",
+				 why ? why
+				     : "no power figures stored with these "
+				       "results (measured before telemetry, or "
+				       "without a sensor)");
+	}
+	const json_t *pu = json_object_get(json_object_get(eff->r, "power"),
+					   "perf_per_w_unit");
+	char note[256];
+	double fast = perf_per_w(s->peak);
+	if (eff->r == s->peak)
+		snprintf(note, sizeof(note),
+			 "the fastest %s is also the most efficient", what);
+	else if (isnan(fast))
+		snprintf(note, sizeof(note),
+			 "%s %lld gives the best perf/W (%.3g); the fastest "
+			 "has no power figure",
+			 what, (long long)eff->x, perf_per_w(eff->r));
+	else
+		snprintf(note, sizeof(note),
+			 "%s %lld gives the best perf/W (%.3g against %.3g at "
+			 "the fastest)",
+			 what, (long long)eff->x, perf_per_w(eff->r), fast);
+	return json_pack("{s:s, s:I, s:f, s:O?, s:o, s:o, s:o}", "note", note,
+			 "best_perf_per_w_at", (json_int_t)eff->x,
+			 "best_perf_per_w", perf_per_w(eff->r), "unit", pu,
+			 "fastest_perf_per_w",
+			 isfinite(fast) ? json_real(fast) : json_null(),
+			 "efficient", cite(eff->r), "fastest", cite(s->peak));
+}
+
 static json_t *chunk_setting(const struct series *s)
 {
 	const struct xpoint *k = knee(s, CHUNK_FRACTION);
@@ -222,6 +278,7 @@ static json_t *chunk_setting(const struct series *s)
 	    "path's peak",
 	    "peak", cite(s->peak), "chosen", cite(k->r), "sweep", sweep, "fit",
 	    fit ? fit : json_null());
+	json_object_set_new(basis, "power", power_note(s, "chunk"));
 	return setting(json_integer(k->x), basis, conf,
 		       s->n < 3 ? "fewer than 3 chunk sizes measured: no fit "
 				  "to cross-check"
@@ -420,6 +477,7 @@ static json_t *batch_setting(const struct series *s, const json_t **at)
 	    "memory_cap_reason",
 	    "not applied: the device memory budget is not stored with "
 	    "the results");
+	json_object_set_new(basis, "power", power_note(s, "batch"));
 	return setting(json_integer(k->x), basis, s->n >= 3 ? "medium" : "low",
 		       "capped by nothing but the sweep: check that the batch "
 		       "fits your model's memory");
