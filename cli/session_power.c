@@ -76,8 +76,11 @@ int ax_session_apply_sustain(struct ax_cli *cli, double sustain_s,
 				    sustain_s);
 	o->min_time_s = o->max_time_s = sustain_s;
 	o->max_noise = -1; /* never "noise": the whole span runs */
-	/* A sample lasts at least target_sample_s; room for all of them. */
-	double most = sustain_s / o->target_sample_s + 16;
+	/* Room for every sample of the span: a sample's repetitions are
+	 * chosen from the fastest probe, so samples can come out shorter
+	 * than target_sample_s; ten times as many as the target gives is
+	 * room enough, the time limit ends the span. */
+	double most = 10 * sustain_s / o->target_sample_s + 1000;
 	o->max_samples = most > 1e6 ? 1000000 : (int)most;
 	return 0;
 }
