@@ -36,6 +36,10 @@ const char *ax_html_device_name(const struct ax_html_ctx *c, int i);
 char *ax_html_case_label(const json_t *r);
 /* True when r's status is "ok". */
 bool ax_html_ok(const json_t *r);
+/* Move the "name=value" tokens that every one of the n labels holds out
+ * of them (in place) into common, space-separated: a chart shows what
+ * varies in its labels and the rest once. */
+void ax_html_strip_common(char **labels, int n, char *common, size_t clen);
 /* Badge words of r ("noisy", "time limit", "failed verification" ...)
  * joined by ", " into buf; "" when none. */
 void ax_html_badges(const json_t *r, char *buf, size_t len);
