@@ -133,6 +133,12 @@ void ax_html_badges(const json_t *r, char *buf, size_t len)
 			 "%stimed out "
 			 "sampling (%s)",
 			 *buf ? ", " : "", stop);
+	/* A throttled median is the speed of a slowed device, not of the
+	 * kernel: worth a look wherever the figure is shown. */
+	if (json_is_true(
+		json_object_get(json_object_get(r, "power"), "throttled")))
+		snprintf(buf + strlen(buf), len - strlen(buf), "%sthrottled",
+			 *buf ? ", " : "");
 }
 
 void ax_html_h2(struct ax_html_ctx *c, const char *id, const char *title)

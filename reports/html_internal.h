@@ -40,8 +40,8 @@ bool ax_html_ok(const json_t *r);
  * of them (in place) into common, space-separated: a chart shows what
  * varies in its labels and the rest once. */
 void ax_html_strip_common(char **labels, int n, char *common, size_t clen);
-/* Badge words of r ("noisy", "time limit", "failed verification" ...)
- * joined by ", " into buf; "" when none. */
+/* Badge words of r ("noisy", "time limit", "failed verification",
+ * "throttled" ...) joined by ", " into buf; "" when none. */
 void ax_html_badges(const json_t *r, char *buf, size_t len);
 
 /* <h2> with an id, escaped. */

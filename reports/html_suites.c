@@ -363,7 +363,9 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 		if (n++ == 0)
 			fputs("<p>Failed results are never shown as speeds; "
 			      "noisy ones have a median interval wider than "
-			      "+/-5 %.</p>\n<table><tr><th>Run</th><th>Suite"
+			      "+/-5 %; throttled ones were measured on a "
+			      "slowed device (the efficiency section has the "
+			      "evidence).</p>\n<table><tr><th>Run</th><th>Suite"
 			      "</th><th>Case</th><th>Device</th><th>Badges"
 			      "</th><th>Error</th></tr>\n",
 			      c->f);
@@ -372,5 +374,6 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 	if (n)
 		fputs("</table>\n", c->f);
 	else
-		ax_html_empty(c, "No failed, timed-out or noisy results.");
+		ax_html_empty(c, "No failed, timed-out, noisy or throttled "
+				 "results.");
 }
