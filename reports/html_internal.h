@@ -20,6 +20,10 @@ struct ax_html_ctx {
 	int n_runs;	 /* distinct run ids among the results */
 };
 
+/* What a table shows for a figure that was not measured (JSON null):
+ * an em dash, never a 0. */
+#define AX_HTML_DASH "\xe2\x80\x94"
+
 /* Has the caller asked the report to stop (d->stop)?  Long loops check it
  * once per chart or group. */
 bool ax_html_stopped(const struct ax_html_ctx *c);
@@ -49,12 +53,17 @@ void ax_html_h2(struct ax_html_ctx *c, const char *id, const char *title);
 /* The one line a section shows when it has no data. */
 void ax_html_empty(struct ax_html_ctx *c, const char *what);
 
-/* Sections (html_suites.c, html_curves.c, html_tuner.c). */
+/* Sections (html_suites.c, html_curves.c, html_tuner.c,
+ * html_efficiency.c, html_telemetry.c). */
 void ax_html_section_medians(struct ax_html_ctx *c);
 void ax_html_section_attention(struct ax_html_ctx *c);
 void ax_html_section_roofline(struct ax_html_ctx *c);
 void ax_html_section_curves(struct ax_html_ctx *c);
 void ax_html_section_tuner(struct ax_html_ctx *c);
 void ax_html_section_history(struct ax_html_ctx *c);
+void ax_html_section_efficiency(struct ax_html_ctx *c);
+/* Part of the efficiency section: sustained results' "telemetry" series
+ * against time; writes nothing when no result has one. */
+void ax_html_section_telemetry(struct ax_html_ctx *c);
 
 #endif
