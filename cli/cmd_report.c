@@ -423,9 +423,9 @@ const struct ax_cli_cmd ax_cmd_report = {
 	       "runs' power,\n"
 	       "temperature and clock against time), bandwidth and transfer "
 	       "curves, tuner\n"
-	       "convergence, history with\n"
-	       "regressions marked, and results that failed, timed out or "
-	       "were noisy.",
+	       "convergence, history with regressions marked, and results "
+	       "that failed, timed\n"
+	       "out, were noisy or throttled.",
     .examples = {"axbench report                           # every run, "
 		 "axbench-report.html",
 		 "axbench report --run last -o last.html --title \"nightly\""},
