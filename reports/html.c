@@ -37,7 +37,7 @@ static const char css[] =
     ".badge.throttled{border-color:#D55E00;color:#D55E00;font-weight:bold}"
     ".tl{display:flex;flex-wrap:wrap;column-gap:1em}"
     ".tl svg{margin:.2em 0 .8em}p.cap{margin-bottom:.2em}"
-    ".wide{overflow-x:auto}";
+    ".wide{overflow-x:auto}table.eff td.num{white-space:nowrap}";
 
 const char *ax_html_jstr(const json_t *o, const char *key)
 {

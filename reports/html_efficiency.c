@@ -382,21 +382,23 @@ static void memory_cell(struct ax_html_ctx *c, const json_t *p)
 	fputs("</td>", c->f);
 }
 
-/* Throttled: a badge with the evidence as its tooltip and as small
- * text, since the evidence is what a reader checks the verdict by. */
-static void throttle_cell(struct ax_html_ctx *c, const json_t *p)
+/* The throttle verdict, its evidence as the tooltip: a badge when
+ * throttled, "no" or "unknown" otherwise.  The evidence is also written
+ * out where it is what a reader checks (throttled, or a table with room
+ * for it: with_text). */
+static void throttle_cell(struct ax_html_ctx *c, const json_t *p,
+			  bool with_text)
 {
 	const json_t *t = json_object_get(p, "throttled");
 	const char *ev = ax_html_jstr(p, "throttle_evidence");
-	fputs("<td>", c->f);
-	if (json_is_true(t)) {
-		fputs("<span class=\"badge throttled\" title=\"", c->f);
-		ax_html_escape(c->f, ev);
-		fputs("\">throttled</span>", c->f);
-	} else {
-		fputs(json_is_false(t) ? "no" : "unknown", c->f);
-	}
-	if (*ev) {
+	fprintf(c->f, "<td><span class=\"%s\" title=\"",
+		json_is_true(t) ? "badge throttled" : "verdict");
+	ax_html_escape(c->f, ev);
+	fprintf(c->f, "\">%s</span>",
+		json_is_true(t)	   ? "throttled"
+		: json_is_false(t) ? "no"
+				   : "unknown");
+	if (*ev && (with_text || json_is_true(t))) {
 		fputs("<br><small>", c->f);
 		ax_html_escape(c->f, ev);
 		fputs("</small>", c->f);
@@ -421,7 +423,7 @@ static void energy_row(struct ax_html_ctx *c, const json_t *r)
 	pair_cell(c, ax_html_jnum(p, "sm_mhz"), ax_html_jnum(p, "mem_mhz"),
 		  "%.0f");
 	memory_cell(c, p);
-	throttle_cell(c, p);
+	throttle_cell(c, p, false);
 	fputs("</tr>\n", c->f);
 }
 
@@ -435,7 +437,8 @@ static void section_energy(struct ax_html_ctx *c)
 	      "the idle reading taken before the run (below 0 when the case "
 	      "drew less than that reading). A dash: not measured.</p>\n",
 	      c->f);
-	fputs("<div class=\"wide\"><table><tr><th>Run</th><th>Suite</th>"
+	fputs("<div class=\"wide\"><table "
+	      "class=\"eff\"><tr><th>Run</th><th>Suite</th>"
 	      "<th>Case</th><th>Device</th><th>Sensor</th>"
 	      "<th>W mean / max</th><th>Idle W</th><th>J per repetition</th>"
 	      "<th>J per repetition, net of idle</th>"
@@ -468,12 +471,13 @@ static void section_verdicts(struct ax_html_ctx *c)
 			continue;
 		if (n++ == 0)
 			fputs("<h3>Throttling without a power figure</h3>\n"
-			      "<div class=\"wide\"><table><tr><th>Run</th>"
+			      "<div class=\"wide\"><table "
+			      "class=\"eff\"><tr><th>Run</th>"
 			      "<th>Suite</th><th>Case</th><th>Device</th>"
 			      "<th>Throttled</th></tr>\n",
 			      c->f);
 		id_cells(c, r);
-		throttle_cell(c, power_of(r));
+		throttle_cell(c, power_of(r), true);
 		fputs("</tr>\n", c->f);
 	}
 	if (n)
@@ -585,7 +589,8 @@ static void section_speedup(struct ax_html_ctx *c)
 	      "over the median of the same shape computed by a CPU library "
 	      "on the same host: below 1&times; the device is slower than "
 	      "the host CPU.</p>\n"
-	      "<div class=\"wide\"><table><tr><th>Run</th><th>Suite</th>"
+	      "<div class=\"wide\"><table "
+	      "class=\"eff\"><tr><th>Run</th><th>Suite</th>"
 	      "<th>Case</th><th>Device</th><th>Device median</th>"
 	      "<th>CPU median</th><th>CPU library</th><th>Speed-up</th>"
 	      "</tr>\n",
