@@ -204,6 +204,57 @@ static int resolve_runs(const struct ax_cli *cli, struct ax_db *db,
 	return 0;
 }
 
+/* Is r from `run --sustain` with a stored telemetry series? */
+static bool sustained_with_series(const json_t *r)
+{
+	return json_is_true(
+		   json_object_get(json_object_get(r, "extra"), "sustained")) &&
+	       json_is_number(
+		   json_object_get(json_object_get(r, "power"), "series_id"));
+}
+
+/*
+ * Attach each sustained result's telemetry series as its "telemetry"
+ * member, for the report to draw: the writer never reads the database.
+ * The newest AX_HTML_TELEMETRY_MAX only, each thinned to
+ * AX_HTML_TELEMETRY_POINTS readings, so that a day of readings neither
+ * fills memory with JSON nor makes a report no browser opens.
+ */
+static int attach_telemetry(const struct ax_cli *cli, struct ax_db *db,
+			    json_t *results)
+{
+	int attached = 0;
+	for (size_t i = json_array_size(results);
+	     i-- > 0 && attached < AX_HTML_TELEMETRY_MAX;) {
+		json_t *r = json_array_get(results, i), *series;
+		if (!sustained_with_series(r))
+			continue;
+		if (ax_cli_interrupted)
+			return AX_EXIT_INTERRUPTED;
+		int rc = ax_db_result_series(
+		    db, json_integer_value(json_object_get(r, "id")), &series);
+		if (rc == AX_ENOTFOUND)
+			continue;
+		if (rc) {
+			fprintf(stderr, "axbench: report: %s\n",
+				ax_db_errmsg(db));
+			return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
+						  : AX_EXIT_STORAGE;
+		}
+		rc = ax_html_telemetry_thin(series, AX_HTML_TELEMETRY_POINTS);
+		if (rc)
+			json_decref(series);
+		else if (json_object_set_new(r, "telemetry", series))
+			rc = AX_ENOMEM;
+		if (rc)
+			return ax_cli_error(cli, ax_cli_exit_code(rc),
+					    "report: out of memory reading "
+					    "telemetry");
+		attached++;
+	}
+	return 0;
+}
+
 /* Results, runs and sessions of the selection into d. */
 static int query(const struct ax_cli *cli, struct ax_db *db,
 		 const struct report_args *a, struct ax_html_data *d)
@@ -232,7 +283,7 @@ static int query(const struct ax_cli *cli, struct ax_db *db,
 	filter_devices(d->runs, a);
 	filter_devices(d->sessions, a);
 	ax_cli_fill_bytes(d->results);
-	return 0;
+	return attach_telemetry(cli, db, d->results);
 }
 
 /* Write through a temporary file beside the target (core/outfile.h), so
@@ -366,10 +417,15 @@ const struct ax_cli_cmd ax_cmd_report = {
 	       "Content-Security-Policy. It shows the\n"
 	       "systems, medians with IQR whiskers per suite, % of "
 	       "measured peak,\n"
-	       "rooflines, bandwidth and transfer curves, tuner "
-	       "convergence, history with\n"
-	       "regressions marked, and results that failed, timed out or "
-	       "were noisy.",
+	       "rooflines, efficiency (perf per watt, energy per repetition, "
+	       "temperatures,\n"
+	       "clocks, throttling, the speed-up over the host CPU, sustained "
+	       "runs' power,\n"
+	       "temperature and clock against time), bandwidth and transfer "
+	       "curves, tuner\n"
+	       "convergence, history with regressions marked, and results "
+	       "that failed, timed\n"
+	       "out, were noisy or throttled.",
     .examples = {"axbench report                           # every run, "
 		 "axbench-report.html",
 		 "axbench report --run last -o last.html --title \"nightly\""},

@@ -33,7 +33,11 @@ static const char css[] =
     "svg{display:block;margin:.5em 0 1.2em;max-width:100%;height:auto}"
     "svg text{font-size:11px;fill:#111}svg text.tt{font-size:13px;"
     "font-weight:bold}svg .grid{stroke:#ddd}"
-    "nav a{margin-right:1em}";
+    "nav a{margin-right:1em}"
+    ".badge.throttled{border-color:#D55E00;color:#D55E00;font-weight:bold}"
+    ".tl{display:flex;flex-wrap:wrap;column-gap:1em}"
+    ".tl svg{margin:.2em 0 .8em}p.cap{margin-bottom:.2em}"
+    ".wide{overflow-x:auto}table.eff td.num{white-space:nowrap}";
 
 const char *ax_html_jstr(const json_t *o, const char *key)
 {
@@ -133,6 +137,12 @@ void ax_html_badges(const json_t *r, char *buf, size_t len)
 			 "%stimed out "
 			 "sampling (%s)",
 			 *buf ? ", " : "", stop);
+	/* A throttled median is the speed of a slowed device, not of the
+	 * kernel: worth a look wherever the figure is shown. */
+	if (json_is_true(
+		json_object_get(json_object_get(r, "power"), "throttled")))
+		snprintf(buf + strlen(buf), len - strlen(buf), "%sthrottled",
+			 *buf ? ", " : "");
 }
 
 void ax_html_h2(struct ax_html_ctx *c, const char *id, const char *title)
@@ -331,7 +341,8 @@ static void summary(struct ax_html_ctx *c, const char *when)
 	}
 	fputs(".</p>\n<nav><a href=\"#system\">System</a>"
 	      "<a href=\"#medians\">Medians</a><a href=\"#roofline\">"
-	      "Roofline</a><a href=\"#curves\">Curves</a><a href=\"#tuner\">"
+	      "Roofline</a><a href=\"#efficiency\">Efficiency</a>"
+	      "<a href=\"#curves\">Curves</a><a href=\"#tuner\">"
 	      "Tuner</a><a href=\"#history\">History</a>"
 	      "<a href=\"#attention\">Attention</a></nav>\n",
 	      c->f);
@@ -379,13 +390,10 @@ int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 			 gmtime(&now));
 	}
 	static void (*const sections[])(struct ax_html_ctx *) = {
-	    section_system,
-	    ax_html_section_medians,
-	    ax_html_section_roofline,
-	    ax_html_section_curves,
-	    ax_html_section_tuner,
-	    ax_html_section_history,
-	    ax_html_section_attention,
+	    section_system,	      ax_html_section_medians,
+	    ax_html_section_roofline, ax_html_section_efficiency,
+	    ax_html_section_curves,   ax_html_section_tuner,
+	    ax_html_section_history,  ax_html_section_attention,
 	};
 	struct ax_html_ctx c;
 	ctx_init(&c, f, d);

@@ -20,6 +20,10 @@ struct ax_html_ctx {
 	int n_runs;	 /* distinct run ids among the results */
 };
 
+/* What a table shows for a figure that was not measured (JSON null):
+ * an em dash, never a 0. */
+#define AX_HTML_DASH "\xe2\x80\x94"
+
 /* Has the caller asked the report to stop (d->stop)?  Long loops check it
  * once per chart or group. */
 bool ax_html_stopped(const struct ax_html_ctx *c);
@@ -36,8 +40,12 @@ const char *ax_html_device_name(const struct ax_html_ctx *c, int i);
 char *ax_html_case_label(const json_t *r);
 /* True when r's status is "ok". */
 bool ax_html_ok(const json_t *r);
-/* Badge words of r ("noisy", "time limit", "failed verification" ...)
- * joined by ", " into buf; "" when none. */
+/* Move the "name=value" tokens that every one of the n labels holds out
+ * of them (in place) into common, space-separated: a chart shows what
+ * varies in its labels and the rest once. */
+void ax_html_strip_common(char **labels, int n, char *common, size_t clen);
+/* Badge words of r ("noisy", "time limit", "failed verification",
+ * "throttled" ...) joined by ", " into buf; "" when none. */
 void ax_html_badges(const json_t *r, char *buf, size_t len);
 
 /* <h2> with an id, escaped. */
@@ -45,12 +53,17 @@ void ax_html_h2(struct ax_html_ctx *c, const char *id, const char *title);
 /* The one line a section shows when it has no data. */
 void ax_html_empty(struct ax_html_ctx *c, const char *what);
 
-/* Sections (html_suites.c, html_curves.c, html_tuner.c). */
+/* Sections (html_suites.c, html_curves.c, html_tuner.c,
+ * html_efficiency.c, html_telemetry.c). */
 void ax_html_section_medians(struct ax_html_ctx *c);
 void ax_html_section_attention(struct ax_html_ctx *c);
 void ax_html_section_roofline(struct ax_html_ctx *c);
 void ax_html_section_curves(struct ax_html_ctx *c);
 void ax_html_section_tuner(struct ax_html_ctx *c);
 void ax_html_section_history(struct ax_html_ctx *c);
+void ax_html_section_efficiency(struct ax_html_ctx *c);
+/* Part of the efficiency section: sustained results' "telemetry" series
+ * against time; writes nothing when no result has one. */
+void ax_html_section_telemetry(struct ax_html_ctx *c);
 
 #endif

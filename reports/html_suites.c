@@ -196,12 +196,12 @@ static int collect(struct ax_html_ctx *c, const char *suite, const char *unit,
 	return n;
 }
 
-/* Does every row's label hold token tok (a whole "name=value")? */
-static bool token_everywhere(const struct row *rows, int n, const char *tok,
+/* Does every label hold token tok (a whole "name=value")? */
+static bool token_everywhere(char *const *labels, int n, const char *tok,
 			     size_t len)
 {
 	for (int i = 0; i < n; i++) {
-		const char *l = rows[i].label;
+		const char *l = labels[i];
 		bool found = false;
 		while (*l && !found) {
 			size_t k = strcspn(l, " ");
@@ -214,46 +214,63 @@ static bool token_everywhere(const struct row *rows, int n, const char *tok,
 	return true;
 }
 
+/* Remove token tok (len bytes) from label l, in place. */
+static void drop_token(char *l, const char *tok, size_t k)
+{
+	char *p = l;
+	while (*p) {
+		size_t m = strcspn(p, " ");
+		if (m == k && !memcmp(p, tok, k)) {
+			size_t skip = k + (p[k] == ' ');
+			memmove(p, p + skip, strlen(p + skip) + 1);
+			break;
+		}
+		p += m + (p[m] == ' ');
+	}
+	size_t len = strlen(l);
+	if (len && l[len - 1] == ' ')
+		l[len - 1] = 0;
+}
+
 /*
  * Parameters equal in every case of a chart say nothing about the bars:
  * they move into the title (common) and out of the labels, so the labels
  * show what varies and fit their column.
  */
-static void strip_common(struct row *rows, int n, char *common, size_t clen)
+void ax_html_strip_common(char **labels, int n, char *common, size_t clen)
 {
 	size_t used = 0;
 	common[0] = 0;
 	if (n < 2)
 		return;
-	char *first = strdup(rows[0].label);
+	char *first = strdup(labels[0]);
 	for (char *t = first, *next; first && *t; t = next) {
 		size_t k = strcspn(t, " ");
 		next = t + k + (t[k] == ' ');
-		if (!token_everywhere(rows, n, t, k))
+		if (!token_everywhere(labels, n, t, k))
 			continue;
 		if (used + k + 2 < clen) {
 			used += (size_t)snprintf(common + used, clen - used,
 						 "%s%.*s", used ? " " : "",
 						 (int)k, t);
 		}
-		for (int i = 0; i < n; i++) {
-			char *l = rows[i].label, *p = l;
-			while (*p) {
-				size_t m = strcspn(p, " ");
-				if (m == k && !memcmp(p, t, k)) {
-					size_t skip = k + (p[k] == ' ');
-					memmove(p, p + skip,
-						strlen(p + skip) + 1);
-					break;
-				}
-				p += m + (p[m] == ' ');
-			}
-			size_t len = strlen(l);
-			if (len && l[len - 1] == ' ')
-				l[len - 1] = 0;
-		}
+		for (int i = 0; i < n; i++)
+			drop_token(labels[i], t, k);
 	}
 	free(first);
+}
+
+/* ax_html_strip_common over the rows' labels. */
+static void strip_common(struct row *rows, int n, char *common, size_t clen)
+{
+	char **labels = calloc((size_t)n + 1, sizeof(char *));
+	common[0] = 0;
+	if (!labels)
+		return;
+	for (int i = 0; i < n; i++)
+		labels[i] = rows[i].label;
+	ax_html_strip_common(labels, n, common, clen);
+	free(labels);
 }
 
 static void suite_charts(struct ax_html_ctx *c, const char *suite,
@@ -346,7 +363,9 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 		if (n++ == 0)
 			fputs("<p>Failed results are never shown as speeds; "
 			      "noisy ones have a median interval wider than "
-			      "+/-5 %.</p>\n<table><tr><th>Run</th><th>Suite"
+			      "+/-5 %; throttled ones were measured on a "
+			      "slowed device (the efficiency section has the "
+			      "evidence).</p>\n<table><tr><th>Run</th><th>Suite"
 			      "</th><th>Case</th><th>Device</th><th>Badges"
 			      "</th><th>Error</th></tr>\n",
 			      c->f);
@@ -355,5 +374,6 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 	if (n)
 		fputs("</table>\n", c->f);
 	else
-		ax_html_empty(c, "No failed, timed-out or noisy results.");
+		ax_html_empty(c, "No failed, timed-out, noisy or throttled "
+				 "results.");
 }

@@ -228,14 +228,21 @@ void ax_svg_hbars(FILE *f, const char *title, const char *axis,
 
 /* ---- x/y plots -------------------------------------------------------- */
 
-#define PL 70.0 /* plot area: left, top, width, height */
-#define PT 30.0
-#define PW 460.0
-#define PH 250.0
+/* Where the plot area lies in the chart, and where the legend goes. */
+struct frame {
+	double l, t, w, h; /* plot area: left, top, width, height */
+	bool legend_below; /* else to the right of the plot */
+};
+
+/* The full-width plot, legend on the right. */
+static const struct frame wide = {70, 30, 460, 250, false};
+/* A small plot (several fit one row), legend under the axis label. */
+static const struct frame compact = {56, 28, 250, 110, true};
 
 struct axis {
 	double lo, hi; /* in axis space (log10 when log) */
 	bool log;
+	double org, len; /* pixel position of lo, and lo to hi (signed) */
 };
 
 static double to_axis(const struct axis *a, double v)
@@ -273,14 +280,10 @@ static void fit(struct axis *a, const struct ax_svg_series *s, int n,
 	}
 }
 
-static double px(const struct axis *a, double v)
+/* Pixel coordinate of v along a (x grows right, y grows up). */
+static double pos(const struct axis *a, double v)
 {
-	return PL + (to_axis(a, v) - a->lo) / (a->hi - a->lo) * PW;
-}
-
-static double py(const struct axis *a, double v)
-{
-	return PT + PH - (to_axis(a, v) - a->lo) / (a->hi - a->lo) * PH;
+	return a->org + (to_axis(a, v) - a->lo) / (a->hi - a->lo) * a->len;
 }
 
 /* About six ticks: decades (or octaves for bytes) on log axes, 1-2-5
@@ -312,8 +315,8 @@ static int ticks(const struct axis *a, bool bytes, bool whole, double *t,
 	return n;
 }
 
-static void axes(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
-		 const struct axis *y)
+static void axes(FILE *f, const struct ax_svg_plot *p, const struct frame *fr,
+		 const struct axis *x, const struct axis *y)
 {
 	double t[64];
 	char b[32];
@@ -322,28 +325,29 @@ static void axes(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			"y2=\"%.1f\" class=\"grid\"/>\n",
-			px(x, t[i]), PT, px(x, t[i]), PT + PH);
+			pos(x, t[i]), fr->t, pos(x, t[i]), fr->t + fr->h);
 		ax_svg_format(t[i], p->xfmt, b, sizeof(b));
-		text(f, px(x, t[i]), PT + PH + 14, "middle", "ax", b);
+		text(f, pos(x, t[i]), fr->t + fr->h + 14, "middle", "ax", b);
 	}
 	n = ticks(y, false, false, t, 64);
 	for (int i = 0; i < n; i++) {
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			"y2=\"%.1f\" class=\"grid\"/>\n",
-			PL, py(y, t[i]), PL + PW, py(y, t[i]));
+			fr->l, pos(y, t[i]), fr->l + fr->w, pos(y, t[i]));
 		ax_svg_format(t[i], AX_SVG_NUM, b, sizeof(b));
-		text(f, PL - 4, py(y, t[i]) + 4, "end", "ax", b);
+		text(f, fr->l - 4, pos(y, t[i]) + 4, "end", "ax", b);
 	}
 	fprintf(f,
 		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		"height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
-		PL, PT, PW, PH);
-	text(f, PL + PW / 2, PT + PH + 34, "middle", "ax", p->xlabel);
+		fr->l, fr->t, fr->w, fr->h);
+	text(f, fr->l + fr->w / 2, fr->t + fr->h + 34, "middle", "ax",
+	     p->xlabel);
 	fprintf(f,
 		"<text transform=\"translate(14 %.1f) rotate(-90)\" "
 		"text-anchor=\"middle\" class=\"ax\">",
-		PT + PH / 2);
+		fr->t + fr->h / 2);
 	ax_html_escape(f, p->ylabel);
 	fputs("</text>\n", f);
 }
@@ -375,8 +379,8 @@ static void series(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
 		    c, s->style & AX_SVG_DASHED ? "5 3" : dashes[s->color % 4]);
 		for (int j = 0; j < s->n; j++)
 			if (usable(x, s->x[j]) && usable(y, s->y[j]))
-				fprintf(f, "%.1f,%.1f ", px(x, s->x[j]),
-					py(y, s->y[j]));
+				fprintf(f, "%.1f,%.1f ", pos(x, s->x[j]),
+					pos(y, s->y[j]));
 		fputs("\"/>\n", f);
 	}
 	if (!(s->style & AX_SVG_MARKERS))
@@ -385,7 +389,7 @@ static void series(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
 		if (!usable(x, s->x[j]) || !usable(y, s->y[j]))
 			continue;
 		fputs("<g>", f);
-		marker(f, s->color, px(x, s->x[j]), py(y, s->y[j]), c);
+		marker(f, s->color, pos(x, s->x[j]), pos(y, s->y[j]), c);
 		fputs("/", f);
 		point_title(f, p, s->name, s->x[j], s->y[j]);
 	}
@@ -394,19 +398,26 @@ static void series(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
 void ax_svg_plot(FILE *f, const struct ax_svg_plot *p,
 		 const struct ax_svg_series *s, int n)
 {
-	struct axis x = {.log = p->xlog}, y = {.log = p->ylog};
+	const struct frame *fr = p->compact ? &compact : &wide;
+	struct axis x = {.log = p->xlog, .org = fr->l, .len = fr->w};
+	struct axis y = {.log = p->ylog, .org = fr->t + fr->h, .len = -fr->h};
 	fit(&x, s, n, true);
 	fit(&y, s, n, false);
-	int h = (int)(PT + PH + 50);
-	if (h < 40 + n * 18)
-		h = 40 + n * 18;
-	svg_open(f, (int)(PL + PW + 330), h, p->title);
+	double below = fr->t + fr->h + 50; /* under the x axis label */
+	int w = (int)(fr->l + fr->w + (fr->legend_below ? 16 : 330));
+	int h = fr->legend_below ? (int)(below + n * 16)
+				 : (int)fmax(below, 40 + n * 18);
+	svg_open(f, w, h, p->title);
 	text(f, 4, 16, "start", "tt", p->title);
-	axes(f, p, &x, &y);
+	axes(f, p, fr, &x, &y);
 	for (int i = 0; i < n; i++)
 		series(f, p, &x, &y, &s[i]);
 	for (int i = 0; i < n; i++)
-		legend_entry(f, PL + PW + 14, PT + 8 + i * 18, s[i].color,
-			     s[i].style, s[i].name);
+		if (fr->legend_below)
+			legend_entry(f, fr->l - 40, below - 4 + i * 16,
+				     s[i].color, s[i].style, s[i].name);
+		else
+			legend_entry(f, fr->l + fr->w + 14, fr->t + 8 + i * 18,
+				     s[i].color, s[i].style, s[i].name);
 	fputs("</svg>\n", f);
 }

@@ -2,11 +2,12 @@
  * reports/svg.h - the charts of the HTML report, written as inline SVG.
  *
  * Two kinds of chart cover the report: horizontal bars with whiskers
- * (medians with their IQR) and x/y plots with lines and/or markers
- * (curves against working-set size or chunk size, rooflines, tuner
- * convergence), on linear or logarithmic axes.  Series are told apart by
- * the Okabe-Ito colour-blind-safe palette *and* by marker shape and dash
- * pattern, and named in a legend, so colour is never the only carrier.
+ * (medians with their IQR, perf per watt) and x/y plots with lines and/or
+ * markers (curves against working-set size or chunk size, rooflines, tuner
+ * convergence, telemetry against time), on linear or logarithmic axes.
+ * Series are told apart by the Okabe-Ito colour-blind-safe palette *and*
+ * by marker shape and dash pattern, and named in a legend, so colour is
+ * never the only carrier.
  * Every chart has a <title> and role="img" with an aria-label; every bar
  * and point has its own <title> with the numbers.  All text is escaped.
  */
@@ -62,6 +63,8 @@ struct ax_svg_plot {
 	bool xlog, ylog;	   /* logarithmic axes (positive values) */
 	enum ax_svg_axis_fmt xfmt; /* tick label format of the x axis */
 	bool xint;		   /* x is a count: whole-number ticks */
+	bool compact; /* a small plot, legend underneath, so that a few
+			 fit one row (time series side by side) */
 };
 
 /* An x/y plot of the series, axes fitted to their finite points. */

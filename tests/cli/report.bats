@@ -3,6 +3,7 @@
 # configurations; valid HTML, escaped database strings, and it renders in
 # headless Chromium with no console message and no network request.
 load helper
+bats_require_minimum_version 1.5.0
 
 EVIL='<script>alert(1)</script>'
 
@@ -37,7 +38,7 @@ two_devices() {
 	run "$AX" --db "$DB" report -o "$T/r.html"
 	assert_success
 	[ -s "$T/r.html" ]
-	! grep -qF "$EVIL" "$T/r.html"
+	run ! grep -qF "$EVIL" "$T/r.html"
 	grep -qF '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/r.html"
 	grep -qF '\u003cscript\u003ealert(1)\u003c/script\u003e' "$T/r.html"
 	[ "$(grep -o '<script' "$T/r.html" | wc -l)" = 1 ]
@@ -45,7 +46,7 @@ two_devices() {
 		"$T/r.html"
 	grep -qF "default-src 'none'" "$T/r.html"
 	# Nothing is loaded from anywhere: no src, no external link.
-	! grep -qE ' src=|href="(https?:)?//|@import|url\(' "$T/r.html"
+	run ! grep -qE ' src=|href="(https?:)?//|@import|url\(' "$T/r.html"
 	# Both devices are in the system table; sections with data drawn.
 	grep -qF 'Bandwidth against working-set size' "$T/r.html"
 	grep -qF 'Transfer rate against chunk size' "$T/r.html"
@@ -148,7 +149,7 @@ png_stats() {
 	two_devices
 	run "$AX" --db "$DB" report --device llvmpipe -o "$T/one.html"
 	assert_success
-	! grep -qF '&lt;script&gt;' "$T/one.html"
+	run ! grep -qF '&lt;script&gt;' "$T/one.html"
 	# A selector that matches nothing is a usage error (issue 11)...
 	run "$AX" --db "$DB" report --since 2999-01-01 -o "$T/none.html"
 	assert_failure 2

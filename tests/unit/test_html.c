@@ -142,6 +142,7 @@ static void empty_sections_say_so(void)
 	AX_CHECK(html && strstr(html, "no roofline"));
 	AX_CHECK(html && strstr(html, "No tuning sessions"));
 	AX_CHECK(html && strstr(html, "more than one of the selected runs"));
+	AX_CHECK(html && strstr(html, "No power figures and no speed-up"));
 	free(html);
 	/* Without a suite document no suite has a curve or a ceiling. */
 	struct ax_html_data bare = {.results = res,
@@ -198,6 +199,226 @@ static void sections_with_data(void)
 	json_decref(ses);
 }
 
+/* ---- efficiency ------------------------------------------------------- */
+
+#define DASH "\xe2\x80\x94"
+#define TIMES "\xc3\x97"
+#define NO_RAPL                                                                \
+	"no sensor for llvmpipe (LLVM 15.0.6, 256 bits): RAPL: "               \
+	"/sys/class/powercap: No such file or directory"
+
+/* A power object as core/db.h documents it, every figure null. */
+static json_t *power_none(const char *reason)
+{
+	return json_pack(
+	    "{s:s?,s:i,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,"
+	    "s:n,s:n,s:n,s:n,s:n}",
+	    "reason", reason, "readings", 0, "source", "seconds", "mean_w",
+	    "max_w", "idle_w", "energy_rep_j", "energy_rep_net_j",
+	    "temp_mean_c", "temp_max_c", "sm_mhz", "mem_mhz", "mem_peak_b",
+	    "mem_budget_b", "perf_per_w", "perf_per_w_unit", "throttled",
+	    "throttle_evidence", "series_id");
+}
+
+/* gemm at 100 GFLOP/s (2 GFLOP a repetition) drawing 50 W on RAPL: no
+ * temperature, a clock, 1.5 GiB of 8 GiB, throttled, sustained. */
+static json_t *power_rapl(void)
+{
+	json_t *p = power_none(NULL);
+	json_object_set_new(p, "source", json_string("RAPL"));
+	json_object_set_new(p, "readings", json_integer(40));
+	json_object_set_new(p, "seconds", json_real(4.0));
+	json_object_set_new(p, "mean_w", json_real(50));
+	json_object_set_new(p, "max_w", json_real(61));
+	json_object_set_new(p, "idle_w", json_real(10));
+	json_object_set_new(p, "energy_rep_j", json_real(1.0));
+	json_object_set_new(p, "energy_rep_net_j", json_real(0.8));
+	json_object_set_new(p, "sm_mhz", json_real(1410));
+	json_object_set_new(p, "mem_peak_b", json_real(1.5 * (1 << 30)));
+	json_object_set_new(p, "mem_budget_b", json_real(8.0 * (1 << 30)));
+	json_object_set_new(p, "perf_per_w", json_real(2));
+	json_object_set_new(p, "perf_per_w_unit", json_string("GFLOP/s/W"));
+	json_object_set_new(p, "throttled", json_true());
+	json_object_set_new(p, "throttle_evidence",
+			    json_string("median of the last 20 % of 40 "
+					"samples 12 % slower <b>"));
+	json_object_set_new(p, "series_id", json_integer(7));
+	return p;
+}
+
+/* n readings every 0.1 s: power 40..60 W, no temperature, a clock. */
+static json_t *series(int n)
+{
+	json_t *t = json_array(), *w = json_array(), *temp = json_array(),
+	       *sm = json_array();
+	for (int i = 0; i < n; i++) {
+		json_array_append_new(t, json_real(0.1 * i));
+		json_array_append_new(w, json_real(40 + 20 * (i % 2)));
+		json_array_append_new(temp, json_null());
+		json_array_append_new(sm, json_real(1410));
+	}
+	return json_pack("{s:i,s:s,s:s,s:f,s:f,s:o,s:o,s:o,s:o}", "id", 7,
+			 "kind", "case", "source", "RAPL", "interval_s", 0.1,
+			 "timed_from_s", 0.5, "t", t, "power_w", w, "temp_c",
+			 temp, "sm_mhz", sm);
+}
+
+static json_t *gemm_result(int run, double median, double speedup)
+{
+	json_t *r =
+	    result(run, "A", "llvmpipe", "gemm",
+		   json_pack("{s:i,s:i,s:i}", "m", 1024, "n", 1024, "k", 1024),
+		   "GFLOP/s", median, "ok");
+	json_object_set_new(r, "speedup_vs_cpu", json_real(speedup));
+	json_object_set_new(
+	    r, "cpu",
+	    json_pack("{s:i,s:s,s:s,s:s,s:i,s:s,s:f,s:s}", "id", 1, "library",
+		      "OpenBLAS", "version", "0.3.21", "corename", "Haswell",
+		      "threads", 2, "note", "same inputs", "median",
+		      median / speedup, "unit", "GFLOP/s"));
+	return r;
+}
+
+static void efficiency_with_a_sensor(void)
+{
+	json_t *res = json_array();
+	json_t *r = gemm_result(1, 100, 0.42);
+	json_object_set_new(r, "power", power_rapl());
+	json_object_set_new(r, "extra", json_pack("{s:b}", "sustained", 1));
+	json_object_set_new(r, "telemetry", series(30));
+	json_array_append_new(res, r);
+	/* 0.996 must not read as "1.00x". */
+	json_array_append_new(res, gemm_result(2, 99.6, 0.996));
+	char *html = report(res, NULL);
+	AX_CHECK(html && strstr(html, "<h2 id=\"efficiency\">Efficiency"));
+	AX_CHECK(html && strstr(html, "href=\"#efficiency\""));
+	/* perf/W: the bar chart and the table cell. */
+	AX_CHECK(html && strstr(html, "gemm: performance per watt, "
+				      "GFLOP/s/W (higher is better)"));
+	AX_CHECK(html && strstr(html, ">2 GFLOP/s/W</td>"));
+	/* Power, J per repetition gross and net, energy per GFLOP (1 J over
+	 * the 2 GFLOP "work" of one repetition). */
+	AX_CHECK(html && strstr(html, "<th>J per repetition</th>"));
+	AX_CHECK(html && strstr(html, ">50 / 61</td>"));
+	AX_CHECK(html && strstr(html, ">1</td><td class=\"num\">0.8</td>"));
+	AX_CHECK(html && strstr(html, ">0.5 J/GFLOP</td>"));
+	AX_CHECK(html && strstr(html, ">1.5 GiB of 8 GiB</td>"));
+	/* Temperature was not measured: a dash, never a 0. */
+	AX_CHECK(html && strstr(html, "<td class=\"num\">" DASH "</td>"));
+	AX_CHECK(html && strstr(html, ">1410 / " DASH "</td>"));
+	AX_CHECK(html && !strstr(html, "<td class=\"num\">0</td>"));
+	AX_CHECK(html && !strstr(html, "0 / 0"));
+	/* Below 1: slower, said in words, not rounded up. */
+	AX_CHECK(html && strstr(html, "0.42" TIMES
+				      " &mdash; slower than the host CPU"));
+	AX_CHECK(html && strstr(html, "0.996" TIMES " &mdash; slower"));
+	AX_CHECK(html && !strstr(html, "1.00" TIMES));
+	AX_CHECK(html && strstr(html, "OpenBLAS 0.3.21, Haswell kernel, 2 "
+				      "threads"));
+	AX_CHECK(html && strstr(html, ">238.1 GFLOP/s</td>"));
+	/* Throttled: a badge with its evidence, escaped. */
+	AX_CHECK(html && strstr(html, "<span class=\"badge throttled\" "
+				      "title=\"median of the last 20 % of 40 "
+				      "samples 12 % slower &lt;b&gt;\">"
+				      "throttled</span>"));
+	AX_CHECK(html && strstr(html, "<small>median of the last 20 %"));
+	AX_CHECK(html && !strstr(html, "slower <b>"));
+	/* The sustained result's series: power and clock against time,
+	 * the timed span's start marked, temperature said missing. */
+	AX_CHECK(html && strstr(html, "Sustained runs against time"));
+	AX_CHECK(html && strstr(html, "aria-label=\"Power (W)\""));
+	AX_CHECK(html && strstr(html, "aria-label=\"SM clock (MHz)\""));
+	AX_CHECK(html && !strstr(html, "aria-label=\"Temperature"));
+	AX_CHECK(html && strstr(html, "timed span from 0.5 s"));
+	AX_CHECK(html && strstr(html, "Not measured: temperature."));
+	AX_CHECK(html && strstr(html, "RAPL every 0.1 s, 30 readings;"));
+	/* Every result has power or none is missing one: no reason line. */
+	AX_CHECK(html && !strstr(html, "No power sensor"));
+	free(html);
+	json_decref(res);
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+static void efficiency_without_a_sensor(void)
+{
+	json_t *res = json_array();
+	for (int i = 0; i < 2; i++) {
+		json_t *r = gemm_result(1, 30 + i, 0.4);
+		json_object_set_new(r, "power", power_none(NO_RAPL));
+		json_array_append_new(res, r);
+	}
+	char *html = report(res, NULL);
+	/* One line, the stored reason quoted once for both results (the
+	 * embedded data, cut off here, has it with each). */
+	char *data = html ? strstr(html, "<h2 id=\"data\">") : NULL;
+	if (data)
+		*data = 0;
+	AX_CHECK_INT(count(html, "No power sensor: " NO_RAPL), 1);
+	AX_CHECK_INT(count(html, NO_RAPL), 1);
+	/* No chart or table of figures that do not exist... */
+	AX_CHECK(html && !strstr(html, "performance per watt"));
+	AX_CHECK(html && !strstr(html, "<th>J per repetition</th>"));
+	/* ...but the speed-up table all the same. */
+	AX_CHECK(html && strstr(html, "0.40" TIMES
+				      " &mdash; slower than the host CPU"));
+	free(html);
+	/* Stored text of the section is escaped like every other. */
+	json_t *r = gemm_result(1, 30, 0.4);
+	json_object_set_new(r, "power", power_none(EVIL));
+	json_object_set_new(json_object_get(r, "cpu"), "library",
+			    json_string(EVIL));
+	json_array_append_new(res, r);
+	html = report(res, NULL);
+	AX_CHECK(html && !strstr(html, "<script>"));
+	AX_CHECK_INT(count(html, "No power sensor (1 result): &lt;script&gt;"),
+		     1);
+	AX_CHECK(html && strstr(html, "<td>&lt;script&gt;alert(1)"));
+	free(html);
+	json_decref(res);
+}
+
+static void telemetry_thinned(void)
+{
+	json_t *s = series(5000);
+	AX_CHECK_INT(ax_html_telemetry_thin(s, 2000), 0);
+	AX_CHECK_INT(json_array_size(json_object_get(s, "t")), 1667);
+	AX_CHECK_INT(json_array_size(json_object_get(s, "temp_c")), 1667);
+	AX_CHECK_INT(json_integer_value(json_object_get(s, "n_readings")),
+		     5000);
+	AX_CHECK_INT(json_integer_value(json_object_get(s, "thinned_every")),
+		     3);
+	AX_CHECK_NEAR(
+	    json_number_value(json_array_get(json_object_get(s, "t"), 1)), 0.3,
+	    1e-12);
+	/* Short series stay as they are. */
+	json_t *short_one = series(10);
+	AX_CHECK_INT(ax_html_telemetry_thin(short_one, 2000), 0);
+	AX_CHECK(json_object_get(short_one, "n_readings") == NULL);
+	json_decref(short_one);
+	/* The caption says how many readings there were and how many are
+	 * drawn. */
+	json_t *res = json_array();
+	json_t *r = gemm_result(1, 100, 2.5);
+	json_object_set_new(r, "power", power_rapl());
+	json_object_set_new(r, "telemetry", s);
+	json_array_append_new(res, r);
+	char *html = report(res, NULL);
+	AX_CHECK(html && strstr(html, "5000 readings, 1 in 3 drawn"));
+	AX_CHECK(html && strstr(html, "2.50" TIMES
+				      " &mdash; faster than the host CPU"));
+	free(html);
+	json_decref(res);
+}
+
 AX_TEST_MAIN(AX_TEST(escape_html), AX_TEST(escape_json),
 	     AX_TEST(report_escapes_device_names),
-	     AX_TEST(empty_sections_say_so), AX_TEST(sections_with_data))
+	     AX_TEST(empty_sections_say_so), AX_TEST(sections_with_data),
+	     AX_TEST(efficiency_with_a_sensor),
+	     AX_TEST(efficiency_without_a_sensor), AX_TEST(telemetry_thinned))
