@@ -9,6 +9,7 @@
 # test makes the verdict certain by rewriting the stored samples with
 # sqlite3 (set_samples: a named stand-in for a faster or slower kernel).
 load helper
+bats_require_minimum_version 1.5.0
 
 MEASURE=(--min-samples 6 --max-samples 6 --min-time 0 --max-time 2 --warmup 1)
 
@@ -171,7 +172,7 @@ else:
 		2>/dev/null
 	grep -q "^        trans_a: false$" "$BATS_TEST_TMPDIR/g.yaml"
 	grep -q "^        colmajor: true$" "$BATS_TEST_TMPDIR/g.yaml"
-	! grep -q '"false"\|"true"' "$BATS_TEST_TMPDIR/g.yaml"
+	run ! grep -q '"false"\|"true"' "$BATS_TEST_TMPDIR/g.yaml"
 	python3 - "$BATS_TEST_TMPDIR/g.yaml" <<'PY'
 import sys, yaml
 e = yaml.safe_load(open(sys.argv[1]))["devices"][0]["suites"]["gemm"][0]
