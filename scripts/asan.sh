@@ -62,6 +62,11 @@ leak:libhwloc
 # which LeakSanitizer does not scan here (use_tls=0, below).
 leak:_dlerror_run
 leak:_dl_exception_create_format
+# glibc's dlopen: the dependency list it builds for a library opened
+# RTLD_LOCAL (OpenBLAS for the CPU baselines, and in their test GSL's
+# libgslcblas, refused as not OpenBLAS), kept with the library, which
+# libkeep_modules (below) never unloads.
+leak:_dl_map_object_deps
 SUPP
 
 # No module is unloaded before exit (see the comment at the top).

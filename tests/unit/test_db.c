@@ -842,7 +842,10 @@ static void efficiency_round_trip(void)
 	    1e-9);
 	AX_CHECK(
 	    json_is_null(json_array_get(json_object_get(ser, "temp_c"), 0)));
-	AX_CHECK_INT(ax_db_result_series(db, rid + 100, &ser), AX_ENOTFOUND);
+	json_t *no_series = NULL;
+	AX_CHECK_INT(ax_db_result_series(db, rid + 100, &no_series),
+		     AX_ENOTFOUND);
+	AX_CHECK(no_series == NULL);
 
 	/* A result without a sensor: a row with the reason, no figure; and
 	 * no baseline id means no speed-up, even with a figure given. */
