@@ -13,10 +13,12 @@
 # Figures move on a shared machine: compare the ratios of one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=tests/fixtures/rapl.sh
+source tests/fixtures/rapl.sh
 AX=${1:-./axbench}
 ROUNDS=${ROUNDS:-4}
 tmp=$(mktemp -d)
-trap 'kill "${WRITER:-}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'rapl_stop; rm -rf "$tmp"' EXIT
 unset AXBENCH_VALIDATE AXBENCH_DB
 export AXBENCH_NVML_LIB="$tmp/no-nvml.so"
 OPTS=(--min-samples 5 --max-samples 20 --min-time 0.5 --max-time 3)
@@ -46,20 +48,8 @@ for args in "gemm -p m=1024 -p n=1024 -p k=1024" "conv attention"; do
 done
 speedups
 
-# A RAPL counter advanced by 0.5 J every 50 ms, as tests/cli/helper.bash's.
-z="$tmp/rapl/sys/class/powercap/intel-rapl:0"
-mkdir -p "$z"
-echo 262143328850 >"$z/max_energy_range_uj"
-echo 1000 >"$z/energy_uj"
-(
-	e=1000
-	while :; do
-		e=$((e + 500000))
-		echo $e >"$z/energy_uj.new" && mv "$z/energy_uj.new" "$z/energy_uj"
-		sleep 0.05
-	done
-) &
-WRITER=$!
+# The tests' fixture RAPL sensor: 0.5 J every 50 ms.
+rapl_start "$tmp/rapl"
 
 median_of() { # root -> the median of one gemm 512^3 run
 	AXBENCH_SYSFS_ROOT=$1 "$AX" --db "$tmp/t.db" --json run gemm \

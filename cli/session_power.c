@@ -218,18 +218,6 @@ void ax_session_power_start(struct ax_session *s, struct ax_session_power *cp,
 	opts->phase_ctx = cp;
 }
 
-static double median_seconds(const struct ax_runner_result *r)
-{
-	double *c = malloc((size_t)r->n * sizeof(*c));
-	if (!c)
-		return NAN;
-	memcpy(c, r->seconds, (size_t)r->n * sizeof(*c));
-	struct ax_summary m;
-	ax_stats_summarize(c, r->n, 0.95, &m);
-	free(c);
-	return m.median;
-}
-
 static void clear_row(struct ax_db_power *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -281,7 +269,7 @@ static void fill_from_series(struct ax_session_power *cp,
 	p->mean_w = m.mean_w;
 	p->max_w = m.max_w;
 	p->idle_w = s->idle_w;
-	double rep_s = median_seconds(r);
+	double rep_s = ax_runner_median_seconds(r);
 	p->energy_rep_j = m.mean_w * rep_s;
 	p->energy_rep_net_j = (m.mean_w - s->idle_w) * rep_s;
 	p->temp_mean_c = m.temp_mean_c;

@@ -70,16 +70,6 @@ static int point_valid(const struct ax_params *t, void *vctx, char *why,
 	return rc;
 }
 
-/* The tuner minimises time: the median seconds per repetition. */
-static double median_seconds(const struct ax_runner_result *r)
-{
-	struct ax_summary m;
-	if (r->status != 0 || r->n == 0 ||
-	    ax_stats_summarize(r->seconds, r->n, 0.95, &m))
-		return NAN;
-	return m.median;
-}
-
 /* The trial table's status: a point the driver cannot build is a fact
  * about the point, which the tuner must never propose again. */
 static const char *trial_status(const struct ax_runner_result *r)
@@ -279,7 +269,7 @@ static int trial(struct live *lv, size_t i)
 		ax_session_case_release(&c);
 		return AX_EINTR;
 	}
-	double sec = median_seconds(r);
+	double sec = ax_runner_median_seconds(r);
 	double obj = r->status == 0 ? objective_of(lv, &c, sec) : NAN;
 	char *params = ax_params_to_json(&p);
 	struct ax_db_trial t = {
@@ -511,7 +501,7 @@ static int retime(struct live *lv, const struct ax_params *p, const char *role,
 		memcpy(t->values, c.r.values, sizeof(double) * (size_t)c.r.n);
 		t->n = c.r.n;
 		t->median = c.r.summary.median;
-		t->obj = objective_of(lv, &c, median_seconds(&c.r));
+		t->obj = objective_of(lv, &c, ax_runner_median_seconds(&c.r));
 	}
 	ax_session_case_release(&c);
 	return rc;

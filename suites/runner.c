@@ -524,3 +524,12 @@ void ax_runner_result_release(struct ax_runner_result *r)
 	json_decref(r->extra);
 	memset(r, 0, sizeof(*r));
 }
+
+double ax_runner_median_seconds(const struct ax_runner_result *r)
+{
+	struct ax_summary m;
+	if (r->status != 0 || r->n == 0 ||
+	    ax_stats_summarize(r->seconds, r->n, 0.95, &m))
+		return NAN;
+	return m.median;
+}

@@ -99,6 +99,11 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 		       struct ax_runner_result *out);
 void ax_runner_result_release(struct ax_runner_result *r);
 
+/* The median seconds per repetition of a measured case (what the tuner
+ * minimises and what a repetition's energy is taken over); NAN for a
+ * case that failed or has no samples. */
+double ax_runner_median_seconds(const struct ax_runner_result *r);
+
 /* Samples of one timed piece of work (ax_runner_time_fn). */
 struct ax_runner_samples {
 	const char *stop_reason;   /* as ax_runner_result's */

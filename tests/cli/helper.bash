@@ -55,26 +55,13 @@ need_mount() {
 		skip "cannot mount a tmpfs here (no user namespaces)"
 }
 
-# A RAPL package counter under $BATS_TEST_TMPDIR/sys that a background
-# writer advances by 0.5 J every 50 ms (renamed into place, so a reader
-# never sees a half-written file); stopped by teardown.
+# The fixture RAPL sensor (tests/fixtures/rapl.sh) under
+# $BATS_TEST_TMPDIR/root, named by AXBENCH_SYSFS_ROOT; stopped by teardown.
+source "$BATS_TEST_DIRNAME/../fixtures/rapl.sh"
 rapl_fixture() {
 	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/root"
-	local z="$AXBENCH_SYSFS_ROOT/sys/class/powercap/intel-rapl:0"
-	mkdir -p "$z" "$AXBENCH_SYSFS_ROOT/sys/class/powercap/intel-rapl:0:0"
-	echo 262143328850 >"$z/max_energy_range_uj"
-	echo 1000 >"$z/energy_uj"
-	echo 5 >"$AXBENCH_SYSFS_ROOT/sys/class/powercap/intel-rapl:0:0/energy_uj"
-	(
-		e=1000
-		while :; do
-			e=$((e + 500000))
-			echo $e >"$z/energy_uj.new" && mv "$z/energy_uj.new" "$z/energy_uj"
-			sleep 0.05
-		done
-	) 3>&- &
-	WRITER=$!
+	rapl_start "$AXBENCH_SYSFS_ROOT"
 }
 
 # Stop rapl_fixture's writer (call from teardown).
-stop_rapl_fixture() { [ -z "${WRITER:-}" ] || kill "$WRITER" 2>/dev/null || true; }
+stop_rapl_fixture() { rapl_stop; }
