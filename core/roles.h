@@ -19,7 +19,10 @@
 	/* time per dispatch */                                                \
 	X(AX_ROLE_LATENCY, 1u << 3, "latency")                                 \
 	/* a workload class recommend places on a device */                    \
-	X(AX_ROLE_WORKLOAD, 1u << 4, "workload")
+	X(AX_ROLE_WORKLOAD, 1u << 4, "workload")                               \
+	/* storage -> host -> device loading: recommend's readers, chunk,   */ \
+	/* prefetch depth and I/O mode, before any transfer figure          */ \
+	X(AX_ROLE_INGEST, 1u << 5, "ingest")
 
 enum ax_role {
 #define AX_ROLE_ENUM(name, bit, text) name = bit,
