@@ -33,6 +33,8 @@ struct ax_cli {
 	bool db_chosen;		/* --db or AXBENCH_DB named it (monitor
 				   writes only to a database it was given) */
 	const char *device_sel; /* --device, NULL = default choice */
+	const char *workdir;	/* --workdir, AXBENCH_WORKDIR, or NULL: the
+				   database's directory (suites/scratch.h) */
 	int verbosity;		/* -q: -1, default 0, -v: 1 (-vv: 2) */
 	bool json;		/* --json */
 	bool validate;		/* --validate or AXBENCH_VALIDATE=1 */

@@ -21,6 +21,10 @@ static void param_range(const struct ax_param_def *d, char *buf, size_t len)
 		snprintf(buf, len, "true|false");
 		return;
 	}
+	if (d->type == AX_PT_TEXT) {
+		snprintf(buf, len, "text");
+		return;
+	}
 	ax_param_format(d, d->min, lo, sizeof(lo));
 	ax_param_format(d, d->max, hi, sizeof(hi));
 	snprintf(buf, len, "%s..%s%s", lo, hi,
@@ -43,6 +47,8 @@ static const char *type_name(const struct ax_param_def *d)
 		return "enum";
 	case AX_PT_BOOL:
 		return "bool";
+	case AX_PT_TEXT:
+		return "text";
 	default:
 		return (d->flags & AX_PARAM_BYTES) ? "bytes" : "int";
 	}

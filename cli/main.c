@@ -125,6 +125,8 @@ static void init_cli(struct ax_cli *cli, int argc, char **argv)
 	const char *db = getenv("AXBENCH_DB");
 	cli->db_path = db && *db ? db : "./axbench.db";
 	cli->db_chosen = db && *db;
+	const char *wd = getenv("AXBENCH_WORKDIR");
+	cli->workdir = wd && *wd ? wd : NULL;
 	const char *v = getenv("AXBENCH_VALIDATE");
 	cli->validate = v && strcmp(v, "0") != 0 && *v;
 }

@@ -76,6 +76,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_JSON,
 	OPT_VALIDATE,
+	OPT_WORKDIR,
 	OPT_HELP,
 };
 static const struct ax_cli_opt global_opts[] = {
@@ -90,6 +91,9 @@ static const struct ax_cli_opt global_opts[] = {
     {OPT_VALIDATE, "validate", 0, NULL,
      "enable the Vulkan validation layer; any message fails the command "
      "(env AXBENCH_VALIDATE=1)"},
+    {OPT_WORKDIR, "workdir", 0, "DIR",
+     "where suites write scratch files, such as ingest's generated data "
+     "file (env AXBENCH_WORKDIR; default the database's directory)"},
     {OPT_HELP, "help", 'h', NULL, "show this help"},
     {0},
 };
@@ -132,6 +136,9 @@ static int apply_global(struct ax_cli_iter *it, const struct ax_cli_opt *o)
 		break;
 	case OPT_DEVICE:
 		cli->device_sel = it->optarg;
+		break;
+	case OPT_WORKDIR:
+		cli->workdir = it->optarg;
 		break;
 	case OPT_QUIET:
 		cli->verbosity = -1;

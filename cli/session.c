@@ -1,5 +1,6 @@
 /* cli/session.c - one measurement session (see session.h). */
 #include "cli/session.h"
+#include "suites/scratch.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -37,6 +38,14 @@ void ax_session_init(struct ax_session *s, struct ax_cli *cli,
 	s->command = command;
 	ax_session_efficiency_default(&s->eff);
 	s->idle_w = NAN;
+	/* Before any case is checked: ingest's check looks at free space
+	 * in this directory. */
+	char dir[4096];
+	if (cli->workdir)
+		snprintf(dir, sizeof(dir), "%s", cli->workdir);
+	else
+		ax_scratch_dir_of(cli->db_path, dir, sizeof(dir));
+	ax_scratch_set_dir(dir);
 }
 
 void ax_session_efficiency_default(struct ax_session_efficiency *e)

@@ -44,6 +44,42 @@ int64_t ax_params_get(const struct ax_params *p, const char *name)
 
 static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+/* AX_PT_TEXT values, interned: value k > 0 is interned[k - 1].  Kept for
+ * the life of the process (a handful of paths per run); parsing happens
+ * on the main thread only. */
+static char **interned;
+static int64_t n_interned;
+
+static int intern_text(const struct ax_param_def *d, const char *text,
+		       int64_t *out)
+{
+	if (strcmp(text, d->choices[0]) == 0) {
+		*out = 0;
+		return 0;
+	}
+	for (int64_t i = 0; i < n_interned; i++)
+		if (strcmp(interned[i], text) == 0) {
+			*out = i + 1;
+			return 0;
+		}
+	char **grown =
+	    realloc(interned, sizeof(*interned) * (size_t)(n_interned + 1));
+	if (!grown)
+		return AX_ENOMEM;
+	interned = grown;
+	if (!(interned[n_interned] = strdup(text)))
+		return AX_ENOMEM;
+	*out = ++n_interned;
+	return 0;
+}
+
+const char *ax_param_text(const struct ax_param_def *d, int64_t v)
+{
+	if (v > 0 && v <= n_interned)
+		return interned[v - 1];
+	return d->choices[0];
+}
+
 static int choice_count(const struct ax_param_def *d)
 {
 	int n = 0;
@@ -81,6 +117,11 @@ static void range_text(const struct ax_param_def *d, char *buf, size_t len)
 		snprintf(buf, len, "true or false");
 		return;
 	}
+	if (d->type == AX_PT_TEXT) {
+		snprintf(buf, len, "a text of 1 to %d characters",
+			 AX_PARAM_TEXT_MAX);
+		return;
+	}
 	snprintf(buf, len, "%san integer from %s to %s",
 		 (d->flags & AX_PARAM_POW2) ? "a power of two, " : "", lo, hi);
 }
@@ -97,6 +138,9 @@ static int check_value(const struct ax_param_def *d, int64_t v,
 		break;
 	case AX_PT_ENUM:
 		ok = v >= 0 && v < choice_count(d);
+		break;
+	case AX_PT_TEXT:
+		ok = v >= 0 && v <= n_interned;
 		break;
 	default:
 		ok = v == 0 || v == 1;
@@ -156,7 +200,13 @@ int ax_param_parse(const struct ax_param_def *d, const char *text, int64_t *out,
 	int64_t v = -1;
 	bool parsed = false;
 
-	if (d->type == AX_PT_INT) {
+	if (d->type == AX_PT_TEXT) {
+		size_t n = strlen(text);
+		parsed = n > 0 && n <= AX_PARAM_TEXT_MAX;
+		if (parsed && intern_text(d, text, &v))
+			return ax_errf(err, errlen, AX_ENOMEM,
+				       "%s: out of memory", d->name);
+	} else if (d->type == AX_PT_INT) {
 		parsed = parse_int(d, text, &v) == 0;
 	} else if (d->type == AX_PT_ENUM) {
 		for (int i = 0; d->choices[i]; i++)
@@ -347,6 +397,8 @@ void ax_param_format(const struct ax_param_def *d, int64_t v, char *buf,
 {
 	if (d->type == AX_PT_ENUM && v >= 0 && v < choice_count(d)) {
 		snprintf(buf, len, "%s", d->choices[v]);
+	} else if (d->type == AX_PT_TEXT) {
+		snprintf(buf, len, "%s", ax_param_text(d, v));
 	} else if (d->type == AX_PT_BOOL) {
 		snprintf(buf, len, "%s", v ? "true" : "false");
 	} else if ((d->flags & AX_PARAM_BYTES) && v > 0) {
@@ -430,6 +482,8 @@ char *ax_params_to_json(const struct ax_params *p)
 		json_t *val;
 		if (d->type == AX_PT_INT) {
 			val = json_integer(p->v[i]);
+		} else if (d->type == AX_PT_TEXT) {
+			val = json_string(ax_param_text(d, p->v[i]));
 		} else {
 			char text[64];
 			ax_param_format(d, p->v[i], text, sizeof(text));
@@ -459,7 +513,7 @@ int ax_params_from_json(struct ax_params *p, const struct ax_param_def *defs,
 	int rc = 0;
 	json_object_foreach(obj, key, val)
 	{
-		char text[64];
+		char text[AX_PARAM_TEXT_MAX + 1];
 		if (json_is_integer(val))
 			snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT,
 				 json_integer_value(val));
@@ -486,7 +540,7 @@ void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
 	buf[0] = '\0';
 	for (int i = 0; i < p->n && used < len; i++) {
 		const struct ax_param_def *d = &p->defs[i];
-		char text[64];
+		char text[AX_PARAM_TEXT_MAX + 1];
 		if (shape_only && !(d->flags & AX_PARAM_SHAPE))
 			continue;
 		ax_param_format(d, p->v[i], text, sizeof(text));

@@ -21,7 +21,12 @@ enum ax_param_type {
 	AX_PT_INT,  /* integer in [min, max] */
 	AX_PT_ENUM, /* one of choices[], stored as its index */
 	AX_PT_BOOL, /* 0 or 1 */
+	AX_PT_TEXT, /* free text (a file path): choices[0] is the default
+		       text; values are interned (see ax_param_text) */
 };
+
+/* Longest text an AX_PT_TEXT parameter takes. */
+#define AX_PARAM_TEXT_MAX 1024
 
 enum ax_param_flag {
 	AX_PARAM_TUNABLE = 1u << 0, /* a knob the tuner may turn */
@@ -77,7 +82,14 @@ int ax_param_parse(const struct ax_param_def *d, const char *text, int64_t *out,
 int ax_param_parse_list(const struct ax_param_def *d, const char *text,
 			int64_t **vals, int *count, char *err, size_t errlen);
 
-/* Format one value as text ("64M", "copy", "true", "37"). */
+/* The text of an AX_PT_TEXT value: value 0 is the definition's default
+ * (choices[0]), any other the text it was parsed from.  Texts are
+ * interned for the life of the process, so equal texts are equal values
+ * (points compare and hash as integers) and the pointer stays valid. */
+const char *ax_param_text(const struct ax_param_def *d, int64_t v);
+
+/* Format one value as text ("64M", "copy", "true", "37"); an
+ * AX_PT_TEXT value longer than len is cut (ax_param_text has it whole). */
 void ax_param_format(const struct ax_param_def *d, int64_t v, char *buf,
 		     size_t len);
 

@@ -27,7 +27,7 @@ static json_t *point_json(const struct ax_params *p, enum pick which)
 		if ((which == PICK_SHAPE && tunable) ||
 		    (which == PICK_TUNED && !tunable))
 			continue;
-		char text[64];
+		char text[AX_PARAM_TEXT_MAX + 1];
 		ax_param_format(d, p->v[i], text, sizeof(text));
 		/* booleans as YAML / JSON booleans, not "true" strings */
 		json_object_set_new(o, d->name,

@@ -57,4 +57,8 @@
 #define REDUCE_SPEC_WG 0  /* local_size_x */
 #define REDUCE_SPEC_EPI 1 /* uvec4 loads per invocation */
 
+/* ingest.comp (suites/ingest.c) */
+#define INGEST_SPEC_WG 0  /* local_size_x */
+#define INGEST_SPEC_EPI 1 /* uvec4 loads per invocation */
+
 #endif

@@ -98,6 +98,14 @@ struct ax_suite {
 	 */
 	int (*host_op)(void *state, char *err, size_t errlen);
 
+	/*
+	 * Host-timed suites: called before every repetition, outside the
+	 * timed span (ingest drops the page cache for a cold read here).
+	 * When set, the runner times each repetition on its own and sums
+	 * the spans.  May be NULL.
+	 */
+	int (*host_prepare)(void *state, char *err, size_t errlen);
+
 	/* Compare the output of the last repetition with a CPU reference.
 	 * 0 when correct, AX_EVERIFY with the first mismatch in why. */
 	int (*verify)(void *state, char *why, size_t whylen);
