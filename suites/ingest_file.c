@@ -65,8 +65,9 @@ int ax_ingest_file_room(const char *dir, uint64_t bytes, char *why,
 			       "and %s is not one (%s); give --workdir DIR",
 			       dir, strerror(errno ? errno : ENOTDIR));
 	struct statvfs vs;
-	if (statvfs(dir, &vs) != 0)
-		return 0; /* unknown: writing will tell */
+	/* Unknown (ramfs reports no size at all): writing will tell. */
+	if (statvfs(dir, &vs) != 0 || vs.f_blocks == 0)
+		return 0;
 	uint64_t avail = (uint64_t)vs.f_bavail * vs.f_frsize;
 	/* Leave the filesystem some room of its own. */
 	if (avail < bytes + (64ull << 20))
