@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "reports/recommend_internal.h"
 #include "reports/suite_doc.h"
 
 #include <gsl/gsl_fit.h>
@@ -22,58 +23,10 @@
 #define MAX_POINTS 64
 #define MAX_PATHS 32
 
-/* ---- small helpers ---------------------------------------------------- */
-
-static const char *str_of(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static const char *pstr(const json_t *r, const char *name)
-{
-	return str_of(json_object_get(r, "params"), name);
-}
-
-static json_int_t pint(const json_t *r, const char *name)
-{
-	return json_integer_value(
-	    json_object_get(json_object_get(r, "params"), name));
-}
-
-static double median(const json_t *r)
-{
-	return json_number_value(json_object_get(r, "median"));
-}
-
 static bool is_suite(const json_t *r, const char *suite)
 {
 	const char *s = str_of(r, "suite");
 	return s && !strcmp(s, suite);
-}
-
-/* {value, basis, confidence, reason}; steals value and basis. */
-static json_t *setting(json_t *value, json_t *basis, const char *conf,
-		       const char *reason)
-{
-	return json_pack("{s:o, s:o, s:s?, s:s?}", "value",
-			 value ? value : json_null(), "basis",
-			 basis ? basis : json_null(), "confidence", conf,
-			 "reason", reason);
-}
-
-static json_t *unmeasured(const char *reason)
-{
-	return setting(NULL, NULL, NULL, reason);
-}
-
-/* A stored result as a basis cites it: id, suite, value as stored. */
-static json_t *cite(const json_t *r)
-{
-	return json_pack(
-	    "{s:O?, s:O?, s:O?, s:O?, s:O?}", "result_id",
-	    json_object_get(r, "id"), "suite", json_object_get(r, "suite"),
-	    "value", json_object_get(r, "median"), "unit",
-	    json_object_get(r, "unit"), "params", json_object_get(r, "params"));
 }
 
 /* ---- upload path and chunk size --------------------------------------- */
