@@ -96,7 +96,7 @@ static const struct xpoint *knee(const struct series *s, double frac)
 }
 
 /* A host-to-device figure of a transfer-role suite (the caller passes
- * only those results: see transfers()). */
+ * only those results: see with_role()). */
 static bool is_h2d_ok(const json_t *r)
 {
 	const char *dir = pstr(r, "direction");
@@ -483,23 +483,48 @@ static void loader_settings(json_t *dl, const json_t *step, double gbps,
 		    "medium", NULL));
 }
 
+/* Loader threads and prefetch depth by Little's law where no ingest
+ * result measured them; at is the batch the sweep chose, or NULL. */
+static void transfer_loader(json_t *dl, const json_t *at, double gbps,
+			    json_int_t cores)
+{
+	if (at) {
+		loader_settings(dl, at, gbps, cores);
+		return;
+	}
+	const char *why = "no ingest results and no batch sweep measured; "
+			  "run axbench run ingest -p readers=1,2,4 (or conv "
+			  "with -p n=1,2,4,8,16 for Little's law)";
+	json_object_set_new(dl, "loader_threads", unmeasured(why));
+	json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+}
+
+/* Ingest results first (they measure storage -> device loading itself);
+ * the transfer rules only where a device has none. */
 static json_t *loading_json(const json_t *rs, const json_t *xfers,
-			    const json_t *suites, double gbps, json_int_t cores)
+			    const json_t *ingest, const json_t *suites,
+			    double gbps, json_int_t cores)
 {
 	static struct series s;
 	json_t *dl = json_object();
 	const json_t *at = NULL;
+	bool measured;
 	json_object_set_new(dl, "pinned_memory", pinned_setting(xfers));
-	if (!batch_sweep(rs, suites, &s)) {
-		const char *why = "no batch sweep measured; run conv with -p "
-				  "n=1,2,4,8,16 (or attention -p batch=...)";
-		json_object_set_new(dl, "batch_size", unmeasured(why));
-		json_object_set_new(dl, "loader_threads", unmeasured(why));
-		json_object_set_new(dl, "prefetch_depth", unmeasured(why));
-		return dl;
+	if (batch_sweep(rs, suites, &s))
+		json_object_set_new(dl, "batch_size", batch_setting(&s, &at));
+	else
+		json_object_set_new(dl, "batch_size",
+				    unmeasured("no batch sweep measured; run "
+					       "conv with -p n=1,2,4,8,16 (or "
+					       "attention -p batch=...)"));
+	json_t *ing = ax_rec_ingest_loading(ingest, &measured);
+	if (!measured) {
+		json_object_del(ing, "loader_threads");
+		json_object_del(ing, "prefetch_depth");
+		transfer_loader(dl, at, gbps, cores);
 	}
-	json_object_set_new(dl, "batch_size", batch_setting(&s, &at));
-	loader_settings(dl, at, gbps, cores);
+	json_object_update(dl, ing);
+	json_decref(ing);
 	return dl;
 }
 
@@ -557,15 +582,18 @@ static json_t *device_key(const json_t *dev)
 	return json_string(key);
 }
 
-/* The results of rs whose suite has the transfer role (new array). */
-static json_t *transfers(const json_t *rs, const json_t *suites)
+/* The results of rs whose suite has the role (new array). */
+static json_t *with_role(const json_t *rs, const json_t *suites,
+			 enum ax_role role)
 {
 	json_t *out = json_array();
 	size_t i;
 	json_t *r;
-	json_array_foreach(rs, i, r) if (ax_suite_doc_result_has_role(
-					     suites, r, AX_ROLE_TRANSFER))
-	    json_array_append(out, r);
+	json_array_foreach(rs, i, r)
+	{
+		if (ax_suite_doc_result_has_role(suites, r, role))
+			json_array_append(out, r);
+	}
 	return out;
 }
 
@@ -594,10 +622,13 @@ static json_t *device_json(const json_t *dev, const json_t *rs,
 		json_object_set_new(d, "mesa_device_select", json_string(sel));
 	}
 	json_object_set_new(d, "locality", locality_json(loc, host, &cores));
-	json_t *xfers = transfers(rs, suites);
+	json_t *xfers = with_role(rs, suites, AX_ROLE_TRANSFER);
+	json_t *ingest = with_role(rs, suites, AX_ROLE_INGEST);
 	json_object_set_new(d, "upload", upload_json(xfers, &gbps));
-	json_object_set_new(d, "data_loading",
-			    loading_json(rs, xfers, suites, gbps, cores));
+	json_object_set_new(
+	    d, "data_loading",
+	    loading_json(rs, xfers, ingest, suites, gbps, cores));
+	json_decref(ingest);
 	json_decref(xfers);
 	return d;
 }

@@ -1,8 +1,9 @@
 /*
  * reports/recommend_internal.h - what the files of `axbench recommend`
  * share: small accessors of a stored result, the {value, basis,
- * confidence, reason} setting and its citation of a result.  Not a
- * public interface; only reports/recommend*.c include it.
+ * confidence, reason} setting and its citation of a result, and the
+ * ingest rules (recommend_ingest.c) that recommend.c calls.  Not a public
+ * interface; only reports/recommend*.c include it.
  *
  * The accessors are static inline so that each file keeps the short names
  * it had when there was one file, and no link-level name is added for
@@ -62,5 +63,16 @@ static inline json_t *cite(const json_t *r)
 	    "value", json_object_get(r, "median"), "unit",
 	    json_object_get(r, "unit"), "params", json_object_get(r, "params"));
 }
+
+/*
+ * The data-loading settings of one device from its ingest-role results
+ * (ok results with a number; any array, empty too): a new object with
+ * loader_threads, prefetch_depth, read_chunk, io_mode (settings) and
+ * storage (the note of which stage bounds loading), in that order.  Where
+ * no ingest result counts, every one is null with the ingest run to do as
+ * its reason and *measured is false, so that the caller falls back to its
+ * transfer rules for loader_threads and prefetch_depth.
+ */
+json_t *ax_rec_ingest_loading(const json_t *ingest, bool *measured);
 
 #endif
