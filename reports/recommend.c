@@ -10,6 +10,7 @@
 #include "reports/recommend_internal.h"
 #include "reports/suite_doc.h"
 
+#include <ctype.h>
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
@@ -766,6 +767,35 @@ static void why_null(FILE *out, const char *lead, const json_t *dev,
 		str_of(s, "reason") ? str_of(s, "reason") : "not measured");
 }
 
+/* A value safe to export unquoted: letters, digits and '_' only. */
+static bool plain_word(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* The read size and I/O mode of the fastest ingest result, for a loader
+ * of one's own to read (axbench sets nothing with them). */
+static void write_loader_env(FILE *out, const json_t *dev)
+{
+	const json_t *chunk = item(dev, "data_loading", "read_chunk");
+	const json_t *io = item(dev, "data_loading", "io_mode");
+	if (json_is_integer(chunk))
+		fprintf(out, "export AXBENCH_READ_CHUNK=%lld\n",
+			(long long)json_integer_value(chunk));
+	else
+		why_null(out, "#", dev, "data_loading", "read_chunk");
+	if (plain_word(json_string_value(io)))
+		fprintf(out, "export AXBENCH_IO_MODE=%s\n",
+			json_string_value(io));
+	else
+		why_null(out, "#", dev, "data_loading", "io_mode");
+}
+
 static void write_env(FILE *out, const json_t *dev)
 {
 	const char *vendor = str_of(dev, "vendor");
@@ -789,6 +819,7 @@ static void write_env(FILE *out, const json_t *dev)
 	} else {
 		why_null(out, "#", dev, "locality", "local_cores");
 	}
+	write_loader_env(out, dev);
 }
 
 static void write_numactl(FILE *out, const json_t *dev)
@@ -851,6 +882,41 @@ static void torch_kw(FILE *out, const json_t *dev, const char *name,
 		why_null(out, "    #", dev, "data_loading", name);
 }
 
+/* "# lead: text" on one line: control characters become spaces, so that
+ * stored text cannot end the comment. */
+static void comment(FILE *out, const char *lead, const char *text)
+{
+	fprintf(out, "# %s: ", lead);
+	for (const char *p = text; *p; p++)
+		fputc(iscntrl((unsigned char)*p) ? ' ' : *p, out);
+	fputc('\n', out);
+}
+
+/* What the ingest suite found, below the kwargs: the read size and mode
+ * for the Dataset's own reads, and the storage verdict. */
+static void torch_storage(FILE *out, const json_t *dev)
+{
+	const json_t *dl = json_object_get(dev, "data_loading");
+	const json_t *chunk = item(dev, "data_loading", "read_chunk");
+	const json_t *io = item(dev, "data_loading", "io_mode");
+	const json_t *st = json_object_get(dl, "storage");
+	if (json_is_integer(chunk))
+		fprintf(out, "# read_chunk: %lld bytes per read\n",
+			(long long)json_integer_value(chunk));
+	else
+		why_null(out, "#", dev, "data_loading", "read_chunk");
+	if (json_is_string(io))
+		comment(out, "io_mode", json_string_value(io));
+	else
+		why_null(out, "#", dev, "data_loading", "io_mode");
+	if (str_of(st, "verdict"))
+		comment(out, "storage", str_of(st, "verdict"));
+	if (str_of(st, "advice"))
+		comment(out, "advice", str_of(st, "advice"));
+	if (str_of(st, "reason"))
+		comment(out, "storage", str_of(st, "reason"));
+}
+
 static void write_torch(FILE *out, const json_t *dev)
 {
 	const json_t *cpus = item(dev, "locality", "cpuset");
@@ -873,6 +939,7 @@ static void write_torch(FILE *out, const json_t *dev)
 	torch_kw(out, dev, "pinned_memory", "pin_memory");
 	torch_kw(out, dev, "prefetch_depth", "prefetch_factor");
 	fprintf(out, "    worker_init_fn=worker_init_fn,\n)\n");
+	torch_storage(out, dev);
 }
 
 static int write_yaml(FILE *out, const json_t *doc)

@@ -554,6 +554,19 @@ static void test_ingest_over_transfer(void)
 	AX_CHECK_INT(iget(d, "upload.chunk_size.value"), 1 << 20);
 	AX_CHECK_INT(iget(d, "data_loading.batch_size.value"), 8);
 	AX_CHECK(json_is_true(get(d, "data_loading.pinned_memory.value")));
+	int rc;
+	char *s = view(doc, "torch", &rc);
+	AX_CHECK_INT(rc, 0);
+	AX_CHECK(strstr(s, "    num_workers=3,\n") != NULL);
+	AX_CHECK(strstr(s, "    prefetch_factor=3,\n") != NULL);
+	AX_CHECK(strstr(s, "# read_chunk: 1048576 bytes per read\n") != NULL);
+	AX_CHECK(strstr(s, "# io_mode: mmap\n") != NULL);
+	AX_CHECK(strstr(s, "# storage: storage-bound at 2.9 GB/s") != NULL);
+	free(s);
+	s = view(doc, "env", &rc);
+	AX_CHECK(strstr(s, "export AXBENCH_READ_CHUNK=1048576\n") != NULL);
+	AX_CHECK(strstr(s, "export AXBENCH_IO_MODE=mmap\n") != NULL);
+	free(s);
 	json_decref(doc);
 }
 
@@ -575,6 +588,10 @@ static void test_transfer_fallback(void)
 				       "value")));
 	AX_CHECK(has(doc, "devices.1.data_loading.loader_threads.reason",
 		     "no ingest results and no batch sweep"));
+	int rc;
+	char *s = view(doc, "env", &rc);
+	AX_CHECK(strstr(s, "# read_chunk: not set (no ingest results") != NULL);
+	free(s);
 	json_decref(doc);
 	/* Ingest results are found by role: without it they do not count. */
 	json_t *suites = suite_doc();
