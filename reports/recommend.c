@@ -7,8 +7,10 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "reports/recommend_internal.h"
 #include "reports/suite_doc.h"
 
+#include <ctype.h>
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,58 +24,10 @@
 #define MAX_POINTS 64
 #define MAX_PATHS 32
 
-/* ---- small helpers ---------------------------------------------------- */
-
-static const char *str_of(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static const char *pstr(const json_t *r, const char *name)
-{
-	return str_of(json_object_get(r, "params"), name);
-}
-
-static json_int_t pint(const json_t *r, const char *name)
-{
-	return json_integer_value(
-	    json_object_get(json_object_get(r, "params"), name));
-}
-
-static double median(const json_t *r)
-{
-	return json_number_value(json_object_get(r, "median"));
-}
-
 static bool is_suite(const json_t *r, const char *suite)
 {
 	const char *s = str_of(r, "suite");
 	return s && !strcmp(s, suite);
-}
-
-/* {value, basis, confidence, reason}; steals value and basis. */
-static json_t *setting(json_t *value, json_t *basis, const char *conf,
-		       const char *reason)
-{
-	return json_pack("{s:o, s:o, s:s?, s:s?}", "value",
-			 value ? value : json_null(), "basis",
-			 basis ? basis : json_null(), "confidence", conf,
-			 "reason", reason);
-}
-
-static json_t *unmeasured(const char *reason)
-{
-	return setting(NULL, NULL, NULL, reason);
-}
-
-/* A stored result as a basis cites it: id, suite, value as stored. */
-static json_t *cite(const json_t *r)
-{
-	return json_pack(
-	    "{s:O?, s:O?, s:O?, s:O?, s:O?}", "result_id",
-	    json_object_get(r, "id"), "suite", json_object_get(r, "suite"),
-	    "value", json_object_get(r, "median"), "unit",
-	    json_object_get(r, "unit"), "params", json_object_get(r, "params"));
 }
 
 /* ---- upload path and chunk size --------------------------------------- */
@@ -143,7 +97,7 @@ static const struct xpoint *knee(const struct series *s, double frac)
 }
 
 /* A host-to-device figure of a transfer-role suite (the caller passes
- * only those results: see transfers()). */
+ * only those results: see with_role()). */
 static bool is_h2d_ok(const json_t *r)
 {
 	const char *dir = pstr(r, "direction");
@@ -530,23 +484,48 @@ static void loader_settings(json_t *dl, const json_t *step, double gbps,
 		    "medium", NULL));
 }
 
+/* Loader threads and prefetch depth by Little's law where no ingest
+ * result measured them; at is the batch the sweep chose, or NULL. */
+static void transfer_loader(json_t *dl, const json_t *at, double gbps,
+			    json_int_t cores)
+{
+	if (at) {
+		loader_settings(dl, at, gbps, cores);
+		return;
+	}
+	const char *why = "no ingest results and no batch sweep measured; "
+			  "run axbench run ingest -p readers=1,2,4 (or conv "
+			  "with -p n=1,2,4,8,16 for Little's law)";
+	json_object_set_new(dl, "loader_threads", unmeasured(why));
+	json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+}
+
+/* Ingest results first (they measure storage -> device loading itself);
+ * the transfer rules only where a device has none. */
 static json_t *loading_json(const json_t *rs, const json_t *xfers,
-			    const json_t *suites, double gbps, json_int_t cores)
+			    const json_t *ingest, const json_t *suites,
+			    double gbps, json_int_t cores)
 {
 	static struct series s;
 	json_t *dl = json_object();
 	const json_t *at = NULL;
+	bool measured;
 	json_object_set_new(dl, "pinned_memory", pinned_setting(xfers));
-	if (!batch_sweep(rs, suites, &s)) {
-		const char *why = "no batch sweep measured; run conv with -p "
-				  "n=1,2,4,8,16 (or attention -p batch=...)";
-		json_object_set_new(dl, "batch_size", unmeasured(why));
-		json_object_set_new(dl, "loader_threads", unmeasured(why));
-		json_object_set_new(dl, "prefetch_depth", unmeasured(why));
-		return dl;
+	if (batch_sweep(rs, suites, &s))
+		json_object_set_new(dl, "batch_size", batch_setting(&s, &at));
+	else
+		json_object_set_new(dl, "batch_size",
+				    unmeasured("no batch sweep measured; run "
+					       "conv with -p n=1,2,4,8,16 (or "
+					       "attention -p batch=...)"));
+	json_t *ing = ax_rec_ingest_loading(ingest, &measured);
+	if (!measured) {
+		json_object_del(ing, "loader_threads");
+		json_object_del(ing, "prefetch_depth");
+		transfer_loader(dl, at, gbps, cores);
 	}
-	json_object_set_new(dl, "batch_size", batch_setting(&s, &at));
-	loader_settings(dl, at, gbps, cores);
+	json_object_update(dl, ing);
+	json_decref(ing);
 	return dl;
 }
 
@@ -604,15 +583,18 @@ static json_t *device_key(const json_t *dev)
 	return json_string(key);
 }
 
-/* The results of rs whose suite has the transfer role (new array). */
-static json_t *transfers(const json_t *rs, const json_t *suites)
+/* The results of rs whose suite has the role (new array). */
+static json_t *with_role(const json_t *rs, const json_t *suites,
+			 enum ax_role role)
 {
 	json_t *out = json_array();
 	size_t i;
 	json_t *r;
-	json_array_foreach(rs, i, r) if (ax_suite_doc_result_has_role(
-					     suites, r, AX_ROLE_TRANSFER))
-	    json_array_append(out, r);
+	json_array_foreach(rs, i, r)
+	{
+		if (ax_suite_doc_result_has_role(suites, r, role))
+			json_array_append(out, r);
+	}
 	return out;
 }
 
@@ -641,10 +623,13 @@ static json_t *device_json(const json_t *dev, const json_t *rs,
 		json_object_set_new(d, "mesa_device_select", json_string(sel));
 	}
 	json_object_set_new(d, "locality", locality_json(loc, host, &cores));
-	json_t *xfers = transfers(rs, suites);
+	json_t *xfers = with_role(rs, suites, AX_ROLE_TRANSFER);
+	json_t *ingest = with_role(rs, suites, AX_ROLE_INGEST);
 	json_object_set_new(d, "upload", upload_json(xfers, &gbps));
-	json_object_set_new(d, "data_loading",
-			    loading_json(rs, xfers, suites, gbps, cores));
+	json_object_set_new(
+	    d, "data_loading",
+	    loading_json(rs, xfers, ingest, suites, gbps, cores));
+	json_decref(ingest);
 	json_decref(xfers);
 	return d;
 }
@@ -782,6 +767,35 @@ static void why_null(FILE *out, const char *lead, const json_t *dev,
 		str_of(s, "reason") ? str_of(s, "reason") : "not measured");
 }
 
+/* A value safe to export unquoted: letters, digits and '_' only. */
+static bool plain_word(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* The read size and I/O mode of the fastest ingest result, for a loader
+ * of one's own to read (axbench sets nothing with them). */
+static void write_loader_env(FILE *out, const json_t *dev)
+{
+	const json_t *chunk = item(dev, "data_loading", "read_chunk");
+	const json_t *io = item(dev, "data_loading", "io_mode");
+	if (json_is_integer(chunk))
+		fprintf(out, "export AXBENCH_READ_CHUNK=%lld\n",
+			(long long)json_integer_value(chunk));
+	else
+		why_null(out, "#", dev, "data_loading", "read_chunk");
+	if (plain_word(json_string_value(io)))
+		fprintf(out, "export AXBENCH_IO_MODE=%s\n",
+			json_string_value(io));
+	else
+		why_null(out, "#", dev, "data_loading", "io_mode");
+}
+
 static void write_env(FILE *out, const json_t *dev)
 {
 	const char *vendor = str_of(dev, "vendor");
@@ -805,6 +819,7 @@ static void write_env(FILE *out, const json_t *dev)
 	} else {
 		why_null(out, "#", dev, "locality", "local_cores");
 	}
+	write_loader_env(out, dev);
 }
 
 static void write_numactl(FILE *out, const json_t *dev)
@@ -867,6 +882,41 @@ static void torch_kw(FILE *out, const json_t *dev, const char *name,
 		why_null(out, "    #", dev, "data_loading", name);
 }
 
+/* "# lead: text" on one line: control characters become spaces, so that
+ * stored text cannot end the comment. */
+static void comment(FILE *out, const char *lead, const char *text)
+{
+	fprintf(out, "# %s: ", lead);
+	for (const char *p = text; *p; p++)
+		fputc(iscntrl((unsigned char)*p) ? ' ' : *p, out);
+	fputc('\n', out);
+}
+
+/* What the ingest suite found, below the kwargs: the read size and mode
+ * for the Dataset's own reads, and the storage verdict. */
+static void torch_storage(FILE *out, const json_t *dev)
+{
+	const json_t *dl = json_object_get(dev, "data_loading");
+	const json_t *chunk = item(dev, "data_loading", "read_chunk");
+	const json_t *io = item(dev, "data_loading", "io_mode");
+	const json_t *st = json_object_get(dl, "storage");
+	if (json_is_integer(chunk))
+		fprintf(out, "# read_chunk: %lld bytes per read\n",
+			(long long)json_integer_value(chunk));
+	else
+		why_null(out, "#", dev, "data_loading", "read_chunk");
+	if (json_is_string(io))
+		comment(out, "io_mode", json_string_value(io));
+	else
+		why_null(out, "#", dev, "data_loading", "io_mode");
+	if (str_of(st, "verdict"))
+		comment(out, "storage", str_of(st, "verdict"));
+	if (str_of(st, "advice"))
+		comment(out, "advice", str_of(st, "advice"));
+	if (str_of(st, "reason"))
+		comment(out, "storage", str_of(st, "reason"));
+}
+
 static void write_torch(FILE *out, const json_t *dev)
 {
 	const json_t *cpus = item(dev, "locality", "cpuset");
@@ -889,6 +939,7 @@ static void write_torch(FILE *out, const json_t *dev)
 	torch_kw(out, dev, "pinned_memory", "pin_memory");
 	torch_kw(out, dev, "prefetch_depth", "prefetch_factor");
 	fprintf(out, "    worker_init_fn=worker_init_fn,\n)\n");
+	torch_storage(out, dev);
 }
 
 static int write_yaml(FILE *out, const json_t *doc)

@@ -18,7 +18,9 @@
  *     upload: {path, queue, memory_type, chunk_size (+ fit),
  *              buffers_in_flight},
  *     data_loading: {pinned_memory, batch_size, loader_threads,
- *                    prefetch_depth}}]
+ *                    prefetch_depth, read_chunk, io_mode,
+ *                    storage {bound, gbps, raw_read_gbps, ratio_to_raw,
+ *                             verdict, advice, cache, basis, reason}}}]
  *   workloads: {one per suite with the workload role (gemm, conv,
  *               attention, bandwidth): the device to use}
  *
@@ -28,9 +30,34 @@
  * is 9 * n_half).  Buffers in flight = fewest reaching 95 % of the best
  * over an `inflight` sweep.  Pinned = pinned/pageable peak gain >= 5 %.
  * Batch size = smallest batch reaching 90 % of the best throughput of a
- * sweep of a suite's declared batch parameter (conv n, attention batch). Loader
- * threads and prefetch depth by Little's law: in flight = transfer time of one
- * batch / step time of one batch, threads capped by the device's local cores.
+ * sweep of a suite's declared batch parameter (conv n, attention batch).
+ *
+ * Loading from storage (recommend_ingest.c) reads the results of suites
+ * with the ingest role first: the cold-cache results where any exist (a
+ * loader reads from storage), else the warm ones, as basis.cache says.
+ * The fastest of them gives loader_threads = its readers (PyTorch
+ * num_workers), prefetch_depth = ceil(inflight / readers), at least 1
+ * (prefetch_factor), read_chunk = its chunk in bytes and io_mode = its
+ * io (pread, mmap or direct).  storage is a note, not a setting: the
+ * fastest result's bound stage (extra.bound), its GB/s against the raw
+ * sequential read of the same file (extra.raw_read_gbps), and a verdict
+ * with advice.  Storage-bound (read): the fastest at the most readers
+ * against the fastest at the fewest, among results differing only in
+ * readers; under a 5 % gain more readers do not help (with one reader
+ * count measured it says so, and reason names the sweep to run) and the
+ * advice is to keep the data in RAM or warm the page cache, quoting a
+ * warm result where one is stored (warm results only: compare I/O modes
+ * instead); else it says what more readers gave and recommends them
+ * (more still where the most readers were the fastest).  Upload-bound:
+ * pinned staging memory, larger chunks, more buffers in flight.
+ * Compute-bound: the loader keeps up; the fewest readers within 5 % of
+ * the fastest suffice.  Figures quoted are stored ones, cited in the
+ * note's basis; a figure not stored is null and reason says so.
+ *
+ * Only where a device has no ingest result: loader threads and prefetch
+ * depth by Little's law: in flight = transfer time of one batch / step
+ * time of one batch, threads capped by the device's local cores; then
+ * read_chunk and io_mode are null and the reason names the ingest run.
  */
 #ifndef AX_RECOMMEND_H
 #define AX_RECOMMEND_H
@@ -55,9 +82,11 @@ int ax_recommend_build(const json_t *results, const json_t *suites,
 		       size_t errlen);
 
 /*
- * Write doc in format: "yaml", "json", "env" (shell exports), "numactl"
- * (a command prefix), "slurm" (#SBATCH lines) or "torch" (Python
- * DataLoader kwargs with a worker-affinity hook).  Views other than yaml
+ * Write doc in format: "yaml", "json", "env" (shell exports, with
+ * AXBENCH_READ_CHUNK and AXBENCH_IO_MODE for a loader of one's own),
+ * "numactl" (a command prefix), "slurm" (#SBATCH lines) or "torch"
+ * (Python DataLoader kwargs with a worker-affinity hook, then the read
+ * chunk, I/O mode and storage verdict as comments).  Views other than yaml
  * and json describe the first device of the document (filter the
  * results to one device to choose another).  Settings that are null show
  * as comments with their reason.  AX_EINVAL names the allowed formats;

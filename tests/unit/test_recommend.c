@@ -2,7 +2,9 @@
  * tests/unit/test_recommend.c - recommend's rules on hand-written results
  * (the JSON shape core/db.h documents): chunk size at 90 % of the path
  * peak with the T(n) fit, buffers in flight, pinned gain, batch knee,
- * Little's law, nulls with reasons, and the shell / Slurm / torch views.
+ * Little's law, nulls with reasons, the shell / Slurm / torch views, and
+ * the ingest rules (storage-, upload- and compute-bound, cold before warm,
+ * ingest before Little's law, the fallback where none is stored).
  */
 #include "core/error.h"
 #include "reports/recommend.h"
@@ -44,14 +46,52 @@ static json_t *conv(const char *fp, int n, double gflops)
 			 "extra", "input_bytes", 4.0 * n * 3 * 224 * 224);
 }
 
+/* One ingest case (the suite's contract): the bound stage takes 0.5 s
+ * per repetition, the other two 0.2 and 0.1 s, so verdicts quote them. */
+struct ing {
+	const char *cache;
+	int readers, inflight;
+	long long chunk;
+	const char *io, *bound;
+	double gbps, raw;
+};
+
+static json_t *stages(const char *bound)
+{
+	double rd = 0.2, up = 0.1, c = 0.1;
+	if (!strcmp(bound, "read"))
+		rd = 0.5;
+	else if (!strcmp(bound, "upload"))
+		up = 0.5;
+	else
+		c = 0.5;
+	return json_pack("{s:f, s:f, s:f, s:f}", "read_s", rd, "upload_s", up,
+			 "compute_s", c, "wall_s", 0.6);
+}
+
+static json_t *ingest_result(const char *fp, struct ing c)
+{
+	return json_pack(
+	    "{s:i, s:s, s:{s:s, s:I, s:s, s:I, s:i, s:i, s:s, s:s}, s:s, "
+	    "s:b, s:f, s:s, s:f, s:o, s:{s:o, s:s, s:f}}",
+	    "id", next_id++, "suite", "ingest", "params", "file", "auto",
+	    "size", 1LL << 30, "cache", c.cache, "chunk", c.chunk, "readers",
+	    c.readers, "inflight", c.inflight, "io", c.io, "compute",
+	    "checksum", "unit", "GB/s", "higher_is_better", 1, "median", c.gbps,
+	    "status", "ok", "work", (double)(1LL << 30), "device", dev(fp),
+	    "extra", "stages", stages(c.bound), "bound", c.bound,
+	    "raw_read_gbps", c.raw);
+}
+
 /* The suite document (cli/suite_doc.c's format) of the suites used
- * here: recommend finds transfers, workload classes and batch
+ * here: recommend finds transfers, ingest, workload classes and batch
  * parameters by role, never by name. */
 static json_t *suite_doc(void)
 {
-	return json_pack("{s:{s:[s]}, s:{s:[s], s:s}, s:{s:[s]}}", "transfer",
-			 "roles", "transfer", "conv", "roles", "workload",
-			 "batch_param", "n", "gemm", "roles", "workload");
+	return json_pack("{s:{s:[s]}, s:{s:[s]}, s:{s:[s], s:s}, s:{s:[s]}}",
+			 "transfer", "roles", "transfer", "ingest", "roles",
+			 "ingest", "conv", "roles", "workload", "batch_param",
+			 "n", "gemm", "roles", "workload");
 }
 
 static json_t *results(void)
@@ -92,9 +132,10 @@ static const json_t *get(const json_t *o, const char *path)
 	return o;
 }
 
-static json_t *build(void)
+/* The document of res (stolen) under the suite document suites (stolen). */
+static json_t *build_from(json_t *res, json_t *suites)
 {
-	json_t *res = results(), *doc = NULL;
+	json_t *doc = NULL;
 	json_t *loc = json_pack("{s:{s:s, s:i, s:s, s:i, s:s, s:s}}", "d1",
 				"pci_bus_id", "", "numa_node", -1, "cpuset",
 				"0-1", "cores", 2, "confidence", "low",
@@ -102,7 +143,6 @@ static json_t *build(void)
 	json_t *host = json_pack("{s:s, s:i, s:s}", "hostname", "h", "cores", 2,
 				 "cpuset", "0-1");
 	char err[256] = "";
-	json_t *suites = suite_doc();
 	int rc = ax_recommend_build(res, suites, host, loc, "t", &doc, err,
 				    sizeof(err));
 	json_decref(suites);
@@ -112,6 +152,8 @@ static json_t *build(void)
 	json_decref(host);
 	return doc;
 }
+
+static json_t *build(void) { return build_from(results(), suite_doc()); }
 
 static void test_upload(void)
 {
@@ -224,5 +266,351 @@ static void test_views(void)
 	json_decref(doc);
 }
 
+/* ---- ingest ----------------------------------------------------------- */
+
+#define MB (1LL << 20)
+
+/* A document of hand-written ingest cases on device d1 alone. */
+static json_t *ingest_doc(const struct ing *cases, int n)
+{
+	json_t *a = json_array();
+	next_id = 1;
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, ingest_result("d1", cases[i]));
+	return build_from(a, suite_doc());
+}
+
+/* Does the string at path contain needle?  Says what it holds if not. */
+static int has(const json_t *o, const char *path, const char *needle)
+{
+	const char *s = json_string_value(get(o, path));
+	if (s && strstr(s, needle))
+		return 1;
+	printf("#   %s = \"%s\", wanted \"%s\" in it\n", path, s ? s : "(null)",
+	       needle);
+	return 0;
+}
+
+/* Is there a string at path, without needle?  Says what it holds if not. */
+static int lacks(const json_t *o, const char *path, const char *needle)
+{
+	const char *s = json_string_value(get(o, path));
+	if (s && !strstr(s, needle))
+		return 1;
+	printf("#   %s = \"%s\", wanted no \"%s\" in it\n", path,
+	       s ? s : "(null)", needle);
+	return 0;
+}
+
+static json_int_t iget(const json_t *o, const char *path)
+{
+	return json_integer_value(get(o, path));
+}
+
+static void test_ingest_storage_bound(void)
+{
+	/* Cold: 1, 2, 4 readers within 3 %; warm: the same case at 6 GB/s
+	 * and a faster warm case the advice must not quote. */
+	const struct ing c[] = {
+	    {"cold", 1, 8, MB, "pread", "read", 1.85, 2.0},
+	    {"cold", 2, 8, MB, "pread", "read", 1.88, 2.0},
+	    {"cold", 4, 8, MB, "pread", "read", 1.9, 2.0},
+	    {"warm", 4, 8, MB, "pread", "read", 6.0, 6.5},
+	    {"warm", 8, 8, MB, "pread", "read", 7.0, 6.5},
+	};
+	json_t *doc = ingest_doc(c, 5);
+	const json_t *dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 4);
+	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.basis.cache")),
+		     "cold");
+	AX_CHECK_INT(iget(dl, "loader_threads.basis.result.result_id"), 3);
+	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.confidence")),
+		     "high");
+	AX_CHECK(json_is_null(get(dl, "loader_threads.reason")));
+	AX_CHECK_INT(json_array_size(get(dl, "loader_threads.basis.sweep")), 3);
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2); /* 8 / 4 */
+	AX_CHECK_INT(iget(dl, "read_chunk.value"), MB);
+	AX_CHECK_STR(json_string_value(get(dl, "io_mode.value")), "pread");
+	const json_t *st = get(dl, "storage");
+	AX_CHECK_STR(json_string_value(get(st, "bound")), "read");
+	AX_CHECK_NEAR(json_number_value(get(st, "gbps")), 1.9, 0);
+	AX_CHECK_NEAR(json_number_value(get(st, "raw_read_gbps")), 2.0, 0);
+	AX_CHECK_NEAR(json_number_value(get(st, "ratio_to_raw")), 0.95, 1e-12);
+	AX_CHECK(has(st, "verdict",
+		     "storage-bound at 1.9 GB/s (95 % of the 2 "
+		     "GB/s raw sequential read): more readers "
+		     "do not help (4 readers 1.9 GB/s against "
+		     "1 reader 1.85 GB/s)"));
+	AX_CHECK(has(st, "advice", "warm the page cache with a first pass"));
+	AX_CHECK(has(st, "advice",
+		     "a warm cache gave 6 GB/s against 1.9 GB/s "
+		     "cold"));
+	AX_CHECK(lacks(st, "advice", "use 4"));
+	AX_CHECK_NEAR(json_number_value(get(st, "basis.readers.gain")),
+		      1.9 / 1.85, 1e-12);
+	AX_CHECK_INT(iget(st, "basis.readers.most.result_id"), 3);
+	AX_CHECK_INT(iget(st, "basis.readers.fewest.result_id"), 1);
+	AX_CHECK_INT(iget(st, "basis.warm.result_id"), 4);
+	json_decref(doc);
+}
+
+static void test_ingest_more_readers_helped(void)
+{
+	const struct ing c[] = {
+	    {"cold", 1, 4, MB, "pread", "read", 1.2, 3.5},
+	    {"cold", 2, 4, MB, "pread", "read", 2.4, 3.5},
+	    {"cold", 4, 4, MB, "pread", "read", 3.1, 3.5},
+	    {"cold", 8, 4, MB, "pread", "read", 3.0, 3.5},
+	};
+	/* The fastest at the most readers measured: try more. */
+	json_t *doc = ingest_doc(c, 3);
+	const json_t *dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 4);
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 1); /* 4 / 4 */
+	AX_CHECK(has(dl, "storage.verdict",
+		     "more readers helped: 4 readers 3.1 GB/s against 1 "
+		     "reader 1.2 GB/s"));
+	AX_CHECK(has(dl, "storage.advice", "use 4 readers"));
+	AX_CHECK(has(dl, "storage.advice", "readers=4,8,16"));
+	AX_CHECK(lacks(dl, "storage.advice", "page cache"));
+	json_decref(doc);
+	/* 8 readers measured slower than 4: keep 4, no call for more. */
+	doc = ingest_doc(c, 4);
+	dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 4);
+	AX_CHECK(has(dl, "storage.verdict",
+		     "more readers helped: 8 readers 3 GB/s against 1 "
+		     "reader 1.2 GB/s"));
+	AX_CHECK(has(dl, "storage.advice", "use 4 readers, the fastest"));
+	AX_CHECK(lacks(dl, "storage.advice", "readers=4,8,16"));
+	json_decref(doc);
+}
+
+static void test_ingest_one_reader_count(void)
+{
+	const struct ing c[] = {{"cold", 2, 3, MB, "direct", "read", 1.5, 1.6}};
+	json_t *doc = ingest_doc(c, 1);
+	const json_t *dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2); /* ceil(3 / 2) */
+	AX_CHECK_STR(json_string_value(get(dl, "io_mode.value")), "direct");
+	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.confidence")),
+		     "medium");
+	AX_CHECK(has(dl, "loader_threads.reason", "readers=1,2,4"));
+	AX_CHECK(has(dl, "storage.verdict",
+		     "only one reader count measured (2 readers)"));
+	AX_CHECK(has(dl, "storage.reason",
+		     "run axbench run ingest -p "
+		     "readers=1,2,4"));
+	AX_CHECK(has(dl, "storage.advice", "cache=warm,cold"));
+	AX_CHECK(json_is_null(get(dl, "storage.basis.readers.gain")));
+	AX_CHECK(json_is_null(get(dl, "storage.basis.warm")));
+	json_decref(doc);
+}
+
+static void test_ingest_upload_bound(void)
+{
+	const struct ing c[] = {
+	    {"cold", 1, 3, MB, "pread", "upload", 2.4, 6.0},
+	    {"cold", 2, 3, MB, "pread", "upload", 2.5, 6.0},
+	};
+	json_t *doc = ingest_doc(c, 2);
+	const json_t *dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 2);
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2);
+	AX_CHECK_STR(json_string_value(get(dl, "storage.bound")), "upload");
+	AX_CHECK(has(dl, "storage.verdict",
+		     "upload-bound at 2.5 GB/s: the copy to the device takes "
+		     "0.5 s per repetition against 0.2 s to read"));
+	AX_CHECK(has(dl, "storage.advice", "pinned staging memory"));
+	AX_CHECK(has(dl, "storage.advice",
+		     "chunks larger than 1048576 bytes "
+		     "and more than 3 buffers in flight"));
+	AX_CHECK(has(dl, "storage.advice",
+		     "-p chunk=1048576,4194304 -p inflight=3,6"));
+	AX_CHECK(lacks(dl, "storage.advice", "page cache"));
+	json_decref(doc);
+}
+
+static void test_ingest_compute_bound(void)
+{
+	const struct ing c[] = {
+	    {"cold", 1, 2, MB, "mmap", "compute", 4.0, 9.0},
+	    {"cold", 2, 2, MB, "mmap", "compute", 4.1, 9.0},
+	    {"cold", 4, 2, MB, "mmap", "compute", 4.12, 9.0},
+	};
+	json_t *doc = ingest_doc(c, 3);
+	const json_t *dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 4);
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 1); /* ceil(2/4) */
+	AX_CHECK(has(dl, "storage.verdict",
+		     "compute-bound: the loader keeps up with the kernel "
+		     "(compute 0.5 s per repetition against read 0.2 s and "
+		     "upload 0.1 s)"));
+	AX_CHECK(has(dl, "storage.advice",
+		     "fewer readers suffice: with 1 reader, 4 GB/s is within "
+		     "5 % of the fastest (4 readers, 4.12 GB/s)"));
+	json_decref(doc);
+	/* One reader is 2x slower: fewer readers do not suffice here. */
+	const struct ing d[] = {
+	    {"cold", 1, 2, MB, "mmap", "compute", 2.0, 9.0},
+	    {"cold", 4, 2, MB, "mmap", "compute", 4.12, 9.0},
+	};
+	doc = ingest_doc(d, 2);
+	dl = get(doc, "devices.0.data_loading");
+	AX_CHECK(has(dl, "storage.advice",
+		     "keep 4 readers: fewer were slower (1 reader 2 GB/s)"));
+	json_decref(doc);
+}
+
+static void test_ingest_cold_over_warm(void)
+{
+	const struct ing c[] = {
+	    {"warm", 8, 8, 4 * MB, "mmap", "read", 10.0, 11.0},
+	    {"warm", 4, 8, 4 * MB, "mmap", "read", 9.9, 11.0},
+	    {"cold", 2, 4, MB, "pread", "read", 1.5, 1.6},
+	};
+	json_t *doc = ingest_doc(c, 3);
+	const json_t *dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 2);
+	AX_CHECK_INT(iget(dl, "read_chunk.value"), MB);
+	AX_CHECK_STR(json_string_value(get(dl, "io_mode.value")), "pread");
+	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.basis.cache")),
+		     "cold");
+	AX_CHECK(has(dl, "loader_threads.basis.cache_rule", "cold-cache"));
+	AX_CHECK_NEAR(
+	    json_number_value(get(dl, "loader_threads.basis.result.value")),
+	    1.5, 0);
+	AX_CHECK_STR(json_string_value(get(dl, "storage.cache")), "cold");
+	AX_CHECK_NEAR(json_number_value(get(dl, "storage.gbps")), 1.5, 0);
+	/* No warm twin of the cold case: the fastest warm one is quoted. */
+	AX_CHECK(has(dl, "storage.advice", "a warm cache gave 10 GB/s"));
+	json_decref(doc);
+	/* Warm only: said so, and no advice to warm what is warm. */
+	doc = ingest_doc(c, 2);
+	dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 8);
+	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.basis.cache")),
+		     "warm");
+	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.confidence")),
+		     "medium");
+	AX_CHECK(has(dl, "loader_threads.reason", "-p cache=cold"));
+	AX_CHECK(has(dl, "storage.verdict",
+		     "read-bound from a warm page cache at 10 GB/s"));
+	AX_CHECK(has(dl, "storage.advice", "io=pread,mmap,direct"));
+	AX_CHECK(lacks(dl, "storage.advice", "first pass"));
+	json_decref(doc);
+}
+
+/* A result without a raw read or a known bound: nulls and reasons, no
+ * verdict made up. */
+static void test_ingest_missing_figures(void)
+{
+	json_t *a = json_array();
+	next_id = 1;
+	json_t *r = ingest_result(
+	    "d1", (struct ing){"cold", 2, 4, MB, "pread", "read", 1.5, 0});
+	json_t *extra = json_object_get(r, "extra");
+	json_object_del(extra, "raw_read_gbps");
+	json_object_set_new(extra, "bound", json_string("decode"));
+	json_array_append_new(a, r);
+	json_t *doc = build_from(a, suite_doc());
+	const json_t *st = get(doc, "devices.0.data_loading.storage");
+	AX_CHECK_NEAR(json_number_value(get(st, "gbps")), 1.5, 0);
+	AX_CHECK(json_is_null(get(st, "raw_read_gbps")));
+	AX_CHECK(json_is_null(get(st, "ratio_to_raw")));
+	AX_CHECK(json_is_null(get(st, "verdict")));
+	AX_CHECK(json_is_null(get(st, "advice")));
+	AX_CHECK(has(st, "reason", "no bound stage known here"));
+	AX_CHECK(has(st, "reason", "extra.raw_read_gbps"));
+	/* The settings still come from the one result. */
+	AX_CHECK_INT(iget(doc, "devices.0.data_loading.loader_threads.value"),
+		     2);
+	json_decref(doc);
+}
+
+/* results() (transfers and a conv batch sweep: Little's law gives 1
+ * thread, depth 2) plus ingest cases on d1. */
+static json_t *with_ingest(void)
+{
+	json_t *a = results();
+	const struct ing c[] = {
+	    {"cold", 1, 9, MB, "mmap", "read", 1.0, 4.0},
+	    {"cold", 3, 9, MB, "mmap", "read", 2.9, 4.0},
+	};
+	for (int i = 0; i < 2; i++)
+		json_array_append_new(a, ingest_result("d1", c[i]));
+	return a;
+}
+
+static void test_ingest_over_transfer(void)
+{
+	json_t *doc = build_from(with_ingest(), suite_doc());
+	const json_t *d = get(doc, "devices.0");
+	AX_CHECK_INT(iget(d, "data_loading.loader_threads.value"), 3);
+	AX_CHECK_INT(iget(d, "data_loading.prefetch_depth.value"), 3);
+	AX_CHECK(has(d, "data_loading.loader_threads.basis.rule", "ingest"));
+	AX_CHECK(has(d, "data_loading.prefetch_depth.basis.rule", "inflight"));
+	/* The transfer group, pinned memory and batch size stay. */
+	AX_CHECK_INT(iget(d, "upload.chunk_size.value"), 1 << 20);
+	AX_CHECK_INT(iget(d, "data_loading.batch_size.value"), 8);
+	AX_CHECK(json_is_true(get(d, "data_loading.pinned_memory.value")));
+	int rc;
+	char *s = view(doc, "torch", &rc);
+	AX_CHECK_INT(rc, 0);
+	AX_CHECK(strstr(s, "    num_workers=3,\n") != NULL);
+	AX_CHECK(strstr(s, "    prefetch_factor=3,\n") != NULL);
+	AX_CHECK(strstr(s, "# read_chunk: 1048576 bytes per read\n") != NULL);
+	AX_CHECK(strstr(s, "# io_mode: mmap\n") != NULL);
+	AX_CHECK(strstr(s, "# storage: storage-bound at 2.9 GB/s") != NULL);
+	free(s);
+	s = view(doc, "env", &rc);
+	AX_CHECK(strstr(s, "export AXBENCH_READ_CHUNK=1048576\n") != NULL);
+	AX_CHECK(strstr(s, "export AXBENCH_IO_MODE=mmap\n") != NULL);
+	free(s);
+	json_decref(doc);
+}
+
+static void test_transfer_fallback(void)
+{
+	json_t *doc = build();
+	const json_t *dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 1);
+	AX_CHECK(has(dl, "loader_threads.basis.rule", "Little's law"));
+	AX_CHECK(json_is_null(get(dl, "read_chunk.value")));
+	AX_CHECK(json_is_null(get(dl, "read_chunk.basis")));
+	AX_CHECK(has(dl, "read_chunk.reason", "run axbench run ingest"));
+	AX_CHECK(json_is_null(get(dl, "io_mode.value")));
+	AX_CHECK(json_is_null(get(dl, "storage.verdict")));
+	AX_CHECK(json_is_null(get(dl, "storage.gbps")));
+	AX_CHECK(has(dl, "storage.reason", "readers=1,2,4"));
+	/* d2: neither ingest nor a batch sweep */
+	AX_CHECK(json_is_null(get(doc, "devices.1.data_loading.loader_threads."
+				       "value")));
+	AX_CHECK(has(doc, "devices.1.data_loading.loader_threads.reason",
+		     "no ingest results and no batch sweep"));
+	int rc;
+	char *s = view(doc, "env", &rc);
+	AX_CHECK(strstr(s, "# read_chunk: not set (no ingest results") != NULL);
+	free(s);
+	json_decref(doc);
+	/* Ingest results are found by role: without it they do not count. */
+	json_t *suites = suite_doc();
+	json_object_del(suites, "ingest");
+	doc = build_from(with_ingest(), suites);
+	dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 1);
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2);
+	AX_CHECK(json_is_null(get(dl, "read_chunk.value")));
+	json_decref(doc);
+}
+
 AX_TEST_MAIN(AX_TEST(test_upload), AX_TEST(test_loading_and_nulls),
-	     AX_TEST(test_views))
+	     AX_TEST(test_views), AX_TEST(test_ingest_storage_bound),
+	     AX_TEST(test_ingest_more_readers_helped),
+	     AX_TEST(test_ingest_one_reader_count),
+	     AX_TEST(test_ingest_upload_bound),
+	     AX_TEST(test_ingest_compute_bound),
+	     AX_TEST(test_ingest_cold_over_warm),
+	     AX_TEST(test_ingest_missing_figures),
+	     AX_TEST(test_ingest_over_transfer),
+	     AX_TEST(test_transfer_fallback))
