@@ -35,14 +35,15 @@
  * Loading from storage (recommend_ingest.c) reads the results of suites
  * with the ingest role first: the cold-cache results where any exist (a
  * loader reads from storage), else the warm ones, as basis.cache says.
- * The fastest of them gives loader_threads = its readers (PyTorch
- * num_workers), prefetch_depth = ceil(inflight / readers), at least 1
- * (prefetch_factor), read_chunk = its chunk in bytes and io_mode = its
- * io (pread, mmap or direct).  storage is a note, not a setting: the
- * fastest result's bound stage (extra.bound), its GB/s against the raw
- * sequential read of the same file (extra.raw_read_gbps), and a verdict
- * with advice.  Storage-bound (read): the fastest at the most readers
- * against the fastest at the fewest, among results differing only in
+ * loader_threads (PyTorch num_workers) = the fewest readers reaching
+ * 95 % of the fastest among the results differing from it only in
+ * readers (basis.chosen), prefetch_depth = ceil(inflight / those
+ * readers), at least 1 (prefetch_factor); the fastest gives read_chunk =
+ * its chunk in bytes and io_mode = its io (pread, mmap or direct).  storage is
+ * a note, not a setting: the fastest result's bound stage (extra.bound), its
+ * GB/s against the raw sequential read of the same file (extra.raw_read_gbps),
+ * and a verdict with advice.  Storage-bound (read): the fastest at the most
+ * readers against the fastest at the fewest, among results differing only in
  * readers; under a 5 % gain more readers do not help (with one reader
  * count measured it says so, and reason names the sweep to run) and the
  * advice is to keep the data in RAM or warm the page cache, quoting a

@@ -188,34 +188,54 @@ static json_t *ingest_basis(const char *rule, const json_t *best, bool cold)
 			 "result", cite(best));
 }
 
+/* The fewest readers reaching FEWER_FRACTION of the fastest, among the
+ * results that differ from it only in readers: a loader thread that adds
+ * less than the noise of a figure is a thread taken from the model's
+ * host work for nothing. */
+static const json_t *enough_readers(const struct sweep *w, const json_t *best)
+{
+	const json_t *pick = best;
+	size_t i;
+	json_t *r;
+	json_array_foreach(w->group, i, r)
+	{
+		if (median(r) >= FEWER_FRACTION * median(best) &&
+		    pint(r, "readers") < pint(pick, "readers"))
+			pick = r;
+	}
+	return pick;
+}
+
 static json_t *threads_setting(const json_t *best, const struct sweep *w,
 			       bool cold)
 {
+	const json_t *pick = enough_readers(w, best);
 	json_t *basis =
-	    ingest_basis("reader threads of the fastest ingest result (PyTorch "
-			 "num_workers)",
+	    ingest_basis("the fewest reader threads reaching 95 % of the "
+			 "fastest ingest result (PyTorch num_workers)",
 			 best, cold);
+	json_object_set_new(basis, "chosen", cite(pick));
 	json_object_set_new(basis, "sweep", sweep_json(w));
-	return setting(json_integer(pint(best, "readers")), basis,
+	return setting(json_integer(pint(pick, "readers")), basis,
 		       confidence(w, cold), caveat(w, cold));
 }
 
-/* prefetch_factor counts batches per worker: the staging buffers the
- * fastest result kept in rotation, shared among its readers. */
+/* prefetch_factor counts batches per worker: the staging buffers kept
+ * in rotation, shared among the chosen readers. */
 static json_t *prefetch_setting(const json_t *best, const struct sweep *w,
 				bool cold)
 {
-	json_int_t readers = pint(best, "readers");
-	json_int_t inflight = pint(best, "inflight");
+	const json_t *pick = enough_readers(w, best);
+	json_int_t readers = pint(pick, "readers");
+	json_int_t inflight = pint(pick, "inflight");
 	if (inflight < 1)
 		return unmeasured("the fastest ingest result records no "
 				  "inflight (staging buffers)");
 	json_int_t depth = (inflight + readers - 1) / readers;
-	json_t *basis =
-	    ingest_basis("ceil(inflight / readers) of the fastest ingest "
-			 "result, at least 1 (PyTorch prefetch_factor is per "
-			 "worker)",
-			 best, cold);
+	json_t *basis = ingest_basis(
+	    "ceil(inflight / readers) at the chosen reader threads, at least "
+	    "1 (PyTorch prefetch_factor is per worker)",
+	    pick, cold);
 	json_object_set_new(basis, "inflight", json_integer(inflight));
 	json_object_set_new(basis, "readers", json_integer(readers));
 	return setting(json_integer(depth < 1 ? 1 : depth), basis,

@@ -320,15 +320,17 @@ static void test_ingest_storage_bound(void)
 	};
 	json_t *doc = ingest_doc(c, 5);
 	const json_t *dl = get(doc, "devices.0.data_loading");
-	AX_CHECK_INT(iget(dl, "loader_threads.value"), 4);
+	/* 1 reader is within 5 % of the fastest (4): one thread is enough */
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 1);
 	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.basis.cache")),
 		     "cold");
 	AX_CHECK_INT(iget(dl, "loader_threads.basis.result.result_id"), 3);
+	AX_CHECK_INT(iget(dl, "loader_threads.basis.chosen.result_id"), 1);
 	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.confidence")),
 		     "high");
 	AX_CHECK(json_is_null(get(dl, "loader_threads.reason")));
 	AX_CHECK_INT(json_array_size(get(dl, "loader_threads.basis.sweep")), 3);
-	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2); /* 8 / 4 */
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 8); /* 8 / 1 */
 	AX_CHECK_INT(iget(dl, "read_chunk.value"), MB);
 	AX_CHECK_STR(json_string_value(get(dl, "io_mode.value")), "pread");
 	const json_t *st = get(dl, "storage");
@@ -415,8 +417,9 @@ static void test_ingest_upload_bound(void)
 	};
 	json_t *doc = ingest_doc(c, 2);
 	const json_t *dl = get(doc, "devices.0.data_loading");
-	AX_CHECK_INT(iget(dl, "loader_threads.value"), 2);
-	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2);
+	/* 2.4 is within 5 % of 2.5: one reader, all 3 buffers its own */
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 1);
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 3);
 	AX_CHECK_STR(json_string_value(get(dl, "storage.bound")), "upload");
 	AX_CHECK(has(dl, "storage.verdict",
 		     "upload-bound at 2.5 GB/s: the copy to the device takes "
@@ -440,8 +443,8 @@ static void test_ingest_compute_bound(void)
 	};
 	json_t *doc = ingest_doc(c, 3);
 	const json_t *dl = get(doc, "devices.0.data_loading");
-	AX_CHECK_INT(iget(dl, "loader_threads.value"), 4);
-	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 1); /* ceil(2/4) */
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 1);
+	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2); /* ceil(2/1) */
 	AX_CHECK(has(dl, "storage.verdict",
 		     "compute-bound: the loader keeps up with the kernel "
 		     "(compute 0.5 s per repetition against read 0.2 s and "
@@ -488,7 +491,8 @@ static void test_ingest_cold_over_warm(void)
 	/* Warm only: said so, and no advice to warm what is warm. */
 	doc = ingest_doc(c, 2);
 	dl = get(doc, "devices.0.data_loading");
-	AX_CHECK_INT(iget(dl, "loader_threads.value"), 8);
+	/* 4 readers (9.9) are within 5 % of 8 (10) */
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 4);
 	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.basis.cache")),
 		     "warm");
 	AX_CHECK_STR(json_string_value(get(dl, "loader_threads.confidence")),
