@@ -246,18 +246,28 @@ static int read_full(int fd, unsigned char *dst, size_t len, uint64_t off)
 
 /* O_DIRECT wants aligned memory, offsets and lengths: the length is
  * rounded up (a read at the end of the file returns what is there). */
+/* O_DIRECT wants aligned memory, offsets and lengths: the length is
+ * rounded up (a read at the end of the file returns what is there).  A
+ * driver's mapping that the kernel cannot pin for DMA (EFAULT) gets an
+ * aligned bounce buffer instead, kept for the slot's later reads. */
 static int read_direct(struct ig_state *s, struct ig_slot *sl,
 		       unsigned char *dst, uint64_t off)
 {
 	size_t want =
 	    ((size_t)sl->len + IG_ALIGN - 1) & ~(size_t)(IG_ALIGN - 1);
-	unsigned char *buf = sl->bounce ? sl->bounce : dst;
 	size_t got = 0;
 	while (got < sl->len) {
+		unsigned char *buf = sl->bounce ? sl->bounce : dst;
 		ssize_t r = pread(s->file.direct_fd, buf + got, want - got,
 				  (off_t)(off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && errno == EFAULT && !sl->bounce && got == 0) {
+			if (posix_memalign((void **)&sl->bounce, IG_ALIGN,
+					   s->pt.chunk))
+				return ENOMEM;
+			continue;
+		}
 		if (r < 0)
 			return errno;
 		if (r == 0)
@@ -655,7 +665,6 @@ static int submit_chunk(struct ig_state *s, int i, char *err, size_t errlen)
 			       (unsigned long long)sl->chunk, vk->err);
 	sl->submitted = true;
 	sl->submit_t = now_s();
-	sl->state = SLOT_FREE;
 	return 0;
 }
 
@@ -877,9 +886,12 @@ static json_t *ig_describe(void *state)
 	if (s->pt.cache == IG_COLD && s->resident_after_drop >= 0)
 		json_object_set_new(o, "resident_after_drop",
 				    json_real(s->resident_after_drop));
-	if (s->pt.io == IG_DIRECT)
-		json_object_set_new(o, "direct_bounce",
-				    json_boolean(s->slot[0].bounce != NULL));
+	if (s->pt.io == IG_DIRECT) {
+		bool bounced = false;
+		for (uint32_t i = 0; i < s->pt.inflight; i++)
+			bounced |= s->slot[i].bounce != NULL;
+		json_object_set_new(o, "direct_bounce", json_boolean(bounced));
+	}
 	return o;
 }
 
