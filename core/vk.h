@@ -260,6 +260,34 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 int ax_vk_submit(struct ax_vk_ctx *ctx, VkQueue queue,
 		 const VkCommandBuffer *cbs, uint32_t n, VkFence fence);
 
+/*
+ * A submission slot: a resettable command buffer of one queue and its
+ * fence, for suites that keep several submissions in flight and recycle
+ * them (transfer's and ingest's staging rotation).  busy: submitted and
+ * not yet waited for.
+ */
+struct ax_vk_slot {
+	VkCommandBuffer cb;
+	VkFence fence;
+	bool transfer; /* the transfer queue's, else the compute queue's */
+	bool busy;
+};
+
+/* Allocate the command buffer and the fence (unsignalled).  AX_EVK or
+ * AX_EDEVLOST with ctx->err naming the call. */
+int ax_vk_slot_init(struct ax_vk_ctx *ctx, bool transfer, struct ax_vk_slot *s);
+/* Begin recording (one-time submit; beginning resets the buffer). */
+int ax_vk_slot_begin(struct ax_vk_ctx *ctx, struct ax_vk_slot *s);
+/* End recording and submit to the slot's queue with its fence. */
+int ax_vk_slot_submit(struct ax_vk_ctx *ctx, struct ax_vk_slot *s);
+/* Wait for a busy slot up to ctx->timeout_ns and reset its fence (0 at
+ * once when not busy).  AX_ETIMEOUT marks the context lost (pending work
+ * cannot be reclaimed safely); the caller words the message. */
+int ax_vk_slot_wait(struct ax_vk_ctx *ctx, struct ax_vk_slot *s);
+/* Wait if busy, free the buffer and the fence (only host memory is left
+ * alone when the context is lost). */
+void ax_vk_slot_release(struct ax_vk_ctx *ctx, struct ax_vk_slot *s);
+
 /* Timestamp query `slot` (< AX_VK_TIMESTAMPS) at the end of all work. */
 void ax_vk_cmd_timestamp(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 			 uint32_t slot);

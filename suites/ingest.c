@@ -179,9 +179,7 @@ enum ig_slot_state { SLOT_FREE, SLOT_READING, SLOT_READY };
 struct ig_slot {
 	struct ax_vk_buffer staging; /* host-visible, chunk bytes */
 	unsigned char *bounce;	     /* io=direct on an unaligned mapping */
-	VkCommandBuffer cb;
-	VkFence fence;
-	bool submitted; /* fence not yet waited for */
+	struct ax_vk_slot sub;	     /* its command buffer and fence */
 	enum ig_slot_state state;
 	uint64_t chunk;	 /* the chunk it holds */
 	uint32_t len;	 /* that chunk's bytes */
@@ -388,14 +386,7 @@ static void ig_teardown(struct ax_vk_ctx *vk, void *state)
 	stop_readers(s);
 	for (int i = 0; i < IG_MAX_SLOTS; i++) {
 		struct ig_slot *sl = &s->slot[i];
-		if (sl->submitted && !vk->lost)
-			vkWaitForFences(vk->dev, 1, &sl->fence, VK_TRUE,
-					vk->timeout_ns);
-		if (sl->cb && !vk->lost)
-			vkFreeCommandBuffers(vk->dev, vk->compute_pool, 1,
-					     &sl->cb);
-		if (sl->fence && !vk->lost)
-			vkDestroyFence(vk->dev, sl->fence, NULL);
+		ax_vk_slot_release(vk, &sl->sub);
 		ax_vk_buffer_destroy(vk, &sl->staging);
 		free(sl->bounce);
 	}
@@ -407,15 +398,6 @@ static void ig_teardown(struct ax_vk_ctx *vk, void *state)
 	ax_ingest_file_close(&s->file);
 	free(s->want);
 	free(s);
-}
-
-static int vk_fail(struct ax_vk_ctx *vk, VkResult r, const char *what,
-		   char *err, size_t errlen)
-{
-	return ax_errf(err, errlen,
-		       r == VK_ERROR_DEVICE_LOST ? AX_EDEVLOST : AX_EVK,
-		       "ingest: %s failed on %s (%s)", what, vk->info->name,
-		       ax_vk_result_name(r));
 }
 
 static int open_file(struct ig_state *s, char *err, size_t errlen)
@@ -478,22 +460,12 @@ static int slot_init(struct ig_state *s, struct ig_slot *sl, char *err,
 		     size_t errlen)
 {
 	struct ax_vk_ctx *vk = s->vk;
-	VkCommandBufferAllocateInfo ai = {
-	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	    .commandPool = vk->compute_pool,
-	    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	    .commandBufferCount = 1,
-	};
-	VkResult r = vkAllocateCommandBuffers(vk->dev, &ai, &sl->cb);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "allocating a command buffer", err,
-			       errlen);
-	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	r = vkCreateFence(vk->dev, &fi, NULL, &sl->fence);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "creating a fence", err, errlen);
-	int rc = ax_vk_buffer_create(vk, s->pt.chunk, 0, AX_MEM_UPLOAD,
-				     &sl->staging);
+	int rc = ax_vk_slot_init(vk, false, &sl->sub);
+	if (rc)
+		return ax_errf(err, errlen, rc, "ingest: %s on %s", vk->err,
+			       vk->info->name);
+	rc = ax_vk_buffer_create(vk, s->pt.chunk, 0, AX_MEM_UPLOAD,
+				 &sl->staging);
 	if (rc)
 		return rc;
 	/* O_DIRECT reads straight into the mapping when it is aligned. */
@@ -597,7 +569,7 @@ static bool computing(const struct ig_state *s)
 static void record_chunk(struct ig_state *s, int i, struct ig_slot *sl)
 {
 	struct ax_vk_ctx *vk = s->vk;
-	VkCommandBuffer cb = sl->cb;
+	VkCommandBuffer cb = sl->sub.cb;
 	uint32_t q = 3 * (uint32_t)i;
 	if (sl->chunk == 0 && computing(s)) {
 		/* The sums of this repetition start from zero; the barrier
@@ -646,24 +618,15 @@ static int submit_chunk(struct ig_state *s, int i, char *err, size_t errlen)
 	int rc = ax_vk_flush(vk, &sl->staging);
 	if (rc)
 		return rc;
-	VkCommandBufferBeginInfo bi = {
-	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-	    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-	};
-	/* The pool has RESET_COMMAND_BUFFER_BIT: begin resets the buffer. */
-	VkResult r = vkBeginCommandBuffer(sl->cb, &bi);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "recording a chunk", err, errlen);
-	record_chunk(s, i, sl);
-	r = vkEndCommandBuffer(sl->cb);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "recording a chunk", err, errlen);
-	rc = ax_vk_submit(vk, vk->compute_queue, &sl->cb, 1, sl->fence);
+	rc = ax_vk_slot_begin(vk, &sl->sub);
+	if (rc == 0) {
+		record_chunk(s, i, sl);
+		rc = ax_vk_slot_submit(vk, &sl->sub);
+	}
 	if (rc)
 		return ax_errf(err, errlen, rc,
 			       "ingest: submitting chunk %llu failed: %s",
 			       (unsigned long long)sl->chunk, vk->err);
-	sl->submitted = true;
 	sl->submit_t = now_s();
 	return 0;
 }
@@ -691,25 +654,19 @@ static int retire(struct ig_state *s, int i, char *err, size_t errlen)
 {
 	struct ax_vk_ctx *vk = s->vk;
 	struct ig_slot *sl = &s->slot[i];
-	if (!sl->submitted)
+	if (!sl->sub.busy)
 		return 0;
-	VkResult r =
-	    vkWaitForFences(vk->dev, 1, &sl->fence, VK_TRUE, vk->timeout_ns);
-	if (r == VK_TIMEOUT) {
-		/* Pending work cannot be reclaimed safely: the runner skips
-		 * teardown and later cases on a lost context. */
-		ax_vk_mark_lost(vk);
-		return ax_errf(err, errlen, AX_ETIMEOUT,
+	int rc = ax_vk_slot_wait(vk, &sl->sub);
+	if (rc == AX_ETIMEOUT)
+		return ax_errf(err, errlen, rc,
 			       "ingest: chunk %llu did not complete within "
 			       "%.3g s (--timeout)",
 			       (unsigned long long)sl->chunk,
 			       (double)vk->timeout_ns / 1e9);
-	}
-	if (r == VK_SUCCESS)
-		r = vkResetFences(vk->dev, 1, &sl->fence);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "waiting for a chunk", err, errlen);
-	sl->submitted = false;
+	if (rc)
+		return ax_errf(err, errlen, rc,
+			       "ingest: waiting for chunk %llu failed: %s",
+			       (unsigned long long)sl->chunk, vk->err);
 	gpu_stages(s, i, now_s() - sl->submit_t);
 	return 0;
 }

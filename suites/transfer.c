@@ -204,11 +204,9 @@ static int xf_check(const struct ax_params *p,
 /* ---- state ---- */
 
 struct xf_slot {
-	VkCommandBuffer cb;
-	VkFence fence;
+	struct ax_vk_slot sub;	     /* command buffer and fence */
 	struct ax_vk_buffer staging; /* staged pageable only */
-	bool busy;
-	uint64_t chunk_index; /* the chunk in flight */
+	uint64_t chunk_index;	     /* the chunk in flight */
 };
 
 /* One direction: device data, host data and the slots moving it. */
@@ -232,14 +230,7 @@ static void xf_lane_release(struct ax_vk_ctx *vk, struct xf_lane *l)
 {
 	for (int i = 0; i < XF_MAX_SLOTS; i++) {
 		struct xf_slot *s = &l->slot[i];
-		if (s->busy && !vk->lost)
-			vkWaitForFences(vk->dev, 1, &s->fence, VK_TRUE,
-					vk->timeout_ns);
-		if (s->cb && !vk->lost)
-			vkFreeCommandBuffers(vk->dev, vk->transfer_pool, 1,
-					     &s->cb);
-		if (s->fence && !vk->lost)
-			vkDestroyFence(vk->dev, s->fence, NULL);
+		ax_vk_slot_release(vk, &s->sub);
 		ax_vk_buffer_destroy(vk, &s->staging);
 	}
 	ax_vk_buffer_destroy(vk, &l->dev);
@@ -258,33 +249,14 @@ static void xf_teardown(struct ax_vk_ctx *vk, void *state)
 	free(s);
 }
 
-static int vk_fail(struct ax_vk_ctx *vk, VkResult r, const char *what,
-		   char *err, size_t errlen)
-{
-	return ax_errf(err, errlen,
-		       r == VK_ERROR_DEVICE_LOST ? AX_EDEVLOST : AX_EVK,
-		       "transfer: %s failed on %s (%s)", what, vk->info->name,
-		       ax_vk_result_name(r));
-}
-
 static int xf_slot_init(struct xf_state *s, struct xf_lane *l,
 			struct xf_slot *slot, char *err, size_t errlen)
 {
 	struct ax_vk_ctx *vk = s->vk;
-	VkCommandBufferAllocateInfo ai = {
-	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-	    .commandPool = vk->transfer_pool,
-	    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-	    .commandBufferCount = 1,
-	};
-	VkResult r = vkAllocateCommandBuffers(vk->dev, &ai, &slot->cb);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "allocating a command buffer", err,
-			       errlen);
-	VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	r = vkCreateFence(vk->dev, &fi, NULL, &slot->fence);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "creating a fence", err, errlen);
+	int rc = ax_vk_slot_init(vk, true, &slot->sub);
+	if (rc)
+		return ax_errf(err, errlen, rc, "transfer: %s on %s", vk->err,
+			       vk->info->name);
 	if (s->pt.source == XF_PINNED)
 		return 0;
 	return ax_vk_buffer_create(vk, s->pt.chunk, 0,
@@ -478,29 +450,24 @@ static int xf_retire(struct xf_state *s, struct xf_lane *l,
 		     struct xf_slot *slot, char *err, size_t errlen)
 {
 	struct ax_vk_ctx *vk = s->vk;
-	if (!slot->busy)
+	if (!slot->sub.busy)
 		return 0;
-	VkResult r =
-	    vkWaitForFences(vk->dev, 1, &slot->fence, VK_TRUE, vk->timeout_ns);
-	if (r == VK_TIMEOUT) {
-		/* Work still pending cannot be reclaimed safely: the runner
-		 * skips teardown and later cases on a lost context. */
-		ax_vk_mark_lost(vk);
-		return ax_errf(err, errlen, AX_ETIMEOUT,
+	int rc = ax_vk_slot_wait(vk, &slot->sub);
+	if (rc == AX_ETIMEOUT)
+		return ax_errf(err, errlen, rc,
 			       "transfer: chunk %llu (%llu bytes) did not "
 			       "complete within %.3g s (--timeout)",
 			       (unsigned long long)slot->chunk_index,
 			       (unsigned long long)s->pt.chunk,
 			       (double)vk->timeout_ns / 1e9);
-	}
-	if (r == VK_SUCCESS)
-		r = vkResetFences(vk->dev, 1, &slot->fence);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "waiting for a transfer", err, errlen);
-	slot->busy = false;
+	if (rc)
+		return ax_errf(err, errlen, rc,
+			       "transfer: waiting for a transfer failed on %s "
+			       "(%s)",
+			       vk->info->name, vk->err);
 	if (l->up || s->pt.source == XF_PINNED)
 		return 0;
-	int rc = ax_vk_invalidate(vk, &slot->staging);
+	rc = ax_vk_invalidate(vk, &slot->staging);
 	memcpy(l->host + slot->chunk_index * s->pt.chunk, slot->staging.map,
 	       s->pt.chunk);
 	return rc;
@@ -518,7 +485,7 @@ static void xf_record_copy(struct xf_state *s, struct xf_lane *l,
 	    .dstOffset = l->up ? off : host_off,
 	    .size = s->pt.chunk,
 	};
-	vkCmdCopyBuffer(slot->cb, l->up ? host : l->dev.buf,
+	vkCmdCopyBuffer(slot->sub.cb, l->up ? host : l->dev.buf,
 			l->up ? l->dev.buf : host, 1, &region);
 	if (l->up)
 		return;
@@ -528,7 +495,7 @@ static void xf_record_copy(struct xf_state *s, struct xf_lane *l,
 	    .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
 	    .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
 	};
-	vkCmdPipelineBarrier(slot->cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+	vkCmdPipelineBarrier(slot->sub.cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 			     VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
 			     NULL);
 }
@@ -538,26 +505,16 @@ static int xf_submit(struct xf_state *s, struct xf_lane *l,
 		     struct xf_slot *slot, uint64_t i, char *err, size_t errlen)
 {
 	struct ax_vk_ctx *vk = s->vk;
-	VkCommandBufferBeginInfo bi = {
-	    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-	    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-	};
-	/* The pool has RESET_COMMAND_BUFFER_BIT: begin resets the buffer. */
-	VkResult r = vkBeginCommandBuffer(slot->cb, &bi);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "recording a copy", err, errlen);
-	xf_record_copy(s, l, slot, i);
-	r = vkEndCommandBuffer(slot->cb);
-	if (r != VK_SUCCESS)
-		return vk_fail(vk, r, "recording a copy", err, errlen);
-	int rc =
-	    ax_vk_submit(vk, vk->transfer_queue, &slot->cb, 1, slot->fence);
+	int rc = ax_vk_slot_begin(vk, &slot->sub);
+	if (rc == 0) {
+		xf_record_copy(s, l, slot, i);
+		rc = ax_vk_slot_submit(vk, &slot->sub);
+	}
 	if (rc)
 		return ax_errf(err, errlen, rc,
 			       "transfer: submitting chunk "
 			       "%llu failed: %s",
 			       (unsigned long long)i, vk->err);
-	slot->busy = true;
 	slot->chunk_index = i;
 	return 0;
 }
