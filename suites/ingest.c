@@ -178,7 +178,8 @@ enum ig_slot_state { SLOT_FREE, SLOT_READING, SLOT_READY };
 
 struct ig_slot {
 	struct ax_vk_buffer staging; /* host-visible, chunk bytes */
-	unsigned char *bounce;	     /* io=direct on an unaligned mapping */
+	unsigned char *bounce;	     /* io=direct where the mapping is not
+					aligned, or cannot be pinned */
 	struct ax_vk_slot sub;	     /* its command buffer and fence */
 	enum ig_slot_state state;
 	uint64_t chunk;	 /* the chunk it holds */
@@ -242,8 +243,6 @@ static int read_full(int fd, unsigned char *dst, size_t len, uint64_t off)
 	return 0;
 }
 
-/* O_DIRECT wants aligned memory, offsets and lengths: the length is
- * rounded up (a read at the end of the file returns what is there). */
 /* O_DIRECT wants aligned memory, offsets and lengths: the length is
  * rounded up (a read at the end of the file returns what is there).  A
  * driver's mapping that the kernel cannot pin for DMA (EFAULT) gets an
@@ -408,8 +407,8 @@ static int open_file(struct ig_state *s, char *err, size_t errlen)
 					err, errlen);
 }
 
-/* The reasons a point cannot be measured here, found only on the file. */
-static int file_supports(struct ig_state *s, char *err, size_t errlen)
+/* A reason found only on the file that the point cannot be measured. */
+static int direct_supported(struct ig_state *s, char *err, size_t errlen)
 {
 	if (s->pt.io == IG_DIRECT && s->file.direct_fd < 0)
 		return ax_errf(err, errlen, AX_EUNSUPPORTED,
@@ -418,6 +417,13 @@ static int file_supports(struct ig_state *s, char *err, size_t errlen)
 			       "--workdir on a disk filesystem",
 			       s->file.fs, s->file.path,
 			       strerror(s->file.direct_errno));
+	return 0;
+}
+
+/* Cold: can the file's pages be dropped at all?  (After cpu_sums, which
+ * reads them in.) */
+static int cold_supported(struct ig_state *s, char *err, size_t errlen)
+{
 	if (s->pt.cache != IG_COLD)
 		return 0;
 	ax_ingest_drop_cache(&s->file, s->pt.size);
@@ -516,9 +522,11 @@ static int ig_setup_steps(struct ig_state *s, char *err, size_t errlen)
 {
 	int rc = open_file(s, err, errlen);
 	if (!rc)
+		rc = direct_supported(s, err, errlen);
+	if (!rc)
 		rc = cpu_sums(s, err, errlen);
 	if (!rc)
-		rc = file_supports(s, err, errlen);
+		rc = cold_supported(s, err, errlen);
 	if (!rc)
 		rc = ax_ingest_raw_read(&s->file, s->pt.size,
 					s->pt.cache == IG_COLD,
