@@ -49,6 +49,9 @@ static bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
  * on the main thread only. */
 static char **interned;
 static int64_t n_interned;
+/* A bound on what is never freed: a run names a handful of files; only
+ * a fuzzer names millions. */
+#define TEXTS_MAX 65536
 
 static int intern_text(const struct ax_param_def *d, const char *text,
 		       int64_t *out)
@@ -62,6 +65,8 @@ static int intern_text(const struct ax_param_def *d, const char *text,
 			*out = i + 1;
 			return 0;
 		}
+	if (n_interned >= TEXTS_MAX)
+		return AX_EINVAL;
 	char **grown =
 	    realloc(interned, sizeof(*interned) * (size_t)(n_interned + 1));
 	if (!grown)
@@ -78,6 +83,22 @@ const char *ax_param_text(const struct ax_param_def *d, int64_t v)
 	if (v > 0 && v <= n_interned)
 		return interned[v - 1];
 	return d->choices[0];
+}
+
+/* Text that can be stored and shown: 1 to AX_PARAM_TEXT_MAX bytes of
+ * valid UTF-8 (jansson's check: the canonical JSON must hold it) with no
+ * control characters (a newline in a path would break every printer). */
+static bool text_ok(const char *text)
+{
+	size_t n = strlen(text);
+	if (n == 0 || n > AX_PARAM_TEXT_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return false;
+	json_t *j = json_string(text);
+	json_decref(j);
+	return j != NULL;
 }
 
 static int choice_count(const struct ax_param_def *d)
@@ -118,7 +139,9 @@ static void range_text(const struct ax_param_def *d, char *buf, size_t len)
 		return;
 	}
 	if (d->type == AX_PT_TEXT) {
-		snprintf(buf, len, "a text of 1 to %d characters",
+		snprintf(buf, len,
+			 "a text of 1 to %d bytes of UTF-8 without control "
+			 "characters",
 			 AX_PARAM_TEXT_MAX);
 		return;
 	}
@@ -201,11 +224,15 @@ int ax_param_parse(const struct ax_param_def *d, const char *text, int64_t *out,
 	bool parsed = false;
 
 	if (d->type == AX_PT_TEXT) {
-		size_t n = strlen(text);
-		parsed = n > 0 && n <= AX_PARAM_TEXT_MAX;
-		if (parsed && intern_text(d, text, &v))
-			return ax_errf(err, errlen, AX_ENOMEM,
-				       "%s: out of memory", d->name);
+		parsed = text_ok(text);
+		int rc = parsed ? intern_text(d, text, &v) : 0;
+		if (rc)
+			return ax_errf(err, errlen, rc,
+				       rc == AX_ENOMEM
+					   ? "%s: out of memory"
+					   : "%s: more than %d distinct texts "
+					     "in one process",
+				       d->name, TEXTS_MAX);
 	} else if (d->type == AX_PT_INT) {
 		parsed = parse_int(d, text, &v) == 0;
 	} else if (d->type == AX_PT_ENUM) {

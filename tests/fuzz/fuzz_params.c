@@ -33,7 +33,7 @@ static void sweep(const struct ax_param_def *d, const char *value)
 {
 	int64_t *vals = NULL;
 	int count = 0;
-	char err[512], text[64];
+	char err[512], text[AX_PARAM_TEXT_MAX + 1];
 	int64_t one;
 	if (ax_param_parse_list(d, value, &vals, &count, err, sizeof(err)))
 		return;

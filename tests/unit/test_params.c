@@ -1,5 +1,6 @@
 /* tests/unit/test_params.c - sweeps: one range rule for every integer
- * parameter (LO..HI doubles, :xF multiplies, :STEP adds). */
+ * parameter (LO..HI doubles, :xF multiplies, :STEP adds); text
+ * parameters: interned values, the canonical JSON, the refusals. */
 #include "ax_test.h"
 
 #include "core/error.h"
@@ -97,5 +98,76 @@ static void test_bad_ranges(void)
 	AX_CHECK(strstr(got, "more than 4096 values") != NULL);
 }
 
+static const char *const auto_text[] = {"auto", NULL};
+static const struct ax_param_def file_def = {
+    "file", AX_PT_TEXT, 0, 0, auto_text, 0, AX_PARAM_SHAPE, "a path"};
+static const struct ax_param_def both[] = {
+    {"file", AX_PT_TEXT, 0, 0, auto_text, 0, AX_PARAM_SHAPE, "a path"},
+    {"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE, "rows"}};
+
+static void test_text_values(void)
+{
+	char err[512], text[AX_PARAM_TEXT_MAX + 1];
+	int64_t a, b, c, d;
+	/* the default text is value 0; equal texts are equal values */
+	AX_CHECK_INT(ax_param_parse(&file_def, "auto", &a, err, sizeof(err)),
+		     0);
+	AX_CHECK_INT(a, 0);
+	AX_CHECK_INT(
+	    ax_param_parse(&file_def, "/data/x.bin", &b, err, sizeof(err)), 0);
+	AX_CHECK_INT(
+	    ax_param_parse(&file_def, "/data/y.bin", &c, err, sizeof(err)), 0);
+	AX_CHECK_INT(
+	    ax_param_parse(&file_def, "/data/x.bin", &d, err, sizeof(err)), 0);
+	AX_CHECK(b > 0 && c > 0 && b != c);
+	AX_CHECK_INT(d, b);
+	AX_CHECK_STR(ax_param_text(&file_def, b), "/data/x.bin");
+	ax_param_format(&file_def, c, text, sizeof(text));
+	AX_CHECK_STR(text, "/data/y.bin");
+	/* the canonical JSON holds the text and gives the point back */
+	struct ax_params p, q;
+	ax_params_init(&p, both, 2);
+	AX_CHECK_INT(ax_params_set(&p, "file", "/data/y.bin", err, sizeof(err)),
+		     0);
+	char *js = ax_params_to_json(&p);
+	AX_CHECK_STR(js, "{\"file\":\"/data/y.bin\",\"m\":512}");
+	AX_CHECK_INT(ax_params_from_json(&q, both, 2, js, err, sizeof(err)), 0);
+	AX_CHECK_INT(q.v[0], p.v[0]);
+	free(js);
+	/* a sweep of texts */
+	int64_t *v;
+	int n;
+	AX_CHECK_INT(ax_param_parse_list(&file_def, "auto,/a,/b", &v, &n, err,
+					 sizeof(err)),
+		     0);
+	AX_CHECK_INT(n, 3);
+	AX_CHECK_INT(v[0], 0);
+	AX_CHECK_STR(ax_param_text(&file_def, v[2]), "/b");
+	free(v);
+}
+
+static void test_text_refused(void)
+{
+	char err[512], big[AX_PARAM_TEXT_MAX + 2];
+	int64_t v;
+	AX_CHECK_INT(ax_param_parse(&file_def, "", &v, err, sizeof(err)),
+		     AX_EINVAL);
+	AX_CHECK(strstr(err, "file must be a text of 1 to 1024 bytes of "
+			     "UTF-8 without control characters") != NULL);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	AX_CHECK_INT(ax_param_parse(&file_def, big, &v, err, sizeof(err)),
+		     AX_EINVAL);
+	AX_CHECK_INT(ax_param_parse(&file_def, "/a\nb", &v, err, sizeof(err)),
+		     AX_EINVAL);
+	/* not UTF-8: the canonical JSON could not hold it */
+	AX_CHECK_INT(
+	    ax_param_parse(&file_def, "/a\xd2\xd2", &v, err, sizeof(err)),
+	    AX_EINVAL);
+	AX_CHECK_INT(
+	    ax_param_parse(&file_def, "/caf\xc3\xa9", &v, err, sizeof(err)), 0);
+}
+
 AX_TEST_MAIN(AX_TEST(test_plain_range_doubles), AX_TEST(test_step_and_factor),
-	     AX_TEST(test_bad_ranges))
+	     AX_TEST(test_bad_ranges), AX_TEST(test_text_values),
+	     AX_TEST(test_text_refused))
