@@ -338,10 +338,20 @@ static void readers_helped_advice(struct note *n, const json_t *best,
 			 "-p readers=%lld,%lld,%lld",
 			 (long long)b, (long long)b, (long long)(2 * b),
 			 (long long)(4 * b));
-	else
-		snprintf(n->advice, sizeof(n->advice),
-			 "use %lld %s, the fastest of the sweep", (long long)b,
-			 readers_word(b));
+	else {
+		/* loader_threads' own choice, so advice and setting agree */
+		json_int_t k = pint(enough_readers(w, best), "readers");
+		if (k == b)
+			snprintf(n->advice, sizeof(n->advice),
+				 "use %lld %s, the fastest of the sweep",
+				 (long long)b, readers_word(b));
+		else
+			snprintf(n->advice, sizeof(n->advice),
+				 "use %lld %s: the fewest within 5 %% of the "
+				 "fastest (%lld %s)",
+				 (long long)k, readers_word(k), (long long)b,
+				 readers_word(b));
+	}
 }
 
 /* Storage-bound advice when more readers did not help: keep the data in

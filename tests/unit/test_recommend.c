@@ -386,6 +386,21 @@ static void test_ingest_more_readers_helped(void)
 	AX_CHECK(has(dl, "storage.advice", "use 4 readers, the fastest"));
 	AX_CHECK(lacks(dl, "storage.advice", "readers=4,8,16"));
 	json_decref(doc);
+	/* 2 readers within 5 % of the fastest (4): the advice says 2, as
+	 * loader_threads does. */
+	const struct ing e[] = {
+	    {"cold", 1, 4, MB, "pread", "read", 1.2, 4.0},
+	    {"cold", 2, 4, MB, "pread", "read", 3.0, 4.0},
+	    {"cold", 4, 4, MB, "pread", "read", 3.1, 4.0},
+	    {"cold", 8, 4, MB, "pread", "read", 2.9, 4.0},
+	};
+	doc = ingest_doc(e, 4);
+	dl = get(doc, "devices.0.data_loading");
+	AX_CHECK_INT(iget(dl, "loader_threads.value"), 2);
+	AX_CHECK(has(dl, "storage.advice",
+		     "use 2 readers: the fewest within 5 % of the fastest (4 "
+		     "readers)"));
+	json_decref(doc);
 }
 
 static void test_ingest_one_reader_count(void)
