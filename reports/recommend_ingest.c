@@ -194,16 +194,16 @@ static json_t *ingest_basis(const char *rule, const json_t *best, bool cold)
  * host work for nothing. */
 static const json_t *enough_readers(const struct sweep *w, const json_t *best)
 {
-	const json_t *pick = best;
+	const json_t *pick = NULL;
 	size_t i;
 	json_t *r;
 	json_array_foreach(w->group, i, r)
 	{
 		if (median(r) >= FEWER_FRACTION * median(best) &&
-		    pint(r, "readers") < pint(pick, "readers"))
+		    better_end(r, pick, -1))
 			pick = r;
 	}
-	return pick;
+	return pick ? pick : best;
 }
 
 static json_t *threads_setting(const json_t *best, const struct sweep *w,
@@ -439,21 +439,6 @@ static void upload_bound(struct note *n, const json_t *best)
 		 chunk, inflight, chunk, 4 * chunk, inflight, 2 * inflight);
 }
 
-/* The fewest readers of the sweep within 5 % of the fastest. */
-static const json_t *fewest_enough(const struct sweep *w, const json_t *best)
-{
-	const json_t *pick = NULL;
-	size_t i;
-	json_t *r;
-	json_array_foreach(w->group, i, r)
-	{
-		if (median(r) >= FEWER_FRACTION * median(best) &&
-		    better_end(r, pick, -1))
-			pick = r;
-	}
-	return pick;
-}
-
 static void compute_bound(struct note *n, const json_t *best,
 			  const struct sweep *w)
 {
@@ -469,7 +454,7 @@ static void compute_bound(struct note *n, const json_t *best,
 			 "(compute %.3g s per repetition against read %.3g s "
 			 "and upload %.3g s)",
 			 c, rd, up);
-	const json_t *few = fewest_enough(w, best);
+	const json_t *few = enough_readers(w, best);
 	json_int_t f = pint(few, "readers");
 	if (f < b)
 		snprintf(n->advice, sizeof(n->advice),
