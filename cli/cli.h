@@ -98,6 +98,17 @@ void ax_cli_iter_init(struct ax_cli_iter *it, struct ax_cli *cli,
  * (return AX_EXIT_OK).
  */
 int ax_cli_next(struct ax_cli_iter *it);
+
+/*
+ * For an option whose value is optional (its arg is written "[FILE]"):
+ * when ax_cli_next returned it without an inline value (--json=FILE) and
+ * the command already has its max_pos positional arguments, the next
+ * argument is its value unless it is another option.  So `compare A B
+ * --json out.json` writes a file, `compare A B --json` and `compare
+ * --json A B` print to stdout.  Sets it->optarg (NULL: no value).
+ * Returns 0, or -1 after a usage error (an empty value).
+ */
+int ax_cli_take_optional(struct ax_cli_iter *it, int max_pos);
 void ax_cli_iter_release(struct ax_cli_iter *it);
 
 /* ax_cli_parse_end's "no error, go on". */
@@ -173,6 +184,11 @@ int ax_cli_check_validation(const struct ax_cli *cli,
 
 /* The command line as a JSON array text (malloc'd). */
 char *ax_cli_argv_json(const struct ax_cli *cli);
+
+/* Columns of the terminal f writes to; else $COLUMNS when it is a
+ * positive number; else 0: no limit (a pipe or a CI log gets whole
+ * lines). */
+int ax_cli_term_width(FILE *f);
 
 /* Directory holding the shipped profiles (configs/): AXBENCH_CONFIG_DIR,
  * else next to the executable, else the install prefix. */

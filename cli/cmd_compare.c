@@ -33,8 +33,10 @@ static const struct ax_cli_opt compare_opts[] = {
     {OPT_THRESHOLD_FOR, "threshold-for", 0, "GLOB=PCT",
      "minimum effect for suites matching GLOB (repeatable; last match "
      "wins; default: --threshold for every suite)"},
-    {OPT_JSON, "json", 0, "FILE",
-     "also write the comparison as JSON (default: not written)"},
+    {OPT_JSON, "json", 0, "[FILE]",
+     "the comparison as JSON: to FILE (after BASE and CAND, or "
+     "--json=FILE), or alone on stdout with no FILE or '-' (default: "
+     "the text table)"},
     {OPT_MARKDOWN, "markdown", 0, "FILE",
      "also write a Markdown summary (CI job summary, PR comment; "
      "default: not written)"},
@@ -42,8 +44,9 @@ static const struct ax_cli_opt compare_opts[] = {
      "also write JUnit XML (one test case per result; default: not "
      "written)"},
     {OPT_STRICT, "strict", 0, NULL,
-     "exit 3 when a verdict is ambiguous and nothing regressed "
-     "(default: exit 0)"},
+     "no 'noisy' verdict (a result that missed its noise target keeps "
+     "its statistical verdict), and exit 3 when a verdict is ambiguous "
+     "and nothing regressed (default: exit 0)"},
     {0},
 };
 
@@ -203,6 +206,7 @@ struct compare_args {
 	struct ax_compare_rule rules[MAX_RULES];
 	char *globs[MAX_RULES];
 	const char *json, *markdown, *junit;
+	bool json_stdout; /* --json with no FILE, or --json - */
 	bool strict;
 	char **pos;
 	int n_pos;
@@ -231,6 +235,17 @@ static int threshold_for(const struct ax_cli *cli, struct compare_args *a,
 	return 0;
 }
 
+/* --json [FILE]: a file, or stdout ("-" or none). */
+static int json_option(struct compare_args *a, struct ax_cli_iter *it)
+{
+	if (ax_cli_take_optional(it, 2))
+		return AX_EXIT_USAGE;
+	bool to_stdout = !it->optarg || strcmp(it->optarg, "-") == 0;
+	a->json_stdout = to_stdout;
+	a->json = to_stdout ? NULL : it->optarg;
+	return 0;
+}
+
 static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		      struct compare_args *a, struct ax_cli_iter *it)
 {
@@ -245,13 +260,13 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		else if (opt == OPT_THRESHOLD_FOR)
 			rc = threshold_for(cli, a, it->optarg);
 		else if (opt == OPT_JSON)
-			a->json = it->optarg;
+			rc = json_option(a, it);
 		else if (opt == OPT_MARKDOWN)
 			a->markdown = it->optarg;
 		else if (opt == OPT_JUNIT)
 			a->junit = it->optarg;
 		else if (opt == OPT_STRICT)
-			a->strict = true;
+			a->strict = a->o.strict = true;
 	}
 	if (rc)
 		return rc;
@@ -320,12 +335,13 @@ static int run_compare(struct ax_cli *cli, struct compare_args *a,
 	int rm = write_file(cli, a->markdown, c, ax_compare_write_markdown);
 	int rx = write_file(cli, a->junit, c, ax_compare_write_junit);
 	int rc = rj ? rj : rm ? rm : rx;
-	/* The global --json (before the command name) turns stdout into
-	 * the JSON document; the text table is the default. */
-	if (cli->json)
+	/* --json with no FILE (or '-'), before or after the command name,
+	 * makes stdout the JSON document and nothing else; the text table
+	 * is the default. */
+	if (cli->json || a->json_stdout)
 		ax_compare_write_json(c, stdout);
 	else if (cli->verbosity >= 0)
-		ax_compare_write_text(c, stdout);
+		ax_compare_write_text(c, stdout, ax_cli_term_width(stdout));
 	fflush(stdout);
 	if (rc == 0)
 		rc = verdict_exit(cli, c, a->strict);
@@ -361,7 +377,7 @@ const struct ax_cli_cmd ax_cmd_compare = {
     .name = "compare",
     .summary = "compare two runs; exit 1 on a regression (CI check)",
     .usage = "BASE CAND [--threshold PCT] [--threshold-for GLOB=PCT] "
-	     "[--json FILE] [--markdown FILE] [--junit FILE] [--strict]",
+	     "[--json [FILE]] [--markdown FILE] [--junit FILE] [--strict]",
     .details = "BASE and CAND are each a run id, 'last', 'baseline:NAME', "
 	       "a database file\n"
 	       "(its newest run) or FILE:RUN with RUN as before. Results "

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -302,4 +303,17 @@ int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 		return 0;
 	return ax_cli_error(cli, ax_cli_exit_code(rc), "%s: --run %s: %s", cmd,
 			    text, ax_db_errmsg(db));
+}
+
+int ax_cli_term_width(FILE *f)
+{
+	struct winsize ws;
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	const char *env = getenv("COLUMNS");
+	char *end;
+	long cols = env ? strtol(env, &end, 10) : 0;
+	return env && *env && !*end && cols > 0 && cols < 100000 ? (int)cols
+								 : 0;
 }

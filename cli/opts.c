@@ -275,6 +275,24 @@ static int take_option(struct ax_cli_iter *it, const char *arg,
 			it->cmd ? cmdname : "");
 		return -1;
 	}
+	/* "[FILE]": the value is optional; only --name=VALUE gives one
+	 * here, and the command decides whether a separate argument is it
+	 * (ax_cli_take_optional). */
+	bool optional = o->arg && o->arg[0] == '[';
+	if (optional) {
+		it->optarg = NULL;
+		snprintf(it->optname, sizeof(it->optname), "--%s", o->name);
+		if (inline_val && !*inline_val) {
+			fprintf(stderr,
+				"%s: option --%s=%s is empty; give a value "
+				"(is a shell variable unset?)\n",
+				who, o->name, o->arg);
+			return -1;
+		}
+		it->optarg = inline_val;
+		*found = o;
+		return 0;
+	}
 	if (!o->arg && inline_val && is_long) {
 		fprintf(stderr, "%s: option --%s takes no value\n", who,
 			o->name);
@@ -393,6 +411,25 @@ int ax_cli_parse_end(const struct ax_cli_iter *it, int last, int min_pos,
 	return AX_EXIT_USAGE;
 }
 
+int ax_cli_take_optional(struct ax_cli_iter *it, int max_pos)
+{
+	if (it->optarg || it->n_positional < max_pos || it->i >= it->argc)
+		return 0;
+	const char *next = it->argv[it->i];
+	if (next[0] == '-' && next[1] != '\0')
+		return 0; /* another option */
+	if (!*next) {
+		fprintf(stderr,
+			"axbench %s: option %s got an empty string; give a "
+			"value (is a shell variable unset?)\n",
+			it->cmd->name, it->optname);
+		return -1;
+	}
+	it->optarg = next;
+	it->i++;
+	return 0;
+}
+
 int ax_cli_next(struct ax_cli_iter *it)
 {
 	while (it->i < it->argc) {
@@ -416,7 +453,7 @@ int ax_cli_next(struct ax_cli_iter *it)
 				return rc;
 			continue;
 		}
-		if (o->arg && check_choice(it, o))
+		if (o->arg && it->optarg && check_choice(it, o))
 			return -1;
 		return o->id;
 	}

@@ -23,6 +23,10 @@ struct exec {
 	bool tty;
 	int case_width;	  /* of the table's case column */
 	json_t *json_out; /* --json: results as they are stored */
+	/* Verified results whose median ended less tight than max_noise,
+	 * and the first few of them by name, for the warning at the end. */
+	int n_noisy;
+	char noisy_names[512];
 };
 
 static void on_progress(void *ctx, int n, double median)
@@ -116,6 +120,46 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 	fflush(stdout);
 }
 
+/* A verified result that stopped on its sample or time limit with a
+ * median less tight than asked: noted for warn_noise. */
+static void note_noise(struct exec *ex, const struct ax_plan_case *pc,
+		       const struct ax_runner_result *r)
+{
+	double target = ex->opts.max_noise;
+	if (r->status != 0 || !(target > 0) || !(r->summary.rel_noise > target))
+		return;
+	if (ex->n_noisy++ < 3) {
+		size_t used = strlen(ex->noisy_names);
+		snprintf(ex->noisy_names + used, sizeof(ex->noisy_names) - used,
+			 "%s%s %s +/-%.3g%% (%s)", used ? ", " : "",
+			 pc->suite->name, ex->case_label,
+			 100 * r->summary.rel_noise,
+			 r->stop_reason ? r->stop_reason : "?");
+	}
+}
+
+/* Results that missed the noise target are said, with what would help:
+ * compare calls a change between them "noisy", not a regression. */
+static void warn_noise(const struct exec *ex)
+{
+	const struct ax_session *s = &ex->session;
+	if (!ex->n_noisy || ex->cli->verbosity < 0)
+		return;
+	fprintf(stderr,
+		"axbench: warning: %d of %d verified result%s ended above the "
+		"noise target of +/-%.3g%%: %s%s. compare calls a change "
+		"between such results \"noisy\", not a regression. What "
+		"helps: more samples (--max-samples, --max-time), a quieter "
+		"machine (nothing else running, a fixed clock)%s, or a target "
+		"this machine can meet (--max-noise).\n",
+		ex->n_noisy, s->n_ok, s->n_ok == 1 ? "" : "s",
+		100 * ex->opts.max_noise, ex->noisy_names,
+		ex->n_noisy > 3 ? ", ..." : "",
+		ex->opts.mode == AX_MODE_COLD
+		    ? ", --mode batch (back-to-back repetitions)"
+		    : "");
+}
+
 /* Measure one case, store it, print it.  Returns an exit code when the run
  * must stop (storage error), else 0. */
 static int run_one(struct exec *ex, int i)
@@ -132,6 +176,8 @@ static int run_one(struct exec *ex, int i)
 		fprintf(stderr, "\r\033[K");
 	if (rc == 0)
 		print_row(ex, pc, &c);
+	if (rc == 0)
+		note_noise(ex, pc, &c.r);
 	ax_session_case_release(&c);
 	return rc;
 }
@@ -224,6 +270,7 @@ static int finish(struct exec *ex, int rc)
 			"skipped%s\n",
 			(long long)s->run_id, s->n_ok, s->n_failed,
 			s->n_skipped, interrupted ? ", interrupted" : "");
+	warn_noise(ex);
 	int n_failed = s->n_failed;
 	json_decref(ex->json_out);
 	/* A failed result fails the command, not the run row: the run went

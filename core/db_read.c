@@ -265,14 +265,15 @@ static int add_samples(struct ax_db *db, int64_t id, json_t *r)
 }
 
 static const char *const result_keys[] = {
-    "id",	   "uuid",	  "run_id",	 "run_uuid",
-    "started_at",  "suite",	  "case",	 "*params",
-    "params_hash", "shader_hash", "unit",	 "higher_is_better",
-    "work",	   "timing_mode", "stop_reason", "status",
-    "error",	   "n",		  "median",	 "min",
-    "max",	   "mean",	  "stddev",	 "q1",
-    "q3",	   "mad",	  "ci_lo",	 "ci_hi",
-    "rel_noise",   "*extra",	  "run_status",	 "speedup_vs_cpu",
+    "id",	    "uuid",	   "run_id",	  "run_uuid",
+    "started_at",   "suite",	   "case",	  "*params",
+    "params_hash",  "shader_hash", "unit",	  "higher_is_better",
+    "work",	    "timing_mode", "stop_reason", "status",
+    "error",	    "n",	   "median",	  "min",
+    "max",	    "mean",	   "stddev",	  "q1",
+    "q3",	    "mad",	   "ci_lo",	  "ci_hi",
+    "rel_noise",    "*extra",	   "run_status",  "speedup_vs_cpu",
+    "noise_target",
 };
 
 /* The result's power row (result_power p) and CPU baseline (c). */
@@ -297,6 +298,14 @@ static const char *const cpu_keys[] = {
     "id",     "library", "version", "corename", "threads", "note",
     "median", "ci_lo",	 "ci_hi",   "n",	"unit",	   "created_at",
 };
+
+/* The noise target the result's run asked for (the runner's max_noise, a
+ * fraction), from the run's stored settings: compare calls a change
+ * between results that missed it "noisy".  NULL for runs that keep none
+ * (a tuning session, a monitor run) and for settings that are not JSON. */
+#define NOISE_TARGET_SQL                                                       \
+	"CASE WHEN json_valid(r.config_json) THEN"                             \
+	" json_extract(r.config_json, '$.max_noise') END"
 
 static json_t *result_row(sqlite3_stmt *st)
 {
@@ -382,8 +391,8 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	    " x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
 	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json,"
 	    " " AX_RUN_STATUS_SQL(
-		"r") ", x.speedup_vs_cpu, " DEV_COLS ", " HOST_COLS
-		     ", " POWER_COLS ", " CPU_COLS
+		"r") ", x.speedup_vs_cpu, " NOISE_TARGET_SQL ", " DEV_COLS
+		     ", " HOST_COLS ", " POWER_COLS ", " CPU_COLS
 		     " FROM result x JOIN run r ON r.id = "
 		     "x.run_id"
 		     " LEFT JOIN device d ON d.id = r.device_id"

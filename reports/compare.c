@@ -20,6 +20,8 @@ const char *ax_compare_verdict_name(enum ax_verdict v)
 		return "slower";
 	case AX_VERDICT_AMBIGUOUS:
 		return "ambiguous";
+	case AX_VERDICT_NOISY:
+		return "noisy";
 	case AX_VERDICT_INCOMPARABLE:
 		return "incomparable";
 	case AX_VERDICT_UNMATCHED:
@@ -77,7 +79,16 @@ static void stat_reset(struct ax_compare_stat *s, double threshold)
 	s->base_median = s->cand_median = NAN;
 	s->p_value = s->shift = s->rel = s->rel_lo = s->rel_hi = NAN;
 	s->improvement = s->impr_lo = s->impr_hi = NAN;
+	s->speedup = NAN;
 	s->verdict = AX_VERDICT_AMBIGUOUS;
+}
+
+/* The ratio of medians, better above 1 (see struct ax_compare_stat). */
+static double speedup_of(double base, double cand, bool higher_is_better)
+{
+	if (!(base > 0) || !(cand > 0) || !isfinite(base) || !isfinite(cand))
+		return NAN;
+	return higher_is_better ? cand / base : base / cand;
 }
 
 static double median_of(const double *x, int n)
@@ -86,6 +97,25 @@ static double median_of(const double *x, int n)
 	if (n < 1 || ax_stats_summarize(x, n, 0.95, &sum) != 0)
 		return NAN;
 	return sum.median;
+}
+
+/* Ratios read better than percentages from here on: +50 % or -33 %. */
+#define RATIO_FROM 1.5
+
+const char *ax_compare_change_text(const struct ax_compare_stat *s, char *buf,
+				   size_t len)
+{
+	double x = s->speedup;
+	if (isfinite(x) && (x >= RATIO_FROM || x <= 1 / RATIO_FROM))
+		snprintf(buf, len, "%.3g\xc3\x97 %s", x >= 1 ? x : 1 / x,
+			 x >= 1 ? "faster" : "slower");
+	else if (isfinite(s->impr_lo))
+		snprintf(buf, len, "%+.2f%% [%+.2f%%, %+.2f%%]",
+			 100 * s->improvement, 100 * s->impr_lo,
+			 100 * s->impr_hi);
+	else
+		snprintf(buf, len, "%s", "");
+	return buf;
 }
 
 /* Apply the documented rules to an interval of the improvement. */
@@ -109,11 +139,11 @@ static void decide(struct ax_compare_stat *s, double alpha)
 		why = sig ? "significant, but the interval reaches into +/-"
 			  : "not significant and the interval reaches past +/-";
 	}
+	char change[64];
 	snprintf(s->reason, sizeof(s->reason),
-		 "change %+.2f%% [%+.2f%%, %+.2f%%] (better is +), p=%.3g: "
-		 "%s%.3g%%",
-		 100 * s->improvement, 100 * s->impr_lo, 100 * s->impr_hi,
-		 s->p_value, why, 100 * t);
+		 "change %s (better is +), p=%.3g: %s%.3g%%",
+		 ax_compare_change_text(s, change, sizeof(change)), s->p_value,
+		 why, 100 * t);
 }
 
 int ax_compare_samples(const double *a, int na, const double *b, int nb,
@@ -134,6 +164,8 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 	stat_reset(out, threshold);
 	out->base_median = median_of(a, na);
 	out->cand_median = median_of(b, nb);
+	out->speedup =
+	    speedup_of(out->base_median, out->cand_median, higher_is_better);
 
 	if (same_samples(a, na, b, nb)) {
 		out->verdict = AX_VERDICT_SAME;
@@ -280,6 +312,7 @@ static void unmatched(struct ax_compare_pair *p, json_t *base, json_t *cand,
 	p->base = base;
 	p->cand = cand;
 	stat_reset(&p->stat, NAN);
+	p->noise = (struct ax_compare_noise){NAN, NAN, NAN, NAN};
 	p->stat.verdict = AX_VERDICT_UNMATCHED;
 	snprintf(p->stat.reason, sizeof(p->stat.reason), "%s", reason);
 }
@@ -337,12 +370,66 @@ static bool check_comparable(struct ax_compare_pair *p)
 	return false;
 }
 
+bool ax_compare_missed_target(double x, double t)
+{
+	return isfinite(x) && isfinite(t) && t > 0 && x > t;
+}
+
+/* The relative half-width of the median's 95 % interval, from the
+ * samples compare judges (not the stored figure: a database edited or
+ * merged since keeps its samples honest, not its summary). */
+static double noise_of(const double *x, int n)
+{
+	struct ax_summary sum;
+	if (n < 2 || ax_stats_summarize(x, n, 0.95, &sum) != 0)
+		return NAN;
+	return sum.rel_noise;
+}
+
+static double target_of(const json_t *r)
+{
+	const json_t *t = json_object_get(r, "noise_target");
+	return json_is_number(t) ? json_number_value(t) : NAN;
+}
+
+/* A shift that a side's missed noise target can explain is "noisy"
+ * (see compare.h), with the figures that say so. */
+static void judge_noise(struct ax_compare_pair *p,
+			const struct ax_compare_opts *o)
+{
+	const struct ax_compare_noise *n = &p->noise;
+	bool base_missed = ax_compare_missed_target(n->base, n->base_target);
+	bool cand_missed = ax_compare_missed_target(n->cand, n->cand_target);
+	enum ax_verdict v = p->stat.verdict;
+	/* Without a test (too few samples) "ambiguous" says more. */
+	if (o->strict || !(base_missed || cand_missed) ||
+	    !isfinite(p->stat.p_value) ||
+	    !(v == AX_VERDICT_FASTER || v == AX_VERDICT_SLOWER ||
+	      v == AX_VERDICT_AMBIGUOUS))
+		return;
+	double target = cand_missed ? n->cand_target : n->base_target;
+	char was[64];
+	snprintf(was, sizeof(was), "%s", ax_compare_verdict_name(v));
+	p->stat.verdict = AX_VERDICT_NOISY;
+	snprintf(p->stat.reason, sizeof(p->stat.reason),
+		 "%s missed the noise target of +/-%.3g%% (BASE +/-%.3g%%, "
+		 "CAND +/-%.3g%%), so the change of %+.2f%% would have "
+		 "read '%s'; not a regression unless --strict",
+		 base_missed && cand_missed ? "both sides"
+		 : base_missed		    ? "BASE"
+					    : "CAND",
+		 100 * target, 100 * n->base, 100 * n->cand,
+		 100 * p->stat.improvement, was);
+}
+
 static int compare_pair(struct ax_compare_pair *p,
 			const struct ax_compare_opts *o, char *err,
 			size_t errlen)
 {
 	double t = ax_compare_threshold_for(o, jstr(p->base, "suite"));
 	stat_reset(&p->stat, t);
+	p->noise = (struct ax_compare_noise){NAN, NAN, target_of(p->base),
+					     target_of(p->cand)};
 	if (!check_comparable(p))
 		return 0;
 	int na, nb, rc = AX_ENOMEM;
@@ -352,9 +439,13 @@ static int compare_pair(struct ax_compare_pair *p,
 		    json_is_true(json_object_get(p->base, "higher_is_better"));
 		rc = ax_compare_samples(a, na, b, nb, hib, t, o, &p->stat, err,
 					errlen);
+		p->noise.base = noise_of(a, na);
+		p->noise.cand = noise_of(b, nb);
 	}
 	free(a);
 	free(b);
+	if (rc == 0)
+		judge_noise(p, o);
 	p->regression = p->stat.verdict == AX_VERDICT_SLOWER;
 	return rc;
 }
@@ -535,5 +626,6 @@ void ax_compare_destroy(struct ax_compare *c)
 int ax_compare_n_compared(const struct ax_compare *c)
 {
 	return c->count[AX_VERDICT_SAME] + c->count[AX_VERDICT_FASTER] +
-	       c->count[AX_VERDICT_SLOWER] + c->count[AX_VERDICT_AMBIGUOUS];
+	       c->count[AX_VERDICT_SLOWER] + c->count[AX_VERDICT_AMBIGUOUS] +
+	       c->count[AX_VERDICT_NOISY];
 }

@@ -21,6 +21,15 @@
  *   - anything else (a wide interval straddling the threshold, or a
  *     significant shift whose interval reaches into the threshold band)
  *                                                      -> ambiguous
+ *   - a faster, slower or ambiguous pair where a side missed its noise
+ *     target (the relative half-width of its median's 95 % interval,
+ *     taken from the very samples judged, is above the max_noise its run
+ *     asked for: the result's "noise_target")          -> noisy
+ *     unless opts.strict, which keeps the statistical verdict.  Such a
+ *     side stopped on its sample or time limit before its median was as
+ *     tight as asked, so a shift between the two is as likely the
+ *     machine's noise as the code's: "noisy" is said, counted and never
+ *     a regression.  "same" stays same: the interval was narrow enough.
  *
  * "faster" reads as "better" for every unit: the word is the one CI
  * systems and people expect from a benchmark comparison.
@@ -54,6 +63,7 @@ enum ax_verdict {
 	AX_VERDICT_FASTER,
 	AX_VERDICT_SLOWER,
 	AX_VERDICT_AMBIGUOUS,
+	AX_VERDICT_NOISY,	 /* a side missed its noise target */
 	AX_VERDICT_INCOMPARABLE, /* matched, but could not be compared */
 	AX_VERDICT_UNMATCHED,	 /* present on one side only */
 };
@@ -73,6 +83,7 @@ struct ax_compare_opts {
 	double alpha;	 /* significance level (0.05) */
 	double conf;	 /* confidence level of the shift CI (0.95) */
 	int min_samples; /* per side (5) */
+	bool strict;	 /* no "noisy": keep the statistical verdict */
 };
 
 /* Fill o with the documented defaults. */
@@ -93,7 +104,11 @@ struct ax_compare_stat {
 	double rel_lo, rel_hi; /* CI of rel */
 	double improvement;    /* rel made direction-aware: > 0 is better */
 	double impr_lo, impr_hi;
-	char reason[160]; /* one sentence explaining the verdict */
+	/* The ratio of medians, direction-aware: > 1 is better ("2.5x
+	 * faster"), < 1 worse (0.4 reads "2.5x slower"); NAN where a median
+	 * is missing or not positive. */
+	double speedup;
+	char reason[320]; /* one sentence explaining the verdict */
 };
 
 /*
@@ -142,12 +157,24 @@ void ax_compare_energy_figures(double base_j, double cand_j,
 void ax_compare_energy_results(const json_t *base, const json_t *cand,
 			       struct ax_compare_energy *out);
 
+/* How tight each side's median is, against what its run asked for.
+ * Fractions (0.02 is +/-2 %); NAN where unknown (no samples, or a run
+ * that stored no target, such as a tuning session). */
+struct ax_compare_noise {
+	double base, cand;		 /* rel. half-width of the 95 % CI */
+	double base_target, cand_target; /* the result's noise_target */
+};
+
+/* True when x is above a known target t. */
+bool ax_compare_missed_target(double x, double t);
+
 /* One line of the comparison: a matched pair or an unmatched result. */
 struct ax_compare_pair {
 	json_t *base, *cand; /* result objects (borrowed from the
 				comparison's own references); one may be
 				NULL for an unmatched row */
 	struct ax_compare_stat stat;
+	struct ax_compare_noise noise;
 	struct ax_compare_energy energy;
 	bool regression; /* counts towards exit status 1 */
 };
@@ -175,14 +202,25 @@ int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
 void ax_compare_destroy(struct ax_compare *c);
 
 /* Number of rows that got a statistical verdict (same / faster /
- * slower / ambiguous). */
+ * slower / ambiguous / noisy). */
 int ax_compare_n_compared(const struct ax_compare *c);
 
 /* The comparison as a JSON document (new reference). */
 json_t *ax_compare_to_json(const struct ax_compare *c);
 
-/* Writers.  Each returns 0 or AX_EIO when the stream reports an error. */
-int ax_compare_write_text(const struct ax_compare *c, FILE *f);
+/* Writers.  Each returns 0 or AX_EIO when the stream reports an error.
+ *
+ * The text table is sized to its content: case and device are never cut.
+ * A row wider than width columns (a terminal's; 0 for no limit) puts its
+ * case on a line of its own below, whole.  A device shared by every row
+ * is named once in the header instead of in a column. */
+int ax_compare_write_text(const struct ax_compare *c, FILE *f, int width);
+
+/* The change as people read it: "18.6x slower" where the medians differ
+ * by 1.5x or more, else the direction-aware change in percent with its
+ * interval ("-3.21% [-4.02%, -2.47%]"); "" where there is none. */
+const char *ax_compare_change_text(const struct ax_compare_stat *s, char *buf,
+				   size_t len);
 int ax_compare_write_json(const struct ax_compare *c, FILE *f);
 int ax_compare_write_markdown(const struct ax_compare *c, FILE *f);
 int ax_compare_write_junit(const struct ax_compare *c, FILE *f);

@@ -47,11 +47,18 @@ static double median_of(const json_t *r)
 	return r && json_is_number(m) ? json_number_value(m) : NAN;
 }
 
-/* A median as text: "-" for a side that is missing. */
-static const char *fmt_num(double x, char *buf, size_t len)
+/* A side's figure as text: its median, the status of a side that did
+ * not produce one ("failed-verification", never 0), "-" for no side. */
+static const char *side_text(const json_t *r, char *buf, size_t len)
 {
-	if (isfinite(x))
-		snprintf(buf, len, "%.4g", x);
+	double m = median_of(r);
+	if (!r)
+		snprintf(buf, len, "-");
+	else if (strcmp(jstr(r, "status"), "ok") != 0)
+		snprintf(buf, len, "%s",
+			 *jstr(r, "status") ? jstr(r, "status") : "failed");
+	else if (isfinite(m))
+		snprintf(buf, len, "%.4g", m);
 	else
 		snprintf(buf, len, "-");
 	return buf;
@@ -62,12 +69,12 @@ static int finish(FILE *f) { return ferror(f) ? AX_EIO : 0; }
 static void summary_line(const struct ax_compare *c, FILE *f)
 {
 	fprintf(f,
-		"%d slower, %d faster, %d same, %d ambiguous, "
+		"%d slower, %d faster, %d same, %d ambiguous, %d noisy, "
 		"%d incomparable, %d unmatched; %d regression%s "
 		"(threshold %.3g%%)",
 		c->count[AX_VERDICT_SLOWER], c->count[AX_VERDICT_FASTER],
 		c->count[AX_VERDICT_SAME], c->count[AX_VERDICT_AMBIGUOUS],
-		c->count[AX_VERDICT_INCOMPARABLE],
+		c->count[AX_VERDICT_NOISY], c->count[AX_VERDICT_INCOMPARABLE],
 		c->count[AX_VERDICT_UNMATCHED], c->regressions,
 		c->regressions == 1 ? "" : "s", 100 * c->threshold);
 	int with_energy = c->energy_count[AX_ENERGY_SAME] +
@@ -82,47 +89,187 @@ static void summary_line(const struct ax_compare *c, FILE *f)
 			100 * AX_COMPARE_ENERGY_MARGIN);
 }
 
+/* Whether a row says why it got its verdict. */
+static bool says_why(const struct ax_compare_pair *p)
+{
+	return p->stat.verdict >= AX_VERDICT_AMBIGUOUS || p->regression;
+}
+
 /* ---- text ------------------------------------------------------------- */
 
-static void text_row(const struct ax_compare_pair *p, FILE *f)
+enum {
+	COL_VERDICT,
+	COL_SUITE,
+	COL_CASE,
+	COL_DEVICE,
+	COL_BASE,
+	COL_CAND,
+	COL_UNIT,
+	COL_CHANGE,
+	N_COLS
+};
+static const char *const col_names[N_COLS] = {
+    "VERDICT", "SUITE", "CASE", "DEVICE",
+    "BASE",    "CAND",	"UNIT", "CHANGE (+ is better)"};
+
+/* One row's cells, each already made safe for a terminal (malloc'd). */
+struct text_row {
+	char *cell[N_COLS];
+};
+
+/* Columns a terminal gives s: one per UTF-8 code point (the escapes of
+ * ax_term are ASCII). */
+static int display_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void put_cell(FILE *f, const char *s, int width, bool right)
+{
+	int pad = width - display_width(s);
+	if (right)
+		fprintf(f, "%*s%s", pad > 0 ? pad : 0, "", s);
+	else
+		fprintf(f, "%s%*s", s, pad > 0 ? pad : 0, "");
+}
+
+/* The device as a row names it: its name, with the fingerprint where
+ * another row's device has the same name (two cards of one model). */
+static char *device_label(const struct ax_compare *c, const json_t *r)
+{
+	const char *name = device_name(r);
+	const char *fp = jstr(json_object_get(r, "device"), "fingerprint");
+	bool clash = false;
+	for (int i = 0; i < c->n_pairs && !clash; i++) {
+		const json_t *o = any_side(&c->pairs[i]);
+		clash =
+		    strcmp(device_name(o), name) == 0 &&
+		    strcmp(jstr(json_object_get(o, "device"), "fingerprint"),
+			   fp) != 0;
+	}
+	char buf[1200];
+	snprintf(buf, sizeof(buf), "%s%s%s%s", ax_term(name), clash ? " [" : "",
+		 clash ? ax_term(fp) : "", clash ? "]" : "");
+	return strdup(buf);
+}
+
+static void row_cells(const struct ax_compare *c,
+		      const struct ax_compare_pair *p, struct text_row *t)
 {
 	const json_t *r = any_side(p);
 	char *label = case_label(r);
-	char b1[32], b2[32];
-	/* Stored text through ax_term: escapes, not raw control
-	 * characters, reach the terminal. */
-	fprintf(f, "%-12s %-10s %-28.28s %-20.20s %10s %10s %-8s",
-		ax_compare_verdict_name(p->stat.verdict),
-		ax_term(jstr(r, "suite")), ax_term(label ? label : ""),
-		ax_term(device_name(r)),
-		fmt_num(median_of(p->base), b1, sizeof(b1)),
-		fmt_num(median_of(p->cand), b2, sizeof(b2)),
-		ax_term(jstr(r, "unit")));
+	char b[64];
+	t->cell[COL_VERDICT] = strdup(ax_compare_verdict_name(p->stat.verdict));
+	t->cell[COL_SUITE] = strdup(ax_term(jstr(r, "suite")));
+	t->cell[COL_CASE] = strdup(ax_term(label ? label : ""));
+	t->cell[COL_DEVICE] = device_label(c, r);
+	t->cell[COL_BASE] = strdup(ax_term(side_text(p->base, b, sizeof(b))));
+	t->cell[COL_CAND] = strdup(ax_term(side_text(p->cand, b, sizeof(b))));
+	t->cell[COL_UNIT] = strdup(ax_term(jstr(r, "unit")));
+	t->cell[COL_CHANGE] =
+	    strdup(ax_compare_change_text(&p->stat, b, sizeof(b)));
 	free(label);
-	if (isfinite(p->stat.impr_lo))
-		fprintf(f, " %+7.2f%% [%+.2f%%, %+.2f%%]",
-			100 * p->stat.improvement, 100 * p->stat.impr_lo,
-			100 * p->stat.impr_hi);
+}
+
+/* Every row names the same device: the header names it instead. */
+static bool one_device(struct text_row *rows, int n)
+{
+	for (int i = 1; i < n; i++)
+		if (strcmp(rows[i].cell[COL_DEVICE], rows[0].cell[COL_DEVICE]))
+			return false;
+	return n > 0;
+}
+
+struct layout {
+	int w[N_COLS];
+	bool show[N_COLS];
+	bool many_devices; /* rows name different devices */
+	bool wrap;	   /* case (and device) on lines of their own */
+};
+
+static void plan_layout(struct layout *l, struct text_row *rows, int n,
+			int width)
+{
+	int total = 0;
+	for (int k = 0; k < N_COLS; k++) {
+		l->show[k] = true;
+		l->w[k] = display_width(col_names[k]);
+		for (int i = 0; i < n; i++) {
+			int w = display_width(rows[i].cell[k]);
+			l->w[k] = w > l->w[k] ? w : l->w[k];
+		}
+	}
+	l->many_devices = !one_device(rows, n);
+	l->show[COL_DEVICE] = l->many_devices;
+	for (int k = 0; k < N_COLS; k++)
+		total += l->show[k] ? l->w[k] + 2 : 0;
+	l->wrap = width > 0 && total - 2 > width;
+	if (l->wrap)
+		l->show[COL_CASE] = l->show[COL_DEVICE] = false;
+}
+
+static void text_line(FILE *f, const struct layout *l, char *const *cells)
+{
+	const char *sep = "";
+	for (int k = 0; k < N_COLS; k++) {
+		if (!l->show[k])
+			continue;
+		fputs(sep, f);
+		sep = "  ";
+		bool right = k == COL_BASE || k == COL_CAND;
+		/* The last column is not padded: no trailing blanks. */
+		if (k == COL_CHANGE)
+			fputs(cells[k], f);
+		else
+			put_cell(f, cells[k], l->w[k], right);
+	}
+	fputc('\n', f);
+}
+
+static void text_row_out(FILE *f, const struct layout *l,
+			 const struct ax_compare_pair *p,
+			 const struct text_row *t)
+{
+	text_line(f, l, t->cell);
+	if (l->wrap)
+		fprintf(f, "    case: %s\n", t->cell[COL_CASE]);
+	if (l->wrap && l->many_devices)
+		fprintf(f, "    device: %s\n", t->cell[COL_DEVICE]);
 	if (p->energy.verdict != AX_ENERGY_NONE)
-		fprintf(f, "  energy %s (%+.1f%%: %.3g -> %.3g J)",
+		fprintf(f, "    energy %s (%+.1f%%: %.3g -> %.3g J)\n",
 			ax_energy_verdict_name(p->energy.verdict),
 			100 * p->energy.change, p->energy.base_j,
 			p->energy.cand_j);
-	fputc('\n', f);
-	if (p->stat.verdict >= AX_VERDICT_AMBIGUOUS || p->regression)
-		fprintf(f, "             %s\n", ax_term(p->stat.reason));
+	if (says_why(p))
+		fprintf(f, "    why: %s\n", ax_term(p->stat.reason));
 }
 
-int ax_compare_write_text(const struct ax_compare *c, FILE *f)
+int ax_compare_write_text(const struct ax_compare *c, FILE *f, int width)
 {
+	struct text_row *rows = calloc((size_t)c->n_pairs + 1, sizeof(*rows));
+	if (!rows)
+		return AX_ENOMEM;
+	for (int i = 0; i < c->n_pairs; i++)
+		row_cells(c, &c->pairs[i], &rows[i]);
+	struct layout l;
+	plan_layout(&l, rows, c->n_pairs, width);
 	fprintf(f, "compare %s (BASE) with %s (CAND): ", ax_term(c->base_label),
 		ax_term(c->cand_label));
 	summary_line(c, f);
-	fprintf(f, "\n\n%-12s %-10s %-28s %-20s %10s %10s %-8s %s\n", "VERDICT",
-		"SUITE", "CASE", "DEVICE", "BASE", "CAND", "UNIT",
-		"CHANGE (+ is better) [95% CI]");
+	fputc('\n', f);
+	if (!l.many_devices && c->n_pairs)
+		fprintf(f, "device: %s\n", rows[0].cell[COL_DEVICE]);
+	fputc('\n', f);
+	text_line(f, &l, (char *const *)col_names);
 	for (int i = 0; i < c->n_pairs; i++)
-		text_row(&c->pairs[i], f);
+		text_row_out(f, &l, &c->pairs[i], &rows[i]);
+	for (int i = 0; i < c->n_pairs; i++)
+		for (int k = 0; k < N_COLS; k++)
+			free(rows[i].cell[k]);
+	free(rows);
 	return finish(f);
 }
 
@@ -133,16 +280,19 @@ static json_t *num(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
+/* A side of a row; a failed result's median is null, never 0. */
 static json_t *side_json(const json_t *r)
 {
 	if (!r)
 		return json_null();
+	bool ok = strcmp(jstr(r, "status"), "ok") == 0;
+	json_t *median = json_object_get(r, "median");
 	return json_pack(
 	    "{s:O?,s:O?,s:O?,s:O?,s:s,s:O?}", "result_id",
 	    json_object_get(r, "id"), "run_id", json_object_get(r, "run_id"),
 	    "n", json_object_get(r, "n"), "median",
-	    json_object_get(r, "median"), "status", jstr(r, "status"), "error",
-	    json_object_get(r, "error"));
+	    ok && json_is_number(median) ? median : NULL, "status",
+	    jstr(r, "status"), "error", json_object_get(r, "error"));
 }
 
 static json_t *pct(double x) { return num(100 * x); }
@@ -186,6 +336,17 @@ static json_t *row_json(const struct ax_compare_pair *p)
 	json_object_set_new(
 	    o, "improvement_ci_pct",
 	    json_pack("[o,o]", pct(s->impr_lo), pct(s->impr_hi)));
+	json_object_set_new(o, "speedup", num(s->speedup));
+	char b[64];
+	json_object_set_new(
+	    o, "change_text",
+	    json_string(ax_compare_change_text(s, b, sizeof(b))));
+	json_object_set_new(
+	    o, "noise",
+	    json_pack("{s:o,s:o,s:o,s:o}", "base_pct", pct(p->noise.base),
+		      "candidate_pct", pct(p->noise.cand), "base_target_pct",
+		      pct(p->noise.base_target), "candidate_target_pct",
+		      pct(p->noise.cand_target)));
 	json_object_set_new(o, "energy", energy_json(&p->energy));
 	return o;
 }
@@ -256,38 +417,47 @@ static void md_row(const struct ax_compare_pair *p, FILE *f)
 	ax_md_escape(f, label);
 	fputs(" | ", f);
 	ax_md_escape(f, device_name(r));
-	char b1[32], b2[32];
-	fprintf(f, " | %s | %s | ", fmt_num(median_of(p->base), b1, sizeof(b1)),
-		fmt_num(median_of(p->cand), b2, sizeof(b2)));
+	char b1[64], b2[64];
+	fputs(" | ", f);
+	ax_md_escape(f, side_text(p->base, b1, sizeof(b1)));
+	fputs(" | ", f);
+	ax_md_escape(f, side_text(p->cand, b2, sizeof(b2)));
+	fputs(" | ", f);
 	ax_md_escape(f, jstr(r, "unit"));
-	if (isfinite(p->stat.impr_lo))
-		fprintf(f, " | %+.2f%% [%+.2f%%, %+.2f%%] | %.3g |\n",
-			100 * p->stat.improvement, 100 * p->stat.impr_lo,
-			100 * p->stat.impr_hi, p->stat.p_value);
+	ax_compare_change_text(&p->stat, b1, sizeof(b1));
+	if (*b1)
+		fprintf(f, " | %s | %.3g |\n", b1, p->stat.p_value);
 	else
 		fputs(" | n/a | n/a |\n", f);
 	free(label);
 }
 
+/* One line per row that needs a word: verdict, suite, the case (every
+ * line names it: two cases of one suite must not read alike), device and
+ * the reason. */
 static void md_reasons(const struct ax_compare *c, FILE *f)
 {
 	bool any = false;
 	for (int i = 0; i < c->n_pairs; i++) {
 		const struct ax_compare_pair *p = &c->pairs[i];
-		if (p->stat.verdict < AX_VERDICT_AMBIGUOUS && !p->regression)
+		if (!says_why(p))
 			continue;
 		if (!any)
 			fputs("\n### Details\n\n", f);
 		any = true;
+		char *label = case_label(any_side(p));
 		fputs("- ", f);
 		md_verdict(p, f);
 		fputs(": ", f);
 		ax_md_escape(f, jstr(any_side(p), "suite"));
+		fputs(" ", f);
+		ax_md_escape(f, label ? label : "");
 		fputs(" on ", f);
 		ax_md_escape(f, device_name(any_side(p)));
 		fputs(": ", f);
 		ax_md_escape(f, p->stat.reason);
 		fputc('\n', f);
+		free(label);
 	}
 }
 

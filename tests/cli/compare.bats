@@ -106,16 +106,86 @@ noisy_copy() { # dest center mult
 	assert_output --partial "0 slower, 2 faster"
 }
 
-@test "a tiny noisy difference: ambiguous, exit 0, and 3 with --strict" {
+@test "a tiny difference in samples that missed their noise target: noisy, exit 0; --strict judges them: ambiguous, 3" {
 	measure
 	noisy_copy "$T/base.db" 10 7
 	noisy_copy "$T/cand.db" 10.05 5
 	run "$AX" compare "$T/base.db" "$T/cand.db:last" --markdown "$T/m.md"
 	assert_success
-	assert_output --partial "0 slower, 0 faster, 0 same, 2 ambiguous"
-	grep -q "| ambiguous |" "$T/m.md"
+	assert_output --partial "0 slower, 0 faster, 0 same, 0 ambiguous, 2 noisy"
+	assert_output --partial "missed the noise target of +/-2%"
+	grep -q "| noisy |" "$T/m.md"
 	run "$AX" compare "$T/base.db" "$T/cand.db" --strict
 	assert_failure 3
+	assert_output --partial "2 ambiguous, 0 noisy"
+}
+
+@test "a 10% drop through samples that missed their noise target is noisy, not a regression; --strict makes it one" {
+	measure
+	noisy_copy "$T/base.db" 10 7
+	noisy_copy "$T/cand.db" 7 5
+	run "$AX" compare "$T/base.db" "$T/cand.db"
+	assert_success
+	assert_output --partial "2 noisy"
+	assert_output --partial "0 regressions"
+	run "$AX" compare "$T/base.db" "$T/cand.db" --strict
+	assert_failure 1
+	assert_output --partial "2 slower"
+}
+
+@test "--json after the command: alone on stdout with no FILE or '-', a file after BASE and CAND" {
+	measure
+	for form in "compare 1 last --json" "compare 1 last --json -" \
+		"compare --json 1 last" "--json compare 1 last"; do
+		# shellcheck disable=SC2086
+		run "$AX" --db "$DB" $form
+		echo "$form: $status"
+		assert_success
+		# exactly one JSON document on stdout, nothing else
+		run python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["summary"]["same"])' <<<"$output"
+		assert_output "2"
+	done
+	run "$AX" --db "$DB" compare 1 last --json "$T/c.json"
+	assert_success
+	assert_output --partial "2 same"
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/c.json"
+	run "$AX" --db "$DB" compare 1 last --json="$T/d.json"
+	assert_success
+	[ -s "$T/d.json" ]
+}
+
+@test "a time 18 times longer reads '18.x× slower', a failed side 'failed-verification', never 0" {
+	run "$AX" --db "$DB" run latency "${CMP[@]}"
+	assert_success
+	steady
+	cp "$DB" "$T/slow.db"
+	sqlite3 "$T/slow.db" "UPDATE sample SET value = value * 18.6;
+		UPDATE result SET median = median * 18.6;"
+	run "$AX" --db "$DB" compare 1 "$T/slow.db"
+	assert_failure 1
+	assert_output --regexp "18\.[0-9]× slower"
+	refute_output --partial "%"" ["
+	sqlite3 "$T/slow.db" "UPDATE result SET status = 'failed-verification',
+		median = 0"
+	run "$AX" --db "$DB" compare 1 "$T/slow.db" --json -
+	assert_failure 1
+	run python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; print([x["candidate"]["median"] for x in r])' <<<"$output"
+	assert_output --partial "None"
+	refute_output --partial "0.0"
+	run "$AX" --db "$DB" compare 1 "$T/slow.db"
+	assert_output --partial "failed-verification"
+}
+
+@test "the text table keeps cases whole; a narrow terminal puts the case on its own line" {
+	run "$AX" --db "$DB" run gemm -p m=16 -p n=16 -p k=16,32 "${CMP[@]}"
+	assert_success
+	run "$AX" --db "$DB" compare 1 1
+	assert_success
+	assert_output --partial "m=16 n=16 k=16 batch=1 dtype=f32 trans_a=false trans_b=false kernel="
+	assert_output --partial "m=16 n=16 k=32 batch=1 dtype=f32 trans_a=false trans_b=false kernel="
+	assert_output --partial "device: llvmpipe"
+	COLUMNS=60 run "$AX" --db "$DB" compare 1 1
+	assert_output --partial "    case: m=16 n=16 k=32"
 }
 
 @test "baseline:NAME resolves through the database" {

@@ -198,6 +198,17 @@ static void matching(void)
 	ax_compare_destroy(c);
 }
 
+/* The text table with no width limit (a pipe, a CI log). */
+static int text_whole(const struct ax_compare *c, FILE *f)
+{
+	return ax_compare_write_text(c, f, 0);
+}
+
+static int text_narrow(const struct ax_compare *c, FILE *f)
+{
+	return ax_compare_write_text(c, f, 60);
+}
+
 static char *render(const struct ax_compare *c,
 		    int (*w)(const struct ax_compare *, FILE *))
 {
@@ -229,7 +240,7 @@ static void writers(void)
 	AX_CHECK_INT(json_integer_value(json_object_get(sum, "regressions")),
 		     2);
 	AX_CHECK_INT(json_array_size(json_object_get(doc, "rows")), 7);
-	char *txt = render(c, ax_compare_write_text);
+	char *txt = render(c, text_whole);
 	AX_CHECK(strstr(txt, "1 slower") != NULL);
 	json_decref(doc);
 	free(xml);
@@ -282,7 +293,7 @@ static void energy_verdicts(void)
 	AX_CHECK_INT(cmp->pairs[1].energy.verdict, AX_ENERGY_NONE);
 	AX_CHECK_INT(cmp->energy_count[AX_ENERGY_MORE], 1);
 	AX_CHECK_INT(cmp->regressions, 0); /* energy never fails the check */
-	char *txt = render(cmp, ax_compare_write_text);
+	char *txt = render(cmp, text_whole);
 	AX_CHECK(strstr(txt, "energy more (+25.0%: 2 -> 2.5 J)") != NULL);
 	AX_CHECK(strstr(txt, "energy: 0 less, 1 more, 0 same") != NULL);
 	char *js = render(cmp, ax_compare_write_json);
@@ -328,8 +339,176 @@ static void shift_and_medians_disagree(void)
 	AX_CHECK(!ax_compare_wins(&st, false));
 }
 
+/* n samples around center with a deterministic +/-spread. */
+static json_t *spread_result(int id, const char *hash, const char *label,
+			     double center, double spread, uint64_t seed,
+			     json_t *target)
+{
+	json_t *r =
+	    result(id, "F", "dev", "bw", hash, "GB/s", "ok", center, 1, seed);
+	json_t *s = json_array();
+	uint64_t st = seed;
+	for (int i = 0; i < 30; i++)
+		json_array_append_new(
+		    s, json_real(center * (1 + spread * noise(&st))));
+	json_object_set_new(r, "samples", s);
+	json_object_set_new(r, "n", json_integer(30));
+	json_object_set_new(r, "case", json_string(label));
+	json_object_set_new(r, "noise_target", target);
+	return r;
+}
+
+static struct ax_compare *compare_two(json_t *b, json_t *c,
+				      const struct ax_compare_opts *o)
+{
+	json_t *base = json_array(), *cand = json_array();
+	json_array_append_new(base, b);
+	json_array_append_new(cand, c);
+	struct ax_compare *cmp = NULL;
+	char err[200];
+	AX_CHECK_INT(
+	    ax_compare_run(base, cand, "a", "b", o, &cmp, err, sizeof(err)), 0);
+	json_decref(base);
+	json_decref(cand);
+	return cmp;
+}
+
+/* A 12 % drop seen through +/-40 % samples whose runs asked for +/-2 %:
+ * noisy, counted, never a regression; --strict keeps the statistical
+ * verdict; a run that stored no target gets no noisy verdict. */
+static void missed_noise_target_is_noisy(void)
+{
+	struct ax_compare_opts o;
+	ax_compare_opts_init(&o);
+	struct ax_compare *c = compare_two(
+	    spread_result(1, "h", "x", 100, 0.4, 21, json_real(0.02)),
+	    spread_result(2, "h", "x", 88, 0.4, 22, json_real(0.02)), &o);
+	if (!c)
+		return;
+	AX_CHECK_INT(c->pairs[0].stat.verdict, AX_VERDICT_NOISY);
+	AX_CHECK_INT(c->count[AX_VERDICT_NOISY], 1);
+	AX_CHECK_INT(c->regressions, 0);
+	AX_CHECK_INT(ax_compare_n_compared(c), 1);
+	AX_CHECK(c->pairs[0].noise.base > 0.02);
+	AX_CHECK(strstr(c->pairs[0].stat.reason, "noise target of +/-2%"));
+	char *txt = render(c, text_whole);
+	AX_CHECK(strstr(txt, "1 noisy") != NULL);
+	char *js = render(c, ax_compare_write_json);
+	json_t *doc = json_loads(js, 0, NULL);
+	json_t *row = json_array_get(json_object_get(doc, "rows"), 0);
+	AX_CHECK_STR(json_string_value(json_object_get(row, "verdict")),
+		     "noisy");
+	AX_CHECK_NEAR(json_real_value(json_object_get(
+			  json_object_get(row, "noise"), "base_target_pct")),
+		      2, 1e-9);
+	json_decref(doc);
+	free(js);
+	free(txt);
+	ax_compare_destroy(c);
+
+	o.strict = true;
+	c = compare_two(
+	    spread_result(1, "h", "x", 100, 0.4, 21, json_real(0.02)),
+	    spread_result(2, "h", "x", 88, 0.4, 22, json_real(0.02)), &o);
+	AX_CHECK(c && c->pairs[0].stat.verdict != AX_VERDICT_NOISY);
+	ax_compare_destroy(c);
+
+	o.strict = false;
+	c = compare_two(spread_result(1, "h", "x", 100, 0.4, 21, json_null()),
+			spread_result(2, "h", "x", 88, 0.4, 22, json_null()),
+			&o);
+	AX_CHECK(c && c->pairs[0].stat.verdict != AX_VERDICT_NOISY);
+	ax_compare_destroy(c);
+
+	/* Tight samples meet the target: a real 10 % drop stays slower. */
+	c = compare_two(
+	    spread_result(1, "h", "x", 100, 0.01, 23, json_real(0.02)),
+	    spread_result(2, "h", "x", 90, 0.01, 24, json_real(0.02)), &o);
+	AX_CHECK(c && c->pairs[0].stat.verdict == AX_VERDICT_SLOWER);
+	AX_CHECK(c && c->regressions == 1);
+	ax_compare_destroy(c);
+}
+
+/* Large changes read as ratios of medians, small ones as percentages;
+ * a time 18.6 times longer is "18.6x slower", never "-1760%". */
+static void change_as_people_read_it(void)
+{
+	double a[20], b[20];
+	struct ax_compare_stat st;
+	char buf[64];
+	draw(a, 20, 10, 0.01, 31);
+	draw(b, 20, 186, 0.01, 32);
+	verdict(a, 20, b, 20, false, &st); /* microseconds */
+	AX_CHECK_NEAR(st.speedup, 10.0 / 186, 0.002);
+	AX_CHECK(strstr(ax_compare_change_text(&st, buf, sizeof(buf)),
+			"\xc3\x97 slower") &&
+		 strncmp(buf, "18.", 3) == 0);
+	verdict(a, 20, b, 20, true, &st); /* GB/s */
+	AX_CHECK(strstr(ax_compare_change_text(&st, buf, sizeof(buf)),
+			"\xc3\x97 faster") &&
+		 strncmp(buf, "18.", 3) == 0);
+	draw(b, 20, 9.5, 0.01, 33);
+	verdict(a, 20, b, 20, true, &st);
+	ax_compare_change_text(&st, buf, sizeof(buf));
+	AX_CHECK(buf[0] == '-' && strchr(buf, '%') && strchr(buf, '['));
+}
+
+/* Two cases whose labels differ only past 28 characters stay apart, a
+ * failed side reads as its status, a narrow terminal moves the case to a
+ * line of its own, and every Markdown detail names its case. */
+static void whole_names_and_failures(void)
+{
+	const char *l1 = "m=64 n=64 k=64 batch=1 dtype=f32 kernel=tiled";
+	const char *l2 = "m=64 n=64 k=64 batch=1 dtype=f32 kernel=coopmat";
+	json_t *base = json_array(), *cand = json_array();
+	json_array_append_new(base,
+			      spread_result(1, "h1", l1, 10, 0.01, 41, NULL));
+	json_array_append_new(base,
+			      spread_result(2, "h2", l2, 10, 0.01, 42, NULL));
+	json_array_append_new(cand,
+			      spread_result(3, "h1", l1, 10, 0.01, 43, NULL));
+	json_t *bad = spread_result(4, "h2", l2, 10, 0.01, 44, NULL);
+	json_object_set_new(bad, "status", json_string("failed-verification"));
+	json_object_set_new(bad, "median", json_real(0));
+	json_array_append_new(cand, bad);
+	struct ax_compare *c = NULL;
+	char err[200];
+	AX_CHECK_INT(
+	    ax_compare_run(base, cand, "a", "b", NULL, &c, err, sizeof(err)),
+	    0);
+	json_decref(base);
+	json_decref(cand);
+	if (!c)
+		return;
+	char *txt = render(c, text_whole);
+	AX_CHECK(strstr(txt, l1) != NULL);
+	AX_CHECK(strstr(txt, l2) != NULL);
+	AX_CHECK(strstr(txt, "failed-verification") != NULL);
+	AX_CHECK(strstr(txt, "device: dev\n") != NULL);
+	AX_CHECK(strstr(txt, " 0  GB/s") == NULL); /* no failed side as 0 */
+	char *narrow = render(c, text_narrow);
+	AX_CHECK(strstr(narrow, "    case: m=64") != NULL);
+	char *md = render(c, ax_compare_write_markdown);
+	AX_CHECK(strstr(md, "bw m=64 n=64 k=64 batch=1 dtype=f32 "
+			    "kernel=coopmat on dev") != NULL);
+	char *js = render(c, ax_compare_write_json);
+	json_t *doc = json_loads(js, 0, NULL);
+	json_t *row = json_array_get(json_object_get(doc, "rows"), 1);
+	AX_CHECK(json_is_null(
+	    json_object_get(json_object_get(row, "candidate"), "median")));
+	json_decref(doc);
+	free(js);
+	free(md);
+	free(narrow);
+	free(txt);
+	ax_compare_destroy(c);
+}
+
 AX_TEST_MAIN(AX_TEST(identical_is_same), AX_TEST(ten_percent_slower),
 	     AX_TEST(direction_awareness), AX_TEST(tiny_noisy_is_ambiguous),
 	     AX_TEST(too_few_samples), AX_TEST(threshold_globs),
 	     AX_TEST(matching), AX_TEST(writers),
-	     AX_TEST(shift_and_medians_disagree), AX_TEST(energy_verdicts))
+	     AX_TEST(shift_and_medians_disagree), AX_TEST(energy_verdicts),
+	     AX_TEST(missed_noise_target_is_noisy),
+	     AX_TEST(change_as_people_read_it),
+	     AX_TEST(whole_names_and_failures))
