@@ -31,6 +31,7 @@ enum {
 	OPT_TUNED,
 	OPT_SKIP_INVALID,
 	OPT_YES,
+	OPT_ROUNDS,
 };
 
 /* More cases than this are asked about first (or need --yes). */
@@ -74,6 +75,11 @@ static const struct ax_cli_opt run_opts[] = {
      "terminal, else refuse; at most 10000 either way)"},
     AX_SESSION_SUSTAIN_OPT,
     AX_SESSION_EFF_OPTS,
+    {OPT_ROUNDS, "rounds", 0, "N",
+     "measure the whole case list N times over, interleaved, each pass on "
+     "a freshly opened device, so that drift and the noise between "
+     "processes enter the results; compare pools the rounds and widens "
+     "its minimum effect by their spread (default 1)"},
     {OPT_DRY_RUN, "dry-run", 'n', NULL,
      "check every case against the device and list them, with what "
      "would be skipped and why and the tuned parameters; measure "
@@ -91,6 +97,7 @@ struct run_args {
 	struct ax_session_efficiency eff;
 	double sustain_s; /* --sustain; 0: off */
 	bool dry_run, yes;
+	int rounds;
 	const char *tuned_path;
 	char **suites;
 	int n_suites;
@@ -195,6 +202,13 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		case OPT_YES:
 			a->yes = true;
 			break;
+		case OPT_ROUNDS: {
+			long long n;
+			if (ax_cli_parse_int(it, 1, AX_PLAN_MAX_ROUNDS, &n))
+				return AX_EXIT_USAGE;
+			a->rounds = (int)n;
+			break;
+		}
 		default: {
 			int eff =
 			    ax_session_eff_opt(it, opt, &a->eff, &a->sustain_s);
@@ -356,8 +370,10 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 				  a->ropts.max_samples, a->ropts.min_samples);
 	if (rc == 0 && a->dry_run)
 		rc = dry_run(cli, &plan);
-	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0)
+	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0) {
+		plan.rounds = a->rounds;
 		rc = ax_run_execute(cli, &plan, &a->ropts, &a->eff, false);
+	}
 	if (a)
 		ax_cli_iter_release(&it);
 	ax_plan_release(&plan);

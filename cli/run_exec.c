@@ -147,7 +147,7 @@ static void warn_noise(const struct exec *ex)
 		return;
 	fprintf(stderr,
 		"axbench: warning: %d of %d verified result%s ended above the "
-		"noise target of +/-%.3g%%: %s%s. compare calls a change "
+		"noise target of +/-%.3g%%: %s%s; compare calls a change "
 		"between such results \"noisy\", not a regression. What "
 		"helps: more samples (--max-samples, --max-time), a quieter "
 		"machine (nothing else running, a fixed clock)%s, or a target "
@@ -162,7 +162,7 @@ static void warn_noise(const struct exec *ex)
 
 /* Measure one case, store it, print it.  Returns an exit code when the run
  * must stop (storage error), else 0. */
-static int run_one(struct exec *ex, int i)
+static int run_one(struct exec *ex, int i, int round)
 {
 	const struct ax_plan_case *pc = &ex->plan->cases[i];
 	struct ax_session_case c;
@@ -170,8 +170,14 @@ static int run_one(struct exec *ex, int i)
 	ax_session_case_label(&pc->params, ex->case_label,
 			      sizeof(ex->case_label));
 	ex->label = ex->case_label;
+	/* Each round's result says which it is, for compare and reports. */
+	json_t *extra = ex->plan->rounds > 1
+			    ? json_pack("{s:i,s:i}", "round", round, "rounds",
+					ex->plan->rounds)
+			    : NULL;
 	int rc = ax_session_measure(&ex->session, pc->suite, &pc->params,
-				    &ex->opts, NULL, &c);
+				    &ex->opts, extra, &c);
+	json_decref(extra);
 	if (ex->tty)
 		fprintf(stderr, "\r\033[K");
 	if (rc == 0)
@@ -182,16 +188,34 @@ static int run_one(struct exec *ex, int i)
 	return rc;
 }
 
+/* Pass r of rounds over every case; from the second on, on a freshly
+ * opened logical device. */
+static int run_round(struct exec *ex, int r, int rounds)
+{
+	int rc = 0;
+	if (r > 1)
+		rc = ax_session_reopen_device(&ex->session);
+	if (rc == 0 && rounds > 1 && ex->cli->verbosity >= 0 && !ex->cli->json)
+		fprintf(stderr, "axbench: round %d of %d\n", r, rounds);
+	for (int i = 0; rc == 0 && i < ex->plan->n; i++) {
+		if (ax_cli_interrupted)
+			break;
+		rc = run_one(ex, i, r);
+	}
+	return rc;
+}
+
 /* The measurement settings and the profile, as the run row keeps them. */
 static char *run_config_json(const struct exec *ex)
 {
 	const struct ax_runner_opts *o = &ex->opts;
 	json_t *cfg = json_pack(
-	    "{s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:o?}", "warmup", o->warmup,
+	    "{s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:i,s:o?}", "warmup", o->warmup,
 	    "min_samples", o->min_samples, "max_samples", o->max_samples,
 	    "max_noise", o->max_noise, "min_time_s", o->min_time_s,
 	    "max_time_s", o->max_time_s, "timeout_s", o->timeout_s, "mode",
-	    o->mode == AX_MODE_COLD ? "cold" : "batch", "profile",
+	    o->mode == AX_MODE_COLD ? "cold" : "batch", "rounds",
+	    ex->plan->rounds > 1 ? ex->plan->rounds : 1, "profile",
 	    ex->plan->profile ? ax_config_to_json(ex->plan->profile) : NULL);
 	char *text = json_dumps(cfg, JSON_COMPACT);
 	json_decref(cfg);
@@ -302,10 +326,8 @@ int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 	int rc = open_all(&ex);
 	if (rc == 0)
 		print_header(&ex);
-	for (int i = 0; rc == 0 && i < plan->n; i++) {
-		if (ax_cli_interrupted)
-			break;
-		rc = run_one(&ex, i);
-	}
+	int rounds = plan->rounds > 1 ? plan->rounds : 1;
+	for (int r = 1; rc == 0 && r <= rounds && !ax_cli_interrupted; r++)
+		rc = run_round(&ex, r, rounds);
 	return finish(&ex, rc);
 }

@@ -33,7 +33,15 @@ struct ax_plan {
 	struct ax_plan_case *cases;
 	int n_skipped; /* after ax_plan_check */
 	struct ax_plan_skip *skipped;
+	/* run --rounds: passes over the case list (0 or 1: one), each on
+	 * a freshly opened logical device; every pass stores its own
+	 * results, tagged with their round, which compare pools as
+	 * replicates. */
+	int rounds;
 };
+
+/* At most this many rounds. */
+#define AX_PLAN_MAX_ROUNDS 100
 
 /* At most this many cases in one run, --yes or not. */
 #define AX_PLAN_MAX_CASES 10000

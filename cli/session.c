@@ -132,6 +132,23 @@ static void replace_lost_device(struct ax_session *s)
 	s->vk = fresh;
 }
 
+int ax_session_reopen_device(struct ax_session *s)
+{
+	char err[1024];
+	if (s->vk && s->vk->lost) {
+		replace_lost_device(s); /* the rule for a lost device */
+		return 0;
+	}
+	ax_vk_close(s->vk);
+	s->vk = NULL;
+	if (ax_vk_open(s->inst, s->device_index, &s->vk, err, sizeof(err)))
+		return ax_cli_error(s->cli, AX_EXIT_NODEV,
+				    "%s: cannot open the device again for the "
+				    "next round: %s",
+				    s->command, err);
+	return 0;
+}
+
 /* The result's extra JSON: the caller's fields, the suite's own facts,
  * the bytes the work moves and the runner's bookkeeping (malloc'd). */
 static char *extra_json(const struct ax_session *s,

@@ -90,6 +90,12 @@ struct ax_session_run {
 	const char *profile;	 /* profile name, or NULL */
 };
 
+/* A fresh logical device for the next pass of `run --rounds`: the old
+ * one is closed (it is idle between cases) and another opened, so
+ * allocations, pipelines and the driver's threads start anew, as in a
+ * new process.  Returns 0 or the exit code (after printing why). */
+int ax_session_reopen_device(struct ax_session *s);
+
 /* One measured and stored case. */
 struct ax_session_case {
 	struct ax_runner_result r; /* release with ax_session_case_release */

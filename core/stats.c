@@ -379,3 +379,41 @@ out:
 	free(sb);
 	return rc;
 }
+
+double ax_stats_t_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	return gsl_cdf_tdist_Pinv(p, df);
+}
+
+double ax_stats_replicate_spread(const double *const *groups, const int *sizes,
+				 int n_groups, int *df)
+{
+	double ss = 0;
+	int n = 0, used = 0;
+	*df = 0;
+	for (int g = 0; g < n_groups; g++) {
+		if (sizes[g] < 1)
+			continue;
+		double mean = 0;
+		for (int i = 0; i < sizes[g]; i++) {
+			if (!(groups[g][i] > 0) || !isfinite(groups[g][i]))
+				return NAN;
+			mean += log(groups[g][i]);
+		}
+		mean /= sizes[g];
+		for (int i = 0; i < sizes[g]; i++) {
+			double d = log(groups[g][i]) - mean;
+			ss += d * d;
+		}
+		n += sizes[g];
+		used++;
+	}
+	*df = n - used;
+	if (*df < 1)
+		return NAN;
+	/* A spread of logs is a relative spread; exp()-1 keeps it exact
+	 * for large ones. */
+	return expm1(sqrt(ss / *df));
+}

@@ -41,4 +41,21 @@ struct ax_shift_test {
 int ax_stats_shift_test(const double *a, int na, const double *b, int nb,
 			double conf, struct ax_shift_test *out);
 
+/* Quantile p (0 < p < 1) of Student's t distribution with df > 0 degrees
+ * of freedom; NAN outside those ranges. */
+double ax_stats_t_quantile(double p, double df);
+
+/*
+ * The spread between replicates (runs, or rounds of one run) of one
+ * measurement, from each replicate's median: the pooled standard
+ * deviation of log(median) over groups of replicates, each group centred
+ * on its own mean (BASE's replicates and CAND's are two groups, so a real
+ * change between them is not taken for spread).  groups[g] holds
+ * sizes[g] medians, all > 0.  *df gets the degrees of freedom (replicates
+ * minus groups).  Returns the spread as a fraction (0.03 for 3 %), or NAN
+ * when df < 1 or a median is not positive.
+ */
+double ax_stats_replicate_spread(const double *const *groups, const int *sizes,
+				 int n_groups, int *df);
+
 #endif

@@ -253,56 +253,165 @@ static char *result_key(const json_t *r)
 	return k;
 }
 
+/* The results of one side that share a key are replicates of one
+ * measurement: the rounds of a run (run --rounds), the runs of a baseline
+ * saved from several.  They are judged as one, their samples pooled, and
+ * the spread between their medians widens the minimum effect. */
+struct group {
+	const char *key; /* borrowed from the side */
+	size_t *members; /* indexes into the side's array, oldest first */
+	int n;
+	size_t first;  /* where the group first appears, for row order */
+	json_t *shown; /* the result a row shows (see pick_shown) */
+	bool used;     /* matched with the other side */
+};
+
 struct side {
 	json_t *arr;
 	size_t n;
 	char **keys;
-	bool *dup; /* a newer result with the same key follows */
-	bool *used;
+	struct group *groups; /* sorted by key */
+	int n_groups;
+	bool is_base;
 };
 
-static int side_init(struct side *s, json_t *arr)
+static const struct side *sort_side; /* qsort has no context argument */
+
+static int cmp_member(const void *x, const void *y)
+{
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = strcmp(sort_side->keys[i], sort_side->keys[j]);
+	return c ? c : (i > j) - (i < j);
+}
+
+/* The result a row shows: on BASE the newest that is ok (a failed
+ * baseline replicate among good ones is set aside); on CAND the newest
+ * that failed, if any did (a round that broke is a regression). */
+static json_t *pick_shown(const struct side *s, const struct group *g)
+{
+	json_t *shown = json_array_get(s->arr, g->members[g->n - 1]);
+	for (int k = g->n - 1; k >= 0; k--) {
+		json_t *r = json_array_get(s->arr, g->members[k]);
+		bool ok = strcmp(jstr(r, "status"), "ok") == 0;
+		if (ok == s->is_base)
+			return r;
+	}
+	return shown;
+}
+
+static int make_groups(struct side *s, size_t *order)
+{
+	for (size_t i = 0; i < s->n; i++)
+		order[i] = i;
+	sort_side = s;
+	qsort(order, s->n, sizeof(size_t), cmp_member);
+	s->groups = calloc(s->n + 1, sizeof(*s->groups));
+	if (!s->groups)
+		return AX_ENOMEM;
+	for (size_t i = 0; i < s->n;) {
+		struct group *g = &s->groups[s->n_groups++];
+		size_t j = i;
+		while (j < s->n &&
+		       strcmp(s->keys[order[i]], s->keys[order[j]]) == 0)
+			j++;
+		g->key = s->keys[order[i]];
+		g->members = order + i;
+		g->n = (int)(j - i);
+		g->first = order[i];
+		g->shown = pick_shown(s, g);
+		i = j;
+	}
+	return 0;
+}
+
+static int side_init(struct side *s, json_t *arr, bool is_base, size_t **order)
 {
 	s->arr = arr;
+	s->is_base = is_base;
 	s->n = json_array_size(arr);
 	s->keys = calloc(s->n + 1, sizeof(char *));
-	s->dup = calloc(s->n + 1, sizeof(bool));
-	s->used = calloc(s->n + 1, sizeof(bool));
-	if (!s->keys || !s->dup || !s->used)
+	*order = calloc(s->n + 1, sizeof(size_t));
+	if (!s->keys || !*order)
 		return AX_ENOMEM;
 	for (size_t i = 0; i < s->n; i++)
 		if (!(s->keys[i] = result_key(json_array_get(arr, i))))
 			return AX_ENOMEM;
-	for (size_t i = 0; i < s->n; i++)
-		for (size_t j = i + 1; j < s->n && !s->dup[i]; j++)
-			s->dup[i] = strcmp(s->keys[i], s->keys[j]) == 0;
-	return 0;
+	return make_groups(s, *order);
 }
 
-static void side_release(struct side *s)
+static void side_release(struct side *s, size_t *order)
 {
 	for (size_t i = 0; s->keys && i < s->n; i++)
 		free(s->keys[i]);
 	free(s->keys);
-	free(s->dup);
-	free(s->used);
+	free(s->groups);
+	free(order);
 }
 
-/* Raw sample values of a result (malloc'd, *n of them; NULL when none). */
-static double *samples_of(const json_t *r, int *n)
+static const struct group *find_group(const struct side *s, const char *key)
+{
+	int lo = 0, hi = s->n_groups - 1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		int c = strcmp(key, s->groups[mid].key);
+		if (c == 0)
+			return &s->groups[mid];
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* Append r's raw sample values to *x (grown as needed; *n of them). */
+static int add_samples(const json_t *r, double **x, int *n)
 {
 	const json_t *arr = json_object_get(r, "samples");
 	size_t k = json_array_size(arr);
-	*n = 0;
-	double *x = malloc(sizeof(double) * (k + 1));
-	if (!x)
-		return NULL;
+	double *grown = realloc(*x, sizeof(double) * ((size_t)*n + k + 1));
+	if (!grown)
+		return AX_ENOMEM;
+	*x = grown;
 	for (size_t i = 0; i < k; i++) {
 		const json_t *v = json_array_get(arr, i);
 		if (json_is_number(v))
-			x[(*n)++] = json_number_value(v);
+			(*x)[(*n)++] = json_number_value(v);
 	}
-	return x;
+	return 0;
+}
+
+/* A group's ok replicates: their pooled samples and each one's median
+ * (both malloc'd; *n_samples and *n_reps of them). */
+struct pooled {
+	double *x, *medians;
+	int n, n_reps;
+};
+
+static int pool(const struct side *s, const struct group *g, struct pooled *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->medians = calloc((size_t)g->n + 1, sizeof(double));
+	if (!out->medians)
+		return AX_ENOMEM;
+	for (int k = 0; k < g->n; k++) {
+		const json_t *r = json_array_get(s->arr, g->members[k]);
+		if (strcmp(jstr(r, "status"), "ok") != 0)
+			continue;
+		int before = out->n;
+		if (add_samples(r, &out->x, &out->n))
+			return AX_ENOMEM;
+		if (out->n > before)
+			out->medians[out->n_reps++] =
+			    median_of(out->x + before, out->n - before);
+	}
+	return 0;
+}
+
+static void pooled_release(struct pooled *p)
+{
+	free(p->x);
+	free(p->medians);
 }
 
 static void unmatched(struct ax_compare_pair *p, json_t *base, json_t *cand,
@@ -422,28 +531,104 @@ static void judge_noise(struct ax_compare_pair *p,
 		 100 * p->stat.improvement, was);
 }
 
-static int compare_pair(struct ax_compare_pair *p,
-			const struct ax_compare_opts *o, char *err,
-			size_t errlen)
+/* The minimum effect the spread between replicates implies: a change
+ * smaller than the two-sided interval of a difference of replicate means
+ * (Student's t at the comparison's confidence) is what reruns alone
+ * produce.  NAN where neither side has two replicates. */
+static void replicate_effect(struct ax_compare_pair *p, const struct pooled *a,
+			     const struct pooled *b, double conf)
 {
-	double t = ax_compare_threshold_for(o, jstr(p->base, "suite"));
+	const double *groups[2] = {a->medians, b->medians};
+	int sizes[2] = {a->n_reps, b->n_reps}, df;
+	struct ax_compare_replicates *r = &p->reps;
+	r->base = a->n_reps;
+	r->cand = b->n_reps;
+	r->spread = ax_stats_replicate_spread(groups, sizes, 2, &df);
+	r->df = df;
+	r->min_effect = NAN;
+	if (isfinite(r->spread) && a->n_reps && b->n_reps)
+		r->min_effect = ax_stats_t_quantile(1 - (1 - conf) / 2, df) *
+				r->spread *
+				sqrt(1.0 / a->n_reps + 1.0 / b->n_reps);
+}
+
+/*
+ * The verdict under a threshold the replicates widened beyond the rule's:
+ * faster or slower beyond it stand, and say where the threshold came
+ * from; an interval inside the rule's own band is same; anything else
+ * is noisy - reruns alone move the figure further than the rule asks
+ * to see - unless strict, which keeps the statistical verdict.
+ */
+static void widened(struct ax_compare_stat *s,
+		    const struct ax_compare_replicates *r, double rule,
+		    bool strict)
+{
+	char why[200];
+	snprintf(why, sizeof(why),
+		 "the spread of +/-%.3g%% between %d BASE and %d CAND "
+		 "replicates implies a minimum effect of %.3g%%",
+		 100 * r->spread, r->base, r->cand, 100 * r->min_effect);
+	size_t used = strlen(s->reason);
+	if (s->verdict == AX_VERDICT_FASTER ||
+	    s->verdict == AX_VERDICT_SLOWER || strict) {
+		snprintf(s->reason + used, sizeof(s->reason) - used, " (%s)",
+			 why);
+		return;
+	}
+	char change[64];
+	ax_compare_change_text(s, change, sizeof(change));
+	if (s->impr_lo >= -rule && s->impr_hi <= rule) {
+		s->verdict = AX_VERDICT_SAME;
+		s->threshold = rule;
+		snprintf(s->reason, sizeof(s->reason),
+			 "change %s (better is +): the whole interval is "
+			 "within +/-%.3g%%",
+			 change, 100 * rule);
+		return;
+	}
+	s->verdict = AX_VERDICT_NOISY;
+	snprintf(s->reason, sizeof(s->reason),
+		 "change %s (better is +) is within what reruns alone "
+		 "produce: %s, above the threshold of %.3g%%; not a "
+		 "regression unless --strict",
+		 change, why, 100 * rule);
+}
+
+static int compare_groups(struct ax_compare_pair *p, const struct side *bs,
+			  const struct group *bg, const struct side *cs,
+			  const struct group *cg,
+			  const struct ax_compare_opts *o, char *err,
+			  size_t errlen)
+{
+	double rule = ax_compare_threshold_for(o, jstr(p->base, "suite"));
+	double t = rule;
 	stat_reset(&p->stat, t);
 	p->noise = (struct ax_compare_noise){NAN, NAN, target_of(p->base),
 					     target_of(p->cand)};
+	p->reps = (struct ax_compare_replicates){bg->n, cg->n, NAN, 0, NAN};
 	if (!check_comparable(p))
 		return 0;
-	int na, nb, rc = AX_ENOMEM;
-	double *a = samples_of(p->base, &na), *b = samples_of(p->cand, &nb);
-	if (a && b) {
+	struct pooled a, b;
+	int rc = pool(bs, bg, &a);
+	if (rc == 0)
+		rc = pool(cs, cg, &b);
+	if (rc == 0) {
+		replicate_effect(p, &a, &b, o->conf);
+		if (p->reps.min_effect > t)
+			t = p->reps.min_effect;
 		bool hib =
 		    json_is_true(json_object_get(p->base, "higher_is_better"));
-		rc = ax_compare_samples(a, na, b, nb, hib, t, o, &p->stat, err,
-					errlen);
-		p->noise.base = noise_of(a, na);
-		p->noise.cand = noise_of(b, nb);
+		rc = ax_compare_samples(a.x, a.n, b.x, b.n, hib, t, o, &p->stat,
+					err, errlen);
+		if (rc == 0 && t == p->reps.min_effect)
+			widened(&p->stat, &p->reps, rule, o->strict);
+		p->noise.base = noise_of(a.x, a.n);
+		p->noise.cand = noise_of(b.x, b.n);
+	} else {
+		ax_errf(err, errlen, rc, "compare: out of memory");
 	}
-	free(a);
-	free(b);
+	pooled_release(&a);
+	pooled_release(&b);
 	if (rc == 0)
 		judge_noise(p, o);
 	p->regression = p->stat.verdict == AX_VERDICT_SLOWER;
@@ -495,75 +680,85 @@ void ax_compare_energy_results(const json_t *base, const json_t *cand,
 		out->verdict = AX_ENERGY_NONE; /* a failure has no energy */
 }
 
-static int add_row(struct ax_compare *c, json_t *base, json_t *cand,
-		   const char *reason, const struct ax_compare_opts *o,
-		   char *err, size_t errlen)
+/* Count a finished row. */
+static void tally(struct ax_compare *c, struct ax_compare_pair *p)
 {
-	struct ax_compare_pair *p = &c->pairs[c->n_pairs++];
-	int rc = 0;
-	if (reason) {
-		unmatched(p, base, cand, reason);
-	} else {
-		memset(p, 0, sizeof(*p));
-		p->base = base;
-		p->cand = cand;
-		rc = compare_pair(p, o, err, errlen);
-	}
-	ax_compare_energy_results(base, cand, &p->energy);
+	ax_compare_energy_results(p->base, p->cand, &p->energy);
 	c->energy_count[p->energy.verdict]++;
 	c->count[p->stat.verdict]++;
 	c->regressions += p->regression;
+}
+
+static int add_pair(struct ax_compare *c, const struct side *bs,
+		    const struct group *bg, const struct side *cs,
+		    const struct group *cg, const struct ax_compare_opts *o,
+		    char *err, size_t errlen)
+{
+	struct ax_compare_pair *p = &c->pairs[c->n_pairs++];
+	memset(p, 0, sizeof(*p));
+	p->base = bg->shown;
+	p->cand = cg->shown;
+	int rc = compare_groups(p, bs, bg, cs, cg, o, err, errlen);
+	tally(c, p);
 	return rc;
 }
 
-static int match_base(struct ax_compare *c, struct side *bs, struct side *cs,
-		      const struct ax_compare_opts *o, char *err, size_t errlen)
+static void add_unmatched(struct ax_compare *c, const struct group *g,
+			  bool in_base)
 {
-	int rc = 0;
-	for (size_t i = 0; i < bs->n && rc == 0; i++) {
-		json_t *b = json_array_get(bs->arr, i);
-		if (bs->dup[i]) {
-			rc = add_row(c, b, NULL,
-				     "superseded by a newer BASE "
-				     "result with the same device, suite and "
-				     "parameters",
-				     o, err, errlen);
-			continue;
-		}
-		size_t j = 0;
-		while (j < cs->n &&
-		       (cs->dup[j] || strcmp(bs->keys[i], cs->keys[j]) != 0))
-			j++;
-		if (j == cs->n) {
-			rc = add_row(c, b, NULL,
-				     "only in BASE: no CAND result "
-				     "with this device, suite and parameters",
-				     o, err, errlen);
-			continue;
-		}
-		cs->used[j] = true;
-		rc = add_row(c, b, json_array_get(cs->arr, j), NULL, o, err,
-			     errlen);
-	}
-	return rc;
+	struct ax_compare_pair *p = &c->pairs[c->n_pairs++];
+	unmatched(p, in_base ? g->shown : NULL, in_base ? NULL : g->shown,
+		  in_base ? "only in BASE: no CAND result with this device, "
+			    "suite and parameters"
+			  : "only in CAND: no BASE result with this device, "
+			    "suite and parameters");
+	p->reps = (struct ax_compare_replicates){
+	    in_base ? g->n : 0, in_base ? 0 : g->n, NAN, 0, NAN};
+	tally(c, p);
 }
 
-static int match_cand_rest(struct ax_compare *c, struct side *cs,
-			   const struct ax_compare_opts *o, char *err,
-			   size_t errlen)
+/* Groups in the order their first result appears on the side. */
+static int cmp_first(const void *x, const void *y)
 {
-	int rc = 0;
-	for (size_t j = 0; j < cs->n && rc == 0; j++) {
-		if (cs->used[j])
+	const struct group *a = *(struct group *const *)x;
+	const struct group *b = *(struct group *const *)y;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+static struct group **in_side_order(struct side *s)
+{
+	struct group **v = calloc((size_t)s->n_groups + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (int i = 0; i < s->n_groups; i++)
+		v[i] = &s->groups[i];
+	qsort(v, (size_t)s->n_groups, sizeof(*v), cmp_first);
+	return v;
+}
+
+/* Rows: BASE's groups in BASE order (matched or only in BASE), then the
+ * groups only in CAND in CAND order. */
+static int match(struct ax_compare *c, struct side *bs, struct side *cs,
+		 const struct ax_compare_opts *o, char *err, size_t errlen)
+{
+	struct group **bv = in_side_order(bs), **cv = in_side_order(cs);
+	int rc = bv && cv ? 0 : AX_ENOMEM;
+	if (rc)
+		ax_errf(err, errlen, rc, "compare: out of memory");
+	for (int i = 0; rc == 0 && i < bs->n_groups; i++) {
+		struct group *cg = (struct group *)find_group(cs, bv[i]->key);
+		if (!cg) {
+			add_unmatched(c, bv[i], true);
 			continue;
-		rc = add_row(c, NULL, json_array_get(cs->arr, j),
-			     cs->dup[j] ? "superseded by a newer CAND result "
-					  "with the same device, suite and "
-					  "parameters"
-					: "only in CAND: no BASE result with "
-					  "this device, suite and parameters",
-			     o, err, errlen);
+		}
+		cg->used = true;
+		rc = add_pair(c, bs, bv[i], cs, cg, o, err, errlen);
 	}
+	for (int j = 0; rc == 0 && j < cs->n_groups; j++)
+		if (!cv[j]->used)
+			add_unmatched(c, cv[j], false);
+	free(bv);
+	free(cv);
 	return rc;
 }
 
@@ -583,6 +778,7 @@ int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
 	}
 	struct ax_compare *c = calloc(1, sizeof(*c));
 	struct side bs = {0}, cs = {0};
+	size_t *border = NULL, *corder = NULL;
 	int rc = AX_ENOMEM;
 	if (!c)
 		return ax_errf(err, errlen, rc, "compare: out of memory");
@@ -594,15 +790,13 @@ int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
 	c->pairs = calloc(json_array_size(base) + json_array_size(cand) + 1,
 			  sizeof(*c->pairs));
 	if (c->base_label && c->cand_label && c->pairs &&
-	    side_init(&bs, base) == 0 && side_init(&cs, cand) == 0) {
-		rc = match_base(c, &bs, &cs, o, err, errlen);
-		if (rc == 0)
-			rc = match_cand_rest(c, &cs, o, err, errlen);
-	} else {
+	    side_init(&bs, base, true, &border) == 0 &&
+	    side_init(&cs, cand, false, &corder) == 0)
+		rc = match(c, &bs, &cs, o, err, errlen);
+	else
 		ax_errf(err, errlen, rc, "compare: out of memory");
-	}
-	side_release(&bs);
-	side_release(&cs);
+	side_release(&bs, border);
+	side_release(&cs, corder);
 	if (rc != 0) {
 		ax_compare_destroy(c);
 		return rc;

@@ -108,7 +108,7 @@ struct ax_compare_stat {
 	 * faster"), < 1 worse (0.4 reads "2.5x slower"); NAN where a median
 	 * is missing or not positive. */
 	double speedup;
-	char reason[320]; /* one sentence explaining the verdict */
+	char reason[512]; /* one sentence explaining the verdict */
 };
 
 /*
@@ -168,6 +168,20 @@ struct ax_compare_noise {
 /* True when x is above a known target t. */
 bool ax_compare_missed_target(double x, double t);
 
+/* Replicates: results of one side with the same device, suite and
+ * parameters (the rounds of `run --rounds`, the runs of a baseline saved
+ * from several) are one measurement.  Their samples are pooled, and the
+ * spread between their medians sets a minimum effect: a change smaller
+ * than t(conf, df) * spread * sqrt(1/base + 1/cand) is what reruns
+ * produce on their own, so the pair's threshold is the larger of that
+ * and the rule's. */
+struct ax_compare_replicates {
+	int base, cand;	   /* results pooled on each side */
+	double spread;	   /* relative, ax_stats_replicate_spread; NAN */
+	int df;		   /* its degrees of freedom */
+	double min_effect; /* fraction; NAN where neither side has two */
+};
+
 /* One line of the comparison: a matched pair or an unmatched result. */
 struct ax_compare_pair {
 	json_t *base, *cand; /* result objects (borrowed from the
@@ -175,6 +189,7 @@ struct ax_compare_pair {
 				NULL for an unmatched row */
 	struct ax_compare_stat stat;
 	struct ax_compare_noise noise;
+	struct ax_compare_replicates reps;
 	struct ax_compare_energy energy;
 	bool regression; /* counts towards exit status 1 */
 };
@@ -194,7 +209,10 @@ struct ax_compare {
  * Match and compare.  base and cand are arrays of result objects (with
  * "samples"); the comparison takes its own references.  Labels are
  * copied and may be NULL.  Rows are ordered: matched pairs in BASE order,
- * then results only in CAND.  *out is the caller's to destroy.
+ * then results only in CAND; replicates make one row, which shows the
+ * newest BASE result that is ok and the newest CAND result (the newest
+ * that failed, where one did: a failed round is a regression).  *out is
+ * the caller's to destroy.
  */
 int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
 		   const char *cand_label, const struct ax_compare_opts *o,

@@ -47,11 +47,21 @@ static double median_of(const json_t *r)
 	return r && json_is_number(m) ? json_number_value(m) : NAN;
 }
 
-/* A side's figure as text: its median, the status of a side that did
- * not produce one ("failed-verification", never 0), "-" for no side. */
-static const char *side_text(const json_t *r, char *buf, size_t len)
+/* A side's figure: the median of its pooled samples where the row was
+ * judged (replicates make one figure), else its stored median. */
+static double figure_of(const struct ax_compare_pair *p, bool base)
 {
-	double m = median_of(r);
+	double pooled = base ? p->stat.base_median : p->stat.cand_median;
+	return isfinite(pooled) ? pooled : median_of(base ? p->base : p->cand);
+}
+
+/* A side's figure as text: the status of a side that did not produce
+ * one ("failed-verification", never 0), "-" for no side. */
+static const char *side_text(const struct ax_compare_pair *p, bool base,
+			     char *buf, size_t len)
+{
+	const json_t *r = base ? p->base : p->cand;
+	double m = figure_of(p, base);
 	if (!r)
 		snprintf(buf, len, "-");
 	else if (strcmp(jstr(r, "status"), "ok") != 0)
@@ -166,8 +176,8 @@ static void row_cells(const struct ax_compare *c,
 	t->cell[COL_SUITE] = strdup(ax_term(jstr(r, "suite")));
 	t->cell[COL_CASE] = strdup(ax_term(label ? label : ""));
 	t->cell[COL_DEVICE] = device_label(c, r);
-	t->cell[COL_BASE] = strdup(ax_term(side_text(p->base, b, sizeof(b))));
-	t->cell[COL_CAND] = strdup(ax_term(side_text(p->cand, b, sizeof(b))));
+	t->cell[COL_BASE] = strdup(ax_term(side_text(p, true, b, sizeof(b))));
+	t->cell[COL_CAND] = strdup(ax_term(side_text(p, false, b, sizeof(b))));
 	t->cell[COL_UNIT] = strdup(ax_term(jstr(r, "unit")));
 	t->cell[COL_CHANGE] =
 	    strdup(ax_compare_change_text(&p->stat, b, sizeof(b)));
@@ -280,19 +290,22 @@ static json_t *num(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
-/* A side of a row; a failed result's median is null, never 0. */
-static json_t *side_json(const json_t *r)
+/* A side of a row: the result it shows, the median of the side's pooled
+ * samples (null for a failed result, never 0) and how many results were
+ * pooled. */
+static json_t *side_json(const struct ax_compare_pair *p, bool base)
 {
+	const json_t *r = base ? p->base : p->cand;
 	if (!r)
 		return json_null();
 	bool ok = strcmp(jstr(r, "status"), "ok") == 0;
-	json_t *median = json_object_get(r, "median");
 	return json_pack(
-	    "{s:O?,s:O?,s:O?,s:O?,s:s,s:O?}", "result_id",
+	    "{s:O?,s:O?,s:O?,s:o,s:s,s:O?,s:i}", "result_id",
 	    json_object_get(r, "id"), "run_id", json_object_get(r, "run_id"),
 	    "n", json_object_get(r, "n"), "median",
-	    ok && json_is_number(median) ? median : NULL, "status",
-	    jstr(r, "status"), "error", json_object_get(r, "error"));
+	    ok ? num(figure_of(p, base)) : json_null(), "status",
+	    jstr(r, "status"), "error", json_object_get(r, "error"),
+	    "replicates", base ? p->reps.base : p->reps.cand);
 }
 
 static json_t *pct(double x) { return num(100 * x); }
@@ -322,8 +335,8 @@ static json_t *row_json(const struct ax_compare_pair *p)
 	    json_object_get(r, "params"), "device", "fingerprint",
 	    jstr(d, "fingerprint"), "name", jstr(d, "name"), "unit",
 	    jstr(r, "unit"), "higher_is_better",
-	    json_object_get(r, "higher_is_better"), "base", side_json(p->base),
-	    "candidate", side_json(p->cand), "threshold_pct",
+	    json_object_get(r, "higher_is_better"), "base", side_json(p, true),
+	    "candidate", side_json(p, false), "threshold_pct",
 	    pct(s->threshold));
 	if (!o)
 		return NULL;
@@ -347,6 +360,12 @@ static json_t *row_json(const struct ax_compare_pair *p)
 		      "candidate_pct", pct(p->noise.cand), "base_target_pct",
 		      pct(p->noise.base_target), "candidate_target_pct",
 		      pct(p->noise.cand_target)));
+	json_object_set_new(o, "replicates",
+			    json_pack("{s:i,s:i,s:o,s:i,s:o}", "base",
+				      p->reps.base, "candidate", p->reps.cand,
+				      "spread_pct", pct(p->reps.spread), "df",
+				      p->reps.df, "min_effect_pct",
+				      pct(p->reps.min_effect)));
 	json_object_set_new(o, "energy", energy_json(&p->energy));
 	return o;
 }
@@ -419,9 +438,9 @@ static void md_row(const struct ax_compare_pair *p, FILE *f)
 	ax_md_escape(f, device_name(r));
 	char b1[64], b2[64];
 	fputs(" | ", f);
-	ax_md_escape(f, side_text(p->base, b1, sizeof(b1)));
+	ax_md_escape(f, side_text(p, true, b1, sizeof(b1)));
 	fputs(" | ", f);
-	ax_md_escape(f, side_text(p->cand, b2, sizeof(b2)));
+	ax_md_escape(f, side_text(p, false, b2, sizeof(b2)));
 	fputs(" | ", f);
 	ax_md_escape(f, jstr(r, "unit"));
 	ax_compare_change_text(&p->stat, b1, sizeof(b1));

@@ -111,7 +111,7 @@ struct choice {
 	const struct member *def;    /* the defaults it was compared with, or
 					the newest defaults measured */
 	struct ax_compare_stat stat; /* of tuned, else of the closest try */
-	char reason[512];
+	char reason[768];	     /* room for a verdict's reason and more */
 };
 
 struct builder {

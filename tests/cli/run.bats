@@ -140,3 +140,23 @@ bad_input_leaves_db_alone() {
 	assert_success
 	refute_output --partial "noise target"
 }
+
+@test "run --rounds 2: every case measured in two passes, each result tagged with its round; compare pools them" {
+	run "$AX" --db "$DB" run bandwidth -p op=copy -p size=4K,8K \
+		--rounds 2 "${FAST[@]}"
+	assert_success
+	assert_output --partial "round 2 of 2"
+	run sqlite3 "$DB" "SELECT case_label, json_extract(extra_json, '\$.round'),
+		json_extract(extra_json, '\$.rounds') FROM result ORDER BY id"
+	assert_output "op=copy size=4K|1|2
+op=copy size=8K|1|2
+op=copy size=4K|2|2
+op=copy size=8K|2|2"
+	run "$AX" --db "$DB" compare 1 1 --json -
+	assert_success
+	run python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["rows"]), sorted({(r["replicates"]["base"], r["replicates"]["candidate"]) for r in d["rows"]}))' <<<"$output"
+	assert_output "2 [(2, 2)]"
+	run "$AX" --db "$DB" run bandwidth --rounds 0
+	assert_failure 2
+	assert_output --partial "--rounds"
+}
