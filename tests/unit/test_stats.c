@@ -4,6 +4,8 @@
  */
 #include "core/error.h"
 #include "core/stats.h"
+
+#include <math.h>
 #include "tests/unit/ax_test.h"
 
 static void summary_of_one_to_ten(void)
@@ -173,8 +175,47 @@ static void shift_rejects_bad_input(void)
 	AX_CHECK_INT(ax_stats_shift_test(a, 2, a, 2, 0, &t), AX_EINVAL);
 }
 
+/* Student's t: the tabulated 97.5 % points, and NAN outside the domain. */
+static void t_quantiles(void)
+{
+	AX_CHECK_NEAR(ax_stats_t_quantile(0.975, 1), 12.706, 0.001);
+	AX_CHECK_NEAR(ax_stats_t_quantile(0.975, 4), 2.776, 0.001);
+	AX_CHECK_NEAR(ax_stats_t_quantile(0.975, 30), 2.042, 0.001);
+	AX_CHECK(isnan(ax_stats_t_quantile(0.975, 0)));
+	AX_CHECK(isnan(ax_stats_t_quantile(1.0, 3)));
+}
+
+/* The spread between replicates: each group centred on its own mean, so
+ * a shift between BASE and CAND is no spread; hand-computed figures. */
+static void replicate_spread(void)
+{
+	int df;
+	/* logs ln(100), ln(110): deviations +/-0.04766, pooled sd over
+	 * df = 1 is 0.06741, exp()-1 = 0.06972. */
+	double a[] = {100, 110}, b[] = {50};
+	const double *g[] = {a, b};
+	int n[] = {2, 1};
+	AX_CHECK_NEAR(ax_stats_replicate_spread(g, n, 2, &df), 0.06972, 1e-4);
+	AX_CHECK_INT(df, 1);
+	/* The same spread at half the level on the other side: a shift. */
+	double c[] = {50, 55};
+	const double *g2[] = {a, c};
+	int n2[] = {2, 2};
+	AX_CHECK_NEAR(ax_stats_replicate_spread(g2, n2, 2, &df), 0.06972,
+		      1e-4);
+	AX_CHECK_INT(df, 2);
+	/* One replicate a side: no spread to tell. */
+	int n3[] = {1, 1};
+	AX_CHECK(isnan(ax_stats_replicate_spread(g, n3, 2, &df)));
+	double bad[] = {100, 0};
+	const double *g4[] = {bad};
+	int n4[] = {2};
+	AX_CHECK(isnan(ax_stats_replicate_spread(g4, n4, 1, &df)));
+}
+
 AX_TEST_MAIN(AX_TEST(summary_of_one_to_ten), AX_TEST(median_ci_n30),
 	     AX_TEST(small_samples_widen), AX_TEST(summarize_rejects_bad_input),
 	     AX_TEST(mann_whitney_exact), AX_TEST(mann_whitney_ties),
 	     AX_TEST(hodges_lehmann_exact), AX_TEST(hodges_lehmann_normal),
-	     AX_TEST(shift_rejects_bad_input))
+	     AX_TEST(shift_rejects_bad_input), AX_TEST(t_quantiles),
+	     AX_TEST(replicate_spread))
