@@ -564,6 +564,9 @@ static void results_round_trip(void)
 	AX_CHECK_STR(
 	    json_string_value(json_array_get(json_object_get(r, "argv"), 1)),
 	    "run");
+	/* A run has no power or CPU figures of its own: its results do. */
+	AX_CHECK(json_object_get(r, "power") == NULL);
+	AX_CHECK(json_object_get(r, "cpu") == NULL);
 	r = json_array_get(runs, 1);
 	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
 		     "running");
