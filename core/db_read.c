@@ -273,6 +273,7 @@ static const char *const result_keys[] = {
     "max",	   "mean",	  "stddev",	 "q1",
     "q3",	   "mad",	  "ci_lo",	 "ci_hi",
     "rel_noise",   "*extra",	  "run_status",	 "speedup_vs_cpu",
+    "run_label",
 };
 
 /* The result's power row (result_power p) and CPU baseline (c). */
@@ -382,7 +383,7 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	    " x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
 	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json,"
 	    " " AX_RUN_STATUS_SQL(
-		"r") ", x.speedup_vs_cpu, " DEV_COLS ", " HOST_COLS
+		"r") ", x.speedup_vs_cpu, r.label, " DEV_COLS ", " HOST_COLS
 		     ", " POWER_COLS ", " CPU_COLS
 		     " FROM result x JOIN run r ON r.id = "
 		     "x.run_id"
@@ -402,9 +403,8 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 }
 
 static const char *const run_keys[] = {
-    "id",     "uuid",	   "started_at",      "finished_at",
-    "status", "profile",   "axbench_version", "git_sha",
-    "*argv",  "n_results",
+    "id",      "uuid",	"started_at",	   "finished_at", "status", "kind",
+    "profile", "label", "axbench_version", "git_sha",	  "*argv",  "n_results",
 };
 
 static json_t *run_row(sqlite3_stmt *st)
@@ -446,9 +446,10 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	rc = prepare_where(
 	    db,
 	    "SELECT r.id, r.uuid, r.started_at, r.finished_at,"
-	    " " AX_RUN_STATUS_SQL(
+	    " " AX_RUN_STATUS_SQL("r") ", " AX_RUN_KIND_SQL(
 		"r") ","
-		     " r.profile, r.axbench_version, r.git_sha, r.argv_json,"
+		     " r.profile, r.label, r.axbench_version, r.git_sha,"
+		     " r.argv_json,"
 		     " (SELECT count(*) FROM result x WHERE x.run_id = "
 		     "r.id), " DEV_COLS ", " HOST_COLS
 		     " FROM run r LEFT JOIN device d ON d.id = r.device_id"
