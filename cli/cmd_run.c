@@ -46,6 +46,7 @@ static const struct ax_cli_opt run_opts[] = {
      "set a parameter (default: the suite's, see `axbench suites "
      "SUITE`); VALUE may be a list A,B,C or a range LO..HI (doubling), "
      "LO..HI:xF (times F) or LO..HI:STEP (plus STEP); once per NAME"},
+    AX_SESSION_LABEL_OPT,
     {OPT_MIN_SAMPLES, "min-samples", 0, "N", "at least N samples (default 5)"},
     {OPT_MAX_SAMPLES, "max-samples", 0, "N", "at most N samples (default 50)"},
     {OPT_MAX_NOISE, "max-noise", 0, "PCT",
@@ -92,6 +93,7 @@ struct run_args {
 	double sustain_s; /* --sustain; 0: off */
 	bool dry_run, yes;
 	const char *tuned_path;
+	const char *label; /* --label; NULL: HOST/DEVICE */
 	char **suites;
 	int n_suites;
 };
@@ -192,6 +194,12 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 			break;
 		case OPT_SKIP_INVALID:
 			break; /* the default now; kept for old scripts */
+		case AX_OPT_LABEL:
+			/* Before anything is opened or measured. */
+			if (ax_cli_check_label(cli, "run", it->optarg))
+				return AX_EXIT_USAGE;
+			a->label = it->optarg;
+			break;
 		case OPT_YES:
 			a->yes = true;
 			break;
@@ -356,8 +364,12 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 				  a->ropts.max_samples, a->ropts.min_samples);
 	if (rc == 0 && a->dry_run)
 		rc = dry_run(cli, &plan);
-	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0)
-		rc = ax_run_execute(cli, &plan, &a->ropts, &a->eff, false);
+	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0) {
+		struct ax_run_origin origin = {.command = "run",
+					       .label = a->label};
+		rc = ax_run_execute(cli, &plan, &a->ropts, &a->eff, false,
+				    &origin);
+	}
 	if (a)
 		ax_cli_iter_release(&it);
 	ax_plan_release(&plan);
