@@ -318,7 +318,7 @@ int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 				    "%s: --run must be a run id, a whole "
 				    "number from 1 to %lld, or 'last' (got "
 				    "'%s'); list the runs with `axbench "
-				    "results`",
+				    "runs`",
 				    cmd, (long long)INT64_MAX, text);
 	int rc = ax_db_run_exists(db, *id);
 	if (rc == 0)

@@ -65,7 +65,7 @@ int ax_db_run_exists(struct ax_db *db, int64_t run_id)
 	if (rc == SQLITE_DONE)
 		return ax_dbi_fail(db, AX_ENOTFOUND,
 				   "%s holds no run %" PRId64
-				   "; list the runs with `axbench results`",
+				   "; list its runs with `axbench runs`",
 				   db->path, run_id);
 	return ax_dbi_fail_sql(db, rc, "looking up a run");
 }
