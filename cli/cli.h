@@ -222,6 +222,21 @@ int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
 			 const char *sel);
 
+/* A run's label (run, tune and recommend --measure --label NAME): at most
+ * this many characters, so that `axbench runs` stays a table. */
+#define AX_CLI_LABEL_MAX 100
+
+/* --label of command cmd: 1 to AX_CLI_LABEL_MAX characters of UTF-8
+ * without control characters (core/text.h ax_text_check_plain).  0, or
+ * AX_EXIT_USAGE after printing the option, the rule, what is wrong and
+ * the fix. */
+int ax_cli_check_label(const struct ax_cli *cli, const char *cmd,
+		       const char *label);
+
+/* The label of a run given none: "HOST/DEVICE", this machine's host name
+ * and device_name, into buf. */
+void ax_cli_default_label(const char *device_name, char *buf, size_t len);
+
 /* Set by the SIGINT/SIGTERM handler; long loops check it and stop. */
 extern volatile int ax_cli_interrupted;
 void ax_cli_install_signal_handlers(void);

@@ -416,6 +416,8 @@ static int store_device(struct mon *m, struct ax_db *db, struct mon_dev *d,
 	if (rc)
 		return rc;
 	char *argv_json = ax_cli_argv_json(m->cli), *cfg = monitor_config(m);
+	char label[512];
+	ax_cli_default_label(info->name, label, sizeof(label));
 	struct ax_db_run row = {
 	    .host_id = host_id,
 	    .device_id = device_id,
@@ -424,6 +426,7 @@ static int store_device(struct mon *m, struct ax_db *db, struct mon_dev *d,
 	    .argv_json = argv_json,
 	    .config_json = cfg,
 	    .profile = "monitor",
+	    .label = label,
 	};
 	rc = ax_db_run_begin(db, &row, &run_id);
 	free(argv_json);

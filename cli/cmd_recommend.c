@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/run_exec.h"
 #include "cli/run_plan.h"
+#include "cli/session.h"
 #include "cli/suite_doc.h"
 
 #include "core/db.h"
@@ -32,6 +33,7 @@ static const struct ax_cli_opt recommend_opts[] = {
      "first run what the database lacks for the device (the suites of "
      "configs/recommend.yaml with too few results), then recommend "
      "(default: measure nothing)"},
+    AX_SESSION_LABEL_OPT,
     {0},
 };
 
@@ -203,7 +205,7 @@ static int stored_for_device(struct ax_cli *cli, const char *fingerprint,
 	return rc;
 }
 
-static int measure_missing(struct ax_cli *cli)
+static int measure_missing(struct ax_cli *cli, const char *label)
 {
 	struct ax_vk_instance *inst;
 	int idx;
@@ -252,7 +254,8 @@ static int measure_missing(struct ax_cli *cli)
 	dup2(2, 1);
 	bool json = cli->json;
 	cli->json = false;
-	rc = ax_run_execute(cli, &plan, &opts, NULL, true);
+	struct ax_run_origin origin = {.command = "recommend", .label = label};
+	rc = ax_run_execute(cli, &plan, &opts, NULL, true, &origin);
 	cli->json = json;
 	fflush(stdout);
 	dup2(saved, 1);
@@ -264,25 +267,37 @@ static int measure_missing(struct ax_cli *cli)
 static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct ax_cli_iter it;
-	const char *path = NULL, *format = NULL;
+	const char *path = NULL, *format = NULL, *label = NULL;
 	bool measure = false;
-	int opt;
+	int opt, bad = 0;
 	ax_cli_iter_init(&it, cli, &ax_cmd_recommend, argc, argv);
-	while ((opt = ax_cli_next(&it)) > 0) {
+	while (!bad && (opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_FORMAT)
 			format = it.optarg;
 		else if (opt == OPT_OUTPUT)
 			path = it.optarg;
 		else if (opt == OPT_MEASURE)
 			measure = true;
+		else if (opt == AX_OPT_LABEL) {
+			label = it.optarg;
+			bad = ax_cli_check_label(cli, "recommend", label);
+		}
 	}
-	int rc = ax_cli_parse_end(&it, opt, 0, 0);
+	int rc = bad ? bad : ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
 	if (rc != AX_CLI_CONTINUE)
 		return rc;
+	/* Only --measure stores a run: a label without one would name
+	 * nothing, silently. */
+	if (label && !measure)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "recommend --label names the run that "
+				    "--measure stores, and without --measure "
+				    "nothing is measured; add --measure, or "
+				    "leave --label out");
 	if (!format)
 		format = cli->json ? "json" : "yaml";
-	if (measure && (rc = measure_missing(cli)))
+	if (measure && (rc = measure_missing(cli, label)))
 		return rc;
 	return recommend_run(cli, format, path);
 }

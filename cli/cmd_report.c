@@ -187,7 +187,7 @@ static int check_since(const struct ax_cli *cli, const struct report_args *a,
 	return ax_cli_error(cli, AX_EXIT_USAGE,
 			    "report: --since %s: no %srun or tuning session "
 			    "in %s started at or after it; give an earlier "
-			    "date (`axbench results` lists the runs)",
+			    "date (`axbench runs` lists the runs)",
 			    a->since, a->n_runs ? "selected " : "",
 			    cli->db_path);
 }

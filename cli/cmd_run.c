@@ -47,6 +47,7 @@ static const struct ax_cli_opt run_opts[] = {
      "set a parameter (default: the suite's, see `axbench suites "
      "SUITE`); VALUE may be a list A,B,C or a range LO..HI (doubling), "
      "LO..HI:xF (times F) or LO..HI:STEP (plus STEP); once per NAME"},
+    AX_SESSION_LABEL_OPT,
     {OPT_MIN_SAMPLES, "min-samples", 0, "N", "at least N samples (default 5)"},
     {OPT_MAX_SAMPLES, "max-samples", 0, "N", "at most N samples (default 50)"},
     {OPT_MAX_NOISE, "max-noise", 0, "PCT",
@@ -99,6 +100,7 @@ struct run_args {
 	bool dry_run, yes;
 	int rounds;
 	const char *tuned_path;
+	const char *label; /* --label; NULL: HOST/DEVICE */
 	char **suites;
 	int n_suites;
 };
@@ -199,6 +201,12 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 			break;
 		case OPT_SKIP_INVALID:
 			break; /* the default now; kept for old scripts */
+		case AX_OPT_LABEL:
+			/* Before anything is opened or measured. */
+			if (ax_cli_check_label(cli, "run", it->optarg))
+				return AX_EXIT_USAGE;
+			a->label = it->optarg;
+			break;
 		case OPT_YES:
 			a->yes = true;
 			break;
@@ -372,7 +380,10 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 		rc = dry_run(cli, &plan);
 	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0) {
 		plan.rounds = a->rounds;
-		rc = ax_run_execute(cli, &plan, &a->ropts, &a->eff, false);
+		struct ax_run_origin origin = {.command = "run",
+					       .label = a->label};
+		rc = ax_run_execute(cli, &plan, &a->ropts, &a->eff, false,
+				    &origin);
 	}
 	if (a)
 		ax_cli_iter_release(&it);

@@ -60,6 +60,7 @@ static const struct ax_cli_opt tune_opts[] = {
      "power sensor) or edp (energy x time); energy and edp need a sensor "
      "(default time; --resume keeps the session's)"},
     AX_SESSION_EFF_OPTS,
+    AX_SESSION_LABEL_OPT,
     {OPT_STOP_RULE, "stop-rule", 0, "RULE",
      "when to stop before the budget: ei once the model is sure no untried "
      "point can gain 0.01 % (bo only), gain after no 1 % gain in 20 "
@@ -188,7 +189,10 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 			rc = parse_stop_rule(cli, it.optarg, t);
 		else if (opt == OPT_OBJECTIVE)
 			t->a.objective = parse_objective(it.optarg);
-		else if (opt >= AX_OPT_SUSTAIN && opt <= AX_OPT_CPU_BASELINE)
+		else if (opt == AX_OPT_LABEL) {
+			t->a.label = it.optarg;
+			rc = ax_cli_check_label(cli, "tune", it.optarg);
+		} else if (opt >= AX_OPT_SUSTAIN && opt <= AX_OPT_CPU_BASELINE)
 			rc = ax_session_eff_opt(&it, opt, &t->a.eff, NULL) < 0
 				 ? AX_EXIT_USAGE
 				 : 0;
@@ -427,6 +431,11 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
 				  "--replay tunes a recorded landscape: give "
 				  "no SUITE or --resume with it");
+	if (rc == 0 && t->replay && t->a.label)
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "--label names the run a live session "
+				  "stores, and --replay stores nothing; leave "
+				  "--label out");
 	if (rc == 0 && t->replay && t->a.objective > AX_OBJ_TIME)
 		rc = ax_cli_error(cli, AX_EXIT_USAGE,
 				  "--objective %s: a recorded landscape holds "

@@ -265,6 +265,29 @@ int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
 	return 0;
 }
 
+int ax_cli_check_label(const struct ax_cli *cli, const char *cmd,
+		       const char *label)
+{
+	char why[128];
+	if (ax_text_check_plain(label, AX_CLI_LABEL_MAX, why, sizeof(why)) == 0)
+		return 0;
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "%s --label '%s': a run's label is 1 to %d "
+			    "characters of UTF-8 without control characters, "
+			    "and this one %s; give a label that keeps to "
+			    "that (--label \"nightly main\"), or leave "
+			    "--label out for the default, HOST/DEVICE",
+			    cmd, ax_term(label), AX_CLI_LABEL_MAX, why);
+}
+
+void ax_cli_default_label(const char *device_name, char *buf, size_t len)
+{
+	char host[256] = "";
+	if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
+		snprintf(host, sizeof(host), "localhost");
+	snprintf(buf, len, "%s/%s", host, device_name ? device_name : "?");
+}
+
 bool ax_cli_parse_id(const char *text, int64_t *id)
 {
 	/* Digits only: strtoll alone would take "+1", " 1" and "-0", and
@@ -296,7 +319,7 @@ int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 				    "%s: --run must be a run id, a whole "
 				    "number from 1 to %lld, or 'last' (got "
 				    "'%s'); list the runs with `axbench "
-				    "results`",
+				    "runs`",
 				    cmd, (long long)INT64_MAX, text);
 	int rc = ax_db_run_exists(db, *id);
 	if (rc == 0)

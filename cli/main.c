@@ -21,6 +21,7 @@ extern const struct ax_cli_cmd ax_cmd_devices;
 extern const struct ax_cli_cmd ax_cmd_suites;
 extern const struct ax_cli_cmd ax_cmd_run;
 extern const struct ax_cli_cmd ax_cmd_results;
+extern const struct ax_cli_cmd ax_cmd_runs;
 extern const struct ax_cli_cmd ax_cmd_tune;
 extern const struct ax_cli_cmd ax_cmd_compare;
 extern const struct ax_cli_cmd ax_cmd_baseline;
@@ -31,9 +32,9 @@ extern const struct ax_cli_cmd ax_cmd_monitor;
 
 /* The commands, in the order --help lists them.  One line per command. */
 static const struct ax_cli_cmd *const commands[] = {
-    &ax_cmd_devices, &ax_cmd_suites,	&ax_cmd_run,	  &ax_cmd_results,
-    &ax_cmd_tune,    &ax_cmd_compare,	&ax_cmd_baseline, &ax_cmd_report,
-    &ax_cmd_export,  &ax_cmd_recommend, &ax_cmd_monitor,
+    &ax_cmd_devices, &ax_cmd_suites, &ax_cmd_run,	&ax_cmd_runs,
+    &ax_cmd_results, &ax_cmd_tune,   &ax_cmd_compare,	&ax_cmd_baseline,
+    &ax_cmd_report,  &ax_cmd_export, &ax_cmd_recommend, &ax_cmd_monitor,
 };
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 

@@ -16,6 +16,7 @@ struct exec {
 	struct ax_plan *plan;
 	struct ax_runner_opts opts;
 	bool skip_beyond_limits;
+	struct ax_run_origin origin;
 	struct ax_session session;
 	int index;	   /* case being measured, 0-based */
 	const char *label; /* of that case, for the progress line */
@@ -205,15 +206,18 @@ static int run_round(struct exec *ex, int r, int rounds)
 	return rc;
 }
 
-/* The measurement settings and the profile, as the run row keeps them. */
+/* The measurement settings and the profile, as the run row keeps them,
+ * with the command that asked (readers tell a recommend run by it:
+ * AX_RUN_KIND_SQL in core/db_internal.h). */
 static char *run_config_json(const struct exec *ex)
 {
 	const struct ax_runner_opts *o = &ex->opts;
 	json_t *cfg = json_pack(
-	    "{s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:i,s:o?}", "warmup", o->warmup,
-	    "min_samples", o->min_samples, "max_samples", o->max_samples,
-	    "max_noise", o->max_noise, "min_time_s", o->min_time_s,
-	    "max_time_s", o->max_time_s, "timeout_s", o->timeout_s, "mode",
+	    "{s:s,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:s,s:i,s:o?}", "command",
+	    ex->origin.command, "warmup", o->warmup, "min_samples",
+	    o->min_samples, "max_samples", o->max_samples, "max_noise",
+	    o->max_noise, "min_time_s", o->min_time_s, "max_time_s",
+	    o->max_time_s, "timeout_s", o->timeout_s, "mode",
 	    o->mode == AX_MODE_COLD ? "cold" : "batch", "rounds",
 	    ex->plan->rounds > 1 ? ex->plan->rounds : 1, "profile",
 	    ex->plan->profile ? ax_config_to_json(ex->plan->profile) : NULL);
@@ -266,6 +270,7 @@ static int open_all(struct exec *ex)
 	struct ax_session_run run = {
 	    .config_json = cfg,
 	    .profile = ex->plan->profile ? ex->plan->profile->name : NULL,
+	    .label = ex->origin.label,
 	};
 	rc = ax_session_begin_run(s, &run);
 	free(cfg);
@@ -306,12 +311,17 @@ static int finish(struct exec *ex, int rc)
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 		   const struct ax_runner_opts *opts,
 		   const struct ax_session_efficiency *eff,
-		   bool skip_beyond_limits)
+		   bool skip_beyond_limits, const struct ax_run_origin *origin)
 {
 	struct exec ex = {.cli = cli,
 			  .plan = plan,
 			  .opts = *opts,
-			  .skip_beyond_limits = skip_beyond_limits};
+			  .skip_beyond_limits = skip_beyond_limits,
+			  .origin = {.command = "run"}};
+	if (origin)
+		ex.origin = *origin;
+	if (!ex.origin.command)
+		ex.origin.command = "run";
 	ex.tty = isatty(2) && cli->verbosity >= 0;
 	ex.opts.stop = &ax_cli_interrupted;
 	if (ex.tty) {

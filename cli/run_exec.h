@@ -17,10 +17,16 @@
  * skip_beyond_limits, as recommend --measure wants; 4, 5; 130 when
  * interrupted, with everything measured so far committed). */
 struct ax_session_efficiency;
-/* eff: the efficiency settings (NULL: the defaults). */
+/* Who asks for the run, as its row records it. */
+struct ax_run_origin {
+	const char *command; /* "run" or "recommend": the run's kind */
+	const char *label;   /* --label (checked), or NULL: HOST/DEVICE */
+};
+/* eff: the efficiency settings (NULL: the defaults); origin NULL: a
+ * plain `run` with the default label. */
 int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 		   const struct ax_runner_opts *opts,
 		   const struct ax_session_efficiency *eff,
-		   bool skip_beyond_limits);
+		   bool skip_beyond_limits, const struct ax_run_origin *origin);
 
 #endif

@@ -81,7 +81,11 @@ int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
 			     &s->device_id);
 	if (rc)
 		return rc;
-	char *argv_json = ax_cli_argv_json(s->cli);
+	char *argv_json = ax_cli_argv_json(s->cli), label[512];
+	if (run->label)
+		snprintf(label, sizeof(label), "%s", run->label);
+	else
+		ax_cli_default_label(s->info->name, label, sizeof(label));
 	struct ax_db_run row = {
 	    .host_id = s->host_id,
 	    .device_id = s->device_id,
@@ -90,6 +94,7 @@ int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
 	    .argv_json = argv_json,
 	    .config_json = run->config_json,
 	    .profile = run->profile,
+	    .label = label,
 	};
 	rc = ax_db_run_begin(s->db, &row, &s->run_id);
 	free(argv_json);

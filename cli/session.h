@@ -88,6 +88,7 @@ struct ax_session {
 struct ax_session_run {
 	const char *config_json; /* measurement settings, JSON text */
 	const char *profile;	 /* profile name, or NULL */
+	const char *label;	 /* --label (checked), or NULL: HOST/DEVICE */
 };
 
 /* A fresh logical device for the next pass of `run --rounds`: the old
@@ -177,6 +178,16 @@ enum {
 		    "host and then reads the database, always every run "      \
 		    "(default "                                                \
 		    "auto)"                                                    \
+	}
+/* --label NAME of run, tune and recommend --measure: the run's name in
+ * `axbench runs` (checked with ax_cli_check_label). */
+enum { AX_OPT_LABEL = 910 };
+#define AX_SESSION_LABEL_OPT                                                   \
+	{                                                                      \
+		AX_OPT_LABEL, "label", 0, "NAME",                              \
+		    "name the run, as `axbench runs` and `results --json` "    \
+		    "show it: 1 to 100 characters of UTF-8 without control "   \
+		    "characters (default: HOST/DEVICE)"                        \
 	}
 #define AX_SESSION_EFF_CHOICES                                                 \
 	{                                                                      \

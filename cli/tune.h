@@ -56,6 +56,7 @@ struct ax_tune_args {
 	int64_t prior_session;		    /* --prior SESSION */
 	enum ax_tune_objective objective;   /* --objective */
 	struct ax_session_efficiency eff;   /* --idle, --cpu-baseline ... */
+	const char *label;		    /* --label; NULL: HOST/DEVICE */
 	struct ax_runner_opts trial_opts;   /* quick sampling per trial */
 	struct ax_runner_opts final_opts;   /* careful sampling at the end */
 };

@@ -444,7 +444,10 @@ static int open_session(struct live *lv, const json_t *resumed)
 	 * this one even begins its run; the claim itself is atomic. */
 	if (resumed && ax_db_session_claim(lv->db, a->resume_session, 0))
 		return claim_refused(lv);
-	struct ax_session_run run = {.config_json = "{\"command\":\"tune\"}"};
+	/* {"command": "tune"} is how readers tell a tuning session's run
+	 * (AX_RUN_KIND_SQL in core/db_internal.h): baseline save refuses it. */
+	struct ax_session_run run = {.config_json = "{\"command\":\"tune\"}",
+				     .label = a->label};
 	rc = ax_session_begin_run(&lv->session, &run);
 	if (rc)
 		return rc;

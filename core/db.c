@@ -188,11 +188,17 @@ static const char *const migration_4 =
     "  REFERENCES telemetry_series(id));"
     "ALTER TABLE trial ADD COLUMN objective_value REAL;";
 
+/*
+ * Migration 5: run labels (issue 15).  A run carries a name its owner
+ * chose (`run --label`; by default HOST/DEVICE), so that `axbench runs`
+ * lists runs a person can tell apart and a CI script can check which run
+ * it names as a baseline.  Runs stored before keep NULL: nobody gave
+ * them a label, and one made up now would claim what nobody said.
+ */
+static const char *const migration_5 = "ALTER TABLE run ADD COLUMN label TEXT;";
+
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
-    migration_1,
-    migration_2,
-    migration_3,
-    migration_4,
+    migration_1, migration_2, migration_3, migration_4, migration_5,
 };
 
 const char *ax_dbi_migration(int v)

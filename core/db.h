@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 4
+#define AX_DB_SCHEMA_VERSION 5
 
 struct ax_db;
 
@@ -98,6 +98,7 @@ struct ax_db_run {
 	const char *argv_json;	 /* the command line as a JSON array */
 	const char *config_json; /* profile / measurement settings */
 	const char *profile;	 /* may be NULL */
+	const char *label;	 /* the run's name for people; may be NULL */
 };
 /* Insert a run with status "running" and started_at = now. */
 int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r, int64_t *id);
@@ -260,7 +261,8 @@ struct ax_db_filter {
  *  "error", "n", "median", "min", "max", "mean", "stddev", "q1", "q3",
  *  "mad", "ci_lo", "ci_hi", "rel_noise", "extra" (object or null),
  *  "run_status" (the run's status as readers see it: "abandoned" for a
- *  run whose process on this machine is gone),
+ *  run whose process on this machine is gone), "run_label" (the run's
+ *  label; null for runs stored before schema 5),
  *  "device": {"id", "fingerprint", "name", "vendor", "type",
  *             "driver_name", "driver_info", "api_version", "pci_bus_id",
  *             "device_uuid", "vendor_id", "device_id", "driver_version"},
@@ -280,9 +282,11 @@ struct ax_db_filter {
  */
 int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
 
-/* Runs (newest first) as [{"id","uuid","started_at","finished_at","status",
- * "profile","axbench_version","git_sha","argv","device","host",
- * "n_results"}], limited to f's run ids / device / since. */
+/* Runs (newest first) as [{"id","uuid","started_at","finished_at","status"
+ * (as readers see it: "abandoned" too), "kind" ("run", "tune", "monitor"
+ * or "recommend"), "profile", "label" (null before schema 5),
+ * "axbench_version","git_sha","argv","n_results","device","host"}],
+ * limited to f's run ids / device / since. */
 int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
 
 /* Sessions and their trials: [{"id","suite","strategy","seed","budget",

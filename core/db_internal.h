@@ -58,6 +58,23 @@ void ax_dbi_bind_owner(struct sqlite3_stmt *st, int first);
 	".owner_start, (SELECT hostname FROM host WHERE host.id = " r          \
 	".host_id))"
 
+/*
+ * A run's kind as readers show it: "monitor" (a monitor's telemetry, no
+ * results), "tune" (a live tuning session: its trials and re-timings),
+ * "recommend" (recommend --measure), else "run".  Read from what every
+ * schema already holds, so older runs have a kind too: a monitor's
+ * profile is "monitor", and tune (since the first live session) and
+ * recommend (since schema 5) write {"command": NAME} as the run's
+ * config.  Text that is not JSON is a plain run, never an SQL error.
+ * r: the run table's alias.
+ */
+#define AX_RUN_KIND_SQL(r)                                                     \
+	"(CASE WHEN " r ".profile IS 'monitor' THEN 'monitor' ELSE"            \
+	" coalesce(CASE WHEN json_valid(" r ".config_json) THEN"               \
+	" CASE json_extract(" r ".config_json, '$.command')"                   \
+	" WHEN 'tune' THEN 'tune' WHEN 'recommend' THEN 'recommend' END"       \
+	" END, 'run') END)"
+
 /* Monotonic seconds. */
 double ax_dbi_now(void);
 /* The total wait for a lock now in force (ax_db_set_lock_wait). */

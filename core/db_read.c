@@ -65,7 +65,7 @@ int ax_db_run_exists(struct ax_db *db, int64_t run_id)
 	if (rc == SQLITE_DONE)
 		return ax_dbi_fail(db, AX_ENOTFOUND,
 				   "%s holds no run %" PRId64
-				   "; list the runs with `axbench results`",
+				   "; list its runs with `axbench runs`",
 				   db->path, run_id);
 	return ax_dbi_fail_sql(db, rc, "looking up a run");
 }
@@ -273,7 +273,7 @@ static const char *const result_keys[] = {
     "max",	    "mean",	   "stddev",	  "q1",
     "q3",	    "mad",	   "ci_lo",	  "ci_hi",
     "rel_noise",    "*extra",	   "run_status",  "speedup_vs_cpu",
-    "noise_target",
+    "noise_target", "run_label",
 };
 
 /* The result's power row (result_power p) and CPU baseline (c). */
@@ -391,9 +391,9 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	    " x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
 	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json,"
 	    " " AX_RUN_STATUS_SQL(
-		"r") ", x.speedup_vs_cpu, " NOISE_TARGET_SQL ", " DEV_COLS
-		     ", " HOST_COLS ", " POWER_COLS ", " CPU_COLS
-		     " FROM result x JOIN run r ON r.id = "
+		"r") ", x.speedup_vs_cpu, " NOISE_TARGET_SQL
+		     ", r.label, " DEV_COLS ", " HOST_COLS ", " POWER_COLS
+		     ", " CPU_COLS " FROM result x JOIN run r ON r.id = "
 		     "x.run_id"
 		     " LEFT JOIN device d ON d.id = r.device_id"
 		     " LEFT JOIN host h ON h.id = r.host_id"
@@ -411,9 +411,8 @@ int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 }
 
 static const char *const run_keys[] = {
-    "id",     "uuid",	   "started_at",      "finished_at",
-    "status", "profile",   "axbench_version", "git_sha",
-    "*argv",  "n_results",
+    "id",      "uuid",	"started_at",	   "finished_at", "status", "kind",
+    "profile", "label", "axbench_version", "git_sha",	  "*argv",  "n_results",
 };
 
 static json_t *run_row(sqlite3_stmt *st)
@@ -428,21 +427,6 @@ static json_t *run_row(sqlite3_stmt *st)
 	json_object_set_new(o, "host",
 			    sub_object(st, n + NKEYS(dev_keys), host_keys,
 				       NKEYS(host_keys), "host"));
-	int at = n + NKEYS(dev_keys) + NKEYS(host_keys);
-	json_t *power =
-	    sub_object(st, at, power_keys, NKEYS(power_keys), "result_power");
-	if (json_is_object(power)) {
-		json_object_del(power, "result_id");
-		json_t *t = json_object_get(power, "throttled");
-		if (json_is_integer(t))
-			json_object_set_new(
-			    power, "throttled",
-			    json_boolean(json_integer_value(t) != 0));
-	}
-	json_object_set_new(o, "power", power);
-	json_object_set_new(o, "cpu",
-			    sub_object(st, at + NKEYS(power_keys), cpu_keys,
-				       NKEYS(cpu_keys), "cpu_baseline"));
 	return o;
 }
 
@@ -470,9 +454,10 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	rc = prepare_where(
 	    db,
 	    "SELECT r.id, r.uuid, r.started_at, r.finished_at,"
-	    " " AX_RUN_STATUS_SQL(
+	    " " AX_RUN_STATUS_SQL("r") ", " AX_RUN_KIND_SQL(
 		"r") ","
-		     " r.profile, r.axbench_version, r.git_sha, r.argv_json,"
+		     " r.profile, r.label, r.axbench_version, r.git_sha,"
+		     " r.argv_json,"
 		     " (SELECT count(*) FROM result x WHERE x.run_id = "
 		     "r.id), " DEV_COLS ", " HOST_COLS
 		     " FROM run r LEFT JOIN device d ON d.id = r.device_id"

@@ -101,8 +101,8 @@ int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r, int64_t *id)
 	    "INSERT INTO run (uuid, host_id, device_id,"
 	    " started_at, status, axbench_version, git_sha,"
 	    " argv_json, config_json, profile, owner_pid, owner_boot,"
-	    " owner_start) VALUES (?,?,?," AX_NOW
-	    ",'running',?,?,?,?,?,?,?,?) RETURNING id",
+	    " owner_start, label) VALUES (?,?,?," AX_NOW
+	    ",'running',?,?,?,?,?,?,?,?,?) RETURNING id",
 	    &st);
 
 	if (rc)
@@ -116,6 +116,7 @@ int ax_db_run_begin(struct ax_db *db, const struct ax_db_run *r, int64_t *id)
 	ax_dbi_bind_text(st, 7, r->config_json);
 	ax_dbi_bind_text(st, 8, r->profile);
 	ax_dbi_bind_owner(st, 9);
+	ax_dbi_bind_text(st, 12, r->label);
 	return ax_dbi_step_done(db, st, id, "starting a run");
 }
 

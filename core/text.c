@@ -110,6 +110,56 @@ const char *ax_term(const char *s)
 	return ax_text_term(s, buf, BUF_LEN);
 }
 
+int ax_text_check_plain(const char *s, size_t max_chars, char *why, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t chars = 0;
+	while (*p) {
+		uint32_t cp;
+		int n = utf8_next(p, &cp);
+		chars++;
+		if (n == 0) {
+			snprintf(why, len,
+				 "is not valid UTF-8 (byte 0x%02x at byte %zu)",
+				 *p,
+				 (size_t)(p - (const unsigned char *)s) + 1);
+			return -1;
+		}
+		if (needs_escape(cp)) {
+			snprintf(why, len,
+				 cp < 0x80 ? "holds the control character "
+					     "\\x%02x (character %zu)"
+					   : "holds the control character "
+					     "\\u%04x (character %zu)",
+				 (unsigned)cp, chars);
+			return -1;
+		}
+		p += n;
+	}
+	if (chars == 0) {
+		snprintf(why, len, "is empty");
+		return -1;
+	}
+	if (chars > max_chars) {
+		snprintf(why, len, "has %zu characters", chars);
+		return -1;
+	}
+	return 0;
+}
+
+size_t ax_text_chars(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t chars = 0;
+	while (*p) {
+		uint32_t cp;
+		int n = utf8_next(p, &cp);
+		p += n ? n : 1;
+		chars++;
+	}
+	return chars;
+}
+
 char *ax_text_utf8_repair(const char *s, size_t *n_bad)
 {
 	static const char fffd[] = "\xef\xbf\xbd";

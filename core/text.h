@@ -37,6 +37,22 @@ const char *ax_text_term(const char *s, char *buf, size_t len);
 const char *ax_term(const char *s);
 
 /*
+ * Is s plain text of 1 to max_chars characters (code points): valid
+ * UTF-8 holding none of the characters ax_text_term escapes?  A name
+ * people give (a run's label) is stored as typed and shown in tables and
+ * JSON, so it must print as itself.  0 when it is; else -1, and why gets
+ * what is wrong as a phrase ("is empty", "has 140 characters", "holds
+ * the control character \x09 (character 4)", "is not valid UTF-8 (byte
+ * 0xff at byte 3)").
+ */
+int ax_text_check_plain(const char *s, size_t max_chars, char *why, size_t len);
+
+/* The characters (code points) of s, each invalid byte counted as one:
+ * the columns ax_text_term's output takes on a terminal, but for wide
+ * (East Asian) characters, which take two. */
+size_t ax_text_chars(const char *s);
+
+/*
  * s as valid UTF-8 (malloc'd), each invalid byte replaced by U+FFFD;
  * *n_bad (may be NULL) gets the number replaced.  NULL on out of memory.
  */

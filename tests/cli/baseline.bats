@@ -6,6 +6,9 @@ setup() {
 	ax_setup
 	AX="${AXBENCH_BIN:-$AX}"
 }
+teardown() { stop_rapl_fixture; }
+
+TINY=(bandwidth -p op=copy -p size=4K)
 
 two_runs() {
 	for i in 1 2; do
@@ -54,4 +57,55 @@ two_runs() {
 	run "$AX" --db "$DB" baseline frobnicate
 	assert_failure 2
 	assert_output --partial "baseline save NAME"
+}
+
+@test "save refuses a tuning session unless --allow-tune, and writes nothing" {
+	"$AX" --db "$DB" run "${TINY[@]}" "${FAST[@]}" --label "ci ref"
+	"$AX" --db "$DB" tune "${TINY[@]}" --budget 3 --retime 0 --label tuning
+	n=$(sql "select count(*) from result where run_id = 2")
+	sum=$(sha256sum "$DB")
+	# Right after a tune, "last" is the tuning session's run.
+	run "$AX" --db "$DB" baseline save main
+	assert_failure 2
+	assert_output --partial "baseline save: run 2 (--run last: the newest run; label \"tuning\") is a tuning session ($n results)"
+	assert_output --partial "a tuning session measures many configurations once each, not the profile's cases"
+	assert_output --partial 'pick a run that measured the cases to compare with from `axbench runs` and pass --run ID, or pass --allow-tune'
+	run "$AX" --db "$DB" baseline save main --run 2
+	assert_failure 2
+	assert_output --partial "baseline save: run 2 (label \"tuning\") is a tuning session"
+	[ "$(sql 'select count(*) from baseline')" = 0 ]
+	[ "$(sha256sum "$DB")" = "$sum" ]
+	# The fix the message names: pick the run, or say the tune is meant.
+	run "$AX" --db "$DB" baseline save main --run 1
+	assert_success
+	assert_output "baseline main = run 1"
+	run "$AX" --db "$DB" baseline save tuned --run last --allow-tune
+	assert_success
+	assert_output "baseline tuned = run 2"
+	[ "$(sql 'select name || ":" || run_id from baseline order by name' | tr '\n' ' ')" = "main:1 tuned:2 " ]
+	run "$AX" --db "$DB" baseline list --allow-tune
+	assert_failure 2
+}
+
+@test "save refuses a monitor run and a run that stored no results, even with --allow-tune" {
+	rapl_fixture # monitor stores a run only where it has a sensor
+	"$AX" --db "$DB" monitor --duration 0.3 --interval 0.1
+	[ "$(sql 'select profile from run where id = 1')" = monitor ]
+	run "$AX" --db "$DB" baseline save m --run 1 --allow-tune
+	assert_failure 2
+	assert_output --partial "baseline save: run 1 (label \"$(hostname)/"
+	assert_output --partial "is a monitor run: it holds power readings and no results"
+	assert_output --partial '`axbench runs`'
+	# "last" is the newest run that measured: there is none yet.
+	run "$AX" --db "$DB" baseline save m
+	assert_failure 2
+	assert_output --partial "holds no runs yet"
+	# A run interrupted before its first result was stored.
+	sql "insert into run (uuid, started_at, finished_at, status, label)
+	     values ('u2', '2030-01-01T00:00:00.000Z',
+	             '2030-01-01T00:00:01.000Z', 'interrupted', 'cut short')"
+	run "$AX" --db "$DB" baseline save m --allow-tune
+	assert_failure 2
+	assert_output --partial "baseline save: run 2 (--run last: the newest run; label \"cut short\") stored no results (status interrupted)"
+	[ "$(sql 'select count(*) from baseline')" = 0 ]
 }

@@ -116,6 +116,11 @@ assert up["chunk_size"]["value"] is not None, up["chunk_size"]
 assert d["devices"][0]["data_loading"]["batch_size"]["value"] is not None' <"$BATS_TEST_TMPDIR/rec.json"
 	n=$(sql "select count(*) from result where status='ok'")
 	[ "$n" -gt 20 ]
+	# Its run is recommend's, as `axbench runs` tells it.
+	run "$AX" --db "$DB" runs
+	assert_success
+	assert_line --index 1 --regexp '^ 1  .*  recommend +recommend +'
+	[ "${#lines[@]}" -eq 2 ]
 	[ "$(sql "select count(distinct json_extract(params_json, '\$.chunk')) from result where suite='transfer'")" -ge 3 ]
 	run "$AX" --db "$DB" recommend --measure --format json
 	assert_success

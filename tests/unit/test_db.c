@@ -113,6 +113,7 @@ static int64_t add_run(struct ax_db *db, const char *fingerprint)
 	r.argv_json = "[\"axbench\",\"run\"]";
 	r.config_json = "{}";
 	r.profile = "quick";
+	r.label = "bench/one";
 	AX_CHECK_INT(ax_db_run_begin(db, &r, &id), 0);
 	AX_CHECK(id > 0);
 	return id;
@@ -284,6 +285,62 @@ static void old_schema_read_from_copy(void)
 	AX_CHECK_INT(ax_db_schema_version(db), AX_DB_SCHEMA_VERSION);
 	AX_CHECK(ax_db_note(db) == NULL);
 	ax_db_close(db);
+}
+
+/* A database of schema 4, the last before run labels: a reader reads an
+ * upgraded private copy where the old run has no label (null, not a
+ * guess) and still its kind; the file is left byte for byte; a writer
+ * upgrades it in place and stores labels from then on. */
+static void v4_schema_gains_labels(void)
+{
+	const char *p = tmp_path("v4.db");
+	sqlite3 *h;
+	AX_CHECK_INT(sqlite3_open(p, &h), SQLITE_OK);
+	for (int v = 1; v <= 4; v++)
+		AX_CHECK_INT(sqlite3_exec(h, ax_dbi_migration(v), 0, 0, 0),
+			     SQLITE_OK);
+	AX_CHECK_INT(sqlite3_exec(h,
+				  "PRAGMA user_version=4;"
+				  "INSERT INTO run (uuid, started_at, status,"
+				  " config_json) VALUES ('u', '2026-01-01',"
+				  " 'complete', '{\"command\":\"tune\"}')",
+				  0, 0, 0),
+		     SQLITE_OK);
+	sqlite3_close(h);
+	long size;
+	char *before = slurp(p, &size), err[512] = "";
+	struct ax_db *db = NULL;
+	AX_CHECK_INT(ax_db_open(p, AX_DB_READONLY, &db, err, sizeof(err)), 0);
+	AX_CHECK(db && ax_db_note(db) &&
+		 strstr(ax_db_note(db), "schema is older"));
+	json_t *runs = NULL;
+	AX_CHECK_INT(ax_db_runs(db, NULL, &runs), 0);
+	json_t *r = json_array_get(runs, 0);
+	AX_CHECK(json_is_null(json_object_get(r, "label")));
+	AX_CHECK_STR(json_string_value(json_object_get(r, "kind")), "tune");
+	json_decref(runs);
+	ax_db_close(db);
+	AX_CHECK(same_bytes(p, before, size));
+	free(before);
+
+	db = open_ok(p);
+	if (!db)
+		return;
+	AX_CHECK_INT(ax_db_schema_version(db), 5);
+	int64_t id = add_run(db, "fp-v4");
+	ax_db_close(db);
+	AX_CHECK_INT(sqlite3_open(p, &h), SQLITE_OK);
+	sqlite3_stmt *st;
+	AX_CHECK_INT(sqlite3_prepare_v2(h, "SELECT label FROM run ORDER BY id",
+					-1, &st, NULL),
+		     SQLITE_OK);
+	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	AX_CHECK_INT(sqlite3_column_type(st, 0), SQLITE_NULL);
+	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
+	AX_CHECK_STR((const char *)sqlite3_column_text(st, 0), "bench/one");
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	AX_CHECK(id == 2);
 }
 
 static void text_file_refused_untouched(void)
@@ -564,6 +621,9 @@ static void results_round_trip(void)
 	AX_CHECK_STR(
 	    json_string_value(json_array_get(json_object_get(r, "argv"), 1)),
 	    "run");
+	/* A run has no power or CPU figures of its own: its results do. */
+	AX_CHECK(json_object_get(r, "power") == NULL);
+	AX_CHECK(json_object_get(r, "cpu") == NULL);
 	r = json_array_get(runs, 1);
 	AX_CHECK_STR(json_string_value(json_object_get(r, "status")),
 		     "running");
@@ -571,6 +631,62 @@ static void results_round_trip(void)
 	json_decref(runs);
 	AX_CHECK_INT(ax_db_runs(db, &g, &runs), 0);
 	AX_CHECK_INT(json_array_size(runs), 1);
+	json_decref(runs);
+	ax_db_close(db);
+}
+
+/* A run's kind comes from what each command writes: a monitor's profile,
+ * tune's and recommend's {"command": ...}; anything else, text that is
+ * not JSON included, is a plain run.  The label reads back as given, in
+ * the run and in each of its results. */
+static void run_kinds_and_labels(void)
+{
+	struct ax_db *db = open_ok(tmp_path("kinds.db"));
+	if (!db)
+		return;
+	static const struct {
+		const char *profile, *config, *label, *kind;
+	} rows[] = {
+	    {"quick", "{\"warmup\":2}", "ci/main \u00e9", "run"},
+	    {NULL, "{\"command\":\"tune\"}", NULL, "tune"},
+	    {"monitor", "{\"command\":[\"./train.sh\"]}", "m", "monitor"},
+	    {"recommend", "{\"command\":\"recommend\"}", "r", "recommend"},
+	    {"recommend", "{\"warmup\":1}", "old", "run"},
+	    {NULL, "not json {", "x", "run"},
+	    {NULL, "{\"command\":\"frobnicate\"}", "y", "run"},
+	};
+	enum { N = sizeof(rows) / sizeof(rows[0]) };
+	int64_t ids[N];
+	for (int i = 0; i < N; i++) {
+		struct ax_db_run r = {.config_json = rows[i].config,
+				      .profile = rows[i].profile,
+				      .label = rows[i].label};
+		AX_CHECK_INT(ax_db_run_begin(db, &r, &ids[i]), 0);
+	}
+	AX_CHECK_INT(add_result(db, ids[0], "bandwidth", 0), 0);
+	json_t *runs = NULL, *res = NULL;
+	AX_CHECK_INT(ax_db_runs(db, NULL, &runs), 0);
+	AX_CHECK_INT(json_array_size(runs), N);
+	/* Newest first: the same started_at falls back to the id. */
+	for (int i = 0; i < N; i++) {
+		json_t *r = json_array_get(runs, N - 1 - i);
+		AX_CHECK_INT(json_integer_value(json_object_get(r, "id")),
+			     ids[i]);
+		AX_CHECK_STR(json_string_value(json_object_get(r, "kind")),
+			     rows[i].kind);
+		if (rows[i].label)
+			AX_CHECK_STR(
+			    json_string_value(json_object_get(r, "label")),
+			    rows[i].label);
+		else
+			AX_CHECK(json_is_null(json_object_get(r, "label")));
+	}
+	struct ax_db_filter f = {.run_ids = &ids[0], .n_run_ids = 1};
+	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
+	AX_CHECK_STR(json_string_value(
+			 json_object_get(json_array_get(res, 0), "run_label")),
+		     "ci/main \u00e9");
+	json_decref(res);
 	json_decref(runs);
 	ax_db_close(db);
 }
@@ -895,10 +1011,11 @@ static void cleanup(void)
 AX_TEST_MAIN(AX_TEST(uuid_format), AX_TEST(migrate_and_reopen),
 	     AX_TEST(newer_schema_refused_untouched),
 	     AX_TEST(old_schema_read_from_copy),
+	     AX_TEST(v4_schema_gains_labels),
 	     AX_TEST(text_file_refused_untouched),
 	     AX_TEST(corrupt_file_refused_untouched),
 	     AX_TEST(unwritable_path_refused),
 	     AX_TEST(two_writers_lose_nothing), AX_TEST(two_creators_race),
-	     AX_TEST(results_round_trip), AX_TEST(efficiency_round_trip),
-	     AX_TEST(upserts_are_idempotent), AX_TEST(baselines),
-	     AX_TEST(sessions_and_trials), AX_TEST(cleanup))
+	     AX_TEST(results_round_trip), AX_TEST(run_kinds_and_labels),
+	     AX_TEST(efficiency_round_trip), AX_TEST(upserts_are_idempotent),
+	     AX_TEST(baselines), AX_TEST(sessions_and_trials), AX_TEST(cleanup))

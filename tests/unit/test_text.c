@@ -90,8 +90,45 @@ static void json_loads_repairs(void)
 	json_decref(j);
 }
 
+/* Plain text: the limit counts characters, not bytes; every character
+ * ax_text_term would escape is refused, named with its place. */
+static void check_plain_counts_characters(void)
+{
+	char why[128] = "";
+	/* 5 characters, 12 bytes: within 5. */
+	AX_CHECK_INT(
+	    ax_text_check_plain("h\xc3\xa9/\xe2\x82\xac\xf0\x9f\x98\x80", 5,
+				why, sizeof(why)),
+	    0);
+	AX_CHECK_INT(ax_text_check_plain("abcde", 4, why, sizeof(why)), -1);
+	AX_CHECK_STR(why, "has 5 characters");
+	AX_CHECK_INT(ax_text_check_plain("", 4, why, sizeof(why)), -1);
+	AX_CHECK_STR(why, "is empty");
+	AX_CHECK_INT(ax_text_chars("h\xc3\xa9\xff"), 3);
+	AX_CHECK_INT(ax_text_chars(NULL), 0);
+}
+
+static void check_plain_refuses_controls(void)
+{
+	char why[128] = "";
+	AX_CHECK_INT(ax_text_check_plain("ab\tc", 100, why, sizeof(why)), -1);
+	AX_CHECK_STR(why, "holds the control character \\x09 (character 3)");
+	AX_CHECK_INT(ax_text_check_plain("a\nb", 100, why, sizeof(why)), -1);
+	AX_CHECK_INT(ax_text_check_plain("x\x7f", 100, why, sizeof(why)), -1);
+	AX_CHECK_INT(ax_text_check_plain("\xc2\x9b", 100, why, sizeof(why)),
+		     -1); /* C1 CSI */
+	AX_CHECK_INT(
+	    ax_text_check_plain("main\xe2\x80\xae", 100, why, sizeof(why)), -1);
+	AX_CHECK_STR(why, "holds the control character \\u202e (character 5)");
+	AX_CHECK_INT(ax_text_check_plain("ok\xff", 100, why, sizeof(why)), -1);
+	AX_CHECK_STR(why, "is not valid UTF-8 (byte 0xff at byte 3)");
+	AX_CHECK_INT(ax_text_check_plain("a b", 100, why, sizeof(why)), 0);
+}
+
 AX_TEST_MAIN(AX_TEST(term_plain_text_is_itself), AX_TEST(term_escapes_controls),
 	     AX_TEST(term_escapes_bidi), AX_TEST(term_escapes_invalid_utf8),
 	     AX_TEST(term_cuts_short_between_escapes),
 	     AX_TEST(repair_replaces_each_bad_byte),
-	     AX_TEST(json_string_never_dropped), AX_TEST(json_loads_repairs))
+	     AX_TEST(json_string_never_dropped), AX_TEST(json_loads_repairs),
+	     AX_TEST(check_plain_counts_characters),
+	     AX_TEST(check_plain_refuses_controls))

@@ -1,0 +1,268 @@
+/*
+ * cli/cmd_runs.c - `axbench runs`: the stored runs, newest first, with
+ * what each one is (a run, a tuning session, a monitor, recommend's
+ * measurements), its label, device, results and status, so that a run
+ * is picked by its id (baseline save --run ID, compare, results --run)
+ * rather than guessed with `last`.
+ */
+#include "cli/cli.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_LIMIT = 1, OPT_ALL };
+
+#define DEFAULT_LIMIT 20
+
+static const struct ax_cli_opt runs_opts[] = {
+    {OPT_LIMIT, "limit", 0, "N", "list the newest N runs (default 20)"},
+    {OPT_ALL, "all", 0, NULL, "list every run (default: the newest 20)"},
+    {0},
+};
+
+extern const struct ax_cli_cmd ax_cmd_runs;
+
+/* The fields `runs` shows of one ax_db_runs row, the table's and the
+ * JSON's alike: numbers as numbers, null where nothing is stored. */
+static json_t *brief(const json_t *run)
+{
+	static const char *const keys[] = {"id",	"started_at", "kind",
+					   "profile",	"label",      "device",
+					   "n_results", "status"};
+	json_t *o = json_object();
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_t *v = json_object_get(run, keys[i]);
+		if (strcmp(keys[i], "device") == 0)
+			v = json_object_get(v, "name");
+		json_object_set_new(o, keys[i],
+				    v ? json_incref(v) : json_null());
+	}
+	return o;
+}
+
+enum {
+	C_ID,
+	C_STARTED,
+	C_KIND,
+	C_PROFILE,
+	C_LABEL,
+	C_DEVICE,
+	C_RESULTS,
+	C_STATUS,
+	N_COLS
+};
+
+static const char *const heads[N_COLS] = {
+    "ID",    "STARTED (UTC)", "KIND",	 "PROFILE",
+    "LABEL", "DEVICE",	      "RESULTS", "STATUS",
+};
+
+/* "2026-12-01T21:48:19.123Z" as "2026-12-01 21:48:19"; anything else
+ * as stored. */
+static void started_text(const char *at, char *buf, size_t len)
+{
+	if (at && strlen(at) >= 19 && at[10] == 'T')
+		snprintf(buf, len, "%.10s %.8s", at, at + 11);
+	else
+		snprintf(buf, len, "%s", at ? at : "-");
+}
+
+/* One cell as the terminal shows it (malloc'd): stored text with its
+ * control characters escaped (core/text.h), whole: a label or device
+ * name is never cut.  Escapes at most quadruple a byte. */
+static char *cell(const json_t *v)
+{
+	char num[32];
+	const char *text = "-";
+	if (json_is_string(v)) {
+		text = json_string_value(v);
+	} else if (json_is_integer(v)) {
+		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
+			 json_integer_value(v));
+		text = num;
+	}
+	size_t len = 4 * strlen(text) + 1;
+	char *buf = malloc(len);
+	const char *shown = buf ? ax_text_term(text, buf, len) : NULL;
+	if (shown && shown != buf)
+		memcpy(buf, shown, strlen(shown) + 1); /* needed no escape */
+	return buf;
+}
+
+/* s padded to width columns (left, or right for numbers); no padding
+ * after the last column. */
+static void put_cell(const char *s, size_t width, bool right, bool last)
+{
+	size_t pad = width - ax_text_chars(s);
+	if (right)
+		printf("%*s%s", (int)pad, "", s);
+	else
+		printf("%s%*s", s, last ? 0 : (int)pad, "");
+	if (!last)
+		fputs("  ", stdout);
+}
+
+/* The table, each column as wide as its widest cell. */
+static int print_table(const struct ax_cli *cli, const json_t *rows)
+{
+	size_t n = json_array_size(rows), width[N_COLS];
+	char **cells = calloc(n * N_COLS + 1, sizeof(char *));
+	if (!cells)
+		return AX_EXIT_FAIL;
+	for (int c = 0; c < N_COLS; c++)
+		width[c] = ax_text_chars(heads[c]);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const json_t *r = json_array_get(rows, i);
+		char at[64];
+		started_text(
+		    json_string_value(json_object_get(r, "started_at")), at,
+		    sizeof(at));
+		json_t *st = json_string(at);
+		const json_t *v[N_COLS] = {
+		    json_object_get(r, "id"),
+		    st,
+		    json_object_get(r, "kind"),
+		    json_object_get(r, "profile"),
+		    json_object_get(r, "label"),
+		    json_object_get(r, "device"),
+		    json_object_get(r, "n_results"),
+		    json_object_get(r, "status"),
+		};
+		for (int c = 0; c < N_COLS && rc == 0; c++) {
+			char *s = cells[i * N_COLS + c] = cell(v[c]);
+			if (!s)
+				rc = AX_EXIT_FAIL;
+			else if (ax_text_chars(s) > width[c])
+				width[c] = ax_text_chars(s);
+		}
+		json_decref(st);
+	}
+	for (int c = 0; c < N_COLS && rc == 0; c++)
+		put_cell(heads[c], width[c], c == C_ID || c == C_RESULTS,
+			 c == N_COLS - 1);
+	if (rc == 0)
+		putchar('\n');
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		for (int c = 0; c < N_COLS; c++)
+			put_cell(cells[i * N_COLS + c], width[c],
+				 c == C_ID || c == C_RESULTS, c == N_COLS - 1);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < n * N_COLS; i++)
+		free(cells[i]);
+	free(cells);
+	if (rc)
+		return ax_cli_error(cli, rc, "runs: out of memory");
+	if (n == 0)
+		printf("(no runs; measure with `axbench run`)\n");
+	return 0;
+}
+
+static int list(struct ax_cli *cli, long long limit)
+{
+	struct ax_db *db;
+	json_t *all = NULL;
+	int rc = ax_cli_open_db(cli, true, &db);
+	if (rc)
+		return rc;
+	struct ax_db_filter f = {.stop = &ax_cli_interrupted};
+	if (ax_db_runs(db, &f, &all)) {
+		rc = ax_cli_error(cli,
+				  ax_cli_interrupted ? AX_EXIT_INTERRUPTED
+						     : AX_EXIT_STORAGE,
+				  "runs: %s", ax_db_errmsg(db));
+		ax_db_close(db);
+		return rc;
+	}
+	ax_db_close(db);
+	/* --device keeps the runs on a matching stored device; the limit
+	 * then counts those. */
+	if ((rc = ax_cli_filter_device(cli, all, cli->device_sel))) {
+		json_decref(all);
+		return rc;
+	}
+	size_t total = json_array_size(all);
+	size_t shown =
+	    limit > 0 && (size_t)limit < total ? (size_t)limit : total;
+	json_t *rows = json_array();
+	for (size_t i = 0; i < shown; i++)
+		json_array_append_new(rows, brief(json_array_get(all, i)));
+	json_decref(all);
+	if (cli->json) {
+		json_dumpf(rows, stdout, JSON_INDENT(2));
+		putchar('\n');
+	} else {
+		rc = print_table(cli, rows);
+	}
+	json_decref(rows);
+	/* The note follows the table it is about, also where both streams
+	 * go to one place. */
+	fflush(stdout);
+	if (rc == 0 && shown < total && cli->verbosity >= 0)
+		fprintf(stderr,
+			"axbench runs: the newest %zu of %zu runs; --all "
+			"lists every one\n",
+			shown, total);
+	return rc;
+}
+
+static int runs_main(struct ax_cli *cli, int argc, char **argv)
+{
+	struct ax_cli_iter it;
+	long long limit = DEFAULT_LIMIT;
+	bool limit_given = false, all = false;
+	int opt, rc = 0;
+	ax_cli_iter_init(&it, cli, &ax_cmd_runs, argc, argv);
+	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
+		if (opt == OPT_LIMIT) {
+			limit_given = true;
+			if (ax_cli_parse_int(&it, 1, 1000000000, &limit))
+				rc = AX_EXIT_USAGE;
+		} else if (opt == OPT_ALL) {
+			all = true;
+		}
+	}
+	if (rc == 0) {
+		int end = ax_cli_parse_end(&it, opt, 0, 0);
+		rc = end == AX_CLI_CONTINUE ? 0 : end == AX_EXIT_OK ? -2 : end;
+	}
+	ax_cli_iter_release(&it);
+	if (rc == 0 && all && limit_given)
+		rc =
+		    ax_cli_error(cli, AX_EXIT_USAGE,
+				 "runs: --all lists every run and --limit %lld "
+				 "the newest %lld; give one of them",
+				 limit, limit);
+	if (rc == 0)
+		rc = list(cli, all ? 0 : limit);
+	return rc == -2 ? AX_EXIT_OK : rc;
+}
+
+const struct ax_cli_cmd ax_cmd_runs = {
+    .name = "runs",
+    .summary = "list the stored runs, newest first: id, kind, label, "
+	       "device, status",
+    .usage = "[--limit N | --all] [--json]",
+    .details =
+	"One line per run: its id, when it started (UTC), its kind (run; "
+	"tune: a tuning\nsession's trials; monitor: telemetry only; "
+	"recommend: recommend --measure),\nits profile, its label "
+	"(run --label; by default HOST/DEVICE), its device, how\nmany "
+	"results it stored and its status (complete, failed, interrupted, "
+	"running,\nor abandoned when its process is gone).  Pick a run's ID "
+	"for `baseline save\n--run ID`, `compare` or `results --run ID`.  "
+	"--json prints one array of\nthose fields (null where nothing is "
+	"stored); --device SEL keeps the runs on\nmatching devices.",
+    .examples = {"axbench runs                      # the newest 20 runs",
+		 "axbench runs --all --json         # every run, as one JSON "
+		 "array",
+		 "axbench baseline save main --run 12   # then name the one "
+		 "you meant"},
+    .opts = runs_opts,
+    .fn = runs_main,
+};
