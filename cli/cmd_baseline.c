@@ -10,12 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_RUN = 1, OPT_ALLOW_TUNE };
+enum { OPT_RUN = 1, OPT_RUNS, OPT_LAST, OPT_ALLOW_TUNE };
+
+/* The most runs one baseline names. */
+#define MAX_BASELINE_RUNS 100
 
 static const struct ax_cli_opt baseline_opts[] = {
     {OPT_RUN, "run", 'r', "ID|last",
      "the run to name (save only; default: last; `axbench runs` lists "
      "them)"},
+    {OPT_RUNS, "runs", 0, "A,B,...",
+     "several runs as one baseline: compare pools them and allows for "
+     "the spread between them (save only)"},
+    {OPT_LAST, "last", 0, "K",
+     "the K newest runs of `axbench run` as one baseline (save only)"},
     {OPT_ALLOW_TUNE, "allow-tune", 0, NULL,
      "name a tuning session's run too (save only; default: refused)"},
     {0},
@@ -97,8 +105,106 @@ static int check_run(struct ax_cli *cli, struct ax_db *db, const char *text,
 	return rc;
 }
 
-static int save(struct ax_cli *cli, const char *name, const char *run,
-		bool allow_tune)
+/* Which runs `baseline save` names: --run, --runs or --last. */
+struct pick {
+	const char *run;  /* --run ID|last */
+	const char *runs; /* --runs A,B,... */
+	int last;	  /* --last K; 0: not given */
+	bool allow_tune;
+};
+
+/* --runs A,B,C: each an id or "last", resolved and checked. */
+static int pick_listed(struct ax_cli *cli, struct ax_db *db,
+		       const struct pick *p, int64_t *ids, int *n)
+{
+	char *list = strdup(p->runs), *save_ptr = NULL;
+	int rc = list ? 0 : ax_cli_error(cli, AX_EXIT_STORAGE, "out of memory");
+	for (char *t = list ? strtok_r(list, ",", &save_ptr) : NULL;
+	     t && rc == 0; t = strtok_r(NULL, ",", &save_ptr)) {
+		if (*n == MAX_BASELINE_RUNS)
+			rc = ax_cli_error(cli, AX_EXIT_USAGE,
+					  "baseline save: --runs names more "
+					  "than %d runs",
+					  MAX_BASELINE_RUNS);
+		else if ((rc = ax_cli_resolve_run(cli, db, "baseline save", t,
+						  &ids[*n])) == 0 &&
+			 (rc = check_run(cli, db, t, ids[*n], p->allow_tune)) ==
+			     0)
+			(*n)++;
+	}
+	if (rc == 0 && *n == 0)
+		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				  "baseline save: --runs '%s' names no run; "
+				  "give ids like 3,4,5",
+				  p->runs);
+	free(list);
+	return rc;
+}
+
+/* --last K: the K newest runs of `axbench run` that stored results. */
+static int pick_last(struct ax_cli *cli, struct ax_db *db, const struct pick *p,
+		     int64_t *ids, int *n)
+{
+	json_t *runs = NULL;
+	if (ax_db_runs(db, NULL, &runs))
+		return ax_cli_error(cli, AX_EXIT_STORAGE, "baseline save: %s",
+				    ax_db_errmsg(db));
+	/* ax_db_runs lists the newest first. */
+	for (size_t i = 0; i < json_array_size(runs) && *n < p->last; i++) {
+		const json_t *r = json_array_get(runs, i);
+		const char *kind =
+		    json_string_value(json_object_get(r, "kind"));
+		if (kind && strcmp(kind, "run") == 0 &&
+		    json_integer_value(json_object_get(r, "n_results")) > 0)
+			ids[(*n)++] =
+			    json_integer_value(json_object_get(r, "id"));
+	}
+	json_decref(runs);
+	if (*n < p->last)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "baseline save: --last %d, but %s holds "
+				    "%d run%s of `axbench run` with results; "
+				    "run more, or ask for fewer (`axbench "
+				    "runs` lists them)",
+				    p->last, cli->db_path, *n,
+				    *n == 1 ? "" : "s");
+	return 0;
+}
+
+static int pick_runs(struct ax_cli *cli, struct ax_db *db, const struct pick *p,
+		     int64_t *ids, int *n)
+{
+	*n = 0;
+	if ((p->run != NULL) + (p->runs != NULL) + (p->last > 0) > 1)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "baseline save: give one of --run, --runs "
+				    "and --last");
+	if (p->runs)
+		return pick_listed(cli, db, p, ids, n);
+	if (p->last)
+		return pick_last(cli, db, p, ids, n);
+	const char *text = p->run ? p->run : "last";
+	int rc = ax_cli_resolve_run(cli, db, "baseline save", text, &ids[0]);
+	if (rc == 0)
+		rc = check_run(cli, db, text, ids[0], p->allow_tune);
+	*n = rc == 0;
+	return rc;
+}
+
+/* "3" or "3, 4 and 5" for the message. */
+static void say_saved(const char *name, const int64_t *ids, int n)
+{
+	printf("baseline %s = run%s ", name, n == 1 ? "" : "s");
+	for (int i = 0; i < n; i++)
+		printf("%s%lld",
+		       i == 0	    ? ""
+		       : i == n - 1 ? " and "
+				    : ", ",
+		       (long long)ids[i]);
+	putchar('\n');
+}
+
+static int save(struct ax_cli *cli, const char *name, const struct pick *p)
 {
 	if (!valid_name(name))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
@@ -106,31 +212,65 @@ static int save(struct ax_cli *cli, const char *name, const char *run,
 				    "letters, digits, '.', '_' or '-'",
 				    name);
 	struct ax_db *db;
-	int64_t id = 0;
-	const char *text = run ? run : "last";
+	int64_t ids[MAX_BASELINE_RUNS];
+	int n = 0;
 	/* Read-only first, so that a mistyped --db path is not created and
 	 * a run refused here leaves the file as it was. */
 	int rc = ax_cli_open_db(cli, true, &db);
 	if (rc)
 		return rc;
-	rc = ax_cli_resolve_run(cli, db, "baseline save", text, &id);
-	if (rc == 0)
-		rc = check_run(cli, db, text, id, allow_tune);
+	rc = pick_runs(cli, db, p, ids, &n);
 	ax_db_close(db);
 	if (rc)
 		return rc;
 	if ((rc = ax_cli_open_db(cli, false, &db)))
 		return rc;
-	/* The run was resolved above, so what fails here is storage (a
+	/* The runs were resolved above, so what fails here is storage (a
 	 * locked or full database): exit as its cause says, not 2. */
-	int err = ax_db_baseline_save(db, name, id);
+	int err = ax_db_baseline_save(db, name, ids, n);
 	if (err)
 		rc = ax_cli_error(cli, ax_cli_exit_code(err),
 				  "baseline save: %s", ax_db_errmsg(db));
 	if (rc == 0 && cli->verbosity >= 0)
-		printf("baseline %s = run %lld\n", name, (long long)id);
+		say_saved(name, ids, n);
 	ax_db_close(db);
 	return rc;
+}
+
+/* "3,4,5": a baseline's runs (its run_ids, else its run_id). */
+static void runs_text(const json_t *o, char *buf, size_t len)
+{
+	const json_t *ids = json_object_get(o, "run_ids");
+	size_t i, used = 0;
+	json_t *id;
+	buf[0] = '\0';
+	json_array_foreach(ids, i, id) if (used < len) used +=
+	    (size_t)snprintf(buf + used, len - used, "%s%lld", i ? "," : "",
+			     (long long)json_integer_value(id));
+	if (!buf[0])
+		snprintf(buf, len, "%lld",
+			 (long long)json_integer_value(
+			     json_object_get(o, "run_id")));
+}
+
+static void print_list(const json_t *b)
+{
+	size_t i;
+	json_t *o;
+	char runs[256];
+	printf("%-24s %-16s  %s\n", "NAME", "RUNS", "CREATED");
+	json_array_foreach(b, i, o)
+	{
+		runs_text(o, runs, sizeof(runs));
+		printf("%-24s %-16s  %s\n",
+		       ax_term(json_string_value(json_object_get(o, "name"))),
+		       runs,
+		       ax_term(json_string_value(
+			   json_object_get(o, "created_at"))));
+	}
+	if (json_array_size(b) == 0)
+		printf("(no baselines; save one with `axbench "
+		       "baseline save NAME`)\n");
 }
 
 static int list(struct ax_cli *cli)
@@ -146,70 +286,81 @@ static int list(struct ax_cli *cli)
 		ax_db_close(db);
 		return AX_EXIT_STORAGE;
 	}
-	size_t i;
-	json_t *o;
 	if (cli->json) {
 		json_dumpf(b, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else {
-		printf("%-24s %8s  %s\n", "NAME", "RUN", "CREATED");
-		json_array_foreach(b, i, o) printf(
-		    "%-24s %8lld  %s\n",
-		    ax_term(json_string_value(json_object_get(o, "name"))),
-		    (long long)json_integer_value(json_object_get(o, "run_id")),
-		    ax_term(
-			json_string_value(json_object_get(o, "created_at"))));
-		if (json_array_size(b) == 0)
-			printf("(no baselines; save one with `axbench "
-			       "baseline save NAME`)\n");
+		print_list(b);
 	}
 	json_decref(b);
 	ax_db_close(db);
 	return 0;
 }
 
-/* baseline save NAME [--run ID] [--allow-tune] | baseline list */
-static int dispatch(struct ax_cli *cli, char **pos, int n, const char *run,
-		    bool allow_tune)
+/* baseline save NAME [--run ID | --runs A,B | --last K] [--allow-tune]
+ * | baseline list */
+static int dispatch(struct ax_cli *cli, char **pos, int n, const struct pick *p)
 {
 	if (n == 2 && strcmp(pos[0], "save") == 0)
-		return save(cli, pos[1], run, allow_tune);
-	if (n == 1 && strcmp(pos[0], "list") == 0 && !run && !allow_tune)
+		return save(cli, pos[1], p);
+	if (n == 1 && strcmp(pos[0], "list") == 0 && !p->run && !p->runs &&
+	    !p->last && !p->allow_tune)
 		return list(cli);
 	return ax_cli_error(cli, AX_EXIT_USAGE,
-			    "baseline: use 'baseline save NAME [--run ID] "
-			    "[--allow-tune]' or 'baseline list'");
+			    "baseline: use 'baseline save NAME [--run ID | "
+			    "--runs A,B,... | --last K] [--allow-tune]' or "
+			    "'baseline list'");
+}
+
+static int parse_last(struct ax_cli_iter *it, struct pick *p)
+{
+	long long k;
+	if (ax_cli_parse_int(it, 1, MAX_BASELINE_RUNS, &k))
+		return AX_EXIT_USAGE;
+	p->last = (int)k;
+	return 0;
 }
 
 static int baseline_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct ax_cli_iter it;
-	const char *run = NULL;
-	bool allow_tune = false;
-	int opt;
+	struct pick p = {0};
+	int opt, rc = 0;
 	ax_cli_iter_init(&it, cli, &ax_cmd_baseline, argc, argv);
-	while ((opt = ax_cli_next(&it)) > 0)
+	while (rc == 0 && (opt = ax_cli_next(&it)) > 0)
 		if (opt == OPT_RUN)
-			run = it.optarg;
+			p.run = it.optarg;
+		else if (opt == OPT_RUNS)
+			p.runs = it.optarg;
+		else if (opt == OPT_LAST)
+			rc = parse_last(&it, &p);
 		else if (opt == OPT_ALLOW_TUNE)
-			allow_tune = true;
+			p.allow_tune = true;
 	char **pos = it.positional;
 	int n = it.n_positional;
-	int rc = ax_cli_parse_end(&it, opt, 1, 2);
+	if (rc == 0)
+		rc = ax_cli_parse_end(&it, opt, 1, 2);
 	if (rc == AX_CLI_CONTINUE)
-		rc = dispatch(cli, pos, n, run, allow_tune);
+		rc = dispatch(cli, pos, n, &p);
 	ax_cli_iter_release(&it);
 	return rc;
 }
 
 const struct ax_cli_cmd ax_cmd_baseline = {
     .name = "baseline",
-    .summary = "name a run as a baseline, or list baselines",
-    .usage = "save NAME [--run ID|last] [--allow-tune] | list",
-    .details = "A baseline names a run so that CI can compare against it "
-	       "with `axbench\n"
-	       "compare baseline:NAME last`. Saving a name again moves it "
-	       "to the new run.\n"
+    .summary = "name runs as a baseline, or list baselines",
+    .usage = "save NAME [--run ID|last | --runs A,B,... | --last K] "
+	     "[--allow-tune] | list",
+    .details = "A baseline names a run, or several, so that CI can compare "
+	       "against it with\n"
+	       "`axbench compare baseline:NAME last`. Saving a name again "
+	       "moves it to the\n"
+	       "new runs.  Several runs (--runs, --last K: the K newest runs "
+	       "of `axbench run`)\n"
+	       "are replicates: compare pools their samples and takes the "
+	       "spread between\n"
+	       "them, the noise between processes, into its minimum "
+	       "effect.\n"
 	       "NAME is 1-64 letters, digits, '.', '_' or '-'.  `axbench "
 	       "runs` lists the runs\n"
 	       "to pick from.  A run that stored no results (a monitor's) is "
@@ -221,8 +372,8 @@ const struct ax_cli_cmd ax_cmd_baseline = {
 	       "nothing is written.",
     .examples = {"axbench runs && axbench baseline save main --run 12   # "
 		 "name run 12 \"main\"",
-		 "axbench baseline save main --run last   # name the newest "
-		 "run \"main\"",
+		 "axbench baseline save main --last 3     # the 3 newest runs, "
+		 "one baseline",
 		 "axbench baseline list                   # every baseline and "
 		 "its run"},
     .opts = baseline_opts,

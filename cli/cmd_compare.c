@@ -56,6 +56,8 @@ struct side {
 	char *path;	  /* database file (malloc'd) */
 	struct ax_db *db;
 	int64_t run_id;
+	int64_t *run_ids; /* a baseline's runs (malloc'd), else &run_id */
+	int n_run_ids;
 	char label[512];
 	json_t *results;
 };
@@ -102,6 +104,21 @@ static int split_spec(const struct ax_cli *cli, struct side *s,
 			    s->spec);
 }
 
+/* "baseline:main (run 3)" or "baseline:main (runs 3,4,5)". */
+static void baseline_label(char *buf, size_t len, const char *run,
+			   struct side *s)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s (run%s ", run,
+				       s->n_run_ids == 1 ? "" : "s");
+	for (int i = 0; i < s->n_run_ids && used < len; i++)
+		used +=
+		    (size_t)snprintf(buf + used, len - used, "%s%lld",
+				     i ? "," : "", (long long)s->run_ids[i]);
+	if (used < len)
+		snprintf(buf + used, len - used, ")");
+	s->run_id = s->run_ids[s->n_run_ids - 1];
+}
+
 static int resolve_run(const struct ax_cli *cli, struct side *s,
 		       const char *run)
 {
@@ -109,7 +126,8 @@ static int resolve_run(const struct ax_cli *cli, struct side *s,
 	if (strcmp(run, "last") == 0)
 		rc = ax_db_last_run(s->db, &s->run_id);
 	else if (strncmp(run, "baseline:", 9) == 0)
-		rc = ax_db_baseline_run(s->db, run + 9, &s->run_id);
+		rc = ax_db_baseline_runs(s->db, run + 9, &s->run_ids,
+					 &s->n_run_ids);
 	else if (!ax_cli_parse_id(run, &s->run_id))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
 				    "compare: '%s' is not a run id: give a "
@@ -131,8 +149,7 @@ static int resolve_run(const struct ax_cli *cli, struct side *s,
 					  "saved ones)");
 	char what[300];
 	if (strncmp(run, "baseline:", 9) == 0)
-		snprintf(what, sizeof(what), "%s (run %lld)", run,
-			 (long long)s->run_id);
+		baseline_label(what, sizeof(what), run, s);
 	else
 		snprintf(what, sizeof(what), "run %lld", (long long)s->run_id);
 	if (strcmp(s->path, cli->db_path) != 0)
@@ -161,8 +178,10 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 	}
 	if ((rc = resolve_run(cli, s, run)))
 		return rc;
-	struct ax_db_filter f = {
-	    .run_ids = &s->run_id, .n_run_ids = 1, .with_samples = true};
+	struct ax_db_filter f = {.run_ids =
+				     s->run_ids ? s->run_ids : &s->run_id,
+				 .n_run_ids = s->run_ids ? s->n_run_ids : 1,
+				 .with_samples = true};
 	if (ax_db_results(s->db, &f, &s->results)) {
 		fprintf(stderr, "axbench: compare: %s\n", ax_db_errmsg(s->db));
 		return AX_EXIT_STORAGE;
@@ -182,6 +201,7 @@ static void side_release(struct side *s)
 	json_decref(s->results);
 	ax_db_close(s->db);
 	free(s->path);
+	free(s->run_ids);
 }
 
 /* "5", "5%" or "0.5" percent as a fraction. */

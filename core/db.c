@@ -197,8 +197,25 @@ static const char *const migration_4 =
  */
 static const char *const migration_5 = "ALTER TABLE run ADD COLUMN label TEXT;";
 
+/*
+ * Migration 6: a baseline of several runs (issue 15).  Between processes
+ * a measurement moves more than within one, so a baseline saved from
+ * several runs (`baseline save NAME --last K`) lets compare see that
+ * spread and not call it a regression.  baseline.run_id stays the newest
+ * of them, and every existing baseline becomes a baseline of its one run.
+ */
+static const char *const migration_6 =
+    "CREATE TABLE baseline_run ("
+    " baseline_id INTEGER NOT NULL REFERENCES baseline(id)"
+    "  ON DELETE CASCADE,"
+    " run_id INTEGER NOT NULL REFERENCES run(id),"
+    " PRIMARY KEY (baseline_id, run_id)) WITHOUT ROWID;"
+    "INSERT INTO baseline_run (baseline_id, run_id)"
+    " SELECT id, run_id FROM baseline;";
+
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
-    migration_1, migration_2, migration_3, migration_4, migration_5,
+    migration_1, migration_2, migration_3,
+    migration_4, migration_5, migration_6,
 };
 
 const char *ax_dbi_migration(int v)

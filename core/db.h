@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 5
+#define AX_DB_SCHEMA_VERSION 6
 
 struct ax_db;
 
@@ -228,8 +228,11 @@ int ax_db_cpu_baseline_find(struct ax_db *db,
 int ax_db_series_add(struct ax_db *db, const struct ax_db_series *s,
 		     int64_t *id);
 
-/* Name a run as a baseline (replacing an earlier baseline of that name). */
-int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id);
+/* Name runs run_ids[0..n) (n >= 1, each existing) as baseline NAME,
+ * replacing an earlier baseline of that name, in one transaction.
+ * Several runs are replicates that compare pools (reports/compare.h). */
+int ax_db_baseline_save(struct ax_db *db, const char *name,
+			const int64_t *run_ids, int n);
 
 /* ---- reads ----------------------------------------------------------- */
 
@@ -239,8 +242,14 @@ int ax_db_last_run(struct ax_db *db, int64_t *run_id);
 /* 0 when run run_id exists; AX_ENOTFOUND (the message names the database
  * and how to list its runs) when not; AX_EDB when the lookup failed. */
 int ax_db_run_exists(struct ax_db *db, int64_t run_id);
-/* Run id of baseline NAME (AX_ENOTFOUND when there is none). */
+/* Run id of baseline NAME, the newest of its runs (AX_ENOTFOUND when
+ * there is none). */
 int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id);
+/* Every run of baseline NAME, oldest first: *ids (malloc'd, the caller
+ * frees it) gets *n of them.  AX_ENOTFOUND when there is no such
+ * baseline. */
+int ax_db_baseline_runs(struct ax_db *db, const char *name, int64_t **ids,
+			int *n);
 
 struct ax_db_filter {
 	const int64_t *run_ids;

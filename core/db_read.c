@@ -83,6 +83,54 @@ int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
 	return rc;
 }
 
+int ax_db_baseline_runs(struct ax_db *db, const char *name, int64_t **ids,
+			int *n)
+{
+	int64_t newest;
+	*ids = NULL;
+	*n = 0;
+	int rc = ax_db_baseline_run(db, name, &newest);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st;
+	if ((rc = ax_dbi_prepare(db,
+				 "SELECT r.run_id FROM baseline_run r JOIN"
+				 " baseline b ON b.id = r.baseline_id"
+				 " WHERE b.name = ? ORDER BY r.run_id",
+				 &st)))
+		return rc;
+	ax_dbi_bind_text(st, 1, name);
+	int cap = 8;
+	int64_t *v = malloc(sizeof(*v) * (size_t)cap);
+	while (v && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			int64_t *grown =
+			    realloc(v, sizeof(*v) * (size_t)cap * 2);
+			if (!grown) {
+				free(v);
+				v = NULL;
+				break;
+			}
+			v = grown;
+			cap *= 2;
+		}
+		v[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (!v)
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	if (rc != SQLITE_DONE) {
+		free(v);
+		*n = 0;
+		return ax_dbi_fail_sql(db, rc, "reading a baseline's runs");
+	}
+	/* A baseline whose run list is empty is its one run. */
+	if (*n == 0)
+		v[(*n)++] = newest;
+	*ids = v;
+	return 0;
+}
+
 /* Column i as JSON: integers, finite reals and text as themselves, NULL
  * and non-finite reals as null (JSON has no NaN or infinity).  Text that
  * is not valid UTF-8 (which jansson refuses) is repaired with a warning
@@ -578,7 +626,8 @@ int ax_db_session_get(struct ax_db *db, int64_t session_id, json_t **out)
 	return 0;
 }
 
-static const char *const baseline_keys[] = {"name", "run_id", "created_at"};
+static const char *const baseline_keys[] = {"name", "run_id", "created_at",
+					    "*run_ids"};
 
 static json_t *baseline_row(sqlite3_stmt *st)
 {
@@ -592,8 +641,13 @@ int ax_db_baselines(struct ax_db *db, json_t **out)
 {
 	sqlite3_stmt *st;
 	int rc = ax_dbi_prepare(db,
-				"SELECT name, run_id, created_at FROM baseline"
-				" ORDER BY name",
+				"SELECT name, run_id, created_at,"
+				" coalesce((SELECT CASE WHEN count(*) THEN"
+				"  json_group_array(run_id) END"
+				"  FROM (SELECT run_id FROM baseline_run"
+				"   WHERE baseline_id = b.id ORDER BY run_id)),"
+				"  json_array(run_id))"
+				" FROM baseline b ORDER BY name",
 				&st);
 
 	*out = NULL;

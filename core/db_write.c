@@ -446,19 +446,11 @@ int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id)
 	return ax_dbi_step_done(db, st, id, "storing a tuning trial");
 }
 
-int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id)
+/* The baseline row itself, its run_id the newest of the runs. */
+static int upsert_baseline(struct ax_db *db, const char *name, int64_t newest)
 {
 	sqlite3_stmt *st;
-	int rc;
-
-	if (!name || !*name)
-		return ax_dbi_fail(db, AX_EINVAL,
-				   "baseline name is empty; give it a name");
-	if ((rc = ax_dbi_begin(db)))
-		return rc;
-	if ((rc = ax_db_run_exists(db, run_id)))
-		return ax_dbi_rollback(db, rc);
-	rc = ax_dbi_prepare(
+	int rc = ax_dbi_prepare(
 	    db,
 	    "INSERT INTO baseline (uuid, name, run_id, created_at)"
 	    " VALUES (?,?,?," AX_NOW ") ON CONFLICT(name) DO UPDATE"
@@ -466,11 +458,63 @@ int ax_db_baseline_save(struct ax_db *db, const char *name, int64_t run_id)
 	    " created_at = excluded.created_at",
 	    &st);
 	if (rc)
-		return ax_dbi_rollback(db, rc);
+		return rc;
 	ax_dbi_bind_uuid(st, 1);
 	ax_dbi_bind_text(st, 2, name);
-	sqlite3_bind_int64(st, 3, run_id);
-	if ((rc = ax_dbi_step_done(db, st, NULL, "saving a baseline")) ||
+	sqlite3_bind_int64(st, 3, newest);
+	return ax_dbi_step_done(db, st, NULL, "saving a baseline");
+}
+
+/* Its runs: the old list replaced by run_ids. */
+static int set_baseline_runs(struct ax_db *db, const char *name,
+			     const int64_t *run_ids, int n)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db,
+				"DELETE FROM baseline_run WHERE baseline_id ="
+				" (SELECT id FROM baseline WHERE name = ?)",
+				&st);
+	if (rc)
+		return rc;
+	ax_dbi_bind_text(st, 1, name);
+	if ((rc = ax_dbi_step_done(db, st, NULL, "saving a baseline")))
+		return rc;
+	for (int i = 0; i < n && rc == 0; i++) {
+		rc = ax_dbi_prepare(
+		    db,
+		    "INSERT OR IGNORE INTO baseline_run (baseline_id, run_id)"
+		    " SELECT id, ? FROM baseline WHERE name = ?",
+		    &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(st, 1, run_ids[i]);
+		ax_dbi_bind_text(st, 2, name);
+		rc = ax_dbi_step_done(db, st, NULL, "saving a baseline");
+	}
+	return rc;
+}
+
+int ax_db_baseline_save(struct ax_db *db, const char *name,
+			const int64_t *run_ids, int n)
+{
+	int rc;
+	if (!name || !*name)
+		return ax_dbi_fail(db, AX_EINVAL,
+				   "baseline name is empty; give it a name");
+	if (n < 1 || !run_ids)
+		return ax_dbi_fail(
+		    db, AX_EINVAL,
+		    "baseline %s names no run; give at least one", name);
+	if ((rc = ax_dbi_begin(db)))
+		return rc;
+	int64_t newest = run_ids[0];
+	for (int i = 0; i < n; i++) {
+		if ((rc = ax_db_run_exists(db, run_ids[i])))
+			return ax_dbi_rollback(db, rc);
+		newest = run_ids[i] > newest ? run_ids[i] : newest;
+	}
+	if ((rc = upsert_baseline(db, name, newest)) ||
+	    (rc = set_baseline_runs(db, name, run_ids, n)) ||
 	    (rc = ax_dbi_commit(db)))
 		return ax_dbi_rollback(db, rc);
 	return 0;

@@ -516,19 +516,28 @@ static void judge_noise(struct ax_compare_pair *p,
 	    !(v == AX_VERDICT_FASTER || v == AX_VERDICT_SLOWER ||
 	      v == AX_VERDICT_AMBIGUOUS))
 		return;
+	/* A change beyond the threshold plus both medians' own noise is
+	 * more than the noise can explain: its verdict stands. */
+	double allowance = p->stat.threshold +
+			   (isfinite(n->base) ? n->base : 0) +
+			   (isfinite(n->cand) ? n->cand : 0);
+	if ((v == AX_VERDICT_SLOWER && p->stat.impr_hi < -allowance) ||
+	    (v == AX_VERDICT_FASTER && p->stat.impr_lo > allowance))
+		return;
 	double target = cand_missed ? n->cand_target : n->base_target;
 	char was[64];
 	snprintf(was, sizeof(was), "%s", ax_compare_verdict_name(v));
 	p->stat.verdict = AX_VERDICT_NOISY;
 	snprintf(p->stat.reason, sizeof(p->stat.reason),
 		 "%s missed the noise target of +/-%.3g%% (BASE +/-%.3g%%, "
-		 "CAND +/-%.3g%%), so the change of %+.2f%% would have "
+		 "CAND +/-%.3g%%), and the change of %+.2f%% is not beyond "
+		 "the threshold plus that noise (+/-%.3g%%): it would have "
 		 "read '%s'; not a regression unless --strict",
 		 base_missed && cand_missed ? "both sides"
 		 : base_missed		    ? "BASE"
 					    : "CAND",
 		 100 * target, 100 * n->base, 100 * n->cand,
-		 100 * p->stat.improvement, was);
+		 100 * p->stat.improvement, 100 * allowance, was);
 }
 
 /* The minimum effect the spread between replicates implies: a change

@@ -25,9 +25,11 @@
  *     target (the relative half-width of its median's 95 % interval,
  *     taken from the very samples judged, is above the max_noise its run
  *     asked for: the result's "noise_target")          -> noisy
- *     unless opts.strict, which keeps the statistical verdict.  Such a
- *     side stopped on its sample or time limit before its median was as
- *     tight as asked, so a shift between the two is as likely the
+ *     unless opts.strict, which keeps the statistical verdict, or the
+ *     whole interval lies beyond the threshold plus both sides' noise
+ *     (a change the noise cannot explain: 15x slower stays slower).
+ *     Such a side stopped on its sample or time limit before its median
+ *     was as tight as asked, so a shift between the two is as likely the
  *     machine's noise as the code's: "noisy" is said, counted and never
  *     a regression.  "same" stays same: the interval was narrow enough.
  *

@@ -109,3 +109,41 @@ two_runs() {
 	assert_output --partial "baseline save: run 2 (--run last: the newest run; label \"cut short\") stored no results (status interrupted)"
 	[ "$(sql 'select count(*) from baseline')" = 0 ]
 }
+
+@test "several runs make one baseline (--runs, --last K); compare pools them; list names them" {
+	two_runs
+	run "$AX" --db "$DB" run bandwidth -p size=64K "${FAST[@]}"
+	assert_success
+	run "$AX" --db "$DB" baseline save main --runs 1,2
+	assert_success
+	assert_output "baseline main = runs 1 and 2"
+	run "$AX" --db "$DB" baseline list
+	assert_line --regexp '^main +1,2 '
+	run "$AX" --db "$DB" baseline save main --last 3
+	assert_success
+	assert_output "baseline main = runs 3, 2 and 1"
+	run "$AX" --db "$DB" --json baseline list
+	run python3 -c 'import json,sys; b=json.load(sys.stdin)[0]; print(b["run_id"], b["run_ids"])' <<<"$output"
+	assert_output "3 [1, 2, 3]"
+	run "$AX" --db "$DB" compare baseline:main 3 --json -
+	assert_success
+	run python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["base"], d["rows"][0]["replicates"]["base"], d["rows"][0]["base"]["replicates"])' <<<"$output"
+	assert_output "baseline:main (runs 1,2,3) 3 3"
+}
+
+@test "--last asks for more runs than there are, or --run and --runs together: exit 2, nothing saved" {
+	two_runs
+	"$AX" --db "$DB" monitor --duration 0.2 >/dev/null 2>&1 || true
+	run "$AX" --db "$DB" baseline save main --last 3
+	assert_failure 2
+	assert_output --partial "--last 3, but"
+	assert_output --partial "holds 2 runs of \`axbench run\` with results"
+	run "$AX" --db "$DB" baseline save main --run 1 --runs 1,2
+	assert_failure 2
+	assert_output --partial "give one of --run, --runs and --last"
+	run "$AX" --db "$DB" baseline save main --runs 1,99
+	assert_failure 2
+	run "$AX" --db "$DB" baseline save main --last 0
+	assert_failure 2
+	[ "$(sql 'select count(*) from baseline')" = 0 ]
+}

@@ -207,7 +207,7 @@ static void migrate_and_reopen(void)
 			   " = 'table'",
 			   -1, &st, NULL);
 	AX_CHECK_INT(sqlite3_step(st), SQLITE_ROW);
-	AX_CHECK_INT(sqlite3_column_int(st, 0), 12);
+	AX_CHECK_INT(sqlite3_column_int(st, 0), 13);
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 }
@@ -303,7 +303,10 @@ static void v4_schema_gains_labels(void)
 				  "PRAGMA user_version=4;"
 				  "INSERT INTO run (uuid, started_at, status,"
 				  " config_json) VALUES ('u', '2026-01-01',"
-				  " 'complete', '{\"command\":\"tune\"}')",
+				  " 'complete', '{\"command\":\"tune\"}');"
+				  "INSERT INTO baseline (uuid, name, run_id,"
+				  " created_at) VALUES ('b', 'old', 1,"
+				  " '2026-01-01')",
 				  0, 0, 0),
 		     SQLITE_OK);
 	sqlite3_close(h);
@@ -326,7 +329,13 @@ static void v4_schema_gains_labels(void)
 	db = open_ok(p);
 	if (!db)
 		return;
-	AX_CHECK_INT(ax_db_schema_version(db), 5);
+	AX_CHECK_INT(ax_db_schema_version(db), AX_DB_SCHEMA_VERSION);
+	/* Schema 6: the old baseline is a baseline of its one run. */
+	int64_t *ids = NULL;
+	int n = 0;
+	AX_CHECK_INT(ax_db_baseline_runs(db, "old", &ids, &n), 0);
+	AX_CHECK(n == 1 && ids && ids[0] == 1);
+	free(ids);
 	int64_t id = add_run(db, "fp-v4");
 	ax_db_close(db);
 	AX_CHECK_INT(sqlite3_open(p, &h), SQLITE_OK);
@@ -737,18 +746,51 @@ static void baselines(void)
 	run2 = add_run(db, "fp");
 	AX_CHECK_INT(ax_db_baseline_run(db, "main", &got), AX_ENOTFOUND);
 	AX_CHECK(strstr(ax_db_errmsg(db), "main") != NULL);
-	AX_CHECK_INT(ax_db_baseline_save(db, "main", run1), 0);
+	AX_CHECK_INT(ax_db_baseline_save(db, "main", &run1, 1), 0);
 	AX_CHECK_INT(ax_db_baseline_run(db, "main", &got), 0);
 	AX_CHECK_INT(got, run1);
-	AX_CHECK_INT(ax_db_baseline_save(db, "main", run2), 0);
+	AX_CHECK_INT(ax_db_baseline_save(db, "main", &run2, 1), 0);
 	AX_CHECK_INT(ax_db_baseline_run(db, "main", &got), 0);
 	AX_CHECK_INT(got, run2);
-	AX_CHECK_INT(ax_db_baseline_save(db, "nightly", run1), 0);
-	AX_CHECK_INT(ax_db_baseline_save(db, "ghost", 4242), AX_ENOTFOUND);
-	AX_CHECK_INT(ax_db_baseline_save(db, "", run1), AX_EINVAL);
+	AX_CHECK_INT(ax_db_baseline_save(db, "nightly", &run1, 1), 0);
+	int64_t ghost = 4242, both_and_ghost[] = {run1, run2, 4242};
+	AX_CHECK_INT(ax_db_baseline_save(db, "ghost", &ghost, 1), AX_ENOTFOUND);
+	AX_CHECK_INT(ax_db_baseline_save(db, "", &run1, 1), AX_EINVAL);
+	AX_CHECK_INT(ax_db_baseline_save(db, "none", &run1, 0), AX_EINVAL);
+	/* One missing run of three: nothing saved (one transaction). */
+	AX_CHECK_INT(ax_db_baseline_save(db, "pair", both_and_ghost, 3),
+		     AX_ENOTFOUND);
+	AX_CHECK_INT(ax_db_baseline_run(db, "pair", &got), AX_ENOTFOUND);
+	/* Two runs: the newest is its run_id, both its runs. */
+	AX_CHECK_INT(ax_db_baseline_save(db, "pair", both_and_ghost, 2), 0);
+	AX_CHECK_INT(ax_db_baseline_run(db, "pair", &got), 0);
+	AX_CHECK_INT(got, run2);
+	int64_t *ids = NULL;
+	int n = 0;
+	AX_CHECK_INT(ax_db_baseline_runs(db, "pair", &ids, &n), 0);
+	AX_CHECK_INT(n, 2);
+	AX_CHECK(ids && ids[0] == run1 && ids[1] == run2);
+	free(ids);
+	/* Saved again with one run: the list is replaced, not grown. */
+	AX_CHECK_INT(ax_db_baseline_save(db, "pair", &run1, 1), 0);
+	AX_CHECK_INT(ax_db_baseline_runs(db, "pair", &ids, &n), 0);
+	AX_CHECK_INT(n, 1);
+	AX_CHECK(ids && ids[0] == run1);
+	free(ids);
+	AX_CHECK_INT(ax_db_baseline_runs(db, "nope", &ids, &n), AX_ENOTFOUND);
+	AX_CHECK(ids == NULL);
+	AX_CHECK_INT(ax_db_baseline_save(db, "pair", &run2, 1), 0);
+	AX_CHECK_INT(ax_db_baseline_save(db, "pair", both_and_ghost, 2), 0);
+	json_t *all = NULL;
+	AX_CHECK_INT(ax_db_baselines(db, &all), 0);
+	json_t *pair = json_array_get(all, 2);
+	AX_CHECK_STR(json_string_value(json_object_get(pair, "name")), "pair");
+	AX_CHECK_INT(json_array_size(json_object_get(pair, "run_ids")), 2);
+	json_decref(all);
+	AX_CHECK_INT(ax_db_baseline_save(db, "pair", &run2, 1), 0);
 
 	AX_CHECK_INT(ax_db_baselines(db, &list), 0);
-	AX_CHECK_INT(json_array_size(list), 2);
+	AX_CHECK_INT(json_array_size(list), 3);
 	AX_CHECK_STR(
 	    json_string_value(json_object_get(json_array_get(list, 0), "name")),
 	    "main");

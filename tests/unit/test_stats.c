@@ -5,8 +5,8 @@
 #include "core/error.h"
 #include "core/stats.h"
 
-#include <math.h>
 #include "tests/unit/ax_test.h"
+#include <math.h>
 
 static void summary_of_one_to_ten(void)
 {
@@ -201,8 +201,7 @@ static void replicate_spread(void)
 	double c[] = {50, 55};
 	const double *g2[] = {a, c};
 	int n2[] = {2, 2};
-	AX_CHECK_NEAR(ax_stats_replicate_spread(g2, n2, 2, &df), 0.06972,
-		      1e-4);
+	AX_CHECK_NEAR(ax_stats_replicate_spread(g2, n2, 2, &df), 0.06972, 1e-4);
 	AX_CHECK_INT(df, 2);
 	/* One replicate a side: no spread to tell. */
 	int n3[] = {1, 1};

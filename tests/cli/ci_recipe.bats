@@ -1,0 +1,60 @@
+#!/usr/bin/env bats
+# The CI recipe as shipped (docs/ci/axbench-ci.sh, run by the GitHub
+# Actions and GitLab CI files beside it), under `bash -e` as a CI step
+# runs it: a regression still writes the summary, JUnit, JSON and report
+# before the step fails with compare's exit status.
+load helper
+
+setup() {
+	ax_setup
+	T="$BATS_TEST_TMPDIR"
+	export AXBENCH="$AX" AXBENCH_DB="$DB" AXBENCH_OUT="$T/out"
+	export AXBENCH_RUNS=2 AXBENCH_ROUNDS=2
+	export AXBENCH_RUN_ARGS="latency --min-samples 10 --max-samples 10 --min-time 0 --max-time 2 --warmup 1"
+}
+
+@test "the workflow files parse and run the recipe's two steps" {
+	run python3 - docs/ci/github-actions.yml docs/ci/gitlab-ci.yml <<-'EOF'
+	import sys, yaml
+	gh = yaml.safe_load(open(sys.argv[1]))
+	steps = [s.get("run", "") for s in gh["jobs"]["axbench"]["steps"]]
+	assert any("axbench-ci.sh baseline" in s for s in steps), steps
+	assert any("axbench-ci.sh check" in s for s in steps), steps
+	gl = yaml.safe_load(open(sys.argv[2]))
+	assert "axbench-ci.sh baseline" in gl["axbench-baseline"]["script"][0]
+	assert "axbench-ci.sh check" in gl["axbench-check"]["script"][0]
+	assert gl["axbench-check"]["artifacts"]["reports"]["junit"].endswith("compare.xml")
+	print("ok")
+	EOF
+	assert_success
+	assert_output "ok"
+	run bash -n docs/ci/axbench-ci.sh
+	assert_success
+}
+
+@test "under bash -e a regression exits 1 after the summary, JUnit, JSON and report are written" {
+	run bash -e docs/ci/axbench-ci.sh baseline
+	assert_success
+	run "$AX" --db "$DB" baseline list --json
+	assert_success
+	run python3 -c 'import json,sys; b=json.load(sys.stdin); print(b[0]["name"], len(b[0]["run_ids"]))' <<<"$output"
+	assert_output "main 2"
+	# The baseline's latency made 20 times shorter: the candidate,
+	# measured for real, is then about 20 times slower.
+	sqlite3 "$DB" "UPDATE sample SET value = value / 20;
+		UPDATE result SET median = median / 20"
+	export GITHUB_STEP_SUMMARY="$T/summary.md"
+	run bash -e docs/ci/axbench-ci.sh check
+	assert_failure 1
+	grep -q "slower (regression)" "$T/out/compare.md"
+	grep -q "slower (regression)" "$T/summary.md"
+	grep -q 'failures="1"' "$T/out/compare.xml"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["summary"]["regressions"] == 1, d["summary"]' "$T/out/compare.json"
+	[ -s "$T/out/axbench-report.html" ]
+}
+
+@test "a step without a verb is refused with its usage" {
+	run bash -e docs/ci/axbench-ci.sh
+	assert_failure 2
+	assert_output --partial "usage:"
+}
