@@ -258,7 +258,8 @@ struct ax_db_filter {
  *  "params" (object), "params_hash", "shader_hash", "unit",
  *  "higher_is_better", "work", "timing_mode", "stop_reason", "status",
  *  "error", "n", "median", "min", "max", "mean", "stddev", "q1", "q3",
- *  "mad", "ci_lo", "ci_hi", "rel_noise", "extra" (object or null),
+ *  "mad", "ci_lo", "ci_hi", "rel_noise" (these eleven null unless status
+ *  is "ok": a failed result has no figure), "extra" (object or null),
  *  "run_status" (the run's status as readers see it: "abandoned" for a
  *  run whose process on this machine is gone),
  *  "device": {"id", "fingerprint", "name", "vendor", "type",

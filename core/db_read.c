@@ -298,12 +298,38 @@ static const char *const cpu_keys[] = {
     "median", "ci_lo",	 "ci_hi",   "n",	"unit",	   "created_at",
 };
 
+/* The summary figures of result_keys: a speed only where the result
+ * is one. */
+static const char *const figure_keys[] = {
+    "median", "min", "max",   "mean",  "stddev",    "q1",
+    "q3",     "mad", "ci_lo", "ci_hi", "rel_noise",
+};
+
+/*
+ * A result that is not "ok" has no figure: its summary is null, never 0
+ * (DESIGN: a failed result is never reported as a speed).  Rows stored
+ * before the session wrote NULL for them hold zeros, and a timed-out
+ * case may hold the summary of the samples before its timeout; both
+ * read null here, so every reader sees one rule.  "n" stays the count
+ * of stored samples.
+ */
+static void null_failed_figures(json_t *o)
+{
+	const char *status = json_string_value(json_object_get(o, "status"));
+
+	if (status && strcmp(status, "ok") == 0)
+		return;
+	for (int i = 0; i < NKEYS(figure_keys); i++)
+		json_object_set_new(o, figure_keys[i], json_null());
+}
+
 static json_t *result_row(sqlite3_stmt *st)
 {
 	json_t *o = json_object();
 	int n = NKEYS(result_keys);
 
 	set_cols(o, st, 0, result_keys, n, "result");
+	null_failed_figures(o);
 	json_object_set_new(o, "higher_is_better",
 			    json_boolean(sqlite3_column_int(st, 11)));
 	json_object_set_new(
