@@ -445,21 +445,6 @@ static json_t *run_row(sqlite3_stmt *st)
 	json_object_set_new(o, "host",
 			    sub_object(st, n + NKEYS(dev_keys), host_keys,
 				       NKEYS(host_keys), "host"));
-	int at = n + NKEYS(dev_keys) + NKEYS(host_keys);
-	json_t *power =
-	    sub_object(st, at, power_keys, NKEYS(power_keys), "result_power");
-	if (json_is_object(power)) {
-		json_object_del(power, "result_id");
-		json_t *t = json_object_get(power, "throttled");
-		if (json_is_integer(t))
-			json_object_set_new(
-			    power, "throttled",
-			    json_boolean(json_integer_value(t) != 0));
-	}
-	json_object_set_new(o, "power", power);
-	json_object_set_new(o, "cpu",
-			    sub_object(st, at + NKEYS(power_keys), cpu_keys,
-				       NKEYS(cpu_keys), "cpu_baseline"));
 	return o;
 }
 
