@@ -263,8 +263,12 @@ struct ax_db_filter {
  *  "run_status" (the run's status as readers see it: "abandoned" for a
  *  run whose process on this machine is gone),
  *  "device": {"id", "fingerprint", "name", "vendor", "type",
- *             "driver_name", "driver_info", "api_version", "pci_bus_id",
- *             "device_uuid", "vendor_id", "device_id", "driver_version"},
+ *             "driver_name", "driver_info", "api_version" ("1.3.230"),
+ *             "api_version_packed" (Vulkan's packed integer),
+ *             "pci_bus_id", "device_uuid", "vendor_id", "device_id",
+ *             "driver_version" (the vendor's text, as `devices` shows
+ *             it; null where the row's properties lack it),
+ *             "driver_version_packed"},
  *  "host": {"id", "hostname", "cpu_model", "cores"},
  *  "power": null (measured before schema 4) or {"source" (null: no
  *           sensor), "reason", "readings", "seconds", "mean_w",

@@ -620,12 +620,23 @@ static json_t *entry_json(const struct builder *b, const struct group *g,
 /* The device part of the document, from the first result seen on it. */
 static json_t *device_json(const json_t *dev)
 {
-	static const char *const keys[] = {
-	    "fingerprint", "name",	  "vendor",
-	    "type",	   "vendor_id",	  "device_id",
-	    "driver_name", "driver_info", "driver_version",
-	    "api_version", "device_uuid", "pci_bus_id",
-	    NULL};
+	/* Versions as results read them: "X.Y.Z" text (null where not
+	 * recorded) beside the packed integers the device row stores. */
+	static const char *const keys[] = {"fingerprint",
+					   "name",
+					   "vendor",
+					   "type",
+					   "vendor_id",
+					   "device_id",
+					   "driver_name",
+					   "driver_info",
+					   "driver_version",
+					   "driver_version_packed",
+					   "api_version",
+					   "api_version_packed",
+					   "device_uuid",
+					   "pci_bus_id",
+					   NULL};
 	json_t *o = json_object();
 	for (int i = 0; o && keys[i]; i++) {
 		json_t *v = json_object_get(dev, keys[i]);
