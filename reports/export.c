@@ -27,14 +27,8 @@ static json_t *point_json(const struct ax_params *p, enum pick which)
 		if ((which == PICK_SHAPE && tunable) ||
 		    (which == PICK_TUNED && !tunable))
 			continue;
-		char text[AX_PARAM_TEXT_MAX + 1];
-		ax_param_format(d, p->v[i], text, sizeof(text));
 		/* booleans as YAML / JSON booleans, not "true" strings */
-		json_object_set_new(o, d->name,
-				    d->type == AX_PT_INT ? json_integer(p->v[i])
-				    : d->type == AX_PT_BOOL
-					? json_boolean(p->v[i])
-					: json_string(text));
+		json_object_set_new(o, d->name, ax_param_json(d, p->v[i]));
 	}
 	return o;
 }
