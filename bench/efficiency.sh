@@ -31,7 +31,8 @@ import json, sys
 for r in json.load(sys.stdin):
     c = r.get("cpu") or {}
     print("  %-10s %10.4g %10.4g %8s   %s %s, %s kernel, %s threads" % (
-        r["suite"], r["median"], c.get("median") or float("nan"),
+        r["suite"], r["median"] if r["median"] is not None else float("nan"),
+        c.get("median") or float("nan"),
         "%.3fx" % r["speedup_vs_cpu"] if r.get("speedup_vs_cpu") else "-",
         c.get("library"), c.get("version"), c.get("corename"),
         c.get("threads")))'

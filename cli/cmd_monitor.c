@@ -196,6 +196,11 @@ static int run_command(struct mon *m)
 		 * an ignored signal survives exec, and the command must see
 		 * its pipes as it would anywhere else. */
 		signal(SIGPIPE, SIG_DFL);
+		/* With --json stdout holds the document and nothing else
+		 * (docs/JSON.md): the command's own output goes to stderr,
+		 * where a terminal still shows it. */
+		if (m->cli->json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(m->cmd[0], m->cmd);
 		fprintf(stderr, "axbench monitor: %s: %s\n", m->cmd[0],
 			strerror(errno));
@@ -615,10 +620,12 @@ const struct ax_cli_cmd ax_cmd_monitor = {
 	"RAPL counters for a CPU\ndevice such as lavapipe. A device with no "
 	"sensor is named with the reason\nand monitor exits 0. After `--`, "
 	"runs CMD, samples while it runs, prints its\nenergy (on stderr) and "
-	"exits with CMD's exit status. Energy comes from the\nenergy "
-	"counter where there is one, else from integrating power. A value "
-	"that\nwas not measured is shown as '-' (empty in CSV, null in "
-	"JSON), never 0.\nWith --db PATH (or AXBENCH_DB) each device's series "
+	"exits with CMD's exit status; with --json CMD's\nstandard output "
+	"goes to stderr, so that stdout holds the one document.\nEnergy "
+	"comes from the energy counter where there is one, else from\n"
+	"integrating power. A value that was not measured is shown as '-'\n"
+	"(empty in CSV, null in JSON), never 0.\nWith --db PATH (or "
+	"AXBENCH_DB) each device's series "
 	"is "
 	"stored as a run of\nits own (profile \"monitor\"); without, nothing "
 	"is "

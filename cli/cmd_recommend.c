@@ -110,8 +110,10 @@ static int recommend_run(struct ax_cli *cli, const char *format,
 	if (!rc)
 		topology(results, &host, &locs);
 	json_t *suites = ax_cli_suite_doc();
-	if (!rc)
+	if (!rc) {
 		ax_cli_fill_bytes(results);
+		ax_cli_type_params(results); /* the document cites them */
+	}
 	if (!rc && ax_recommend_build(results, suites, host, locs,
 				      "axbench " AX_VERSION_STRING, &doc, err,
 				      sizeof(err)))

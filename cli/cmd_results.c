@@ -1,5 +1,6 @@
 /* cli/cmd_results.c - `axbench results`: what the database holds. */
 #include "cli/cli.h"
+#include "cli/suite_doc.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -289,6 +290,8 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 		rc = check_suite(cli, f.suite, results, n_runs > 0);
 	if (rc == 0)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
+	if (rc == 0)
+		ax_cli_type_params(results);
 	if (rc == 0 && cli->json) {
 		print_json(results);
 	} else if (rc == 0 && csv) {

@@ -62,11 +62,15 @@ static json_t *suite_json(const struct ax_suite *s)
 		char range[256], def[64];
 		param_range(d, range, sizeof(range));
 		ax_param_format(d, d->def, def, sizeof(def));
+		/* "default" is a value as results' params hold it (a
+		 * boolean a JSON boolean, a byte count an integer);
+		 * "default_text" is how -p and the table write it. */
 		json_array_append_new(
 		    params,
-		    json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name", d->name,
+		    json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:s}", "name", d->name,
 			      "type", type_name(d), "range", range, "default",
-			      def, "kind", param_kind(d), "help", d->help));
+			      ax_param_json(d, d->def), "default_text", def,
+			      "kind", param_kind(d), "help", d->help));
 	}
 	json_t *o =
 	    json_pack("{s:s,s:s,s:s,s:o,s:s?}", "name", s->name, "summary",

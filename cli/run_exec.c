@@ -77,17 +77,21 @@ static void print_json_row(struct exec *ex, const struct ax_plan_case *c,
 		      "case", sc->label, "status", r->status_text, "unit",
 		      c->suite->unit, "n", r->n, "stop_reason", r->stop_reason,
 		      "error", r->error[0] ? r->error : NULL);
-	if (r->n) {
-		json_object_set_new(o, "median", json_real(r->summary.median));
-		json_object_set_new(o, "ci_lo", json_real(r->summary.ci_lo));
-		json_object_set_new(o, "ci_hi", json_real(r->summary.ci_hi));
-	}
-	double figures[3] = {sc->mean_w, sc->perf_per_w, sc->speedup_vs_cpu};
-	const char *keys[3] = {"mean_w", "perf_per_w", "speedup_vs_cpu"};
-	for (int i = 0; i < 3; i++)
+	/* Every row has every key (docs/JSON.md): a figure that is not a
+	 * verified speed is null, as `results --json` reads it back. */
+	bool ok = r->status == 0 && r->n > 0;
+	double figures[6] = {ok ? r->summary.median : NAN,
+			     ok ? r->summary.ci_lo : NAN,
+			     ok ? r->summary.ci_hi : NAN,
+			     sc->mean_w,
+			     sc->perf_per_w,
+			     sc->speedup_vs_cpu};
+	const char *keys[6] = {"median", "ci_lo",      "ci_hi",
+			       "mean_w", "perf_per_w", "speedup_vs_cpu"};
+	for (int i = 0; i < 6; i++)
 		json_object_set_new(o, keys[i],
-				    isnan(figures[i]) ? json_null()
-						      : json_real(figures[i]));
+				    isfinite(figures[i]) ? json_real(figures[i])
+							 : json_null());
 	json_array_append_new(ex->json_out, o);
 }
 

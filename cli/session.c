@@ -187,7 +187,25 @@ static int store(struct ax_session *s, const struct ax_suite *suite,
 		 struct ax_session_case *c)
 {
 	const struct ax_runner_result *r = &c->r;
-	const struct ax_summary *m = &r->summary;
+	/* A result that is not ok stores no figure (NULL, never 0): a
+	 * failed case's summary is zeros, and a timed-out case's the
+	 * samples before the timeout, neither of them a speed.  Its raw
+	 * samples are still stored. */
+	static const struct ax_summary none = {
+	    .median = NAN,
+	    .min = NAN,
+	    .max = NAN,
+	    .mean = NAN,
+	    .stddev = NAN,
+	    .q1 = NAN,
+	    .q3 = NAN,
+	    .mad = NAN,
+	    .ci_lo = NAN,
+	    .ci_hi = NAN,
+	    .rel_noise = NAN,
+	};
+	const struct ax_summary *m =
+	    r->outcome == AX_CASE_OK && r->n > 0 ? &r->summary : &none;
 	char *params = ax_params_to_json(p);
 	char *extra_text = extra_json(s, suite, p, r, extra);
 	struct ax_db_result row = {

@@ -34,4 +34,15 @@ json_t *ax_cli_suite_entry(const struct ax_suite *s);
  */
 void ax_cli_fill_bytes(json_t *results);
 
+/*
+ * The "params" of each result as documents show them (docs/JSON.md):
+ * a boolean parameter, stored canonically as "true" / "false" (the text
+ * params_hash hashes), becomes a JSON boolean, by the suite's table;
+ * results of a suite this axbench does not know keep what was stored.
+ * results is an ax_db_results() array, changed in place: call it after
+ * anything that parses the stored text back (ax_cli_fill_bytes takes
+ * either form).
+ */
+void ax_cli_type_params(json_t *results);
+
 #endif

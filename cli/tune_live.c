@@ -798,7 +798,6 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 	if (isatty(2) && lv->cli->verbosity >= 0 && !lv->cli->json)
 		fprintf(stderr, "\n");
 	if (lv->cli->json) {
-		char *pj = v->have_best ? ax_params_to_json(&p) : NULL;
 		json_t *o = json_pack(
 		    "{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o,s:o,s:o?}",
 		    "session_id", (json_int_t)lv->session_id, "run_id",
@@ -815,13 +814,12 @@ static void report(struct live *lv, const struct verdict *v, int rc)
 					  : json_real(lv->best_value),
 		    "speedup",
 		    isnan(speedup) ? json_null() : json_real(speedup),
-		    "best_params", pj ? json_loads(pj, 0, NULL) : NULL);
+		    "best_params", v->have_best ? ax_params_json(&p) : NULL);
 		json_object_set_new(o, "prior", prior_json(lv));
 		set_objective_json(lv, v, o);
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(o);
-		free(pj);
 		return;
 	}
 	printf("session %lld: %s on %s, %d trials (%s)\n",

@@ -268,13 +268,18 @@ struct ax_db_filter {
  *  "params" (object), "params_hash", "shader_hash", "unit",
  *  "higher_is_better", "work", "timing_mode", "stop_reason", "status",
  *  "error", "n", "median", "min", "max", "mean", "stddev", "q1", "q3",
- *  "mad", "ci_lo", "ci_hi", "rel_noise", "extra" (object or null),
+ *  "mad", "ci_lo", "ci_hi", "rel_noise" (these eleven null unless status
+ *  is "ok": a failed result has no figure), "extra" (object or null),
  *  "run_status" (the run's status as readers see it: "abandoned" for a
  *  run whose process on this machine is gone), "run_label" (the run's
  *  label; null for runs stored before schema 5),
  *  "device": {"id", "fingerprint", "name", "vendor", "type",
- *             "driver_name", "driver_info", "api_version", "pci_bus_id",
- *             "device_uuid", "vendor_id", "device_id", "driver_version"},
+ *             "driver_name", "driver_info", "api_version" ("1.3.230"),
+ *             "api_version_packed" (Vulkan's packed integer),
+ *             "pci_bus_id", "device_uuid", "vendor_id", "device_id",
+ *             "driver_version" (the vendor's text, as `devices` shows
+ *             it; null where the row's properties lack it),
+ *             "driver_version_packed"},
  *  "host": {"id", "hostname", "cpu_model", "cores"},
  *  "power": null (measured before schema 4) or {"source" (null: no
  *           sensor), "reason", "readings", "seconds", "mean_w",

@@ -194,16 +194,36 @@ static void set_cols(json_t *obj, sqlite3_stmt *st, int first,
 
 #define NKEYS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* The device and host columns every listing joins in, and their keys. */
+/*
+ * The device and host columns every listing joins in, and their keys.
+ * The driver's version as text is the one `devices` wrote into the
+ * device's properties (decoded by the vendor's packing rule, which only
+ * core/vk knows); a row whose properties lack it or are not JSON reads
+ * null.  json_valid first: json_extract on bad text would fail the whole
+ * query, and a damaged row must not hide every result.
+ */
 #define DEV_COLS                                                               \
 	"d.id, d.fingerprint, d.name, d.vendor, d.type, d.driver_name,"        \
 	" d.driver_info, d.api_version, d.pci_bus_id, d.device_uuid,"          \
-	" d.vendor_id, d.device_id, d.driver_version"
+	" d.vendor_id, d.device_id, d.driver_version,"                         \
+	" CASE WHEN json_valid(d.properties_json) THEN"                        \
+	" json_extract(d.properties_json, '$.driver_version') END"
 #define HOST_COLS "h.id, h.hostname, h.cpu_model, h.cores"
 static const char *const dev_keys[] = {
-    "id",	   "fingerprint", "name",	    "vendor",	  "type",
-    "driver_name", "driver_info", "api_version",    "pci_bus_id", "device_uuid",
-    "vendor_id",   "device_id",	  "driver_version",
+    "id",
+    "fingerprint",
+    "name",
+    "vendor",
+    "type",
+    "driver_name",
+    "driver_info",
+    "api_version_packed",
+    "pci_bus_id",
+    "device_uuid",
+    "vendor_id",
+    "device_id",
+    "driver_version_packed",
+    "driver_version",
 };
 static const char *const host_keys[] = {"id", "hostname", "cpu_model", "cores"};
 
@@ -217,6 +237,36 @@ static json_t *sub_object(sqlite3_stmt *st, int first, const char *const *keys,
 		return json_null();
 	o = json_object();
 	set_cols(o, st, first, keys, n, table);
+	return o;
+}
+
+/*
+ * A joined device object: as sub_object, with the Vulkan API version
+ * as "X.Y.Z" text (as `devices --json` writes it: one format in every
+ * document) beside the packed integer the row stores.  The packing is
+ * Vulkan's: 3-bit variant, 7-bit major, 10-bit minor, 12-bit patch.
+ */
+static json_t *device_object(sqlite3_stmt *st, int first)
+{
+	json_t *o = sub_object(st, first, dev_keys, NKEYS(dev_keys), "device");
+	json_t *packed = json_object_get(o, "api_version_packed");
+	char text[32];
+
+	if (!json_is_object(o))
+		return o;
+	if (json_is_integer(packed)) {
+		json_int_t v = json_integer_value(packed);
+
+		snprintf(text, sizeof(text), "%lld.%lld.%lld",
+			 (long long)((v >> 22) & 0x7f),
+			 (long long)((v >> 12) & 0x3ff),
+			 (long long)(v & 0xfff));
+		json_object_set_new(o, "api_version", json_string(text));
+	} else {
+		json_object_set_new(o, "api_version", json_null());
+	}
+	if (!json_is_string(json_object_get(o, "driver_version")))
+		json_object_set_new(o, "driver_version", json_null());
 	return o;
 }
 
@@ -355,17 +405,41 @@ static const char *const cpu_keys[] = {
 	"CASE WHEN json_valid(r.config_json) THEN"                             \
 	" json_extract(r.config_json, '$.max_noise') END"
 
+/* The summary figures of result_keys: a speed only where the result
+ * is one. */
+static const char *const figure_keys[] = {
+    "median", "min", "max",   "mean",  "stddev",    "q1",
+    "q3",     "mad", "ci_lo", "ci_hi", "rel_noise",
+};
+
+/*
+ * A result that is not "ok" has no figure: its summary is null, never 0
+ * (DESIGN: a failed result is never reported as a speed).  Rows stored
+ * before the session wrote NULL for them hold zeros, and a timed-out
+ * case may hold the summary of the samples before its timeout; both
+ * read null here, so every reader sees one rule.  "n" stays the count
+ * of stored samples.
+ */
+static void null_failed_figures(json_t *o)
+{
+	const char *status = json_string_value(json_object_get(o, "status"));
+
+	if (status && strcmp(status, "ok") == 0)
+		return;
+	for (int i = 0; i < NKEYS(figure_keys); i++)
+		json_object_set_new(o, figure_keys[i], json_null());
+}
+
 static json_t *result_row(sqlite3_stmt *st)
 {
 	json_t *o = json_object();
 	int n = NKEYS(result_keys);
 
 	set_cols(o, st, 0, result_keys, n, "result");
+	null_failed_figures(o);
 	json_object_set_new(o, "higher_is_better",
 			    json_boolean(sqlite3_column_int(st, 11)));
-	json_object_set_new(
-	    o, "device",
-	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
+	json_object_set_new(o, "device", device_object(st, n));
 	json_object_set_new(o, "host",
 			    sub_object(st, n + NKEYS(dev_keys), host_keys,
 				       NKEYS(host_keys), "host"));
@@ -469,9 +543,7 @@ static json_t *run_row(sqlite3_stmt *st)
 	int n = NKEYS(run_keys);
 
 	set_cols(o, st, 0, run_keys, n, "run");
-	json_object_set_new(
-	    o, "device",
-	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
+	json_object_set_new(o, "device", device_object(st, n));
 	json_object_set_new(o, "host",
 			    sub_object(st, n + NKEYS(dev_keys), host_keys,
 				       NKEYS(host_keys), "host"));
@@ -537,9 +609,7 @@ static json_t *session_row(sqlite3_stmt *st)
 		snprintf(buf, sizeof(buf), "%" PRIu64, seed);
 		json_object_set_new(o, "seed", json_string(buf));
 	}
-	json_object_set_new(
-	    o, "device",
-	    sub_object(st, n, dev_keys, NKEYS(dev_keys), "device"));
+	json_object_set_new(o, "device", device_object(st, n));
 	return o;
 }
 

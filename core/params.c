@@ -523,6 +523,45 @@ char *ax_params_to_json(const struct ax_params *p)
 	return out;
 }
 
+json_t *ax_param_json(const struct ax_param_def *d, int64_t v)
+{
+	char text[64];
+	switch (d->type) {
+	case AX_PT_INT:
+		return json_integer(v);
+	case AX_PT_BOOL:
+		return json_boolean(v);
+	case AX_PT_TEXT:
+		return json_string(ax_param_text(d, v));
+	default:
+		ax_param_format(d, v, text, sizeof(text));
+		return json_string(text);
+	}
+}
+
+json_t *ax_params_json(const struct ax_params *p)
+{
+	json_t *obj = json_object();
+	for (int i = 0; obj && i < p->n; i++)
+		json_object_set_new(obj, p->defs[i].name,
+				    ax_param_json(&p->defs[i], p->v[i]));
+	return obj;
+}
+
+void ax_params_json_retype(json_t *params, const struct ax_param_def *defs,
+			   int n)
+{
+	for (int i = 0; json_is_object(params) && i < n; i++) {
+		if (defs[i].type != AX_PT_BOOL)
+			continue;
+		const char *s =
+		    json_string_value(json_object_get(params, defs[i].name));
+		if (s && (!strcmp(s, "true") || !strcmp(s, "false")))
+			json_object_set_new(params, defs[i].name,
+					    json_boolean(!strcmp(s, "true")));
+	}
+}
+
 int ax_params_from_json(struct ax_params *p, const struct ax_param_def *defs,
 			int n, const char *json, char *err, size_t errlen)
 {

@@ -10,6 +10,7 @@
 #ifndef AX_PARAMS_H
 #define AX_PARAMS_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,6 +113,23 @@ int ax_params_set(struct ax_params *p, const char *name, const char *text,
  * strings, so results match across runs and devices.  malloc'd.
  */
 char *ax_params_to_json(const struct ax_params *p);
+
+/*
+ * A value as the JSON documents show it (docs/JSON.md: results, tune,
+ * export, recommend, the suites' defaults): integers as numbers, booleans
+ * as JSON booleans, enums and text as their names.  The canonical text
+ * above differs in booleans only, which it keeps as the names "true" /
+ * "false": that text is stored and hashed into params_hash, so changing
+ * it would unmatch every result stored before.  New references.
+ */
+json_t *ax_param_json(const struct ax_param_def *d, int64_t v);
+json_t *ax_params_json(const struct ax_params *p);
+
+/* In an object read back from canonical JSON, turn each boolean
+ * parameter of defs[0..n) stored as "true" / "false" into a JSON boolean,
+ * in place; other keys and values are left as they are. */
+void ax_params_json_retype(json_t *params, const struct ax_param_def *defs,
+			   int n);
 
 /* Parse canonical (or any) JSON object into p, starting from defaults;
  * unknown keys are errors. */

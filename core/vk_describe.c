@@ -286,6 +286,12 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 	    "driver_uuid", d->driver_uuid, "pci_bus_id", d->pci_bus_id);
 	if (!d->pci_bus_id[0])
 		json_object_set_new(o, "pci_bus_id", json_null());
+	/* The packed integers beside the text, under names of their own,
+	 * as every other document's device carries them (docs/JSON.md). */
+	json_object_set_new(o, "api_version_packed",
+			    json_integer((json_int_t)d->api_version));
+	json_object_set_new(o, "driver_version_packed",
+			    json_integer((json_int_t)d->driver_version));
 	json_object_set_new(o, "memory", memory_json(&d->memory));
 	json_object_set_new(o, "queue_families", queues_json(d));
 	json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));

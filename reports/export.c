@@ -27,14 +27,8 @@ static json_t *point_json(const struct ax_params *p, enum pick which)
 		if ((which == PICK_SHAPE && tunable) ||
 		    (which == PICK_TUNED && !tunable))
 			continue;
-		char text[AX_PARAM_TEXT_MAX + 1];
-		ax_param_format(d, p->v[i], text, sizeof(text));
 		/* booleans as YAML / JSON booleans, not "true" strings */
-		json_object_set_new(o, d->name,
-				    d->type == AX_PT_INT ? json_integer(p->v[i])
-				    : d->type == AX_PT_BOOL
-					? json_boolean(p->v[i])
-					: json_string(text));
+		json_object_set_new(o, d->name, ax_param_json(d, p->v[i]));
 	}
 	return o;
 }
@@ -620,12 +614,23 @@ static json_t *entry_json(const struct builder *b, const struct group *g,
 /* The device part of the document, from the first result seen on it. */
 static json_t *device_json(const json_t *dev)
 {
-	static const char *const keys[] = {
-	    "fingerprint", "name",	  "vendor",
-	    "type",	   "vendor_id",	  "device_id",
-	    "driver_name", "driver_info", "driver_version",
-	    "api_version", "device_uuid", "pci_bus_id",
-	    NULL};
+	/* Versions as results read them: "X.Y.Z" text (null where not
+	 * recorded) beside the packed integers the device row stores. */
+	static const char *const keys[] = {"fingerprint",
+					   "name",
+					   "vendor",
+					   "type",
+					   "vendor_id",
+					   "device_id",
+					   "driver_name",
+					   "driver_info",
+					   "driver_version",
+					   "driver_version_packed",
+					   "api_version",
+					   "api_version_packed",
+					   "device_uuid",
+					   "pci_bus_id",
+					   NULL};
 	json_t *o = json_object();
 	for (int i = 0; o && keys[i]; i++) {
 		json_t *v = json_object_get(dev, keys[i]);

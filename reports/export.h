@@ -8,9 +8,11 @@
  *   generated_by: axbench 0.1.0
  *   devices:
  *     - fingerprint: 3f2a...          # stable identity (core/vk.h)
- *       name, vendor, type, driver_name, driver_info, api_version,
- *       device_uuid, pci_bus_id, and vendor_id, device_id,
- *       driver_version where the database gives them
+ *       name, vendor, type, driver_name, driver_info,
+ *       api_version ("1.3.230"), device_uuid, pci_bus_id, and
+ *       vendor_id, device_id, driver_version (text), the packed
+ *       api_version_packed / driver_version_packed where the database
+ *       gives them (docs/JSON.md)
  *       suites:
  *         gemm:
  *           - shape: {m: 256, n: 256, k: 256}   # every non-tunable one

@@ -7,7 +7,8 @@
 #                              linked, so the build does not need it)
 #   scripts/deps.sh --test     also what the tests use: bats, the
 #                              validation layer, sqlite3 and python3-yaml
-#                              (independent checkers), tidy and chromium
+#                              (independent checkers), python3-jsonschema
+#                              (docs/json/check.py), tidy and chromium
 #                              (the report must validate and render
 #                              offline), time, clang-format (make
 #                              check-format)
@@ -18,8 +19,8 @@ PKGS="build-essential pkg-config libvulkan-dev mesa-vulkan-drivers
 vulkan-validationlayers vulkan-tools glslc spirv-tools libhwloc-dev hwloc
 libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev
 libopenblas-dev"
-TEST_PKGS="bats bats-assert bats-support python3 python3-yaml tidy chromium
-time clang-format"
+TEST_PKGS="bats bats-assert bats-support python3 python3-yaml
+python3-jsonschema tidy chromium time clang-format"
 if [ "${1:-}" = "--test" ]; then
 	shift
 	PKGS="$PKGS $TEST_PKGS"

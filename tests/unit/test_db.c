@@ -581,6 +581,16 @@ static void results_round_trip(void)
 	AX_CHECK_STR(json_string_value(json_object_get(dev, "name")),
 		     "llvmpipe");
 	AX_CHECK(json_is_null(json_object_get(dev, "pci_bus_id")));
+	/* versions as text beside the packed integers (docs/JSON.md); the
+	 * driver's text comes from the properties, which here lack it */
+	AX_CHECK_STR(json_string_value(json_object_get(dev, "api_version")),
+		     "1.3.0");
+	AX_CHECK_INT(
+	    json_integer_value(json_object_get(dev, "api_version_packed")),
+	    (1 << 22) | (3 << 12));
+	AX_CHECK(json_is_null(json_object_get(dev, "driver_version")));
+	AX_CHECK(
+	    json_is_integer(json_object_get(dev, "driver_version_packed")));
 	json_t *host = json_object_get(r, "host");
 	AX_CHECK_STR(json_string_value(json_object_get(host, "hostname")),
 		     "testhost");
@@ -602,6 +612,12 @@ static void results_round_trip(void)
 	AX_CHECK_STR(json_string_value(json_object_get(r, "error")),
 		     "fence timeout");
 	AX_CHECK(json_is_null(json_object_get(r, "median")));
+	/* stored as 0 (the struct's zeros), read as null: a failed result
+	 * has no figure; n stays an integer */
+	AX_CHECK(json_is_null(json_object_get(r, "min")));
+	AX_CHECK(json_is_null(json_object_get(r, "ci_lo")));
+	AX_CHECK(json_is_null(json_object_get(r, "rel_noise")));
+	AX_CHECK(json_is_integer(json_object_get(r, "n")));
 	AX_CHECK(json_is_null(json_object_get(r, "extra")));
 	AX_CHECK(json_object_get(r, "samples") == NULL);
 	json_decref(res);

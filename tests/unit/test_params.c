@@ -1,6 +1,8 @@
 /* tests/unit/test_params.c - sweeps: one range rule for every integer
  * parameter (LO..HI doubles, :xF multiplies, :STEP adds); text
- * parameters: interned values, the canonical JSON, the refusals. */
+ * parameters: interned values, the canonical JSON, the refusals; the
+ * documents' form of a value (booleans as JSON booleans) beside the
+ * canonical text, which keeps "true" / "false". */
 #include "ax_test.h"
 
 #include "core/error.h"
@@ -168,6 +170,53 @@ static void test_text_refused(void)
 	    ax_param_parse(&file_def, "/caf\xc3\xa9", &v, err, sizeof(err)), 0);
 }
 
+static const char *const ops[] = {"read", "copy", NULL};
+static const struct ax_param_def mixed[] = {
+    {"flag", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_SHAPE, "a boolean"},
+    {"op", AX_PT_ENUM, 0, 0, ops, 1, AX_PARAM_SHAPE, "an enum"},
+    {"size", AX_PT_INT, 1 << 10, 1 << 30, NULL, 1 << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES, "bytes"},
+    {"file", AX_PT_TEXT, 0, 0, auto_text, 0, AX_PARAM_SHAPE, "a path"}};
+
+static void test_document_values(void)
+{
+	struct ax_params p;
+	ax_params_init(&p, mixed, 4);
+	/* the canonical text, hashed into params_hash, is unchanged */
+	char *canon = ax_params_to_json(&p);
+	AX_CHECK_STR(canon, "{\"file\":\"auto\",\"flag\":\"true\","
+			    "\"op\":\"copy\",\"size\":1048576}");
+	/* documents: a boolean is a JSON boolean, bytes an integer */
+	json_t *doc = ax_params_json(&p);
+	char *text = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+	AX_CHECK_STR(text, "{\"file\":\"auto\",\"flag\":true,"
+			   "\"op\":\"copy\",\"size\":1048576}");
+	free(text);
+	json_decref(doc);
+	/* the canonical text read back and retyped is the same document;
+	 * a text or enum that reads "true" is never a boolean */
+	json_t *back = json_loads(canon, 0, NULL);
+	json_object_set_new(back, "file", json_string("true"));
+	json_object_set_new(back, "other", json_string("false"));
+	ax_params_json_retype(back, mixed, 4);
+	AX_CHECK(json_is_true(json_object_get(back, "flag")));
+	AX_CHECK_STR(json_string_value(json_object_get(back, "file")), "true");
+	AX_CHECK_STR(json_string_value(json_object_get(back, "other")),
+		     "false");
+	/* and parses back into the same point */
+	struct ax_params q;
+	char err[256];
+	json_object_set_new(back, "file", json_string("auto"));
+	json_object_del(back, "other");
+	text = json_dumps(back, JSON_COMPACT);
+	AX_CHECK_INT(ax_params_from_json(&q, mixed, 4, text, err, sizeof(err)),
+		     0);
+	AX_CHECK(memcmp(q.v, p.v, sizeof(p.v[0]) * 4) == 0);
+	free(text);
+	json_decref(back);
+	free(canon);
+}
+
 AX_TEST_MAIN(AX_TEST(test_plain_range_doubles), AX_TEST(test_step_and_factor),
 	     AX_TEST(test_bad_ranges), AX_TEST(test_text_values),
-	     AX_TEST(test_text_refused))
+	     AX_TEST(test_text_refused), AX_TEST(test_document_values))
