@@ -2,6 +2,7 @@
  * check.  Verdict rules live in reports/compare.h; this file resolves the
  * two sides, writes every requested file, then picks the exit status. */
 #include "cli/cli.h"
+#include "cli/suite_doc.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -191,6 +192,9 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 				    "compare: %s (%s) holds no results; "
 				    "nothing to compare",
 				    s->spec, s->label);
+	/* Parameters typed as in every document (a bool is a JSON boolean);
+	 * matching uses the stored hash, which keeps the canonical text. */
+	ax_cli_type_params(s->results);
 	/* The global --device narrows both sides; matching nothing on a
 	 * side is said (2), as for results and export. */
 	return ax_cli_filter_device(cli, s->results, cli->device_sel);

@@ -184,7 +184,7 @@ assert r["regression"] is False'
 	"$AX" --db "$DB" baseline save nightly --run 1
 	doc baseline --db "$DB" --json baseline list
 	[ "$cmd_status" -eq 0 ]
-	py 'assert d == [{"name": "nightly", "run_id": 1, "created_at": d[0]["created_at"]}], d'
+	py 'assert d == [{"name": "nightly", "run_id": 1, "run_ids": [1], "created_at": d[0]["created_at"]}], d'
 }
 
 @test "tune --json: a live session with typed best_params, and a replay" {
