@@ -290,6 +290,46 @@ static void print_plan(const struct ax_plan *plan,
 	printf("\n");
 }
 
+/* One case of the plan as the dry run's JSON shows it. */
+static json_t *plan_case_json(const struct ax_plan_case *c,
+			      const struct ax_vk_device_info *info,
+			      const char *skip_why)
+{
+	char label[512], why[512];
+	ax_session_case_label(&c->params, label, sizeof(label));
+	const char *unsupported =
+	    !skip_why && c->suite->check &&
+		    c->suite->check(&c->params, info, why, sizeof(why)) ==
+			AX_EUNSUPPORTED
+		? why
+		: NULL;
+	return json_pack("{s:s,s:s,s:o,s:b,s:s?,s:s?}", "suite", c->suite->name,
+			 "case", label, "params", ax_params_json(&c->params),
+			 "tuned", c->tuned, "unsupported", unsupported,
+			 "beyond_limits", skip_why);
+}
+
+/* --dry-run --json: the plan as one document (docs/JSON.md#run). */
+static void print_plan_json(const struct ax_plan *plan,
+			    const struct ax_vk_device_info *info)
+{
+	json_t *cases = json_array(), *skipped = json_array();
+	for (int i = 0; i < plan->n; i++)
+		json_array_append_new(
+		    cases, plan_case_json(&plan->cases[i], info, NULL));
+	for (int i = 0; i < plan->n_skipped; i++)
+		json_array_append_new(skipped,
+				      plan_case_json(&plan->skipped[i].c, info,
+						     plan->skipped[i].why));
+	json_t *doc = json_pack("{s:s,s:s,s:i,s:o,s:o}", "device", info->name,
+				"fingerprint", info->fingerprint, "rounds",
+				plan->rounds > 1 ? plan->rounds : 1, "cases",
+				cases, "skipped", skipped);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
+}
+
 /* --dry-run: everything the real run checks before measuring, against
  * the same device, with nothing opened for writing. */
 static int dry_run(struct ax_cli *cli, struct ax_plan *plan)
@@ -302,7 +342,9 @@ static int dry_run(struct ax_cli *cli, struct ax_plan *plan)
 		ax_plan_apply_tuned(plan, s.info->fingerprint, &elsewhere);
 		rc = ax_plan_check(plan, s.info, false);
 	}
-	if (rc == 0)
+	if (rc == 0 && cli->json)
+		print_plan_json(plan, s.info);
+	else if (rc == 0)
 		print_plan(plan, s.info);
 	return ax_session_finish(&s, rc);
 }
@@ -376,9 +418,10 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 				  "--max-samples (%d) is below --min-samples "
 				  "(%d)",
 				  a->ropts.max_samples, a->ropts.min_samples);
-	if (rc == 0 && a->dry_run)
+	if (rc == 0 && a->dry_run) {
+		plan.rounds = a->rounds;
 		rc = dry_run(cli, &plan);
-	else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0) {
+	} else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0) {
 		plan.rounds = a->rounds;
 		struct ax_run_origin origin = {.command = "run",
 					       .label = a->label};

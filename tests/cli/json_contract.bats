@@ -219,3 +219,14 @@ assert all(x["temp_c"] is None for x in d["devices"][0]["samples"])'
 	py 'assert d["command"]["exit_code"] == 3'
 	grep -qx from-cmd "$T/doc.err"
 }
+
+@test "run --dry-run --json: the plan as one document, a point beyond the device's limits with its reason" {
+	doc plan --db "$DB" --json run bandwidth -p op=copy -p size=4K,1G \
+		--dry-run --rounds 2
+	[ "$cmd_status" -eq 0 ]
+	py '
+assert d["rounds"] == 2 and len(d["cases"]) == 1, d
+assert d["cases"][0]["params"]["size"] == 4096 and d["cases"][0]["tuned"] is False
+assert "maxStorageBufferRange" in d["skipped"][0]["beyond_limits"], d["skipped"]'
+	[ ! -e "$DB" ]
+}
