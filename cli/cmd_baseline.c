@@ -21,9 +21,10 @@ static const struct ax_cli_opt baseline_opts[] = {
      "them)"},
     {OPT_RUNS, "runs", 0, "A,B,...",
      "several runs as one baseline: compare pools them and allows for "
-     "the spread between them (save only)"},
+     "the spread between them (save only; default: one run, --run)"},
     {OPT_LAST, "last", 0, "K",
-     "the K newest runs of `axbench run` as one baseline (save only)"},
+     "the K newest runs of `axbench run` as one baseline (save only; "
+     "default: one run, --run)"},
     {OPT_ALLOW_TUNE, "allow-tune", 0, NULL,
      "name a tuning session's run too (save only; default: refused)"},
     {0},

@@ -148,8 +148,8 @@ static void note_noise(struct exec *ex, const struct ax_plan_case *pc,
 static void warn_noise(const struct exec *ex)
 {
 	const struct ax_session *s = &ex->session;
-	if (!ex->n_noisy || ex->cli->verbosity < 0)
-		return;
+	if (!ex->n_noisy || ex->cli->verbosity < 0 || ex->cli->json)
+		return; /* --json: the rows carry stop_reason and n */
 	fprintf(stderr,
 		"axbench: warning: %d of %d verified result%s ended above the "
 		"noise target of +/-%.3g%%: %s%s; compare calls a change "
