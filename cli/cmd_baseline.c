@@ -65,16 +65,14 @@ static int check_run(struct ax_cli *cli, struct ax_db *db, const char *text,
 	const char *status = json_string_value(json_object_get(r, "status"));
 	long long n = json_integer_value(json_object_get(r, "n_results"));
 	/* "run 3 (--run last: the newest run; label "ci main")" */
-	char who[512];
-	bool last = strcmp(text, "last") == 0;
-	snprintf(who, sizeof(who), "run %lld%s%s%s%s%s%s", (long long)id,
-		 last || label ? " (" : "",
-		 last ? "--run last: the newest run" : "",
-		 last && label ? "; " : "", label ? "label \"" : "",
-		 label ? ax_term(label) : "",
-		 label	? "\")"
-		 : last ? ")"
-			: "");
+	char how[600] = "", who[700];
+	if (strcmp(text, "last") == 0)
+		snprintf(how, sizeof(how), "--run last: the newest run");
+	if (label)
+		snprintf(how + strlen(how), sizeof(how) - strlen(how),
+			 "%slabel \"%s\"", how[0] ? "; " : "", ax_term(label));
+	snprintf(who, sizeof(who), "run %lld%s%s%s", (long long)id,
+		 how[0] ? " (" : "", how, how[0] ? ")" : "");
 	const char *pick = "pick a run that measured the cases to compare "
 			   "with from `axbench runs` and pass --run ID";
 	int rc = 0;

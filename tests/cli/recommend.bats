@@ -116,11 +116,13 @@ assert up["chunk_size"]["value"] is not None, up["chunk_size"]
 assert d["devices"][0]["data_loading"]["batch_size"]["value"] is not None' <"$BATS_TEST_TMPDIR/rec.json"
 	n=$(sql "select count(*) from result where status='ok'")
 	[ "$n" -gt 20 ]
-	# Its run is recommend's, as `axbench runs` tells it.
+	# Its run is recommend's, as `axbench runs` tells it; setup's is a
+	# plain run.
 	run "$AX" --db "$DB" runs
 	assert_success
-	assert_line --index 1 --regexp '^ 1  .*  recommend +recommend +'
-	[ "${#lines[@]}" -eq 2 ]
+	assert_line --index 1 --regexp '^ 2  .*  recommend +recommend +'
+	assert_line --index 2 --regexp '^ 1  .*  run +- +'
+	[ "${#lines[@]}" -eq 3 ]
 	[ "$(sql "select count(distinct json_extract(params_json, '\$.chunk')) from result where suite='transfer'")" -ge 3 ]
 	run "$AX" --db "$DB" recommend --measure --format json
 	assert_success
