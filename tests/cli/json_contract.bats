@@ -181,6 +181,9 @@ assert "ingest" not in dev["suites"]'
 r = d["rows"][0]
 assert r["base"]["median"] is None and r["base"]["n"] == 0, r
 assert r["regression"] is False'
+	doc runs --db "$DB" --json runs
+	[ "$cmd_status" -eq 0 ]
+	py 'assert [r["id"] for r in d] == sorted((r["id"] for r in d), reverse=True), d'
 	"$AX" --db "$DB" baseline save nightly --run 1
 	doc baseline --db "$DB" --json baseline list
 	[ "$cmd_status" -eq 0 ]
