@@ -275,12 +275,12 @@ struct side {
 	bool is_base;
 };
 
-static const struct side *sort_side; /* qsort has no context argument */
-
-static int cmp_member(const void *x, const void *y)
+/* Members by key, then oldest first (qsort_r: the side is the context). */
+static int cmp_member(const void *x, const void *y, void *ctx)
 {
+	const struct side *s = ctx;
 	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	int c = strcmp(sort_side->keys[i], sort_side->keys[j]);
+	int c = strcmp(s->keys[i], s->keys[j]);
 	return c ? c : (i > j) - (i < j);
 }
 
@@ -303,8 +303,7 @@ static int make_groups(struct side *s, size_t *order)
 {
 	for (size_t i = 0; i < s->n; i++)
 		order[i] = i;
-	sort_side = s;
-	qsort(order, s->n, sizeof(size_t), cmp_member);
+	qsort_r(order, s->n, sizeof(size_t), cmp_member, s);
 	s->groups = calloc(s->n + 1, sizeof(*s->groups));
 	if (!s->groups)
 		return AX_ENOMEM;
@@ -617,7 +616,7 @@ static int compare_groups(struct ax_compare_pair *p, const struct side *bs,
 	p->reps = (struct ax_compare_replicates){bg->n, cg->n, NAN, 0, NAN};
 	if (!check_comparable(p))
 		return 0;
-	struct pooled a, b;
+	struct pooled a = {0}, b = {0};
 	int rc = pool(bs, bg, &a);
 	if (rc == 0)
 		rc = pool(cs, cg, &b);
