@@ -127,15 +127,8 @@ struct text_row {
 	char *cell[N_COLS];
 };
 
-/* Columns a terminal gives s: one per UTF-8 code point (the escapes of
- * ax_term are ASCII). */
-static int display_width(const char *s)
-{
-	int w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
+/* Columns a terminal gives s (the escapes of ax_term are ASCII). */
+static int display_width(const char *s) { return (int)ax_text_chars(s); }
 
 static void put_cell(FILE *f, const char *s, int width, bool right)
 {
