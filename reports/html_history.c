@@ -118,7 +118,8 @@ static int history_key(struct ax_html_ctx *c, const json_t **sorted, size_t ns,
 		const json_t *r = sorted[i];
 		char k[800];
 		key_of(r, k, sizeof(k));
-		if (!ax_html_ok(r) || strcmp(k, key))
+		if (!ax_html_ok(r) || strcmp(k, key) ||
+		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
 		if (prev && same_run(prev, r))
 			continue; /* a repeat within one run */
@@ -138,7 +139,11 @@ static json_t *repeated_keys(const struct ax_html_ctx *c)
 	json_array_foreach(c->d->results, i, r)
 	{
 		char k[800], run[600];
-		if (!ax_html_ok(r))
+		/* A tuning session measures with its own settings: against
+		 * a run's figure of the same point it would read as a
+		 * change that is none. */
+		if (!ax_html_ok(r) ||
+		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
 		key_of(r, k, sizeof(k));
 		json_t *first = json_object_get(runs, k);

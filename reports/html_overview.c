@@ -144,12 +144,15 @@ static void overview_chart(struct ax_html_ctx *c, const char **suites, int ns)
 	char(*labels)[200] = calloc((size_t)ng, sizeof(*labels));
 	char(*tags)[16] = calloc((size_t)c->n_sys, sizeof(*tags));
 	const char **legend = calloc((size_t)c->n_sys, sizeof(char *));
+	char(*names)[400] = calloc((size_t)c->n_sys, sizeof(*names));
 	struct tally *t = calloc((size_t)c->n_sys, sizeof(*t));
-	if (!g || !b || !texts || !labels || !tags || !legend || !t)
+	if (!g || !b || !texts || !labels || !tags || !legend || !names || !t)
 		goto out;
 	for (int s = 0; s < c->n_sys; s++) {
 		snprintf(tags[s], sizeof(tags[s]), "#%d", s + 1);
-		legend[s] = ax_html_system_name(c, s);
+		snprintf(names[s], sizeof(names[s]), "#%d %s", s + 1,
+			 ax_html_system_name(c, s));
+		legend[s] = names[s];
 	}
 	for (int gi = 0; gi < ng; gi++) {
 		const char *suite = gi ? suites[gi - 1] : NULL;
@@ -193,6 +196,7 @@ out:
 	free(labels);
 	free(tags);
 	free(legend);
+	free(names);
 	free(t);
 }
 

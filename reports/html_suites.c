@@ -225,11 +225,14 @@ static void case_chart(struct ax_html_ctx *c, const struct ax_html_case *k,
 	char(*tips)[600] = calloc((size_t)nb + 1, sizeof(*tips));
 	char(*tags)[16] = calloc((size_t)ns + 1, sizeof(*tags));
 	const char **legend = calloc((size_t)ns + 1, sizeof(char *));
-	if (!g || !b || !texts || !tips || !tags || !legend)
+	char(*names)[400] = calloc((size_t)ns + 1, sizeof(*names));
+	if (!g || !b || !texts || !tips || !tags || !legend || !names)
 		goto out;
 	for (int s = 0; s < ns; s++) {
 		snprintf(tags[s], sizeof(tags[s]), "#%d", s + 1);
-		legend[s] = ax_html_system_name(c, s);
+		snprintf(names[s], sizeof(names[s]), "#%d %s", s + 1,
+			 ax_html_system_name(c, s));
+		legend[s] = names[s];
 	}
 	for (int i = 0; i < n; i++) {
 		for (int s = 0; s < ns; s++) {
@@ -249,7 +252,8 @@ static void case_chart(struct ax_html_ctx *c, const struct ax_html_case *k,
 			    .alert = r && !ok};
 		}
 		g[i] = (struct ax_svg_group){
-		    *labels[i] ? labels[i] : "(one case)", b + i * ns, ns};
+		    *labels[i] ? labels[i] : "(the parameters above)",
+		    b + i * ns, ns};
 	}
 	char title[400], axis[200];
 	int t = snprintf(title, sizeof(title),
@@ -274,6 +278,7 @@ out:
 	free(tips);
 	free(tags);
 	free(legend);
+	free(names);
 }
 
 /* The charts of the n cases of one suite and unit (k[0..n)). */
@@ -399,18 +404,23 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 	{
 		char badges[200];
 		ax_html_badges(r, badges, sizeof(badges));
-		if (!*badges)
+		/* A tuning trial's noise is the tuner's business (it
+		 * re-times its best); its failures are listed. */
+		if (!*badges || (ax_html_is_tune(r) && ax_html_ok(r) &&
+				 !c->d->include_tune))
 			continue;
 		if (n++ == 0)
-			fputs("<p>Failed results are never shown as speeds; "
-			      "noisy ones have a median interval wider than "
-			      "+/-5 %; throttled ones were measured on a "
-			      "slowed device (the efficiency section has the "
-			      "evidence).</p>\n<table><tr><th>Run</th><th>Suite"
-			      "</th><th>Case</th><th>System</th><th>Badges"
-			      "</th><th>Sampling ended</th><th>Error</th>"
-			      "</tr>\n",
-			      c->f);
+			fputs(
+			    "<p>Failed results are never shown as speeds; "
+			    "noisy ones have a median interval wider than "
+			    "+/-5 %; throttled ones were measured on a "
+			    "slowed device (the efficiency section has the "
+			    "evidence). Tuning trials are listed only when "
+			    "they failed.</p>\n<table><tr><th>Run</th><th>Suite"
+			    "</th><th>Case</th><th>System</th><th>Badges"
+			    "</th><th>Sampling ended</th><th>Error</th>"
+			    "</tr>\n",
+			    c->f);
 		attention_row(c, r, badges);
 	}
 	if (n)
