@@ -735,7 +735,8 @@ const struct ax_cli_cmd ax_cmd_report = {
 		 "axbench report --run last -o last.html --title \"nightly\"",
 		 "axbench report a100.db mi250.db -o gpus.html   # two "
 		 "machines",
-		 "axbench report --runs 3,5 --label-by run --reference 2"},
+		 "axbench report --runs 3,5 --label-by run --reference 2   "
+		 "# run 3 against run 5"},
     .opts = report_opts,
     .choices = report_choices,
     .fn = report_main,

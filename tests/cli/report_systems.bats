@@ -143,6 +143,10 @@ assert not d["overflow"], d["overflow"]' "$output"
 	grep -qF '#2 run 2</span> <span class="badge">reference</span>' \
 		"$T/shown"
 	grep -qF 'selection: runs 1 2; systems by run' "$T/shown"
+	run "$AX" --db "$DB" report --devices llvmpipe,lavapipe -o "$T/d.html"
+	assert_failure 2
+	run "$AX" --db "$DB" report --devices llvmpipe -o "$T/d.html"
+	assert_success
 	# Tuning measurements: their own section, out of the case charts.
 	run "$AX" --db "$DB" report -o "$T/t.html"
 	assert_success
@@ -163,6 +167,9 @@ assert not d["overflow"], d["overflow"]' "$output"
 	run "$AX" --db "$DB" report --runs 1,,2 -o "$T/x.html"
 	assert_failure 2
 	assert_output --partial "has an empty item"
+	run "$AX" --db "$DB" report --devices llvmpipe,nosuch -o "$T/x.html"
+	assert_failure 2
+	assert_output --partial "--device 'nosuch' matches no stored device"
 	run "$AX" --db "$DB" report --label-by colour -o "$T/x.html"
 	assert_failure 2
 	assert_output --partial "label, run, device or host"
