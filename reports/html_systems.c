@@ -210,6 +210,11 @@ static int add_to_system(struct ax_html_ctx *c, const json_t *r, bool is_run)
 	int i = 0;
 	while (i < c->n_sys && strcmp(c->sys[i].key, key))
 		i++;
+	/* A run without results (a monitor's, or one emptied by the
+	 * selection) makes no system: a column with nothing in it would
+	 * leave the overview without a shared case. */
+	if (i == c->n_sys && is_run && json_array_size(c->d->results))
+		return 0;
 	if (i == c->n_sys) {
 		struct ax_html_sys *grown =
 		    realloc(c->sys, sizeof(*grown) * (size_t)(c->n_sys + 1));

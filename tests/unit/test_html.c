@@ -620,12 +620,20 @@ static void label_by_and_tuning(void)
 				      "0.62</text>"));
 	AX_CHECK(html && !strstr(html, ">10 \xc2\xb1"));
 	free(html);
-	/* By run: "run 1" and "run 2" with their labels. */
+	/* By run: "run 1" and "run 2" with their labels; a run without
+	 * results (a monitor's) is no system. */
+	json_t *runs =
+	    json_pack("[{s:i,s:s,s:o,s:{s:s}}]", "id", 3, "profile", "monitor",
+		      "device", device("A", "gpu"), "host", "hostname", "box");
+	d.runs = runs;
 	d.label_by = AX_HTML_BY_RUN;
 	html = report_d(&d, &rc);
 	AX_CHECK(html && strstr(html, "#1 before (run 1)</span>"));
 	AX_CHECK(html && strstr(html, "#2 after (run 2)</span>"));
+	AX_CHECK(html && !strstr(html, "#3 "));
+	AX_CHECK(html && strstr(html, "over the 1 case that every system"));
 	free(html);
+	json_decref(runs);
 	json_decref(res);
 }
 
