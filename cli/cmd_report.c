@@ -43,19 +43,22 @@ static const struct ax_cli_opt report_opts[] = {
      "databases an id selects that run in each database holding it, and "
      "last the newest of each"},
     {OPT_RUNS, "runs", 0, "ID,...",
-     "only these runs, a comma-separated --run list (3,5 or last)"},
+     "only these runs, a comma-separated --run list (3,5 or last; "
+     "default: every run)"},
     {OPT_DEVICE, "device", 'd', "SEL",
      "only devices matching SEL: fingerprint, database id, PCI bus id, "
      "UUID or part of the name (repeatable; default: every device)"},
     {OPT_DEVICES, "devices", 0, "SEL,...",
      "only devices matching one of these, a comma-separated --device "
-     "list (a name holding a comma needs --device)"},
+     "list (a name holding a comma needs --device; default: every "
+     "device)"},
     {OPT_SINCE, "since", 0, "DATE",
      "only runs started at or after DATE, in UTC: YYYY-MM-DD or "
      "YYYY-MM-DDTHH:MM[:SS] (e.g. 2024-05-01; default: every run)"},
     {OPT_LABEL_BY, "label-by", 0, "WHAT",
-     "what makes one system (a column and a colour): label is the run's "
-     "label, else host and device; run, device or host (default label)"},
+     "what makes one system, that is one column and one colour: label is "
+     "the run's label, else host and device; run, device or host (default "
+     "label)"},
     {OPT_REFERENCE, "reference", 0, "SEL",
      "the system the others are compared with: its number in the systems "
      "table, its name or a unique part of its name, device, host or "
@@ -65,7 +68,7 @@ static const struct ax_cli_opt report_opts[] = {
      "only in the Tuning section)"},
     {OPT_DB_EXTRA, "db-extra", 0, "FILE",
      "another database to report on beside --db, opened read-only "
-     "(repeatable; positional FILEs do the same)"},
+     "(repeatable; positional FILEs do the same; default: none)"},
     {OPT_OUTPUT, "output", 'o', "FILE",
      "where to write (default axbench-report.html; '-' for stdout)"},
     {OPT_TITLE, "title", 0, "TEXT",
@@ -706,9 +709,9 @@ const struct ax_cli_cmd ax_cmd_report = {
 	       "CSS, SVG charts, the\n"
 	       "data embedded as JSON and a strict "
 	       "Content-Security-Policy. It is built around\n"
-	       "systems side by side: each system (by default a run label, "
+	       "systems side by side: each system, by default a run label, "
 	       "else host and\n"
-	       "device) is one column of the systems table (device, driver, "
+	       "device, is one column of the systems table (device, driver, "
 	       "host, profile,\n"
 	       "commit, version, command line) and one colour in every "
 	       "chart. An overview\n"

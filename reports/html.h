@@ -10,9 +10,9 @@
  * HTML-escaped; the embedded JSON escapes < > & so "</script>" in a device
  * name cannot close its element.
  *
- * The report is built around systems side by side: a system (a run
- * label, else host and device; or a run, a device or a host, as
- * label_by says) is one column of the systems table and one colour in
+ * The report is built around systems side by side: a system, that is a
+ * run label, else host and device, or a run, a device or a host, as
+ * label_by says, is one column of the systems table and one colour in
  * every chart.  Sections, each saying in one line when it has no data:
  * summary; overview (each system's geometric mean of its ratios to the
  * reference over the cases every system measured, direction-aware, and

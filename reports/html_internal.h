@@ -42,7 +42,7 @@ struct ax_html_ctx {
 	const struct ax_html_data *d;
 	struct ax_html_sys *sys;
 	int n_sys;
-	int ref;	 /* the reference system (index) */
+	int ref;	 /* index of the reference system */
 	json_t *sys_of;	 /* "%p" of a result or run -> its system index */
 	int n_runs;	 /* distinct runs among the results */
 	int n_tune_left; /* tuning results left out of the case charts */
