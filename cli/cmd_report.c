@@ -1,5 +1,6 @@
 /* cli/cmd_report.c - `axbench report`: one self-contained HTML file of the
- * selected runs, devices and tuning sessions (reports/html.h). */
+ * selected runs, devices and tuning sessions of one or more databases
+ * (reports/html.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strcasestr */
 #endif
@@ -13,23 +14,61 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-enum { OPT_RUN = 1, OPT_DEVICE, OPT_SINCE, OPT_OUTPUT, OPT_TITLE };
+enum {
+	OPT_RUN = 1,
+	OPT_RUNS,
+	OPT_DEVICE,
+	OPT_DEVICES,
+	OPT_SINCE,
+	OPT_OUTPUT,
+	OPT_TITLE,
+	OPT_LABEL_BY,
+	OPT_REFERENCE,
+	OPT_INCLUDE_TUNE,
+	OPT_DB_EXTRA,
+};
 
 #define MAX_SEL 64
+/* Databases one report reads: each is open at once, read-only. */
+#define MAX_DB 16
 
 static const struct ax_cli_opt report_opts[] = {
     {OPT_RUN, "run", 'r', "ID|last",
-     "only this run (repeatable; default: every run)"},
+     "only this run (repeatable; default: every run); with several "
+     "databases an id selects that run in each database holding it, and "
+     "last the newest of each"},
+    {OPT_RUNS, "runs", 0, "ID,...",
+     "only these runs, a comma-separated --run list (3,5 or last; "
+     "default: every run)"},
     {OPT_DEVICE, "device", 'd', "SEL",
      "only devices matching SEL: fingerprint, database id, PCI bus id, "
      "UUID or part of the name (repeatable; default: every device)"},
+    {OPT_DEVICES, "devices", 0, "SEL,...",
+     "only devices matching one of these, a comma-separated --device "
+     "list (a name holding a comma needs --device; default: every "
+     "device)"},
     {OPT_SINCE, "since", 0, "DATE",
      "only runs started at or after DATE, in UTC: YYYY-MM-DD or "
      "YYYY-MM-DDTHH:MM[:SS] (e.g. 2024-05-01; default: every run)"},
+    {OPT_LABEL_BY, "label-by", 0, "WHAT",
+     "what makes one system, that is one column and one colour: label is "
+     "the run's label, else host and device; run, device or host (default "
+     "label)"},
+    {OPT_REFERENCE, "reference", 0, "SEL",
+     "the system the others are compared with: its number in the systems "
+     "table, its name or a unique part of its name, device, host or "
+     "label (default: the first)"},
+    {OPT_INCLUDE_TUNE, "include-tune", 0, NULL,
+     "chart tuning sessions' trials with the other cases too (default: "
+     "only in the Tuning section)"},
+    {OPT_DB_EXTRA, "db-extra", 0, "FILE",
+     "another database to report on beside --db, opened read-only "
+     "(repeatable; positional FILEs do the same; default: none)"},
     {OPT_OUTPUT, "output", 'o', "FILE",
      "where to write (default axbench-report.html; '-' for stdout)"},
     {OPT_TITLE, "title", 0, "TEXT",
@@ -42,8 +81,22 @@ extern const struct ax_cli_cmd ax_cmd_report;
 struct report_args {
 	const char *runs[MAX_SEL], *devs[MAX_SEL];
 	int n_runs, n_devs;
-	const char *since, *out, *title;
+	const char *dbs[MAX_DB];
+	int n_dbs;
+	const char *since, *out, *title, *reference;
+	enum ax_html_label_by label_by;
+	bool include_tune;
 	char since_buf[32]; /* --since, canonical (parse_since) */
+	json_t *owned;	    /* the pieces of --runs and --devices lists */
+};
+
+/* One database of the report and what it gave. */
+struct source {
+	const char *path;
+	struct ax_db *db;
+	int64_t ids[MAX_SEL]; /* the selected runs in it */
+	int n_ids;
+	json_t *results, *runs, *sessions;
 };
 
 static bool sel_matches(const char *sel, const json_t *dev)
@@ -158,12 +211,15 @@ static bool any_matches(const json_t *arr, const char *sel)
 /* A --device that matches nothing in the selection is a mistake (a
  * typo, the wrong machine's database), not an empty report. */
 static int check_devices(const struct ax_cli *cli, const struct report_args *a,
-			 const struct ax_html_data *d)
+			 const struct source *src, int n)
 {
-	for (int k = 0; k < a->n_devs; k++)
-		if (!any_matches(d->results, a->devs[k]) &&
-		    !any_matches(d->runs, a->devs[k]) &&
-		    !any_matches(d->sessions, a->devs[k]))
+	for (int k = 0; k < a->n_devs; k++) {
+		bool found = false;
+		for (int i = 0; i < n && !found; i++)
+			found = any_matches(src[i].results, a->devs[k]) ||
+				any_matches(src[i].runs, a->devs[k]) ||
+				any_matches(src[i].sessions, a->devs[k]);
+		if (!found)
 			return ax_cli_error(
 			    cli, AX_EXIT_USAGE,
 			    "report: --device '%s' matches no stored "
@@ -173,34 +229,86 @@ static int check_devices(const struct ax_cli *cli, const struct report_args *a,
 			    a->devs[k],
 			    a->n_runs || a->since ? " in the selected runs"
 						  : "");
+	}
 	return 0;
 }
 
 /* --since after the newest run and session: say so rather than write an
  * empty report. */
 static int check_since(const struct ax_cli *cli, const struct report_args *a,
-		       const struct ax_html_data *d)
+		       const struct source *src, int n)
 {
-	if (!a->since || json_array_size(d->runs) ||
-	    json_array_size(d->sessions))
+	if (!a->since)
 		return 0;
+	for (int i = 0; i < n; i++)
+		if (json_array_size(src[i].runs) ||
+		    json_array_size(src[i].sessions))
+			return 0;
 	return ax_cli_error(cli, AX_EXIT_USAGE,
 			    "report: --since %s: no %srun or tuning session "
-			    "in %s started at or after it; give an earlier "
+			    "in %s%s started at or after it; give an earlier "
 			    "date (`axbench runs` lists the runs)",
-			    a->since, a->n_runs ? "selected " : "",
-			    cli->db_path);
+			    a->since, a->n_runs ? "selected " : "", src[0].path,
+			    n > 1 ? " or the other databases" : "");
 }
 
-static int resolve_runs(const struct ax_cli *cli, struct ax_db *db,
-			const struct report_args *a, int64_t *ids)
+/* The runs --run / --runs select in each database.  One database: as
+ * `results --run` (an id it lacks is an error).  Several: "last" is the
+ * newest of each, an id selects that run wherever it exists; an id no
+ * database holds, or a database left with no run, is an error, because
+ * a report that silently dropped a machine would mislead. */
+static int resolve_runs(const struct ax_cli *cli, const struct report_args *a,
+			struct source *src, int n)
 {
-	for (int i = 0; i < a->n_runs; i++) {
-		int rc =
-		    ax_cli_resolve_run(cli, db, "report", a->runs[i], &ids[i]);
-		if (rc)
-			return rc;
+	if (!a->n_runs)
+		return 0;
+	if (n == 1) {
+		for (int i = 0; i < a->n_runs; i++) {
+			int rc = ax_cli_resolve_run(cli, src[0].db, "report",
+						    a->runs[i], &src[0].ids[i]);
+			if (rc)
+				return rc;
+		}
+		src[0].n_ids = a->n_runs;
+		return 0;
 	}
+	for (int k = 0; k < a->n_runs; k++) {
+		const char *sel = a->runs[k];
+		int64_t id = 0;
+		int found = 0;
+		bool last = strcmp(sel, "last") == 0;
+		if (!last && !ax_cli_parse_id(sel, &id))
+			/* Malformed: the one message every command gives. */
+			return ax_cli_resolve_run(cli, src[0].db, "report", sel,
+						  &id);
+		for (int i = 0; i < n; i++) {
+			int rc = last ? ax_db_last_run(src[i].db, &id)
+				      : ax_db_run_exists(src[i].db, id);
+			if (rc == AX_ENOTFOUND)
+				continue;
+			if (rc) {
+				fprintf(stderr, "axbench: report: %s\n",
+					ax_db_errmsg(src[i].db));
+				return AX_EXIT_STORAGE;
+			}
+			src[i].ids[src[i].n_ids++] = id;
+			found++;
+		}
+		if (!found)
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "report: no run %s in any of the "
+					    "%d databases; `axbench --db FILE "
+					    "results` lists a database's runs",
+					    sel, n);
+	}
+	for (int i = 0; i < n; i++)
+		if (src[i].n_ids == 0)
+			return ax_cli_error(
+			    cli, AX_EXIT_USAGE,
+			    "report: the selected runs include none of %s; "
+			    "select one of its runs too (`axbench --db %s "
+			    "results` lists them) or leave it out",
+			    src[i].path, src[i].path);
 	return 0;
 }
 
@@ -255,35 +363,92 @@ static int attach_telemetry(const struct ax_cli *cli, struct ax_db *db,
 	return 0;
 }
 
-/* Results, runs and sessions of the selection into d. */
-static int query(const struct ax_cli *cli, struct ax_db *db,
-		 const struct report_args *a, struct ax_html_data *d)
+/* A database named on the command line, opened read-only: --db (or
+ * AXBENCH_DB) as every reader opens it, another as compare opens its
+ * FILE specs. */
+static int open_source(const struct ax_cli *cli, struct source *s)
 {
-	int64_t ids[MAX_SEL];
-	int rc = resolve_runs(cli, db, a, ids);
-	if (rc)
-		return rc;
-	struct ax_db_filter f = {.run_ids = ids,
-				 .n_run_ids = a->n_runs,
+	char err[1024];
+	if (s->path == cli->db_path)
+		return ax_cli_open_db(cli, true, &s->db);
+	int rc = ax_db_open(s->path, AX_DB_READONLY, &s->db, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "axbench: report: %s\n", err);
+		/* An empty file names no database (2), as in
+		 * ax_cli_open_db; an unreadable one is storage (5). */
+		return rc == AX_ENOTFOUND || rc == AX_EINVAL ? AX_EXIT_USAGE
+							     : AX_EXIT_STORAGE;
+	}
+	if (ax_db_note(s->db) && cli->verbosity >= 0)
+		fprintf(stderr, "axbench: note: %s\n", ax_db_note(s->db));
+	return 0;
+}
+
+/* Mark every element with the database it came from: run and session
+ * ids repeat across databases, and the report names runs by both. */
+static void tag_source(json_t *arr, const char *path)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(arr, i, o)
+	    json_object_set_new(o, "source", json_string(path));
+}
+
+static int read_source(const struct report_args *a, struct source *s)
+{
+	struct ax_db_filter f = {.run_ids = s->ids,
+				 .n_run_ids = s->n_ids,
 				 .since = a->since,
 				 .with_samples = true,
 				 .stop = &ax_cli_interrupted};
 	struct ax_db_filter sf = {.since = a->since,
 				  .stop = &ax_cli_interrupted};
-	if (ax_db_results(db, &f, &d->results) ||
-	    ax_db_runs(db, &f, &d->runs) ||
-	    ax_db_sessions(db, &sf, &d->sessions)) {
-		fprintf(stderr, "axbench: report: %s\n", ax_db_errmsg(db));
+	if (ax_db_results(s->db, &f, &s->results) ||
+	    ax_db_runs(s->db, &f, &s->runs) ||
+	    ax_db_sessions(s->db, &sf, &s->sessions)) {
+		fprintf(stderr, "axbench: report: %s: %s\n", s->path,
+			ax_db_errmsg(s->db));
 		return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
 					  : AX_EXIT_STORAGE;
 	}
-	if ((rc = check_since(cli, a, d)) || (rc = check_devices(cli, a, d)))
+	return 0;
+}
+
+/* Results, runs and sessions of the selection in every database, into
+ * d: each database's in turn, the first (--db) first. */
+static int query(const struct ax_cli *cli, const struct report_args *a,
+		 struct source *src, int n, struct ax_html_data *d)
+{
+	int rc = resolve_runs(cli, a, src, n);
+	for (int i = 0; i < n && !rc; i++)
+		rc = read_source(a, &src[i]);
+	if (rc || (rc = check_since(cli, a, src, n)) ||
+	    (rc = check_devices(cli, a, src, n)))
 		return rc;
-	filter_devices(d->results, a);
-	filter_devices(d->runs, a);
-	filter_devices(d->sessions, a);
-	ax_cli_fill_bytes(d->results);
-	return attach_telemetry(cli, db, d->results);
+	d->results = json_array();
+	d->runs = json_array();
+	d->sessions = json_array();
+	d->n_sources = n;
+	for (int i = 0; i < n; i++) {
+		struct source *s = &src[i];
+		filter_devices(s->results, a);
+		filter_devices(s->runs, a);
+		filter_devices(s->sessions, a);
+		ax_cli_fill_bytes(s->results);
+		if ((rc = attach_telemetry(cli, s->db, s->results)))
+			return rc;
+		if (n > 1) {
+			tag_source(s->results, s->path);
+			tag_source(s->runs, s->path);
+			tag_source(s->sessions, s->path);
+		}
+		if (json_array_extend(d->results, s->results) ||
+		    json_array_extend(d->runs, s->runs) ||
+		    json_array_extend(d->sessions, s->sessions))
+			return ax_cli_error(cli, AX_EXIT_STORAGE,
+					    "report: out of memory");
+	}
+	return 0;
 }
 
 /* Write through a temporary file beside the target (core/outfile.h), so
@@ -315,45 +480,146 @@ static int write_report(const struct ax_cli *cli, const char *out,
 	return 0;
 }
 
+/* Add the comma-separated items of list to sel[] (at most MAX_SEL in
+ * all); the pieces are kept in a->owned.  An empty item is refused: a
+ * stray comma must not widen or narrow a selection unseen. */
+static int add_list(const struct ax_cli *cli, struct report_args *a,
+		    const char *opt, const char *list, const char **sel, int *n)
+{
+	const char *p = list;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		if (len == 0)
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "report: %s '%s' has an empty "
+					    "item; give a comma-separated "
+					    "list like 3,5",
+					    opt, list);
+		if (*n == MAX_SEL)
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "report: at most %d %s items; "
+					    "select fewer (or none, for all)",
+					    MAX_SEL, opt);
+		json_t *item = json_stringn(p, len);
+		if (!item || json_array_append_new(a->owned, item))
+			return ax_cli_error(cli, AX_EXIT_STORAGE,
+					    "report: out of memory");
+		sel[(*n)++] = json_string_value(item);
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static int add_db(const struct ax_cli *cli, struct report_args *a,
+		  const char *path)
+{
+	if (a->n_dbs == MAX_DB)
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "report: at most %d databases in one "
+				    "report; name fewer",
+				    MAX_DB);
+	a->dbs[a->n_dbs++] = path;
+	return 0;
+}
+
+/* The databases: positional FILEs (after --db when --db or AXBENCH_DB
+ * named one), else --db (or its default); then every --db-extra.  A
+ * file named twice would show every system twice: refused. */
+static int databases(const struct ax_cli *cli, struct report_args *a,
+		     char **pos, int n_pos, const char **extra, int n_extra)
+{
+	int rc = 0;
+	if (n_pos == 0 || cli->db_chosen)
+		rc = add_db(cli, a, cli->db_path);
+	for (int i = 0; i < n_pos && !rc; i++)
+		rc = add_db(cli, a, pos[i]);
+	for (int i = 0; i < n_extra && !rc; i++)
+		rc = add_db(cli, a, extra[i]);
+	for (int i = 0; i < a->n_dbs && !rc; i++)
+		for (int j = 0; j < i && !rc; j++) {
+			char x[PATH_MAX], y[PATH_MAX];
+			bool same = strcmp(a->dbs[i], a->dbs[j]) == 0 ||
+				    (realpath(a->dbs[i], x) &&
+				     realpath(a->dbs[j], y) && !strcmp(x, y));
+			if (same)
+				rc = ax_cli_error(cli, AX_EXIT_USAGE,
+						  "report: database %s is "
+						  "named twice; name each "
+						  "database once",
+						  a->dbs[i]);
+		}
+	return rc;
+}
+
 static int parse(struct ax_cli *cli, int argc, char **argv,
 		 struct report_args *a)
 {
 	struct ax_cli_iter it;
-	int opt;
+	const char *extra[MAX_DB];
+	int opt, n_extra = 0, rc = 0;
 	ax_cli_iter_init(&it, cli, &ax_cmd_report, argc, argv);
-	while ((opt = ax_cli_next(&it)) > 0) {
+	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
 		/* Dropping a selector past the table would widen the report
 		 * silently; refuse it instead. */
 		if ((opt == OPT_RUN && a->n_runs == MAX_SEL) ||
-		    (opt == OPT_DEVICE && a->n_devs == MAX_SEL)) {
+		    (opt == OPT_DEVICE && a->n_devs == MAX_SEL) ||
+		    (opt == OPT_DB_EXTRA && n_extra == MAX_DB)) {
 			ax_cli_iter_release(&it);
-			return ax_cli_error(cli, AX_EXIT_USAGE,
-					    "report: at most %d %s options; "
-					    "select fewer (or none, for all)",
-					    MAX_SEL, it.optname);
+			return ax_cli_error(
+			    cli, AX_EXIT_USAGE,
+			    "report: at most %d %s options; "
+			    "select fewer (or none, for all)",
+			    opt == OPT_DB_EXTRA ? MAX_DB : MAX_SEL, it.optname);
 		}
 		if (opt == OPT_RUN)
 			a->runs[a->n_runs++] = it.optarg;
+		else if (opt == OPT_RUNS)
+			rc = add_list(cli, a, "--runs", it.optarg, a->runs,
+				      &a->n_runs);
 		else if (opt == OPT_DEVICE)
 			a->devs[a->n_devs++] = it.optarg;
+		else if (opt == OPT_DEVICES)
+			rc = add_list(cli, a, "--devices", it.optarg, a->devs,
+				      &a->n_devs);
 		else if (opt == OPT_SINCE)
 			a->since = it.optarg;
 		else if (opt == OPT_OUTPUT)
 			a->out = it.optarg;
 		else if (opt == OPT_TITLE)
 			a->title = it.optarg;
+		else if (opt == OPT_REFERENCE)
+			a->reference = it.optarg;
+		else if (opt == OPT_INCLUDE_TUNE)
+			a->include_tune = true;
+		else if (opt == OPT_DB_EXTRA)
+			extra[n_extra++] = it.optarg;
+		else if (opt == OPT_LABEL_BY)
+			for (int k = 0; ax_html_label_by_names()[k]; k++)
+				if (!strcmp(it.optarg,
+					    ax_html_label_by_names()[k]))
+					a->label_by = (enum ax_html_label_by)k;
 	}
-	int end = ax_cli_parse_end(&it, opt, 0, 0);
+	if (rc) {
+		ax_cli_iter_release(&it);
+		return rc;
+	}
+	int end = ax_cli_parse_end(&it, opt, 0, -1);
+	if (end == AX_CLI_CONTINUE)
+		rc = databases(cli, a, it.positional, it.n_positional, extra,
+			       n_extra);
 	ax_cli_iter_release(&it);
 	if (end != AX_CLI_CONTINUE)
 		return end == AX_EXIT_OK ? -2 : end;
+	if (rc)
+		return rc;
 	/* The global --device (before the command name) selects as well. */
 	if (cli->device_sel && strcmp(cli->device_sel, "all") &&
 	    a->n_devs < MAX_SEL)
 		a->devs[a->n_devs++] = cli->device_sel;
 	if (a->since) {
-		int rc = parse_since(cli, a->since, a->since_buf,
-				     sizeof(a->since_buf));
+		rc = parse_since(cli, a->since, a->since_buf,
+				 sizeof(a->since_buf));
 		if (rc)
 			return rc;
 		a->since = a->since_buf;
@@ -370,27 +636,43 @@ static void describe(const struct report_args *a, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, "%s%s",
 			      i ? ", " : "; devices matching ", a->devs[i]);
 	if (a->since && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "; since %s", a->since);
+		n += snprintf(buf + n, len - (size_t)n, "; since %s", a->since);
+	if ((size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "; systems by %s",
+			      ax_html_label_by_names()[a->label_by]);
+	if (a->include_tune && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; tuning trials included");
 }
 
 static int report_main(struct ax_cli *cli, int argc, char **argv)
 {
-	struct report_args a = {.out = "axbench-report.html"};
+	struct report_args a = {.out = "axbench-report.html",
+				.owned = json_array()};
 	struct ax_html_data d = {0};
-	struct ax_db *db = NULL;
-	char sel[1024];
-	int rc = parse(cli, argc, argv, &a);
-	if (rc)
-		return rc == -2 ? AX_EXIT_OK : rc;
-	if ((rc = ax_cli_open_db(cli, true, &db)))
-		return rc;
-	json_t *suites = ax_cli_suite_doc();
+	struct source src[MAX_DB];
+	char sel[2048], err[1024];
+	int n = 0;
+	memset(src, 0, sizeof(src));
+	int rc = a.owned ? parse(cli, argc, argv, &a) : AX_EXIT_STORAGE;
+	for (; rc == 0 && n < a.n_dbs; n++) {
+		src[n].path = a.dbs[n];
+		rc = open_source(cli, &src[n]);
+	}
+	json_t *suites = rc ? NULL : ax_cli_suite_doc();
 	d.suites = suites;
-	rc = query(cli, db, &a, &d);
+	if (rc == 0)
+		rc = query(cli, &a, src, n, &d);
 	describe(&a, sel, sizeof(sel));
 	d.selection = sel;
 	d.title = a.title;
 	d.stop = &ax_cli_interrupted;
+	d.label_by = a.label_by;
+	d.reference = a.reference;
+	d.include_tune = a.include_tune;
+	/* A --reference that names no system is found before the output
+	 * file is touched. */
+	if (rc == 0 && ax_html_report_check(&d, err, sizeof(err)))
+		rc = ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
 	if (rc == 0)
 		rc = write_report(cli, a.out, &d);
 	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-"))
@@ -402,33 +684,63 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	json_decref(d.runs);
 	json_decref(d.sessions);
 	json_decref(suites);
-	ax_db_close(db);
-	return rc;
+	for (int i = 0; i < n; i++) {
+		json_decref(src[i].results);
+		json_decref(src[i].runs);
+		json_decref(src[i].sessions);
+		ax_db_close(src[i].db);
+	}
+	json_decref(a.owned);
+	return rc == -2 ? AX_EXIT_OK : rc;
 }
+
+static const struct ax_cli_choice report_choices[] = {
+    {OPT_LABEL_BY, ax_html_label_by_names},
+    {0},
+};
 
 const struct ax_cli_cmd ax_cmd_report = {
     .name = "report",
     .summary = "write a self-contained HTML report",
-    .usage = "[--run ID ...] [--device SEL ...] [--since DATE] "
-	     "[-o FILE]",
+    .usage = "[DB...] [--db-extra DB ...] [--runs ID,...] "
+	     "[--devices SEL,...] [--since DATE] [--label-by WHAT] "
+	     "[--reference SEL] [--include-tune] [-o FILE]",
     .details = "The report works from file:// with no network: inline "
 	       "CSS, SVG charts, the\n"
 	       "data embedded as JSON and a strict "
-	       "Content-Security-Policy. It shows the\n"
-	       "systems, medians with IQR whiskers per suite, % of "
-	       "measured peak,\n"
-	       "rooflines, efficiency (perf per watt, energy per repetition, "
-	       "temperatures,\n"
-	       "clocks, throttling, the speed-up over the host CPU, sustained "
-	       "runs' power,\n"
-	       "temperature and clock against time), bandwidth and transfer "
-	       "curves, tuner\n"
-	       "convergence, history with regressions marked, and results "
-	       "that failed, timed\n"
-	       "out, were noisy or throttled.",
+	       "Content-Security-Policy. It is built around\n"
+	       "systems side by side: each system, by default a run label, "
+	       "else host and\n"
+	       "device, is one column of the systems table (device, driver, "
+	       "host, profile,\n"
+	       "commit, version, command line) and one colour in every "
+	       "chart. An overview\n"
+	       "comes first: each system's geometric mean ratio to the "
+	       "reference over the\n"
+	       "cases all systems share (above 1 is better, latency "
+	       "included), and wins,\n"
+	       "losses and ties (within 2 %) per suite. Then per case one "
+	       "bar per system with\n"
+	       "its median, 95 % interval and ratio; rooflines with "
+	       "labelled ceilings;\n"
+	       "efficiency (perf per watt, energy, throttling, the speed-up "
+	       "over the host\n"
+	       "CPU, sustained runs against time); curves; tuning sessions "
+	       "(convergence, the\n"
+	       "best point); history with regressions marked; and results "
+	       "that failed, were\n"
+	       "noisy or throttled. Several databases (positional DB files "
+	       "or --db-extra,\n"
+	       "all opened read-only) make one report: two machines side by "
+	       "side.",
     .examples = {"axbench report                           # every run, "
 		 "axbench-report.html",
-		 "axbench report --run last -o last.html --title \"nightly\""},
+		 "axbench report --run last -o last.html --title \"nightly\"",
+		 "axbench report a100.db mi250.db -o gpus.html   # two "
+		 "machines",
+		 "axbench report --runs 3,5 --label-by run --reference 2   "
+		 "# run 3 against run 5"},
     .opts = report_opts,
+    .choices = report_choices,
     .fn = report_main,
 };

@@ -1,5 +1,6 @@
-/* reports/html.c - the report's document: head, CSS, summary, system
- * table, embedded data, and the helpers the section files share. */
+/* reports/html.c - the report's document: head, CSS, summary, the order
+ * of the sections, embedded data, and the helpers the section files
+ * share. */
 #include "reports/html.h"
 
 #include "core/error.h"
@@ -37,7 +38,24 @@ static const char css[] =
     ".badge.throttled{border-color:#D55E00;color:#D55E00;font-weight:bold}"
     ".tl{display:flex;flex-wrap:wrap;column-gap:1em}"
     ".tl svg{margin:.2em 0 .8em}p.cap{margin-bottom:.2em}"
-    ".wide{overflow-x:auto}table.eff td.num{white-space:nowrap}";
+    ".wide{overflow-x:auto}table.eff td.num{white-space:nowrap}"
+    /* A system's swatch: the palette of reports/svg.c, in its order. */
+    ".sys{white-space:nowrap}.sw{margin-right:.2em}"
+    ".c0{color:#0072B2}.c1{color:#E69F00}.c2{color:#009E73}"
+    ".c3{color:#CC79A7}.c4{color:#56B4E9}.c5{color:#D55E00}.c6{color:#000}"
+    ".c7{color:#F0E442}"
+    "tr.diff th,tr.diff td{background:#fff1cc}.ne{font-weight:normal;"
+    "font-size:.75em;color:#7a4b00;border:1px solid #7a4b00;"
+    "border-radius:3px;padding:0 .2em}"
+    "td code{overflow-wrap:anywhere}tr.all td{font-weight:bold}"
+    "table.systab{table-layout:fixed;width:100%}table.systab tr:first-child "
+    "th:first-child"
+    "{width:10em}table.systab th .sys{white-space:normal}"
+    "table.systab td{white-space:pre-line;"
+    "overflow-wrap:anywhere}"
+    "p.common{margin-bottom:.2em}"
+    "svg text.alert{fill:#a33b00;font-weight:bold}svg .sep{stroke:#e4e4e4}"
+    "svg text.note{font-style:italic}";
 
 const char *ax_html_jstr(const json_t *o, const char *key)
 {
@@ -54,40 +72,6 @@ double ax_html_jnum(const json_t *o, const char *key)
 bool ax_html_ok(const json_t *r)
 {
 	return strcmp(ax_html_jstr(r, "status"), "ok") == 0;
-}
-
-int ax_html_device_index(const struct ax_html_ctx *c, const json_t *r)
-{
-	const char *fp =
-	    ax_html_jstr(json_object_get(r, "device"), "fingerprint");
-	for (size_t i = 0; i < json_array_size(c->devices); i++)
-		if (strcmp(ax_html_jstr(json_array_get(c->devices, i),
-					"fingerprint"),
-			   fp) == 0)
-			return (int)i;
-	return -1;
-}
-
-const char *ax_html_device_name(const struct ax_html_ctx *c, int i)
-{
-	static char buf[300];
-	const json_t *d = json_array_get(c->devices, (size_t)i);
-	const char *name = ax_html_jstr(d, "name");
-	int same = 0, nth = 0;
-	for (size_t j = 0; j < json_array_size(c->devices); j++)
-		if (strcmp(ax_html_jstr(json_array_get(c->devices, j), "name"),
-			   name) == 0) {
-			same++;
-			if ((int)j <= i)
-				nth++;
-		}
-	if (!d)
-		snprintf(buf, sizeof(buf), "unknown device");
-	else if (same > 1)
-		snprintf(buf, sizeof(buf), "%s #%d", name, nth);
-	else
-		snprintf(buf, sizeof(buf), "%s", *name ? name : "unnamed");
-	return buf;
 }
 
 char *ax_html_case_label(const json_t *r)
@@ -113,18 +97,46 @@ char *ax_html_case_label(const json_t *r)
 	return buf;
 }
 
+const char *ax_html_stop_words(const char *stop)
+{
+	static const char *const words[][2] = {
+	    {"noise", "noise target reached"},
+	    {"max-samples", "sample limit reached"},
+	    /* --max-time ends sampling normally; it is no timeout. */
+	    {"time-limit", "time limit reached"},
+	    {"interrupted", "interrupted"},
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(stop, words[i][0]))
+			return words[i][1];
+	return *stop ? stop : "not recorded";
+}
+
+const char *ax_html_status_words(const char *st)
+{
+	static const char *const words[][2] = {
+	    {"ok", "ok"},
+	    {"failed-verification", "failed verification"},
+	    /* A fence wait that ran out: the GPU work hung or overran. */
+	    {"timeout", "GPU work timed out"},
+	    {"compile-failed", "pipeline failed to compile"},
+	    {"skipped", "skipped"},
+	    {"error", "error"},
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(st, words[i][0]))
+			return words[i][1];
+	return *st ? st : "no status";
+}
+
 void ax_html_badges(const json_t *r, char *buf, size_t len)
 {
-	const char *st = ax_html_jstr(r, "status");
 	const char *stop = ax_html_jstr(r, "stop_reason");
 	double noise = ax_html_jnum(r, "rel_noise");
 	buf[0] = 0;
 	if (!ax_html_ok(r))
 		snprintf(buf, len, "%s",
-			 strcmp(st, "failed-verification") == 0
-			     ? "failed verification"
-			 : *st ? st
-			       : "no status");
+			 ax_html_status_words(ax_html_jstr(r, "status")));
 	/* 5 %: the median's interval half-width above which a figure is
 	 * too unsteady to read differences of a few percent from. */
 	if (isfinite(noise) && noise > 0.05)
@@ -132,11 +144,11 @@ void ax_html_badges(const json_t *r, char *buf, size_t len)
 			 "%snoisy "
 			 "(+/-%.1f%%)",
 			 *buf ? ", " : "", 100 * noise);
-	if (strstr(stop, "time") && ax_html_ok(r))
+	/* A time or sample limit is a normal end of sampling (the noise
+	 * badge says when the figure suffered); Ctrl-C is not. */
+	if (!strcmp(stop, "interrupted") && ax_html_ok(r))
 		snprintf(buf + strlen(buf), len - strlen(buf),
-			 "%stimed out "
-			 "sampling (%s)",
-			 *buf ? ", " : "", stop);
+			 "%ssampling interrupted", *buf ? ", " : "");
 	/* A throttled median is the speed of a slowed device, not of the
 	 * kernel: worth a look wherever the figure is shown. */
 	if (json_is_true(
@@ -161,147 +173,25 @@ void ax_html_empty(struct ax_html_ctx *c, const char *what)
 
 /* ---- context ---------------------------------------------------------- */
 
-static void add_device(json_t *devs, const json_t *d)
-{
-	const char *fp = ax_html_jstr(d, "fingerprint");
-	if (!json_is_object(d))
-		return;
-	for (size_t i = 0; i < json_array_size(devs); i++)
-		if (strcmp(ax_html_jstr(json_array_get(devs, i), "fingerprint"),
-			   fp) == 0)
-			return;
-	json_array_append(devs, (json_t *)d);
-}
-
-static void ctx_init(struct ax_html_ctx *c, FILE *f,
-		     const struct ax_html_data *d)
+static int ctx_init(struct ax_html_ctx *c, FILE *f,
+		    const struct ax_html_data *d, char *err, size_t errlen)
 {
 	size_t i;
 	json_t *r;
 	memset(c, 0, sizeof(*c));
 	c->f = f;
 	c->d = d;
-	c->devices = json_array();
-	json_array_foreach(d->results, i, r)
-	    add_device(c->devices, json_object_get(r, "device"));
-	json_array_foreach(d->runs, i, r)
-	    add_device(c->devices, json_object_get(r, "device"));
 	json_t *runs = json_object();
 	json_array_foreach(d->results, i, r)
 	{
-		char k[32];
-		snprintf(k, sizeof(k), "%.0f", ax_html_jnum(r, "run_id"));
+		char k[600];
+		snprintf(k, sizeof(k), "%s\x1f%.0f", ax_html_jstr(r, "source"),
+			 ax_html_jnum(r, "run_id"));
 		json_object_set_new(runs, k, json_true());
 	}
 	c->n_runs = (int)json_object_size(runs);
 	json_decref(runs);
-}
-
-/* ---- system table ----------------------------------------------------- */
-
-static const json_t *host_of(const struct ax_html_ctx *c, int dev)
-{
-	const json_t *arrs[2] = {c->d->results, c->d->runs};
-	for (int a = 0; a < 2; a++) {
-		size_t i;
-		json_t *r;
-		json_array_foreach(
-		    arrs[a], i, r) if (ax_html_device_index(c, r) ==
-				       dev) return json_object_get(r, "host");
-	}
-	return NULL;
-}
-
-/* Field value of device i as text into buf. */
-static void field(const struct ax_html_ctx *c, int i, const char *key,
-		  char *buf, size_t len)
-{
-	const json_t *d = json_array_get(c->devices, (size_t)i);
-	const json_t *o = d;
-	if (strncmp(key, "host.", 5) == 0) {
-		o = host_of(c, i);
-		key += 5;
-	}
-	const json_t *v = json_object_get(o, key);
-	if (strcmp(key, "api_version") == 0 && json_is_integer(v)) {
-		/* Vulkan's packed version: 7-bit variant, 7 major, 10 minor,
-		 * 12 patch. */
-		long long x = json_integer_value(v);
-		snprintf(buf, len, "%lld.%lld.%lld", (x >> 22) & 0x7f,
-			 (x >> 12) & 0x3ff, x & 0xfff);
-	} else if (json_is_string(v)) {
-		snprintf(buf, len, "%s", json_string_value(v));
-	} else if (json_is_number(v)) {
-		snprintf(buf, len, "%g", json_number_value(v));
-	} else {
-		snprintf(buf, len, "not recorded");
-	}
-}
-
-static const char *const sys_fields[][2] = {
-    {"name", "Device"},
-    {"vendor", "Vendor"},
-    {"type", "Type"},
-    {"driver_name", "Driver"},
-    {"driver_info", "Driver version"},
-    {"api_version", "Vulkan API"},
-    {"pci_bus_id", "PCI bus id"},
-    {"device_uuid", "Device UUID"},
-    {"fingerprint", "Fingerprint"},
-    {"host.hostname", "Host"},
-    {"host.cpu_model", "CPU"},
-    {"host.cores", "CPU cores"},
-};
-
-static void system_row(struct ax_html_ctx *c, const char *key,
-		       const char *title, int n)
-{
-	char first[512], v[512];
-	bool same = true;
-	field(c, 0, key, first, sizeof(first));
-	for (int i = 1; i < n && same; i++) {
-		field(c, i, key, v, sizeof(v));
-		same = strcmp(first, v) == 0;
-	}
-	fprintf(c->f, "<tr><th scope=\"row\">%s</th>", title);
-	if (same && n > 1) {
-		fprintf(c->f, "<td colspan=\"%d\" class=\"all\">", n);
-		ax_html_escape(c->f, first);
-		fputs(" (all devices)</td>", c->f);
-	}
-	for (int i = 0; i < n && !(same && n > 1); i++) {
-		field(c, i, key, v, sizeof(v));
-		fputs("<td>", c->f);
-		ax_html_escape(c->f, v);
-		fputs("</td>", c->f);
-	}
-	fputs("</tr>\n", c->f);
-}
-
-static void section_system(struct ax_html_ctx *c)
-{
-	int n = (int)json_array_size(c->devices);
-	ax_html_h2(c, "system", "System");
-	if (n == 0) {
-		ax_html_empty(c, "No devices in the selected data.");
-		return;
-	}
-	fputs("<table><caption>Devices and hosts; a value shared by every "
-	      "device is shown once.</caption>\n<tr><th scope=\"col\">"
-	      "</th>",
-	      c->f);
-	for (int i = 0; i < n; i++) {
-		fprintf(c->f,
-			"<th scope=\"col\"><span class=\"badge\">%d"
-			"</span>",
-			i + 1);
-		ax_html_escape(c->f, ax_html_device_name(c, i));
-		fputs("</th>", c->f);
-	}
-	fputs("</tr>\n", c->f);
-	for (size_t k = 0; k < sizeof(sys_fields) / sizeof(sys_fields[0]); k++)
-		system_row(c, sys_fields[k][0], sys_fields[k][1], n);
-	fputs("</table>\n", c->f);
+	return ax_html_systems_init(c, err, errlen);
 }
 
 /* ---- head, summary, data ---------------------------------------------- */
@@ -330,20 +220,22 @@ static void summary(struct ax_html_ctx *c, const char *when)
 	fputs("<p>Generated ", c->f);
 	ax_html_escape(c->f, when);
 	fprintf(c->f,
-		" from %zu result%s (%zu not ok) in %d run%s on %zu "
-		"device%s",
+		" from %zu result%s (%zu not ok) in %d run%s on %d "
+		"system%s",
 		n, n == 1 ? "" : "s", bad, c->n_runs, c->n_runs == 1 ? "" : "s",
-		json_array_size(c->devices),
-		json_array_size(c->devices) == 1 ? "" : "s");
+		c->n_sys, c->n_sys == 1 ? "" : "s");
+	if (c->d->n_sources > 1)
+		fprintf(c->f, " from %d databases", c->d->n_sources);
 	if (c->d->selection) {
 		fputs("; selection: ", c->f);
 		ax_html_escape(c->f, c->d->selection);
 	}
-	fputs(".</p>\n<nav><a href=\"#system\">System</a>"
-	      "<a href=\"#medians\">Medians</a><a href=\"#roofline\">"
+	fputs(".</p>\n<nav><a href=\"#overview\">Overview</a>"
+	      "<a href=\"#system\">Systems</a>"
+	      "<a href=\"#medians\">Per case</a><a href=\"#roofline\">"
 	      "Roofline</a><a href=\"#efficiency\">Efficiency</a>"
 	      "<a href=\"#curves\">Curves</a><a href=\"#tuner\">"
-	      "Tuner</a><a href=\"#history\">History</a>"
+	      "Tuning</a><a href=\"#history\">History</a>"
 	      "<a href=\"#attention\">Attention</a></nav>\n",
 	      c->f);
 }
@@ -373,6 +265,17 @@ static int embed_data(struct ax_html_ctx *c, const char *when)
 	return 0;
 }
 
+int ax_html_report_check(const struct ax_html_data *d, char *err, size_t errlen)
+{
+	struct ax_html_ctx c;
+	if (!d || !json_is_array(d->results))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "report: no results array to report on");
+	int rc = ctx_init(&c, NULL, d, err, errlen);
+	ax_html_systems_release(&c);
+	return rc;
+}
+
 int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 			 size_t errlen)
 {
@@ -390,22 +293,29 @@ int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 			 gmtime(&now));
 	}
 	static void (*const sections[])(struct ax_html_ctx *) = {
-	    section_system,	      ax_html_section_medians,
-	    ax_html_section_roofline, ax_html_section_efficiency,
-	    ax_html_section_curves,   ax_html_section_tuner,
-	    ax_html_section_history,  ax_html_section_attention,
+	    ax_html_section_overview,	ax_html_section_systems,
+	    ax_html_section_medians,	ax_html_section_roofline,
+	    ax_html_section_efficiency, ax_html_section_curves,
+	    ax_html_section_tuner,	ax_html_section_history,
+	    ax_html_section_attention,
 	};
 	struct ax_html_ctx c;
-	ctx_init(&c, f, d);
+	/* A reference that names no system is refused before anything is
+	 * written. */
+	int rc = ctx_init(&c, f, d, err, errlen);
+	if (rc) {
+		ax_html_systems_release(&c);
+		return rc;
+	}
 	head(&c, d->title ? d->title : "axbench report");
 	summary(&c, when);
 	for (size_t i = 0;
 	     i < sizeof(sections) / sizeof(sections[0]) && !ax_html_stopped(&c);
 	     i++)
 		sections[i](&c);
-	int rc = ax_html_stopped(&c) ? AX_EINTR : embed_data(&c, when);
+	rc = ax_html_stopped(&c) ? AX_EINTR : embed_data(&c, when);
 	fputs("</body>\n</html>\n", f);
-	json_decref(c.devices);
+	ax_html_systems_release(&c);
 	if (rc == AX_EINTR || ax_html_stopped(&c))
 		return ax_errf(err, errlen, AX_EINTR, "report: interrupted");
 	if (rc)

@@ -10,21 +10,29 @@
  * HTML-escaped; the embedded JSON escapes < > & so "</script>" in a device
  * name cannot close its element.
  *
- * Sections, each saying in one line when it has no data: summary, system
- * table (values shared by every device collapsed into one cell), medians
- * with IQR whiskers per suite (unit, direction, % of measured peak,
- * badges), rooflines, efficiency (perf per watt, power and energy per
- * repetition and per unit of work, temperatures, clocks, memory,
- * throttling, the speed-up over the host CPU's library, sustained runs'
- * power, temperature and clock against time), each suite's declared curve
- * (bandwidth against working-set size, transfer GB/s against chunk size),
- * tuner convergence and the parameters that mattered, history across runs
- * with verdicts, and results that need attention.
+ * The report is built around systems side by side: a system, that is a
+ * run label, else host and device, or a run, a device or a host, as
+ * label_by says, is one column of the systems table and one colour in
+ * every chart.  Sections, each saying in one line when it has no data:
+ * summary; overview (each system's geometric mean of its ratios to the
+ * reference over the cases every system measured, direction-aware, and
+ * wins, losses and ties per suite); systems (device, host, driver, run
+ * label, profile, commit, version and command line, rows that differ
+ * marked); per case grouped bars, one per system, with the median, its
+ * 95 % interval and the ratio to the reference (tuning measurements left
+ * out unless include_tune); rooflines with labelled ceilings; efficiency
+ * (perf per watt, power and energy per repetition and per unit of work,
+ * temperatures, clocks, memory, throttling, the speed-up over the host
+ * CPU's library, sustained runs' power, temperature and clock against
+ * time); each suite's declared curve; tuning sessions (convergence, the
+ * best point, the parameters that mattered); history across runs with
+ * verdicts; and results that need attention.
  */
 #ifndef AX_HTML_H
 #define AX_HTML_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,6 +41,17 @@
  * AX_HTML_TELEMETRY_POINTS points. */
 #define AX_HTML_TELEMETRY_MAX 64
 #define AX_HTML_TELEMETRY_POINTS 2000
+
+/* What makes a system of the report (`report --label-by`). */
+enum ax_html_label_by {
+	AX_HTML_BY_LABEL,  /* the run's label; without one host and device */
+	AX_HTML_BY_RUN,	   /* every run its own system */
+	AX_HTML_BY_DEVICE, /* every device (fingerprint and name) */
+	AX_HTML_BY_HOST,   /* every host */
+};
+
+/* The names of enum ax_html_label_by in order, NULL-terminated. */
+const char *const *ax_html_label_by_names(void);
 
 struct ax_html_data {
 	json_t *results;	  /* ax_db_results() array, ideally with samples
@@ -48,18 +67,39 @@ struct ax_html_data {
 	const char *generated_at; /* shown and embedded; NULL: now (UTC) */
 	const char *selection;	  /* how the data was chosen, e.g. "runs
 				     3, 4"; NULL to omit */
+	enum ax_html_label_by label_by; /* what makes a system */
+	const char *reference;	  /* the system the others are compared with:
+				     its number ("2"), its name, or a part of
+				     its name, device or label matching one
+				     system only; NULL: the first */
+	bool include_tune;	  /* tuning sessions' measurements in the case
+				     charts and overview too */
+	int n_sources;		  /* databases read; with more than one every
+				     result, run and session carries "source"
+				     (the database's path) */
 	const volatile int *stop; /* non-NULL: writing stops (AX_EINTR) once
 				   *stop is set (Ctrl-C) */
 };
 
 /*
  * Write the whole report to f.  results must be an array (it may be
- * empty: every section then says it has no data).  Returns 0, AX_EINVAL
- * (message in err) for a missing results array, AX_ENOMEM, AX_EINTR
+ * empty: every section then says it has no data).  Results, runs and
+ * sessions may carry a run label as "label" (results also "run_label").
+ * Returns 0, AX_EINVAL (message in err, nothing written) for a missing
+ * results array or a reference that names no system or several,
+ * AX_ENOMEM, AX_EINTR
  * when d->stop was set (between sections and charts), or AX_EIO when the
  * stream reports a write error.
  */
 int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
+			 size_t errlen);
+
+/*
+ * Check d without writing: the systems it makes, and that d->reference
+ * names exactly one of them.  Returns 0, or AX_EINVAL with the message
+ * (naming the systems there are) in err, or AX_ENOMEM.
+ */
+int ax_html_report_check(const struct ax_html_data *d, char *err,
 			 size_t errlen);
 
 /*

@@ -1,5 +1,9 @@
-/* reports/html_curves.c - rooflines, bandwidth against working-set size,
- * transfer rate against chunk size, and history across runs. */
+/* reports/html_curves.c - each suite's declared curve (bandwidth against
+ * working-set size, transfer rate against chunk size) and the roofline
+ * of each system. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
 #include "reports/compare.h"
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
@@ -11,8 +15,9 @@
 #include <string.h>
 
 struct pt {
-	char key[200]; /* series: device + the grouping parameters */
-	int dev;
+	char key[400];	 /* series: system + the grouping parameters */
+	char group[200]; /* the grouping parameters alone */
+	int sys;
 	double x, y;
 	size_t order; /* position in results: later is newer */
 };
@@ -20,7 +25,9 @@ struct pt {
 static int pt_cmp(const void *a, const void *b)
 {
 	const struct pt *p = a, *q = b;
-	int c = strcmp(p->key, q->key);
+	int c = p->sys - q->sys;
+	if (!c)
+		c = strcmp(p->key, q->key);
 	if (c)
 		return c;
 	if (p->x != q->x)
@@ -59,21 +66,24 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 		const json_t *xv =
 		    json_object_get(json_object_get(r, "params"), xp);
 		if (!ax_html_ok(r) || strcmp(ax_html_jstr(r, "suite"), suite) ||
-		    !json_is_number(xv))
+		    !json_is_number(xv) ||
+		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
 		struct pt *p = &pts[n++];
-		p->dev = ax_html_device_index(c, r);
-		int k = snprintf(p->key, sizeof(p->key), "%s",
-				 ax_html_device_name(c, p->dev));
+		p->sys = ax_html_system_of(c, r);
+		int k = 0;
 		for (int g = 0; group[g]; g++) {
 			char v[64];
 			param_text(r, group[g], v, sizeof(v));
-			k += snprintf(p->key + k, sizeof(p->key) - (size_t)k,
-				      " %s=%s", group[g], v);
+			k +=
+			    snprintf(p->group + k, sizeof(p->group) - (size_t)k,
+				     "%s%s=%s", k ? " " : "", group[g], v);
+			if ((size_t)k >= sizeof(p->group))
+				break;
 		}
-		if (c->n_runs > 1)
-			snprintf(p->key + k, sizeof(p->key) - (size_t)k,
-				 " run %.0f", ax_html_jnum(r, "run_id"));
+		snprintf(p->key, sizeof(p->key), "#%d %s%s%s", p->sys + 1,
+			 ax_html_system_name(c, p->sys), *p->group ? " " : "",
+			 p->group);
 		p->x = json_number_value(xv);
 		p->y = ax_html_jnum(r, "median");
 		p->order = i;
@@ -86,20 +96,27 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 	qsort(pts, n, sizeof(*pts), pt_cmp);
 	struct ax_svg_series *s = calloc(n, sizeof(*s));
 	double *xs = calloc(n, sizeof(double)), *ys = calloc(n, sizeof(double));
-	int ns = 0, m = 0;
+	int ns = 0, m = 0, variant = 0;
 	for (size_t j = 0; s && xs && ys && j < n; j++) {
 		/* The newest result wins where one x was measured twice. */
 		if (j + 1 < n && !strcmp(pts[j].key, pts[j + 1].key) &&
 		    pts[j].x == pts[j + 1].x)
 			continue;
 		if (ns == 0 || strcmp(s[ns - 1].name, pts[j].key)) {
+			/* The system's colour; its groups (op=copy,
+			 * op=read) by marker and dash. */
+			variant = ns && s[ns - 1].color == pts[j].sys
+				      ? variant + 1
+				      : 0;
 			s[ns] = (struct ax_svg_series){
 			    pts[j].key,
 			    xs + m,
 			    ys + m,
 			    0,
 			    AX_SVG_LINES | AX_SVG_MARKERS,
-			    ns};
+			    pts[j].sys,
+			    variant,
+			    NULL};
 			ns++;
 		}
 		xs[m] = pts[j].x;
@@ -174,10 +191,10 @@ static double bytes_of(const json_t *r)
 	return ax_html_jnum(json_object_get(r, "extra"), "bytes");
 }
 
-/* Highest median on device dev in unit among the results of suites with
- * role. */
-static double ceiling(const struct ax_html_ctx *c, int dev, const char *unit,
-		      enum ax_role role)
+/* Highest median on system sys in unit among the results of suites with
+ * role; *from (may be NULL) gets that result. */
+static double ceiling(const struct ax_html_ctx *c, int sys, const char *unit,
+		      enum ax_role role, const json_t **from)
 {
 	double best = NAN;
 	size_t i;
@@ -185,48 +202,67 @@ static double ceiling(const struct ax_html_ctx *c, int dev, const char *unit,
 	json_array_foreach(c->d->results, i, r)
 	{
 		if (!ax_suite_doc_result_has_role(c->d->suites, r, role) ||
-		    !ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
+		    !ax_html_ok(r) || ax_html_system_of(c, r) != sys ||
 		    strcmp(ax_html_jstr(r, "unit"), unit))
 			continue;
 		double m = ax_html_jnum(r, "median");
-		if (isfinite(m) && !(m <= best))
+		if (isfinite(m) && !(m <= best)) {
 			best = m;
+			if (from)
+				*from = r;
+		}
 	}
 	return best;
 }
 
 /* Kernels on the roofline: GFLOP/s results that declared their bytes,
- * other than the compute ceiling's own. */
-static int roof_points(const struct ax_html_ctx *c, int dev, double *x,
-		       double *y)
+ * other than the compute ceiling's own, each named for its tooltip. */
+static int roof_points(const struct ax_html_ctx *c, int sys, double *x,
+		       double *y, char **names, double P, double B)
 {
 	size_t i;
 	json_t *r;
 	int n = 0;
 	json_array_foreach(c->d->results, i, r)
 	{
-		if (!ax_html_ok(r) || ax_html_device_index(c, r) != dev ||
+		if (!ax_html_ok(r) || ax_html_system_of(c, r) != sys ||
 		    strcmp(ax_html_jstr(r, "unit"), "GFLOP/s") ||
 		    ax_suite_doc_result_has_role(c->d->suites, r,
-						 AX_ROLE_COMPUTE_PEAK))
+						 AX_ROLE_COMPUTE_PEAK) ||
+		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
 		double ai = ax_html_jnum(r, "work") / bytes_of(r);
 		if (!isfinite(ai) || ai <= 0)
 			continue;
 		x[n] = ai;
-		y[n++] = ax_html_jnum(r, "median");
+		y[n] = ax_html_jnum(r, "median");
+		/* Name, figure, intensity and the share of the roof above
+		 * it: what a reader hovering a point wants. */
+		double roof = fmin(isfinite(P) ? P : INFINITY,
+				   isfinite(B) ? B * ai : INFINITY);
+		char *label = ax_html_case_label(r), share[64] = "";
+		if (isfinite(roof) && roof > 0)
+			snprintf(share, sizeof(share), ", %.0f %% of the roof",
+				 100 * y[n] / roof);
+		if (asprintf(&names[n], "%s %s (%.3g GFLOP/s at %.3g FLOP/B%s)",
+			     ax_html_jstr(r, "suite"), label ? label : "", y[n],
+			     ai, share) < 0)
+			names[n] = NULL;
+		free(label);
+		n++;
 	}
 	return n;
 }
 
-static bool roofline(struct ax_html_ctx *c, int dev)
+static bool roofline(struct ax_html_ctx *c, int sys)
 {
 	size_t cap = json_array_size(c->d->results) + 1;
 	double *x = calloc(cap, sizeof(double));
 	double *y = calloc(cap, sizeof(double));
-	double P = ceiling(c, dev, "GFLOP/s", AX_ROLE_COMPUTE_PEAK);
-	double B = ceiling(c, dev, "GB/s", AX_ROLE_BANDWIDTH_PEAK);
-	int n = x && y ? roof_points(c, dev, x, y) : 0;
+	char **names = calloc(cap, sizeof(char *));
+	double P = ceiling(c, sys, "GFLOP/s", AX_ROLE_COMPUTE_PEAK, NULL);
+	double B = ceiling(c, sys, "GB/s", AX_ROLE_BANDWIDTH_PEAK, NULL);
+	int n = x && y && names ? roof_points(c, sys, x, y, names, P, B) : 0;
 	bool drawn = n > 0 || isfinite(P);
 	if (drawn) {
 		/* Intensity axis: a decade each side of points and ridge. */
@@ -240,27 +276,48 @@ static bool roofline(struct ax_html_ctx *c, int dev)
 			cy[i] = fmin(isfinite(P) ? P : INFINITY,
 				     isfinite(B) ? B * cx[i] : INFINITY);
 		}
-		char title[400], cname[120];
+		char title[400], cname[200], pl[80], bl[80];
 		snprintf(title, sizeof(title),
-			 "Roofline of %s: GFLOP/s "
-			 "against arithmetic intensity (higher is better)",
-			 ax_html_device_name(c, dev));
+			 "Roofline of #%d %s: GFLOP/s against arithmetic "
+			 "intensity (higher is better)",
+			 sys + 1, ax_html_system_name(c, sys));
+		snprintf(pl, sizeof(pl), "measured peak %.3g GFLOP/s", P);
+		snprintf(bl, sizeof(bl), "measured bandwidth %.3g GB/s", B);
 		snprintf(cname, sizeof(cname), "ceiling: %s%s%s",
-			 isfinite(P) ? "measured peak" : "",
+			 isfinite(P) ? pl : "",
 			 isfinite(P) && isfinite(B) ? " and " : "",
-			 isfinite(B) ? "measured bandwidth" : "");
+			 isfinite(B) ? bl : "");
 		struct ax_svg_series s[2] = {
-		    {cname, cx, cy, 64, AX_SVG_DASHED, 6},
-		    {"kernels (GFLOP/s results)", x, y, n, AX_SVG_MARKERS, dev},
+		    {cname, cx, cy, 64, AX_SVG_DASHED, 6, 0, NULL},
+		    {"kernels (GFLOP/s results; hover for each)", x, y, n,
+		     AX_SVG_MARKERS, sys, 0, (const char *const *)names},
 		};
+		/* Each ceiling named where it is drawn, under its line
+		 * (which climbs away from the text): the peak at the flat
+		 * roof's right end, the bandwidth on its slope near the
+		 * left. */
+		struct ax_svg_note notes[2];
+		int nn = 0;
+		if (isfinite(P))
+			notes[nn++] = (struct ax_svg_note){hi, P, pl, 6, true};
+		if (isfinite(B)) {
+			double bx = lo * 3;
+			double by = fmin(B * bx, isfinite(P) ? P : INFINITY);
+			notes[nn++] = (struct ax_svg_note){bx, by, bl, 6, true};
+		}
 		struct ax_svg_plot p = {.title = title,
 					.xlabel = "FLOP per byte",
 					.ylabel = "GFLOP/s",
 					.xlog = true,
-					.ylog = true};
+					.ylog = true,
+					.notes = notes,
+					.n_notes = nn};
 		bool roof = isfinite(P) || isfinite(B);
 		ax_svg_plot(c->f, &p, roof ? s : s + 1, roof ? 2 : 1);
 	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	free(x);
 	free(y);
 	return drawn;
@@ -269,9 +326,9 @@ static bool roofline(struct ax_html_ctx *c, int dev)
 void ax_html_section_roofline(struct ax_html_ctx *c)
 {
 	int drawn = 0;
-	ax_html_h2(c, "roofline", "Roofline per device");
-	for (size_t i = 0; i < json_array_size(c->devices); i++)
-		drawn += roofline(c, (int)i);
+	ax_html_h2(c, "roofline", "Roofline per system");
+	for (int i = 0; i < c->n_sys && !ax_html_stopped(c); i++)
+		drawn += roofline(c, i);
 	if (!drawn)
 		ax_html_empty(c,
 			      "No GFLOP/s results with a byte count and no "

@@ -37,19 +37,22 @@ static bool has_speedup(const json_t *r)
 	return ax_html_ok(r) && isfinite(ax_html_jnum(r, "speedup_vs_cpu"));
 }
 
-/* A bar's label: what varies of the case, then the device where the
- * report has several and the run where it has several. */
+/* A bar's label: what varies of the case, then the system where the
+ * report has several and the run where one system has several. */
 static void bar_label(const struct ax_html_ctx *c, const json_t *r,
 		      const char *varying, char *buf, size_t len)
 {
+	char run[300];
+	int sys = ax_html_system_of(c, r);
 	int n = snprintf(buf, len, "%s", varying);
-	if (json_array_size(c->devices) > 1 && n >= 0 && (size_t)n < len)
-		n += snprintf(
-		    buf + n, len - (size_t)n, "%s%s", n ? " - " : "",
-		    ax_html_device_name(c, ax_html_device_index(c, r)));
-	if (c->n_runs > 1 && n >= 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "%srun %.0f", n ? " - " : "",
-			 ax_html_jnum(r, "run_id"));
+	if (c->n_sys > 1 && n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "%s#%d %s",
+			      n ? " - " : "", sys + 1,
+			      ax_html_system_name(c, sys));
+	if (sys >= 0 && json_array_size(c->sys[sys].runs) > 1 && n >= 0 &&
+	    (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s%s", n ? " - " : "",
+			 ax_html_run_name(c, r, run, sizeof(run)));
 }
 
 /* ---- cells ------------------------------------------------------------- */
@@ -112,12 +115,14 @@ static void text_cell(struct ax_html_ctx *c, const char *s)
 /* Run, suite, case and device: the first cells of every table here. */
 static void id_cells(struct ax_html_ctx *c, const json_t *r)
 {
-	char *label = ax_html_case_label(r);
-	fprintf(c->f, "<tr><td class=\"num\">%.0f</td>",
-		ax_html_jnum(r, "run_id"));
+	char *label = ax_html_case_label(r), run[300];
+	fputs("<tr>", c->f);
+	text_cell(c, ax_html_run_name(c, r, run, sizeof(run)));
 	text_cell(c, ax_html_jstr(r, "suite"));
 	text_cell(c, label ? label : "");
-	text_cell(c, ax_html_device_name(c, ax_html_device_index(c, r)));
+	fputs("<td>", c->f);
+	ax_html_system_chip(c, ax_html_system_of(c, r));
+	fputs("</td>", c->f);
 	free(label);
 }
 
@@ -209,7 +214,7 @@ static void ppw_chart(struct ax_html_ctx *c, const char *suite,
 {
 	struct ax_svg_bar *bars = calloc((size_t)n, sizeof(*bars));
 	char(*labels)[240] = calloc((size_t)n, sizeof(*labels));
-	int nd = (int)json_array_size(c->devices);
+	int nd = c->n_sys;
 	const char **legend = calloc((size_t)nd + 1, sizeof(char *));
 	char(*names)[300] = calloc((size_t)nd + 1, sizeof(*names));
 	if (bars && labels && legend && names) {
@@ -219,7 +224,7 @@ static void ppw_chart(struct ax_html_ctx *c, const char *suite,
 				  sizeof(labels[i]));
 			bars[i] = (struct ax_svg_bar){
 			    labels[i],
-			    ax_html_device_index(c, rs[i]),
+			    ax_html_system_of(c, rs[i]),
 			    ax_html_jnum(p, "perf_per_w"),
 			    NAN,
 			    NAN,
@@ -228,8 +233,8 @@ static void ppw_chart(struct ax_html_ctx *c, const char *suite,
 				: NULL};
 		}
 		for (int i = 0; i < nd; i++) {
-			snprintf(names[i], sizeof(names[i]), "%s",
-				 ax_html_device_name(c, i));
+			snprintf(names[i], sizeof(names[i]), "#%d %s", i + 1,
+				 ax_html_system_name(c, i));
 			legend[i] = names[i];
 		}
 		char title[300], axis[120];
@@ -439,7 +444,7 @@ static void section_energy(struct ax_html_ctx *c)
 	      c->f);
 	fputs("<div class=\"wide\"><table "
 	      "class=\"eff\"><tr><th>Run</th><th>Suite</th>"
-	      "<th>Case</th><th>Device</th><th>Sensor</th>"
+	      "<th>Case</th><th>System</th><th>Sensor</th>"
 	      "<th>W mean / max</th><th>Idle W</th><th>J per repetition</th>"
 	      "<th>J per repetition, net of idle</th>"
 	      "<th>Energy per unit of work</th><th>Perf per W</th>"
@@ -473,7 +478,7 @@ static void section_verdicts(struct ax_html_ctx *c)
 			fputs("<h3>Throttling without a power figure</h3>\n"
 			      "<div class=\"wide\"><table "
 			      "class=\"eff\"><tr><th>Run</th>"
-			      "<th>Suite</th><th>Case</th><th>Device</th>"
+			      "<th>Suite</th><th>Case</th><th>System</th>"
 			      "<th>Throttled</th></tr>\n",
 			      c->f);
 		id_cells(c, r);
@@ -591,7 +596,7 @@ static void section_speedup(struct ax_html_ctx *c)
 	      "the host CPU.</p>\n"
 	      "<div class=\"wide\"><table "
 	      "class=\"eff\"><tr><th>Run</th><th>Suite</th>"
-	      "<th>Case</th><th>Device</th><th>Device median</th>"
+	      "<th>Case</th><th>System</th><th>Device median</th>"
 	      "<th>CPU median</th><th>CPU library</th><th>Speed-up</th>"
 	      "</tr>\n",
 	      c->f);

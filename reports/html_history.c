@@ -11,9 +11,27 @@
 /* Key of a result across runs: device, suite, parameter hash. */
 static void key_of(const json_t *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s\x1f%s\x1f%s",
+	snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%s",
 		 ax_html_jstr(json_object_get(r, "device"), "fingerprint"),
+		 ax_html_jstr(json_object_get(r, "device"), "name"),
 		 ax_html_jstr(r, "suite"), ax_html_jstr(r, "params_hash"));
+}
+
+/* One run: its database and id (ids repeat across databases). */
+static bool same_run(const json_t *a, const json_t *b)
+{
+	return ax_html_jnum(a, "run_id") == ax_html_jnum(b, "run_id") &&
+	       !strcmp(ax_html_jstr(a, "source"), ax_html_jstr(b, "source"));
+}
+
+/* Results by start time, then their order in d->results: databases
+ * read one after another still make one history. */
+static int by_time(const void *x, const void *y)
+{
+	const json_t *const *a = x, *const *b = y;
+	int c = strcmp(ax_html_jstr(*a, "started_at"),
+		       ax_html_jstr(*b, "started_at"));
+	return c ? c : (*a < *b ? -1 : *a > *b);
 }
 
 static double *values(const json_t *r, int *n)
@@ -69,10 +87,15 @@ static void history_row(struct ax_html_ctx *c, const json_t *prev,
 		ax_html_escape(c->f, label);
 		fputs(" on ", c->f);
 		ax_html_escape(
-		    c->f, ax_html_device_name(c, ax_html_device_index(c, r)));
+		    c->f, ax_html_jstr(json_object_get(r, "device"), "name"));
 		free(label);
 	}
-	fprintf(c->f, "</td><td>%.0f</td><td>", ax_html_jnum(r, "run_id"));
+	char run[300];
+	fputs("</td><td>", c->f);
+	ax_html_system_chip(c, ax_html_system_of(c, r));
+	fputs("</td><td>", c->f);
+	ax_html_escape(c->f, ax_html_run_name(c, r, run, sizeof(run)));
+	fputs("</td><td>", c->f);
 	ax_html_escape(c->f, ax_html_jstr(r, "started_at"));
 	fprintf(c->f, "</td><td class=\"num\">%.4g</td><td>",
 		ax_html_jnum(r, "median"));
@@ -85,21 +108,20 @@ static void history_row(struct ax_html_ctx *c, const json_t *prev,
 	fputs("</tr>\n", c->f);
 }
 
-/* Rows of one key, oldest first (results arrive oldest first). */
-static int history_key(struct ax_html_ctx *c, const char *key, int *regs)
+/* Rows of one key, oldest first (sorted holds the results by time). */
+static int history_key(struct ax_html_ctx *c, const json_t **sorted, size_t ns,
+		       const char *key, int *regs)
 {
-	size_t i;
-	json_t *r;
 	const json_t *prev = NULL;
 	int n = 0;
-	json_array_foreach(c->d->results, i, r)
-	{
-		char k[400];
+	for (size_t i = 0; i < ns; i++) {
+		const json_t *r = sorted[i];
+		char k[800];
 		key_of(r, k, sizeof(k));
-		if (!ax_html_ok(r) || strcmp(k, key))
+		if (!ax_html_ok(r) || strcmp(k, key) ||
+		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
-		if (prev &&
-		    ax_html_jnum(prev, "run_id") == ax_html_jnum(r, "run_id"))
+		if (prev && same_run(prev, r))
 			continue; /* a repeat within one run */
 		history_row(c, prev, r, n == 0, regs);
 		prev = r;
@@ -116,16 +138,21 @@ static json_t *repeated_keys(const struct ax_html_ctx *c)
 	json_t *r;
 	json_array_foreach(c->d->results, i, r)
 	{
-		char k[400];
-		if (!ax_html_ok(r))
+		char k[800], run[600];
+		/* A tuning session measures with its own settings: against
+		 * a run's figure of the same point it would read as a
+		 * change that is none. */
+		if (!ax_html_ok(r) ||
+		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
 		key_of(r, k, sizeof(k));
 		json_t *first = json_object_get(runs, k);
-		double run = ax_html_jnum(r, "run_id");
+		snprintf(run, sizeof(run), "%s\x1f%.0f",
+			 ax_html_jstr(r, "source"), ax_html_jnum(r, "run_id"));
 		if (!first) {
-			json_object_set_new(runs, k, json_real(run));
-		} else if (json_is_real(first) &&
-			   json_real_value(first) != run) {
+			json_object_set_new(runs, k, json_string(run));
+		} else if (json_is_string(first) &&
+			   strcmp(json_string_value(first), run)) {
 			json_array_append_new(keys, json_string(k));
 			json_object_set_new(runs, k, json_null()); /* listed */
 		}
@@ -147,16 +174,26 @@ void ax_html_section_history(struct ax_html_ctx *c)
 		json_decref(keys);
 		return;
 	}
-	fputs("<p>Each run against the run before it, from the raw samples "
-	      "(Mann-Whitney U, Hodges-Lehmann shift with a 95 % interval, "
-	      "2 % minimum effect). Change is + when better.</p>\n<table>"
-	      "<tr><th>Result</th><th>Run</th><th>Started</th><th>Median"
-	      "</th><th>Unit</th><th>Verdict against the previous run</th>"
-	      "</tr>\n",
+	size_t ns = json_array_size(c->d->results);
+	const json_t **sorted = calloc(ns + 1, sizeof(*sorted));
+	if (!sorted) {
+		json_decref(keys);
+		return;
+	}
+	for (size_t j = 0; j < ns; j++)
+		sorted[j] = json_array_get(c->d->results, j);
+	qsort(sorted, ns, sizeof(*sorted), by_time);
+	fputs("<p>Each run against the run before it on the same device, "
+	      "from the raw samples (Mann-Whitney U, Hodges-Lehmann shift "
+	      "with a 95 % interval, 2 % minimum effect). Change is + when "
+	      "better.</p>\n<table><tr><th>Result</th><th>System</th>"
+	      "<th>Run</th><th>Started</th><th>Median</th><th>Unit</th>"
+	      "<th>Verdict against the previous run</th></tr>\n",
 	      c->f);
 	json_array_foreach(keys, i, k) if (!ax_html_stopped(c))
-	    history_key(c, json_string_value(k), &regs);
+	    history_key(c, sorted, ns, json_string_value(k), &regs);
 	fprintf(c->f, "</table>\n<p>%d regression%s marked.</p>\n", regs,
 		regs == 1 ? "" : "s");
+	free(sorted);
 	json_decref(keys);
 }

@@ -1,5 +1,6 @@
-/* reports/html_suites.c - median bars per suite with IQR whiskers, % of
- * the measured peak, and the list of results that need attention. */
+/* reports/html_suites.c - per case, one bar per system: the median with
+ * its 95 % interval, the ratio to the reference and % of the measured
+ * peak; and the list of results that need attention. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strverscmp */
 #endif
@@ -12,14 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BARS_PER_CHART 40
-
-struct row {
-	const json_t *r;
-	char *label; /* case label */
-	int dev;
-	double run;
-};
+/* Bars in one chart at most: more become parts, so that a chart fits
+ * a screen or two. */
+#define BARS_PER_CHART 48
 
 /* "64K" -> 65536, "37" -> 37; false when the text is not such a number. */
 static bool label_number(const char *s, size_t len, double *out)
@@ -42,7 +38,7 @@ static bool label_number(const char *s, size_t len, double *out)
 
 /* Case labels compare token by token ("name=value"), values as numbers
  * with K/M/G suffixes where they are numbers: chunk=64K before chunk=1M. */
-static int label_cmp(const char *a, const char *b)
+int ax_html_label_cmp(const char *a, const char *b)
 {
 	while (*a && *b) {
 		size_t la = strcspn(a, " "), lb = strcspn(b, " ");
@@ -66,19 +62,9 @@ static int label_cmp(const char *a, const char *b)
 	return (*a != 0) - (*b != 0);
 }
 
-static int row_cmp(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c = label_cmp(x->label, y->label);
-	if (c)
-		return c;
-	if (x->dev != y->dev)
-		return x->dev - y->dev;
-	return (x->run > y->run) - (x->run < y->run);
-}
-
-/* Highest median of a compute-peak suite on device dev in unit, or NAN. */
-static double measured_peak(const struct ax_html_ctx *c, int dev,
+/* Highest median of a compute-peak suite on system sys in unit, or
+ * NAN. */
+static double measured_peak(const struct ax_html_ctx *c, int sys,
 			    const char *unit)
 {
 	double best = NAN;
@@ -90,110 +76,13 @@ static double measured_peak(const struct ax_html_ctx *c, int dev,
 		    !ax_suite_doc_result_has_role(c->d->suites, r,
 						  AX_ROLE_COMPUTE_PEAK) ||
 		    strcmp(ax_html_jstr(r, "unit"), unit) ||
-		    ax_html_device_index(c, r) != dev)
+		    ax_html_system_of(c, r) != sys)
 			continue;
 		double m = ax_html_jnum(r, "median");
 		if (isfinite(m) && !(m <= best))
 			best = m;
 	}
 	return best;
-}
-
-static void bar_text(const struct ax_html_ctx *c, const struct row *w,
-		     char *label, size_t ll, char *note, size_t nl)
-{
-	char badges[200];
-	int n = snprintf(label, ll, "%s", w->label);
-	if (json_array_size(c->devices) > 1)
-		n += snprintf(label + n, ll - (size_t)n, " - %s",
-			      ax_html_device_name(c, w->dev));
-	if (c->n_runs > 1)
-		snprintf(label + n, ll - (size_t)n, " - run %.0f", w->run);
-	note[0] = 0;
-	double peak = measured_peak(c, w->dev, ax_html_jstr(w->r, "unit"));
-	if (isfinite(peak) && peak > 0 &&
-	    !ax_suite_doc_result_has_role(c->d->suites, w->r,
-					  AX_ROLE_COMPUTE_PEAK))
-		snprintf(note, nl, "%.0f%% of measured peak",
-			 100 * ax_html_jnum(w->r, "median") / peak);
-	ax_html_badges(w->r, badges, sizeof(badges));
-	if (*badges)
-		snprintf(note + strlen(note), nl - strlen(note), "%s[%s]",
-			 *note ? " " : "", badges);
-}
-
-static void chart(struct ax_html_ctx *c, const char *suite, const char *unit,
-		  bool hib, const char *common, struct row *rows, int n,
-		  int part, int parts)
-{
-	struct ax_svg_bar *bars = calloc((size_t)n, sizeof(*bars));
-	char(*labels)[200] = calloc((size_t)n, sizeof(*labels));
-	char(*notes)[240] = calloc((size_t)n, sizeof(*notes));
-	int nd = (int)json_array_size(c->devices);
-	const char **legend = calloc((size_t)nd + 1, sizeof(char *));
-	char(*names)[300] = calloc((size_t)nd + 1, sizeof(*names));
-	if (bars && labels && notes && legend && names) {
-		for (int i = 0; i < n; i++) {
-			bar_text(c, &rows[i], labels[i], sizeof(labels[i]),
-				 notes[i], sizeof(notes[i]));
-			bars[i] = (struct ax_svg_bar){
-			    labels[i],
-			    rows[i].dev,
-			    ax_html_jnum(rows[i].r, "median"),
-			    ax_html_jnum(rows[i].r, "q1"),
-			    ax_html_jnum(rows[i].r, "q3"),
-			    notes[i]};
-		}
-		for (int i = 0; i < nd; i++) {
-			snprintf(names[i], sizeof(names[i]), "%s",
-				 ax_html_device_name(c, i));
-			legend[i] = names[i];
-		}
-		char title[300], axis[100];
-		int k = snprintf(title, sizeof(title),
-				 "%s: median %s (%s is "
-				 "better); whiskers: interquartile range",
-				 suite, unit, hib ? "higher" : "lower");
-		if (parts > 1)
-			k += snprintf(title + k, sizeof(title) - (size_t)k,
-				      " (part %d of %d)", part, parts);
-		if (*common) {
-			fputs("<p class=\"common\">Every bar: ", c->f);
-			ax_html_escape(c->f, common);
-			fputs("</p>\n", c->f);
-		}
-		snprintf(axis, sizeof(axis), "%s, %s is better", unit,
-			 hib ? "higher" : "lower");
-		ax_svg_hbars(c->f, title, axis, bars, n, legend,
-			     nd > 1 ? nd : 0);
-	}
-	free(bars);
-	free(labels);
-	free(notes);
-	free(legend);
-	free(names);
-}
-
-/* Ok results of suite in unit, sorted by case, device, run. */
-static int collect(struct ax_html_ctx *c, const char *suite, const char *unit,
-		   struct row *rows, bool *hib)
-{
-	size_t i;
-	json_t *r;
-	int n = 0;
-	json_array_foreach(c->d->results, i, r)
-	{
-		if (!ax_html_ok(r) || strcmp(ax_html_jstr(r, "suite"), suite) ||
-		    strcmp(ax_html_jstr(r, "unit"), unit))
-			continue;
-		char *l = ax_html_case_label(r);
-		rows[n++] = (struct row){r, l ? l : strdup(""),
-					 ax_html_device_index(c, r),
-					 ax_html_jnum(r, "run_id")};
-		*hib = json_is_true(json_object_get(r, "higher_is_better"));
-	}
-	qsort(rows, (size_t)n, sizeof(*rows), row_cmp);
-	return n;
 }
 
 /* Does every label hold token tok (a whole "name=value")? */
@@ -260,64 +149,216 @@ void ax_html_strip_common(char **labels, int n, char *common, size_t clen)
 	free(first);
 }
 
-/* ax_html_strip_common over the rows' labels. */
-static void strip_common(struct row *rows, int n, char *common, size_t clen)
+/* ---- per case ---------------------------------------------------------- */
+
+/* The text beside system s's bar for case k: the median and half its
+ * 95 % interval, then the ratio to the reference, % of the measured peak
+ * and badges; or why there is no bar. */
+static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
+		      int s, char *text, size_t tl, char *tip, size_t pl)
+{
+	const json_t *r = k->by_sys[s], *ref = k->by_sys[c->ref];
+	char v[32], ratio[80], run[300];
+	size_t n;
+	if (!r) {
+		snprintf(text, tl, "not measured");
+		snprintf(tip, pl, "%s did not measure this case",
+			 ax_html_system_name(c, s));
+		return;
+	}
+	ax_html_run_name(c, r, run, sizeof(run));
+	if (!ax_html_ok(r)) {
+		const char *why =
+		    ax_html_status_words(ax_html_jstr(r, "status"));
+		snprintf(text, tl, "failed: %s (no figure)", why);
+		snprintf(tip, pl, "%s, %s: %s%s%s", ax_html_system_name(c, s),
+			 run, why, *ax_html_jstr(r, "error") ? ": " : "",
+			 ax_html_jstr(r, "error"));
+		return;
+	}
+	double m = ax_html_jnum(r, "median");
+	double lo = ax_html_jnum(r, "ci_lo"), hi = ax_html_jnum(r, "ci_hi");
+	ax_svg_format(m, AX_SVG_NUM, v, sizeof(v));
+	n = (size_t)snprintf(text, tl, "%s", v);
+	if (isfinite(lo) && isfinite(hi) && n < tl)
+		n += (size_t)snprintf(text + n, tl - n, " \xc2\xb1%.2g",
+				      (hi - lo) / 2);
+	if (c->n_sys > 1 && n < tl) {
+		if (s == c->ref)
+			n += (size_t)snprintf(text + n, tl - n,
+					      " \xc2\xb7 reference");
+		else if (ref && ax_html_ok(ref))
+			n += (size_t)snprintf(
+			    text + n, tl - n, " \xc2\xb7 %s",
+			    ax_html_ratio_text(
+				ax_html_ratio(m, ax_html_jnum(ref, "median"),
+					      k->hib),
+				ratio, sizeof(ratio)));
+	}
+	double peak = measured_peak(c, s, k->unit);
+	if (isfinite(peak) && peak > 0 && n < tl &&
+	    !ax_suite_doc_result_has_role(c->d->suites, r,
+					  AX_ROLE_COMPUTE_PEAK))
+		n += (size_t)snprintf(text + n, tl - n,
+				      " \xc2\xb7 %.0f%% of measured peak",
+				      100 * m / peak);
+	if (json_is_true(
+		json_object_get(json_object_get(r, "power"), "throttled")) &&
+	    n < tl)
+		snprintf(text + n, tl - n, " [throttled]");
+	snprintf(tip, pl,
+		 "%s, %s: median %.4g %s, 95 %% interval %.4g to %.4g, "
+		 "%.0f samples, %s",
+		 ax_html_system_name(c, s), run, m, k->unit, lo, hi,
+		 ax_html_jnum(r, "n"),
+		 ax_html_stop_words(ax_html_jstr(r, "stop_reason")));
+}
+
+/* One chart of n cases of one suite and unit; labels are what varies. */
+static void case_chart(struct ax_html_ctx *c, const struct ax_html_case *k,
+		       char **labels, int n, int part, int parts)
+{
+	int ns = c->n_sys, nb = n * ns;
+	struct ax_svg_group *g = calloc((size_t)n + 1, sizeof(*g));
+	struct ax_svg_gbar *b = calloc((size_t)nb + 1, sizeof(*b));
+	char(*texts)[300] = calloc((size_t)nb + 1, sizeof(*texts));
+	char(*tips)[600] = calloc((size_t)nb + 1, sizeof(*tips));
+	char(*tags)[16] = calloc((size_t)ns + 1, sizeof(*tags));
+	const char **legend = calloc((size_t)ns + 1, sizeof(char *));
+	char(*names)[400] = calloc((size_t)ns + 1, sizeof(*names));
+	if (!g || !b || !texts || !tips || !tags || !legend || !names)
+		goto out;
+	for (int s = 0; s < ns; s++) {
+		snprintf(tags[s], sizeof(tags[s]), "#%d", s + 1);
+		snprintf(names[s], sizeof(names[s]), "#%d %s", s + 1,
+			 ax_html_system_name(c, s));
+		legend[s] = names[s];
+	}
+	for (int i = 0; i < n; i++) {
+		for (int s = 0; s < ns; s++) {
+			const json_t *r = k[i].by_sys[s];
+			int at = i * ns + s;
+			bool ok = r && ax_html_ok(r);
+			bar_texts(c, &k[i], s, texts[at], sizeof(texts[at]),
+				  tips[at], sizeof(tips[at]));
+			b[at] = (struct ax_svg_gbar){
+			    .series = s,
+			    .tag = ns > 1 ? tags[s] : NULL,
+			    .value = ok ? ax_html_jnum(r, "median") : NAN,
+			    .lo = ok ? ax_html_jnum(r, "ci_lo") : NAN,
+			    .hi = ok ? ax_html_jnum(r, "ci_hi") : NAN,
+			    .text = texts[at],
+			    .tip = tips[at],
+			    .alert = r && !ok};
+		}
+		g[i] = (struct ax_svg_group){
+		    *labels[i] ? labels[i] : "(the parameters above)",
+		    b + i * ns, ns};
+	}
+	char title[400], axis[200];
+	int t = snprintf(title, sizeof(title),
+			 "%s: median %s per case (%s is better); whiskers: "
+			 "95 %% interval of the median",
+			 k->suite, k->unit, k->hib ? "higher" : "lower");
+	if (parts > 1)
+		snprintf(title + t, sizeof(title) - (size_t)t,
+			 " (part %d of %d)", part, parts);
+	snprintf(axis, sizeof(axis), "%s, %s is better", k->unit,
+		 k->hib ? "higher" : "lower");
+	struct ax_svg_gchart ch = {.title = title,
+				   .axis = axis,
+				   .legend = ns > 1 ? legend : NULL,
+				   .n_legend = ns > 1 ? ns : 0,
+				   .mark = NAN};
+	ax_svg_groups(c->f, &ch, g, n);
+out:
+	free(g);
+	free(b);
+	free(texts);
+	free(tips);
+	free(tags);
+	free(legend);
+	free(names);
+}
+
+/* The charts of the n cases of one suite and unit (k[0..n)). */
+static void suite_charts(struct ax_html_ctx *c, const struct ax_html_case *k,
+			 int n)
 {
 	char **labels = calloc((size_t)n + 1, sizeof(char *));
-	common[0] = 0;
+	char common[600];
 	if (!labels)
 		return;
 	for (int i = 0; i < n; i++)
-		labels[i] = rows[i].label;
-	ax_html_strip_common(labels, n, common, clen);
-	free(labels);
-}
-
-static void suite_charts(struct ax_html_ctx *c, const char *suite,
-			 const char *unit)
-{
-	struct row *rows =
-	    calloc(json_array_size(c->d->results) + 1, sizeof(*rows));
-	bool hib = true;
-	if (!rows)
-		return;
-	int n = collect(c, suite, unit, rows, &hib);
-	char common[400];
-	strip_common(rows, n, common, sizeof(common));
-	int parts = (n + BARS_PER_CHART - 1) / BARS_PER_CHART;
-	for (int p = 0; p < parts && !ax_html_stopped(c); p++) {
-		int k = n - p * BARS_PER_CHART;
-		chart(c, suite, unit, hib, common, rows + p * BARS_PER_CHART,
-		      k < BARS_PER_CHART ? k : BARS_PER_CHART, p + 1, parts);
-	}
+		labels[i] = strdup(k[i].label ? k[i].label : "");
 	for (int i = 0; i < n; i++)
-		free(rows[i].label);
-	free(rows);
+		if (!labels[i])
+			goto out;
+	ax_html_strip_common(labels, n, common, sizeof(common));
+	if (*common) {
+		fputs("<p class=\"common\">Every case of ", c->f);
+		ax_html_escape(c->f, k->suite);
+		fputs(" below: ", c->f);
+		ax_html_escape(c->f, common);
+		fputs("</p>\n", c->f);
+	}
+	int per = BARS_PER_CHART / c->n_sys;
+	per = per < 4 ? 4 : per;
+	int parts = (n + per - 1) / per;
+	for (int p = 0; p < parts && !ax_html_stopped(c); p++) {
+		int left = n - p * per;
+		case_chart(c, k + p * per, labels + p * per,
+			   left < per ? left : per, p + 1, parts);
+	}
+out:
+	for (int i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
 }
 
 void ax_html_section_medians(struct ax_html_ctx *c)
 {
-	json_t *seen = json_object();
-	size_t i;
-	json_t *r;
-	ax_html_h2(c, "medians", "Medians per suite and case");
-	json_array_foreach(c->d->results, i, r)
-	{
-		char key[300];
-		if (!ax_html_ok(r) || ax_html_stopped(c))
-			continue;
-		snprintf(key, sizeof(key), "%s\x1f%s", ax_html_jstr(r, "suite"),
-			 ax_html_jstr(r, "unit"));
-		if (json_object_get(seen, key))
-			continue;
-		json_object_set_new(seen, key, json_true());
-		suite_charts(c, ax_html_jstr(r, "suite"),
-			     ax_html_jstr(r, "unit"));
-	}
-	if (json_object_size(seen) == 0)
+	ax_html_h2(c, "medians", "Per case");
+	if (c->n_cases == 0) {
 		ax_html_empty(c, "No successful results in the selected data, "
 				 "so there is nothing to chart.");
-	json_decref(seen);
+		if (c->n_tune_left)
+			fprintf(c->f,
+				"<p class=\"empty\">%d measurement%s of tuning "
+				"sessions left out (see Tuning; "
+				"<code>--include-tune</code> charts them "
+				"here).</p>\n",
+				c->n_tune_left, c->n_tune_left == 1 ? "" : "s");
+		return;
+	}
+	fputs("<p>One group of bars per case, sorted by suite and then "
+	      "parameters, one bar per system. Beside each bar: the median, "
+	      "&plusmn; half its 95 % interval",
+	      c->f);
+	if (c->n_sys > 1)
+		fputs(", and the ratio to the reference (above 1 is better, "
+		      "whatever the unit's direction)",
+		      c->f);
+	fputs(". A system's newest result of a case is shown; a failed one "
+	      "says so and has no bar.",
+	      c->f);
+	if (c->n_tune_left)
+		fprintf(c->f,
+			" %d measurement%s of tuning sessions %s left out "
+			"(the Tuning section has them; "
+			"<code>--include-tune</code> charts them here).",
+			c->n_tune_left, c->n_tune_left == 1 ? "" : "s",
+			c->n_tune_left == 1 ? "is" : "are");
+	fputs("</p>\n", c->f);
+	for (int i = 0; i < c->n_cases && !ax_html_stopped(c);) {
+		int j = i + 1;
+		while (j < c->n_cases &&
+		       !strcmp(c->cases[j].suite, c->cases[i].suite) &&
+		       !strcmp(c->cases[j].unit, c->cases[i].unit))
+			j++;
+		suite_charts(c, &c->cases[i], j - i);
+		i = j;
+	}
 }
 
 /* ---- attention -------------------------------------------------------- */
@@ -326,13 +367,15 @@ static void attention_row(struct ax_html_ctx *c, const json_t *r,
 			  const char *badges)
 {
 	char *label = ax_html_case_label(r);
-	fprintf(c->f, "<tr><td>%.0f</td><td>", ax_html_jnum(r, "run_id"));
+	char run[300];
+	fputs("<tr><td>", c->f);
+	ax_html_escape(c->f, ax_html_run_name(c, r, run, sizeof(run)));
+	fputs("</td><td>", c->f);
 	ax_html_escape(c->f, ax_html_jstr(r, "suite"));
 	fputs("</td><td>", c->f);
 	ax_html_escape(c->f, label);
 	fputs("</td><td>", c->f);
-	ax_html_escape(c->f,
-		       ax_html_device_name(c, ax_html_device_index(c, r)));
+	ax_html_system_chip(c, ax_html_system_of(c, r));
 	fputs("</td><td>", c->f);
 	char *tok = strdup(badges), *save = NULL;
 	for (char *b = strtok_r(tok, ",", &save); b;
@@ -342,6 +385,9 @@ static void attention_row(struct ax_html_ctx *c, const json_t *r,
 		fputs("</span>", c->f);
 	}
 	free(tok);
+	fputs("</td><td>", c->f);
+	ax_html_escape(c->f,
+		       ax_html_stop_words(ax_html_jstr(r, "stop_reason")));
 	fputs("</td><td>", c->f);
 	ax_html_escape(c->f, ax_html_jstr(r, "error"));
 	fputs("</td></tr>\n", c->f);
@@ -358,22 +404,28 @@ void ax_html_section_attention(struct ax_html_ctx *c)
 	{
 		char badges[200];
 		ax_html_badges(r, badges, sizeof(badges));
-		if (!*badges)
+		/* A tuning trial's noise is the tuner's business (it
+		 * re-times its best); its failures are listed. */
+		if (!*badges || (ax_html_is_tune(r) && ax_html_ok(r) &&
+				 !c->d->include_tune))
 			continue;
 		if (n++ == 0)
-			fputs("<p>Failed results are never shown as speeds; "
-			      "noisy ones have a median interval wider than "
-			      "+/-5 %; throttled ones were measured on a "
-			      "slowed device (the efficiency section has the "
-			      "evidence).</p>\n<table><tr><th>Run</th><th>Suite"
-			      "</th><th>Case</th><th>Device</th><th>Badges"
-			      "</th><th>Error</th></tr>\n",
-			      c->f);
+			fputs(
+			    "<p>Failed results are never shown as speeds; "
+			    "noisy ones have a median interval wider than "
+			    "+/-5 %; throttled ones were measured on a "
+			    "slowed device (the efficiency section has the "
+			    "evidence). Tuning trials are listed only when "
+			    "they failed.</p>\n<table><tr><th>Run</th><th>Suite"
+			    "</th><th>Case</th><th>System</th><th>Badges"
+			    "</th><th>Sampling ended</th><th>Error</th>"
+			    "</tr>\n",
+			    c->f);
 		attention_row(c, r, badges);
 	}
 	if (n)
 		fputs("</table>\n", c->f);
 	else
-		ax_html_empty(c, "No failed, timed-out, noisy or throttled "
+		ax_html_empty(c, "No failed, noisy, interrupted or throttled "
 				 "results.");
 }

@@ -131,8 +131,8 @@ static void metric_chart(struct ax_html_ctx *c, const json_t *tel,
 	char mark[80];
 	snprintf(mark, sizeof(mark), "timed span from %.3g s", t0);
 	struct ax_svg_series s[2] = {
-	    {m->name, x, y, x && y ? k : 0, AX_SVG_LINES, dev},
-	    {mark, mx, my, 2, AX_SVG_DASHED, 6},
+	    {m->name, x, y, x && y ? k : 0, AX_SVG_LINES, dev, 0, NULL},
+	    {mark, mx, my, 2, AX_SVG_DASHED, 6, 0, NULL},
 	};
 	struct ax_svg_plot p = {.title = m->title,
 				.xlabel = "time (s)",
@@ -161,8 +161,10 @@ static void caption(struct ax_html_ctx *c, const json_t *r, const json_t *tel,
 	fputs(" ", c->f);
 	ax_html_escape(c->f, label ? label : "");
 	fputs("</strong> on ", c->f);
-	ax_html_escape(c->f, ax_html_device_name(c, dev));
-	fprintf(c->f, ", run %.0f", ax_html_jnum(r, "run_id"));
+	char run[300];
+	ax_html_system_chip(c, dev);
+	fprintf(c->f, ", ");
+	ax_html_escape(c->f, ax_html_run_name(c, r, run, sizeof(run)));
 	if (!ax_html_ok(r)) {
 		fputs(" <span class=\"badge\">", c->f);
 		ax_html_escape(c->f, ax_html_jstr(r, "status"));
@@ -199,7 +201,7 @@ static void caption(struct ax_html_ctx *c, const json_t *r, const json_t *tel,
 static void result_charts(struct ax_html_ctx *c, const json_t *r,
 			  const json_t *tel)
 {
-	int dev = ax_html_device_index(c, r);
+	int dev = ax_html_system_of(c, r);
 	caption(c, r, tel, dev);
 	fputs("<div class=\"tl\">\n", c->f);
 	for (size_t i = 0; i < N_METRICS && !ax_html_stopped(c); i++)

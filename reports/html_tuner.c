@@ -1,5 +1,6 @@
-/* reports/html_tuner.c - tuner convergence (best so far against
- * evaluations, per strategy) and which parameters mattered. */
+/* reports/html_tuner.c - tuning sessions: convergence (best so far
+ * against evaluations), each session's best point against the defaults,
+ * and which parameters mattered. */
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
 #include "reports/svg.h"
@@ -59,17 +60,22 @@ static void session_name(const struct ax_html_ctx *c, const json_t *s,
 			 (long long)json_integer_value(sv));
 	else
 		snprintf(seed, sizeof(seed), "%s", ax_html_jstr(s, "seed"));
-	int dev = -1;
-	for (size_t i = 0; i < json_array_size(c->devices); i++)
-		if (!strcmp(ax_html_jstr(json_array_get(c->devices, i),
-					 "fingerprint"),
-			    ax_html_jstr(json_object_get(s, "device"),
-					 "fingerprint")))
-			dev = (int)i;
-	snprintf(buf, len, "%s seed %s, session %.0f%s%s",
-		 ax_html_jstr(s, "strategy"), seed, ax_html_jnum(s, "id"),
-		 dev >= 0 ? " on " : "",
-		 dev >= 0 ? ax_html_device_name(c, dev) : "");
+	int sys = ax_html_session_system(c, s);
+	const char *src = ax_html_jstr(s, "source");
+	const char *base = strrchr(src, '/');
+	char where[300] = "";
+	if (c->d->n_sources > 1 && *src)
+		snprintf(where, sizeof(where), " in %s", base ? base + 1 : src);
+	if (sys >= 0)
+		snprintf(buf, len, "#%d %s: %s seed %s, session %.0f%s",
+			 sys + 1, ax_html_system_name(c, sys),
+			 ax_html_jstr(s, "strategy"), seed,
+			 ax_html_jnum(s, "id"), where);
+	else
+		snprintf(buf, len, "%s seed %s, session %.0f%s on %s",
+			 ax_html_jstr(s, "strategy"), seed,
+			 ax_html_jnum(s, "id"), where,
+			 ax_html_jstr(json_object_get(s, "device"), "name"));
 }
 
 static void convergence_chart(struct ax_html_ctx *c, const char *suite)
@@ -82,7 +88,7 @@ static void convergence_chart(struct ax_html_ctx *c, const char *suite)
 	double *xy = calloc(2 * cap + 2, sizeof(double));
 	size_t nsess = json_array_size(c->d->sessions);
 	struct ax_svg_series *ser = calloc(nsess + 1, sizeof(*ser));
-	char(*names)[300] = calloc(nsess + 1, sizeof(*names));
+	char(*names)[400] = calloc(nsess + 1, sizeof(*names));
 	bool hib = true;
 	size_t used = 0;
 	json_array_foreach(c->d->sessions, i, s)
@@ -95,8 +101,19 @@ static void convergence_chart(struct ax_html_ctx *c, const char *suite)
 		int n = best_so_far(s, hib, x, y);
 		used += (size_t)n;
 		session_name(c, s, names[ns], sizeof(names[ns]));
-		ser[ns] = (struct ax_svg_series){
-		    names[ns], x, y, n, AX_SVG_LINES | AX_SVG_MARKERS, ns};
+		/* The system's colour; its sessions apart by marker and
+		 * dash. */
+		int sys = ax_html_session_system(c, s), variant = 0;
+		for (int k = 0; k < ns; k++)
+			variant += ser[k].color == (sys >= 0 ? sys : 6);
+		ser[ns] = (struct ax_svg_series){names[ns],
+						 x,
+						 y,
+						 n,
+						 AX_SVG_LINES | AX_SVG_MARKERS,
+						 sys >= 0 ? sys : 6,
+						 variant,
+						 NULL};
 		ns++;
 	}
 	char title[200];
@@ -113,6 +130,129 @@ static void convergence_chart(struct ax_html_ctx *c, const char *suite)
 	free(xy);
 	free(ser);
 	free(names);
+}
+
+/* ---- the best point ----------------------------------------------------- */
+
+/* The session's results of role ("default", "retime"): the best median
+ * in the suite's direction, and its unit; NAN when there is none. */
+static double role_best(const struct ax_html_ctx *c, const json_t *s,
+			const char *role, bool hib, const char **unit)
+{
+	size_t i;
+	json_t *r;
+	double best = NAN;
+	json_array_foreach(c->d->results, i, r)
+	{
+		const json_t *x = json_object_get(r, "extra");
+		const json_t *ts = json_object_get(x, "tune_session");
+		if (!json_is_number(ts) ||
+		    json_number_value(ts) != ax_html_jnum(s, "id") ||
+		    strcmp(ax_html_jstr(r, "source"),
+			   ax_html_jstr(s, "source")))
+			continue;
+		*unit = ax_html_jstr(r, "unit");
+		double m = ax_html_jnum(r, "median");
+		if (!ax_html_ok(r) || strcmp(ax_html_jstr(x, "role"), role) ||
+		    !isfinite(m))
+			continue;
+		if (!isfinite(best) || (hib ? m > best : m < best))
+			best = m;
+	}
+	return best;
+}
+
+/* The best trial's parameters that some trial changed (the tunables);
+ * all of them when no trial differs. */
+static void best_params(const json_t *trials, const json_t *best, FILE *f)
+{
+	const char *k;
+	json_t *v;
+	int n = 0;
+	json_object_foreach((json_t *)json_object_get(best, "params"), k, v)
+	{
+		bool varies = false;
+		for (size_t i = 0; i < json_array_size(trials) && !varies; i++)
+			varies = !json_equal(
+			    json_object_get(
+				json_object_get(json_array_get(trials, i),
+						"params"),
+				k),
+			    v);
+		if (!varies && json_array_size(trials) > 1)
+			continue;
+		char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		fprintf(f, "%s%s=", n++ ? " " : "", k);
+		ax_html_escape(f, json_is_string(v) ? json_string_value(v)
+				  : t		    ? t
+						    : "?");
+		free(t);
+	}
+	if (!n)
+		fputs("none varied", f);
+}
+
+static void best_row(struct ax_html_ctx *c, const json_t *s)
+{
+	const json_t *trials = json_object_get(s, "trials"), *best = NULL;
+	bool hib = higher_better(c, s);
+	int ok = 0;
+	for (size_t i = 0; i < json_array_size(trials); i++) {
+		const json_t *t = json_array_get(trials, i);
+		if (!trial_ok(t))
+			continue;
+		ok++;
+		double v = ax_html_jnum(t, "value");
+		if (!best || (hib ? v > ax_html_jnum(best, "value")
+				  : v < ax_html_jnum(best, "value")))
+			best = t;
+	}
+	const char *unit = "";
+	double def = role_best(c, s, "default", hib, &unit);
+	double re = role_best(c, s, "retime", hib, &unit);
+	char name[400], ratio[80];
+	session_name(c, s, name, sizeof(name));
+	fputs("<tr><td>", c->f);
+	ax_html_escape(c->f, name);
+	fputs("</td><td>", c->f);
+	const char *k;
+	json_t *v;
+	int n = 0;
+	json_object_foreach(json_object_get(s, "shape"), k, v)
+	{
+		char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		fprintf(c->f, "%s%s=", n++ ? " " : "", k);
+		ax_html_escape(c->f, json_is_string(v) ? json_string_value(v)
+				     : t	       ? t
+						       : "?");
+		free(t);
+	}
+	fprintf(c->f, "</td><td class=\"num\">%d of %zu</td><td>", ok,
+		json_array_size(trials));
+	ax_html_escape(c->f, *ax_html_jstr(s, "stop_reason")
+				 ? ax_html_jstr(s, "stop_reason")
+				 : "not finished");
+	fputs("</td>", c->f);
+	if (best) {
+		fprintf(c->f, "<td class=\"num\">%.4g ",
+			ax_html_jnum(best, "value"));
+		ax_html_escape(c->f, unit);
+		fputs("</td><td>", c->f);
+		best_params(trials, best, c->f);
+		fputs("</td>", c->f);
+	} else {
+		fputs("<td>" AX_HTML_DASH "</td><td>no trial passed</td>",
+		      c->f);
+	}
+	if (isfinite(def) && isfinite(re))
+		fprintf(c->f,
+			"<td class=\"num\">%.4g / %.4g</td><td>%s</td></tr>\n",
+			re, def,
+			ax_html_ratio_text(ax_html_ratio(re, def, hib), ratio,
+					   sizeof(ratio)));
+	else
+		fputs("<td>" AX_HTML_DASH "</td><td>not re-timed</td></tr>\n",
+		      c->f);
 }
 
 /* ---- which parameters mattered ---------------------------------------- */
@@ -202,7 +342,7 @@ static void mattered(struct ax_html_ctx *c, const json_t *s)
 			e[n++] = param_effect(trials, k, best);
 	}
 	qsort(e, (size_t)n, sizeof(*e), effect_cmp);
-	char name[300];
+	char name[400];
 	session_name(c, s, name, sizeof(name));
 	for (int i = 0; i < n; i++) {
 		fputs("<tr><td>", c->f);
@@ -222,7 +362,22 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 {
 	json_t *seen = json_object(), *s;
 	size_t i;
-	ax_html_h2(c, "tuner", "Tuner convergence");
+	ax_html_h2(c, "tuner", "Tuning sessions");
+	if (json_array_size(c->d->sessions) == 0) {
+		ax_html_empty(c, "No tuning sessions in the selected data: run "
+				 "`axbench tune` to see convergence here.");
+		json_decref(seen);
+		return;
+	}
+	fprintf(c->f,
+		"<p>Each session's best objective so far against its "
+		"evaluations, then its best point. Their measurements are "
+		"%s.</p>\n",
+		c->d->include_tune ? "in the per-case charts too "
+				     "(<code>--include-tune</code>)"
+				   : "left out of the per-case charts and the "
+				     "overview (<code>--include-tune</code> "
+				     "puts them there)");
 	json_array_foreach(c->d->sessions, i, s)
 	{
 		const char *suite = ax_html_jstr(s, "suite");
@@ -231,13 +386,18 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 		json_object_set_new(seen, suite, json_true());
 		convergence_chart(c, suite);
 	}
-	if (json_object_size(seen) == 0) {
-		ax_html_empty(c, "No tuning sessions in the selected data: run "
-				 "`axbench tune` to see convergence here.");
-		json_decref(seen);
-		return;
-	}
 	json_decref(seen);
+	fputs("<h3>Best point of each session</h3>\n<p>The best trial, the "
+	      "parameters the session varied, and, where the session "
+	      "re-timed its best points beside the defaults at the end, "
+	      "both re-timed figures and their ratio.</p>\n<div "
+	      "class=\"wide\"><table><tr><th>Session</th><th>Shape</th>"
+	      "<th>Trials ok</th><th>Stopped because</th><th>Best trial"
+	      "</th><th>Best parameters</th><th>Re-timed best / defaults"
+	      "</th><th>Best against defaults</th></tr>\n",
+	      c->f);
+	json_array_foreach(c->d->sessions, i, s) best_row(c, s);
+	fputs("</table></div>\n", c->f);
 	fputs("<h3>Which parameters mattered</h3>\n<p>For each parameter, the "
 	      "range of the mean objective over the values tried, as a "
 	      "share of the best value found.</p>\n<table><tr><th>Session"

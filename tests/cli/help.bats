@@ -61,9 +61,9 @@ setup() { ax_setup; }
 }
 
 @test "too many or too few arguments name the count and show the usage" {
-	run "$AX" report extra
+	run "$AX" results extra
 	assert_failure 2
-	assert_output --partial "axbench report: takes no arguments (got 1); usage: axbench report"
+	assert_output --partial "axbench results: takes no arguments (got 1); usage: axbench results"
 	run "$AX" compare 1
 	assert_failure 2
 	assert_output --partial "takes 2 arguments (got 1)"

@@ -2,6 +2,7 @@
  * hand-made documents in the shapes core/db.h documents. */
 #include "ax_test.h"
 
+#include "core/error.h"
 #include "reports/html.h"
 #include "reports/html_escape.h"
 
@@ -188,7 +189,15 @@ static void sections_with_data(void)
 	    "params", "tile", 16, "status", "ok", "value", 90.0);
 	char *html = report(res, ses);
 	AX_CHECK(html && strstr(html, "Bandwidth against working-set size"));
-	AX_CHECK(html && strstr(html, "Roofline of gpu"));
+	AX_CHECK(html && strstr(html, "Roofline of #1 box/gpu"));
+	/* The ceilings named with their values, several y ticks, and each
+	 * kernel named in its point's tooltip. */
+	AX_CHECK(html && strstr(html, ">measured peak 400 GFLOP/s</text>"));
+	AX_CHECK(html && strstr(html, "<title>gemm m=512 n=512 k=512 (100 "
+				      "GFLOP/s at 636 FLOP/B, 25 % of the "
+				      "roof)</title>"));
+	AX_CHECK(html && strstr(html, ">100</text>") &&
+		 strstr(html, ">200</text>") && strstr(html, ">50</text>"));
 	AX_CHECK(html && strstr(html, "25% of measured peak"));
 	AX_CHECK(html && strstr(html, "Tuner convergence on gemm"));
 	AX_CHECK(html && strstr(html, "slower (regression)"));
@@ -417,8 +426,243 @@ static void telemetry_thinned(void)
 	json_decref(res);
 }
 
+/* ---- systems side by side ------------------------------------------ */
+
+/* A result with its 95 % interval (+-5 %) and a run label. */
+static json_t *labelled(int run, const char *fp, const char *name,
+			const char *suite, json_t *params, const char *unit,
+			double median, bool hib, const char *label)
+{
+	json_t *r = result(run, fp, name, suite, params, unit, median, "ok");
+	json_object_set_new(r, "ci_lo", json_real(median * 0.95));
+	json_object_set_new(r, "ci_hi", json_real(median * 1.05));
+	json_object_set_new(r, "higher_is_better", json_boolean(hib));
+	if (label)
+		json_object_set_new(r, "label", json_string(label));
+	return r;
+}
+
+static char *report_d(struct ax_html_data *d, int *rc)
+{
+	json_t *suites = suite_doc();
+	char *buf = NULL, err[400] = "";
+	size_t len = 0;
+	d->suites = suites;
+	d->generated_at = "2024-01-01T00:00:00Z";
+	FILE *f = open_memstream(&buf, &len);
+	*rc = ax_html_report_write(f, d, err, sizeof(err));
+	fclose(f);
+	json_decref(suites);
+	if (*rc)
+		printf("# %s\n", err);
+	return buf;
+}
+
+/* Two systems, B at 0.8 of A on two bandwidth cases and 1.25x on a
+ * latency case (lower is better, 8 us against 10 us), one failed case. */
+static json_t *two_systems(void)
+{
+	json_t *res = json_array();
+	for (int sz = 4096; sz <= 8192; sz *= 2) {
+		json_array_append_new(
+		    res,
+		    labelled(1, "A", "gpu-a", "bandwidth",
+			     json_pack("{s:s,s:i}", "op", "copy", "size", sz),
+			     "GB/s", 10, true, NULL));
+		json_array_append_new(
+		    res,
+		    labelled(2, "B", "gpu-b", "bandwidth",
+			     json_pack("{s:s,s:i}", "op", "copy", "size", sz),
+			     "GB/s", 8, true, NULL));
+	}
+	json_array_append_new(res, labelled(1, "A", "gpu-a", "latency",
+					    json_pack("{s:s}", "op", "submit"),
+					    "us", 10, false, NULL));
+	json_array_append_new(res, labelled(2, "B", "gpu-b", "latency",
+					    json_pack("{s:s}", "op", "submit"),
+					    "us", 8, false, NULL));
+	json_array_append_new(res, result(1, "A", "gpu-a", "gemm",
+					  json_pack("{s:i}", "m", 64),
+					  "GFLOP/s", 30, "ok"));
+	json_array_append_new(res, result(2, "B", "gpu-b", "gemm",
+					  json_pack("{s:i}", "m", 64),
+					  "GFLOP/s", 0, "failed-verification"));
+	return res;
+}
+
+static void systems_side_by_side(void)
+{
+	json_t *res = two_systems();
+	json_t *runs = json_pack(
+	    "[{s:i,s:s,s:s,s:s,s:s,s:[s,s,s],s:o,s:{s:s,s:s,s:i}},"
+	    "{s:i,s:s,s:s,s:s,s:s,s:[s,s],s:o,s:{s:s,s:s,s:i}}]",
+	    "id", 2, "started_at", "2024-01-02", "profile", "quick", "git_sha",
+	    "abc1234", "axbench_version", "0.1.0", "argv", "axbench", "run",
+	    "--profile=quick", "device", device("B", "gpu-b"), "host",
+	    "hostname", "box", "cpu_model", "Xeon", "cores", 2, "id", 1,
+	    "started_at", "2024-01-01", "profile", "full", "git_sha", "abc1234",
+	    "axbench_version", "0.1.0", "argv", "axbench", "it's <b>", "device",
+	    device("A", "gpu-a"), "host", "hostname", "box", "cpu_model",
+	    "Xeon", "cores", 2);
+	struct ax_html_data d = {.results = res, .runs = runs};
+	int rc;
+	char *html = report_d(&d, &rc);
+	AX_CHECK_INT(rc, 0);
+	/* Two systems named host/device, each with its own colour. */
+	AX_CHECK(html &&
+		 strstr(html, "<span class=\"sw c0\">\xe2\x96\xa0</span>#1 "
+			      "box/gpu-a"));
+	AX_CHECK(html &&
+		 strstr(html, "<span class=\"sw c1\">\xe2\x96\xa0</span>#2 "
+			      "box/gpu-b"));
+	AX_CHECK(html && strstr(html, "fill=\"#0072B2\"") &&
+		 strstr(html, "fill=\"#E69F00\""));
+	/* The overview: geometric mean of 0.8, 0.8 and 1.25 (latency
+	 * inverted: 8 us is better), over the 3 cases both passed. */
+	AX_CHECK(html && strstr(html, "over the 3 cases that every system"));
+	AX_CHECK(html && strstr(html, "0.93" TIMES " (-7.17 %, slower); 1 "
+				      "win, 2 losses, 0 ties"));
+	AX_CHECK(html && strstr(html, "1.25" TIMES " faster (+25 %); 1 win, "
+				      "0 losses, 0 ties"));
+	AX_CHECK(html && strstr(html, "0.80" TIMES " (-20 %, slower); 0 "
+				      "wins, 2 losses, 0 ties"));
+	AX_CHECK(html && strstr(html, "1 case measured (or passed) on some "
+				      "systems only is left out"));
+	/* Per case: value, half its interval, the ratio. */
+	AX_CHECK(html && strstr(html, ">8 \xc2\xb1"
+				      "0.4 \xc2\xb7 0.80" TIMES
+				      " (-20 %, slower)</text>"));
+	AX_CHECK(html && strstr(html, ">10 \xc2\xb1"
+				      "0.5 \xc2\xb7 "
+				      "reference</text>"));
+	/* A failed result says so, with no bar (never a 0). */
+	AX_CHECK(html && strstr(html, ">failed: failed verification (no "
+				      "figure)</text>"));
+	AX_CHECK(html && !strstr(html, "width=\"0.0\""));
+	/* The systems table: profile, commit, version and command line,
+	 * rows that differ marked, shared ones once. */
+	AX_CHECK(html && strstr(html, "<tr class=\"diff\"><th scope=\"row\">"
+				      "Profile"));
+	AX_CHECK(html && strstr(html, "<td>full</td><td>quick</td>"));
+	AX_CHECK(html && strstr(html, "abc1234</code> (all systems)"));
+	AX_CHECK(html && strstr(html, "<code>axbench run --profile=quick"
+				      "</code>"));
+	AX_CHECK(html && strstr(html, "<code>axbench &#39;it&#39;\\&#39;&#39;"
+				      "s &lt;b&gt;&#39;</code>"));
+	free(html);
+
+	/* The reference by number: B, so A is 1.25x faster on bandwidth. */
+	d.reference = "2";
+	html = report_d(&d, &rc);
+	AX_CHECK_INT(rc, 0);
+	AX_CHECK(html && strstr(html, "1.25" TIMES " faster (+25 %); 2 wins"));
+	free(html);
+	/* By a part of a name; one that matches nothing or both is
+	 * refused before anything is written, naming the systems. */
+	d.reference = "gpu-b";
+	html = report_d(&d, &rc);
+	AX_CHECK_INT(rc, 0);
+	free(html);
+	char err[400] = "";
+	d.reference = "nothing";
+	AX_CHECK_INT(ax_html_report_check(&d, err, sizeof(err)), AX_EINVAL);
+	AX_CHECK(strstr(err, "matches no system; the systems are 1 "
+			     "'box/gpu-a', 2 'box/gpu-b'") != NULL);
+	d.reference = "gpu";
+	AX_CHECK_INT(ax_html_report_check(&d, err, sizeof(err)), AX_EINVAL);
+	AX_CHECK(strstr(err, "matches 2 systems") != NULL);
+	json_decref(res);
+	json_decref(runs);
+}
+
+static void label_by_and_tuning(void)
+{
+	json_t *res = json_array();
+	/* Two labelled runs on one device, and a tuning trial. */
+	json_array_append_new(
+	    res, labelled(1, "A", "gpu", "bandwidth",
+			  json_pack("{s:s,s:i}", "op", "copy", "size", 4096),
+			  "GB/s", 10, true, "before"));
+	json_array_append_new(
+	    res, labelled(2, "A", "gpu", "bandwidth",
+			  json_pack("{s:s,s:i}", "op", "copy", "size", 4096),
+			  "GB/s", 12.5, true, "after"));
+	json_t *trial = labelled(
+	    2, "A", "gpu", "bandwidth",
+	    json_pack("{s:s,s:i,s:i}", "op", "copy", "size", 4096, "wg", 32),
+	    "GB/s", 3, true, "after");
+	json_object_set_new(
+	    trial, "extra",
+	    json_pack("{s:i,s:s}", "tune_session", 1, "role", "trial"));
+	json_array_append_new(res, trial);
+	struct ax_html_data d = {.results = res};
+	int rc;
+	char *html = report_d(&d, &rc);
+	/* By label (the default): each label a system. */
+	AX_CHECK(html && strstr(html, "#1 before</span>"));
+	AX_CHECK(html && strstr(html, "#2 after</span>"));
+	AX_CHECK(html && strstr(html, "1.25" TIMES " faster (+25 %)"));
+	/* The trial is left out of the per-case charts, and said. */
+	AX_CHECK(html && strstr(html, " 1 measurement of tuning sessions is "
+				      "left out"));
+	AX_CHECK(html && !strstr(html, "wg=32</text>"));
+	free(html);
+	d.include_tune = true;
+	html = report_d(&d, &rc);
+	AX_CHECK(html && strstr(html, "wg=32</text>"));
+	free(html);
+	d.include_tune = false;
+	/* By device: one system, the newest result of the case shown. */
+	d.label_by = AX_HTML_BY_DEVICE;
+	html = report_d(&d, &rc);
+	AX_CHECK(html && strstr(html, "One system, <span class=\"sys\">"));
+	AX_CHECK(html && strstr(html, ">12.5 \xc2\xb1"
+				      "0.62</text>"));
+	AX_CHECK(html && !strstr(html, ">10 \xc2\xb1"));
+	free(html);
+	/* By run: "run 1" and "run 2" with their labels; a run without
+	 * results (a monitor's) is no system. */
+	json_t *runs =
+	    json_pack("[{s:i,s:s,s:o,s:{s:s}}]", "id", 3, "profile", "monitor",
+		      "device", device("A", "gpu"), "host", "hostname", "box");
+	d.runs = runs;
+	d.label_by = AX_HTML_BY_RUN;
+	html = report_d(&d, &rc);
+	AX_CHECK(html && strstr(html, "#1 before (run 1)</span>"));
+	AX_CHECK(html && strstr(html, "#2 after (run 2)</span>"));
+	AX_CHECK(html && !strstr(html, "#3 "));
+	AX_CHECK(html && strstr(html, "over the 1 case that every system"));
+	free(html);
+	json_decref(runs);
+	json_decref(res);
+}
+
+static void stop_reasons_in_words(void)
+{
+	json_t *res = json_array();
+	json_t *r =
+	    result(1, "A", "gpu", "peak", json_pack("{s:s}", "op", "fma"),
+		   "GFLOP/s", 10, "ok");
+	json_object_set_new(r, "stop_reason", json_string("time-limit"));
+	json_object_set_new(r, "rel_noise", json_real(0.2));
+	json_array_append_new(res, r);
+	r = result(1, "A", "gpu", "gemm", json_pack("{s:i}", "m", 64),
+		   "GFLOP/s", 0, "timeout");
+	json_array_append_new(res, r);
+	char *html = report(res, NULL);
+	/* --max-time is a normal end of sampling, not a timeout... */
+	AX_CHECK(html && strstr(html, "<td>time limit reached</td>"));
+	AX_CHECK(html && !strstr(html, "timed out sampling"));
+	/* ...while a fence that ran out is. */
+	AX_CHECK(html && strstr(html, "GPU work timed out"));
+	free(html);
+	json_decref(res);
+}
+
 AX_TEST_MAIN(AX_TEST(escape_html), AX_TEST(escape_json),
 	     AX_TEST(report_escapes_device_names),
 	     AX_TEST(empty_sections_say_so), AX_TEST(sections_with_data),
 	     AX_TEST(efficiency_with_a_sensor),
-	     AX_TEST(efficiency_without_a_sensor), AX_TEST(telemetry_thinned))
+	     AX_TEST(efficiency_without_a_sensor), AX_TEST(telemetry_thinned),
+	     AX_TEST(systems_side_by_side), AX_TEST(label_by_and_tuning),
+	     AX_TEST(stop_reasons_in_words))
