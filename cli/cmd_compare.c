@@ -423,6 +423,19 @@ const struct ax_cli_cmd ax_cmd_compare = {
 	       "incomparable results\n"
 	       "are listed with the reason. All files are written before "
 	       "the exit.\n\n"
+	       "Replicates - results of one side with the same device, "
+	       "suite and parameters:\n"
+	       "the rounds of `run --rounds N`, the runs of a baseline "
+	       "saved with --runs or\n"
+	       "--last - are pooled, and the spread between their medians "
+	       "widens the minimum\n"
+	       "effect. noisy: a change inside that spread, or one that a "
+	       "side's missed noise\n"
+	       "target can explain (its run's --max-noise); said and "
+	       "counted, never a\n"
+	       "regression (--strict judges the samples alone). Large "
+	       "changes read as ratios\n"
+	       "(\"18.6x slower\"), small ones in percent.\n\n"
 	       "Exit status: 0 no regression (improvements pass); 1 "
 	       "regression; 2 usage\n"
 	       "error or nothing comparable; 3 ambiguous verdicts with "
@@ -430,6 +443,8 @@ const struct ax_cli_cmd ax_cmd_compare = {
 	       "regression; 5 file or database error.",
     .examples =
 	{"axbench compare baseline:main last      # CI: exit 1 on a regression",
+	 "axbench compare 3 7 --json -            # one JSON document on "
+	 "stdout",
 	 "axbench compare 3 7 --threshold 5 --markdown summary.md"},
     .opts = compare_opts,
     .fn = compare_main,
