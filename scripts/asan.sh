@@ -133,7 +133,9 @@ done
 for e in "$root"/tests/*; do
 	[ "$(basename "$e")" = cli ] || ln -s "$e" "$tree/tests/"
 done
-cp "$root"/tests/cli/*.bats "$root"/tests/cli/*.bash "$tree/tests/cli/"
+# Every file of tests/cli: the bats files, their helper, and the
+# checkers they run beside them (report_check.py).
+cp "$root"/tests/cli/* "$tree/tests/cli/"
 ln -s "$root/$B/axbench" "$tree/axbench"
 # Tests reach the shared landscapes as ../shared from the repository.
 [ -e "$root/../shared" ] && ln -sfn "$root/../shared" "$B/shared"
