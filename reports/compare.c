@@ -266,6 +266,11 @@ struct group {
 	bool used;     /* matched with the other side */
 };
 
+static bool is_ok(const json_t *r)
+{
+	return strcmp(jstr(r, "status"), "ok") == 0;
+}
+
 struct side {
 	json_t *arr;
 	size_t n;
@@ -292,8 +297,7 @@ static json_t *pick_shown(const struct side *s, const struct group *g)
 	json_t *shown = json_array_get(s->arr, g->members[g->n - 1]);
 	for (int k = g->n - 1; k >= 0; k--) {
 		json_t *r = json_array_get(s->arr, g->members[k]);
-		bool ok = strcmp(jstr(r, "status"), "ok") == 0;
-		if (ok == s->is_base)
+		if (is_ok(r) == s->is_base)
 			return r;
 	}
 	return shown;
@@ -395,7 +399,7 @@ static int pool(const struct side *s, const struct group *g, struct pooled *out)
 		return AX_ENOMEM;
 	for (int k = 0; k < g->n; k++) {
 		const json_t *r = json_array_get(s->arr, g->members[k]);
-		if (strcmp(jstr(r, "status"), "ok") != 0)
+		if (!is_ok(r))
 			continue;
 		int before = out->n;
 		if (add_samples(r, &out->x, &out->n))
@@ -423,11 +427,6 @@ static void unmatched(struct ax_compare_pair *p, json_t *base, json_t *cand,
 	p->noise = (struct ax_compare_noise){NAN, NAN, NAN, NAN};
 	p->stat.verdict = AX_VERDICT_UNMATCHED;
 	snprintf(p->stat.reason, sizeof(p->stat.reason), "%s", reason);
-}
-
-static bool is_ok(const json_t *r)
-{
-	return strcmp(jstr(r, "status"), "ok") == 0;
 }
 
 /* Mark a matched pair that cannot get a statistical verdict. */
