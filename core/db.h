@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 6
+#define AX_DB_SCHEMA_VERSION 7
 
 struct ax_db;
 
@@ -295,6 +295,24 @@ struct ax_db_filter {
  * *out is a new reference.
  */
 int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
+
+/*
+ * What ax_db_results_each calls for each result: r is the object
+ * ax_db_results would append, freed after fn returns unless fn keeps a
+ * reference (json_incref).  0 goes on; any other value stops the listing
+ * and is returned as it is.
+ */
+typedef int (*ax_db_result_fn)(void *ctx, json_t *r);
+
+/*
+ * The results of ax_db_results, one at a time and in its order, to fn:
+ * one statement stepped through indices with no sort, so memory holds
+ * one result (with its samples when f->with_samples) however long the
+ * history.  Returns 0, fn's nonzero value, AX_EINTR when *f->stop is
+ * set, or an AX_E* code with ax_db_errmsg.
+ */
+int ax_db_results_each(struct ax_db *db, const struct ax_db_filter *f,
+		       ax_db_result_fn fn, void *ctx);
 
 /* Runs (newest first) as [{"id","uuid","started_at","finished_at","status"
  * (as readers see it: "abandoned" too), "kind" ("run", "tune", "monitor"

@@ -111,4 +111,12 @@ int ax_dbi_commit(struct ax_db *db);
 /* Roll back after a failure; returns err so callers can chain. */
 int ax_dbi_rollback(struct ax_db *db, int err);
 
+/* A query the readers run, by name, for tests that check its plan. */
+struct ax_dbi_query {
+	const char *name, *sql;
+};
+/* The history queries (core/db_read.c), ending in {NULL, NULL}: each
+ * must step through indices in its order, with no sort in memory. */
+extern const struct ax_dbi_query ax_dbi_history_queries[];
+
 #endif

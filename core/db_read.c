@@ -299,11 +299,16 @@ static int build_where(struct where *w, const struct ax_db_filter *f,
 		json_decref(a);
 		if (!w->ids_json)
 			return AX_ENOMEM;
-		strcat(w->sql, " AND r.id IN (SELECT value FROM json_each(?))");
+		/* The unary + keeps SQLite from looking the runs up by id:
+		 * it walks them in start order instead (run_started), so
+		 * the results come sorted with no sort in memory. */
+		strcat(w->sql,
+		       " AND +r.id IN (SELECT value FROM json_each(?))");
 		w->args[w->nargs++] = w->ids_json;
 	}
 	if (f->suite) {
-		strcat(w->sql, " AND x.suite = ?");
+		/* As above: filtered on the way, never sorted. */
+		strcat(w->sql, " AND +x.suite = ?");
 		w->args[w->nargs++] = f->suite;
 	}
 	if (f->device_fingerprint) {
@@ -336,28 +341,29 @@ static int prepare_where(struct ax_db *db, const char *head, struct where *w,
 	return rc;
 }
 
-/* Append the raw samples of result id to r as "samples" and "seconds". */
-static int add_samples(struct ax_db *db, int64_t id, json_t *r)
+/* The statement that reads one result's raw samples, prepared once per
+ * listing and reset for each result: a listing of 10 000 results would
+ * otherwise compile it 10 000 times. */
+#define SAMPLES_SQL                                                            \
+	"SELECT value, seconds FROM sample WHERE result_id = ? ORDER BY idx"
+
+/* Append the raw samples of result id (st: SAMPLES_SQL) to r as "samples"
+ * and "seconds". */
+static int add_samples(struct ax_db *db, sqlite3_stmt *st, int64_t id,
+		       json_t *r)
 {
 	json_t *vals = json_array(), *secs = json_array();
-	sqlite3_stmt *st;
-	int rc =
-	    ax_dbi_prepare(db,
-			   "SELECT value, seconds FROM sample WHERE result_id"
-			   " = ? ORDER BY idx",
-			   &st);
+	int rc;
 
 	json_object_set_new(r, "samples", vals);
 	json_object_set_new(r, "seconds", secs);
-	if (rc)
-		return rc;
+	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_array_append_new(vals, col_json(st, 0, "sample", "value"));
 		json_array_append_new(secs,
 				      col_json(st, 1, "sample", "seconds"));
 	}
-	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0
 				 : ax_dbi_fail_sql(db, rc, "reading samples");
 }
@@ -495,41 +501,109 @@ static int collect(struct ax_db *db, sqlite3_stmt *st,
 	return 0;
 }
 
-int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
+/* The listing of ax_db_results.  Ordered by run start, run and result
+ * id, which the run_started and result_run indices give in that order:
+ * SQLite steps through them with no sort, so the first row comes at
+ * once and memory holds one row, whatever the history (checked with
+ * EXPLAIN QUERY PLAN in tests/unit/test_db_plan.c). */
+#define RESULTS_SQL                                                            \
+	"SELECT x.id, x.uuid, x.run_id, r.uuid, r.started_at,"                 \
+	" x.suite, x.case_label, x.params_json, x.params_hash,"                \
+	" x.shader_hash, x.unit, x.higher_is_better, x.work,"                  \
+	" x.timing_mode, x.stop_reason, x.status, x.error_text, x.n,"          \
+	" x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"               \
+	" x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json,"                 \
+	" " AX_RUN_STATUS_SQL(                                                 \
+	    "r") ", x.speedup_vs_cpu, " NOISE_TARGET_SQL                       \
+		 ", r.label, " DEV_COLS ", " HOST_COLS ", " POWER_COLS         \
+		 ", " CPU_COLS " FROM run r JOIN result x ON x.run_id = r.id"  \
+		 " LEFT JOIN device d ON d.id = r.device_id"                   \
+		 " LEFT JOIN host h ON h.id = r.host_id"                       \
+		 " LEFT JOIN result_power p ON p.result_id = x.id"             \
+		 " LEFT JOIN cpu_baseline c ON c.id = x.cpu_baseline_id"
+#define RESULTS_ORDER " ORDER BY r.started_at, r.id, x.id"
+
+/* The listing as each filter makes it, and the samples' query: the
+ * history queries whose plans tests/unit/test_db_plan.c checks. */
+const struct ax_dbi_query ax_dbi_history_queries[] = {
+    {"results", RESULTS_SQL " WHERE 1" RESULTS_ORDER},
+    {"results of some runs", RESULTS_SQL
+     " WHERE 1 AND +r.id IN (SELECT value FROM json_each(?))" RESULTS_ORDER},
+    {"results since a date",
+     RESULTS_SQL " WHERE 1 AND r.started_at >= ?" RESULTS_ORDER},
+    {"results of one suite",
+     RESULTS_SQL " WHERE 1 AND +x.suite = ?" RESULTS_ORDER},
+    {"samples of a result", SAMPLES_SQL},
+    {NULL, NULL},
+};
+
+int ax_db_results_each(struct ax_db *db, const struct ax_db_filter *f,
+		       ax_db_result_fn fn, void *ctx)
 {
 	struct where w;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st, *samples = NULL;
 	int rc;
 
-	*out = NULL;
 	if ((rc = build_where(&w, f, "r.started_at", true)))
 		return ax_dbi_fail(db, rc, "out of memory");
-	rc = prepare_where(
-	    db,
-	    "SELECT x.id, x.uuid, x.run_id, r.uuid, r.started_at,"
-	    " x.suite, x.case_label, x.params_json, x.params_hash,"
-	    " x.shader_hash, x.unit, x.higher_is_better, x.work,"
-	    " x.timing_mode, x.stop_reason, x.status, x.error_text, x.n,"
-	    " x.median, x.min, x.max, x.mean, x.stddev, x.q1, x.q3,"
-	    " x.mad, x.ci_lo, x.ci_hi, x.rel_noise, x.extra_json,"
-	    " " AX_RUN_STATUS_SQL(
-		"r") ", x.speedup_vs_cpu, " NOISE_TARGET_SQL
-		     ", r.label, " DEV_COLS ", " HOST_COLS ", " POWER_COLS
-		     ", " CPU_COLS " FROM result x JOIN run r ON r.id = "
-		     "x.run_id"
-		     " LEFT JOIN device d ON d.id = r.device_id"
-		     " LEFT JOIN host h ON h.id = r.host_id"
-		     " LEFT JOIN result_power p ON"
-		     " p.result_id = x.id"
-		     " LEFT JOIN cpu_baseline c ON"
-		     " c.id = x.cpu_baseline_id",
-	    &w, " ORDER BY r.started_at, x.id", &st);
+	rc = prepare_where(db, RESULTS_SQL, &w, RESULTS_ORDER, &st);
 	free(w.ids_json);
 	if (rc)
 		return rc;
-	return collect(db, st, result_row,
-		       f && f->with_samples ? add_samples : NULL,
-		       f ? f->stop : NULL, out);
+	if (f && f->with_samples &&
+	    (rc = ax_dbi_prepare(db, SAMPLES_SQL, &samples))) {
+		sqlite3_finalize(st);
+		return rc;
+	}
+	const volatile int *stop = f ? f->stop : NULL;
+	int err = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (stop && *stop) {
+			err = ax_dbi_fail(db, AX_EINTR, "interrupted");
+			break;
+		}
+		json_t *o = result_row(st);
+		if (!o) {
+			err = ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+			break;
+		}
+		if (samples)
+			err = add_samples(db, samples,
+					  sqlite3_column_int64(st, 0), o);
+		if (!err)
+			err = fn(ctx, o);
+		json_decref(o);
+		if (err)
+			break;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = ax_dbi_fail_sql(db, rc, "reading results");
+	sqlite3_finalize(samples);
+	sqlite3_finalize(st);
+	return err;
+}
+
+static int append_result(void *arr, json_t *r)
+{
+	return json_array_append(arr, r) ? AX_ENOMEM : 0;
+}
+
+int ax_db_results(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
+{
+	json_t *arr = json_array();
+
+	*out = NULL;
+	if (!arr)
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	int rc = ax_db_results_each(db, f, append_result, arr);
+	if (rc == AX_ENOMEM)
+		ax_dbi_fail(db, rc, "out of memory");
+	if (rc) {
+		json_decref(arr);
+		return rc;
+	}
+	*out = arr;
+	return 0;
 }
 
 static const char *const run_keys[] = {
