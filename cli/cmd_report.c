@@ -10,11 +10,13 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/outfile.h"
+#include "core/params.h"
 #include "reports/html.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,11 +33,18 @@ enum {
 	OPT_REFERENCE,
 	OPT_INCLUDE_TUNE,
 	OPT_DB_EXTRA,
+	OPT_SAMPLES_FOR,
+	OPT_MAX_SIZE,
 };
 
 #define MAX_SEL 64
 /* Databases one report reads: each is open at once, read-only. */
 #define MAX_DB 16
+/* Runs whose raw samples one report draws: a comparison, not a history. */
+#define MAX_SAMPLED 16
+/* The report's default size budget: a page every browser opens at
+ * once, with room for a year of nightly runs' history. */
+#define DEFAULT_MAX_SIZE (8 << 20)
 
 static const struct ax_cli_opt report_opts[] = {
     {OPT_RUN, "run", 'r', "ID|last",
@@ -69,6 +78,13 @@ static const struct ax_cli_opt report_opts[] = {
     {OPT_DB_EXTRA, "db-extra", 0, "FILE",
      "another database to report on beside --db, opened read-only "
      "(repeatable; positional FILEs do the same; default: none)"},
+    {OPT_SAMPLES_FOR, "samples-for", 0, "RUN,...",
+     "draw the raw samples of these runs only: ids, last (the newest run "
+     "of each database), baseline:NAME (its runs) or none (default: "
+     "last); every other run is drawn from its median and interval"},
+    {OPT_MAX_SIZE, "max-size", 0, "BYTES",
+     "refuse to write a report larger than this, with K/M/G suffixes "
+     "(default 8M): narrow the selection or sample fewer runs instead"},
     {OPT_OUTPUT, "output", 'o', "FILE",
      "where to write (default axbench-report.html; '-' for stdout)"},
     {OPT_TITLE, "title", 0, "TEXT",
@@ -84,6 +100,10 @@ struct report_args {
 	const char *dbs[MAX_DB];
 	int n_dbs;
 	const char *since, *out, *title, *reference;
+	const char *sampled[MAX_SEL]; /* --samples-for items */
+	int n_sampled;
+	bool sampled_default; /* no --samples-for: last, where there is one */
+	int64_t max_size;
 	enum ax_html_label_by label_by;
 	bool include_tune;
 	char since_buf[32]; /* --since, canonical (parse_since) */
@@ -96,7 +116,9 @@ struct source {
 	struct ax_db *db;
 	int64_t ids[MAX_SEL]; /* the selected runs in it */
 	int n_ids;
-	json_t *results, *runs, *sessions;
+	int64_t sampled[MAX_SAMPLED]; /* runs whose samples are drawn */
+	int n_sampled;
+	json_t *runs, *sessions;
 };
 
 static bool sel_matches(const char *sel, const json_t *dev)
@@ -209,15 +231,15 @@ static bool any_matches(const json_t *arr, const char *sel)
 }
 
 /* A --device that matches nothing in the selection is a mistake (a
- * typo, the wrong machine's database), not an empty report. */
+ * typo, the wrong machine's database), not an empty report.  matched[k]:
+ * a result read matched device selector k. */
 static int check_devices(const struct ax_cli *cli, const struct report_args *a,
-			 const struct source *src, int n)
+			 const struct source *src, int n, const bool *matched)
 {
 	for (int k = 0; k < a->n_devs; k++) {
-		bool found = false;
+		bool found = matched[k];
 		for (int i = 0; i < n && !found; i++)
-			found = any_matches(src[i].results, a->devs[k]) ||
-				any_matches(src[i].runs, a->devs[k]) ||
+			found = any_matches(src[i].runs, a->devs[k]) ||
 				any_matches(src[i].sessions, a->devs[k]);
 		if (!found)
 			return ax_cli_error(
@@ -321,6 +343,17 @@ static bool sustained_with_series(const json_t *r)
 		   json_object_get(json_object_get(r, "power"), "series_id"));
 }
 
+/* The database a result came from: its "source" tag names it when the
+ * report reads several. */
+static struct ax_db *db_of(const json_t *r, const struct source *src, int n)
+{
+	const char *path = json_string_value(json_object_get(r, "source"));
+	for (int i = 0; path && i < n; i++)
+		if (!strcmp(path, src[i].path))
+			return src[i].db;
+	return src[0].db;
+}
+
 /*
  * Attach each sustained result's telemetry series as its "telemetry"
  * member, for the report to draw: the writer never reads the database.
@@ -328,8 +361,8 @@ static bool sustained_with_series(const json_t *r)
  * AX_HTML_TELEMETRY_POINTS readings, so that a day of readings neither
  * fills memory with JSON nor makes a report no browser opens.
  */
-static int attach_telemetry(const struct ax_cli *cli, struct ax_db *db,
-			    json_t *results)
+static int attach_telemetry(const struct ax_cli *cli, const struct source *src,
+			    int n, json_t *results)
 {
 	int attached = 0;
 	for (size_t i = json_array_size(results);
@@ -339,6 +372,7 @@ static int attach_telemetry(const struct ax_cli *cli, struct ax_db *db,
 			continue;
 		if (ax_cli_interrupted)
 			return AX_EXIT_INTERRUPTED;
+		struct ax_db *db = db_of(r, src, n);
 		int rc = ax_db_result_series(
 		    db, json_integer_value(json_object_get(r, "id")), &series);
 		if (rc == AX_ENOTFOUND)
@@ -394,18 +428,55 @@ static void tag_source(json_t *arr, const char *path)
 	    json_object_set_new(o, "source", json_string(path));
 }
 
-static int read_source(const struct report_args *a, struct source *s)
+/* What the stream of one database's results goes through. */
+struct reading {
+	const struct report_args *a;
+	struct ax_html_collect *keep;
+	const char *path; /* tagged on each result when n_sources > 1 */
+	int source, n_sources;
+	bool *matched; /* per --device selector: a result matched it */
+};
+
+/* A result is kept when its device matches a --device selector (when
+ * there are any); the collection keeps what the report shows of it. */
+static int read_one(void *ctx, json_t *r)
+{
+	struct reading *g = ctx;
+	const json_t *dev = json_object_get(r, "device");
+	bool keep = g->a->n_devs == 0;
+	for (int k = 0; k < g->a->n_devs; k++)
+		if (sel_matches(g->a->devs[k], dev))
+			keep = g->matched[k] = true;
+	if (!keep)
+		return 0;
+	if (g->n_sources > 1 &&
+	    json_object_set_new(r, "source", json_string(g->path)))
+		return AX_ENOMEM;
+	return ax_html_collect_add(g->keep, r, g->source);
+}
+
+/* The selection's runs and sessions of s, and its results streamed
+ * through g into the collection: memory holds one result at a time
+ * beside what the report keeps. */
+static int read_source(const struct report_args *a, struct source *s,
+		       struct reading *g)
 {
 	struct ax_db_filter f = {.run_ids = s->ids,
 				 .n_run_ids = s->n_ids,
 				 .since = a->since,
-				 .with_samples = true,
 				 .stop = &ax_cli_interrupted};
 	struct ax_db_filter sf = {.since = a->since,
 				  .stop = &ax_cli_interrupted};
-	if (ax_db_results(s->db, &f, &s->results) ||
-	    ax_db_runs(s->db, &f, &s->runs) ||
-	    ax_db_sessions(s->db, &sf, &s->sessions)) {
+	int rc = ax_db_runs(s->db, &f, &s->runs);
+	if (!rc)
+		rc = ax_db_sessions(s->db, &sf, &s->sessions);
+	if (!rc)
+		rc = ax_db_results_each(s->db, &f, read_one, g);
+	if (rc == AX_ENOMEM) {
+		fprintf(stderr, "axbench: report: out of memory\n");
+		return AX_EXIT_STORAGE;
+	}
+	if (rc) {
 		fprintf(stderr, "axbench: report: %s: %s\n", s->path,
 			ax_db_errmsg(s->db));
 		return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
@@ -414,36 +485,149 @@ static int read_source(const struct report_args *a, struct source *s)
 	return 0;
 }
 
-/* Results, runs and sessions of the selection in every database, into
- * d: each database's in turn, the first (--db) first. */
-static int query(const struct ax_cli *cli, const struct report_args *a,
-		 struct source *src, int n, struct ax_html_data *d)
+/* The runs of --samples-for in each database: ids and last as --run
+ * gives them (an id a database lacks is left out there), baseline:NAME
+ * the runs of that baseline wherever one has it; none for none.  A name
+ * no database has is an error, as a typo would silently draw nothing. */
+static int resolve_sampled(const struct ax_cli *cli,
+			   const struct report_args *a, struct source *src,
+			   int n)
 {
+	for (int k = 0; k < a->n_sampled; k++) {
+		const char *sel = a->sampled[k];
+		int found = 0;
+		if (!strcmp(sel, "none"))
+			continue;
+		for (int i = 0; i < n; i++) {
+			int64_t *ids = NULL, one = 0;
+			int m = 0, rc;
+			if (!strncmp(sel, "baseline:", 9)) {
+				rc = ax_db_baseline_runs(src[i].db, sel + 9,
+							 &ids, &m);
+			} else if (!strcmp(sel, "last")) {
+				rc = ax_db_last_run(src[i].db, &one);
+				m = 1;
+			} else if (ax_cli_parse_id(sel, &one)) {
+				rc = ax_db_run_exists(src[i].db, one);
+				m = 1;
+			} else {
+				return ax_cli_error(
+				    cli, AX_EXIT_USAGE,
+				    "report: --samples-for item '%s' is not a "
+				    "run; give run ids, last, baseline:NAME "
+				    "or none, like --samples-for "
+				    "last,baseline:main",
+				    sel);
+			}
+			if (rc == AX_ENOTFOUND)
+				continue;
+			if (rc) {
+				fprintf(stderr, "axbench: report: %s\n",
+					ax_db_errmsg(src[i].db));
+				return AX_EXIT_STORAGE;
+			}
+			for (int j = 0; j < m; j++) {
+				if (src[i].n_sampled == MAX_SAMPLED) {
+					free(ids);
+					return ax_cli_error(
+					    cli, AX_EXIT_USAGE,
+					    "report: --samples-for names more "
+					    "than %d runs in %s; raw samples "
+					    "are for comparing a few runs, "
+					    "name fewer",
+					    MAX_SAMPLED, src[i].path);
+				}
+				src[i].sampled[src[i].n_sampled++] =
+				    ids ? ids[j] : one;
+			}
+			free(ids);
+			found++;
+		}
+		if (!found && !a->sampled_default)
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "report: --samples-for %s: no such "
+					    "run or baseline in %s%s; `axbench "
+					    "runs` and `axbench baseline list` "
+					    "list them",
+					    sel, src[0].path,
+					    n > 1 ? " or the other databases"
+						  : "");
+	}
+	return 0;
+}
+
+/* The results, with their raw samples, of the --samples-for runs, on
+ * the selected devices, into d->sampled. */
+static int read_sampled(const struct report_args *a, struct source *src, int n,
+			struct ax_html_data *d)
+{
+	d->sampled = json_array();
+	for (int i = 0; i < n && d->sampled; i++) {
+		json_t *rs;
+		struct ax_db_filter f = {.run_ids = src[i].sampled,
+					 .n_run_ids = src[i].n_sampled,
+					 .with_samples = true,
+					 .stop = &ax_cli_interrupted};
+		if (!src[i].n_sampled)
+			continue;
+		if (ax_db_results(src[i].db, &f, &rs)) {
+			fprintf(stderr, "axbench: report: %s: %s\n",
+				src[i].path, ax_db_errmsg(src[i].db));
+			return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
+						  : AX_EXIT_STORAGE;
+		}
+		filter_devices(rs, a);
+		if (n > 1)
+			tag_source(rs, src[i].path);
+		ax_cli_fill_bytes(rs);
+		json_array_extend(d->sampled, rs);
+		json_decref(rs);
+	}
+	return d->sampled ? 0 : AX_EXIT_STORAGE;
+}
+
+/* Results, runs and sessions of the selection in every database, into
+ * d: each database's in turn, the first (--db) first, the results
+ * streamed into keep. */
+static int query(const struct ax_cli *cli, const struct report_args *a,
+		 struct source *src, int n, struct ax_html_collect *keep,
+		 struct ax_html_data *d)
+{
+	bool matched[MAX_SEL] = {0};
 	int rc = resolve_runs(cli, a, src, n);
-	for (int i = 0; i < n && !rc; i++)
-		rc = read_source(a, &src[i]);
+	if (!rc)
+		rc = resolve_sampled(cli, a, src, n);
+	for (int i = 0; i < n && !rc; i++) {
+		struct reading g = {.a = a,
+				    .keep = keep,
+				    .path = src[i].path,
+				    .source = i,
+				    .n_sources = n,
+				    .matched = matched};
+		rc = read_source(a, &src[i], &g);
+	}
 	if (rc || (rc = check_since(cli, a, src, n)) ||
-	    (rc = check_devices(cli, a, src, n)))
+	    (rc = check_devices(cli, a, src, n, matched)))
 		return rc;
-	d->results = json_array();
+	ax_html_collect_finish(keep);
+	d->results = keep->results;
+	d->history = keep;
 	d->runs = json_array();
 	d->sessions = json_array();
 	d->n_sources = n;
+	ax_cli_fill_bytes(d->results);
+	if ((rc = attach_telemetry(cli, src, n, d->results)) ||
+	    (rc = read_sampled(a, src, n, d)))
+		return rc;
 	for (int i = 0; i < n; i++) {
 		struct source *s = &src[i];
-		filter_devices(s->results, a);
 		filter_devices(s->runs, a);
 		filter_devices(s->sessions, a);
-		ax_cli_fill_bytes(s->results);
-		if ((rc = attach_telemetry(cli, s->db, s->results)))
-			return rc;
 		if (n > 1) {
-			tag_source(s->results, s->path);
 			tag_source(s->runs, s->path);
 			tag_source(s->sessions, s->path);
 		}
-		if (json_array_extend(d->results, s->results) ||
-		    json_array_extend(d->runs, s->runs) ||
+		if (json_array_extend(d->runs, s->runs) ||
 		    json_array_extend(d->sessions, s->sessions))
 			return ax_cli_error(cli, AX_EXIT_STORAGE,
 					    "report: out of memory");
@@ -451,29 +635,92 @@ static int query(const struct ax_cli *cli, const struct report_args *a,
 	return 0;
 }
 
+/* A stream that passes writes on to f until budget bytes have gone
+ * through, then fails them (EFBIG): the report never grows past its
+ * budget on disk, and writing stops at the first chunk too many. */
+struct budget {
+	FILE *f;
+	int64_t budget, written;
+	bool over;
+};
+
+static ssize_t budget_write(void *cookie, const char *buf, size_t len)
+{
+	struct budget *b = cookie;
+	if (b->written + (int64_t)len > b->budget) {
+		b->over = true;
+		errno = EFBIG;
+		return -1;
+	}
+	size_t put = fwrite(buf, 1, len, b->f);
+	b->written += (int64_t)put;
+	return put == len ? (ssize_t)len : -1;
+}
+
+/* "8 MiB", "512 KiB" or "900 B" into buf. */
+static const char *size_text(int64_t n, char *buf, size_t len)
+{
+	if (n >= (1 << 20))
+		snprintf(buf, len, "%.1f MiB", (double)n / (1 << 20));
+	else if (n >= 1024)
+		snprintf(buf, len, "%.0f KiB", (double)n / 1024);
+	else
+		snprintf(buf, len, "%lld B", (long long)n);
+	return buf;
+}
+
+static int over_budget(const struct ax_cli *cli, const char *out,
+		       int64_t budget)
+{
+	char b[32];
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "report: the report would be larger than its "
+			    "budget of %s (--max-size), so %s was left as it "
+			    "was; narrow the selection (--since, --runs, "
+			    "--devices), draw fewer runs' samples "
+			    "(--samples-for none), or raise --max-size",
+			    size_text(budget, b, sizeof(b)), out);
+}
+
 /* Write through a temporary file beside the target (core/outfile.h), so
  * a failed or interrupted report never leaves half a file where the last
- * good one was, and never writes through a planted link. */
+ * good one was, and never writes through a planted link.  The writer
+ * goes through a budget stream, so a report over --max-size is refused
+ * rather than left for a browser to choke on. */
 static int write_report(const struct ax_cli *cli, const char *out,
-			const struct ax_html_data *d)
+			int64_t max_size, const struct ax_html_data *d,
+			int64_t *size)
 {
 	char err[512];
 	struct ax_outfile o;
 	if (ax_outfile_open(&o, out, err, sizeof(err)))
 		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
-	int rc = ax_html_report_write(o.f, d, err, sizeof(err));
+	struct budget b = {.f = o.f, .budget = max_size};
+	cookie_io_functions_t io = {.write = budget_write};
+	FILE *bf = fopencookie(&b, "w", io);
+	int rc = bf ? ax_html_report_write(bf, d, err, sizeof(err)) : AX_ENOMEM;
+	/* Flushing the last buffer may be what crosses the budget. */
+	bool failed = bf && (fflush(bf) != 0 || ferror(bf));
+	if (bf)
+		fclose(bf);
+	*size = b.written;
 	if (ax_cli_interrupted) {
 		ax_outfile_abort(&o);
 		return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
 				    "report: interrupted; %s left as it was",
 				    out);
 	}
+	if (b.over) {
+		ax_outfile_abort(&o);
+		return over_budget(cli, out, max_size);
+	}
 	/* A write error (sticky on the stream) is reported by commit with
 	 * its errno; anything else is said here. */
-	if (rc && !ferror(o.f)) {
+	if ((rc || failed) && !ferror(o.f)) {
 		ax_outfile_abort(&o);
-		return ax_cli_error(cli, ax_cli_exit_code(rc),
-				    "report: writing %s failed: %s", out, err);
+		return ax_cli_error(cli, ax_cli_exit_code(rc ? rc : AX_EIO),
+				    "report: writing %s failed: %s", out,
+				    rc ? err : "write error");
 	}
 	if (ax_outfile_commit(&o, err, sizeof(err)))
 		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
@@ -552,6 +799,25 @@ static int databases(const struct ax_cli *cli, struct report_args *a,
 	return rc;
 }
 
+static int parse_max_size(const struct ax_cli *cli, const char *text,
+			  int64_t *out)
+{
+	static const struct ax_param_def def = {
+	    .name = "--max-size",
+	    .type = AX_PT_INT,
+	    .min = 4 << 10,
+	    .max = (int64_t)1 << 40,
+	    .flags = AX_PARAM_BYTES,
+	};
+	char err[256];
+	if (ax_param_parse(&def, text, out, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "report: %s; give a size like 5M or "
+				    "512K",
+				    err);
+	return 0;
+}
+
 static int parse(struct ax_cli *cli, int argc, char **argv,
 		 struct report_args *a)
 {
@@ -592,6 +858,11 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 			a->reference = it.optarg;
 		else if (opt == OPT_INCLUDE_TUNE)
 			a->include_tune = true;
+		else if (opt == OPT_SAMPLES_FOR)
+			rc = add_list(cli, a, "--samples-for", it.optarg,
+				      a->sampled, &a->n_sampled);
+		else if (opt == OPT_MAX_SIZE)
+			rc = parse_max_size(cli, it.optarg, &a->max_size);
 		else if (opt == OPT_DB_EXTRA)
 			extra[n_extra++] = it.optarg;
 		else if (opt == OPT_LABEL_BY)
@@ -644,26 +915,65 @@ static void describe(const struct report_args *a, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, "; tuning trials included");
 }
 
+/* The --samples-for runs in words: "run 7", "runs 3, 9 of a.db". */
+static void describe_sampled(const struct source *src, int n, char *buf,
+			     size_t len)
+{
+	int used = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < src[i].n_sampled && (size_t)used < len; k++)
+			used += snprintf(buf + used, len - (size_t)used,
+					 "%s%s %lld",
+					 k	? ","
+					 : used ? "; "
+						: "",
+					 k			? ""
+					 : src[i].n_sampled > 1 ? "runs"
+								: "run",
+					 (long long)src[i].sampled[k]);
+		if (n > 1 && src[i].n_sampled && (size_t)used < len)
+			used += snprintf(buf + used, len - (size_t)used,
+					 " of %s", src[i].path);
+	}
+}
+
 static int report_main(struct ax_cli *cli, int argc, char **argv)
 {
 	struct report_args a = {.out = "axbench-report.html",
+				.max_size = DEFAULT_MAX_SIZE,
 				.owned = json_array()};
 	struct ax_html_data d = {0};
+	struct ax_html_collect keep;
 	struct source src[MAX_DB];
-	char sel[2048], err[1024];
+	char sel[2048], sampled[1024], err[1024];
 	int n = 0;
+	int64_t size = 0;
 	memset(src, 0, sizeof(src));
 	int rc = a.owned ? parse(cli, argc, argv, &a) : AX_EXIT_STORAGE;
+	/* Without --samples-for, the newest run of each database is the
+	 * one a reader compares against the rest. */
+	if (rc == 0 && a.n_sampled == 0) {
+		a.sampled[a.n_sampled++] = "last";
+		a.sampled_default = true;
+	}
 	for (; rc == 0 && n < a.n_dbs; n++) {
 		src[n].path = a.dbs[n];
 		rc = open_source(cli, &src[n]);
 	}
+	bool kept = rc == 0 && ax_html_collect_init(&keep, a.label_by,
+						    a.include_tune) == 0;
+	if (rc == 0 && !kept)
+		rc =
+		    ax_cli_error(cli, AX_EXIT_STORAGE, "report: out of memory");
 	json_t *suites = rc ? NULL : ax_cli_suite_doc();
 	d.suites = suites;
 	if (rc == 0)
-		rc = query(cli, &a, src, n, &d);
+		rc = query(cli, &a, src, n, &keep, &d);
 	describe(&a, sel, sizeof(sel));
+	describe_sampled(src, n, sampled, sizeof(sampled));
 	d.selection = sel;
+	d.sampled_runs = sampled;
 	d.title = a.title;
 	d.stop = &ax_cli_interrupted;
 	d.label_by = a.label_by;
@@ -674,18 +984,23 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	if (rc == 0 && ax_html_report_check(&d, err, sizeof(err)))
 		rc = ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
 	if (rc == 0)
-		rc = write_report(cli, a.out, &d);
-	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-"))
+		rc = write_report(cli, a.out, a.max_size, &d, &size);
+	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-")) {
+		char b1[32], b2[32];
 		fprintf(stderr,
-			"axbench: report of %zu results written to "
-			"%s\n",
-			json_array_size(d.results), a.out);
-	json_decref(d.results);
+			"axbench: report of %zu results in %zu runs written "
+			"to %s: %s of its %s budget\n",
+			keep.n_read, json_object_size(keep.runs), a.out,
+			size_text(size, b1, sizeof(b1)),
+			size_text(a.max_size, b2, sizeof(b2)));
+	}
 	json_decref(d.runs);
 	json_decref(d.sessions);
+	json_decref(d.sampled);
 	json_decref(suites);
+	if (kept)
+		ax_html_collect_release(&keep);
 	for (int i = 0; i < n; i++) {
-		json_decref(src[i].results);
 		json_decref(src[i].runs);
 		json_decref(src[i].sessions);
 		ax_db_close(src[i].db);
@@ -704,7 +1019,8 @@ const struct ax_cli_cmd ax_cmd_report = {
     .summary = "write a self-contained HTML report",
     .usage = "[DB...] [--db-extra DB ...] [--runs ID,...] "
 	     "[--devices SEL,...] [--since DATE] [--label-by WHAT] "
-	     "[--reference SEL] [--include-tune] [-o FILE]",
+	     "[--reference SEL] [--include-tune] [--samples-for RUN,...] "
+	     "[--max-size BYTES] [-o FILE]",
     .details = "The report works from file:// with no network: inline "
 	       "CSS, SVG charts, the\n"
 	       "data embedded as JSON and a strict "

@@ -173,25 +173,62 @@ void ax_html_empty(struct ax_html_ctx *c, const char *what)
 
 /* ---- context ---------------------------------------------------------- */
 
+/* The history and counts of d->results, for a caller that passed every
+ * result rather than a collection: each database (its "source") a
+ * number in the order first seen. */
+static int collect_results(struct ax_html_ctx *c)
+{
+	const struct ax_html_data *d = c->d;
+	struct ax_html_collect *k = &c->local_history;
+	json_t *sources = json_object(), *r;
+	size_t i;
+	int rc = sources ? ax_html_collect_init(k, d->label_by, d->include_tune)
+			 : AX_ENOMEM;
+	c->own_history = rc == 0;
+	json_array_foreach(d->results, i, r)
+	{
+		const char *src = ax_html_jstr(r, "source");
+		if (rc)
+			break;
+		if (!json_object_get(sources, src))
+			json_object_set_new(
+			    sources, src,
+			    json_integer(
+				(json_int_t)json_object_size(sources)));
+		rc = ax_html_collect_add(
+		    k, r,
+		    (int)json_integer_value(json_object_get(sources, src)));
+	}
+	json_decref(sources);
+	if (!rc)
+		ax_html_collect_finish(k);
+	c->history = k;
+	return rc;
+}
+
 static int ctx_init(struct ax_html_ctx *c, FILE *f,
 		    const struct ax_html_data *d, char *err, size_t errlen)
 {
-	size_t i;
-	json_t *r;
 	memset(c, 0, sizeof(*c));
 	c->f = f;
 	c->d = d;
-	json_t *runs = json_object();
-	json_array_foreach(d->results, i, r)
-	{
-		char k[600];
-		snprintf(k, sizeof(k), "%s\x1f%.0f", ax_html_jstr(r, "source"),
-			 ax_html_jnum(r, "run_id"));
-		json_object_set_new(runs, k, json_true());
-	}
-	c->n_runs = (int)json_object_size(runs);
-	json_decref(runs);
+	int rc = 0;
+	if (d->history)
+		c->history = d->history;
+	else
+		rc = collect_results(c);
+	if (rc)
+		return ax_errf(err, errlen, rc, "report: out of memory");
+	c->n_runs = (int)json_object_size(c->history->runs);
 	return ax_html_systems_init(c, err, errlen);
+}
+
+static void ctx_release(struct ax_html_ctx *c)
+{
+	ax_html_systems_release(c);
+	if (c->own_history)
+		ax_html_collect_release(&c->local_history);
+	c->own_history = false;
 }
 
 /* ---- head, summary, data ---------------------------------------------- */
@@ -214,9 +251,8 @@ static void head(struct ax_html_ctx *c, const char *title)
 
 static void summary(struct ax_html_ctx *c, const char *when)
 {
-	size_t n = json_array_size(c->d->results), bad = 0, i;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r) bad += !ax_html_ok(r);
+	size_t n = c->history->n_read, bad = c->history->n_bad;
+	size_t shown = json_array_size(c->d->results);
 	fputs("<p>Generated ", c->f);
 	ax_html_escape(c->f, when);
 	fprintf(c->f,
@@ -224,6 +260,11 @@ static void summary(struct ax_html_ctx *c, const char *when)
 		"system%s",
 		n, n == 1 ? "" : "s", bad, c->n_runs, c->n_runs == 1 ? "" : "s",
 		c->n_sys, c->n_sys == 1 ? "" : "s");
+	if (shown < n)
+		fprintf(c->f,
+			"; the charts and tables show each system's newest "
+			"result of each case (%zu), the history every run",
+			shown);
 	if (c->d->n_sources > 1)
 		fprintf(c->f, " from %d databases", c->d->n_sources);
 	if (c->d->selection) {
@@ -236,6 +277,7 @@ static void summary(struct ax_html_ctx *c, const char *when)
 	      "Roofline</a><a href=\"#efficiency\">Efficiency</a>"
 	      "<a href=\"#curves\">Curves</a><a href=\"#tuner\">"
 	      "Tuning</a><a href=\"#history\">History</a>"
+	      "<a href=\"#samples\">Samples</a>"
 	      "<a href=\"#attention\">Attention</a></nav>\n",
 	      c->f);
 }
@@ -245,23 +287,58 @@ bool ax_html_stopped(const struct ax_html_ctx *c)
 	return c->d->stop && *c->d->stop;
 }
 
+/* The runs of the results shown or sampled: the rest of the history is
+ * in the series (run ids), so a year of runs does not fill the page. */
+static json_t *shown_runs(const struct ax_html_ctx *c)
+{
+	json_t *want = json_object(), *out = json_array(), *r;
+	size_t i;
+	const json_t *sets[] = {c->d->results, c->d->sampled};
+	for (int k = 0; k < 2; k++)
+		json_array_foreach(sets[k], i, r)
+		{
+			char key[600];
+			snprintf(key, sizeof(key), "%s\x1f%.0f",
+				 ax_html_jstr(r, "source"),
+				 ax_html_jnum(r, "run_id"));
+			json_object_set_new(want, key, json_true());
+		}
+	json_array_foreach(c->d->runs, i, r)
+	{
+		char key[600];
+		snprintf(key, sizeof(key), "%s\x1f%.0f",
+			 ax_html_jstr(r, "source"), ax_html_jnum(r, "id"));
+		if (json_object_get(want, key))
+			json_array_append(out, r);
+	}
+	json_decref(want);
+	return out;
+}
+
 static int embed_data(struct ax_html_ctx *c, const char *when)
 {
-	json_t *doc = json_pack("{s:s,s:O,s:O?,s:O?}", "generated_at", when,
-				"results", c->d->results, "runs", c->d->runs,
-				"sessions", c->d->sessions);
+	json_t *runs = c->d->runs ? shown_runs(c) : NULL;
+	json_t *doc =
+	    json_pack("{s:s,s:O,s:o?,s:O?,s:O?}", "generated_at", when,
+		      "results", c->d->results, "runs", runs, "sessions",
+		      c->d->sessions, "sampled", c->d->sampled);
 	char *txt = doc ? ax_json_for_html(doc) : NULL;
 	json_decref(doc);
 	if (!txt)
 		return AX_ENOMEM;
 	fputs("<h2 id=\"data\">Data</h2>\n<p>The data behind this report is "
-	      "embedded below as JSON (element <code>axbench-data</code>); "
-	      "it is never executed.</p>\n"
+	      "embedded below as JSON (elements <code>axbench-data</code>: "
+	      "the results shown, their runs, the tuning sessions and the "
+	      "sampled runs' results with their samples; and "
+	      "<code>axbench-history</code>: each case's per-run medians and "
+	      "95 % intervals, to 6 significant digits); it is never "
+	      "executed.</p>\n"
 	      "<script type=\"application/json\" id=\"axbench-data\">",
 	      c->f);
 	fputs(txt, c->f);
 	fputs("</script>\n", c->f);
 	free(txt);
+	ax_html_history_json(c);
 	return 0;
 }
 
@@ -272,7 +349,7 @@ int ax_html_report_check(const struct ax_html_data *d, char *err, size_t errlen)
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "report: no results array to report on");
 	int rc = ctx_init(&c, NULL, d, err, errlen);
-	ax_html_systems_release(&c);
+	ctx_release(&c);
 	return rc;
 }
 
@@ -297,14 +374,14 @@ int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 	    ax_html_section_medians,	ax_html_section_roofline,
 	    ax_html_section_efficiency, ax_html_section_curves,
 	    ax_html_section_tuner,	ax_html_section_history,
-	    ax_html_section_attention,
+	    ax_html_section_samples,	ax_html_section_attention,
 	};
 	struct ax_html_ctx c;
 	/* A reference that names no system is refused before anything is
 	 * written. */
 	int rc = ctx_init(&c, f, d, err, errlen);
 	if (rc) {
-		ax_html_systems_release(&c);
+		ctx_release(&c);
 		return rc;
 	}
 	head(&c, d->title ? d->title : "axbench report");
@@ -315,7 +392,7 @@ int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 		sections[i](&c);
 	rc = ax_html_stopped(&c) ? AX_EINTR : embed_data(&c, when);
 	fputs("</body>\n</html>\n", f);
-	ax_html_systems_release(&c);
+	ctx_release(&c);
 	if (rc == AX_EINTR || ax_html_stopped(&c))
 		return ax_errf(err, errlen, AX_EINTR, "report: interrupted");
 	if (rc)

@@ -34,6 +34,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The report draws the "telemetry" of at most AX_HTML_TELEMETRY_MAX
@@ -52,6 +53,45 @@ enum ax_html_label_by {
 
 /* The names of enum ax_html_label_by in order, NULL-terminated. */
 const char *const *ax_html_label_by_names(void);
+
+/* One run's figure of a case in the history: its run (database index
+ * and id), when it started, and its median with the 95 % interval (NAN
+ * when the result failed). */
+struct ax_html_point {
+	int64_t run_id;
+	int source;	     /* index of the database (0: the first) */
+	char started_at[32]; /* ISO 8601 UTC, as stored */
+	double median, ci_lo, ci_hi;
+	bool ok;
+	signed char change; /* set by the report: +1 better, -1 worse */
+};
+
+/* A case (device, suite, parameters) across runs, oldest first. */
+struct ax_html_series {
+	char *suite, *label, *device, *unit; /* label: "k=v k=v" */
+	bool hib;			     /* higher is better */
+	struct ax_html_point *pts;
+	size_t n, cap;
+};
+
+/*
+ * What `report` keeps of a stream of results, however long the history:
+ * each system's newest result of each case in full (the report's
+ * "results"), and of every run only its figure per case (the series),
+ * with counts of everything read.  Memory grows with systems x cases and
+ * with runs x cases as a few numbers, never with samples.
+ */
+struct ax_html_collect {
+	enum ax_html_label_by label_by;
+	bool include_tune;
+	json_t *results;      /* kept results, oldest first seen (owned) */
+	json_t *index;	      /* reduction key -> index in results */
+	json_t *runs;	      /* "source\x1frun id" -> true: runs read */
+	json_t *series_index; /* history key -> index in series */
+	struct ax_html_series *series;
+	size_t n_series, cap_series;
+	size_t n_read, n_bad; /* results read, and those not ok */
+};
 
 struct ax_html_data {
 	json_t *results;	  /* ax_db_results() array, ideally with samples
@@ -79,7 +119,30 @@ struct ax_html_data {
 				     (the database's path) */
 	const volatile int *stop; /* non-NULL: writing stops (AX_EINTR) once
 				   *stop is set (Ctrl-C) */
+	struct ax_html_collect *history; /* NULL: the history and the
+				     counts come from results; else from
+				     here, results holding its kept ones */
+	json_t *sampled;	  /* results with "samples" of the runs whose
+				     raw samples are drawn (NULL or empty:
+				     none); borrowed */
+	const char *sampled_runs; /* which runs those are, in words */
 };
+
+/* An empty collection for d's label_by and include_tune.  Returns 0 or
+ * AX_ENOMEM. */
+int ax_html_collect_init(struct ax_html_collect *k,
+			 enum ax_html_label_by label_by, bool include_tune);
+void ax_html_collect_release(struct ax_html_collect *k);
+/* Take one result (an ax_db_results() object, with "source" (the
+ * database's path) when the report reads several databases, source
+ * their index): counted, added to its case's series, and kept when it is
+ * its system's newest of its case (a reference is taken; r may be freed
+ * after).  Results must come oldest first within each database.
+ * Returns 0 or AX_ENOMEM. */
+int ax_html_collect_add(struct ax_html_collect *k, json_t *r, int source);
+/* Sort every series by start time (databases read one after another
+ * make one history). */
+void ax_html_collect_finish(struct ax_html_collect *k);
 
 /*
  * Write the whole report to f.  results must be an array (it may be

@@ -1,6 +1,8 @@
-/* reports/html_history.c - each result key (device, suite, parameters)
- * across runs, with the verdict of every run against the one before. */
-#include "reports/compare.h"
+/* reports/html_history.c - each case (device, suite, parameters) across
+ * runs: one row with a sparkline of its per-run medians, its changes
+ * marked, as asv and Bencher draw history.  Drawn from the collection's
+ * series (reports/html_collect.c): a few numbers per run, never the raw
+ * samples, so the section stays small however long the history. */
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
 
@@ -8,192 +10,273 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Key of a result across runs: device, suite, parameter hash. */
-static void key_of(const json_t *r, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%s",
-		 ax_html_jstr(json_object_get(r, "device"), "fingerprint"),
-		 ax_html_jstr(json_object_get(r, "device"), "name"),
-		 ax_html_jstr(r, "suite"), ax_html_jstr(r, "params_hash"));
-}
+/* The sparkline's size in px, and the most points it draws: beyond
+ * that every k-th point (with every change and the newest) still shows
+ * the trend, and the embedded data keeps all of them. */
+#define SPARK_W 260
+#define SPARK_H 36
+#define SPARK_MAX_POINTS 520
 
-/* One run: its database and id (ids repeat across databases). */
-static bool same_run(const json_t *a, const json_t *b)
+/* Mark the changes of s: a run whose median moved from the previous
+ * measured run's by more than AX_HTML_CHANGE and whose 95 % interval
+ * does not overlap that run's.  Needs only the stored summaries, so a
+ * year of history is judged without reading a sample. */
+static void mark_changes(struct ax_html_series *s)
 {
-	return ax_html_jnum(a, "run_id") == ax_html_jnum(b, "run_id") &&
-	       !strcmp(ax_html_jstr(a, "source"), ax_html_jstr(b, "source"));
-}
-
-/* Results by start time, then their order in d->results: databases
- * read one after another still make one history. */
-static int by_time(const void *x, const void *y)
-{
-	const json_t *const *a = x, *const *b = y;
-	int c = strcmp(ax_html_jstr(*a, "started_at"),
-		       ax_html_jstr(*b, "started_at"));
-	return c ? c : (*a < *b ? -1 : *a > *b);
-}
-
-static double *values(const json_t *r, int *n)
-{
-	const json_t *a = json_object_get(r, "samples");
-	double *x = malloc(sizeof(double) * (json_array_size(a) + 1));
-	*n = 0;
-	for (size_t i = 0; x && i < json_array_size(a); i++)
-		if (json_is_number(json_array_get(a, i)))
-			x[(*n)++] = json_number_value(json_array_get(a, i));
-	return x;
-}
-
-/* Verdict cell of r against the previous result prev of its key. */
-static bool verdict_cell(struct ax_html_ctx *c, const json_t *prev,
-			 const json_t *r)
-{
-	struct ax_compare_opts o;
-	struct ax_compare_stat st;
-	int na, nb;
-	ax_compare_opts_init(&o);
-	double *a = values(prev, &na), *b = values(r, &nb);
-	int rc = a && b
-		     ? ax_compare_samples(
-			   a, na, b, nb,
-			   json_is_true(json_object_get(r, "higher_is_better")),
-			   o.threshold, &o, &st, NULL, 0)
-		     : -1;
-	free(a);
-	free(b);
-	if (rc) {
-		fputs("<td>not compared</td>", c->f);
-		return false;
-	}
-	bool reg = st.verdict == AX_VERDICT_SLOWER;
-	fprintf(c->f, "<td><span class=\"%s\">%s%s</span> <small>",
-		ax_compare_verdict_name(st.verdict),
-		ax_compare_verdict_name(st.verdict),
-		reg ? " (regression)" : "");
-	ax_html_escape(c->f, st.reason);
-	fputs("</small></td>", c->f);
-	return reg;
-}
-
-static void history_row(struct ax_html_ctx *c, const json_t *prev,
-			const json_t *r, bool first, int *regressions)
-{
-	fputs("<tr><td>", c->f);
-	if (first) {
-		char *label = ax_html_case_label(r);
-		ax_html_escape(c->f, ax_html_jstr(r, "suite"));
-		fputs(" ", c->f);
-		ax_html_escape(c->f, label);
-		fputs(" on ", c->f);
-		ax_html_escape(
-		    c->f, ax_html_jstr(json_object_get(r, "device"), "name"));
-		free(label);
-	}
-	char run[300];
-	fputs("</td><td>", c->f);
-	ax_html_system_chip(c, ax_html_system_of(c, r));
-	fputs("</td><td>", c->f);
-	ax_html_escape(c->f, ax_html_run_name(c, r, run, sizeof(run)));
-	fputs("</td><td>", c->f);
-	ax_html_escape(c->f, ax_html_jstr(r, "started_at"));
-	fprintf(c->f, "</td><td class=\"num\">%.4g</td><td>",
-		ax_html_jnum(r, "median"));
-	ax_html_escape(c->f, ax_html_jstr(r, "unit"));
-	fputs("</td>", c->f);
-	if (prev)
-		*regressions += verdict_cell(c, prev, r);
-	else
-		fputs("<td>first run</td>", c->f);
-	fputs("</tr>\n", c->f);
-}
-
-/* Rows of one key, oldest first (sorted holds the results by time). */
-static int history_key(struct ax_html_ctx *c, const json_t **sorted, size_t ns,
-		       const char *key, int *regs)
-{
-	const json_t *prev = NULL;
-	int n = 0;
-	for (size_t i = 0; i < ns; i++) {
-		const json_t *r = sorted[i];
-		char k[800];
-		key_of(r, k, sizeof(k));
-		if (!ax_html_ok(r) || strcmp(k, key) ||
-		    (ax_html_is_tune(r) && !c->d->include_tune))
+	const struct ax_html_point *prev = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		struct ax_html_point *p = &s->pts[i];
+		p->change = 0;
+		if (!p->ok || !isfinite(p->median) || p->median <= 0)
 			continue;
-		if (prev && same_run(prev, r))
-			continue; /* a repeat within one run */
-		history_row(c, prev, r, n == 0, regs);
-		prev = r;
-		n++;
-	}
-	return n;
-}
-
-/* Keys with results in at least two runs, in first-seen order. */
-static json_t *repeated_keys(const struct ax_html_ctx *c)
-{
-	json_t *runs = json_object(), *keys = json_array();
-	size_t i;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r)
-	{
-		char k[800], run[600];
-		/* A tuning session measures with its own settings: against
-		 * a run's figure of the same point it would read as a
-		 * change that is none. */
-		if (!ax_html_ok(r) ||
-		    (ax_html_is_tune(r) && !c->d->include_tune))
-			continue;
-		key_of(r, k, sizeof(k));
-		json_t *first = json_object_get(runs, k);
-		snprintf(run, sizeof(run), "%s\x1f%.0f",
-			 ax_html_jstr(r, "source"), ax_html_jnum(r, "run_id"));
-		if (!first) {
-			json_object_set_new(runs, k, json_string(run));
-		} else if (json_is_string(first) &&
-			   strcmp(json_string_value(first), run)) {
-			json_array_append_new(keys, json_string(k));
-			json_object_set_new(runs, k, json_null()); /* listed */
+		if (prev) {
+			double rel = p->median / prev->median - 1;
+			bool apart =
+			    p->ci_lo > prev->ci_hi || p->ci_hi < prev->ci_lo;
+			if (fabs(rel) > AX_HTML_CHANGE && apart)
+				p->change = (rel > 0) == s->hib ? 1 : -1;
 		}
+		prev = p;
 	}
-	json_decref(runs);
-	return keys;
+}
+
+static bool drawn(const struct ax_html_series *s, size_t i, size_t every)
+{
+	return i % every == 0 || i + 1 == s->n || s->pts[i].change;
+}
+
+static double y_of(double v, double lo, double hi)
+{
+	double pad = 4, h = SPARK_H - 2 * pad;
+	if (!(hi > lo))
+		return SPARK_H / 2.0;
+	return pad + h * (1 - (v - lo) / (hi - lo));
+}
+
+/* The sparkline: the medians of measured runs as a line, a failed run
+ * as a cross at the bottom, a change as a dot (orange: worse, blue:
+ * better). */
+static void sparkline(struct ax_html_ctx *c, const struct ax_html_series *s,
+		      int worse, int better)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->pts[i].ok && isfinite(s->pts[i].median)) {
+			lo = fmin(lo, s->pts[i].median);
+			hi = fmax(hi, s->pts[i].median);
+		}
+	size_t every = s->n > SPARK_MAX_POINTS
+			   ? (s->n + SPARK_MAX_POINTS - 1) / SPARK_MAX_POINTS
+			   : 1;
+	double dx = s->n > 1 ? (SPARK_W - 8.0) / (double)(s->n - 1) : 0;
+	fprintf(c->f,
+		"<svg class=\"spark\" width=\"%d\" height=\"%d\" viewBox=\"0 0 "
+		"%d %d\" role=\"img\" aria-label=\"",
+		SPARK_W, SPARK_H, SPARK_W, SPARK_H);
+	char tip[512];
+	snprintf(tip, sizeof(tip),
+		 "%zu runs, medians from %.4g to %.4g %s; %d worse, %d better",
+		 s->n, lo, hi, s->unit, worse, better);
+	ax_html_escape(c->f, tip);
+	fputs("\"><title>", c->f);
+	ax_html_escape(c->f, tip);
+	fputs("</title><polyline fill=\"none\" stroke=\"#555\" "
+	      "stroke-width=\"1.2\" points=\"",
+	      c->f);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->pts[i].ok && isfinite(s->pts[i].median) &&
+		    drawn(s, i, every))
+			fprintf(c->f, "%.1f,%.1f ", 4 + dx * (double)i,
+				y_of(s->pts[i].median, lo, hi));
+	fputs("\"/>", c->f);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct ax_html_point *p = &s->pts[i];
+		double x = 4 + dx * (double)i;
+		if (!p->ok && drawn(s, i, every))
+			fprintf(c->f,
+				"<path d=\"M%.1f %d l4 -4 m-4 0 l4 4\" "
+				"stroke=\"#D55E00\"/>",
+				x - 2, SPARK_H - 1);
+		else if (p->change)
+			fprintf(c->f,
+				"<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.8\" "
+				"fill=\"%s\"/>",
+				x, y_of(p->median, lo, hi),
+				p->change < 0 ? "#D55E00" : "#0072B2");
+	}
+	fputs("</svg>", c->f);
+}
+
+/* The newest measured run and the one before it, as text. */
+static void newest_cell(struct ax_html_ctx *c, const struct ax_html_series *s)
+{
+	const struct ax_html_point *last = NULL, *prev = NULL;
+	for (size_t i = s->n; i-- > 0 && !prev;)
+		if (s->pts[i].ok && isfinite(s->pts[i].median)) {
+			if (!last)
+				last = &s->pts[i];
+			else
+				prev = &s->pts[i];
+		}
+	if (!last) {
+		fputs("<td>no run measured it</td>", c->f);
+		return;
+	}
+	fprintf(c->f, "<td class=\"num\">%.4g", last->median);
+	if (prev) {
+		double rel = last->median / prev->median - 1;
+		const char *cls = last->change < 0   ? "slower"
+				  : last->change > 0 ? "faster"
+						     : "same";
+		fprintf(c->f, " <span class=\"%s\">(%+.1f %%%s)</span>", cls,
+			100 * rel,
+			last->change < 0   ? ", worse"
+			: last->change > 0 ? ", better"
+					   : "");
+	}
+	fputs("</td>", c->f);
+}
+
+static void history_row(struct ax_html_ctx *c, struct ax_html_series *s,
+			int *worse_total)
+{
+	int worse = 0, better = 0, failed = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		worse += s->pts[i].change < 0;
+		better += s->pts[i].change > 0;
+		failed += !s->pts[i].ok;
+	}
+	*worse_total += worse;
+	fputs("<tr><td>", c->f);
+	ax_html_escape(c->f, s->suite);
+	fputs(" ", c->f);
+	ax_html_escape(c->f, s->label);
+	fputs("</td><td>", c->f);
+	ax_html_escape(c->f, s->device);
+	fprintf(c->f, "</td><td class=\"num\">%zu", s->n);
+	if (failed)
+		fprintf(c->f, " <small>(%d failed)</small>", failed);
+	fputs("</td><td>", c->f);
+	sparkline(c, s, worse, better);
+	fputs("</td>", c->f);
+	newest_cell(c, s);
+	fputs("<td>", c->f);
+	ax_html_escape(c->f, s->unit);
+	fprintf(c->f, "</td><td class=\"num\">%d worse, %d better</td></tr>\n",
+		worse, better);
+}
+
+static int series_cmp(const void *x, const void *y)
+{
+	const struct ax_html_series *const *a = x, *const *b = y;
+	int k = strcmp((*a)->suite, (*b)->suite);
+	if (!k)
+		k = ax_html_label_cmp((*a)->label, (*b)->label);
+	return k ? k : strcmp((*a)->device, (*b)->device);
 }
 
 void ax_html_section_history(struct ax_html_ctx *c)
 {
-	json_t *keys = repeated_keys(c), *k;
-	size_t i;
-	int regs = 0;
+	struct ax_html_collect *k = c->history;
+	size_t n = 0;
+	int worse = 0;
 	ax_html_h2(c, "history", "History across runs");
-	if (json_array_size(keys) == 0) {
+	struct ax_html_series **rows = calloc(k->n_series + 1, sizeof(*rows));
+	if (!rows)
+		return;
+	for (size_t i = 0; i < k->n_series; i++) {
+		mark_changes(&k->series[i]);
+		if (k->series[i].n > 1)
+			rows[n++] = &k->series[i];
+	}
+	if (n == 0) {
 		ax_html_empty(c, "No device, suite and parameters were "
 				 "measured in more than one of the selected "
 				 "runs.");
-		json_decref(keys);
+		free(rows);
 		return;
 	}
-	size_t ns = json_array_size(c->d->results);
-	const json_t **sorted = calloc(ns + 1, sizeof(*sorted));
-	if (!sorted) {
-		json_decref(keys);
+	qsort(rows, n, sizeof(*rows), series_cmp);
+	fprintf(c->f,
+		"<p>Each case on each device across runs, oldest to newest: "
+		"one point per run (its median). A dot marks a change: a run "
+		"whose median moved more than %.0f %% from the run before and "
+		"whose 95 %% interval does not overlap that run's (orange: "
+		"worse, blue: better); a cross marks a failed run. The "
+		"<a href=\"#samples\">distributions</a> show the raw samples "
+		"of the compared runs, and <code>axbench compare</code> "
+		"judges two runs from their samples.</p>\n"
+		"<table><tr><th>Case</th><th>Device</th><th>Runs</th>"
+		"<th>History</th><th>Newest (against the run before)</th>"
+		"<th>Unit</th><th>Changes</th></tr>\n",
+		100 * AX_HTML_CHANGE);
+	for (size_t i = 0; i < n && !ax_html_stopped(c); i++)
+		history_row(c, rows[i], &worse);
+	fprintf(c->f, "</table>\n<p>%d change%s for the worse marked.</p>\n",
+		worse, worse == 1 ? "" : "s");
+	free(rows);
+}
+
+/* The series as JSON text, by hand: numbers in 6 significant digits,
+ * column by column, so that a point costs some 40 bytes and a year of
+ * runs stays a size a browser opens.  Only numbers and escaped strings
+ * are written. */
+static void series_json(struct ax_html_ctx *c, const struct ax_html_series *s)
+{
+	/* The strings through jansson and the script-safe escaping; the
+	 * columns after them by hand. */
+	json_t *head = json_pack("{s:s,s:s,s:s,s:s,s:b}", "suite", s->suite,
+				 "case", s->label, "device", s->device, "unit",
+				 s->unit, "higher_is_better", s->hib);
+	char *txt = head ? ax_json_for_html(head) : NULL;
+	json_decref(head);
+	size_t len = txt ? strlen(txt) : 0;
+	if (len < 2) {
+		free(txt);
+		fputs("null", c->f);
 		return;
 	}
-	for (size_t j = 0; j < ns; j++)
-		sorted[j] = json_array_get(c->d->results, j);
-	qsort(sorted, ns, sizeof(*sorted), by_time);
-	fputs("<p>Each run against the run before it on the same device, "
-	      "from the raw samples (Mann-Whitney U, Hodges-Lehmann shift "
-	      "with a 95 % interval, 2 % minimum effect). Change is + when "
-	      "better.</p>\n<table><tr><th>Result</th><th>System</th>"
-	      "<th>Run</th><th>Started</th><th>Median</th><th>Unit</th>"
-	      "<th>Verdict against the previous run</th></tr>\n",
+	fwrite(txt, 1, len - 1, c->f); /* without its closing brace */
+	free(txt);
+	fputs(",\"source\":[", c->f);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(c->f, "%s%d", i ? "," : "", s->pts[i].source);
+	fputs("],\"run_id\":[", c->f);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(c->f, "%s%lld", i ? "," : "",
+			(long long)s->pts[i].run_id);
+	static const char *const cols[] = {"median", "ci_lo", "ci_hi"};
+	for (int k = 0; k < 3; k++) {
+		fprintf(c->f, "],\"%s\":[", cols[k]);
+		for (size_t i = 0; i < s->n; i++) {
+			const struct ax_html_point *p = &s->pts[i];
+			double v = k == 0   ? p->median
+				   : k == 1 ? p->ci_lo
+					    : p->ci_hi;
+			if (i)
+				fputc(',', c->f);
+			if (isfinite(v))
+				fprintf(c->f, "%.6g", v);
+			else
+				fputs("null", c->f);
+		}
+	}
+	fputs("],\"change\":[", c->f);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(c->f, "%s%d", i ? "," : "", s->pts[i].change);
+	fputs("]}", c->f);
+}
+
+void ax_html_history_json(struct ax_html_ctx *c)
+{
+	const struct ax_html_collect *k = c->history;
+	fputs("<script type=\"application/json\" id=\"axbench-history\">"
+	      "{\"series\":[",
 	      c->f);
-	json_array_foreach(keys, i, k) if (!ax_html_stopped(c))
-	    history_key(c, sorted, ns, json_string_value(k), &regs);
-	fprintf(c->f, "</table>\n<p>%d regression%s marked.</p>\n", regs,
-		regs == 1 ? "" : "s");
-	free(sorted);
-	json_decref(keys);
+	for (size_t i = 0; i < k->n_series; i++) {
+		if (i)
+			fputs(",\n", c->f);
+		series_json(c, &k->series[i]);
+	}
+	fputs("]}</script>\n", c->f);
 }

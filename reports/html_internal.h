@@ -48,6 +48,11 @@ struct ax_html_ctx {
 	int n_tune_left; /* tuning results left out of the case charts */
 	struct ax_html_case *cases; /* sorted by suite, then parameters */
 	int n_cases;
+	/* The history and the counts of everything read: d->history, or
+	 * one built from d->results (then owned, own_history). */
+	struct ax_html_collect *history;
+	struct ax_html_collect local_history;
+	bool own_history;
 };
 
 /* What a table shows for a figure that was not measured (JSON null):
@@ -58,6 +63,11 @@ struct ax_html_ctx {
 /* A ratio within this share of 1 is a tie in the overview and beside
  * each bar: closer than most runs repeat on a quiet machine. */
 #define AX_HTML_TIE 0.02
+
+/* The history marks a run whose median moved more than this share from
+ * the run before (and whose interval does not overlap that run's):
+ * compare's default minimum effect. */
+#define AX_HTML_CHANGE 0.02
 
 /* Has the caller asked the report to stop (d->stop)?  Long loops check it
  * once per chart or group. */
@@ -74,6 +84,10 @@ double ax_html_jnum(const json_t *o, const char *key);
  * than one. */
 int ax_html_systems_init(struct ax_html_ctx *c, char *err, size_t errlen);
 void ax_html_systems_release(struct ax_html_ctx *c);
+/* The key of r's system under by (label: its run label, "" if none):
+ * results with one key make one system. */
+void ax_html_system_key(enum ax_html_label_by by, const char *label,
+			const json_t *r, char *buf, size_t len);
 /* Index of the system of a result or run object of d (-1 if none). */
 int ax_html_system_of(const struct ax_html_ctx *c, const json_t *r);
 /* System of a tuning session: of the results it measured, else the
@@ -134,6 +148,11 @@ void ax_html_section_roofline(struct ax_html_ctx *c);
 void ax_html_section_curves(struct ax_html_ctx *c);
 void ax_html_section_tuner(struct ax_html_ctx *c);
 void ax_html_section_history(struct ax_html_ctx *c);
+/* The raw samples of d->sampled as box and strip plots (html_samples.c). */
+void ax_html_section_samples(struct ax_html_ctx *c);
+/* The history's series as a <script type="application/json"
+ * id="axbench-history"> block (html_history.c). */
+void ax_html_history_json(struct ax_html_ctx *c);
 void ax_html_section_efficiency(struct ax_html_ctx *c);
 /* Part of the efficiency section: sustained results' "telemetry" series
  * against time; writes nothing when no result has one. */

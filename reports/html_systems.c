@@ -87,14 +87,13 @@ static void host_key(const json_t *r, char *buf, size_t len)
 		 ax_html_jstr(h, "cpu_model"), ax_html_jnum(h, "cores"));
 }
 
-/* The key of r's system under d->label_by. */
-static void sys_key(const struct ax_html_ctx *c, const json_t *r, char *buf,
-		    size_t len)
+void ax_html_system_key(enum ax_html_label_by by, const char *label,
+			const json_t *r, char *buf, size_t len)
 {
 	char dk[640], hk[640];
 	dev_key(r, dk, sizeof(dk));
 	host_key(r, hk, sizeof(hk));
-	switch (c->d->label_by) {
+	switch (by) {
 	case AX_HTML_BY_RUN:
 		snprintf(buf, len, "R\x1f%s\x1f%.0f", ax_html_jstr(r, "source"),
 			 run_id_of(r));
@@ -107,9 +106,16 @@ static void sys_key(const struct ax_html_ctx *c, const json_t *r, char *buf,
 		break;
 	default:
 		/* One label on two machines is still two systems. */
-		snprintf(buf, len, "L\x1f%s\x1f%s\x1f%s",
-			 ax_html_run_label(c, r), hk, dk);
+		snprintf(buf, len, "L\x1f%s\x1f%s\x1f%s", label, hk, dk);
 	}
+}
+
+/* The key of r's system under d->label_by. */
+static void sys_key(const struct ax_html_ctx *c, const json_t *r, char *buf,
+		    size_t len)
+{
+	ax_html_system_key(c->d->label_by, ax_html_run_label(c, r), r, buf,
+			   len);
 }
 
 static const char *dev_name(const json_t *r)

@@ -60,14 +60,15 @@ static json_t *result(int run, const char *fp, const char *name,
 	char *hash = json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT);
 	json_t *r = json_pack(
 	    "{s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:f,s:s,s:s,s:n,s:i,"
-	    "s:f,s:f,s:f,s:f,s:o,s:o,s:{s:s,s:s,s:i}}",
+	    "s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:{s:s,s:s,s:i}}",
 	    "id", run * 100, "run_id", run, "started_at",
 	    "2024-01-01T00:00:00Z", "suite", suite, "case", "", "params",
 	    params, "params_hash", hash, "unit", unit, "higher_is_better", 1,
 	    "work", 2e9, "stop_reason", "noise", "status", status, "error", "n",
 	    8, "median", median, "q1", median * 0.99, "q3", median * 1.01,
-	    "rel_noise", 0.01, "device", device(fp, name), "samples", s, "host",
-	    "hostname", "box", "cpu_model", "Xeon", "cores", 2);
+	    "ci_lo", median * 0.995, "ci_hi", median * 1.005, "rel_noise", 0.01,
+	    "device", device(fp, name), "samples", s, "host", "hostname", "box",
+	    "cpu_model", "Xeon", "cores", 2);
 	free(hash);
 	return r;
 }
@@ -200,7 +201,10 @@ static void sections_with_data(void)
 		 strstr(html, ">200</text>") && strstr(html, ">50</text>"));
 	AX_CHECK(html && strstr(html, "25% of measured peak"));
 	AX_CHECK(html && strstr(html, "Tuner convergence on gemm"));
-	AX_CHECK(html && strstr(html, "slower (regression)"));
+	/* Run 2 halved every bandwidth case: marked worse in the history,
+	 * from the stored medians and intervals. */
+	AX_CHECK(html && strstr(html, "(-50.0 %, worse)"));
+	AX_CHECK(html && strstr(html, "5 changes for the worse marked."));
 	AX_CHECK(html && strstr(html, "(higher is better)"));
 	AX_CHECK(html && strstr(html, "<title>"));
 	free(html);

@@ -1,0 +1,214 @@
+/* reports/html_collect.c - what `report` keeps of a stream of results
+ * (reports/html.h, struct ax_html_collect): each system's newest result
+ * of each case in full, and every run's figure per case as a point of
+ * that case's series.  A year of history then costs the report a few
+ * numbers per run and case, not every sample ever stored. */
+#include "core/error.h"
+#include "reports/html_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ax_html_collect_init(struct ax_html_collect *k,
+			 enum ax_html_label_by label_by, bool include_tune)
+{
+	memset(k, 0, sizeof(*k));
+	k->label_by = label_by;
+	k->include_tune = include_tune;
+	k->results = json_array();
+	k->index = json_object();
+	k->runs = json_object();
+	k->series_index = json_object();
+	if (!k->results || !k->index || !k->runs || !k->series_index) {
+		ax_html_collect_release(k);
+		return AX_ENOMEM;
+	}
+	return 0;
+}
+
+void ax_html_collect_release(struct ax_html_collect *k)
+{
+	json_decref(k->results);
+	json_decref(k->index);
+	json_decref(k->runs);
+	json_decref(k->series_index);
+	for (size_t i = 0; i < k->n_series; i++) {
+		struct ax_html_series *s = &k->series[i];
+		free(s->suite);
+		free(s->label);
+		free(s->device);
+		free(s->unit);
+		free(s->pts);
+	}
+	free(k->series);
+	memset(k, 0, sizeof(*k));
+}
+
+static const char *run_label(const json_t *r)
+{
+	const char *s = ax_html_jstr(r, "run_label");
+	return *s ? s : ax_html_jstr(r, "label");
+}
+
+/* The case of r as html_systems.c's build_cases keys it (suite, unit and
+ * parameters: their hash, else the parameters themselves), and finer:
+ * the charts pick their newest from what is kept. */
+static void case_key(const json_t *r, char *buf, size_t len)
+{
+	const char *hash = ax_html_jstr(r, "params_hash");
+	char *params = NULL;
+	if (!*hash)
+		params =
+		    json_dumps(json_object_get(r, "params"),
+			       JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+	/* A sustained run's result is kept beside a short run's of the
+	 * same case: the efficiency section shows its throttling. */
+	bool sustained = json_is_true(
+	    json_object_get(json_object_get(r, "extra"), "sustained"));
+	snprintf(buf, len, "%s\x1f%s\x1f%s%s%s", ax_html_jstr(r, "suite"),
+		 ax_html_jstr(r, "unit"), ax_html_is_tune(r) ? "tune:" : "",
+		 sustained ? "sustained:" : "",
+		 *hash	  ? hash
+		 : params ? params
+			  : "");
+	free(params);
+}
+
+/* Keep r when it is the newest of its system and case: the newer run
+ * wins, failed or not, as in the report's case charts. */
+static int keep_newest(struct ax_html_collect *k, json_t *r)
+{
+	char sys[2048], cas[1024], key[3100];
+	ax_html_system_key(k->label_by, run_label(r), r, sys, sizeof(sys));
+	case_key(r, cas, sizeof(cas));
+	snprintf(key, sizeof(key), "%s\x1e%s", sys, cas);
+	const json_t *at = json_object_get(k->index, key);
+	if (!at) {
+		if (json_object_set_new(
+			k->index, key,
+			json_integer(
+			    (json_int_t)json_array_size(k->results))) ||
+		    json_array_append(k->results, r))
+			return AX_ENOMEM;
+		return 0;
+	}
+	size_t i = (size_t)json_integer_value(at);
+	const json_t *old = json_array_get(k->results, i);
+	if (strcmp(ax_html_jstr(r, "started_at"),
+		   ax_html_jstr(old, "started_at")) >= 0)
+		return json_array_set(k->results, i, r) ? AX_ENOMEM : 0;
+	return 0;
+}
+
+static struct ax_html_series *series_of(struct ax_html_collect *k,
+					const json_t *r)
+{
+	const json_t *dev = json_object_get(r, "device");
+	char key[1400];
+	/* As the report's history always keyed a case: device, suite and
+	 * parameter hash. */
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s",
+		 ax_html_jstr(dev, "fingerprint"), ax_html_jstr(dev, "name"),
+		 ax_html_jstr(r, "suite"), ax_html_jstr(r, "params_hash"));
+	const json_t *at = json_object_get(k->series_index, key);
+	if (at)
+		return &k->series[json_integer_value(at)];
+	if (k->n_series == k->cap_series) {
+		size_t cap = k->cap_series ? 2 * k->cap_series : 16;
+		struct ax_html_series *grown =
+		    realloc(k->series, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		k->series = grown;
+		k->cap_series = cap;
+	}
+	struct ax_html_series *s = &k->series[k->n_series];
+	memset(s, 0, sizeof(*s));
+	s->suite = strdup(ax_html_jstr(r, "suite"));
+	s->label = ax_html_case_label(r);
+	s->device = strdup(ax_html_jstr(dev, "name"));
+	s->unit = strdup(ax_html_jstr(r, "unit"));
+	if (!s->suite || !s->label || !s->device || !s->unit ||
+	    json_object_set_new(k->series_index, key,
+				json_integer((json_int_t)k->n_series))) {
+		free(s->suite);
+		free(s->label);
+		free(s->device);
+		free(s->unit);
+		return NULL;
+	}
+	k->n_series++;
+	return s;
+}
+
+/* r's run's figure of its case.  A run that measured a case more than
+ * once (rounds) gives its last result, as the case charts show. */
+static int add_point(struct ax_html_collect *k, const json_t *r, int source)
+{
+	struct ax_html_series *s = series_of(k, r);
+	if (!s)
+		return AX_ENOMEM;
+	int64_t run = (int64_t)ax_html_jnum(r, "run_id");
+	struct ax_html_point *p = s->n ? &s->pts[s->n - 1] : NULL;
+	if (!p || p->run_id != run || p->source != source) {
+		if (s->n == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 8;
+			struct ax_html_point *grown =
+			    realloc(s->pts, cap * sizeof(*grown));
+			if (!grown)
+				return AX_ENOMEM;
+			s->pts = grown;
+			s->cap = cap;
+		}
+		p = &s->pts[s->n++];
+	}
+	memset(p, 0, sizeof(*p));
+	p->run_id = run;
+	p->source = source;
+	snprintf(p->started_at, sizeof(p->started_at), "%s",
+		 ax_html_jstr(r, "started_at"));
+	p->ok = ax_html_ok(r);
+	p->median = p->ok ? ax_html_jnum(r, "median") : NAN;
+	p->ci_lo = p->ok ? ax_html_jnum(r, "ci_lo") : NAN;
+	p->ci_hi = p->ok ? ax_html_jnum(r, "ci_hi") : NAN;
+	s->hib = json_is_true(json_object_get(r, "higher_is_better"));
+	return 0;
+}
+
+int ax_html_collect_add(struct ax_html_collect *k, json_t *r, int source)
+{
+	char run[600];
+	snprintf(run, sizeof(run), "%s\x1f%.0f", ax_html_jstr(r, "source"),
+		 ax_html_jnum(r, "run_id"));
+	k->n_read++;
+	k->n_bad += !ax_html_ok(r);
+	if (!json_object_get(k->runs, run) &&
+	    json_object_set_new(k->runs, run, json_true()))
+		return AX_ENOMEM;
+	int rc = keep_newest(k, r);
+	/* A tuning session measures with its own settings: in a case's
+	 * history it would read as a change that is none. */
+	if (!rc && (!ax_html_is_tune(r) || k->include_tune))
+		rc = add_point(k, r, source);
+	return rc;
+}
+
+static int by_start(const void *x, const void *y)
+{
+	const struct ax_html_point *a = x, *b = y;
+	int c = strcmp(a->started_at, b->started_at);
+	if (c)
+		return c;
+	if (a->source != b->source)
+		return a->source < b->source ? -1 : 1;
+	return a->run_id < b->run_id ? -1 : a->run_id > b->run_id;
+}
+
+void ax_html_collect_finish(struct ax_html_collect *k)
+{
+	for (size_t i = 0; i < k->n_series; i++)
+		if (k->series[i].n > 1)
+			qsort(k->series[i].pts, k->series[i].n,
+			      sizeof(*k->series[i].pts), by_start);
+}
