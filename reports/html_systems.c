@@ -561,41 +561,63 @@ static void run_value(const json_t *run, const char *key, FILE *f)
 	}
 }
 
+/* A run-level field lists at most this many distinct values, the
+ * newest: a year of nightly runs is not a table cell. */
+#define RUN_FIELD_MAX 6
+
+/* One run's text for key (the caller frees; NULL on failure). */
+static char *run_text(const struct ax_html_ctx *c, const json_t *run,
+		      const char *key)
+{
+	char *v = NULL, name[300];
+	size_t vl = 0;
+	FILE *m = open_memstream(&v, &vl);
+	if (!m)
+		return NULL;
+	if (!strcmp(key, "id"))
+		fprintf(m, "%s (%s, %s)",
+			ax_html_run_name(c, run, name, sizeof(name)),
+			ax_html_jstr(run, "started_at"),
+			ax_html_jstr(run, "status"));
+	else if (!strcmp(key, "label") && !json_object_get(run, key))
+		fputs(ax_html_run_label(c, run), m);
+	else
+		run_value(run, key, m);
+	fclose(m);
+	return v;
+}
+
 /* A run-level field of system i: each distinct value of its runs once,
- * a line each (the table keeps the line breaks). */
+ * a line each (the table keeps the line breaks), oldest first; past
+ * RUN_FIELD_MAX values the newest, after a line saying how many earlier
+ * ones there are. */
 static void run_field(const struct ax_html_ctx *c, int i, const char *key,
 		      char *buf, size_t len)
 {
 	const json_t *runs = c->sys[i].runs;
-	json_t *seen = json_object();
-	size_t used = 0;
+	json_t *seen = json_object(), *vals = json_array();
 	buf[0] = 0;
-	for (size_t k = 0; seen && k < json_array_size(runs) && used + 1 < len;
-	     k++) {
-		const json_t *run = json_array_get(runs, k);
-		char *v = NULL, name[300];
-		size_t vl = 0;
-		FILE *m = open_memstream(&v, &vl);
-		if (!m)
-			break;
-		if (!strcmp(key, "id"))
-			fprintf(m, "%s (%s, %s)",
-				ax_html_run_name(c, run, name, sizeof(name)),
-				ax_html_jstr(run, "started_at"),
-				ax_html_jstr(run, "status"));
-		else if (!strcmp(key, "label") && !json_object_get(run, key))
-			fputs(ax_html_run_label(c, run), m);
-		else
-			run_value(run, key, m);
-		fclose(m);
-		if (v && *v && !json_object_get(seen, v))
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? "\n" : "", v);
-		if (v)
+	/* Newest first, so that the values kept are the newest. */
+	for (size_t k = json_array_size(runs); seen && vals && k-- > 0;) {
+		char *v = run_text(c, json_array_get(runs, k), key);
+		if (v && *v && !json_object_get(seen, v)) {
 			json_object_set_new(seen, v, json_true());
+			json_array_append_new(vals, json_string(v));
+		}
 		free(v);
 	}
+	size_t n = json_array_size(vals), used = 0;
+	size_t shown = n > RUN_FIELD_MAX ? RUN_FIELD_MAX : n;
+	if (n > shown)
+		used +=
+		    (size_t)snprintf(buf, len, "(%zu earlier %s)", n - shown,
+				     strcmp(key, "id") ? "values" : "runs");
+	for (size_t k = shown; k-- > 0 && used + 1 < len;)
+		used += (size_t)snprintf(
+		    buf + used, len - used, "%s%s", used ? "\n" : "",
+		    json_string_value(json_array_get(vals, k)));
 	json_decref(seen);
+	json_decref(vals);
 	if (!buf[0])
 		snprintf(buf, len, "%s",
 			 !strcmp(key, "label") ? "none" : "no run recorded");

@@ -663,10 +663,48 @@ static void stop_reasons_in_words(void)
 	json_decref(res);
 }
 
+/* A system of many runs lists its newest six in the systems table, after
+ * how many earlier runs there were; the history draws every run. */
+static void long_history_stays_short(void)
+{
+	json_t *res = json_array(), *runs = json_array();
+	for (int run = 1; run <= 40; run++) {
+		char at[32];
+		snprintf(at, sizeof(at), "2024-01-01T00:%02d:00Z", run);
+		json_t *r = result(run, "A", "gpu", "bandwidth",
+				   json_pack("{s:s}", "op", "copy"), "GB/s",
+				   run <= 20 ? 10 : 20, "ok");
+		json_object_set_new(r, "started_at", json_string(at));
+		json_array_append_new(res, r);
+		json_array_insert_new(
+		    runs, 0,
+		    json_pack("{s:i,s:s,s:s,s:o,s:{s:s,s:s,s:i}}", "id", run,
+			      "started_at", at, "status", "complete", "device",
+			      device("A", "gpu"), "host", "hostname", "box",
+			      "cpu_model", "Xeon", "cores", 2));
+	}
+	struct ax_html_data d = {.results = res, .runs = runs};
+	int rc;
+	char *html = report_d(&d, &rc);
+	AX_CHECK_INT(rc, 0);
+	AX_CHECK(html && strstr(html, "(34 earlier runs)\nrun 35 ("));
+	AX_CHECK(html && strstr(html, "run 40 (2024-01-01T00:40:00Z, "
+				      "complete)"));
+	AX_CHECK(html && !strstr(html, "run 34 (2024"));
+	/* One row of 40 points; the step at run 21 is its one change. */
+	AX_CHECK(html && strstr(html, "<title>40 runs, medians from 10 to 20 "
+				      "GB/s; 0 worse, 1 better</title>"));
+	AX_CHECK(html && strstr(html, "\"change\":[0,0,0,0,0,0,0,0,0,0,0,0,"
+				      "0,0,0,0,0,0,0,0,1,0,"));
+	free(html);
+	json_decref(res);
+	json_decref(runs);
+}
+
 AX_TEST_MAIN(AX_TEST(escape_html), AX_TEST(escape_json),
 	     AX_TEST(report_escapes_device_names),
 	     AX_TEST(empty_sections_say_so), AX_TEST(sections_with_data),
 	     AX_TEST(efficiency_with_a_sensor),
 	     AX_TEST(efficiency_without_a_sensor), AX_TEST(telemetry_thinned),
 	     AX_TEST(systems_side_by_side), AX_TEST(label_by_and_tuning),
-	     AX_TEST(stop_reasons_in_words))
+	     AX_TEST(stop_reasons_in_words), AX_TEST(long_history_stays_short))
