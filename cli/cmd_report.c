@@ -1043,15 +1043,22 @@ const struct ax_cli_cmd ax_cmd_report = {
 	       "over the host\n"
 	       "CPU, sustained runs against time); curves; tuning sessions "
 	       "(convergence, the\n"
-	       "best point); history with regressions marked; and results "
-	       "that failed, were\n"
-	       "noisy or throttled. Several databases (positional DB files "
-	       "or --db-extra,\n"
-	       "all opened read-only) make one report: two machines side by "
-	       "side.",
+	       "best point); history, a sparkline of every run's median per "
+	       "case with\n"
+	       "changes marked; the raw samples of the --samples-for runs; "
+	       "and results that\n"
+	       "failed, were noisy or throttled. The page keeps each "
+	       "system's newest result\n"
+	       "of each case and a few numbers per run, so it stays small "
+	       "over years of runs,\n"
+	       "and never passes --max-size. Several databases (positional "
+	       "DB files or\n"
+	       "--db-extra, all opened read-only) make one report: two "
+	       "machines side by side.",
     .examples = {"axbench report                           # every run, "
 		 "axbench-report.html",
-		 "axbench report --run last -o last.html --title \"nightly\"",
+		 "axbench report --samples-for last,baseline:main --max-size "
+		 "4M",
 		 "axbench report a100.db mi250.db -o gpus.html   # two "
 		 "machines",
 		 "axbench report --runs 3,5 --label-by run --reference 2   "
