@@ -177,6 +177,7 @@ EOF
 	"$AX" --db "$DB" run "${TINY[@]}" "${FAST[@]}" --label gone
 	# The file as axbench before labels left it.
 	sql "drop table baseline_run; drop index trial_result;
+		drop index result_power_series;
 		alter table run drop column label; pragma user_version = 4"
 	sum=$(sha256sum "$DB")
 	run "$AX" --db "$DB" runs
