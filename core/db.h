@@ -395,4 +395,39 @@ int ax_db_prune(struct ax_db *db, const struct ax_db_prune_opts *o,
  * shrinks to what it holds.  Outside any transaction. */
 int ax_db_vacuum(struct ax_db *db);
 
+/*
+ * Merge the databases ins[0..n) (open, read-only is enough) into out, in
+ * one transaction: hosts and devices matched on their fingerprint, every
+ * other row on its UUID (telemetry readings, power rows and baseline run
+ * lists on the rows they belong to), references mapped, so that merging
+ * a file twice adds nothing.  A baseline whose name out already gives
+ * another baseline becomes "SOURCE:NAME" (sources[i]: a short name of
+ * input i).  Streams row by row: memory does not grow with the inputs.
+ * *stop (may be NULL) interrupts with AX_EINTR.  On any failure nothing
+ * was merged.  On success *summary (the caller's) is {"TABLE": {"added":
+ * n, "skipped": n}, ..., "renamed_baselines": {"NEW": "OLD"}}; tables
+ * the inputs had no rows of are absent.
+ */
+int ax_db_merge(struct ax_db *out, struct ax_db *const *ins,
+		const char *const *sources, int n, const volatile int *stop,
+		json_t **summary);
+
+/*
+ * What db holds: {"schema_version", "counts": {TABLE: n}, "hosts":
+ * [{"hostname", "cpu_model", "cores", "runs"}], "devices": [{"name",
+ * "vendor", "type", "driver_info", "fingerprint", "runs"}], "runs_span":
+ * {"first", "last"} (start times; null when there are no runs)}.
+ */
+int ax_db_info(struct ax_db *db, json_t **out);
+
+/*
+ * Check db: SQLite's integrity_check and foreign_key_check, then
+ * axbench's own rules (every result has its run, an ok result has as many
+ * samples as its n, ...).  *out: {"ok": bool, "checks": [names],
+ * "problems": [{"check", "problem"}]} (a few examples per rule).
+ * Returns 0 whether or not problems were found; an AX_E* code when the
+ * checks could not run.
+ */
+int ax_db_check(struct ax_db *db, json_t **out);
+
 #endif
