@@ -210,11 +210,12 @@ static int do_merge(struct ax_cli *cli, char **pos, int n)
 	bool fresh = access(out, F_OK) != 0;
 	long long before = file_size(out);
 	struct ax_db *db = NULL;
-	char err[1024];
-	int orc = rc ? 0 : ax_db_open(out, 0, &db, err, sizeof(err));
-	if (orc)
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE,
-				  "db merge: %s; nothing was merged", err);
+	/* As every writer opens its database: the lock wait says what it
+	 * waits for, and Ctrl-C ends it. */
+	struct ax_cli out_cli = *cli;
+	out_cli.db_path = out;
+	if (!rc)
+		rc = ax_cli_open_db(&out_cli, false, &db);
 	json_t *sum = NULL;
 	if (!rc) {
 		int mrc = ax_db_merge(db, ins, (const char *const *)names, n_in,
