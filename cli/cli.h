@@ -226,6 +226,16 @@ int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
 			 const char *sel);
 
+/* ax_cli_filter_device in parts, for a reader that streams results one at
+ * a time (ax_db_results_each) and so cannot remove them from an array:
+ * ax_cli_check_device refuses a bare Vulkan index (printing the error,
+ * returning the exit code; "all" and NULL pass), ax_cli_on_device says
+ * whether result r is kept, and ax_cli_no_device_match prints the error
+ * for a selection that kept nothing and returns its exit code. */
+int ax_cli_check_device(const struct ax_cli *cli, const char *sel);
+bool ax_cli_on_device(const json_t *r, const char *sel);
+int ax_cli_no_device_match(const struct ax_cli *cli, const char *sel);
+
 /* A run's label (run, tune and recommend --measure --label NAME): at most
  * this many characters, so that `axbench runs` stays a table. */
 #define AX_CLI_LABEL_MAX 100

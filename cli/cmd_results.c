@@ -62,68 +62,65 @@ static const json_t *field(const json_t *r, const char *name)
 	return json_object_get(json_object_get(r, obj), dot + 1);
 }
 
-static void print_csv(const json_t *results)
+static const char *const csv_cols[] = {"id",
+				       "run_id",
+				       "started_at",
+				       "device",
+				       "suite",
+				       "case",
+				       "status",
+				       "unit",
+				       "median",
+				       "ci_lo",
+				       "ci_hi",
+				       "min",
+				       "max",
+				       "n",
+				       "stop_reason",
+				       "timing_mode",
+				       "params",
+				       "error",
+				       "power.mean_w",
+				       "power.energy_rep_j",
+				       "power.perf_per_w",
+				       "power.perf_per_w_unit",
+				       "power.throttled",
+				       "power.reason",
+				       "speedup_vs_cpu",
+				       "cpu.median"};
+enum { CSV_COLS = (int)(sizeof(csv_cols) / sizeof(csv_cols[0])) };
+
+static void csv_header(void)
 {
-	static const char *const cols[] = {"id",
-					   "run_id",
-					   "started_at",
-					   "device",
-					   "suite",
-					   "case",
-					   "status",
-					   "unit",
-					   "median",
-					   "ci_lo",
-					   "ci_hi",
-					   "min",
-					   "max",
-					   "n",
-					   "stop_reason",
-					   "timing_mode",
-					   "params",
-					   "error",
-					   "power.mean_w",
-					   "power.energy_rep_j",
-					   "power.perf_per_w",
-					   "power.perf_per_w_unit",
-					   "power.throttled",
-					   "power.reason",
-					   "speedup_vs_cpu",
-					   "cpu.median"};
-	const int n_cols = (int)(sizeof(cols) / sizeof(cols[0]));
-	for (int i = 0; i < n_cols; i++)
-		csv_field(stdout, cols[i], i == n_cols - 1);
-	size_t idx;
-	const json_t *r;
-	json_array_foreach(results, idx, r)
-	{
-		char buf[64];
-		for (int i = 0; i < n_cols; i++) {
-			const json_t *v = field(r, cols[i]);
-			char *dumped = NULL;
-			const char *text = "";
-			if (strcmp(cols[i], "device") == 0)
-				text =
-				    str(json_object_get(r, "device"), "name");
-			else if (json_is_string(v))
-				text = json_string_value(v);
-			else if (json_is_integer(v))
-				snprintf(buf, sizeof(buf),
-					 "%" JSON_INTEGER_FORMAT,
-					 json_integer_value(v)),
-				    text = buf;
-			else if (json_is_real(v))
-				snprintf(buf, sizeof(buf), "%.6g",
-					 json_real_value(v)),
-				    text = buf;
-			else if (json_is_boolean(v))
-				text = json_is_true(v) ? "true" : "false";
-			else if (json_is_object(v))
-				text = dumped = json_dumps(
-				    v, JSON_COMPACT | JSON_SORT_KEYS);
-			csv_field(stdout, text ? text : "", i == n_cols - 1);
-			free(dumped);
-		}
+	for (int i = 0; i < CSV_COLS; i++)
+		csv_field(stdout, csv_cols[i], i == CSV_COLS - 1);
+}
+
+static void csv_row(const json_t *r)
+{
+	char buf[64];
+	for (int i = 0; i < CSV_COLS; i++) {
+		const json_t *v = field(r, csv_cols[i]);
+		char *dumped = NULL;
+		const char *text = "";
+		if (strcmp(csv_cols[i], "device") == 0)
+			text = str(json_object_get(r, "device"), "name");
+		else if (json_is_string(v))
+			text = json_string_value(v);
+		else if (json_is_integer(v))
+			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT,
+				 json_integer_value(v)),
+			    text = buf;
+		else if (json_is_real(v))
+			snprintf(buf, sizeof(buf), "%.6g", json_real_value(v)),
+			    text = buf;
+		else if (json_is_boolean(v))
+			text = json_is_true(v) ? "true" : "false";
+		else if (json_is_object(v))
+			text = dumped =
+			    json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+		csv_field(stdout, text ? text : "", i == CSV_COLS - 1);
+		free(dumped);
 	}
 }
 
@@ -206,20 +203,80 @@ static void print_table(const json_t *results)
 	print_unfinished_runs(results);
 }
 
-/* jansson's output callback: stdout, until Ctrl-C (a million samples
- * take a while to print). */
+/*
+ * --json and --csv are written as the results are read
+ * (ax_db_results_each), so memory holds one result and its samples,
+ * never the history: a million samples would otherwise be a few hundred
+ * MiB of JSON objects.  The document is the one jansson writes for the
+ * whole array with JSON_INDENT(2), byte for byte: "[", each element
+ * dumped alone with its lines indented by two more spaces (jansson
+ * escapes newlines inside strings, so every newline of a dump is
+ * layout), ",\n" between them, "]".  Nothing is written before the first
+ * kept result, so that a selection that keeps nothing is still refused
+ * with no output, as when the whole array was read first.
+ */
+struct stream {
+	const struct ax_cli *cli;
+	bool csv;
+	size_t read;  /* results read, on any device */
+	size_t shown; /* results written */
+	int rc;	      /* the exit code that stopped the listing */
+	bool broken;  /* a dump stopped: Ctrl-C or a failed write */
+};
+
+/* jansson's output callback: stdout, each line after the first indented
+ * by two spaces (one level deeper, inside the array), until Ctrl-C (a
+ * million samples take a while to print). */
 static int dump_chunk(const char *buf, size_t size, void *data)
 {
 	(void)data;
 	if (ax_cli_interrupted)
 		return -1;
-	return fwrite(buf, 1, size, stdout) == size ? 0 : -1;
+	while (size) {
+		const char *nl = memchr(buf, '\n', size);
+		size_t len = nl ? (size_t)(nl - buf) + 1 : size;
+		if (fwrite(buf, 1, len, stdout) != len ||
+		    (nl && fputs("  ", stdout) == EOF))
+			return -1;
+		buf += len;
+		size -= len;
+	}
+	return 0;
 }
 
-static void print_json(const json_t *results)
+/* ax_db_result_fn: r, if on the --device selected, written at once.
+ * A nonzero return stops the listing: s->rc or s->broken says why. */
+static int stream_one(void *ctx, json_t *r)
 {
-	if (json_dump_callback(results, dump_chunk, NULL, JSON_INDENT(2)) == 0)
-		putchar('\n');
+	struct stream *s = ctx;
+	const char *sel = s->cli->device_sel;
+	/* Refused only once there is a result, as ax_cli_filter_device
+	 * after check_suite did: an empty selection is said first. */
+	if (s->read++ == 0 && (s->rc = ax_cli_check_device(s->cli, sel)))
+		return 1;
+	if (!ax_cli_on_device(r, sel))
+		return 0;
+	ax_cli_type_result_params(r);
+	if (s->csv) {
+		if (s->shown++ == 0)
+			csv_header();
+		csv_row(r);
+		/* A reader that went away takes no more rows. */
+		return ferror(stdout) ? (s->broken = true) : 0;
+	}
+	if (fputs(s->shown++ ? ",\n  " : "[\n  ", stdout) == EOF ||
+	    json_dump_callback(r, dump_chunk, NULL, JSON_INDENT(2)))
+		return (s->broken = true);
+	return 0;
+}
+
+/* The end of a listing that wrote everything it read. */
+static void stream_end(const struct stream *s)
+{
+	if (s->csv && !s->shown)
+		csv_header();
+	else if (!s->csv)
+		fputs(s->shown ? "\n]\n" : "[]\n", stdout);
 }
 
 extern const struct ax_cli_cmd ax_cmd_results;
@@ -227,9 +284,9 @@ extern const struct ax_cli_cmd ax_cmd_results;
 /* --suite that selects nothing: a name axbench does not know, or one with
  * no stored results, is said, not shown as an empty table. */
 static int check_suite(const struct ax_cli *cli, const char *suite,
-		       const json_t *results, bool runs_selected)
+		       size_t n_results, bool runs_selected)
 {
-	if (!suite || json_array_size(results))
+	if (!suite || n_results)
 		return 0;
 	if (!ax_suite_find(suite))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
@@ -241,6 +298,64 @@ static int check_suite(const struct ax_cli *cli, const char *suite,
 			    "suite%s in %s; measure it with `axbench run %s`",
 			    suite, runs_selected ? " in the selected runs" : "",
 			    cli->db_path, suite);
+}
+
+/* The stored-results error of a listing: interrupted (130) or storage
+ * (5), said after whatever was written. */
+static int read_failed(struct ax_db *db, bool partial)
+{
+	fprintf(stderr, "axbench results: %s%s\n", ax_db_errmsg(db),
+		partial ? "; the output is incomplete" : "");
+	return ax_cli_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
+}
+
+/* --json or --csv, streamed (see struct stream). */
+static int stream_results(struct ax_cli *cli, struct ax_db *db,
+			  const struct ax_db_filter *f, bool csv,
+			  bool runs_selected)
+{
+	struct stream s = {.cli = cli, .csv = csv};
+	struct ax_db_filter sf = *f;
+	sf.with_samples = f->with_samples && !csv; /* CSV has no column */
+	int rc = ax_db_results_each(db, &sf, stream_one, &s);
+	if (rc < 0)
+		return read_failed(db, s.shown > 0);
+	if (s.rc)
+		return s.rc;
+	/* Ctrl-C or a failed write: main and the caller say which. */
+	if (s.broken)
+		return 0;
+	if ((rc = check_suite(cli, f->suite, s.read, runs_selected)))
+		return rc;
+	if (!s.shown && cli->device_sel && strcmp(cli->device_sel, "all")) {
+		/* Nothing was read, so nothing was checked yet. */
+		if ((rc = ax_cli_check_device(cli, cli->device_sel)))
+			return rc;
+		return ax_cli_no_device_match(cli, cli->device_sel);
+	}
+	stream_end(&s);
+	return 0;
+}
+
+/* The table sizes its case column to the longest case, so it reads every
+ * result first (with no samples: it shows none). */
+static int table_results(struct ax_cli *cli, struct ax_db *db,
+			 const struct ax_db_filter *f, bool runs_selected)
+{
+	struct ax_db_filter tf = *f;
+	tf.with_samples = false;
+	json_t *results = NULL;
+	int rc;
+	if (ax_db_results(db, &tf, &results))
+		return read_failed(db, false);
+	rc =
+	    check_suite(cli, f->suite, json_array_size(results), runs_selected);
+	if (rc == 0)
+		rc = ax_cli_filter_device(cli, results, cli->device_sel);
+	if (rc == 0)
+		print_table(results);
+	json_decref(results);
+	return rc;
 }
 
 static int results_main(struct ax_cli *cli, int argc, char **argv)
@@ -281,25 +396,10 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 		rc = ax_cli_resolve_run(cli, db, "results", runs[i], &ids[i]);
 	f.run_ids = ids;
 	f.n_run_ids = n_runs;
-	json_t *results = NULL;
-	if (rc == 0 && ax_db_results(db, &f, &results)) {
-		fprintf(stderr, "axbench results: %s\n", ax_db_errmsg(db));
-		rc = ax_cli_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
-	}
-	if (rc == 0)
-		rc = check_suite(cli, f.suite, results, n_runs > 0);
-	if (rc == 0)
-		rc = ax_cli_filter_device(cli, results, cli->device_sel);
-	if (rc == 0)
-		ax_cli_type_params(results);
-	if (rc == 0 && cli->json) {
-		print_json(results);
-	} else if (rc == 0 && csv) {
-		print_csv(results);
-	} else if (rc == 0) {
-		print_table(results);
-	}
-	json_decref(results);
+	if (rc == 0 && (cli->json || csv))
+		rc = stream_results(cli, db, &f, !cli->json, n_runs > 0);
+	else if (rc == 0)
+		rc = table_results(cli, db, &f, n_runs > 0);
 	ax_db_close(db);
 	if (rc == 0 && ax_cli_interrupted)
 		rc = ax_cli_error(cli, AX_EXIT_INTERRUPTED,

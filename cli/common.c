@@ -239,29 +239,46 @@ static bool stored_device_matches(const json_t *dev, const char *sel)
 	return name && strcasestr(name, sel);
 }
 
+int ax_cli_check_device(const struct ax_cli *cli, const char *sel)
+{
+	if (!sel || strspn(sel, "0123456789") != strlen(sel))
+		return 0;
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "--device %s: stored results are keyed "
+			    "by device, never by Vulkan index (it "
+			    "changes with drivers and layers); give "
+			    "a name, UUID, PCI bus id or fingerprint",
+			    sel);
+}
+
+bool ax_cli_on_device(const json_t *r, const char *sel)
+{
+	return !sel || !strcmp(sel, "all") ||
+	       stored_device_matches(json_object_get(r, "device"), sel);
+}
+
+int ax_cli_no_device_match(const struct ax_cli *cli, const char *sel)
+{
+	return ax_cli_error(cli, AX_EXIT_USAGE,
+			    "--device %s: no stored results on a "
+			    "device matching it; see `axbench "
+			    "results`",
+			    sel);
+}
+
 int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
 			 const char *sel)
 {
+	int rc;
 	if (!sel || !strcmp(sel, "all"))
 		return 0;
-	if (strspn(sel, "0123456789") == strlen(sel))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "--device %s: stored results are keyed "
-				    "by device, never by Vulkan index (it "
-				    "changes with drivers and layers); give "
-				    "a name, UUID, PCI bus id or fingerprint",
-				    sel);
+	if ((rc = ax_cli_check_device(cli, sel)))
+		return rc;
 	for (size_t i = json_array_size(results); i-- > 0;)
-		if (!stored_device_matches(
-			json_object_get(json_array_get(results, i), "device"),
-			sel))
+		if (!ax_cli_on_device(json_array_get(results, i), sel))
 			json_array_remove(results, i);
 	if (json_array_size(results) == 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
-				    "--device %s: no stored results on a "
-				    "device matching it; see `axbench "
-				    "results`",
-				    sel);
+		return ax_cli_no_device_match(cli, sel);
 	return 0;
 }
 

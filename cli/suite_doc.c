@@ -93,17 +93,18 @@ void ax_cli_fill_bytes(json_t *results)
 	json_array_foreach(results, i, r) fill_one(r);
 }
 
+void ax_cli_type_result_params(json_t *r)
+{
+	const char *name = json_string_value(json_object_get(r, "suite"));
+	const struct ax_suite *s = ax_suite_find(name ? name : "");
+	if (s)
+		ax_params_json_retype(json_object_get(r, "params"), s->params,
+				      s->n_params);
+}
+
 void ax_cli_type_params(json_t *results)
 {
 	size_t i;
 	json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		const char *name =
-		    json_string_value(json_object_get(r, "suite"));
-		const struct ax_suite *s = ax_suite_find(name ? name : "");
-		if (s)
-			ax_params_json_retype(json_object_get(r, "params"),
-					      s->params, s->n_params);
-	}
+	json_array_foreach(results, i, r) ax_cli_type_result_params(r);
 }

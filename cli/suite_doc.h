@@ -45,4 +45,8 @@ void ax_cli_fill_bytes(json_t *results);
  */
 void ax_cli_type_params(json_t *results);
 
+/* ax_cli_type_params for one result r (an element of that array), for a
+ * reader that streams results one at a time. */
+void ax_cli_type_result_params(json_t *r);
+
 #endif

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 load helper
+bats_require_minimum_version 1.5.0
 
 setup() {
 	ax_setup
@@ -52,4 +53,52 @@ assert all(len(r["samples"]) == r["n"] for r in d)'
 	run "$AX" --db "$DB" results --run abc
 	assert_failure 2
 	assert_output --partial "--run must be a run id"
+}
+
+@test "results --json --samples is written as it is read: one document, the stored samples, and --json is the same less them" {
+	d=$BATS_TEST_TMPDIR
+	"$AX" --db "$DB" --json results --samples >"$d/s.json"
+	"$AX" --db "$DB" --json results >"$d/p.json"
+	python3 - "$DB" "$d/s.json" "$d/p.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+text = open(sys.argv[2]).read()
+streamed = json.loads(text)  # one document: text after it would raise
+plain = json.load(open(sys.argv[3]))
+ids = [i for (i,) in db.execute("select id from result order by id")]
+assert [r["id"] for r in streamed] == ids, streamed
+for r in streamed:
+    rows = db.execute("select value, seconds from sample where result_id = ?"
+                      " order by idx", (r["id"],)).fetchall()
+    assert len(rows) == r["n"] > 0, r
+    assert r["samples"] == [v for v, _ in rows], r["id"]
+    assert r["seconds"] == [s for _, s in rows], r["id"]
+    del r["samples"], r["seconds"]
+assert streamed == plain
+# The layout jansson gives the whole array with JSON_INDENT(2).
+lines = text.split("\n")
+assert lines[:2] == ["[", "  {"] and lines[-2:] == ["]", ""], lines
+assert all(l.startswith("  ") for l in lines[1:-2])
+assert text.count("\n  },\n  {\n") == len(ids) - 1
+PY
+}
+
+@test "results --json and --csv streamed: --device keeps its results, and a selection of none writes nothing" {
+	name=$(sql "select name from device limit 1")
+	all=$("$AX" --db "$DB" --json results --samples)
+	[ "$("$AX" --db "$DB" --device "$name" --json results --samples)" = "$all" ]
+	[ "$("$AX" --db "$DB" --device "$name" results --csv)" = \
+		"$("$AX" --db "$DB" results --csv)" ]
+	for args in "--device nosuch --json results" "--device 0 --json results" \
+		"--json results --suite gemm" "--device nosuch results --csv"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$AX" --db "$DB" $args
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[ -n "$stderr" ]
+	done
+	# An empty database: an empty array, a bare header.
+	sql "PRAGMA foreign_keys = ON; delete from sample; delete from result"
+	[ "$("$AX" --db "$DB" --json results --samples)" = "[]" ]
+	[ "$("$AX" --db "$DB" results --csv | wc -l)" -eq 1 ]
 }
