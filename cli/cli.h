@@ -71,6 +71,10 @@ struct ax_cli_cmd {
 	const char *examples[AX_CLI_MAX_EXAMPLES + 1]; /* NULL-terminated */
 	const struct ax_cli_opt *opts;		       /* terminated by {0} */
 	const struct ax_cli_choice *choices; /* terminated by {0}; or NULL */
+	/* A command made of subcommands (`db prune`): each is a command of
+	 * its own named "PARENT SUB", listed by `help PARENT`; NULL-
+	 * terminated, or NULL. */
+	const struct ax_cli_cmd *const *subs;
 	int (*fn)(struct ax_cli *cli, int argc, char **argv);
 };
 

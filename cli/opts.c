@@ -494,6 +494,14 @@ void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd)
 		cmd->usage ? cmd->usage : "", cmd->summary);
 	if (cmd->details)
 		fprintf(out, "\n%s\n", cmd->details);
+	if (cmd->subs)
+		fprintf(out,
+			"\nSubcommands (axbench %s SUB --help: its "
+			"options):\n",
+			cmd->name);
+	for (int i = 0; cmd->subs && cmd->subs[i]; i++)
+		fprintf(out, "  %-26s %s\n", cmd->subs[i]->name,
+			cmd->subs[i]->summary);
 	if (cmd->opts && cmd->opts->id) {
 		fprintf(out, "\nOptions:\n");
 		print_opts(out, cmd, cmd->opts);

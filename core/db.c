@@ -217,12 +217,13 @@ static const char *const migration_6 =
  * Migration 7: history at scale (issue 18).  Deleting a run (`db prune`)
  * makes SQLite look for rows that still name it or its results: without
  * an index on the referring column each such check scans its whole
- * table, once per deleted row.  trial.result_id and baseline_run.run_id
- * had none.
+ * table, once per deleted row.  trial.result_id, baseline_run.run_id
+ * and result_power.series_id had none.
  */
 static const char *const migration_7 =
     "CREATE INDEX trial_result ON trial(result_id);"
-    "CREATE INDEX baseline_run_run ON baseline_run(run_id);";
+    "CREATE INDEX baseline_run_run ON baseline_run(run_id);"
+    "CREATE INDEX result_power_series ON result_power(series_id);";
 
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
     migration_1, migration_2, migration_3, migration_4,

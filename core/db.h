@@ -342,4 +342,92 @@ int ax_db_result_series(struct ax_db *db, int64_t result_id, json_t **out);
 /* Baselines as [{"name","run_id","created_at"}]. */
 int ax_db_baselines(struct ax_db *db, json_t **out);
 
+/* ---- pruning (core/db_prune.c) ---------------------------------------- */
+
+/*
+ * Which runs `db prune` removes.  Runs form series: the run's label (for
+ * runs stored before labels, its host and device) and its kind.  In each
+ * series the newest keep_last runs are kept and, when weekly, the newest
+ * run of every ISO week (UTC, by started_at).  Whatever the policy says,
+ * a run is kept that a baseline uses (baseline.run_id, baseline_run), a
+ * tuning session's run (kind "tune", or a run whose results trials name:
+ * trial.result_id has no ON DELETE CASCADE and later sessions use trials
+ * as priors) and a run still running as readers see it.  With run_ids,
+ * exactly those runs are removed instead, and each must be removable.
+ */
+struct ax_db_prune_opts {
+	int keep_last; /* >= 1; ignored with run_ids */
+	bool weekly;
+	const int64_t *run_ids; /* non-NULL: these runs, not the policy */
+	int n_run_ids;
+	const volatile int *stop; /* Ctrl-C: AX_EINTR, nothing removed */
+};
+
+/*
+ * What o would remove, read without writing, as
+ * {"total": n (runs in the database), "kept": n,
+ *  "kept_by": {"baseline", "tune", "running", "last", "weekly",
+ *              "not_named" (with run_ids: runs not asked for)},
+ *  "removed": {"runs": [{"id", "started_at", "kind", "label",
+ *              "status"}] (oldest first), "results", "samples",
+ *              "telemetry_series", "telemetry_readings"},
+ *  "refused": [{"id", "reason" ("baseline", "tune", "running"),
+ *               "baselines": [names]}] (run_ids that must stay),
+ *  "missing": [ids] (run_ids that name no run)}.
+ * Counts are integers.  *out is a new reference.
+ */
+int ax_db_prune_plan(struct ax_db *db, const struct ax_db_prune_opts *o,
+		     json_t **out);
+
+/*
+ * Remove what ax_db_prune_plan says, deciding again inside one
+ * BEGIN IMMEDIATE transaction (so a run that became a baseline in the
+ * meantime stays); the cascades of the schema remove the runs' results,
+ * samples, power rows and telemetry.  *out: the plan that was carried
+ * out.  AX_EINVAL (nothing removed) when run_ids holds a refused or
+ * missing run; AX_EINTR when *o->stop was set before the commit (the
+ * database is as it was).  Call ax_db_vacuum after it to shrink the file.
+ */
+int ax_db_prune(struct ax_db *db, const struct ax_db_prune_opts *o,
+		json_t **out);
+
+/* VACUUM, then a truncating WAL checkpoint, so that the file on disk
+ * shrinks to what it holds.  Outside any transaction. */
+int ax_db_vacuum(struct ax_db *db);
+
+/*
+ * Merge the databases ins[0..n) (open, read-only is enough) into out, in
+ * one transaction: hosts and devices matched on their fingerprint, every
+ * other row on its UUID (telemetry readings, power rows and baseline run
+ * lists on the rows they belong to), references mapped, so that merging
+ * a file twice adds nothing.  A baseline whose name out already gives
+ * another baseline becomes "SOURCE:NAME" (sources[i]: a short name of
+ * input i).  Streams row by row: memory does not grow with the inputs.
+ * *stop (may be NULL) interrupts with AX_EINTR.  On any failure nothing
+ * was merged.  On success *summary (the caller's) is {"TABLE": {"added":
+ * n, "skipped": n}, ..., "renamed_baselines": {"NEW": "OLD"}}; tables
+ * the inputs had no rows of are absent.
+ */
+int ax_db_merge(struct ax_db *out, struct ax_db *const *ins,
+		const char *const *sources, int n, const volatile int *stop,
+		json_t **summary);
+
+/*
+ * What db holds: {"schema_version", "counts": {TABLE: n}, "hosts":
+ * [{"hostname", "cpu_model", "cores", "runs"}], "devices": [{"name",
+ * "vendor", "type", "driver_info", "fingerprint", "runs"}], "runs_span":
+ * {"first", "last"} (start times; null when there are no runs)}.
+ */
+int ax_db_info(struct ax_db *db, json_t **out);
+
+/*
+ * Check db: SQLite's integrity_check and foreign_key_check, then
+ * axbench's own rules (every result has its run, an ok result has as many
+ * samples as its n, ...).  *out: {"ok": bool, "checks": [names],
+ * "problems": [{"check", "problem"}]} (a few examples per rule).
+ * Returns 0 whether or not problems were found; an AX_E* code when the
+ * checks could not run.
+ */
+int ax_db_check(struct ax_db *db, json_t **out);
+
 #endif

@@ -302,8 +302,8 @@ static int build_where(struct where *w, const struct ax_db_filter *f,
 		/* The unary + keeps SQLite from looking the runs up by id:
 		 * it walks them in start order instead (run_started), so
 		 * the results come sorted with no sort in memory. */
-		strcat(w->sql, " AND +r.id IN"
-			       " (SELECT value FROM json_each(?))");
+		strcat(w->sql, " AND +r.id IN");
+		strcat(w->sql, " (SELECT value FROM json_each(?))");
 		w->args[w->nargs++] = w->ids_json;
 	}
 	if (f->suite) {

@@ -118,7 +118,7 @@ EOF
 }
 
 @test "SQL only through prepared statements (source check of core/db*.c)" {
-	DBC=(core/db.c core/db_write.c core/db_read.c)
+	DBC=(core/db.c core/db_write.c core/db_read.c core/db_prune.c)
 	# Only core/db*.c may talk to SQLite.
 	run grep -rlE 'sqlite3_(exec|prepare|mprintf)' cli core suites tuner reports
 	assert_output --regexp '^(core/db(_[a-z]+)?\.c\s*)+$'

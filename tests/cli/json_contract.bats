@@ -233,3 +233,22 @@ assert d["cases"][0]["params"]["size"] == 4096 and d["cases"][0]["tuned"] is Fal
 assert "maxStorageBufferRange" in d["skipped"][0]["beyond_limits"], d["skipped"]'
 	[ ! -e "$DB" ]
 }
+
+@test "db prune --json: a dry run and --yes, each one document" {
+	"$AX" --db "$DB" run bandwidth -p op=copy -p size=4K "${FIVE[@]}"
+	"$AX" --db "$DB" run bandwidth -p op=copy -p size=4K "${FIVE[@]}"
+	doc db_prune --db "$DB" --json db prune --keep-last 1 --no-weekly
+	[ "$cmd_status" -eq 0 ]
+	py '
+assert d["dry_run"] is True and d["bytes_after"] is None, d
+assert d["removed"]["runs"] == [1] and d["kept"] == 1, d
+assert isinstance(d["policy"]["weekly"], bool), d'
+	doc db_prune --db "$DB" db prune --keep-last 1 --no-weekly --yes --json
+	[ "$cmd_status" -eq 0 ]
+	py '
+assert d["dry_run"] is False and d["removed"]["runs"] == [1], d
+assert isinstance(d["bytes_after"], int) and d["removed"]["samples"] > 0, d'
+	doc db_prune --db "$DB" --json db prune --run 2
+	[ "$cmd_status" -eq 0 ]
+	py 'assert d["policy"] == {"mode": "runs", "keep_last": None, "weekly": None, "run_ids": [2]}, d'
+}

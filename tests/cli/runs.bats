@@ -176,8 +176,9 @@ EOF
 @test "an older database (schema 4, no labels) is read as it is today and upgraded by the next run" {
 	"$AX" --db "$DB" run "${TINY[@]}" "${FAST[@]}" --label gone
 	# The file as axbench before labels left it.
-	sql "drop table baseline_run; alter table run drop column label;
-		pragma user_version = 4"
+	sql "drop table baseline_run; drop index trial_result;
+		drop index result_power_series;
+		alter table run drop column label; pragma user_version = 4"
 	sum=$(sha256sum "$DB")
 	run "$AX" --db "$DB" runs
 	assert_success

@@ -94,6 +94,8 @@ static void prune_checks_use_indices(void)
 	     "telemetry_series_result"},
 	    {"SELECT 1 FROM telemetry_series WHERE run_id = ?",
 	     "telemetry_series_run"},
+	    {"SELECT 1 FROM result_power WHERE series_id = ?",
+	     "result_power_series"},
 	};
 	sqlite3 *h = open_fresh();
 	char plan[4096];

@@ -1,0 +1,456 @@
+/*
+ * cli/cmd_db_merge.c - `axbench db merge`, `db info` and `db check`: the
+ * databases of many machines (a Slurm array's tasks, a fleet's nodes)
+ * brought into one, and a look at what one holds and whether it holds it
+ * soundly.  The work is core/db_merge.c's and core/db_info.c's.
+ */
+#include "cli/cli.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/text.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const struct ax_cli_cmd ax_cmd_db_merge;
+extern const struct ax_cli_cmd ax_cmd_db_info;
+extern const struct ax_cli_cmd ax_cmd_db_check;
+
+static const struct ax_cli_opt no_opts[] = {{0}};
+
+/* Positional arguments of a subcommand with no options of its own. */
+static int parse_positional(struct ax_cli *cli, const struct ax_cli_cmd *cmd,
+			    int argc, char **argv, int min, int max,
+			    char ***pos, int *n)
+{
+	struct ax_cli_iter it;
+	int opt;
+	ax_cli_iter_init(&it, cli, cmd, argc, argv);
+	while ((opt = ax_cli_next(&it)) > 0)
+		;
+	int end = ax_cli_parse_end(&it, opt, min, max);
+	*n = it.n_positional;
+	*pos = NULL;
+	if (end == AX_CLI_CONTINUE && *n) {
+		*pos = calloc((size_t)*n, sizeof(char *));
+		for (int i = 0; *pos && i < *n; i++)
+			(*pos)[i] = it.positional[i];
+	}
+	ax_cli_iter_release(&it);
+	if (end != AX_CLI_CONTINUE)
+		return end == AX_EXIT_OK ? -2 : end;
+	return *n && !*pos ? ax_cli_error(cli, AX_EXIT_FAIL, "out of memory")
+			   : 0;
+}
+
+/* ---- db merge --------------------------------------------------------- */
+
+static long long file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long long)st.st_size : 0;
+}
+
+/* "a" of "/x/y/a.db": what a clashing baseline's new name starts with. */
+static void source_name(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	if (n > 3 && !strcmp(base + n - 3, ".db"))
+		n -= 3;
+	snprintf(buf, len, "%.*s", (int)n, base);
+}
+
+/* Two names of one file: merging a database into itself, or one input
+ * twice, is a mistake. */
+static bool same_file(const char *a, const char *b)
+{
+	char x[PATH_MAX], y[PATH_MAX];
+	return !strcmp(a, b) ||
+	       (realpath(a, x) && realpath(b, y) && !strcmp(x, y));
+}
+
+static int check_names(struct ax_cli *cli, char **pos, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (same_file(pos[i], pos[j]))
+				return ax_cli_error(
+				    cli, AX_EXIT_USAGE,
+				    "db merge: %s is named twice%s; name the "
+				    "output once and each input once",
+				    ax_term(pos[i]),
+				    j == 0 ? " (as the output and an input)"
+					   : "");
+	return 0;
+}
+
+/* Inputs open read-only: a file that is not axbench's, or newer than
+ * this build, is refused untouched (exit 5); one missing is exit 2. */
+static int open_inputs(struct ax_cli *cli, char **paths, int n,
+		       struct ax_db **dbs)
+{
+	for (int i = 0; i < n; i++) {
+		char err[1024];
+		int rc = ax_db_open(paths[i], AX_DB_READONLY, &dbs[i], err,
+				    sizeof(err));
+		if (rc)
+			return ax_cli_error(
+			    cli,
+			    rc == AX_ENOTFOUND ? AX_EXIT_USAGE
+					       : AX_EXIT_STORAGE,
+			    "db merge: %s; nothing was merged", err);
+	}
+	return 0;
+}
+
+static json_t *table_json(const json_t *sum, const char *table)
+{
+	const json_t *t = json_object_get(sum, table);
+	return json_pack(
+	    "{s:I,s:I}", "added",
+	    (json_int_t)json_integer_value(json_object_get(t, "added")),
+	    "skipped",
+	    (json_int_t)json_integer_value(json_object_get(t, "skipped")));
+}
+
+static long long added(const json_t *sum, const char *table)
+{
+	return (long long)json_integer_value(
+	    json_object_get(json_object_get(sum, table), "added"));
+}
+
+static long long skipped(const json_t *sum, const char *table)
+{
+	return (long long)json_integer_value(
+	    json_object_get(json_object_get(sum, table), "skipped"));
+}
+
+static void print_merge(const struct ax_cli *cli, const char *out, char **ins,
+			int n, const json_t *sum, long long before)
+{
+	static const char *const tables[] = {"host",
+					     "device",
+					     "run",
+					     "result",
+					     "sample",
+					     "tune_session",
+					     "trial",
+					     "baseline",
+					     "baseline_run",
+					     "cpu_baseline",
+					     "result_power",
+					     "telemetry_series",
+					     "telemetry_sample"};
+	const size_t nt = sizeof(tables) / sizeof(*tables);
+	if (cli->json) {
+		json_t *doc =
+		    json_pack("{s:s,s:[],s:{},s:O,s:I,s:I}", "out", out,
+			      "inputs", "tables", "renamed_baselines",
+			      json_object_get(sum, "renamed_baselines"),
+			      "bytes_before", (json_int_t)before, "bytes_after",
+			      (json_int_t)file_size(out));
+		for (int i = 0; doc && i < n; i++)
+			json_array_append_new(json_object_get(doc, "inputs"),
+					      json_string(ins[i]));
+		for (size_t i = 0; doc && i < nt; i++)
+			json_object_set_new(json_object_get(doc, "tables"),
+					    tables[i],
+					    table_json(sum, tables[i]));
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(doc);
+		return;
+	}
+	printf("merged %d database%s into %s: %lld new runs, %lld results, "
+	       "%lld samples, %lld tuning sessions, %lld baselines; "
+	       "already there: %lld runs, %lld results, %lld samples\n",
+	       n, n == 1 ? "" : "s", ax_term(out), added(sum, "run"),
+	       added(sum, "result"), added(sum, "sample"),
+	       added(sum, "tune_session"), added(sum, "baseline"),
+	       skipped(sum, "run"), skipped(sum, "result"),
+	       skipped(sum, "sample"));
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(sum, "renamed_baselines"), k, v)
+	    printf("baseline \"%s\" was taken, so the merged one is named "
+		   "\"%s\"\n",
+		   ax_term(json_string_value(v)), ax_term(k));
+	if (cli->verbosity > 0)
+		for (size_t i = 0; i < nt; i++)
+			printf("  %-17s %8lld added %8lld already there\n",
+			       tables[i], added(sum, tables[i]),
+			       skipped(sum, tables[i]));
+}
+
+static int do_merge(struct ax_cli *cli, char **pos, int n)
+{
+	const char *out = pos[0];
+	int n_in = n - 1, rc = 0;
+	struct ax_db **ins = calloc((size_t)n_in + 1, sizeof(*ins));
+	char **names = calloc((size_t)n_in + 1, sizeof(*names));
+	if (!ins || !names)
+		rc = ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+	if (!rc)
+		rc = open_inputs(cli, pos + 1, n_in, ins);
+	for (int i = 0; !rc && i < n_in; i++) {
+		char buf[256];
+		source_name(pos[i + 1], buf, sizeof(buf));
+		if (!(names[i] = strdup(buf)))
+			rc = ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+	}
+	/* The output is opened (created if new) only once every input
+	 * is known good; a new one is removed again if the merge fails. */
+	bool fresh = access(out, F_OK) != 0;
+	long long before = file_size(out);
+	struct ax_db *db = NULL;
+	char err[1024];
+	int orc = rc ? 0 : ax_db_open(out, 0, &db, err, sizeof(err));
+	if (orc)
+		rc = ax_cli_error(cli, AX_EXIT_STORAGE,
+				  "db merge: %s; nothing was merged", err);
+	json_t *sum = NULL;
+	if (!rc) {
+		int mrc = ax_db_merge(db, ins, (const char *const *)names, n_in,
+				      &ax_cli_interrupted, &sum);
+		if (mrc)
+			rc = ax_cli_error(cli,
+					  mrc == AX_EINTR
+					      ? AX_EXIT_INTERRUPTED
+					      : ax_cli_exit_code(mrc),
+					  "db merge: %s; %s was left as it was",
+					  ax_db_errmsg(db), ax_term(out));
+	}
+	ax_db_close(db);
+	if (rc && fresh && db) {
+		char side[PATH_MAX + 8];
+		unlink(out);
+		snprintf(side, sizeof(side), "%s-wal", out);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", out);
+		unlink(side);
+	}
+	if (!rc)
+		print_merge(cli, out, pos + 1, n_in, sum, before);
+	json_decref(sum);
+	for (int i = 0; ins && i < n_in; i++) {
+		ax_db_close(ins[i]);
+		if (names)
+			free(names[i]);
+	}
+	free(ins);
+	free(names);
+	return rc;
+}
+
+static int merge_main(struct ax_cli *cli, int argc, char **argv)
+{
+	char **pos;
+	int n;
+	int rc = parse_positional(cli, &ax_cmd_db_merge, argc, argv, 2, -1,
+				  &pos, &n);
+	if (rc == 0)
+		rc = check_names(cli, pos, n);
+	if (rc == 0)
+		rc = do_merge(cli, pos, n);
+	free(pos);
+	return rc == -2 ? AX_EXIT_OK : rc;
+}
+
+const struct ax_cli_cmd ax_cmd_db_merge = {
+    .name = "db merge",
+    .summary = "merge databases of many machines into one",
+    .usage = "OUT.db IN.db... [--json]",
+    .details =
+	"Copies runs, results, samples, tuning sessions and trials, "
+	"telemetry, CPU\n"
+	"baselines and baselines from each IN into OUT (created if it does "
+	"not exist).\n"
+	"Hosts and devices are matched on their fingerprint, every other row "
+	"on its\n"
+	"UUID, so merging the same file twice adds nothing, and the "
+	"databases of a\n"
+	"Slurm array's tasks merge in any order. A baseline whose name OUT "
+	"already\n"
+	"gives another baseline is renamed SOURCE:NAME (SOURCE: the input's "
+	"file name\n"
+	"without .db). All inputs go in one transaction: a failure or Ctrl-C "
+	"leaves\n"
+	"OUT as it was (a new OUT is removed). An input that is not an "
+	"axbench\n"
+	"database, or newer than this build, is refused untouched (exit 5). "
+	"Rows are\n"
+	"copied one at a time: memory does not grow with the inputs.",
+    .examples = {"axbench db merge fleet.db nodes/*.db",
+		 "axbench --json db merge all.db a.db b.db",
+		 "axbench --db fleet.db report -o fleet.html"},
+    .opts = no_opts,
+    .fn = merge_main,
+};
+
+/* ---- db info ---------------------------------------------------------- */
+
+static void print_info(const struct ax_cli *cli, const json_t *info,
+		       long long bytes)
+{
+	const json_t *c = json_object_get(info, "counts");
+	const json_t *span = json_object_get(info, "runs_span");
+	printf("%s: schema %lld, %lld bytes\n", ax_term(cli->db_path),
+	       (long long)json_integer_value(
+		   json_object_get(info, "schema_version")),
+	       bytes);
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)c, k, v)
+	    printf("  %-17s %10lld\n", k, (long long)json_integer_value(v));
+	const char *first = json_string_value(json_object_get(span, "first"));
+	const char *last = json_string_value(json_object_get(span, "last"));
+	if (first && last)
+		printf("runs from %s to %s\n", first, last);
+	size_t i;
+	json_array_foreach(json_object_get(info, "hosts"), i, v)
+	    printf("host %s (%s, %lld cores): %lld runs\n",
+		   ax_term(json_string_value(json_object_get(v, "hostname"))),
+		   ax_term(json_string_value(json_object_get(v, "cpu_model"))),
+		   (long long)json_integer_value(json_object_get(v, "cores")),
+		   (long long)json_integer_value(json_object_get(v, "runs")));
+	json_array_foreach(json_object_get(info, "devices"), i, v) printf(
+	    "device %s (%s, %s): %lld runs\n",
+	    ax_term(json_string_value(json_object_get(v, "name"))),
+	    ax_term(json_string_value(json_object_get(v, "vendor"))),
+	    ax_term(json_string_value(json_object_get(v, "driver_info"))),
+	    (long long)json_integer_value(json_object_get(v, "runs")));
+}
+
+/* The file and its -wal: what the database takes on disk. */
+static long long disk_bytes(const char *path)
+{
+	char wal[PATH_MAX + 8];
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	return file_size(path) + file_size(wal);
+}
+
+static int info_main(struct ax_cli *cli, int argc, char **argv)
+{
+	char **pos;
+	int n;
+	int rc =
+	    parse_positional(cli, &ax_cmd_db_info, argc, argv, 0, 0, &pos, &n);
+	free(pos);
+	if (rc)
+		return rc == -2 ? AX_EXIT_OK : rc;
+	struct ax_db *db;
+	json_t *info = NULL;
+	if ((rc = ax_cli_open_db(cli, true, &db)))
+		return rc;
+	int err = ax_db_info(db, &info);
+	if (err) {
+		rc = ax_cli_error(cli, ax_cli_exit_code(err), "db info: %s",
+				  ax_db_errmsg(db));
+	} else if (cli->json) {
+		json_object_set_new(info, "path", json_string(cli->db_path));
+		json_object_set_new(info, "bytes",
+				    json_integer(disk_bytes(cli->db_path)));
+		json_dumpf(info, stdout, JSON_INDENT(2));
+		putchar('\n');
+	} else {
+		print_info(cli, info, disk_bytes(cli->db_path));
+	}
+	json_decref(info);
+	ax_db_close(db);
+	return rc;
+}
+
+const struct ax_cli_cmd ax_cmd_db_info = {
+    .name = "db info",
+    .summary = "what a database holds: schema, counts, size, hosts, devices",
+    .usage = "[--json]",
+    .details = "Opens the database read-only (--db) and says its schema "
+	       "version, its size on\n"
+	       "disk (the file and its -wal), how many rows each table "
+	       "holds, the span of\n"
+	       "its runs, and its hosts and devices with their number of "
+	       "runs.",
+    .examples = {"axbench --db fleet.db db info",
+		 "axbench --db fleet.db --json db info"},
+    .opts = no_opts,
+    .fn = info_main,
+};
+
+/* ---- db check --------------------------------------------------------- */
+
+static int check_main(struct ax_cli *cli, int argc, char **argv)
+{
+	char **pos;
+	int n;
+	int rc =
+	    parse_positional(cli, &ax_cmd_db_check, argc, argv, 0, 0, &pos, &n);
+	free(pos);
+	if (rc)
+		return rc == -2 ? AX_EXIT_OK : rc;
+	struct ax_db *db;
+	json_t *res = NULL;
+	if ((rc = ax_cli_open_db(cli, true, &db)))
+		return rc;
+	int err = ax_db_check(db, &res);
+	if (err) {
+		rc = ax_cli_error(cli, ax_cli_exit_code(err), "db check: %s",
+				  ax_db_errmsg(db));
+		ax_db_close(db);
+		return rc;
+	}
+	ax_db_close(db);
+	const json_t *problems = json_object_get(res, "problems");
+	if (cli->json) {
+		json_object_set_new(res, "path", json_string(cli->db_path));
+		json_dumpf(res, stdout, JSON_INDENT(2));
+		putchar('\n');
+	} else {
+		size_t i;
+		json_t *p;
+		json_array_foreach(problems, i, p) printf(
+		    "problem: %s: %s\n",
+		    json_string_value(json_object_get(p, "check")),
+		    ax_term(json_string_value(json_object_get(p, "problem"))));
+		printf("%s: %zu checks, %zu problem%s\n", ax_term(cli->db_path),
+		       json_array_size(json_object_get(res, "checks")),
+		       json_array_size(problems),
+		       json_array_size(problems) == 1 ? "" : "s");
+	}
+	if (json_array_size(problems))
+		rc = ax_cli_error(cli, AX_EXIT_STORAGE,
+				  "db check: %s fails %zu check%s; recover "
+				  "what it holds with `sqlite3 %s .recover | "
+				  "sqlite3 NEW.db`, or merge it into a new "
+				  "database with `axbench db merge NEW.db %s`",
+				  ax_term(cli->db_path),
+				  json_array_size(problems),
+				  json_array_size(problems) == 1 ? "" : "s",
+				  ax_term(cli->db_path), ax_term(cli->db_path));
+	json_decref(res);
+	return rc;
+}
+
+const struct ax_cli_cmd ax_cmd_db_check = {
+    .name = "db check",
+    .summary = "check a database: SQLite's integrity and axbench's rules",
+    .usage = "[--json]",
+    .details = "Opens the database read-only (--db) and runs SQLite's "
+	       "integrity_check and\n"
+	       "foreign_key_check, then axbench's own rules: every result "
+	       "has its run and\n"
+	       "every sample its result, runs name hosts and devices that "
+	       "exist, an ok\n"
+	       "result has a median and as many samples as its n, UUIDs are "
+	       "whole. Exits 0\n"
+	       "when all hold, 5 when any fails (each problem listed).",
+    .examples = {"axbench --db fleet.db db check"},
+    .opts = no_opts,
+    .fn = check_main,
+};
