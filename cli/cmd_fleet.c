@@ -52,8 +52,8 @@ static const struct ax_cli_opt fleet_opts[] = {
      "Slurm partition (default: the cluster's default)"},
     {OPT_TIME, "time", 't', "MIN", "time limit of each job (default 30)"},
     {OPT_AXBENCH, "axbench", 0, "PATH",
-     "the axbench the tasks run, on the shared file system (default: "
-     "this one)"},
+     "the axbench the tasks run, on the file system the nodes share "
+     "(default: this one)"},
     {OPT_GPUS, "gpus", 0, "WHEN",
      "one GPU per task (--gpus-per-task=1 --gpu-bind=closest): yes, no, "
      "or auto: when sinfo shows GPU gres (default auto)"},

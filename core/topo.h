@@ -91,7 +91,7 @@ json_t *ax_topo_locality_json(const struct ax_topo_locality *out);
 /*
  * The CPUs of loc that this process may run on, as a list ("0-3") into
  * out: loc's cpuset intersected with the process's current binding, which
- * a batch system (Slurm's task plugin, a cgroup) may have narrowed, so
+ * a batch scheduler (Slurm's task plugin, a cgroup) may have narrowed, so
  * that `taskset -c` with the answer never asks for a CPU the task was not
  * given.  Returns 0, or AX_ENOTFOUND with the reason in why (out "") when
  * there is nothing to bind to: loc has low confidence (its "locality" is
