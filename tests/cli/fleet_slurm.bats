@@ -91,7 +91,8 @@ wait_job() {
 	refute_output --partial "--gpus-per-task"
 	assert_output --partial 'db="$DIR/db/${HOSTNAME}-${SLURM_ARRAY_TASK_ID}.db"'
 	assert_output --partial "PROFILE=(--profile 'quick')"
-	assert_output --partial "AX='$PWD/axbench'"
+	# the running binary's own path (/proc/self/exe), links resolved
+	assert_output --partial "AX='$(readlink -f "$AX")'"
 	assert_output --partial '"$AX" db merge "$DIR/merged.db" "${dbs[@]}"'
 	assert_output --partial 'report -o "$DIR/report.html"'
 	assert_output --partial "--dependency=afterok:ARRAY_JOB --kill-on-invalid-dep=yes"
