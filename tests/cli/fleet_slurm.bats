@@ -112,7 +112,7 @@ wait_job() {
 	assert_output --partial "#SBATCH --gpu-bind=closest"
 	refute_output --partial "#SBATCH --exclusive"
 	# a profile file is passed as an absolute --config
-	assert_output --partial "PROFILE=(--config '$PWD/$TINY')"
+	assert_output --partial "PROFILE=(--config '$(readlink -f "$TINY")')"
 }
 
 @test "a path with quotes, spaces and \$(...) is one word in the scripts: a task runs there and nothing else" {
