@@ -365,3 +365,51 @@ int ax_topo_locality(const struct ax_topo *t, const char *pci_bus_id,
 					: "it has one NUMA node");
 	return 0;
 }
+
+/* ---- binding ----------------------------------------------------------- */
+
+int ax_topo_bind_list(const struct ax_topo *t,
+		      const struct ax_topo_locality *loc, char *out, size_t len,
+		      char *why, size_t whylen)
+{
+	snprintf(out, len, "%s", "");
+	if (loc->confidence != AX_TOPO_CONF_HIGH)
+		return ax_errf(why, whylen, AX_ENOTFOUND, "%s", loc->reason);
+	hwloc_bitmap_t local = hwloc_bitmap_alloc();
+	hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+	int rc = AX_ENOMEM;
+	if (!local || !allowed) {
+		ax_errf(why, whylen, rc, "out of memory");
+		goto out;
+	}
+	rc = AX_ENOTFOUND;
+	if (hwloc_bitmap_list_sscanf(local, loc->cpuset) != 0) {
+		ax_errf(why, whylen, rc,
+			"the local CPU list \"%.64s\" of %s "
+			"does not parse",
+			loc->cpuset, loc->pci_bus_id);
+		goto out;
+	}
+	/* Without a binding of its own the process may use every CPU of
+	 * the topology (which hwloc already restricted to the allowed
+	 * ones). */
+	if (hwloc_get_cpubind(t->h, allowed, HWLOC_CPUBIND_PROCESS) != 0)
+		hwloc_bitmap_copy(allowed,
+				  hwloc_topology_get_allowed_cpuset(t->h));
+	hwloc_bitmap_and(local, local, allowed);
+	if (hwloc_bitmap_iszero(local)) {
+		char mine[256];
+		hwloc_bitmap_list_snprintf(mine, sizeof(mine), allowed);
+		ax_errf(why, whylen, rc,
+			"none of the CPUs local to %s (%s) "
+			"is among the CPUs this process may use (%s)",
+			loc->pci_bus_id, loc->cpuset, mine);
+		goto out;
+	}
+	hwloc_bitmap_list_snprintf(out, len, local);
+	rc = 0;
+out:
+	hwloc_bitmap_free(local);
+	hwloc_bitmap_free(allowed);
+	return rc;
+}

@@ -88,6 +88,20 @@ int ax_topo_locality(const struct ax_topo *t, const char *pci_bus_id,
  * "high" / "low" (a new reference; NULL only when out of memory). */
 json_t *ax_topo_locality_json(const struct ax_topo_locality *out);
 
+/*
+ * The CPUs of loc that this process may run on, as a list ("0-3") into
+ * out: loc's cpuset intersected with the process's current binding, which
+ * a batch scheduler (Slurm's task plugin, a cgroup) may have narrowed, so
+ * that `taskset -c` with the answer never asks for a CPU the task was not
+ * given.  Returns 0, or AX_ENOTFOUND with the reason in why (out "") when
+ * there is nothing to bind to: loc has low confidence (its "locality" is
+ * the whole machine for want of information), or none of its CPUs is
+ * allowed here.
+ */
+int ax_topo_bind_list(const struct ax_topo *t,
+		      const struct ax_topo_locality *loc, char *out, size_t len,
+		      char *why, size_t whylen);
+
 /* "high" or "low". */
 const char *ax_topo_confidence_name(enum ax_topo_confidence c);
 

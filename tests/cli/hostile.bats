@@ -154,13 +154,18 @@ EOF
 		--include='*.c' --include='*.h' cli core suites tuner reports
 	assert_failure
 	assert_output ""
-	# One process is started: `monitor -- CMD ARGS` runs the user's own
-	# command as an argv vector (execvp, no shell).  Nothing else execs.
+	# Two processes are started, each as an argv vector (no shell):
+	# `monitor -- CMD ARGS` runs the user's own command (execvp), and
+	# `fleet slurm` runs sbatch and sinfo (posix_spawn of the file found
+	# in PATH).  Nothing else execs.
 	run grep -rnE '\b(execl|execlp|execle|execv|execvp|execvpe|execve|posix_spawnp?)[[:space:]]*\(' \
 		--include='*.c' --include='*.h' cli core suites tuner reports
 	assert_success
-	[ "${#lines[@]}" = 1 ]
-	[[ "${lines[0]}" =~ ^cli/cmd_monitor\.c:[0-9]+:[[:space:]]*execvp\(m-\>cmd\[0\],\ m-\>cmd\)\;$ ]]
+	[ "${#lines[@]}" = 2 ]
+	# grep -r lists files in directory order: sort them.
+	mapfile -t lines < <(printf '%s\n' "${lines[@]}" | sort)
+	[[ "${lines[0]}" =~ ^cli/cmd_fleet\.c:[0-9]+:[[:space:]]*rc\ =\ posix_spawn\(\&pid,\ path,\ \&fa,\ NULL,\ argv,\ environ\)\;$ ]]
+	[[ "${lines[1]}" =~ ^cli/cmd_monitor\.c:[0-9]+:[[:space:]]*execvp\(m-\>cmd\[0\],\ m-\>cmd\)\;$ ]]
 }
 
 @test "hostile --db path and argv are stored as data, not run" {

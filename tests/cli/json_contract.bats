@@ -252,3 +252,14 @@ assert isinstance(d["bytes_after"], int) and d["removed"]["samples"] > 0, d'
 	[ "$cmd_status" -eq 0 ]
 	py 'assert d["policy"] == {"mode": "runs", "keep_last": None, "weekly": None, "run_ids": [2]}, d'
 }
+
+@test "fleet slurm --json: a dry run is one document with the scripts, job ids null" {
+	doc fleet fleet slurm --nodes 2 --profile quick --dir "$T/fleet" \
+		--gpus no --dry-run --json
+	[ "$cmd_status" -eq 0 ]
+	py 'assert d["dry_run"] is True and d["gpus"] is False, d
+assert d["tasks"] == 2 and d["array_job"] is None and d["merge_job"] is None
+assert d["merged_db"] == d["dir"] + "/merged.db", d
+assert "#SBATCH --array=0-1" in d["scripts"]["array_text"]
+assert "db merge" in d["scripts"]["merge_text"]'
+}
