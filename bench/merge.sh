@@ -9,7 +9,8 @@
 # inputs.  Each database is a copy of one built by SQL from a real small
 # run, with fresh UUIDs and its own host and device fingerprints, so
 # nothing is shared between machines but the schema.
-# MERGE_N=K merges K databases instead of 100.  AX=path picks the binary.
+# MERGE_N=K merges K databases instead of 100; MERGE_KEEP=1 keeps the
+# temporary directory.  AX=path picks the binary.
 # Uses /usr/bin/time -v (Debian package `time`).  Run from the repository
 # root.
 set -u
@@ -18,8 +19,15 @@ AX=${AX:-$PWD/axbench}
 N=${MERGE_N:-100}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+[ -n "${MERGE_KEEP:-}" ] && trap - EXIT && echo "merge: keeping $tmp"
 export HOME=$tmp XDG_CACHE_HOME=$tmp/cache
 unset AXBENCH_VALIDATE AXBENCH_DB
+
+# A version-4-shaped UUID in SQL, as axbench writes them (36 characters):
+# db check holds every row's UUID to that.
+UUID="lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||
+ substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) ||
+ '-' || hex(randomblob(6)))"
 
 measure() {
 	local label=$1
@@ -44,7 +52,7 @@ seed=$tmp/seed.db
 "$AX" --db "$seed" run bandwidth -p size=4K..64K -p op=read,copy \
 	--min-samples 5 --max-samples 5 --min-time 0 --max-time 30 \
 	--warmup 1 >/dev/null 2>&1 || { echo "merge: seed run failed"; exit 1; }
-sqlite3 "$seed" <<'SQL'
+sqlite3 "$seed" <<SQL
 CREATE TEMP TABLE k(i INTEGER PRIMARY KEY);
 WITH RECURSIVE c(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM c WHERE i < 1000)
 INSERT INTO k SELECT i FROM c;
@@ -52,7 +60,7 @@ BEGIN;
 INSERT INTO run (id, uuid, host_id, device_id, started_at, finished_at,
 		 status, axbench_version, git_sha, argv_json, config_json,
 		 profile, label)
-SELECT k.i, lower(hex(randomblob(16))), host_id, device_id,
+SELECT k.i, $UUID, host_id, device_id,
        strftime('%Y-%m-%dT%H:%M:%fZ', started_at, '+' || k.i || ' minutes'),
        finished_at, status, axbench_version, git_sha, argv_json,
        config_json, profile, label
@@ -62,13 +70,13 @@ INSERT INTO result (uuid, run_id, suite, case_label, params_json,
 		    timing_mode, stop_reason, status, error_text, n, median,
 		    min, max, mean, stddev, q1, q3, mad, ci_lo, ci_hi,
 		    rel_noise, extra_json, created_at)
-SELECT lower(hex(randomblob(16))), k.i, suite, case_label, params_json,
+SELECT $UUID, k.i, suite, case_label, params_json,
        params_hash, shader_hash, unit, higher_is_better, work, timing_mode,
        stop_reason, status, error_text, n, median, min, max, mean, stddev,
        q1, q3, mad, ci_lo, ci_hi, rel_noise, extra_json, created_at
 FROM result, k WHERE result.run_id = 1 ORDER BY k.i, result.id;
 INSERT INTO sample (uuid, result_id, idx, seconds, value)
-SELECT lower(hex(randomblob(16))), r2.id, s.idx, s.seconds, s.value
+SELECT $UUID, r2.id, s.idx, s.seconds, s.value
 FROM result r2
 JOIN result r1 ON r1.run_id = 1 AND r1.case_label = r2.case_label
 JOIN sample s ON s.result_id = r1.id
@@ -88,14 +96,14 @@ for i in $(seq -w 1 "$N"); do
 	f=$tmp/nodes/node$i.db
 	cp "$seed" "$f"
 	sqlite3 "$f" "BEGIN;
-		UPDATE host SET uuid = lower(hex(randomblob(16))),
+		UPDATE host SET uuid = $UUID,
 			fingerprint = fingerprint || '-$i',
 			hostname = 'node$i';
-		UPDATE device SET uuid = lower(hex(randomblob(16))),
+		UPDATE device SET uuid = $UUID,
 			fingerprint = fingerprint || '-$i';
-		UPDATE run SET uuid = lower(hex(randomblob(16)));
-		UPDATE result SET uuid = lower(hex(randomblob(16)));
-		UPDATE sample SET uuid = lower(hex(randomblob(16)));
+		UPDATE run SET uuid = $UUID;
+		UPDATE result SET uuid = $UUID;
+		UPDATE sample SET uuid = $UUID;
 		COMMIT; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 done
 echo "merge: $N databases built in" \

@@ -91,15 +91,19 @@ static int check_names(struct ax_cli *cli, char **pos, int n)
 	return 0;
 }
 
-/* Inputs open read-only: a file that is not axbench's, or newer than
- * this build, is refused untouched (exit 5); one missing is exit 2. */
-static int open_inputs(struct ax_cli *cli, char **paths, int n,
-		       struct ax_db **dbs)
+/* Every input, opened read-only and closed again before the output is
+ * touched: a file that is not axbench's, or newer than this build, is
+ * refused untouched (exit 5); one missing is exit 2.  The merge opens
+ * them again one at a time, so that a hundred inputs do not hold a
+ * hundred page caches. */
+static int check_inputs(struct ax_cli *cli, char **paths, int n)
 {
 	for (int i = 0; i < n; i++) {
 		char err[1024];
-		int rc = ax_db_open(paths[i], AX_DB_READONLY, &dbs[i], err,
-				    sizeof(err));
+		struct ax_db *db;
+		int rc =
+		    ax_db_open(paths[i], AX_DB_READONLY, &db, err, sizeof(err));
+		ax_db_close(db);
 		if (rc)
 			return ax_cli_error(
 			    cli,
@@ -193,12 +197,11 @@ static int do_merge(struct ax_cli *cli, char **pos, int n)
 {
 	const char *out = pos[0];
 	int n_in = n - 1, rc = 0;
-	struct ax_db **ins = calloc((size_t)n_in + 1, sizeof(*ins));
 	char **names = calloc((size_t)n_in + 1, sizeof(*names));
-	if (!ins || !names)
+	if (!names)
 		rc = ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
 	if (!rc)
-		rc = open_inputs(cli, pos + 1, n_in, ins);
+		rc = check_inputs(cli, pos + 1, n_in);
 	for (int i = 0; !rc && i < n_in; i++) {
 		char buf[256];
 		source_name(pos[i + 1], buf, sizeof(buf));
@@ -218,7 +221,8 @@ static int do_merge(struct ax_cli *cli, char **pos, int n)
 		rc = ax_cli_open_db(&out_cli, false, &db);
 	json_t *sum = NULL;
 	if (!rc) {
-		int mrc = ax_db_merge(db, ins, (const char *const *)names, n_in,
+		int mrc = ax_db_merge(db, (const char *const *)(pos + 1),
+				      (const char *const *)names, n_in,
 				      &ax_cli_interrupted, &sum);
 		if (mrc)
 			rc = ax_cli_error(cli,
@@ -240,12 +244,8 @@ static int do_merge(struct ax_cli *cli, char **pos, int n)
 	if (!rc)
 		print_merge(cli, out, pos + 1, n_in, sum, before);
 	json_decref(sum);
-	for (int i = 0; ins && i < n_in; i++) {
-		ax_db_close(ins[i]);
-		if (names)
-			free(names[i]);
-	}
-	free(ins);
+	for (int i = 0; names && i < n_in; i++)
+		free(names[i]);
 	free(names);
 	return rc;
 }

@@ -636,8 +636,11 @@ static int query(const struct ax_cli *cli, const struct report_args *a,
 }
 
 /* A stream that passes writes on to f until budget bytes have gone
- * through, then fails them (EFBIG): the report never grows past its
- * budget on disk, and writing stops at the first chunk too many. */
+ * through, then drops them and remembers it: the report never grows past
+ * its budget on disk.  The writes past it succeed (and are lost) rather
+ * than fail: glibc's cookie streams do not survive a write function that
+ * fails inside a large fputs (it crashed, writing 5 MB of embedded data
+ * past an 8 MiB budget). */
 struct budget {
 	FILE *f;
 	int64_t budget, written;
@@ -647,10 +650,9 @@ struct budget {
 static ssize_t budget_write(void *cookie, const char *buf, size_t len)
 {
 	struct budget *b = cookie;
-	if (b->written + (int64_t)len > b->budget) {
+	if (b->over || b->written + (int64_t)len > b->budget) {
 		b->over = true;
-		errno = EFBIG;
-		return -1;
+		return (ssize_t)len;
 	}
 	size_t put = fwrite(buf, 1, len, b->f);
 	b->written += (int64_t)put;

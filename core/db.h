@@ -396,19 +396,20 @@ int ax_db_prune(struct ax_db *db, const struct ax_db_prune_opts *o,
 int ax_db_vacuum(struct ax_db *db);
 
 /*
- * Merge the databases ins[0..n) (open, read-only is enough) into out, in
- * one transaction: hosts and devices matched on their fingerprint, every
- * other row on its UUID (telemetry readings, power rows and baseline run
- * lists on the rows they belong to), references mapped, so that merging
- * a file twice adds nothing.  A baseline whose name out already gives
- * another baseline becomes "SOURCE:NAME" (sources[i]: a short name of
- * input i).  Streams row by row: memory does not grow with the inputs.
+ * Merge the databases at paths[0..n) into out, in one transaction, each
+ * opened read-only in turn (closed before the next): hosts and devices matched
+ * on their fingerprint, every other row on its UUID (telemetry readings, power
+ * rows and baseline run lists on the rows they belong to), references mapped,
+ * so that merging a file twice adds nothing.  A baseline whose name out already
+ * gives another baseline becomes "SOURCE:NAME" (sources[i]: a short name of
+ * input i).  Streams row by row: memory does not grow with the inputs
+ * (out's page cache is set to 64 MiB).
  * *stop (may be NULL) interrupts with AX_EINTR.  On any failure nothing
  * was merged.  On success *summary (the caller's) is {"TABLE": {"added":
  * n, "skipped": n}, ..., "renamed_baselines": {"NEW": "OLD"}}; tables
  * the inputs had no rows of are absent.
  */
-int ax_db_merge(struct ax_db *out, struct ax_db *const *ins,
+int ax_db_merge(struct ax_db *out, const char *const *paths,
 		const char *const *sources, int n, const volatile int *stop,
 		json_t **summary);
 

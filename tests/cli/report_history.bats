@@ -129,6 +129,13 @@ assert sorted(r["run_id"] for r in d["sampled"]) == [1, 1, 2, 2], d["sampled"]' 
 	assert_success
 	assert_output --partial 'of its 2.0 MiB budget'
 	[ "$(stat -c %s "$T/r.html")" -le $((2 << 20)) ]
+	# Over budget inside one large write (the embedded data, 2.4 MB
+	# here, past a 1 MiB budget): refused the same way.
+	sql "UPDATE result SET extra_json = json_object('pad',
+		hex(zeroblob(600000))) WHERE run_id = 3"
+	run "$AX" --db "$DB" report --max-size 1M -o "$T/r.html"
+	[ "$status" -eq 2 ]
+	assert_output --partial 'budget of 1.0 MiB (--max-size)'
 	for bad in 0 10 1T5 -1 1K; do
 		run "$AX" --db "$DB" report --max-size "$bad" -o "$T/x.html"
 		[ "$status" -eq 2 ]
