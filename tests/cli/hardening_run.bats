@@ -156,11 +156,11 @@ commands() { "$AX" --help | awk '/^Commands:/{f=1;next} /^$/{f=0} f{print $1}'; 
 	done
 }
 
-@test "every option that takes a value says its default" {
+@test "every option that takes a value says its default, or that it is required" {
 	for c in $(commands); do
 		run "$AX" help "$c"
 		missing=$(printf '%s\n' "$output" | awk '/^(Options|Global options):/{f=1;next} /^$/{f=0} f' |
-			grep -E '^  (-., )?    --|^  -., --' | grep -E -- '--[a-z-]+ [A-Z|a-z]' | grep -v default || true)
+			grep -E '^  (-., )?    --|^  -., --' | grep -E -- '--[a-z-]+ [A-Z|a-z]' | grep -vE 'default|required' || true)
 		[ -z "$missing" ] || { echo "help $c: no default in: $missing"; return 1; }
 	done
 }
