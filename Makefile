@@ -8,16 +8,39 @@
 #   bench/*.c                      -> one binary each
 
 PKGS    := vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib
+# libshaderc (core/glsl.c: user kernels' GLSL compiled at run time), linked
+# statically.  Debian 12's libshaderc.so.1 leaves glslang's symbols to the
+# program (glslc carries its own copy) and was built against glslang 11.13
+# while glslang-dev ships 12.0: linked with that, its GlslangToSpv crashes
+# on 12's syntax tree.  libshaderc_combined.a uses only glslang's public
+# API (ShaderLang.h, GlslangToSpv.h: the same in 11.13 and 12.0) and
+# SPIRV-Tools' libspirv.hpp and optimizer.hpp (no layout change from
+# 2022.4 to 2023.1), so with glslang-dev's and spirv-tools' own static
+# libraries, in one group because they refer to each other, it is whole
+# and consistent.  Only programs that call core/glsl pull any of it in.
+SHADERC_PKGS := shaderc_combined glslang SPIRV-Tools
+SHADERC_LIBS := -Wl,--start-group \
+	$(shell pkg-config --libs $(SHADERC_PKGS) 2>/dev/null) -lSPIRV \
+	-Wl,--end-group -lstdc++
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
-           -I. -I$(B) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
+           -Wno-missing-field-initializers \
+           -I. -I$(B) \
+           $(shell pkg-config --cflags $(PKGS) $(SHADERC_PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SHADERC_LIBS) \
+           -lm -lpthread
 GLSLC   ?= glslc
 VERSION := 0.1.0
 GIT_SHA := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 CFLAGS  += -DAX_VERSION_STRING='"$(VERSION)"' -DAX_GIT_SHA_STRING='"$(GIT_SHA)"'
+# core/glsl.c's SPIR-V cache key names the compilers it is linked with
+# (glslang's version it reads from glslang's build_info.h).
+SHADERC_VERSION := shaderc $(shell pkg-config --modversion shaderc \
+	2>/dev/null) spirv-tools $(shell pkg-config --modversion SPIRV-Tools \
+	2>/dev/null)
+CFLAGS  += -DAX_SHADERC_VERSION='"$(SHADERC_VERSION)"'
 B       := build
 
 LIB_SRC   := $(sort $(wildcard core/*.c suites/*.c tuner/*.c reports/*.c))
@@ -37,7 +60,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
 .PHONY: all deps run test test-stress unit check check-deps check-format \
-	format bench bench-tuner clean
+	format bench bench-tuner clean print-ldlibs
 all: axbench
 
 deps:
@@ -139,6 +162,11 @@ bench-tuner: deps
 
 clean:
 	rm -rf build build-asan axbench
+
+# The libraries every program links with, for the scripts that link their
+# own (scripts/asan.sh, scripts/fuzz-smoke.sh): one list, this one.
+print-ldlibs:
+	@echo '$(LDLIBS)'
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 

@@ -6,7 +6,8 @@
  * zero), device enumeration and selection, one logical device per run with
  * a compute queue and - where the device has one - a dedicated transfer
  * queue, buffers in the four memory kinds benchmarks care about, compute
- * pipelines from embedded SPIR-V with specialization and push constants,
+ * pipelines from embedded (or a caller's) SPIR-V with specialization and
+ * push constants,
  * one-shot command buffers submitted with a fence timeout, GPU timestamps,
  * and a VkPipelineCache persisted under $XDG_CACHE_HOME/axbench keyed by
  * device and driver.
@@ -198,7 +199,9 @@ int ax_vk_invalidate(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b);
  * buffers: zeros and untouched pages inflate bandwidth figures. */
 void ax_vk_fill_random_words(uint32_t *dst, size_t n_words, uint64_t seed);
 
-/* One specialization constant (all axbench constants are 32-bit). */
+/* One specialization constant (all axbench constants are 32-bit); a
+ * pipeline takes at most AX_VK_MAX_SPEC of them. */
+#define AX_VK_MAX_SPEC 32
 struct ax_vk_spec {
 	uint32_t id;
 	uint32_t value;
@@ -226,12 +229,27 @@ struct ax_vk_pipeline {
  * Build a compute pipeline from embedded shader `shader` (its base name
  * under shaders/, or a variant from shaders/variants.mk) with n_bindings
  * storage buffers at bindings 0..n-1 and push_size bytes of push constants.
- * AX_ENOTFOUND for an unknown shader, AX_EVK with the VkResult otherwise.
+ * AX_ENOTFOUND for an unknown shader, AX_ECOMPILE when the driver cannot
+ * build the module or the pipeline, AX_EVK (or AX_EDEVMEM ...) with the
+ * VkResult when a layout or pool fails.
  */
 int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
 			  uint32_t n_bindings, uint32_t push_size,
 			  const struct ax_vk_spec *spec, int n_spec,
 			  struct ax_vk_pipeline *out);
+/*
+ * As ax_vk_pipeline_create, from caller-owned SPIR-V (size bytes; only
+ * read during the call) with entry point `entry` (NULL: "main"); the
+ * shader hash is that of the code.  AX_EINVAL for code that is not whole
+ * words, n_bindings above 16 or n_spec above AX_VK_MAX_SPEC (both entry
+ * points); AX_ECOMPILE when the driver cannot build the module or the
+ * pipeline (ctx->err names the VkResult).
+ */
+int ax_vk_pipeline_create_spirv(struct ax_vk_ctx *ctx, const uint32_t *code,
+				size_t size, const char *entry,
+				uint32_t n_bindings, uint32_t push_size,
+				const struct ax_vk_spec *spec, int n_spec,
+				struct ax_vk_pipeline *out);
 /* Point the pipeline's descriptor set at the buffers (n == n_bindings).
  * Ranges above maxStorageBufferRange are refused with AX_EINVAL. */
 int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,

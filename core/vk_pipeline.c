@@ -1,4 +1,5 @@
-/* core/vk_pipeline.c - compute pipelines from embedded SPIR-V. */
+/* core/vk_pipeline.c - compute pipelines from embedded or a caller's
+ * SPIR-V. */
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/vk_internal.h"
@@ -88,21 +89,20 @@ static VkResult create_layouts(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p)
 }
 
 static VkResult create_compute(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
-			       const struct ax_shader *s,
-			       const struct ax_vk_spec *spec, int n_spec)
+			       const uint32_t *code, size_t size,
+			       const char *entry, const struct ax_vk_spec *spec,
+			       int n_spec)
 {
 	VkShaderModuleCreateInfo mi = {
 	    .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-	    .codeSize = s->size,
-	    .pCode = s->code,
+	    .codeSize = size,
+	    .pCode = code,
 	};
 	VkResult r = vkCreateShaderModule(ctx->dev, &mi, NULL, &p->module);
 	if (r != VK_SUCCESS)
 		return r;
-	VkSpecializationMapEntry map[32];
-	uint32_t data[32];
-	if (n_spec > 32)
-		n_spec = 32;
+	VkSpecializationMapEntry map[AX_VK_MAX_SPEC];
+	uint32_t data[AX_VK_MAX_SPEC];
 	for (int i = 0; i < n_spec; i++) {
 		map[i] = (VkSpecializationMapEntry){
 		    .constantID = spec[i].id,
@@ -125,7 +125,7 @@ static VkResult create_compute(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 			VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
 		    .stage = VK_SHADER_STAGE_COMPUTE_BIT,
 		    .module = p->module,
-		    .pName = "main",
+		    .pName = entry,
 		    .pSpecializationInfo = n_spec ? &si : NULL,
 		},
 	    .layout = p->layout,
@@ -136,6 +136,46 @@ static VkResult create_compute(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 	p->compile_ms = now_ms() - t0;
 	ctx->compile_ms_total += p->compile_ms;
 	return r;
+}
+
+/* What both entry points share: `what` names the shader in messages. */
+static int create_pipeline(struct ax_vk_ctx *ctx, const char *what,
+			   const uint32_t *code, size_t size, const char *entry,
+			   uint32_t n_bindings, uint32_t push_size,
+			   const struct ax_vk_spec *spec, int n_spec,
+			   struct ax_vk_pipeline *out)
+{
+	/* create_layouts and ax_vk_pipeline_bind hold bindings in arrays of
+	 * 16, create_compute the constants in arrays of AX_VK_MAX_SPEC. */
+	if (n_bindings > 16)
+		return ax_errf(ctx->err, sizeof(ctx->err), AX_EINVAL,
+			       "%s: %u storage-buffer bindings, at most 16 "
+			       "are supported; pack buffers together",
+			       what, n_bindings);
+	if (n_spec < 0 || n_spec > AX_VK_MAX_SPEC || (n_spec && !spec))
+		return ax_errf(ctx->err, sizeof(ctx->err), AX_EINVAL,
+			       "%s: %d specialization constants, at most %d "
+			       "are supported",
+			       what, n_spec, AX_VK_MAX_SPEC);
+	out->n_bindings = n_bindings;
+	out->push_size = push_size;
+	ax_hash_hex(code, size, out->shader_hash);
+	VkResult r = create_layouts(ctx, out);
+	bool compiling = r == VK_SUCCESS;
+	if (compiling)
+		r = create_compute(ctx, out, code, size, entry ? entry : "main",
+				   spec, n_spec);
+	if (r != VK_SUCCESS) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "creating the compute pipeline for %s: %s", what,
+			 ax_vk_result_name(r));
+		ax_vk_pipeline_destroy(ctx, out);
+		/* The module or the pipeline: this point cannot be built
+		 * (a tuner's trial status), as opposed to a layout or pool
+		 * that any pipeline would need. */
+		return compiling ? AX_ECOMPILE : ax_vk_error_from(r);
+	}
+	return 0;
 }
 
 int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
@@ -150,26 +190,33 @@ int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
 			 "no embedded shader '%s' (a build problem)", shader);
 		return AX_ENOTFOUND;
 	}
-	if (n_bindings > 16)
-		return AX_EINVAL;
-	out->n_bindings = n_bindings;
-	out->push_size = push_size;
-	ax_hash_hex(s->code, s->size, out->shader_hash);
-	VkResult r = create_layouts(ctx, out);
-	bool compiling = r == VK_SUCCESS;
-	if (compiling)
-		r = create_compute(ctx, out, s, spec, n_spec);
-	if (r != VK_SUCCESS) {
-		snprintf(ctx->err, sizeof(ctx->err),
-			 "creating the compute pipeline for %s: %s", shader,
-			 ax_vk_result_name(r));
-		ax_vk_pipeline_destroy(ctx, out);
-		/* The module or the pipeline: this point cannot be built
-		 * (a tuner's trial status), as opposed to a layout or pool
-		 * that any pipeline would need. */
-		return compiling ? AX_ECOMPILE : ax_vk_error_from(r);
-	}
-	return 0;
+	return create_pipeline(ctx, shader, s->code, s->size, "main",
+			       n_bindings, push_size, spec, n_spec, out);
+}
+
+int ax_vk_pipeline_create_spirv(struct ax_vk_ctx *ctx, const uint32_t *code,
+				size_t size, const char *entry,
+				uint32_t n_bindings, uint32_t push_size,
+				const struct ax_vk_spec *spec, int n_spec,
+				struct ax_vk_pipeline *out)
+{
+	memset(out, 0, sizeof(*out));
+	/* Vulkan requires a whole number of words (validation would say so
+	 * only when it is on); the driver gets nothing shorter than the
+	 * 5-word header. */
+	if (!code || size < 20 || size % 4 != 0)
+		return ax_errf(ctx->err, sizeof(ctx->err), AX_EINVAL,
+			       "SPIR-V of %zu bytes: a module is a whole "
+			       "number of 4-byte words, at least the 20-byte "
+			       "header",
+			       code ? size : 0);
+	char what[64];
+	char hash[17];
+	ax_hash_hex(code, size, hash);
+	snprintf(what, sizeof(what), "SPIR-V %s (entry %s)", hash,
+		 entry ? entry : "main");
+	return create_pipeline(ctx, what, code, size, entry, n_bindings,
+			       push_size, spec, n_spec, out);
 }
 
 int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,

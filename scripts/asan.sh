@@ -40,10 +40,10 @@ cli_obj=$(for f in cli/*.c; do echo "$B/${f%.c}.o"; done)
 # shellcheck disable=SC2086
 make --no-print-directory -j"$jobs" B=$B CC=clang OPT="-O1 $SAN" \
 	$cli_obj || exit 2
+# The Makefile's libraries (print-ldlibs), libshaderc's static ones too.
 # shellcheck disable=SC2046,SC2086
 clang -O1 $SAN -o $B/axbench $cli_obj $B/libax.a \
-	$(pkg-config --libs vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib) \
-	-lm -lpthread || exit 2
+	$(make --no-print-directory -s print-ldlibs) || exit 2
 
 # Driver-side allocations that are still reachable or leaked at exit in
 # code we do not build (each is loaded by the Vulkan loader at run time).

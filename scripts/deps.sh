@@ -1,7 +1,10 @@
 #!/bin/sh
 # Installs the Debian 12 packages axbench needs, if any is missing.
 #   scripts/deps.sh            build + run: compiler, pkg-config, the
-#                              libraries, glslc, the Vulkan loader, lavapipe,
+#                              libraries (libshaderc-dev, glslang-dev and
+#                              spirv-tools: user kernels' GLSL compiled at
+#                              run time, linked statically, see the
+#                              Makefile), glslc, the Vulkan loader, lavapipe,
 #                              OpenBLAS (the CPU baselines dlopen
 #                              libopenblas.so.0 at run time; it is never
 #                              linked, so the build does not need it)
@@ -21,7 +24,7 @@ set -eu
 PKGS="build-essential pkg-config libvulkan-dev mesa-vulkan-drivers
 vulkan-validationlayers vulkan-tools glslc spirv-tools libhwloc-dev hwloc
 libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev
-libopenblas-dev"
+libopenblas-dev libshaderc-dev glslang-dev"
 TEST_PKGS="bats bats-assert bats-support python3 python3-yaml
 python3-jsonschema tidy chromium time clang-format slurm-wlm slurm-client
 munge"

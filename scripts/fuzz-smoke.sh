@@ -15,13 +15,15 @@ secs=${1:-${FUZZ_SECONDS:-20}}
 B=build-fuzz
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 SAN="$SAN -fno-omit-frame-pointer"
-PKGS="vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib"
+PKGS="vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib shaderc"
 
 make --no-print-directory B=$B CC=clang \
 	OPT="-O1 $SAN -fsanitize=fuzzer-no-link" $B/shaders/table.h || exit 2
 make --no-print-directory -j"$(nproc)" B=$B CC=clang \
 	OPT="-O1 $SAN -fsanitize=fuzzer-no-link" $B/libax.a || exit 2
 mkdir -p $B/fuzz
+# The Makefile's libraries, libshaderc's static ones among them.
+LDLIBS=$(make --no-print-directory -s print-ldlibs) || exit 2
 
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
@@ -40,7 +42,7 @@ for n in "${names[@]}"; do
 	# shellcheck disable=SC2046,SC2086
 	clang -O1 -g $SAN -fsanitize=fuzzer -std=gnu11 -D_GNU_SOURCE -I. \
 		-I$B $(pkg-config --cflags $PKGS) -o "$bin" "$src" \
-		$B/libax.a $(pkg-config --libs $PKGS) -lm -lpthread || {
+		$B/libax.a $LDLIBS || {
 		status=1
 		continue
 	}
