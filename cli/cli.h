@@ -78,6 +78,11 @@ struct ax_cli_cmd {
 	int (*fn)(struct ax_cli *cli, int argc, char **argv);
 };
 
+/* A parent command's fn (cli/subcmd.c): run the subcommand whose word
+ * comes first among argv's non-global arguments, or say which exist. */
+int ax_cli_run_subs(struct ax_cli *cli, const struct ax_cli_cmd *parent,
+		    int argc, char **argv);
+
 /* Option iterator over one command's argv (argv[0] is the command name).
  * Global options (--db, --device, -q, -v, --json, --validate) are handled
  * inside and never returned. */

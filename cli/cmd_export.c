@@ -109,12 +109,15 @@ struct export_args {
 	int n_shapes;
 };
 
-static void load_schema(struct ax_config_schema *schema, int n)
+/* Every suite, the loaded kernel's too (`kernel export`). */
+static int load_schema(struct ax_config_schema *schema, int max)
 {
+	const struct ax_suite *all[64];
+	int n = ax_suite_all(all, max < 64 ? max : 64);
 	for (int i = 0; i < n; i++)
-		schema[i] = (struct ax_config_schema){ax_suites[i]->name,
-						      ax_suites[i]->params,
-						      ax_suites[i]->n_params};
+		schema[i] = (struct ax_config_schema){
+		    all[i]->name, all[i]->params, all[i]->n_params};
+	return n;
 }
 
 static int export_run(struct ax_cli *cli, const struct export_args *a,
@@ -190,10 +193,9 @@ static int export_main(struct ax_cli *cli, int argc, char **argv)
 	struct export_args *a = calloc(1, sizeof(*a));
 	const char *format = NULL;
 	int opt, rc = 0;
-	int n = ax_suite_count < 64 ? ax_suite_count : 64;
 	if (!a)
 		return ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
-	load_schema(schema, n);
+	int n = load_schema(schema, 64);
 	ax_cli_iter_init(&it, cli, &ax_cmd_export, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_SUITE)

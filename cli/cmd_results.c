@@ -5,6 +5,7 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "suites/kernel.h"
 #include "suites/registry.h"
 
 #include <stdlib.h>
@@ -288,6 +289,16 @@ static int check_suite(const struct ax_cli *cli, const char *suite,
 {
 	if (!suite || n_results)
 		return 0;
+	/* A user kernel's suite exists only while its file is loaded. */
+	if (!strncmp(suite, AX_KERNEL_SUITE_PREFIX,
+		     strlen(AX_KERNEL_SUITE_PREFIX)))
+		return ax_cli_error(
+		    cli, AX_EXIT_USAGE,
+		    "results: --suite %s: no stored results of "
+		    "that kernel%s in %s; measure it with "
+		    "`axbench kernel run FILE.yaml`",
+		    suite, runs_selected ? " in the selected runs" : "",
+		    cli->db_path);
 	if (!ax_suite_find(suite))
 		return ax_cli_error(cli, AX_EXIT_USAGE,
 				    "results: --suite '%s': no such suite; "

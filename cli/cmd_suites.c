@@ -4,6 +4,7 @@
 
 #include "suites/registry.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 static void param_range(const struct ax_param_def *d, char *buf, size_t len)
@@ -23,6 +24,14 @@ static void param_range(const struct ax_param_def *d, char *buf, size_t len)
 	}
 	if (d->type == AX_PT_TEXT) {
 		snprintf(buf, len, "text");
+		return;
+	}
+	if (d->values) {
+		size_t used = 0;
+		for (int i = 0; i < d->n_values && used < len; i++)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%" PRId64, i ? "," : "",
+						 d->values[i]);
 		return;
 	}
 	ax_param_format(d, d->min, lo, sizeof(lo));

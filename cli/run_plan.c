@@ -77,11 +77,11 @@ static struct ax_config_schema plan_schema[64];
 
 int ax_plan_schema(struct ax_config_schema *out, int max)
 {
-	int n = ax_suite_count < max ? ax_suite_count : max;
+	const struct ax_suite *all[64];
+	int n = ax_suite_all(all, max < 64 ? max : 64);
 	for (int i = 0; i < n; i++)
-		out[i] = (struct ax_config_schema){ax_suites[i]->name,
-						   ax_suites[i]->params,
-						   ax_suites[i]->n_params};
+		out[i] = (struct ax_config_schema){all[i]->name, all[i]->params,
+						   all[i]->n_params};
 	return n;
 }
 

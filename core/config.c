@@ -8,6 +8,7 @@
  * The YAML <-> JSON bridge lives in core/config_json.c.
  */
 #include "core/config.h"
+#include "core/config_yaml.h"
 
 #include "core/error.h"
 #include "core/hash.h"
@@ -22,8 +23,7 @@
 
 /* Everything one load needs, so helpers take a single pointer. */
 struct ld {
-	const char *name; /* the path, for messages */
-	yaml_document_t doc;
+	struct ax_yaml y; /* the path, the document, the error buffer */
 	const struct ax_config_schema *schema;
 	int n_schema;
 	struct ax_config *cfg;
@@ -37,135 +37,6 @@ struct sweep {
 	int n[AX_MAX_PARAMS];
 	struct ax_config_pos pos; /* of the mapping; 0:0 when absent */
 };
-
-static yaml_node_t *node(struct ld *ld, int i)
-{
-	return yaml_document_get_node(&ld->doc, i);
-}
-
-static const char *text_of(const yaml_node_t *n)
-{
-	return (const char *)n->data.scalar.value;
-}
-
-static int fail(struct ld *ld, const yaml_node_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(struct ld *ld, const yaml_node_t *n, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	ax_vfmt_fit(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return ax_errf(ld->err, ld->errlen, AX_ECONFIG, "%s:%zu:%zu: %s",
-		       ld->name, n->start_mark.line + 1,
-		       n->start_mark.column + 1, msg);
-}
-
-/* A plain `null`, `~` or nothing at all. */
-static bool is_null(const yaml_node_t *n)
-{
-	if (n->type != YAML_SCALAR_NODE ||
-	    n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	const char *s = text_of(n);
-	return !*s || !strcmp(s, "~") || !strcmp(s, "null") ||
-	       !strcmp(s, "Null") || !strcmp(s, "NULL");
-}
-
-static const char *kind_of(const yaml_node_t *n)
-{
-	if (n->type == YAML_MAPPING_NODE)
-		return "a mapping";
-	if (n->type == YAML_SEQUENCE_NODE)
-		return "a sequence";
-	return is_null(n) ? "null" : "a scalar";
-}
-
-/* Append ", name" (or "name" first) to buf, truncating quietly. */
-static void join(char *buf, size_t len, const char *name)
-{
-	size_t used = strlen(buf);
-	if (used < len)
-		snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-			 name);
-}
-
-static const char *key_at(struct ld *ld, const yaml_node_pair_t *p)
-{
-	return text_of(node(ld, p->key));
-}
-
-#define PAIRS_FOREACH(p, map)                                                  \
-	for (yaml_node_pair_t *p = (map)->data.mapping.pairs.start;            \
-	     p < (map)->data.mapping.pairs.top; p++)
-
-/*
- * Every key of map must be a scalar, appear once, and (when allowed is
- * not NULL) be one of allowed[], else the message lists what is.
- */
-static int check_keys(struct ld *ld, yaml_node_t *map, const char *where,
-		      const char *const *allowed)
-{
-	PAIRS_FOREACH(p, map)
-	{
-		yaml_node_t *k = node(ld, p->key);
-		if (k->type != YAML_SCALAR_NODE)
-			return fail(ld, k,
-				    "keys in %s must be plain names, "
-				    "not %s",
-				    where, kind_of(k));
-		bool known = !allowed;
-		char list[512] = "";
-		for (int i = 0; allowed && allowed[i]; i++) {
-			known |= !strcmp(allowed[i], text_of(k));
-			join(list, sizeof(list), allowed[i]);
-		}
-		if (!known)
-			return fail(ld, k,
-				    "unknown key '%s' in %s; allowed "
-				    "keys: %s",
-				    text_of(k), where, list);
-		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p;
-		     q++) {
-			yaml_node_t *first = node(ld, q->key);
-			if (first->type == YAML_SCALAR_NODE &&
-			    !strcmp(text_of(first), text_of(k)))
-				return fail(ld, k,
-					    "duplicate key '%s' in %s "
-					    "(first at line %zu); keep one",
-					    text_of(k), where,
-					    first->start_mark.line + 1);
-		}
-	}
-	return 0;
-}
-
-/* The value of key in map (keys already checked), or NULL. */
-static yaml_node_t *get(struct ld *ld, yaml_node_t *map, const char *key)
-{
-	PAIRS_FOREACH(p, map)
-	{
-		if (!strcmp(key_at(ld, p), key))
-			return node(ld, p->value);
-	}
-	return NULL;
-}
-
-/* A string field: a scalar, or NULL for null when nullable. */
-static int get_string(struct ld *ld, yaml_node_t *v, const char *what,
-		      bool nullable, char **out)
-{
-	*out = NULL;
-	if (!v || (nullable && is_null(v)))
-		return 0;
-	if (v->type != YAML_SCALAR_NODE || is_null(v))
-		return fail(ld, v, "%s must be a string%s, not %s", what,
-			    nullable ? " or null" : "", kind_of(v));
-	*out = strdup(text_of(v));
-	return *out ? 0 : AX_ENOMEM;
-}
 
 /* ---- measure ---------------------------------------------------------- */
 
@@ -241,16 +112,16 @@ static int check_measure_order(struct ld *ld, yaml_node_t **at)
 	const struct ax_config_measure *m = &ld->cfg->measure;
 	unsigned both = AX_MEASURE_MIN_SAMPLES | AX_MEASURE_MAX_SAMPLES;
 	if ((m->set & both) == both && m->min_samples > m->max_samples)
-		return fail(ld, at[1],
-			    "measure.max_samples (%d) must be at "
-			    "least min_samples (%d)",
-			    m->max_samples, m->min_samples);
+		return ax_yaml_fail(&ld->y, at[1],
+				    "measure.max_samples (%d) must be at "
+				    "least min_samples (%d)",
+				    m->max_samples, m->min_samples);
 	both = AX_MEASURE_MIN_TIME | AX_MEASURE_MAX_TIME;
 	if ((m->set & both) == both && m->min_time_s > m->max_time_s)
-		return fail(ld, at[4],
-			    "measure.max_time_s (%g) must be at "
-			    "least min_time_s (%g)",
-			    m->max_time_s, m->min_time_s);
+		return ax_yaml_fail(&ld->y, at[4],
+				    "measure.max_time_s (%g) must be at "
+				    "least min_time_s (%g)",
+				    m->max_time_s, m->min_time_s);
 	return 0;
 }
 
@@ -258,30 +129,32 @@ static int load_measure(struct ld *ld, yaml_node_t *map)
 {
 	const char *keys[N_MFIELDS + 1];
 	yaml_node_t *at[N_MFIELDS] = {0};
-	if (!map || is_null(map))
+	if (!map || ax_yaml_is_null(map))
 		return 0;
 	if (map->type != YAML_MAPPING_NODE)
-		return fail(ld, map,
-			    "measure must be a mapping of settings, "
-			    "not %s",
-			    kind_of(map));
+		return ax_yaml_fail(&ld->y, map,
+				    "measure must be a mapping of settings, "
+				    "not %s",
+				    ax_yaml_kind(map));
 	for (int i = 0; i < N_MFIELDS; i++)
 		keys[i] = mfields[i].key;
 	keys[N_MFIELDS] = NULL;
-	int rc = check_keys(ld, map, "measure", keys);
+	int rc = ax_yaml_check_keys(&ld->y, map, "measure", keys);
 	for (int i = 0; i < N_MFIELDS && !rc; i++) {
 		const struct mfield *f = &mfields[i];
 		char allowed[96];
-		yaml_node_t *v = at[i] = get(ld, map, f->key);
+		yaml_node_t *v = at[i] = ax_yaml_get(&ld->y, map, f->key);
 		if (!v)
 			continue;
 		allowed_text(f, allowed, sizeof(allowed));
-		if (v->type != YAML_SCALAR_NODE || is_null(v))
-			return fail(ld, v, "measure.%s must be %s, not %s",
-				    f->key, allowed, kind_of(v));
-		if (!set_field(f, text_of(v), &ld->cfg->measure))
-			return fail(ld, v, "measure.%s must be %s (got %s)",
-				    f->key, allowed, text_of(v));
+		if (v->type != YAML_SCALAR_NODE || ax_yaml_is_null(v))
+			return ax_yaml_fail(&ld->y, v,
+					    "measure.%s must be %s, not %s",
+					    f->key, allowed, ax_yaml_kind(v));
+		if (!set_field(f, ax_yaml_text(v), &ld->cfg->measure))
+			return ax_yaml_fail(&ld->y, v,
+					    "measure.%s must be %s (got %s)",
+					    f->key, allowed, ax_yaml_text(v));
 		ld->cfg->measure.set |= f->bit;
 	}
 	return rc ? rc : check_measure_order(ld, at);
@@ -316,21 +189,21 @@ static int load_scalar(struct ld *ld, const struct ax_config_schema *sc,
 	int64_t *got;
 	int count;
 	if (v->type != YAML_SCALAR_NODE)
-		return fail(ld, v,
-			    "suite %s: %s lists hold plain values, "
-			    "not %s",
-			    sc->suite, d->name, kind_of(v));
-	if (!*text_of(v))
-		return fail(ld, v,
-			    "suite %s: %s has no value; give a value, "
-			    "a list [a, b] or a range LO..HI",
-			    sc->suite, d->name);
-	int rc =
-	    ax_param_parse_list(d, text_of(v), &got, &count, msg, sizeof(msg));
+		return ax_yaml_fail(&ld->y, v,
+				    "suite %s: %s lists hold plain values, "
+				    "not %s",
+				    sc->suite, d->name, ax_yaml_kind(v));
+	if (!*ax_yaml_text(v))
+		return ax_yaml_fail(&ld->y, v,
+				    "suite %s: %s has no value; give a value, "
+				    "a list [a, b] or a range LO..HI",
+				    sc->suite, d->name);
+	int rc = ax_param_parse_list(d, ax_yaml_text(v), &got, &count, msg,
+				     sizeof(msg));
 	if (rc == AX_ENOMEM)
 		return rc;
 	if (rc)
-		return fail(ld, v, "suite %s: %s", sc->suite, msg);
+		return ax_yaml_fail(&ld->y, v, "suite %s: %s", sc->suite, msg);
 	rc = append_vals(vals, n, got, count);
 	free(got);
 	return rc;
@@ -341,20 +214,21 @@ static int load_value(struct ld *ld, const struct ax_config_schema *sc,
 		      int64_t **vals, int *n)
 {
 	if (v->type == YAML_MAPPING_NODE)
-		return fail(ld, v,
-			    "suite %s: %s must be a value or a list "
-			    "of values, not a mapping",
-			    sc->suite, d->name);
+		return ax_yaml_fail(&ld->y, v,
+				    "suite %s: %s must be a value or a list "
+				    "of values, not a mapping",
+				    sc->suite, d->name);
 	if (v->type == YAML_SCALAR_NODE)
 		return load_scalar(ld, sc, d, v, vals, n);
 	yaml_node_item_t *it = v->data.sequence.items.start;
 	if (it == v->data.sequence.items.top)
-		return fail(ld, v,
-			    "suite %s: %s is an empty list; give at "
-			    "least one value",
-			    sc->suite, d->name);
+		return ax_yaml_fail(&ld->y, v,
+				    "suite %s: %s is an empty list; give at "
+				    "least one value",
+				    sc->suite, d->name);
 	for (; it < v->data.sequence.items.top; it++) {
-		int rc = load_scalar(ld, sc, d, node(ld, *it), vals, n);
+		int rc =
+		    load_scalar(ld, sc, d, ax_yaml_node(&ld->y, *it), vals, n);
 		if (rc)
 			return rc;
 	}
@@ -376,29 +250,32 @@ static int load_values(struct ld *ld, const struct ax_config_schema *sc,
 	char place[128];
 	snprintf(place, sizeof(place), "suite %s %s", sc->suite, where);
 	if (map->type != YAML_MAPPING_NODE)
-		return fail(ld, map,
-			    "%s must be a mapping of parameter "
-			    "names to values, not %s",
-			    place, kind_of(map));
-	int rc = check_keys(ld, map, place, NULL);
+		return ax_yaml_fail(&ld->y, map,
+				    "%s must be a mapping of parameter "
+				    "names to values, not %s",
+				    place, ax_yaml_kind(map));
+	int rc = ax_yaml_check_keys(&ld->y, map, place, NULL);
 	out->pos.line = (int)map->start_mark.line + 1;
 	out->pos.col = (int)map->start_mark.column + 1;
-	PAIRS_FOREACH(p, map)
+	AX_YAML_PAIRS_FOREACH(p, map)
 	{
 		if (rc)
 			break;
-		int i = find_param(sc, key_at(ld, p));
+		int i = find_param(sc, ax_yaml_key(&ld->y, p));
 		if (i < 0) {
 			char known[512] = "";
 			for (int j = 0; j < sc->n_params; j++)
-				join(known, sizeof(known), sc->params[j].name);
-			return fail(ld, node(ld, p->key),
-				    "unknown parameter "
-				    "'%s' for suite %s; known parameters: %s",
-				    key_at(ld, p), sc->suite, known);
+				ax_yaml_join(known, sizeof(known),
+					     sc->params[j].name);
+			return ax_yaml_fail(
+			    &ld->y, ax_yaml_node(&ld->y, p->key),
+			    "unknown parameter "
+			    "'%s' for suite %s; known parameters: %s",
+			    ax_yaml_key(&ld->y, p), sc->suite, known);
 		}
-		rc = load_value(ld, sc, &sc->params[i], node(ld, p->value),
-				&out->v[i], &out->n[i]);
+		rc = load_value(ld, sc, &sc->params[i],
+				ax_yaml_node(&ld->y, p->value), &out->v[i],
+				&out->n[i]);
 	}
 	return rc;
 }
@@ -407,24 +284,24 @@ static int load_cases(struct ld *ld, const struct ax_config_schema *sc,
 		      yaml_node_t *seq, struct sweep **cases, int *n)
 {
 	if (seq->type != YAML_SEQUENCE_NODE)
-		return fail(ld, seq,
-			    "suite %s: cases must be a sequence of "
-			    "mappings (- {name: value, ...}), not %s",
-			    sc->suite, kind_of(seq));
+		return ax_yaml_fail(&ld->y, seq,
+				    "suite %s: cases must be a sequence of "
+				    "mappings (- {name: value, ...}), not %s",
+				    sc->suite, ax_yaml_kind(seq));
 	yaml_node_item_t *it = seq->data.sequence.items.start;
 	int count = (int)(seq->data.sequence.items.top - it);
 	if (!count)
-		return fail(ld, seq,
-			    "suite %s: cases is empty; list at "
-			    "least one case or drop the key",
-			    sc->suite);
+		return ax_yaml_fail(&ld->y, seq,
+				    "suite %s: cases is empty; list at "
+				    "least one case or drop the key",
+				    sc->suite);
 	*cases = calloc((size_t)count, sizeof(**cases));
 	if (!*cases)
 		return AX_ENOMEM;
 	*n = count;
 	for (int i = 0; i < count; i++) {
-		int rc =
-		    load_values(ld, sc, node(ld, it[i]), "case", &(*cases)[i]);
+		int rc = load_values(ld, sc, ax_yaml_node(&ld->y, it[i]),
+				     "case", &(*cases)[i]);
 		if (rc)
 			return rc;
 	}
@@ -515,11 +392,12 @@ static int expand(struct ld *ld, const struct ax_config_schema *sc,
 		total +=
 		    case_count(sc, base, n_cases ? &cases[c] : &none, limit);
 	if (total > limit)
-		return fail(ld, key,
-			    "suite %s expands to more than %d cases "
-			    "(the limit for a whole profile); narrow its "
-			    "lists or split the profile",
-			    sc->suite, AX_CONFIG_MAX_CASES);
+		return ax_yaml_fail(
+		    &ld->y, key,
+		    "suite %s expands to more than %d cases "
+		    "(the limit for a whole profile); narrow its "
+		    "lists or split the profile",
+		    sc->suite, AX_CONFIG_MAX_CASES);
 	size_t cap = 16;
 	while (cap < 2 * (size_t)total)
 		cap *= 2;
@@ -550,15 +428,16 @@ static int load_suite(struct ld *ld, const struct ax_config_schema *sc,
 	out->pos_key.line = out->line;
 	out->pos_key.col = (int)key->start_mark.column + 1;
 	snprintf(where, sizeof(where), "suite %s", sc->suite);
-	if (!is_null(v) && v->type != YAML_MAPPING_NODE)
-		return fail(ld, v,
-			    "suite %s must be null or a mapping with "
-			    "params and/or cases, not %s",
-			    sc->suite, kind_of(v));
-	if (!is_null(v) && !(rc = check_keys(ld, v, where, keys))) {
-		yaml_node_t *params = get(ld, v, "params");
-		yaml_node_t *list = get(ld, v, "cases");
-		if (params && !is_null(params))
+	if (!ax_yaml_is_null(v) && v->type != YAML_MAPPING_NODE)
+		return ax_yaml_fail(&ld->y, v,
+				    "suite %s must be null or a mapping with "
+				    "params and/or cases, not %s",
+				    sc->suite, ax_yaml_kind(v));
+	if (!ax_yaml_is_null(v) &&
+	    !(rc = ax_yaml_check_keys(&ld->y, v, where, keys))) {
+		yaml_node_t *params = ax_yaml_get(&ld->y, v, "params");
+		yaml_node_t *list = ax_yaml_get(&ld->y, v, "cases");
+		if (params && !ax_yaml_is_null(params))
 			rc = load_values(ld, sc, params, "params", &base);
 		if (!rc && list)
 			rc = load_cases(ld, sc, list, &cases, &n_cases);
@@ -585,38 +464,40 @@ static int load_suites(struct ld *ld, yaml_node_t *map, yaml_node_t *root)
 {
 	char known[512] = "";
 	for (int i = 0; i < ld->n_schema; i++)
-		join(known, sizeof(known), ld->schema[i].suite);
+		ax_yaml_join(known, sizeof(known), ld->schema[i].suite);
 	if (!map)
-		return fail(ld, root,
-			    "the profile has no 'suites' key; add "
-			    "suites: with at least one of: %s",
-			    known);
+		return ax_yaml_fail(&ld->y, root,
+				    "the profile has no 'suites' key; add "
+				    "suites: with at least one of: %s",
+				    known);
 	if (map->type != YAML_MAPPING_NODE ||
 	    map->data.mapping.pairs.start == map->data.mapping.pairs.top)
-		return fail(ld, map,
-			    "suites must be a mapping with at least "
-			    "one of: %s (got %s)",
-			    known,
-			    map->type == YAML_MAPPING_NODE ? "an empty mapping"
-							   : kind_of(map));
-	int rc = check_keys(ld, map, "suites", NULL);
+		return ax_yaml_fail(&ld->y, map,
+				    "suites must be a mapping with at least "
+				    "one of: %s (got %s)",
+				    known,
+				    map->type == YAML_MAPPING_NODE
+					? "an empty mapping"
+					: ax_yaml_kind(map));
+	int rc = ax_yaml_check_keys(&ld->y, map, "suites", NULL);
 	size_t n = (size_t)(map->data.mapping.pairs.top -
 			    map->data.mapping.pairs.start);
 	ld->cfg->suites = calloc(n, sizeof(*ld->cfg->suites));
 	if (!ld->cfg->suites)
 		return AX_ENOMEM;
-	PAIRS_FOREACH(p, map)
+	AX_YAML_PAIRS_FOREACH(p, map)
 	{
 		if (rc)
 			break;
-		yaml_node_t *k = node(ld, p->key);
-		const struct ax_config_schema *sc = find_suite(ld, text_of(k));
+		yaml_node_t *k = ax_yaml_node(&ld->y, p->key);
+		const struct ax_config_schema *sc =
+		    find_suite(ld, ax_yaml_text(k));
 		if (!sc)
-			return fail(ld, k,
-				    "unknown suite '%s'; known suites: "
-				    "%s",
-				    text_of(k), known);
-		rc = load_suite(ld, sc, k, node(ld, p->value),
+			return ax_yaml_fail(&ld->y, k,
+					    "unknown suite '%s'; known suites: "
+					    "%s",
+					    ax_yaml_text(k), known);
+		rc = load_suite(ld, sc, k, ax_yaml_node(&ld->y, p->value),
 				&ld->cfg->suites[ld->cfg->n_suites++]);
 	}
 	return rc;
@@ -626,19 +507,21 @@ static int load_suites(struct ld *ld, yaml_node_t *map, yaml_node_t *root)
 
 static int load_schema_key(struct ld *ld, yaml_node_t *root)
 {
-	yaml_node_t *v = get(ld, root, "schema");
+	yaml_node_t *v = ax_yaml_get(&ld->y, root, "schema");
 	if (!v)
-		return fail(ld, root,
-			    "the profile has no 'schema' key; start "
-			    "it with 'schema: %s'",
-			    AX_CONFIG_SCHEMA);
-	if (v->type != YAML_SCALAR_NODE || strcmp(text_of(v), AX_CONFIG_SCHEMA))
-		return fail(ld, v,
-			    "schema must be %s (got %s); this axbench "
-			    "reads only that version",
-			    AX_CONFIG_SCHEMA,
-			    v->type == YAML_SCALAR_NODE ? text_of(v)
-							: kind_of(v));
+		return ax_yaml_fail(&ld->y, root,
+				    "the profile has no 'schema' key; start "
+				    "it with 'schema: %s'",
+				    AX_CONFIG_SCHEMA);
+	if (v->type != YAML_SCALAR_NODE ||
+	    strcmp(ax_yaml_text(v), AX_CONFIG_SCHEMA))
+		return ax_yaml_fail(&ld->y, v,
+				    "schema must be %s (got %s); this axbench "
+				    "reads only that version",
+				    AX_CONFIG_SCHEMA,
+				    v->type == YAML_SCALAR_NODE
+					? ax_yaml_text(v)
+					: ax_yaml_kind(v));
 	return 0;
 }
 
@@ -659,91 +542,38 @@ static int load_root(struct ld *ld)
 					   "device", "measure", "suites",
 					   NULL};
 	struct ax_config *cfg = ld->cfg;
-	yaml_node_t *root = yaml_document_get_root_node(&ld->doc);
+	yaml_node_t *root = yaml_document_get_root_node(&ld->y.doc);
 	if (!root)
-		return ax_errf(ld->err, ld->errlen, AX_ECONFIG,
+		return ax_errf(ld->y.err, ld->y.errlen, AX_ECONFIG,
 			       "%s: the profile is empty; start it with "
 			       "'schema: %s'",
-			       ld->name, AX_CONFIG_SCHEMA);
+			       ld->y.name, AX_CONFIG_SCHEMA);
 	if (root->type != YAML_MAPPING_NODE)
-		return fail(ld, root,
-			    "a profile is a mapping (schema, name, "
-			    "measure, suites ...), not %s",
-			    kind_of(root));
-	int rc = check_keys(ld, root, "the profile", keys);
+		return ax_yaml_fail(&ld->y, root,
+				    "a profile is a mapping (schema, name, "
+				    "measure, suites ...), not %s",
+				    ax_yaml_kind(root));
+	int rc = ax_yaml_check_keys(&ld->y, root, "the profile", keys);
 	if (!rc)
 		rc = load_schema_key(ld, root);
 	if (!rc)
-		rc = get_string(ld, get(ld, root, "name"), "name", false,
-				&cfg->name);
-	if (!rc && !cfg->name && !(cfg->name = default_name(ld->name)))
+		rc = ax_yaml_get_string(&ld->y,
+					ax_yaml_get(&ld->y, root, "name"),
+					"name", false, &cfg->name);
+	if (!rc && !cfg->name && !(cfg->name = default_name(ld->y.name)))
 		rc = AX_ENOMEM;
 	if (!rc)
-		rc = get_string(ld, get(ld, root, "description"), "description",
-				true, &cfg->description);
+		rc = ax_yaml_get_string(
+		    &ld->y, ax_yaml_get(&ld->y, root, "description"),
+		    "description", true, &cfg->description);
 	if (!rc)
-		rc = get_string(ld, get(ld, root, "device"), "device", true,
-				&cfg->device);
+		rc = ax_yaml_get_string(&ld->y,
+					ax_yaml_get(&ld->y, root, "device"),
+					"device", true, &cfg->device);
 	if (!rc)
-		rc = load_measure(ld, get(ld, root, "measure"));
+		rc = load_measure(ld, ax_yaml_get(&ld->y, root, "measure"));
 	if (!rc)
-		rc = load_suites(ld, get(ld, root, "suites"), root);
-	return rc;
-}
-
-/* A profile nests five levels; libyaml's cost grows with the square of
- * the depth, so deep nesting is refused before it costs minutes. */
-#define AX_CONFIG_MAX_DEPTH 64
-
-/* Event pass: syntax errors, aliases, nesting depth, extra documents. */
-static int prescan(const char *name, const char *text, size_t len, char *err,
-		   size_t errlen)
-{
-	yaml_parser_t p;
-	yaml_event_t ev;
-	int docs = 0, rc = 0, depth = 0;
-	if (!yaml_parser_initialize(&p))
-		return AX_ENOMEM;
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	for (;;) {
-		if (!yaml_parser_parse(&p, &ev)) {
-			rc = ax_config_syntax_error(&p, name, text, len, err,
-						    errlen);
-			break;
-		}
-		yaml_event_type_t type = ev.type;
-		size_t line = ev.start_mark.line + 1;
-		size_t col = ev.start_mark.column + 1;
-		if (type == YAML_ALIAS_EVENT)
-			rc = ax_errf(err, errlen, AX_ECONFIG,
-				     "%s:%zu:%zu: "
-				     "YAML alias *%s is not allowed in a "
-				     "profile (aliases can expand "
-				     "exponentially); write the value out",
-				     name, line, col,
-				     (const char *)ev.data.alias.anchor);
-		else if ((type == YAML_MAPPING_START_EVENT ||
-			  type == YAML_SEQUENCE_START_EVENT) &&
-			 ++depth > AX_CONFIG_MAX_DEPTH)
-			rc = ax_errf(err, errlen, AX_ECONFIG,
-				     "%s:%zu:%zu: "
-				     "nested more than %d levels deep; a "
-				     "profile needs five",
-				     name, line, col, AX_CONFIG_MAX_DEPTH);
-		else if (type == YAML_MAPPING_END_EVENT ||
-			 type == YAML_SEQUENCE_END_EVENT)
-			depth--;
-		else if (type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
-			rc = ax_errf(err, errlen, AX_ECONFIG,
-				     "%s:%zu:%zu: a "
-				     "profile is one YAML document; remove "
-				     "this second one",
-				     name, line, col);
-		yaml_event_delete(&ev);
-		if (rc || type == YAML_STREAM_END_EVENT)
-			break;
-	}
-	yaml_parser_delete(&p);
+		rc = load_suites(ld, ax_yaml_get(&ld->y, root, "suites"), root);
 	return rc;
 }
 
@@ -768,15 +598,15 @@ static int parse_document(struct ld *ld, const char *text, size_t len)
 	if (!yaml_parser_initialize(&p))
 		return AX_ENOMEM;
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	int ok = yaml_parser_load(&p, &ld->doc);
+	int ok = yaml_parser_load(&p, &ld->y.doc);
 	int rc = ok ? 0
-		    : ax_config_syntax_error(&p, ld->name, text, len, ld->err,
-					     ld->errlen);
+		    : ax_config_syntax_error(&p, ld->y.name, text, len,
+					     ld->y.err, ld->y.errlen);
 	yaml_parser_delete(&p);
 	if (rc)
 		return rc;
 	rc = load_root(ld);
-	yaml_document_delete(&ld->doc);
+	yaml_document_delete(&ld->y.doc);
 	return rc;
 }
 
@@ -784,15 +614,14 @@ int ax_config_parse(const char *text, size_t len, const char *name,
 		    const struct ax_config_schema *schema, int n_schema,
 		    struct ax_config **out, char *err, size_t errlen)
 {
-	struct ld ld = {.name = name,
+	struct ld ld = {.y = {.name = name, .err = err, .errlen = errlen},
 			.schema = schema,
-			.n_schema = n_schema,
-			.err = err,
-			.errlen = errlen};
+			.n_schema = n_schema};
 	*out = NULL;
 	int rc = check_schema_table(name, schema, n_schema, err, errlen);
 	if (!rc)
-		rc = prescan(name, text, len, err, errlen);
+		rc =
+		    ax_yaml_prescan(name, "profile", 5, text, len, err, errlen);
 	if (rc)
 		return rc;
 	ld.cfg = calloc(1, sizeof(*ld.cfg));

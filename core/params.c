@@ -125,6 +125,25 @@ static void choices_text(const struct ax_param_def *d, char *buf, size_t len)
 	}
 }
 
+/* "one of 8, 16, 48" */
+static void values_text(const struct ax_param_def *d, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "one of ");
+	for (int i = 0; i < d->n_values && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%" PRId64,
+					 i ? ", " : "", d->values[i]);
+}
+
+static bool in_values(const struct ax_param_def *d, int64_t v)
+{
+	if (!d->values)
+		return true;
+	for (int i = 0; i < d->n_values; i++)
+		if (d->values[i] == v)
+			return true;
+	return false;
+}
+
 static void range_text(const struct ax_param_def *d, char *buf, size_t len)
 {
 	char lo[32], hi[32];
@@ -145,6 +164,10 @@ static void range_text(const struct ax_param_def *d, char *buf, size_t len)
 			 AX_PARAM_TEXT_MAX);
 		return;
 	}
+	if (d->values) {
+		values_text(d, buf, len);
+		return;
+	}
 	snprintf(buf, len, "%san integer from %s to %s",
 		 (d->flags & AX_PARAM_POW2) ? "a power of two, " : "", lo, hi);
 }
@@ -157,7 +180,8 @@ static int check_value(const struct ax_param_def *d, int64_t v,
 	switch (d->type) {
 	case AX_PT_INT:
 		ok = v >= d->min && v <= d->max &&
-		     (!(d->flags & AX_PARAM_POW2) || is_pow2(v));
+		     (!(d->flags & AX_PARAM_POW2) || is_pow2(v)) &&
+		     in_values(d, v);
 		break;
 	case AX_PT_ENUM:
 		ok = v >= 0 && v < choice_count(d);

@@ -44,6 +44,12 @@ struct ax_param_def {
 	int64_t def;		    /* default value / choice index / 0-1 */
 	unsigned flags;		    /* enum ax_param_flag bits */
 	const char *help;
+	/* INT only, may be NULL: the only values allowed, ascending, which
+	 * are also the tuner's levels (a user kernel's `values: [8, 16,
+	 * 48]`); min and max must still bound them.  Last, so that the
+	 * suites' positional tables need not name them. */
+	const int64_t *values;
+	int n_values;
 };
 
 struct ax_params {

@@ -1,6 +1,8 @@
 /* suites/registry.c - every suite, listed by hand. */
 #include "suites/registry.h"
 
+#include "core/error.h"
+
 #include <string.h>
 
 extern const struct ax_suite ax_suite_bandwidth;
@@ -20,10 +22,51 @@ const struct ax_suite *const ax_suites[] = {
 };
 const int ax_suite_count = (int)(sizeof(ax_suites) / sizeof(ax_suites[0]));
 
+/* Run-time suites (user kernels); one process loads a handful. */
+static const struct ax_suite *registered[AX_SUITE_MAX_REGISTERED];
+
 const struct ax_suite *ax_suite_find(const char *name)
 {
 	for (int i = 0; i < ax_suite_count; i++)
 		if (strcmp(ax_suites[i]->name, name) == 0)
 			return ax_suites[i];
+	for (int i = 0; i < AX_SUITE_MAX_REGISTERED; i++)
+		if (registered[i] && strcmp(registered[i]->name, name) == 0)
+			return registered[i];
 	return NULL;
+}
+
+int ax_suite_register(const struct ax_suite *s, char *err, size_t errlen)
+{
+	if (ax_suite_find(s->name))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "a suite called %s is loaded already; give "
+			       "the second kernel another name",
+			       s->name);
+	for (int i = 0; i < AX_SUITE_MAX_REGISTERED; i++)
+		if (!registered[i]) {
+			registered[i] = s;
+			return 0;
+		}
+	return ax_errf(err, errlen, AX_EINVAL,
+		       "at most %d kernels can be loaded at once",
+		       AX_SUITE_MAX_REGISTERED);
+}
+
+void ax_suite_unregister(const struct ax_suite *s)
+{
+	for (int i = 0; i < AX_SUITE_MAX_REGISTERED; i++)
+		if (registered[i] == s)
+			registered[i] = NULL;
+}
+
+int ax_suite_all(const struct ax_suite **out, int max)
+{
+	int n = 0;
+	for (int i = 0; i < ax_suite_count && n < max; i++)
+		out[n++] = ax_suites[i];
+	for (int i = 0; i < AX_SUITE_MAX_REGISTERED && n < max; i++)
+		if (registered[i])
+			out[n++] = registered[i];
+	return n;
 }

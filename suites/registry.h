@@ -10,7 +10,19 @@
 extern const struct ax_suite *const ax_suites[];
 extern const int ax_suite_count;
 
-/* The suite called name, or NULL. */
+/* The suite called name (built in, or registered), or NULL. */
 const struct ax_suite *ax_suite_find(const char *name);
+
+/* Suites made at run time (a user kernel, suites/kernel.h) are found by
+ * ax_suite_find once registered; `axbench suites` lists only the built-in
+ * ones.  At most AX_SUITE_MAX_REGISTERED at once; AX_EINVAL when the name
+ * is taken.  s must stay valid until it is unregistered. */
+#define AX_SUITE_MAX_REGISTERED 8
+int ax_suite_register(const struct ax_suite *s, char *err, size_t errlen);
+void ax_suite_unregister(const struct ax_suite *s);
+
+/* The built-in suites, then the registered ones: at most max into out;
+ * returns how many. */
+int ax_suite_all(const struct ax_suite **out, int max);
 
 #endif

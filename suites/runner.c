@@ -516,6 +516,9 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 	out->compile_ms = vk->compile_ms_total - c0;
 	if (rc)
 		return fail(&cr, rc, outcome_for(rc), NULL);
+	if (suite->spirv_hash)
+		snprintf(out->shader_hash, sizeof(out->shader_hash), "%s",
+			 suite->spirv_hash(cr.state));
 	if (stall_picked)
 		rc = ax_stall_create(vk, stall_hold, &cr.stall);
 	if (rc == 0)

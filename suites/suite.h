@@ -140,6 +140,11 @@ struct ax_suite {
 	 * NULL when it uses none (copy commands).  May be NULL. */
 	const char *(*shader)(const struct ax_params *p);
 
+	/* Suites that build their shader at set-up (user kernels): the
+	 * hash of the SPIR-V the case runs, read after setup.  NULL for
+	 * the others, whose shader() names an embedded one. */
+	const char *(*spirv_hash)(void *state);
+
 	/* Optional facts worth keeping with the result (queue used,
 	 * fallbacks, workgroups): a new JSON object, the caller's to
 	 * release, or NULL.  May be NULL. */

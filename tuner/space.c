@@ -13,7 +13,8 @@ struct ax_dim {
 	char *name;
 	enum ax_dim_kind kind;
 	uint32_t nlev;
-	double *lev;	/* distinct values, ascending */
+	double *lev;	/* distinct values, ascending (a parameter's own
+			   value list is ascending by the loader's rule) */
 	int enc_off;	/* first encoded column */
 	int enc_n;	/* encoded columns: 0 (constant), 1 or nlev, +1 for
 			 * the alignment column */
@@ -250,6 +251,10 @@ static int param_levels(const struct ax_param_def *pd, struct ax_dim *dm)
 		while (pd->choices && pd->choices[n] && n < 64)
 			buf[n] = n, n++;
 		dm->kind = AX_DIM_CATEGORICAL;
+	} else if (pd->values) {
+		for (int i = 0; i < pd->n_values && n < 64; i++)
+			buf[n++] = (double)pd->values[i];
+		dm->kind = AX_DIM_AUTO;
 	} else if (pd->flags & AX_PARAM_POW2) {
 		for (int64_t v = 1; v <= pd->max && n < 64; v *= 2)
 			if (v >= pd->min)

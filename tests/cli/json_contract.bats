@@ -263,3 +263,22 @@ assert d["merged_db"] == d["dir"] + "/merged.db", d
 assert "#SBATCH --array=0-1" in d["scripts"]["array_text"]
 assert "db merge" in d["scripts"]["merge_text"]'
 }
+
+@test "kernel check --json: a verified case and a wrong one, each one document" {
+	doc kernel_check --json kernel check examples/kernels/reduce.yaml \
+		-p n=4096 -p wg=32
+	[ "$cmd_status" -eq 0 ]
+	py '
+assert d["status"] == "ok" and d["error"] is None, d
+assert d["params"] == {"n": 4096, "wg": 32, "ept": 4}, d
+assert d["verified_against"].startswith("reference n=4096 wg=64"), d
+assert d["median"] > 0 and d["samples"] == 3, d'
+	cp examples/kernels/saxpy.yaml examples/kernels/saxpy.comp "$T/"
+	sed -i 's|  file: saxpy.comp|  file: saxpy.comp\n  defines: {OFF_BY_ONE: 1}|' \
+		"$T/saxpy.yaml"
+	doc kernel_check --json kernel check "$T/saxpy.yaml" -p n=4096 -p ept=4
+	[ "$cmd_status" -eq 1 ]
+	py '
+assert d["status"] == "failed-verification" and d["median"] is None, d
+assert "buffer y[" in d["error"], d'
+}

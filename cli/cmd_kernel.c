@@ -1,0 +1,372 @@
+/*
+ * cli/cmd_kernel.c - `axbench kernel check|run|tune FILE.yaml`: a user's
+ * own compute shader, described by FILE.yaml (docs/KERNELS.md).
+ *
+ * run and tune load the kernel, register its suite "kernel:NAME" and hand
+ * the rest of the command line to `run` and `tune` with that suite: the
+ * same session, database, tuner, stopping rules and output, so results,
+ * compare, report and export treat it as any suite.  check validates the
+ * file, compiles the default configuration and runs it once with
+ * verification, storing nothing.
+ */
+#include "cli/cli.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "core/vk.h"
+#include "suites/kernel.h"
+#include "suites/runner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct ax_cli_cmd ax_cmd_run;
+extern const struct ax_cli_cmd ax_cmd_tune;
+extern const struct ax_cli_cmd ax_cmd_export;
+extern const struct ax_cli_cmd ax_cmd_kernel;
+
+/* FILE must follow the subcommand's word: the options after it belong
+ * to `run` / `tune`, whose parsers never see it. */
+static int load_file(struct ax_cli *cli, const char *sub, int argc, char **argv,
+		     struct ax_kernel **k)
+{
+	char err[4096];
+	if (argc < 2 || argv[1][0] == '-')
+		return ax_cli_error(cli, AX_EXIT_USAGE,
+				    "kernel %s: give the kernel's description "
+				    "file first: axbench kernel %s FILE.yaml "
+				    "[options]",
+				    sub, sub);
+	int rc = ax_kernel_load(argv[1], k, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "axbench kernel %s: %s\n", sub, err);
+		return rc == AX_ENOMEM ? AX_EXIT_FAIL : AX_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Run cmd with argv = {cmd, [option,] kernel:NAME, the options after
+ * FILE}: `run kernel:NAME ...`, `export --suite kernel:NAME ...`. */
+static int delegate(struct ax_cli *cli, const char *sub,
+		    const struct ax_cli_cmd *cmd, const char *option, int argc,
+		    char **argv)
+{
+	struct ax_kernel *k;
+	if (argc >= 2 && !strcmp(argv[1], "--help")) {
+		ax_cli_print_help(stdout, cmd);
+		return 0;
+	}
+	int rc = load_file(cli, sub, argc, argv, &k);
+	if (rc)
+		return rc;
+	char **v = calloc((size_t)argc + 2, sizeof(*v));
+	if (!v) {
+		ax_kernel_free(k);
+		return ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+	}
+	int n = 0;
+	v[n++] = (char *)cmd->name;
+	if (option)
+		v[n++] = (char *)option;
+	v[n++] = (char *)ax_kernel_suite(k)->name;
+	for (int i = 2; i < argc; i++)
+		v[n++] = argv[i];
+	rc = cmd->fn(cli, n, v);
+	free(v);
+	ax_kernel_free(k);
+	return rc;
+}
+
+static int kernel_run_main(struct ax_cli *cli, int argc, char **argv)
+{
+	return delegate(cli, "run", &ax_cmd_run, NULL, argc, argv);
+}
+
+static int kernel_tune_main(struct ax_cli *cli, int argc, char **argv)
+{
+	return delegate(cli, "tune", &ax_cmd_tune, NULL, argc, argv);
+}
+
+static int kernel_export_main(struct ax_cli *cli, int argc, char **argv)
+{
+	return delegate(cli, "export", &ax_cmd_export, "--suite", argc, argv);
+}
+
+/* ---- check ------------------------------------------------------------ */
+
+enum { OPT_PARAM = 1 };
+
+static const struct ax_cli_opt check_opts[] = {
+    {OPT_PARAM, "param", 'p', "NAME=VALUE",
+     "run this configuration instead of the defaults (repeatable; each "
+     "NAME once)"},
+    {0},
+};
+
+static void print_summary(const struct ax_suite *s)
+{
+	printf("%s: %d parameter%s, unit %s\n", s->name, s->n_params,
+	       s->n_params == 1 ? "" : "s", s->unit);
+	printf("  work model: %s\n", s->work_model);
+	for (int i = 0; i < s->n_params; i++) {
+		char def[32];
+		ax_param_format(&s->params[i], s->params[i].def, def,
+				sizeof(def));
+		printf("  %-16s %-8s %d value%s, default %s\n",
+		       s->params[i].name,
+		       (s->params[i].flags & AX_PARAM_TUNABLE) ? "tunable"
+		       : (s->params[i].flags & AX_PARAM_SHAPE) ? "shape"
+							       : "setting",
+		       s->params[i].n_values,
+		       s->params[i].n_values == 1 ? "" : "s", def);
+	}
+}
+
+static int check_params(struct ax_cli *cli, const struct ax_suite *s,
+			char **sets, int n, struct ax_params *p)
+{
+	char err[1024];
+	ax_params_init(p, s->params, s->n_params);
+	if (ax_params_check_unique((const char *const *)sets, n, err,
+				   sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "kernel check: %s",
+				    err);
+	for (int i = 0; i < n; i++) {
+		char *eq = strchr(sets[i], '=');
+		if (!eq)
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "kernel check: -p %s: write "
+					    "NAME=VALUE",
+					    sets[i]);
+		*eq = '\0';
+		int rc = ax_params_set(p, sets[i], eq + 1, err, sizeof(err));
+		*eq = '=';
+		if (rc)
+			return ax_cli_error(cli, AX_EXIT_USAGE,
+					    "kernel check: -p %s: %s", sets[i],
+					    err);
+	}
+	return 0;
+}
+
+static void print_text(const struct ax_suite *s, const struct ax_params *p,
+		       const char *device, const struct ax_runner_result *r)
+{
+	char label[512];
+	ax_params_label(p, false, label, sizeof(label));
+	printf("  device: %s\n  case: %s\n", device, label);
+	const char *against =
+	    json_string_value(json_object_get(r->extra, "verified_against"));
+	if (r->outcome == AX_CASE_OK)
+		printf("  ok: verified against %s; median %.4g %s over %d "
+		       "samples; compile %.1f ms; SPIR-V %s\n",
+		       against ? against : "the suite's reference",
+		       r->summary.median, s->unit, r->n, r->compile_ms,
+		       r->shader_hash);
+	fflush(stdout);
+	if (r->outcome != AX_CASE_OK)
+		fprintf(stderr, "axbench kernel check: %s: %s\n",
+			r->status_text, ax_term(r->error));
+}
+
+/* docs/JSON.md#kernel-check */
+static void print_json(const struct ax_suite *s, const struct ax_params *p,
+		       const char *device, const struct ax_runner_result *r)
+{
+	bool ok = r->outcome == AX_CASE_OK;
+	json_t *extra = r->extra;
+	json_t *doc = json_pack(
+	    "{s:s, s:s, s:s, s:o, s:s, s:s?, s:O?, s:o, s:i, s:f, s:s?}",
+	    "suite", s->name, "unit", s->unit, "device", device, "params",
+	    ax_params_json(p), "status", r->status_text, "error",
+	    ok ? NULL : r->error, "verified_against",
+	    json_object_get(extra, "verified_against"), "median",
+	    ok ? json_real(r->summary.median) : json_null(), "samples", r->n,
+	    "compile_ms", r->compile_ms, "spirv_hash",
+	    r->shader_hash[0] ? r->shader_hash : NULL);
+	if (!json_object_get(doc, "verified_against"))
+		json_object_set_new(doc, "verified_against", json_null());
+	if (!json_object_get(doc, "error"))
+		json_object_set_new(doc, "error", json_null());
+	if (!json_object_get(doc, "spirv_hash"))
+		json_object_set_new(doc, "spirv_hash", json_null());
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
+	if (!ok)
+		fprintf(stderr, "axbench kernel check: %s: %s\n",
+			r->status_text, ax_term(r->error));
+}
+
+/* One case, checked, compiled, verified and timed briefly. */
+static int check_case(struct ax_cli *cli, const struct ax_suite *s,
+		      const struct ax_params *p)
+{
+	struct ax_vk_instance *inst;
+	struct ax_vk_ctx *vk = NULL;
+	struct ax_runner_opts o;
+	struct ax_runner_result r;
+	char err[1024];
+	int idx, rc = ax_cli_open_vk(cli, &inst, &idx);
+	if (rc)
+		return rc;
+	if (ax_vk_open(inst, idx, &vk, err, sizeof(err))) {
+		fprintf(stderr, "axbench kernel check: %s\n", err);
+		ax_vk_instance_destroy(inst);
+		return AX_EXIT_NODEV;
+	}
+	fflush(stdout); /* the summary before any message on stderr */
+	ax_runner_opts_default(&o);
+	o.warmup = 1;
+	o.min_samples = 3;
+	o.max_samples = 3;
+	o.min_time_s = 0;
+	o.stop = &ax_cli_interrupted;
+	ax_runner_run_case(vk, s, p, &o, &r);
+	if (cli->json)
+		print_json(s, p, vk->info->name, &r);
+	else
+		print_text(s, p, vk->info->name, &r);
+	rc = r.outcome == AX_CASE_OK ? 0
+	     : r.outcome == AX_CASE_FAILED_VERIFICATION ||
+		     r.outcome == AX_CASE_TIMEOUT
+		 ? AX_EXIT_FAIL
+	     : r.outcome == AX_CASE_INTERRUPTED ? AX_EXIT_INTERRUPTED
+						: AX_EXIT_USAGE;
+	ax_runner_result_release(&r);
+	ax_vk_close(vk);
+	rc = ax_cli_check_validation(cli, inst, rc);
+	ax_vk_instance_destroy(inst);
+	return rc;
+}
+
+static int kernel_check_main(struct ax_cli *cli, int argc, char **argv)
+{
+	extern const struct ax_cli_cmd ax_cmd_kernel_check;
+	struct ax_cli_iter it;
+	char *sets[64];
+	int n_sets = 0, opt;
+	ax_cli_iter_init(&it, cli, &ax_cmd_kernel_check, argc, argv);
+	while ((opt = ax_cli_next(&it)) > 0) {
+		if (opt == OPT_PARAM && n_sets < 64)
+			sets[n_sets++] = (char *)it.optarg;
+	}
+	int rc = ax_cli_parse_end(&it, opt, 1, 1);
+	struct ax_kernel *k = NULL;
+	if (rc == AX_CLI_CONTINUE) {
+		char *file[2] = {argv[0], it.positional[0]};
+		rc = load_file(cli, "check", 2, file, &k);
+	}
+	ax_cli_iter_release(&it);
+	if (!k) /* --help (0), a usage error or a bad file */
+		return rc;
+	const struct ax_suite *s = ax_kernel_suite(k);
+	struct ax_params p;
+	if (!cli->json)
+		print_summary(s);
+	rc = check_params(cli, s, sets, n_sets, &p);
+	if (!rc)
+		rc = check_case(cli, s, &p);
+	ax_kernel_free(k);
+	return rc;
+}
+
+const struct ax_cli_cmd ax_cmd_kernel_check = {
+    .name = "kernel check",
+    .summary = "validate FILE.yaml, compile and verify one configuration",
+    .usage = "FILE.yaml [-p NAME=VALUE...]",
+    .details = "Reads the description file (errors as FILE:LINE:COL), "
+	       "compiles the shader with\nthe default parameters (or -p's), "
+	       "runs it with verification against the\nreference "
+	       "configuration or the expect files, and times three samples. "
+	       " Nothing\nis stored.  Exit 0 when verified, 1 when the output "
+	       "is wrong, 2 for a bad\nfile, a shader that does not compile "
+	       "or a configuration that breaks a rule.",
+    .examples = {"axbench kernel check examples/kernels/transpose.yaml",
+		 "axbench kernel check saxpy.yaml -p wg=64   # another "
+		 "configuration"},
+    .opts = check_opts,
+    .fn = kernel_check_main,
+};
+
+static const struct ax_cli_opt no_opts[] = {{0}};
+
+const struct ax_cli_cmd ax_cmd_kernel_run = {
+    .name = "kernel run",
+    .summary = "measure the kernel as `axbench run` measures a suite",
+    .usage = "FILE.yaml [any option of `axbench run`]",
+    .details = "The same as `axbench run kernel:NAME [options]` with the "
+	       "kernel loaded:\n-p sweeps, measurement options, labels, "
+	       "efficiency; every result is verified\nand stored as suite "
+	       "kernel:NAME.  `axbench help run` lists the options.",
+    .examples = {"axbench kernel run examples/kernels/saxpy.yaml -p "
+		 "n=1M   # one shape",
+		 "axbench kernel run transpose.yaml -p tile=8,16,32   # a "
+		 "sweep of a knob"},
+    .opts = no_opts,
+    .fn = kernel_run_main,
+};
+
+const struct ax_cli_cmd ax_cmd_kernel_tune = {
+    .name = "kernel tune",
+    .summary = "tune the kernel's knobs as `axbench tune` tunes a suite",
+    .usage = "FILE.yaml [any option of `axbench tune`]",
+    .details = "The same as `axbench tune kernel:NAME [options]` with the "
+	       "kernel loaded: the\ntunable parameters are the search "
+	       "space, the constraints and the device's\nlimits prune it, "
+	       "shape parameters come from -p.  Strategies, budgets, "
+	       "priors\nand stopping are tune's; `axbench help tune` lists "
+	       "the options.",
+    .examples = {"axbench kernel tune examples/kernels/transpose.yaml "
+		 "--budget 30",
+		 "axbench kernel tune transpose.yaml --strategy grid   # "
+		 "every configuration"},
+    .opts = no_opts,
+    .fn = kernel_tune_main,
+};
+
+const struct ax_cli_cmd ax_cmd_kernel_export = {
+    .name = "kernel export",
+    .summary = "the kernel's tuned configurations, as `axbench export`",
+    .usage = "FILE.yaml [any option of `axbench export` but --suite]",
+    .details = "The same as `axbench export --suite kernel:NAME [options]` "
+	       "with the kernel\nloaded: the best verified configuration per "
+	       "shape, as YAML or JSON, which\n`axbench kernel run FILE.yaml "
+	       "--tuned OUT.yaml` runs again.",
+    .examples = {"axbench kernel export transpose.yaml -o tuned.yaml",
+		 "axbench kernel run transpose.yaml --tuned tuned.yaml   # "
+		 "re-measure the winners"},
+    .opts = no_opts,
+    .fn = kernel_export_main,
+};
+
+static const struct ax_cli_cmd *const kernel_subs[] = {
+    &ax_cmd_kernel_check, &ax_cmd_kernel_run, &ax_cmd_kernel_tune,
+    &ax_cmd_kernel_export, NULL};
+
+static int kernel_main(struct ax_cli *cli, int argc, char **argv)
+{
+	return ax_cli_run_subs(cli, &ax_cmd_kernel, argc, argv);
+}
+
+const struct ax_cli_cmd ax_cmd_kernel = {
+    .name = "kernel",
+    .summary = "benchmark and tune your own compute shader (FILE.yaml)",
+    .usage = "SUB FILE.yaml [options]",
+    .details = "A kernel description file (schema axbench.kernel/v1, "
+	       "docs/KERNELS.md) names a\nGLSL compute shader, its "
+	       "parameters (defines or specialization constants),\n"
+	       "constraints, buffers, dispatch grid, work model and how to "
+	       "verify it.  Its\nresults are the suite kernel:NAME to every "
+	       "other command.",
+    .examples = {"axbench kernel check examples/kernels/transpose.yaml   # "
+		 "validate, compile, verify",
+		 "axbench kernel tune examples/kernels/transpose.yaml "
+		 "--budget 30",
+		 "axbench results --suite kernel:transpose   # like any "
+		 "suite"},
+    .opts = no_opts,
+    .subs = kernel_subs,
+    .fn = kernel_main,
+};
