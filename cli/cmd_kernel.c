@@ -150,6 +150,23 @@ static int check_params(struct ax_cli *cli, const struct ax_suite *s,
 	return 0;
 }
 
+/* The case's error on stderr, a line at a time: a compiler writes one
+ * line per message, and each is escaped on its own (ax_term would show
+ * the newlines as \x0a). */
+static void print_error(const struct ax_runner_result *r)
+{
+	const char *p = r->error;
+	fprintf(stderr, "axbench kernel check: %s:", r->status_text);
+	do {
+		char line[1024];
+		size_t n = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		fprintf(stderr, "%s%s\n", p == r->error ? " " : "  ",
+			ax_term(line));
+		p += n;
+	} while (*p && *++p);
+}
+
 static void print_text(const struct ax_suite *s, const struct ax_params *p,
 		       const char *device, const struct ax_runner_result *r)
 {
@@ -166,8 +183,7 @@ static void print_text(const struct ax_suite *s, const struct ax_params *p,
 		       r->shader_hash);
 	fflush(stdout);
 	if (r->outcome != AX_CASE_OK)
-		fprintf(stderr, "axbench kernel check: %s: %s\n",
-			r->status_text, ax_term(r->error));
+		print_error(r);
 }
 
 /* docs/JSON.md#kernel-check */
@@ -195,8 +211,7 @@ static void print_json(const struct ax_suite *s, const struct ax_params *p,
 	putchar('\n');
 	json_decref(doc);
 	if (!ok)
-		fprintf(stderr, "axbench kernel check: %s: %s\n",
-			r->status_text, ax_term(r->error));
+		print_error(r);
 }
 
 /* One case, checked, compiled, verified and timed briefly. */
@@ -216,7 +231,6 @@ static int check_case(struct ax_cli *cli, const struct ax_suite *s,
 		ax_vk_instance_destroy(inst);
 		return AX_EXIT_NODEV;
 	}
-	fflush(stdout); /* the summary before any message on stderr */
 	ax_runner_opts_default(&o);
 	o.warmup = 1;
 	o.min_samples = 3;
@@ -265,6 +279,7 @@ static int kernel_check_main(struct ax_cli *cli, int argc, char **argv)
 	struct ax_params p;
 	if (!cli->json)
 		print_summary(s);
+	fflush(stdout); /* the summary before any message on stderr */
 	rc = check_params(cli, s, sets, n_sets, &p);
 	if (!rc)
 		rc = check_case(cli, s, &p);

@@ -52,8 +52,10 @@ copy_example() {
 	run "$AX" kernel check "$f" -p n=64
 	assert_failure 2
 	assert_output --partial "compile-failed"
-	assert_output --partial "transpose.comp:$line: error:"
-	assert_output --partial "undeclared_thing"
+	assert_output --partial "transpose.comp:$line: error: 'undeclared_thing' : undeclared identifier"
+	# each of the compiler's lines on a line of its own
+	refute_output --partial '\x0a'
+	assert_output --regexp $'\n  [^ ]*transpose.comp:'"$line"': error:'
 	assert_output --partial "tile=16"
 }
 
