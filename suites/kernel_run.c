@@ -68,26 +68,23 @@ static int read_words(const char *path, uint64_t words, uint32_t **out,
 	return rc;
 }
 
+/* A buffer's initial words: iota or random as its type reads them
+ * (zeros are what calloc gave). */
 static void fill(const struct ax_kernel_buffer *b, uint32_t *w, uint64_t n)
 {
-	if (b->init == AX_KINIT_IOTA)
-		for (uint64_t i = 0; i < n; i++)
-			w[i] = b->type == AX_KTYPE_FLOAT ? 0 : (uint32_t)i;
-	if (b->init == AX_KINIT_IOTA && b->type == AX_KTYPE_FLOAT)
-		for (uint64_t i = 0; i < n; i++) {
-			float f = (float)i;
-			memcpy(&w[i], &f, 4);
-		}
-	if (b->init != AX_KINIT_RANDOM)
+	bool iota = b->init == AX_KINIT_IOTA;
+	if (b->init == AX_KINIT_RANDOM)
+		ax_vk_fill_random_words(w, n, b->seed);
+	else if (!iota)
 		return;
-	ax_vk_fill_random_words(w, n, b->seed);
 	for (uint64_t i = 0; i < n; i++) {
-		if (b->type == AX_KTYPE_FLOAT) {
-			float f = (float)((double)w[i] / 2147483648.0 - 1.0);
-			memcpy(&w[i], &f, 4);
-		} else {
-			w[i] %= 1000;
+		if (b->type != AX_KTYPE_FLOAT) {
+			w[i] = iota ? (uint32_t)i : w[i] % 1000;
+			continue;
 		}
+		float f = iota ? (float)i
+			       : (float)((double)w[i] / 2147483648.0 - 1.0);
+		memcpy(&w[i], &f, 4);
 	}
 }
 
