@@ -340,7 +340,9 @@ static int dry_run(struct ax_cli *cli, struct ax_plan *plan)
 	int rc = ax_session_choose_device(&s);
 	if (rc == 0) {
 		ax_plan_apply_tuned(plan, s.info->fingerprint, &elsewhere);
-		rc = ax_plan_check(plan, s.info, false);
+		rc = ax_plan_apply_defaults(plan, s.info, cli);
+		if (rc == 0)
+			rc = ax_plan_check(plan, s.info, false);
 	}
 	if (rc == 0 && cli->json)
 		print_plan_json(plan, s.info);

@@ -1,10 +1,14 @@
 /* cli/cmd_suites.c - `axbench suites [NAME]`: what can be run, and how. */
 #include "cli/cli.h"
+#include "cli/run_plan.h"
 #include "cli/suite_doc.h"
 
+#include "core/defaults.h"
+#include "core/vk.h"
 #include "suites/registry.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void param_range(const struct ax_param_def *d, char *buf, size_t len)
@@ -120,6 +124,148 @@ static void print_lines(const char *prefix, const char *text)
 	}
 }
 
+/*
+ * Which per-device defaults (configs/defaults.yaml) the selected device
+ * takes for one suite.  The device is opened only to read what it is;
+ * with none (or no Vulkan), "device" says why and the rest is absent.
+ */
+struct device_defaults {
+	char device[256]; /* the device's name, or why there is none */
+	bool have_device;
+	struct ax_defaults *file; /* NULL: no defaults file */
+	const struct ax_defaults_entry *entry;
+	struct ax_params point; /* the suite's defaults with the entry's */
+	char why[512];		/* the entry does not fit the device */
+};
+
+static int find_device_defaults(const struct ax_cli *cli,
+				const struct ax_suite *s,
+				struct device_defaults *dd)
+{
+	struct ax_vk_instance *inst = NULL;
+	char err[2048];
+	int idx, rc = ax_cli_load_defaults(cli, &dd->file);
+	memset(dd->device, 0, sizeof(dd->device));
+	dd->have_device = false;
+	ax_params_init(&dd->point, s->params, s->n_params);
+	if (rc)
+		return rc;
+	if (ax_vk_instance_create(false, &inst, err, sizeof(err)) ||
+	    ax_vk_select(inst, cli->device_sel, &idx, err, sizeof(err))) {
+		snprintf(dd->device, sizeof(dd->device), "no device: %.200s",
+			 err);
+		ax_vk_instance_destroy(inst);
+		/* A --device that names nothing is the user's mistake. */
+		return cli->device_sel
+			   ? ax_cli_error(cli, AX_EXIT_USAGE, "%s", err)
+			   : 0;
+	}
+	const struct ax_vk_device_info *info = ax_vk_device_info(inst, idx);
+	snprintf(dd->device, sizeof(dd->device), "%s", info->name);
+	dd->have_device = true;
+	if (ax_defaults_apply_checked(dd->file, s, &dd->point, info, &dd->entry,
+				      dd->why, sizeof(dd->why)) >= 0)
+		dd->why[0] = '\0';
+	ax_vk_instance_destroy(inst);
+	return 0;
+}
+
+/* " bm=128 bn=64 ..." for the entry's tunables, into buf. */
+static void entry_values(const struct ax_defaults_entry *e, char *buf,
+			 size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < e->params.n && used < len; i++) {
+		char v[64];
+		if (!(e->params.given & (1u << i)))
+			continue;
+		ax_param_format(&e->params.defs[i], e->params.v[i], v,
+				sizeof(v));
+		used += (size_t)snprintf(buf + used, len - used, " %s=%s",
+					 e->params.defs[i].name, v);
+	}
+}
+
+/* text after first, words wrapped at 76 columns, later lines after
+ * indent. */
+static void print_wrapped(const char *first, const char *indent,
+			  const char *text)
+{
+	size_t col = (size_t)printf("%s", first), start = col;
+	while (*text) {
+		size_t word = strcspn(text, " ");
+		if (col > start && col + 1 + word > 76) {
+			col = (size_t)printf("\n%s", indent) - 1;
+		} else if (col > start) {
+			putchar(' ');
+			col++;
+		}
+		col += (size_t)printf("%.*s", (int)word, text);
+		text += word;
+		text += strspn(text, " ");
+	}
+	putchar('\n');
+}
+
+static void print_device_defaults(const struct ax_suite *s,
+				  const struct device_defaults *dd)
+{
+	char match[256], vals[1024];
+	if (!dd->have_device) {
+		printf("\n  Defaults here: the table's (%s).\n", dd->device);
+		return;
+	}
+	printf("\n  Defaults on %s: ", dd->device);
+	if (!dd->file || !dd->entry) {
+		printf("the table's (%s).\n",
+		       dd->file ? "no entry of the defaults file matches"
+				: "no defaults file");
+		return;
+	}
+	ax_defaults_match_text(dd->entry, match, sizeof(match));
+	entry_values(dd->entry, vals, sizeof(vals));
+	printf("%s:%d, matched by %s\n", dd->file->path, dd->entry->line,
+	       match);
+	if (dd->why[0])
+		printf("    which does not fit this device (%s), so the "
+		       "table's apply\n",
+		       dd->why);
+	printf("    values:%s\n", vals);
+	print_wrapped("    basis:  ", "            ", dd->entry->basis);
+	printf("    (a tunable it does not set keeps the table's default; "
+	       "-p, a profile\n    and run --tuned win over both)\n");
+	for (int i = 0; i < dd->file->n; i++) {
+		const struct ax_defaults_entry *e = &dd->file->entries[i];
+		if (e == dd->entry || strcmp(e->schema->suite, s->name))
+			continue;
+		ax_defaults_match_text(e, match, sizeof(match));
+		printf("    other class: %s (line %d)\n", match, e->line);
+	}
+}
+
+static json_t *device_defaults_json(const struct device_defaults *dd)
+{
+	char match[256];
+	if (!dd->have_device)
+		return json_pack("{s:n,s:s}", "device", "reason", dd->device);
+	if (!dd->file || !dd->entry)
+		return json_pack("{s:s,s:n}", "device", dd->device, "entry");
+	ax_defaults_match_text(dd->entry, match, sizeof(match));
+	json_t *params = json_object();
+	for (int i = 0; i < dd->entry->params.n; i++)
+		if (dd->entry->params.given & (1u << i))
+			json_object_set_new(
+			    params, dd->entry->params.defs[i].name,
+			    ax_param_json(&dd->entry->params.defs[i],
+					  dd->entry->params.v[i]));
+	return json_pack(
+	    "{s:s,s:{s:s,s:i,s:s,s:s,s:o,s:b,s:s?}}", "device", dd->device,
+	    "entry", "file", dd->file->path, "line", dd->entry->line, "match",
+	    match, "basis", dd->entry->basis, "params", params, "applies",
+	    dd->why[0] == '\0', "why_not", dd->why[0] ? dd->why : NULL);
+}
+
 static void print_suite(const struct ax_suite *s)
 {
 	char roles[160];
@@ -177,8 +323,16 @@ static int suites_main(struct ax_cli *cli, int argc, char **argv)
 		    cli, AX_EXIT_USAGE, "no suite '%s'%s (suites: %s)", name,
 		    ax_cli_suggest_text(&sg, hint, sizeof(hint)), known);
 	}
+	struct device_defaults dd = {0};
+	if (one && (rc = find_device_defaults(cli, one, &dd)) != 0) {
+		ax_defaults_free(dd.file);
+		return rc;
+	}
 	if (cli->json) {
 		json_t *out = one ? suite_json(one) : json_array();
+		if (one)
+			json_object_set_new(out, "device_defaults",
+					    device_defaults_json(&dd));
 		for (int i = 0; !one && i < ax_suite_count; i++)
 			json_array_append_new(out, suite_json(ax_suites[i]));
 		json_dumpf(out, stdout, JSON_INDENT(2));
@@ -186,11 +340,13 @@ static int suites_main(struct ax_cli *cli, int argc, char **argv)
 		json_decref(out);
 	} else if (one) {
 		print_suite(one);
+		print_device_defaults(one, &dd);
 	} else {
 		for (int i = 0; i < ax_suite_count; i++)
 			printf("  %-10s %-8s %s\n", ax_suites[i]->name,
 			       ax_suites[i]->unit, ax_suites[i]->summary);
 	}
+	ax_defaults_free(dd.file);
 	return AX_EXIT_OK;
 }
 

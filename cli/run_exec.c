@@ -267,7 +267,9 @@ static int open_all(struct exec *ex)
 	if (rc)
 		return rc;
 	apply_tuned(ex, s->info);
-	rc = precheck(ex, s->info);
+	rc = ax_plan_apply_defaults(ex->plan, s->info, ex->cli);
+	if (rc == 0)
+		rc = precheck(ex, s->info);
 	if (rc)
 		return rc;
 	char *cfg = run_config_json(ex);

@@ -172,6 +172,7 @@ static int apply_override(struct ax_plan *plan, const char *text, char *err,
 		for (int v = 0; v < n_vals && rc == 0; v++) {
 			struct ax_plan_case one = *c;
 			one.params.v[idx] = vals[v];
+			one.params.given |= 1u << idx;
 			rc = add_plan_case(&out, &one);
 		}
 		free(vals);

@@ -101,6 +101,35 @@ void ax_plan_apply_measure(const struct ax_config *profile,
  * returns how many entries were written (at most max). */
 int ax_plan_schema(struct ax_config_schema *out, int max);
 
+/*
+ * Per-device defaults (cli/run_defaults.c, configs/defaults.yaml).
+ * ax_cli_load_defaults reads <config dir>/defaults.yaml into *out (NULL,
+ * and 0, when there is none); a malformed file is an error, printed,
+ * AX_EXIT_USAGE.
+ */
+struct ax_cli;
+struct ax_defaults;
+struct ax_defaults_entry;
+int ax_cli_load_defaults(const struct ax_cli *cli, struct ax_defaults **out);
+
+/* Each case --tuned did not set takes the defaults file's entry for its
+ * suite on info (the tunables the user gave stay), told on stderr.
+ * Returns 0, or the exit code after printing why the file is bad. */
+int ax_plan_apply_defaults(struct ax_plan *plan,
+			   const struct ax_vk_device_info *info,
+			   const struct ax_cli *cli);
+
+/* One point: p takes the entry for suite s on info.  Returns 1 when p
+ * changed, 0 when it did not (no entry, or the same values), -1 when the
+ * entry's point breaks a rule or limit of this device that the suite's
+ * own defaults meet: p keeps its values and why says what broke.  *used
+ * is the device's entry (applied or not), or NULL. */
+int ax_defaults_apply_checked(const struct ax_defaults *d,
+			      const struct ax_suite *s, struct ax_params *p,
+			      const struct ax_vk_device_info *info,
+			      const struct ax_defaults_entry **used, char *why,
+			      size_t len);
+
 /* Read an `axbench export` document for --tuned into plan->tuned. */
 int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
 		       size_t errlen);

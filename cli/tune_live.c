@@ -1,8 +1,10 @@
 /* cli/tune_live.c - live tuning: ask, measure with the runner, store, tell. */
+#include "cli/run_plan.h"
 #include "cli/session.h"
 #include "cli/tune.h"
 
 #include "core/db.h"
+#include "core/defaults.h"
 #include "core/error.h"
 #include "core/vk.h"
 #include "reports/compare.h"
@@ -415,6 +417,31 @@ static int choose_prior(struct live *lv, const json_t *resumed)
 		    ax_prior_used(p), ax_prior_left_out(p), ax_prior_failed(p));
 	else
 		say(lv, "tuning cold, with no prior: %s", lv->prior.basis);
+	return 0;
+}
+
+/* The defaults the session measures first and reports the speed-up
+ * over are this device's (configs/defaults.yaml), as a run's would be. */
+static int take_device_defaults(struct live *lv)
+{
+	struct ax_defaults *d;
+	const struct ax_defaults_entry *e;
+	char why[512], match[256];
+	int rc = ax_cli_load_defaults(lv->cli, &d);
+	if (rc || !d)
+		return rc;
+	if (ax_defaults_apply_checked(d, lv->a->suite, &lv->a->base,
+				      lv->session.info, &e, why,
+				      sizeof(why)) < 0)
+		say(lv,
+		    "the per-device defaults do not fit this device (%s); "
+		    "the defaults are the suite's own",
+		    why);
+	else if (e) {
+		ax_defaults_match_text(e, match, sizeof(match));
+		say(lv, "defaults: %s:%d (%s)", d->path, e->line, match);
+	}
+	ax_defaults_free(d);
 	return 0;
 }
 
@@ -1106,6 +1133,8 @@ int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a)
 		rc = load_resumed(&lv, &resumed);
 	if (rc == 0 && a->resume_session)
 		rc = check_objective_sensor(&lv);
+	if (rc == 0)
+		rc = take_device_defaults(&lv);
 	if (rc == 0)
 		rc = open_session(&lv, resumed);
 	json_decref(resumed);

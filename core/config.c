@@ -367,6 +367,8 @@ static void expand_case(const struct ax_config_schema *sc,
 		const struct sweep *from = c->n[i] ? c : base;
 		vals[i] = from->n[i] ? from->v[i] : &sc->params[i].def;
 		cnt[i] = from->n[i] ? from->n[i] : 1;
+		if (from->n[i])
+			p.given |= 1u << i;
 	}
 	for (;;) {
 		for (int i = 0; i < sc->n_params; i++)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+_Static_assert(AX_MAX_PARAMS <= 32, "ax_params.given has a bit each");
+
 void ax_params_init(struct ax_params *p, const struct ax_param_def *defs, int n)
 {
 	if (n > AX_MAX_PARAMS)
@@ -520,7 +522,10 @@ int ax_params_set(struct ax_params *p, const char *name, const char *text,
 			       "unknown parameter '%s' (known: %s)", name,
 			       known);
 	}
-	return ax_param_parse(&p->defs[i], text, &p->v[i], err, errlen);
+	int rc = ax_param_parse(&p->defs[i], text, &p->v[i], err, errlen);
+	if (rc == 0)
+		p->given |= 1u << i;
+	return rc;
 }
 
 char *ax_params_to_json(const struct ax_params *p)

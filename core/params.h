@@ -56,6 +56,10 @@ struct ax_params {
 	const struct ax_param_def *defs; /* borrowed, static tables */
 	int n;
 	int64_t v[AX_MAX_PARAMS];
+	/* Bit i: v[i] is the user's choice (-p, a profile, a stored
+	 * point), not a default, so per-device defaults leave it alone
+	 * (core/defaults.h).  Values alone decide equality. */
+	uint32_t given;
 };
 
 /* Fill p with the defaults of defs[0..n).  n must be <= AX_MAX_PARAMS. */
