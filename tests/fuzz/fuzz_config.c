@@ -1,10 +1,12 @@
 /*
  * tests/fuzz/fuzz_config.c - libFuzzer target for the YAML profile loader
- * (ax_config_parse) against the real suite parameter tables, and for the
- * generic YAML -> JSON bridge.  Any input must give a profile or an error
+ * (ax_config_parse) and the per-device defaults loader (ax_defaults_parse)
+ * against the real suite parameter tables, and for the generic YAML ->
+ * JSON bridge.  Any input must give a profile or an error
  * message, never a crash, a leak or undefined behaviour.
  */
 #include "core/config.h"
+#include "core/defaults.h"
 #include "core/error.h"
 #include "suites/registry.h"
 
@@ -47,6 +49,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(j);
 	}
 	ax_config_destroy(cfg);
+	struct ax_defaults *defaults = NULL;
+	err[0] = '\0';
+	rc = ax_defaults_parse((const char *)data, size, "fuzz.yaml", schema,
+			       n_schema, &defaults, err, sizeof(err));
+	if ((rc == 0) != (defaults != NULL) || (rc != 0 && !err[0]))
+		__builtin_trap();
+	ax_defaults_free(defaults);
 	rc = ax_config_parse_yaml_json((const char *)data, size, "fuzz.yaml",
 				       &doc, err, sizeof(err));
 	if (rc == 0 && doc) {
