@@ -7,7 +7,8 @@
 # Usage: bench/gpu-check.sh [--small] [--no-build] OUTDIR
 #   --small     small shapes for a CPU device (CI runs this on lavapipe)
 #   --no-build  use ./axbench as it is
-# env AXBENCH (default ./axbench), GPU_CHECK_DEVICE (--device SEL).
+# env AXBENCH (default ./axbench; on a machine without our packages, the
+# wrapper scripts/device-bundle.sh makes), GPU_CHECK_DEVICE (--device SEL).
 #
 # Steps, each a labelled run in OUTDIR/gpu-check.db:
 #   build; devices; the quick profile with --validate (any validation
@@ -120,7 +121,10 @@ printf '  %s\n' "${STEPS[@]}"
 echo "  total ${total}s"
 echo
 "$AX" "${GLOBAL[@]}" results --json 2>>"$LOG" >"$OUT/results.json"
-python3 - "$OUT/results.json" <<'EOF'
+command -v python3 >/dev/null ||
+	echo "no python3 here: the table is left out; $OUT/results.json" \
+		"holds every figure"
+command -v python3 >/dev/null && python3 - "$OUT/results.json" <<'EOF'
 import json, sys
 
 # Each figure beside the vendor's spec (configs/specs.yaml, through
