@@ -136,6 +136,28 @@ struct ax_spec_cmp ax_specs_compare(const struct ax_specs *s, int64_t vendor_id,
 	return c;
 }
 
+/* An integer member, or -1 where there is none. */
+static int64_t id_of(const json_t *dev, const char *key)
+{
+	const json_t *v = json_object_get(dev, key);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+struct ax_spec_cmp ax_specs_compare_result(const struct ax_specs *s,
+					   const json_t *r, bool bandwidth_peak)
+{
+	const json_t *dev = json_object_get(r, "device");
+	const json_t *m = json_object_get(r, "median");
+	const char *status = json_string_value(json_object_get(r, "status"));
+	double median = json_is_number(m) && status && !strcmp(status, "ok")
+			    ? json_number_value(m)
+			    : NAN;
+	return ax_specs_compare(
+	    s, id_of(dev, "vendor_id"), id_of(dev, "device_id"),
+	    json_string_value(json_object_get(r, "unit")),
+	    json_object_get(r, "params"), bandwidth_peak, median);
+}
+
 static json_t *num_or_null(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();

@@ -106,6 +106,14 @@ struct ax_spec_cmp ax_specs_compare(const struct ax_specs *s, int64_t vendor_id,
 				    const json_t *params, bool bandwidth_peak,
 				    double median);
 
+/* ax_specs_compare on r, an ax_db_results() entry with typed params:
+ * its device's vendor_id and device_id, unit, params and median (null
+ * when the result is not ok).  bandwidth_peak as above: the caller reads
+ * the suite's roles. */
+struct ax_spec_cmp ax_specs_compare_result(const struct ax_specs *s,
+					   const json_t *r,
+					   bool bandwidth_peak);
+
 /* The comparison as the "spec" object of `results --json` (owned by the
  * caller): status, figure, value, percent, product, source, reason. */
 json_t *ax_spec_cmp_json(const struct ax_spec_cmp *c);
