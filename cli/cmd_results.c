@@ -178,41 +178,51 @@ static void add_spec(const struct spec_ctx *sc, json_t *r)
 	json_object_set_new(r, "spec", ax_spec_cmp_json(&c));
 }
 
-/* Highest median of a compute-peak suite in unit on r's device (its
- * fingerprint), or NAN: the table's "% of measured peak". */
-static double measured_peak(const struct spec_ctx *sc, const json_t *results,
-			    const json_t *r)
+/* The key of r's device and unit in the table of measured peaks. */
+static void peak_key(const json_t *r, char *key, size_t len)
 {
-	const char *fp = str(json_object_get(r, "device"), "fingerprint");
-	double best = NAN;
+	snprintf(key, len, "%s\x1f%s",
+		 str(json_object_get(r, "device"), "fingerprint"),
+		 str(r, "unit"));
+}
+
+/* Each device's highest median of a compute-peak suite per unit, in one
+ * pass (the table's "% of measured peak"; a history of many results must
+ * not cost their square). */
+static json_t *measured_peaks(const struct spec_ctx *sc, const json_t *results)
+{
+	json_t *peaks = json_object();
 	size_t i;
 	const json_t *o;
+	char key[256];
 	json_array_foreach(results, i, o)
 	{
-		double m = num(o, "median");
 		if (strcmp(str(o, "status"), "ok") ||
-		    strcmp(str(o, "unit"), str(r, "unit")) ||
-		    strcmp(str(json_object_get(o, "device"), "fingerprint"),
-			   fp) ||
 		    !ax_suite_doc_result_has_role(sc->suites, o,
 						  AX_ROLE_COMPUTE_PEAK))
 			continue;
-		if (!(m <= best))
-			best = m;
+		peak_key(o, key, sizeof(key));
+		double m = num(o, "median");
+		const json_t *best = json_object_get(peaks, key);
+		if (!best || m > json_number_value(best))
+			json_object_set_new(peaks, key, json_real(m));
 	}
-	return best;
+	return peaks;
 }
 
 /* The table's %peak and %spec cells of r. */
-static void percent_cells(const struct spec_ctx *sc, const json_t *results,
+static void percent_cells(const struct spec_ctx *sc, const json_t *peaks,
 			  const json_t *r, char *peak, char *spec, size_t len)
 {
+	char key[256];
 	bool ok = strcmp(str(r, "status"), "ok") == 0;
 	/* A ceiling against itself says nothing (the report leaves it out
 	 * too). */
 	bool ceiling =
 	    ax_suite_doc_result_has_role(sc->suites, r, AX_ROLE_COMPUTE_PEAK);
-	double p = ok && !ceiling ? measured_peak(sc, results, r) : NAN;
+	peak_key(r, key, sizeof(key));
+	const json_t *best = json_object_get(peaks, key);
+	double p = ok && !ceiling && best ? json_number_value(best) : NAN;
 	struct ax_spec_cmp c = spec_of(sc, r);
 	snprintf(peak, len, "-");
 	if (isfinite(p) && p > 0)
@@ -290,6 +300,7 @@ static void print_table(const struct spec_ctx *sc, const json_t *results)
 	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %7s %8s %7s %7s %7s %s\n",
 	       "id", "run", "suite", w, "case", "median", "unit", "n", "W",
 	       "perf/W", "vs-cpu", "%peak", "%spec", "status");
+	json_t *peaks = measured_peaks(sc, results);
 	json_array_foreach(results, idx, r)
 	{
 		bool ok = strcmp(str(r, "status"), "ok") == 0;
@@ -299,7 +310,7 @@ static void print_table(const struct spec_ctx *sc, const json_t *results)
 				 num(r, "median"));
 		char w_[32], pw[32], x[32], pk[32], sp[32];
 		const json_t *power = json_object_get(r, "power");
-		percent_cells(sc, results, r, pk, sp, sizeof(pk));
+		percent_cells(sc, peaks, r, pk, sp, sizeof(pk));
 		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s %7s "
 		       "%7s %s%s%s\n",
 		       (long long)num(r, "id"), (long long)num(r, "run_id"),
@@ -311,6 +322,7 @@ static void print_table(const struct spec_ctx *sc, const json_t *results)
 		       sp, ax_term(str(r, "status")), ok ? "" : ": ",
 		       ok ? "" : ax_term(str(r, "error")));
 	}
+	json_decref(peaks);
 	if (json_array_size(results) == 0)
 		printf("(no results)\n");
 	print_spec_notes(sc, results);
