@@ -565,6 +565,20 @@ const struct ax_cli_cmd ax_cmd_results = {
     .examples =
 	{"axbench results --run last               # the newest run as a table",
 	 "axbench results --suite gemm --csv       # every gemm result as CSV"},
+    .details = "%peak is the median over the device's best compute-peak result "
+	       "in the same\n"
+	       "unit. %spec is the median over the vendor's published figure "
+	       "for the device in\n"
+	       "specs.yaml of the configs directory (AXBENCH_CONFIG_DIR "
+	       "overrides), matched by\n"
+	       "PCI vendor and device id only, never by name: GFLOP/s with "
+	       "dtype (or type) f32\n"
+	       "against fp32, f16 against fp16 tensor/matrix dense, GB/s of a "
+	       "bandwidth-peak\n"
+	       "suite against memory bandwidth; 'unknown' for a device the "
+	       "file does not list,\n"
+	       "'-' where no figure applies. --json gives each result's "
+	       "\"spec\" object.",
     .opts = results_opts,
     .fn = results_main,
 };
