@@ -203,6 +203,15 @@ int ax_cli_term_width(FILE *f);
  * else next to the executable, else the install prefix. */
 const char *ax_cli_config_dir(void);
 
+/* The vendor peak figures, specs.yaml in ax_cli_config_dir(), into *out
+ * (the caller's: ax_specs_free).  A missing file is no error: *out is
+ * NULL and every device is "spec unknown" (said once on stderr with
+ * verbosity >= 0 when note is set).  A file that cannot be read or is
+ * malformed: AX_EXIT_USAGE with the FILE:LINE:COL message. */
+struct ax_specs;
+int ax_cli_load_specs(const struct ax_cli *cli, const char *cmd, bool note,
+		      struct ax_specs **out);
+
 struct ax_vk_device_info;
 #include <jansson.h>
 #include <stdint.h>

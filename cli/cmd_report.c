@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/outfile.h"
 #include "core/params.h"
+#include "core/specs.h"
 #include "reports/html.h"
 
 #include <ctype.h>
@@ -970,6 +971,15 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 		    ax_cli_error(cli, AX_EXIT_STORAGE, "report: out of memory");
 	json_t *suites = rc ? NULL : ax_cli_suite_doc();
 	d.suites = suites;
+	struct ax_specs *specs = NULL;
+	char specs_path[PATH_MAX];
+	snprintf(specs_path, sizeof(specs_path), "%s/specs.yaml",
+		 ax_cli_config_dir());
+	/* The report says itself that no file was read. */
+	if (rc == 0)
+		rc = ax_cli_load_specs(cli, "report", false, &specs);
+	d.specs = specs;
+	d.specs_path = specs_path;
 	if (rc == 0)
 		rc = query(cli, &a, src, n, &keep, &d);
 	describe(&a, sel, sizeof(sel));
@@ -1000,6 +1010,7 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	json_decref(d.sessions);
 	json_decref(d.sampled);
 	json_decref(suites);
+	ax_specs_free(specs);
 	if (kept)
 		ax_html_collect_release(&keep);
 	for (int i = 0; i < n; i++) {

@@ -4,10 +4,13 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/specs.h"
 #include "core/text.h"
+#include "reports/suite_doc.h"
 #include "suites/kernel.h"
 #include "suites/registry.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,7 +91,10 @@ static const char *const csv_cols[] = {"id",
 				       "power.throttled",
 				       "power.reason",
 				       "speedup_vs_cpu",
-				       "cpu.median"};
+				       "cpu.median",
+				       "spec.status",
+				       "spec.figure",
+				       "spec.percent"};
 enum { CSV_COLS = (int)(sizeof(csv_cols) / sizeof(csv_cols[0])) };
 
 static void csv_header(void)
@@ -136,6 +142,121 @@ static const char *figure(char *buf, size_t len, const json_t *o,
 	return buf;
 }
 
+/*
+ * What a result is set against (core/specs.h): the suite document says
+ * whether its GB/s are memory bandwidth (the bandwidth-peak role).
+ */
+struct spec_ctx {
+	struct ax_specs *specs; /* NULL: no specs file */
+	json_t *suites;		/* the suite document */
+};
+
+static int spec_open(const struct ax_cli *cli, bool note, struct spec_ctx *sc)
+{
+	sc->suites = ax_cli_suite_doc();
+	return ax_cli_load_specs(cli, "results", note, &sc->specs);
+}
+
+static void spec_close(struct spec_ctx *sc)
+{
+	ax_specs_free(sc->specs);
+	json_decref(sc->suites);
+}
+
+static struct ax_spec_cmp spec_of(const struct spec_ctx *sc, const json_t *r)
+{
+	return ax_specs_compare_result(
+	    sc->specs, r,
+	    ax_suite_doc_result_has_role(sc->suites, r,
+					 AX_ROLE_BANDWIDTH_PEAK));
+}
+
+/* r's "spec" member: its comparison with its device's vendor figure. */
+static void add_spec(const struct spec_ctx *sc, json_t *r)
+{
+	struct ax_spec_cmp c = spec_of(sc, r);
+	json_object_set_new(r, "spec", ax_spec_cmp_json(&c));
+}
+
+/* The key of r's device and unit in the table of measured peaks. */
+static void peak_key(const json_t *r, char *key, size_t len)
+{
+	snprintf(key, len, "%s\x1f%s",
+		 str(json_object_get(r, "device"), "fingerprint"),
+		 str(r, "unit"));
+}
+
+/* Each device's highest median of a compute-peak suite per unit, in one
+ * pass (the table's "% of measured peak"; a history of many results must
+ * not cost their square). */
+static json_t *measured_peaks(const struct spec_ctx *sc, const json_t *results)
+{
+	json_t *peaks = json_object();
+	size_t i;
+	const json_t *o;
+	char key[256];
+	json_array_foreach(results, i, o)
+	{
+		if (strcmp(str(o, "status"), "ok") ||
+		    !ax_suite_doc_result_has_role(sc->suites, o,
+						  AX_ROLE_COMPUTE_PEAK))
+			continue;
+		peak_key(o, key, sizeof(key));
+		double m = num(o, "median");
+		const json_t *best = json_object_get(peaks, key);
+		if (!best || m > json_number_value(best))
+			json_object_set_new(peaks, key, json_real(m));
+	}
+	return peaks;
+}
+
+/* The table's %peak and %spec cells of r. */
+static void percent_cells(const struct spec_ctx *sc, const json_t *peaks,
+			  const json_t *r, char *peak, char *spec, size_t len)
+{
+	char key[256];
+	bool ok = strcmp(str(r, "status"), "ok") == 0;
+	/* A ceiling against itself says nothing (the report leaves it out
+	 * too). */
+	bool ceiling =
+	    ax_suite_doc_result_has_role(sc->suites, r, AX_ROLE_COMPUTE_PEAK);
+	peak_key(r, key, sizeof(key));
+	const json_t *best = json_object_get(peaks, key);
+	double p = ok && !ceiling && best ? json_number_value(best) : NAN;
+	struct ax_spec_cmp c = spec_of(sc, r);
+	snprintf(peak, len, "-");
+	if (isfinite(p) && p > 0)
+		snprintf(peak, len, "%.1f%%", 100 * num(r, "median") / p);
+	snprintf(spec, len, "-");
+	if (c.status == AX_SPEC_COMPARED)
+		snprintf(spec, len, "%.1f%%", c.percent);
+	else if (c.status == AX_SPEC_UNKNOWN)
+		snprintf(spec, len, "unknown");
+}
+
+/* Under the table, once: which devices had no spec, and why. */
+static void print_spec_notes(const struct spec_ctx *sc, const json_t *results)
+{
+	json_t *said = json_object();
+	size_t i;
+	const json_t *r;
+	json_array_foreach(results, i, r)
+	{
+		struct ax_spec_cmp c = spec_of(sc, r);
+		const json_t *dev = json_object_get(r, "device");
+		const char *fp = str(dev, "fingerprint");
+		if (c.status != AX_SPEC_UNKNOWN || json_object_get(said, fp))
+			continue;
+		json_object_set_new(said, fp, json_true());
+		printf("%%spec: spec unknown for %s (PCI %04llx:%04llx): %s; "
+		       "devices are matched by PCI ids only, never by name\n",
+		       ax_term(str(dev, "name")),
+		       (unsigned long long)num(dev, "vendor_id"),
+		       (unsigned long long)num(dev, "device_id"), c.why);
+	}
+	json_decref(said);
+}
+
 /* Runs whose results may be partial are said under the table: one
  * still running, or one abandoned by a process that is gone. */
 static void print_unfinished_runs(const json_t *results)
@@ -165,7 +286,7 @@ static void print_unfinished_runs(const json_t *results)
 
 /* Stored text goes through ax_term: a control character or a
  * bidirectional override reaches the terminal as visible text. */
-static void print_table(const json_t *results)
+static void print_table(const struct spec_ctx *sc, const json_t *results)
 {
 	size_t idx;
 	const json_t *r;
@@ -176,9 +297,10 @@ static void print_table(const json_t *results)
 		if (len > w)
 			w = len > 90 ? 90 : len;
 	}
-	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %7s %8s %7s %s\n", "id",
-	       "run", "suite", w, "case", "median", "unit", "n", "W", "perf/W",
-	       "vs-cpu", "status");
+	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %7s %8s %7s %7s %7s %s\n",
+	       "id", "run", "suite", w, "case", "median", "unit", "n", "W",
+	       "perf/W", "vs-cpu", "%peak", "%spec", "status");
+	json_t *peaks = measured_peaks(sc, results);
 	json_array_foreach(results, idx, r)
 	{
 		bool ok = strcmp(str(r, "status"), "ok") == 0;
@@ -186,21 +308,24 @@ static void print_table(const json_t *results)
 		if (ok)
 			snprintf(median, sizeof(median), "%.4g",
 				 num(r, "median"));
-		char w_[32], pw[32], x[32];
+		char w_[32], pw[32], x[32], pk[32], sp[32];
 		const json_t *power = json_object_get(r, "power");
-		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s "
-		       "%s%s%s\n",
+		percent_cells(sc, peaks, r, pk, sp, sizeof(pk));
+		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s %7s "
+		       "%7s %s%s%s\n",
 		       (long long)num(r, "id"), (long long)num(r, "run_id"),
 		       ax_term(str(r, "suite")), w, ax_term(str(r, "case")),
 		       median, ax_term(str(r, "unit")), (int)num(r, "n"),
 		       figure(w_, sizeof(w_), power, "mean_w", "%.1f"),
 		       figure(pw, sizeof(pw), power, "perf_per_w", "%.3g"),
-		       figure(x, sizeof(x), r, "speedup_vs_cpu", "%.2fx"),
-		       ax_term(str(r, "status")), ok ? "" : ": ",
+		       figure(x, sizeof(x), r, "speedup_vs_cpu", "%.2fx"), pk,
+		       sp, ax_term(str(r, "status")), ok ? "" : ": ",
 		       ok ? "" : ax_term(str(r, "error")));
 	}
+	json_decref(peaks);
 	if (json_array_size(results) == 0)
 		printf("(no results)\n");
+	print_spec_notes(sc, results);
 	print_unfinished_runs(results);
 }
 
@@ -218,6 +343,7 @@ static void print_table(const json_t *results)
  */
 struct stream {
 	const struct ax_cli *cli;
+	const struct spec_ctx *sc;
 	bool csv;
 	size_t read;  /* results read, on any device */
 	size_t shown; /* results written */
@@ -258,6 +384,7 @@ static int stream_one(void *ctx, json_t *r)
 	if (!ax_cli_on_device(r, sel))
 		return 0;
 	ax_cli_type_result_params(r);
+	add_spec(s->sc, r);
 	if (s->csv) {
 		if (s->shown++ == 0)
 			csv_header();
@@ -323,9 +450,9 @@ static int read_failed(struct ax_db *db, bool partial)
 /* --json or --csv, streamed (see struct stream). */
 static int stream_results(struct ax_cli *cli, struct ax_db *db,
 			  const struct ax_db_filter *f, bool csv,
-			  bool runs_selected)
+			  bool runs_selected, const struct spec_ctx *sc)
 {
-	struct stream s = {.cli = cli, .csv = csv};
+	struct stream s = {.cli = cli, .sc = sc, .csv = csv};
 	struct ax_db_filter sf = *f;
 	sf.with_samples = f->with_samples && !csv; /* CSV has no column */
 	int rc = ax_db_results_each(db, &sf, stream_one, &s);
@@ -351,7 +478,8 @@ static int stream_results(struct ax_cli *cli, struct ax_db *db,
 /* The table sizes its case column to the longest case, so it reads every
  * result first (with no samples: it shows none). */
 static int table_results(struct ax_cli *cli, struct ax_db *db,
-			 const struct ax_db_filter *f, bool runs_selected)
+			 const struct ax_db_filter *f, bool runs_selected,
+			 const struct spec_ctx *sc)
 {
 	struct ax_db_filter tf = *f;
 	tf.with_samples = false;
@@ -363,8 +491,10 @@ static int table_results(struct ax_cli *cli, struct ax_db *db,
 	    check_suite(cli, f->suite, json_array_size(results), runs_selected);
 	if (rc == 0)
 		rc = ax_cli_filter_device(cli, results, cli->device_sel);
-	if (rc == 0)
-		print_table(results);
+	if (rc == 0) {
+		ax_cli_type_params(results);
+		print_table(sc, results);
+	}
 	json_decref(results);
 	return rc;
 }
@@ -398,20 +528,29 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	ax_cli_iter_release(&it);
 	if (rc != AX_CLI_CONTINUE)
 		return rc;
-	rc = 0;
-	struct ax_db *db;
-	if ((rc = ax_cli_open_db(cli, true, &db)))
+	struct spec_ctx sc = {0};
+	/* The table says "spec unknown" itself; --json and --csv say it in
+	 * each result's spec, so stderr gets the missing file only there. */
+	if ((rc = spec_open(cli, !cli->json && !csv, &sc))) {
+		spec_close(&sc);
 		return rc;
+	}
+	struct ax_db *db;
+	if ((rc = ax_cli_open_db(cli, true, &db))) {
+		spec_close(&sc);
+		return rc;
+	}
 	int64_t ids[64];
 	for (int i = 0; i < n_runs && rc == 0; i++)
 		rc = ax_cli_resolve_run(cli, db, "results", runs[i], &ids[i]);
 	f.run_ids = ids;
 	f.n_run_ids = n_runs;
 	if (rc == 0 && (cli->json || csv))
-		rc = stream_results(cli, db, &f, !cli->json, n_runs > 0);
+		rc = stream_results(cli, db, &f, !cli->json, n_runs > 0, &sc);
 	else if (rc == 0)
-		rc = table_results(cli, db, &f, n_runs > 0);
+		rc = table_results(cli, db, &f, n_runs > 0, &sc);
 	ax_db_close(db);
+	spec_close(&sc);
 	if (rc == 0 && ax_cli_interrupted)
 		rc = ax_cli_error(cli, AX_EXIT_INTERRUPTED,
 				  "results: interrupted; the output is "
@@ -426,6 +565,20 @@ const struct ax_cli_cmd ax_cmd_results = {
     .examples =
 	{"axbench results --run last               # the newest run as a table",
 	 "axbench results --suite gemm --csv       # every gemm result as CSV"},
+    .details = "%peak is the median over the device's best compute-peak result "
+	       "in the same\n"
+	       "unit. %spec is the median over the vendor's published figure "
+	       "for the device in\n"
+	       "specs.yaml of the configs directory (AXBENCH_CONFIG_DIR "
+	       "overrides), matched by\n"
+	       "PCI vendor and device id only, never by name: GFLOP/s with "
+	       "dtype (or type) f32\n"
+	       "against fp32, f16 against fp16 tensor/matrix dense, GB/s of a "
+	       "bandwidth-peak\n"
+	       "suite against memory bandwidth; 'unknown' for a device the "
+	       "file does not list,\n"
+	       "'-' where no figure applies. --json gives each result's "
+	       "\"spec\" object.",
     .opts = results_opts,
     .fn = results_main,
 };

@@ -4,6 +4,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/specs.h"
 #include "core/text.h"
 #include "core/topo.h"
 #include "core/vk.h"
@@ -153,6 +154,28 @@ const char *ax_cli_config_dir(void)
 		}
 	}
 	return "configs";
+}
+
+int ax_cli_load_specs(const struct ax_cli *cli, const char *cmd, bool note,
+		      struct ax_specs **out)
+{
+	char path[PATH_MAX], err[AX_CLI_MSG_MAX];
+	*out = NULL;
+	snprintf(path, sizeof(path), "%s/specs.yaml", ax_cli_config_dir());
+	/* No file is a normal answer: no device has a spec then. */
+	if (access(path, F_OK) != 0 && errno == ENOENT) {
+		if (note && cli->verbosity >= 0)
+			fprintf(stderr,
+				"axbench %s: %s not found, so every device "
+				"is \"spec unknown\"; set AXBENCH_CONFIG_DIR "
+				"to a directory holding specs.yaml for %% of "
+				"spec\n",
+				cmd, ax_term(path));
+		return 0;
+	}
+	if (ax_specs_load(path, out, err, sizeof(err)))
+		return ax_cli_error(cli, AX_EXIT_USAGE, "%s: %s", cmd, err);
+	return 0;
 }
 
 static int register_host(struct ax_db *db, int64_t *host_id)

@@ -126,6 +126,11 @@ struct ax_html_data {
 				     raw samples are drawn (NULL or empty:
 				     none); borrowed */
 	const char *sampled_runs; /* which runs those are, in words */
+	const struct ax_specs *specs; /* vendor figures for "% of spec"
+				     (core/specs.h); NULL: no specs file,
+				     every device "spec unknown" */
+	const char *specs_path;	      /* where they were looked for, for the
+					 text; NULL to omit */
 };
 
 /* An empty collection for d's label_by and include_tune.  Returns 0 or

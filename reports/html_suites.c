@@ -9,6 +9,8 @@
 #include "reports/suite_doc.h"
 #include "reports/svg.h"
 
+#include "core/specs.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,9 +153,46 @@ void ax_html_strip_common(char **labels, int n, char *common, size_t clen)
 
 /* ---- per case ---------------------------------------------------------- */
 
+/* r against its device's vendor figure (core/specs.h: GFLOP/s by the
+ * precision its parameters state, GB/s of a bandwidth-peak suite). */
+static struct ax_spec_cmp spec_of(const struct ax_html_ctx *c, const json_t *r)
+{
+	return ax_specs_compare_result(
+	    c->d->specs, r,
+	    ax_suite_doc_result_has_role(c->d->suites, r,
+					 AX_ROLE_BANDWIDTH_PEAK));
+}
+
+/* " · 42% of spec" or " · spec unknown" (nothing where no figure
+ * applies) at text + n; the tooltip gets the product and the source. */
+static size_t spec_texts(const struct ax_html_ctx *c, const json_t *r,
+			 const char *unit, char *text, size_t n, size_t tl,
+			 char *tip, size_t pl)
+{
+	struct ax_spec_cmp sc = spec_of(c, r);
+	size_t used = strlen(tip);
+	if (sc.status == AX_SPEC_COMPARED && n < tl) {
+		n += (size_t)snprintf(text + n, tl - n,
+				      " \xc2\xb7 %.0f%% of spec", sc.percent);
+		if (used < pl)
+			snprintf(tip + used, pl - used,
+				 "; %.1f %% of the %s %s figure, %.4g %s (%s)",
+				 sc.percent, sc.spec->name,
+				 ax_spec_figure_name(sc.figure), sc.value, unit,
+				 sc.spec->source);
+	} else if (sc.status == AX_SPEC_UNKNOWN && n < tl) {
+		n += (size_t)snprintf(text + n, tl - n,
+				      " \xc2\xb7 spec unknown");
+		if (used < pl)
+			snprintf(tip + used, pl - used, "; spec unknown: %s",
+				 sc.why);
+	}
+	return n;
+}
+
 /* The text beside system s's bar for case k: the median and half its
- * 95 % interval, then the ratio to the reference, % of the measured peak
- * and badges; or why there is no bar. */
+ * 95 % interval, then the ratio to the reference, % of the measured peak,
+ * % of spec and badges; or why there is no bar. */
 static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 		      int s, char *text, size_t tl, char *tip, size_t pl)
 {
@@ -202,16 +241,17 @@ static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 		n += (size_t)snprintf(text + n, tl - n,
 				      " \xc2\xb7 %.0f%% of measured peak",
 				      100 * m / peak);
-	if (json_is_true(
-		json_object_get(json_object_get(r, "power"), "throttled")) &&
-	    n < tl)
-		snprintf(text + n, tl - n, " [throttled]");
 	snprintf(tip, pl,
 		 "%s, %s: median %.4g %s, 95 %% interval %.4g to %.4g, "
 		 "%.0f samples, %s",
 		 ax_html_system_name(c, s), run, m, k->unit, lo, hi,
 		 ax_html_jnum(r, "n"),
 		 ax_html_stop_words(ax_html_jstr(r, "stop_reason")));
+	n = spec_texts(c, r, k->unit, text, n, tl, tip, pl);
+	if (json_is_true(
+		json_object_get(json_object_get(r, "power"), "throttled")) &&
+	    n < tl)
+		snprintf(text + n, tl - n, " [throttled]");
 }
 
 /* One chart of n cases of one suite and unit; labels are what varies. */
@@ -316,6 +356,32 @@ out:
 	free(labels);
 }
 
+/* How "% of measured peak" and "% of spec" are computed, in the
+ * section's opening paragraph. */
+static void spec_words(struct ax_html_ctx *c)
+{
+	fputs(" <em>% of measured peak</em>: the median over the system's "
+	      "best compute-peak result in the same unit. <em>% of "
+	      "spec</em>: the median over the vendor-published figure of the "
+	      "device, found by its PCI vendor and device id only (never by "
+	      "name): GFLOP/s with dtype (or type) f32 against peak fp32, "
+	      "f16 against fp16 tensor/matrix dense, GB/s of a "
+	      "bandwidth-peak suite against memory bandwidth; other units "
+	      "have no spec figure, and a device the table does not list is "
+	      "<em>spec unknown</em>. Hover a bar for the product and its "
+	      "source.",
+	      c->f);
+	if (!c->d->specs) {
+		fputs(" No specs file was read", c->f);
+		if (c->d->specs_path) {
+			fputs(" (", c->f);
+			ax_html_escape(c->f, c->d->specs_path);
+			fputs(" was not found)", c->f);
+		}
+		fputs(", so every device is spec unknown.", c->f);
+	}
+}
+
 void ax_html_section_medians(struct ax_html_ctx *c)
 {
 	ax_html_h2(c, "medians", "Per case");
@@ -342,6 +408,7 @@ void ax_html_section_medians(struct ax_html_ctx *c)
 	fputs(". A system's newest result of a case is shown; a failed one "
 	      "says so and has no bar.",
 	      c->f);
+	spec_words(c);
 	if (c->n_tune_left)
 		fprintf(c->f,
 			" %d measurement%s of tuning sessions %s left out "

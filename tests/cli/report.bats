@@ -184,3 +184,32 @@ png_stats() {
 	run "$AX" --db "$DB" report -o "$T/no/such/dir/r.html"
 	assert_failure 5
 }
+
+@test "report: % of spec beside each bar; lavapipe is spec unknown, and a specs entry with its PCI ids gives a percentage (product and source escaped)" {
+	run "$AX" --db "$DB" run bandwidth -p op=copy -p size=16K "${FAST[@]}"
+	assert_success
+	run "$AX" --db "$DB" report -o "$T/unknown.html"
+	assert_success
+	# The bar's text and its tooltip, which gives the reason.
+	grep -q "spec unknown: device not in the specs file" "$T/unknown.html"
+	run ! grep -q "[0-9]% of spec" "$T/unknown.html"
+	# A copy of configs/ that lists this device by its own ids (made-up
+	# figures: only that a number comes out is checked).
+	cp -r configs "$T/configs"
+	"$AX" devices --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+print("""  - name: "test <b>device</b> & co"
+    vendor_id: %d
+    device_ids: [%d]
+    memory_gbps: 100
+    source: "made up <i>here</i>"
+""" % (d["vendor_id"], d["device_id"]))' >>"$T/configs/specs.yaml"
+	AXBENCH_CONFIG_DIR="$T/configs" run "$AX" --db "$DB" report -o "$T/known.html"
+	assert_success
+	grep -Eq "[0-9]+% of spec" "$T/known.html"
+	run ! grep -q "spec unknown:" "$T/known.html"
+	grep -q "test &lt;b&gt;device&lt;/b&gt; &amp; co" "$T/known.html"
+	run ! grep -q "<b>device</b>" "$T/known.html"
+	run ! grep -q "<i>here</i>" "$T/known.html"
+}

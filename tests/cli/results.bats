@@ -102,3 +102,81 @@ PY
 	[ "$("$AX" --db "$DB" --json results --samples)" = "[]" ]
 	[ "$("$AX" --db "$DB" results --csv | wc -l)" -eq 1 ]
 }
+
+# A copy of configs/ whose specs.yaml also lists this machine's first
+# device by its own PCI ids (lavapipe's), so "% of spec" is computed end
+# to end; the figures are made up and never checked, only that a number
+# comes out.
+specs_with_this_device() {
+	cfg=$BATS_TEST_TMPDIR/configs
+	cp -r configs "$cfg"
+	"$AX" devices --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+print("""  - name: this test device
+    vendor_id: %d
+    device_ids: [%d]
+    fp32_tflops: 1
+    memory_gbps: 100
+    source: tests/cli/results.bats (made-up figures)""" % (d["vendor_id"], d["device_id"]))' >>"$cfg/specs.yaml"
+	export AXBENCH_CONFIG_DIR=$cfg
+}
+
+@test "results: a device not in configs/specs.yaml (lavapipe) is spec unknown, in the table and in --json" {
+	run "$AX" --db "$DB" results
+	assert_success
+	assert_output --partial "%spec"
+	assert_output --partial "spec unknown for"
+	assert_output --partial "matched by PCI ids only"
+	"$AX" --db "$DB" --json results | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d and all(r["spec"]["status"] == "unknown" for r in d), d
+assert all(r["spec"]["figure"] == "memory bandwidth" for r in d)
+assert all(r["spec"]["percent"] is None for r in d)'
+}
+
+@test "results: a specs entry with this device's PCI ids gives % of spec in the table, --json and --csv" {
+	specs_with_this_device
+	run "$AX" --db "$DB" results
+	assert_success
+	refute_output --partial "spec unknown"
+	# The %spec column of every row is a percentage.
+	echo "$output" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {
+		if ($(NF - 1) !~ /^[0-9]+(\.[0-9]+)?%$/) exit 1 }'
+	"$AX" --db "$DB" --json results | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for r in d:
+    s = r["spec"]
+    assert s["status"] == "compared", s
+    assert s["figure"] == "memory bandwidth" and s["value"] == 100, s
+    assert isinstance(s["percent"], float) and s["percent"] > 0, s
+    assert abs(s["percent"] - 100 * r["median"] / 100) < 1e-9, s
+    assert s["product"] == "this test device" and "results.bats" in s["source"]'
+	"$AX" --db "$DB" results --csv | python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert rows and all(r["spec.status"] == "compared" for r in rows)
+assert all(float(r["spec.percent"]) > 0 for r in rows)'
+}
+
+@test "results: a malformed specs.yaml is refused with FILE:LINE:COL (exit 2); a missing one makes every device spec unknown" {
+	specs_with_this_device
+	printf '    colour: green\n' >>"$AXBENCH_CONFIG_DIR/specs.yaml"
+	run "$AX" --db "$DB" results
+	assert_failure 2
+	assert_output --regexp "specs\.yaml:[0-9]+:[0-9]+: unknown key 'colour'"
+	rm "$AXBENCH_CONFIG_DIR/specs.yaml"
+	run --separate-stderr "$AX" --db "$DB" results
+	assert_success
+	assert_output --partial "spec unknown"
+	[[ "$stderr" == *"specs.yaml not found"* ]]
+	run --separate-stderr "$AX" --db "$DB" --json results
+	assert_success
+	[ -z "$stderr" ]
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert all(r["spec"]["reason"] == "no specs file" for r in d)'
+}
