@@ -145,8 +145,20 @@ def case(r):
     return r["case"]
 
 
-print("%-9s %-34s %12s %-8s %8s %8s" %
-      ("suite", "case", "median", "unit", "% spec", "% peak"))
+# The goals on an H200, as % of the spec figure.
+GOALS = {("gemm", "f32", "tiled"): 60, ("gemm", "f16", "coopmat"): 40,
+         ("bandwidth", "copy"): 85}
+
+
+def goal(r):
+    p = r.get("params") or {}
+    if r["suite"] == "gemm":
+        return GOALS.get(("gemm", p.get("dtype"), p.get("kernel")))
+    return GOALS.get((r["suite"], p.get("op")))
+
+
+print("%-9s %-34s %11s %-8s %8s  %s" %
+      ("suite", "case", "median", "unit", "% spec", "goal / spec figure"))
 for r in rows:
     if not (r.get("run_label") or "").startswith(keep):
         continue
@@ -155,12 +167,20 @@ for r in rows:
                                      r.get("error")))
         continue
     spec = r.get("spec") or {}
-    pct = spec.get("pct")
-    peak = r.get("pct_of_peak")
-    print("%-9s %-34s %12.4g %-8s %8s %8s" %
+    pct, g = spec.get("percent"), goal(r)
+    note = ""
+    if spec.get("status") == "compared":
+        note = "%s %g (%s)" % (spec.get("figure"), spec.get("value"),
+                               spec.get("product"))
+        if g is not None:
+            note = ("goal %d%%: %s; " % (g, "met" if pct >= g else
+                    "short by %.1f points" % (g - pct))) + note
+    elif spec.get("status") == "unknown":
+        note = "spec unknown: %s" % spec.get("reason")
+    print("%-9s %-34s %11.4g %-8s %8s  %s" %
           (r["suite"], case(r), r["median"], r["unit"],
-           "%.1f" % pct if pct is not None else "unknown",
-           "%.1f" % peak if peak is not None else "-"))
+           "%.1f" % pct if pct is not None else
+           {"unknown": "unknown"}.get(spec.get("status"), "-"), note))
 EOF
 echo
 echo "database: $DB"

@@ -33,3 +33,25 @@ setup() { ax_setup; }
 	assert_failure 2
 	assert_output --partial "usage: bench/gpu-check.sh"
 }
+
+@test "gpu-check prints % of spec and the goals where specs.yaml lists the device" {
+	# Made-up figures for lavapipe's own ids (only lavapipe is here).
+	cfg=$BATS_TEST_TMPDIR/configs
+	cp -r configs "$cfg"
+	"$AX" devices --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)[0]
+print("""  - name: this test device
+    vendor_id: %d
+    device_ids: [%d]
+    fp32_tflops: 1
+    fp16_tflops: 1
+    fp16_kind: made up
+    memory_gbps: 100
+    source: tests/cli/gpu_check.bats (made-up figures)""" % (d["vendor_id"], d["device_id"]))' >>"$cfg/specs.yaml"
+	out="$BATS_TEST_TMPDIR/gc"
+	AXBENCH="$AX" AXBENCH_CONFIG_DIR="$cfg" run bench/gpu-check.sh --small --no-build "$out"
+	assert_success
+	assert_output --regexp "gemm +256x256x256 f32 tiled .*GFLOP/s +[0-9.]+ +goal 60%: (met|short by [0-9.]+ points); fp32 1000 \(this test device\)"
+	assert_output --regexp "bandwidth +op=copy size=16M .*GB/s +[0-9.]+ +goal 85%: .*memory bandwidth 100"
+}
