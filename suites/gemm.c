@@ -735,16 +735,16 @@ const struct ax_suite ax_suite_gemm = {
 	       "constants",
     .work_model = "GFLOP/s = 2*m*n*k*batch / time / 1e9",
     .constraints = "bm is a multiple of tm, and bn of tn\n"
-		   "kernel=coopmat: dtype=f16; m, n, k multiples of "
-		   "wg_sm*sg_m*cm_m, wg_sn*sg_n*cm_n, cm_ks*cm_k; "
-		   "cm_m x cm_n x cm_k a shape the device lists\n"
-		   "acc=f16 only with kernel=coopmat\n"
 		   "(bm/tm)*(bn/tn) = wg_x*wg_y: one register block per "
 		   "invocation\n"
 		   "share=subgroup: bn a multiple of 8*tn, wg_x*wg_y of 8 "
 		   "(on lavapipe, wg_x of the subgroup size)\n"
 		   "vec divides the contiguous tile extents (bk of A, or bm "
-		   "with trans_a; bn of B, or bk with trans_b)",
+		   "with trans_a; bn of B, or bk with trans_b)\n"
+		   "kernel=coopmat (instead of the rules above): dtype=f16; "
+		   "m, n, k multiples of wg_sm*sg_m*cm_m, wg_sn*sg_n*cm_n, "
+		   "cm_ks*cm_k; cm_m x cm_n x cm_k a shape the device lists\n"
+		   "acc=f16 only with kernel=coopmat",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,
