@@ -24,7 +24,8 @@
  *   16 bytes (8 halves) per invocation and step, so global reads are wide
  *   and coalesced and every element is read from global memory once per
  *   workgroup instead of once per subgroup.  The subgroups then load their
- *   tiles from shared memory with coopMatLoadNV.
+ *   tiles from shared memory with coopMatLoadNV; each shared row is padded
+ *   by 16 bytes so the rows of one tile do not share banks.
  * - Shared slices keep the layout of the global matrix (A's rows or, with
  *   trans_a, A's columns contiguous), so the copy is a plain block copy
  *   and transposition costs nothing: coopMatLoadNV reads a transposed
@@ -82,12 +83,21 @@ const uint HV = 8; /* halves per uvec4 */
 const uint BM = WG_SM * SG_M * uint(CM_M);
 const uint BN = WG_SN * SG_N * uint(CM_N);
 const uint BK = KS * uint(CM_K);
+/* Row strides of the shared slices, in uvec4 (one of padding). */
+const uint SA = (TRANS_A == 0 ? BK : BM) / HV + 1;
+const uint SB = (TRANS_B == 0 ? BN : BK) / HV + 1;
 
-/* One k slice of A and of B, in uvec4 units, in their global layouts:
+/*
+ * One k slice of A and of B, in uvec4 units, in their global layouts:
  * As is BM rows of BK (trans_a: BK rows of BM), Bs is BK rows of BN
- * (trans_b: BN rows of BK). */
-shared uvec4 As[BM * BK / HV];
-shared uvec4 Bs[BK * BN / HV];
+ * (trans_b: BN rows of BK).  Each row is padded by one uvec4: a
+ * cooperative-matrix load reads 16-byte pieces of consecutive rows, and
+ * with power-of-two row lengths those would fall in the same banks.
+ * Sized for either orientation (rows * (len/8 + 1) <= len*rows/8 + BM +
+ * BK); suites/gemm.c counts the same bytes.
+ */
+shared uvec4 As[BM * BK / HV + BM + BK];
+shared uvec4 Bs[BK * BN / HV + BK + BN];
 
 #define MAT_A fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K>
 #define MAT_B fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N>
@@ -97,7 +107,7 @@ shared uvec4 Bs[BK * BN / HV];
 /*
  * Copy rows x len halves (len a multiple of 8) from global row-major
  * storage (row stride gstride halves, first element at gbase) into the
- * shared slice, all invocations together.  A macro, not a function,
+ * shared slice, rows len/8 + 1 uvec4 apart, all invocations together.  A macro, not a function,
  * because GLSL cannot pass a buffer or a shared array as a parameter.
  */
 #define STAGE(dst, src, rows, len, gbase, gstride)                        \
@@ -106,7 +116,8 @@ shared uvec4 Bs[BK * BN / HV];
 		const uint NV = (rows) * RV;                              \
 		for (uint v = gl_LocalInvocationID.x; v < NV; v += WG) {  \
 			uint r = v / RV, cv = v % RV;                     \
-			dst[v] = src[((gbase) + r * (gstride)) / HV + cv]; \
+			dst[r * (RV + 1) + cv] =                          \
+			    src[((gbase) + r * (gstride)) / HV + cv];     \
 		}                                                         \
 	}
 
@@ -145,23 +156,23 @@ void main()
 				uint mm = (sm * SG_M + i) * uint(CM_M);
 				if (TRANS_A == 0)
 					coopMatLoadNV(ma[i], As,
-						      (mm * BK + kk) / HV,
-						      BK / HV, false);
+						      mm * SA + kk / HV, SA,
+						      false);
 				else
 					coopMatLoadNV(ma[i], As,
-						      (kk * BM + mm) / HV,
-						      BM / HV, true);
+						      kk * SA + mm / HV, SA,
+						      true);
 			}
 			[[unroll]] for (uint j = 0; j < SG_N; j++) {
 				uint nn = (sn * SG_N + j) * uint(CM_N);
 				if (TRANS_B == 0)
 					coopMatLoadNV(mb[j], Bs,
-						      (kk * BN + nn) / HV,
-						      BN / HV, false);
+						      kk * SB + nn / HV, SB,
+						      false);
 				else
 					coopMatLoadNV(mb[j], Bs,
-						      (nn * BK + kk) / HV,
-						      BK / HV, true);
+						      nn * SB + kk / HV, SB,
+						      true);
 			}
 			[[unroll]] for (uint i = 0; i < SG_M; i++)
 				[[unroll]] for (uint j = 0; j < SG_N; j++)

@@ -101,7 +101,7 @@ static const struct ax_param_def gemm_params[] = {
      * keys of every existing case stay as they were; a run label names
      * it where it is not the default.  Defaults: 16x16x16 is a shape NVIDIA
      * lists for f16; 2x2 tiles per subgroup and 2x2 subgroups make a 64 x 64
-     * workgroup tile, 32 k deep (8 KiB of shared memory). */
+     * workgroup tile, 32 k deep (11 KiB of shared memory). */
     {"acc", AX_PT_ENUM, 0, 0, gemm_accs, 0, 0,
      "kernel=coopmat: accumulate in f32, or in f16 (faster on some "
      "GPUs, less accurate: verified with a wider tolerance)"},
@@ -409,13 +409,16 @@ static int check_cm_limits(const struct gemm_point *g,
 			       c->wg_sm * c->wg_sn, dev->subgroup_size, inv,
 			       l->maxComputeWorkGroupInvocations,
 			       l->maxComputeWorkGroupSize[0]);
-	uint64_t shared = 2ull * c->bk * (c->bm + c->bn);
+	/* The shader's As and Bs: the slices in 16-byte vectors plus a
+	 * padding vector per row, sized for either orientation. */
+	uint64_t shared = 2ull * c->bk * (c->bm + c->bn) +
+			  16ull * (c->bm + 2 * c->bk + c->bn);
 	if (shared > l->maxComputeSharedMemorySize)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "gemm kernel=coopmat: 2*bk*(bm+bn) = %llu "
-			       "bytes of shared memory exceeds "
-			       "maxComputeSharedMemorySize %u; lower cm_ks, "
-			       "sg_m, sg_n, wg_sm or wg_sn",
+			       "gemm kernel=coopmat: 2*bk*(bm+bn) + "
+			       "16*(bm+2*bk+bn) = %llu bytes of shared memory "
+			       "exceeds maxComputeSharedMemorySize %u; lower "
+			       "cm_ks, sg_m, sg_n, wg_sm or wg_sn",
 			       (unsigned long long)shared,
 			       l->maxComputeSharedMemorySize);
 	if (g->gx > l->maxComputeWorkGroupCount[0] ||
