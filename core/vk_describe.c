@@ -132,6 +132,22 @@ static void describe_properties(VkPhysicalDevice phys,
 static void describe_coopmat_nv(VkInstance instance, VkPhysicalDevice phys,
 				struct ax_vk_device_info *info)
 {
+	/* Only compute shaders use it here: a device that allows it in other
+	 * stages alone counts as lacking it. */
+	VkPhysicalDeviceCooperativeMatrixPropertiesNV stages = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
+	};
+	VkPhysicalDeviceProperties2 p2 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+	    .pNext = &stages,
+	};
+	vkGetPhysicalDeviceProperties2(phys, &p2);
+	if (!(stages.cooperativeMatrixSupportedStages &
+	      VK_SHADER_STAGE_COMPUTE_BIT)) {
+		info->coopmat_nv = false;
+		return;
+	}
 	PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
 	    (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
 		vkGetInstanceProcAddr(
