@@ -52,6 +52,16 @@ SHADERS   := $(sort $(wildcard shaders/*.comp))
 # Extra SPIR-V variants built from one source with -D flags (fp16 etc.).
 -include shaders/variants.mk
 
+# Can $(GLSLC) compile GL_KHR_cooperative_matrix?  Debian 12's cannot, so
+# gemm kernel=coopmat uses GL_NV_cooperative_matrix; where it can,
+# AX_GLSLC_KHR_COOPMAT changes the reason suites/gemm.c gives a device
+# that has only VK_KHR_cooperative_matrix (a KHR kernel is a follow-up).
+KHR_COOPMAT := $(shell $(GLSLC) --target-env=vulkan1.3 -o /dev/null \
+	scripts/khr_coopmat_probe.comp >/dev/null 2>&1 && echo yes)
+ifeq ($(KHR_COOPMAT),yes)
+CFLAGS  += -DAX_GLSLC_KHR_COOPMAT
+endif
+
 SHADER_NAMES := $(basename $(notdir $(SHADERS))) $(VARIANTS)
 SHADER_INC   := $(SHADER_NAMES:%=$(B)/shaders/%.inc)
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/shaders/table.o
@@ -78,21 +88,35 @@ $(B)/%.o: %.c $(B)/shaders/table.h
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 # Shaders: glslc writes the SPIR-V words as a C initializer list (-mfmt=c).
-$(B)/shaders/%.inc: shaders/%.comp $(wildcard shaders/*.glsl shaders/*.h)
+# NAME_ENV (shaders/variants.mk) raises a shader's target environment
+# (the cooperative-matrix kernels need the Vulkan memory model of 1.2).
+$(B)/shaders/%.inc: shaders/%.comp $(wildcard shaders/*.glsl shaders/*.h) \
+	shaders/variants.mk
 	@mkdir -p $(dir $@)
-	$(GLSLC) --target-env=vulkan1.1 -O -Ishaders -mfmt=c \
+	$(GLSLC) --target-env=$(or $($*_ENV),vulkan1.1) -O -Ishaders -mfmt=c \
 	    $($*_DEFS) -o $@ $<
 
-# Variants: shaders/variants.mk sets NAME_SRC and NAME_DEFS.
+# Variants: shaders/variants.mk sets NAME_SRC, NAME_DEFS (and NAME_ENV).
 define variant_rule
-$(B)/shaders/$(1).inc: shaders/$($(1)_SRC) $(wildcard shaders/*.glsl shaders/*.h)
+$(B)/shaders/$(1).inc: shaders/$($(1)_SRC) \
+	$(wildcard shaders/*.glsl shaders/*.h) shaders/variants.mk
 	@mkdir -p $$(dir $$@)
-	$(GLSLC) --target-env=vulkan1.1 -O -Ishaders -mfmt=c \
-	    $($(1)_DEFS) -o $$@ $$<
+	$(GLSLC) --target-env=$(or $($(1)_ENV),vulkan1.1) -O -Ishaders \
+	    -mfmt=c $($(1)_DEFS) -o $$@ $$<
 endef
 $(foreach v,$(VARIANTS),$(eval $(call variant_rule,$(v))))
 
-$(B)/shaders/table.c $(B)/shaders/table.h &: $(SHADER_INC) scripts/embed-shaders.sh
+# The shaders no device here can run (shaders/variants.mk SPV_FILES) are
+# also kept as SPIR-V binaries, so tests/cli/shaders.bats can hand them
+# to spirv-val: for them that and the build are the only checks.
+$(B)/shaders/%.spv: $(B)/shaders/%.inc
+	@mkdir -p $(dir $@)
+	$(GLSLC) --target-env=$(or $($*_ENV),vulkan1.1) -O -Ishaders \
+	    $($*_DEFS) -o $@ shaders/$(or $($*_SRC),$*.comp)
+SPV_OUT := $(SPV_FILES:%=$(B)/shaders/%.spv)
+
+$(B)/shaders/table.c $(B)/shaders/table.h &: $(SHADER_INC) $(SPV_OUT) \
+	scripts/embed-shaders.sh
 	@mkdir -p $(B)/shaders
 	scripts/embed-shaders.sh $(B)/shaders $(SHADER_NAMES)
 

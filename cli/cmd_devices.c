@@ -99,12 +99,31 @@ static void print_limits(const json_t *d)
 	print_size("maxMemoryAllocationSize",
 		   json_number_value(
 		       json_object_get(l, "max_memory_allocation_size")));
-	printf("    %-28s fp16 %s, int8 %s, cooperative matrix %s\n",
+	printf("    %-28s fp16 %s, int8 %s, cooperative matrix %s "
+	       "(KHR) %s (NV)\n",
 	       "features", yes_no(feat, "fp16"), yes_no(feat, "int8"),
-	       yes_no(feat, "cooperative_matrix"));
+	       yes_no(feat, "cooperative_matrix"),
+	       yes_no(feat, "cooperative_matrix_nv"));
 	printf("    %-28s %s (period %.3g ns)\n", "timestamps",
 	       yes_no(feat, "timestamps"),
 	       json_number_value(json_object_get(l, "timestamp_period_ns")));
+}
+
+/* One line per shape: what kernel=coopmat's cm_m/cm_n/cm_k can be. */
+static void print_coopmat(const json_t *d)
+{
+	const json_t *shapes = json_object_get(d, "cooperative_matrix_shapes");
+	size_t i;
+	const json_t *c;
+	json_array_foreach(shapes, i, c)
+	{
+		printf("    %-28s %lldx%lldx%lld  A %s B %s C %s D %s  %s "
+		       "scope (%s)\n",
+		       i ? "" : "cooperative-matrix shapes", num(c, "m"),
+		       num(c, "n"), num(c, "k"), str(c, "a"), str(c, "b"),
+		       str(c, "c"), str(c, "d"), str(c, "scope"),
+		       str(c, "extension"));
+	}
 }
 
 static void print_locality(const json_t *d)
@@ -143,6 +162,7 @@ static void print_device(const json_t *d)
 	print_memory(d);
 	print_queues(d);
 	print_limits(d);
+	print_coopmat(d);
 	print_locality(d);
 }
 

@@ -220,7 +220,8 @@ int ax_vk_instance_create(bool validate, struct ax_vk_instance **out, char *err,
 	}
 	inst->n_devices = (int)n;
 	for (int i = 0; i < inst->n_devices; i++)
-		ax_vk_describe_device(inst->phys[i], i, &inst->info[i]);
+		ax_vk_describe_device(inst->instance, inst->phys[i], i,
+				      &inst->info[i]);
 	*out = inst;
 	return 0;
 }

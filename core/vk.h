@@ -33,6 +33,17 @@ struct ax_vk_queue_family {
 	uint32_t timestamp_valid_bits;
 };
 
+/* Cooperative-matrix shapes kept per device (NVIDIA lists about ten). */
+#define AX_VK_MAX_COOPMAT 32
+
+/* One shape vkGetPhysicalDeviceCooperativeMatrixPropertiesNV lists:
+ * D (m x n) = A (m x k) * B (k x n) + C in the given component types. */
+struct ax_vk_coopmat_shape {
+	uint32_t m, n, k;
+	VkComponentTypeNV a, b, c, d;
+	VkScopeNV scope;
+};
+
 /* Everything `axbench devices` shows about one physical device. */
 struct ax_vk_device_info {
 	int index; /* Vulkan enumeration order: display only, never a key */
@@ -54,7 +65,14 @@ struct ax_vk_device_info {
 	struct ax_vk_queue_family queue_families[AX_VK_MAX_QUEUE_FAMILIES];
 	uint32_t subgroup_size;
 	VkDeviceSize max_memory_allocation_size;
-	bool fp16_arith, storage16, int8_arith, storage8, coopmat;
+	bool fp16_arith, storage16, int8_arith, storage8;
+	bool coopmat; /* VK_KHR_cooperative_matrix, where the headers know it */
+	bool vulkan_memory_model; /* the Vulkan 1.2 feature */
+	/* VK_NV_cooperative_matrix with its cooperativeMatrix feature, and
+	 * the shapes it lists (shaders/gemm_coopmat.comp runs on these). */
+	bool coopmat_nv;
+	uint32_t n_coopmat_nv;
+	struct ax_vk_coopmat_shape coopmat_nv_shapes[AX_VK_MAX_COOPMAT];
 	bool timestamps;    /* compute queue can write timestamps */
 	bool memory_budget; /* VK_EXT_memory_budget */
 };
@@ -105,6 +123,8 @@ int ax_vk_memory_budget(const struct ax_vk_ctx *vk, double *used_b,
 
 /* Human names for enums. */
 const char *ax_vk_device_type_name(VkPhysicalDeviceType t);
+/* "f16", "f32", "s8" ... for a cooperative-matrix component type. */
+const char *ax_vk_component_type_name(VkComponentTypeNV t);
 const char *ax_vk_result_name(VkResult r);
 
 /* An open logical device.  Fields are read-only for callers. */

@@ -126,11 +126,70 @@ static void describe_properties(VkPhysicalDevice phys,
 			 pci.pciDevice, pci.pciFunction);
 }
 
-static void describe_features(VkPhysicalDevice phys,
+/* The shapes VK_NV_cooperative_matrix lists.  The query is an extension
+ * command, so it comes from vkGetInstanceProcAddr (the loader exports
+ * only core commands); without it the extension counts as absent. */
+static void describe_coopmat_nv(VkInstance instance, VkPhysicalDevice phys,
+				struct ax_vk_device_info *info)
+{
+	/* Only compute shaders use it here: a device that allows it in other
+	 * stages alone counts as lacking it. */
+	VkPhysicalDeviceCooperativeMatrixPropertiesNV stages = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
+	};
+	VkPhysicalDeviceProperties2 p2 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+	    .pNext = &stages,
+	};
+	vkGetPhysicalDeviceProperties2(phys, &p2);
+	if (!(stages.cooperativeMatrixSupportedStages &
+	      VK_SHADER_STAGE_COMPUTE_BIT)) {
+		info->coopmat_nv = false;
+		return;
+	}
+	PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
+	    (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+		vkGetInstanceProcAddr(
+		    instance,
+		    "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+	VkCooperativeMatrixPropertiesNV p[AX_VK_MAX_COOPMAT];
+	uint32_t n = AX_VK_MAX_COOPMAT;
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = (VkCooperativeMatrixPropertiesNV){
+		    .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV,
+		};
+	VkResult r = get ? get(phys, &n, p) : VK_ERROR_EXTENSION_NOT_PRESENT;
+	/* VK_INCOMPLETE: more shapes than we keep; the first ones do. */
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+		info->coopmat_nv = false;
+		return;
+	}
+	info->n_coopmat_nv = n;
+	for (uint32_t i = 0; i < n; i++)
+		info->coopmat_nv_shapes[i] = (struct ax_vk_coopmat_shape){
+		    .m = p[i].MSize,
+		    .n = p[i].NSize,
+		    .k = p[i].KSize,
+		    .a = p[i].AType,
+		    .b = p[i].BType,
+		    .c = p[i].CType,
+		    .d = p[i].DType,
+		    .scope = p[i].scope,
+		};
+}
+
+static void describe_features(VkInstance instance, VkPhysicalDevice phys,
 			      struct ax_vk_device_info *info)
 {
+	bool nv = has_device_ext(phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+	VkPhysicalDeviceCooperativeMatrixFeaturesNV cmnv = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+	};
 	VkPhysicalDeviceVulkan12Features f12 = {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+	    .pNext = nv ? &cmnv : NULL,
 	};
 	VkPhysicalDeviceVulkan11Features f11 = {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
@@ -145,6 +204,10 @@ static void describe_features(VkPhysicalDevice phys,
 	info->fp16_arith = f12.shaderFloat16;
 	info->int8_arith = f12.shaderInt8;
 	info->storage8 = f12.storageBuffer8BitAccess;
+	info->vulkan_memory_model = f12.vulkanMemoryModel;
+	info->coopmat_nv = nv && cmnv.cooperativeMatrix;
+	if (info->coopmat_nv)
+		describe_coopmat_nv(instance, phys, info);
 	info->memory_budget =
 	    has_device_ext(phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 #ifdef VK_KHR_cooperative_matrix
@@ -177,14 +240,14 @@ static void describe_queues(VkPhysicalDevice phys,
 	}
 }
 
-void ax_vk_describe_device(VkPhysicalDevice phys, int index,
-			   struct ax_vk_device_info *info)
+void ax_vk_describe_device(VkInstance instance, VkPhysicalDevice phys,
+			   int index, struct ax_vk_device_info *info)
 {
 	char identity[1024];
 	memset(info, 0, sizeof(*info));
 	info->index = index;
 	describe_properties(phys, info);
-	describe_features(phys, info);
+	describe_features(instance, phys, info);
 	describe_queues(phys, info);
 	vkGetPhysicalDeviceMemoryProperties(phys, &info->memory);
 	/* The fingerprint is what `compare` and `export` match devices on:
@@ -273,6 +336,71 @@ static json_t *limits_json(const struct ax_vk_device_info *d)
 	    (double)l->timestampPeriod);
 }
 
+const char *ax_vk_component_type_name(VkComponentTypeNV t)
+{
+	switch (t) {
+	case VK_COMPONENT_TYPE_FLOAT16_NV:
+		return "f16";
+	case VK_COMPONENT_TYPE_FLOAT32_NV:
+		return "f32";
+	case VK_COMPONENT_TYPE_FLOAT64_NV:
+		return "f64";
+	case VK_COMPONENT_TYPE_SINT8_NV:
+		return "s8";
+	case VK_COMPONENT_TYPE_SINT16_NV:
+		return "s16";
+	case VK_COMPONENT_TYPE_SINT32_NV:
+		return "s32";
+	case VK_COMPONENT_TYPE_SINT64_NV:
+		return "s64";
+	case VK_COMPONENT_TYPE_UINT8_NV:
+		return "u8";
+	case VK_COMPONENT_TYPE_UINT16_NV:
+		return "u16";
+	case VK_COMPONENT_TYPE_UINT32_NV:
+		return "u32";
+	case VK_COMPONENT_TYPE_UINT64_NV:
+		return "u64";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *scope_name(VkScopeNV s)
+{
+	switch (s) {
+	case VK_SCOPE_DEVICE_NV:
+		return "device";
+	case VK_SCOPE_WORKGROUP_NV:
+		return "workgroup";
+	case VK_SCOPE_SUBGROUP_NV:
+		return "subgroup";
+	case VK_SCOPE_QUEUE_FAMILY_NV:
+		return "queue_family";
+	default:
+		return "unknown";
+	}
+}
+
+/* The VK_NV_cooperative_matrix shapes, an empty array where none. */
+static json_t *coopmat_json(const struct ax_vk_device_info *d)
+{
+	json_t *a = json_array();
+	for (uint32_t i = 0; i < d->n_coopmat_nv; i++) {
+		const struct ax_vk_coopmat_shape *c = &d->coopmat_nv_shapes[i];
+		json_array_append_new(
+		    a, json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:s}",
+				 "extension", "VK_NV_cooperative_matrix", "m",
+				 (int)c->m, "n", (int)c->n, "k", (int)c->k, "a",
+				 ax_vk_component_type_name(c->a), "b",
+				 ax_vk_component_type_name(c->b), "c",
+				 ax_vk_component_type_name(c->c), "d",
+				 ax_vk_component_type_name(c->d), "scope",
+				 scope_name(c->scope)));
+	}
+	return a;
+}
+
 json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 {
 	json_t *o = json_pack(
@@ -296,12 +424,16 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 	json_object_set_new(o, "queue_families", queues_json(d));
 	json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
 	json_object_set_new(o, "limits", limits_json(d));
-	json_object_set_new(o, "features",
-			    json_pack("{s:b,s:b,s:b,s:b,s:b,s:b,s:b}", "fp16",
-				      d->fp16_arith, "storage16", d->storage16,
-				      "int8", d->int8_arith, "storage8",
-				      d->storage8, "cooperative_matrix",
-				      d->coopmat, "timestamps", d->timestamps,
-				      "memory_budget", d->memory_budget));
+	json_t *feat = json_pack(
+	    "{s:b,s:b,s:b,s:b,s:b,s:b,s:b}", "fp16", d->fp16_arith, "storage16",
+	    d->storage16, "int8", d->int8_arith, "storage8", d->storage8,
+	    "cooperative_matrix", d->coopmat, "timestamps", d->timestamps,
+	    "memory_budget", d->memory_budget);
+	json_object_set_new(feat, "cooperative_matrix_nv",
+			    json_boolean(d->coopmat_nv));
+	json_object_set_new(feat, "vulkan_memory_model",
+			    json_boolean(d->vulkan_memory_model));
+	json_object_set_new(o, "features", feat);
+	json_object_set_new(o, "cooperative_matrix_shapes", coopmat_json(d));
 	return o;
 }

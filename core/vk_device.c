@@ -55,10 +55,26 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 	    .pNext = &f12,
 	    .storageBuffer16BitAccess = info->storage16,
 	};
-	const char *exts[2];
+	const char *exts[3];
 	uint32_t n_exts = 0;
 	if (info->memory_budget) /* read by telemetry, per case */
 		exts[n_exts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+	/* shaders/gemm_coopmat.comp declares CooperativeMatrixNV and, as
+	 * glslang writes every cooperative-matrix shader, the Vulkan memory
+	 * model (besides Float16, enabled above).  vulkanMemoryModel is
+	 * enabled only with the extension, so devices without it are
+	 * created exactly as before. */
+	VkPhysicalDeviceCooperativeMatrixFeaturesNV coop_nv = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+	    .pNext = f12.pNext,
+	    .cooperativeMatrix = VK_TRUE,
+	};
+	if (info->coopmat_nv) {
+		exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+		f12.vulkanMemoryModel = info->vulkan_memory_model;
+		f12.pNext = &coop_nv;
+	}
 #ifdef VK_KHR_cooperative_matrix
 	/* Headers older than 1.3.255 (Debian 12) do not know the extension:
 	 * then a device that has it is reported but not enabled. */
@@ -69,6 +85,7 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 	};
 	if (info->coopmat) {
 		exts[n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+		coop.pNext = f12.pNext;
 		f12.pNext = &coop;
 	}
 #endif

@@ -6,9 +6,10 @@
 
 /* Map a VkResult to an AX_E* code. */
 int ax_vk_error_from(VkResult r);
-/* Fill info from a physical device (properties, limits, features). */
-void ax_vk_describe_device(VkPhysicalDevice phys, int index,
-			   struct ax_vk_device_info *info);
+/* Fill info from a physical device (properties, limits, features);
+ * instance resolves the extension queries vulkan.h does not export. */
+void ax_vk_describe_device(VkInstance instance, VkPhysicalDevice phys,
+			   int index, struct ax_vk_device_info *info);
 VkPhysicalDevice ax_vk_physical(const struct ax_vk_instance *inst, int index);
 VkInstance ax_vk_handle(const struct ax_vk_instance *inst);
 /* A context on this instance was lost and left alive (see ax_vk_close). */

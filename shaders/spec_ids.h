@@ -23,6 +23,19 @@
 #define GEMM_SPEC_B_VEC4 12
 #define GEMM_SPEC_COLMAJOR 13
 
+/* gemm_coopmat.comp (suites/gemm.c, kernel=coopmat) */
+#define GEMMCM_SPEC_WG 0    /* local_size_x: subgroups * subgroup size */
+#define GEMMCM_SPEC_CM_M 1  /* cooperative-matrix tile M */
+#define GEMMCM_SPEC_CM_N 2  /* tile N */
+#define GEMMCM_SPEC_CM_K 3  /* tile K */
+#define GEMMCM_SPEC_SG_M 4  /* tiles per subgroup along M */
+#define GEMMCM_SPEC_SG_N 5  /* tiles per subgroup along N */
+#define GEMMCM_SPEC_WG_SM 6 /* subgroups per workgroup along M */
+#define GEMMCM_SPEC_WG_SN 7 /* subgroups per workgroup along N */
+#define GEMMCM_SPEC_KS 8    /* k tiles per shared-memory slice */
+#define GEMMCM_SPEC_TRANS_A 9
+#define GEMMCM_SPEC_TRANS_B 10
+
 /* conv.comp (suites/conv.c) */
 #define CONV_SPEC_WG 0
 #define CONV_SPEC_BM 1

@@ -20,3 +20,15 @@ conv_f16_DEFS := -DAX_F16
 VARIANTS += attention_f16
 attention_f16_SRC := attention.comp
 attention_f16_DEFS := -DAX_F16
+
+# Tensor cores through VK_NV_cooperative_matrix (suites/gemm.c,
+# kernel=coopmat): glslang writes such shaders for the Vulkan memory
+# model, which needs SPIR-V 1.5 (vulkan1.2).  acc16 accumulates in fp16.
+gemm_coopmat_ENV := vulkan1.2
+VARIANTS += gemm_coopmat_acc16
+gemm_coopmat_acc16_SRC := gemm_coopmat.comp
+gemm_coopmat_acc16_DEFS := -DAX_ACC16
+gemm_coopmat_acc16_ENV := vulkan1.2
+# Kept as .spv too: no device here runs them, so spirv-val
+# (tests/cli/shaders.bats) and the build are their only checks.
+SPV_FILES += gemm_coopmat gemm_coopmat_acc16

@@ -4,6 +4,14 @@
  * whose tile, register-block, workgroup, load-width and buffering knobs
  * are specialization constants.
  *
+ * kernel=coopmat runs shaders/gemm_coopmat.comp instead: tensor cores
+ * through VK_NV_cooperative_matrix, float16 A and B, fp32 (or, acc=f16,
+ * float16) accumulation, C stored as float16 like dtype=f16's, so the
+ * same buffers and the same check serve both kernels.  Its knobs (cm_*,
+ * sg_*, wg_s*, cm_ks) are plain parameters, not tunables: the tuner's
+ * space is the Cartesian product of every tunable, and the tiled
+ * kernel's would grow ~27,000-fold with knobs it ignores.
+ *
  * Work model: 2 * m * n * k * batch FLOPs per repetition.  Output is
  * checked against a double-precision CPU reference (suites/gemm_ref.c):
  * every element for small problems, sampled rows and columns plus
@@ -19,9 +27,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Why a device with only VK_KHR_cooperative_matrix is skipped: the
+ * Makefile defines AX_GLSLC_KHR_COOPMAT when its glslc can compile
+ * GL_KHR_cooperative_matrix; the KHR kernel itself is still to come. */
+#ifdef AX_GLSLC_KHR_COOPMAT
+#define AX_GEMM_KHR_NOTE                                                       \
+	"this build has no GL_KHR_cooperative_matrix kernel yet; the NV "      \
+	"path is used where the device has VK_NV_cooperative_matrix"
+#else
+#define AX_GEMM_KHR_NOTE                                                       \
+	"this build's glslc cannot compile GL_KHR_cooperative_matrix; the "    \
+	"NV path is used where the device has VK_NV_cooperative_matrix"
+#endif
+
 static const char *const gemm_dtypes[] = {"f32", "f16", NULL};
 static const char *const gemm_kernels[] = {"tiled", "coopmat", NULL};
 static const char *const gemm_shares[] = {"smem", "subgroup", NULL};
+static const char *const gemm_accs[] = {"f32", "f16", NULL};
 
 static const struct ax_param_def gemm_params[] = {
     {"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
@@ -38,8 +60,9 @@ static const struct ax_param_def gemm_params[] = {
     {"trans_b", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
      "B is stored n x k (transposed)"},
     {"kernel", AX_PT_ENUM, 0, 0, gemm_kernels, 0, AX_PARAM_SHAPE,
-     "tiled (shared memory + registers) or coopmat "
-     "(VK_KHR_cooperative_matrix)"},
+     "tiled (shared memory + registers) or coopmat (tensor cores "
+     "through VK_NV_cooperative_matrix; needs dtype=f16, m, n and k "
+     "multiples of the workgroup tile; knobs cm_*, sg_*, wg_s*)"},
     /* Defaults bm=256 tm=32 bk=8: on lavapipe share=subgroup pays one
      * lane-by-lane load of B per tm FMAs; at 1024^3 tm=16 beat tm=8 by
      * ~20 % and tm=32 beat tm=16 by ~25 %.  64 invocations and 10 KiB
@@ -73,16 +96,67 @@ static const struct ax_param_def gemm_params[] = {
     {"colmajor", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_TUNABLE,
      "share=subgroup: take the tiles of C column by column, so "
      "workgroups run together share B"},
+    /* kernel=coopmat only (see the top of this file for why these are
+     * not tunables).  acc is not a shape either, so the labels and shape
+     * keys of every existing case stay as they were; a run label names
+     * it where it is not the default.  Defaults: 16x16x16 is a shape NVIDIA
+     * lists for f16; 2x2 tiles per subgroup and 2x2 subgroups make a 64 x 64
+     * workgroup tile, 32 k deep (11 KiB of shared memory). */
+    {"acc", AX_PT_ENUM, 0, 0, gemm_accs, 0, 0,
+     "kernel=coopmat: accumulate in f32, or in f16 (faster on some "
+     "GPUs, less accurate: verified with a wider tolerance)"},
+    {"cm_m", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
+     "kernel=coopmat: rows (M) of one cooperative matrix: a shape the "
+     "device lists (axbench devices)"},
+    {"cm_n", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
+     "kernel=coopmat: columns (N) of one cooperative matrix"},
+    {"cm_k", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
+     "kernel=coopmat: depth (K) of one cooperative matrix"},
+    {"sg_m", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
+     "kernel=coopmat: matrix tiles per subgroup along M"},
+    {"sg_n", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
+     "kernel=coopmat: matrix tiles per subgroup along N"},
+    {"wg_sm", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
+     "kernel=coopmat: subgroups per workgroup along M (workgroup tile "
+     "rows bm = wg_sm*sg_m*cm_m)"},
+    {"wg_sn", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
+     "kernel=coopmat: subgroups per workgroup along N (workgroup tile "
+     "columns bn = wg_sn*sg_n*cm_n)"},
+    {"cm_ks", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
+     "kernel=coopmat: cm_k-deep steps per k slice staged in shared "
+     "memory (bk = cm_ks*cm_k)"},
 };
 #define N_PARAMS ((int)(sizeof(gemm_params) / sizeof(gemm_params[0])))
+
+/* kernel=coopmat's knobs and the workgroup tile they make. */
+struct gemm_cm {
+	uint32_t m, n, k, sg_m, sg_n, wg_sm, wg_sn, ks;
+	uint32_t bm, bn, bk; /* workgroup tile and k slice */
+};
 
 struct gemm_point {
 	struct ax_gemm_shape s;
 	bool coopmat;
 	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf, share, colmajor;
+	struct gemm_cm cm;
 	uint32_t gx, gy;
 	uint64_t a_elems, b_elems, c_elems;
 };
+
+static void gemm_cm_point(const struct ax_params *p, struct gemm_cm *c)
+{
+	c->m = (uint32_t)ax_params_get(p, "cm_m");
+	c->n = (uint32_t)ax_params_get(p, "cm_n");
+	c->k = (uint32_t)ax_params_get(p, "cm_k");
+	c->sg_m = (uint32_t)ax_params_get(p, "sg_m");
+	c->sg_n = (uint32_t)ax_params_get(p, "sg_n");
+	c->wg_sm = (uint32_t)ax_params_get(p, "wg_sm");
+	c->wg_sn = (uint32_t)ax_params_get(p, "wg_sn");
+	c->ks = (uint32_t)ax_params_get(p, "cm_ks");
+	c->bm = c->wg_sm * c->sg_m * c->m;
+	c->bn = c->wg_sn * c->sg_n * c->n;
+	c->bk = c->ks * c->k;
+}
 
 static void gemm_point(const struct ax_params *p, struct gemm_point *g)
 {
@@ -106,8 +180,13 @@ static void gemm_point(const struct ax_params *p, struct gemm_point *g)
 	g->dbuf = (uint32_t)ax_params_get(p, "dbuf");
 	g->share = (uint32_t)ax_params_get(p, "share");
 	g->colmajor = (uint32_t)ax_params_get(p, "colmajor");
-	g->gx = (g->s.n + g->bn - 1) / g->bn;
-	g->gy = (g->s.m + g->bm - 1) / g->bm;
+	g->s.acc16 = ax_params_get(p, "acc") == 1;
+	g->s.trunc_acc = g->coopmat;
+	gemm_cm_point(p, &g->cm);
+	uint32_t bm = g->coopmat ? g->cm.bm : g->bm;
+	uint32_t bn = g->coopmat ? g->cm.bn : g->bn;
+	g->gx = (g->s.n + bn - 1) / bn;
+	g->gy = (g->s.m + bm - 1) / bm;
 	g->a_elems = (uint64_t)g->s.batch * g->s.m * g->s.k;
 	g->b_elems = (uint64_t)g->s.batch * g->s.k * g->s.n;
 	g->c_elems = (uint64_t)g->s.batch * g->s.m * g->s.n;
@@ -211,24 +290,179 @@ static int check_buffers(const struct gemm_point *g,
 	return 0;
 }
 
+/* kernel=coopmat's rules, on any device: they refuse the point. */
+static int check_cm_rules(const struct gemm_point *g, char *why, size_t whylen)
+{
+	const struct gemm_cm *c = &g->cm;
+	if (!g->s.f16)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm kernel=coopmat: dtype=f32 is not "
+			       "supported: cooperative matrices multiply "
+			       "float16 A and B; use -p dtype=f16");
+	const char *dim[3] = {"m", "n", "k"};
+	const char *tile[3] = {"bm", "bn", "bk"};
+	const char *how[3] = {"wg_sm*sg_m*cm_m", "wg_sn*sg_n*cm_n",
+			      "cm_ks*cm_k"};
+	uint32_t v[3] = {g->s.m, g->s.n, g->s.k};
+	uint32_t t[3] = {c->bm, c->bn, c->bk};
+	for (int i = 0; i < 3; i++)
+		if (v[i] % t[i])
+			return ax_errf(why, whylen, AX_EINVAL,
+				       "gemm kernel=coopmat: %s=%u must be a "
+				       "multiple of %s=%u (%s: the kernel has "
+				       "no edge tiles); change %s or the tile",
+				       dim[i], v[i], tile[i], t[i], how[i],
+				       dim[i]);
+	return 0;
+}
+
+/* A shape the device lists for f16 A and B, C and D in the accumulator
+ * type, at subgroup scope (the only scope the shader uses). */
+static bool cm_listed(const struct ax_vk_device_info *dev,
+		      const struct gemm_point *g)
+{
+	VkComponentTypeNV acc = g->s.acc16 ? VK_COMPONENT_TYPE_FLOAT16_NV
+					   : VK_COMPONENT_TYPE_FLOAT32_NV;
+	for (uint32_t i = 0; i < dev->n_coopmat_nv; i++) {
+		const struct ax_vk_coopmat_shape *c =
+		    &dev->coopmat_nv_shapes[i];
+		if (c->m == g->cm.m && c->n == g->cm.n && c->k == g->cm.k &&
+		    c->a == VK_COMPONENT_TYPE_FLOAT16_NV &&
+		    c->b == VK_COMPONENT_TYPE_FLOAT16_NV && c->c == acc &&
+		    c->d == acc && c->scope == VK_SCOPE_SUBGROUP_NV)
+			return true;
+	}
+	return false;
+}
+
+/* The device's listed shapes as "MxNxK A*B+C", for a skip message. */
+static void cm_shapes_text(const struct ax_vk_device_info *dev, char *buf,
+			   size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < dev->n_coopmat_nv && used < len; i++) {
+		const struct ax_vk_coopmat_shape *c =
+		    &dev->coopmat_nv_shapes[i];
+		int n = snprintf(buf + used, len - used, "%s%ux%ux%u %s*%s+%s",
+				 i ? ", " : "", c->m, c->n, c->k,
+				 ax_vk_component_type_name(c->a),
+				 ax_vk_component_type_name(c->b),
+				 ax_vk_component_type_name(c->c));
+		used += n > 0 ? (size_t)n : 0;
+	}
+}
+
+/* What the device must have for kernel=coopmat; skipped without it. */
+static int check_cm_device(const struct gemm_point *g,
+			   const struct ax_vk_device_info *dev, char *why,
+			   size_t whylen)
+{
+	if (!dev->coopmat_nv)
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "gemm kernel=coopmat: %s has no "
+			       "VK_NV_cooperative_matrix%s (" AX_GEMM_KHR_NOTE
+			       ")",
+			       dev->name,
+			       dev->coopmat ? " (it has VK_KHR_cooperative_"
+					      "matrix)"
+					    : "");
+	if (!dev->vulkan_memory_model || !dev->fp16_arith)
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "gemm kernel=coopmat: %s lacks %s, which the "
+			       "cooperative-matrix shader needs",
+			       dev->name,
+			       !dev->fp16_arith ? "shaderFloat16"
+						: "vulkanMemoryModel");
+	if (!cm_listed(dev, g)) {
+		char shapes[512];
+		cm_shapes_text(dev, shapes, sizeof(shapes));
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "gemm kernel=coopmat: %s lists no "
+			       "VK_NV_cooperative_matrix shape %ux%ux%u with "
+			       "f16 A and B and %s C at subgroup scope; it "
+			       "lists: %s; set cm_m, cm_n, cm_k (and acc) to "
+			       "one of them",
+			       dev->name, g->cm.m, g->cm.n, g->cm.k,
+			       g->s.acc16 ? "f16" : "f32",
+			       shapes[0] ? shapes : "none");
+	}
+	return 0;
+}
+
+/* The device's limits: in a sweep such a point is left out, not refused. */
+static int check_cm_limits(const struct gemm_point *g,
+			   const struct ax_vk_device_info *dev, char *why,
+			   size_t whylen)
+{
+	const VkPhysicalDeviceLimits *l = &dev->limits;
+	const struct gemm_cm *c = &g->cm;
+	uint32_t inv = c->wg_sm * c->wg_sn * dev->subgroup_size;
+	if (inv > l->maxComputeWorkGroupInvocations ||
+	    inv > l->maxComputeWorkGroupSize[0])
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm kernel=coopmat: wg_sm*wg_sn = %u "
+			       "subgroups of %u lanes = %u invocations "
+			       "exceed maxComputeWorkGroupInvocations %u or "
+			       "maxComputeWorkGroupSize.x %u; lower wg_sm or "
+			       "wg_sn",
+			       c->wg_sm * c->wg_sn, dev->subgroup_size, inv,
+			       l->maxComputeWorkGroupInvocations,
+			       l->maxComputeWorkGroupSize[0]);
+	/* The shader's As and Bs: the slices in 16-byte vectors plus a
+	 * padding vector per row, sized for either orientation. */
+	uint64_t shared = 2ull * c->bk * (c->bm + c->bn) +
+			  16ull * (c->bm + 2 * c->bk + c->bn);
+	if (shared > l->maxComputeSharedMemorySize)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm kernel=coopmat: 2*bk*(bm+bn) + "
+			       "16*(bm+2*bk+bn) = %llu bytes of shared memory "
+			       "exceeds maxComputeSharedMemorySize %u; lower "
+			       "cm_ks, sg_m, sg_n, wg_sm or wg_sn",
+			       (unsigned long long)shared,
+			       l->maxComputeSharedMemorySize);
+	if (g->gx > l->maxComputeWorkGroupCount[0] ||
+	    g->gy > l->maxComputeWorkGroupCount[1] ||
+	    g->s.batch > l->maxComputeWorkGroupCount[2])
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm kernel=coopmat: %u x %u x %u workgroups "
+			       "exceed maxComputeWorkGroupCount %u x %u x %u; "
+			       "raise the tile or lower batch",
+			       g->gx, g->gy, g->s.batch,
+			       l->maxComputeWorkGroupCount[0],
+			       l->maxComputeWorkGroupCount[1],
+			       l->maxComputeWorkGroupCount[2]);
+	return 0;
+}
+
+static int check_coopmat(const struct gemm_point *g,
+			 const struct ax_vk_device_info *dev, char *why,
+			 size_t whylen)
+{
+	int rc = check_cm_rules(g, why, whylen);
+	if (!rc)
+		rc = check_cm_device(g, dev, why, whylen);
+	if (!rc)
+		rc = check_cm_limits(g, dev, why, whylen);
+	if (!rc)
+		rc = check_buffers(g, dev, why, whylen);
+	return rc;
+}
+
 static int gemm_check(const struct ax_params *p,
 		      const struct ax_vk_device_info *dev, char *why,
 		      size_t whylen)
 {
 	struct gemm_point g;
 	gemm_point(p, &g);
-	if (g.coopmat && !dev->coopmat)
-		return ax_errf(why, whylen, AX_EUNSUPPORTED,
-			       "gemm kernel=coopmat: %s has no "
-			       "VK_KHR_cooperative_matrix",
-			       dev->name);
 	if (g.coopmat)
-		/* glslc of this build (shaderc 2023.2) cannot compile
-		 * GL_KHR_cooperative_matrix, so no such shader exists. */
-		return ax_errf(why, whylen, AX_EUNSUPPORTED,
-			       "gemm kernel=coopmat: this build has no "
-			       "cooperative-matrix shader (its glslc lacks "
-			       "GL_KHR_cooperative_matrix)");
+		return check_coopmat(&g, dev, why, whylen);
+	if (g.s.acc16)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm acc=f16: only kernel=coopmat accumulates "
+			       "in float16 (the tiled kernel always "
+			       "accumulates in fp32); use acc=f32 or "
+			       "kernel=coopmat");
 	if (g.s.f16 && !(dev->fp16_arith && dev->storage16))
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
 			       "gemm dtype=f16: %s lacks %s", dev->name,
@@ -337,9 +571,39 @@ static int gemm_buffers(struct gemm_state *s)
 	return rc;
 }
 
+/* shaders/gemm_coopmat.comp: A, B and C as 16-byte vectors. */
+static int gemm_cm_pipeline(struct gemm_state *s)
+{
+	const struct gemm_point *g = &s->g;
+	const struct gemm_cm *c = &g->cm;
+	struct ax_vk_spec spec[] = {
+	    {GEMMCM_SPEC_WG, c->wg_sm * c->wg_sn * s->vk->info->subgroup_size},
+	    {GEMMCM_SPEC_CM_M, c->m},
+	    {GEMMCM_SPEC_CM_N, c->n},
+	    {GEMMCM_SPEC_CM_K, c->k},
+	    {GEMMCM_SPEC_SG_M, c->sg_m},
+	    {GEMMCM_SPEC_SG_N, c->sg_n},
+	    {GEMMCM_SPEC_WG_SM, c->wg_sm},
+	    {GEMMCM_SPEC_WG_SN, c->wg_sn},
+	    {GEMMCM_SPEC_KS, c->ks},
+	    {GEMMCM_SPEC_TRANS_A, g->s.trans_a},
+	    {GEMMCM_SPEC_TRANS_B, g->s.trans_b},
+	};
+	int rc = ax_vk_pipeline_create(
+	    s->vk, g->s.acc16 ? "gemm_coopmat_acc16" : "gemm_coopmat", 3, 12,
+	    spec, (int)(sizeof(spec) / sizeof(spec[0])), &s->pipe);
+	if (rc)
+		return rc;
+	struct ax_vk_binding bind[3] = {
+	    {&s->a, 0, 0}, {&s->b, 0, 0}, {&s->c, 0, 0}};
+	return ax_vk_pipeline_bind(s->vk, &s->pipe, bind, 3);
+}
+
 static int gemm_pipeline(struct gemm_state *s)
 {
 	const struct gemm_point *g = &s->g;
+	if (g->coopmat)
+		return gemm_cm_pipeline(s);
 	struct ax_vk_spec spec[] = {
 	    {GEMM_SPEC_WG_X, g->wg_x},
 	    {GEMM_SPEC_WG_Y, g->wg_y},
@@ -440,6 +704,9 @@ static double gemm_work(const struct ax_params *p)
 
 static const char *gemm_shader(const struct ax_params *p)
 {
+	if (ax_params_get(p, "kernel") == 1)
+		return ax_params_get(p, "acc") == 1 ? "gemm_coopmat_acc16"
+						    : "gemm_coopmat";
 	return ax_params_get(p, "dtype") == 1 ? "gemm_f16" : "gemm";
 }
 
@@ -476,7 +743,11 @@ const struct ax_suite ax_suite_gemm = {
 		   "share=subgroup: bn a multiple of 8*tn, wg_x*wg_y of 8 "
 		   "(on lavapipe, wg_x of the subgroup size)\n"
 		   "vec divides the contiguous tile extents (bk of A, or bm "
-		   "with trans_a; bn of B, or bk with trans_b)",
+		   "with trans_a; bn of B, or bk with trans_b)\n"
+		   "kernel=coopmat (instead of the rules above): dtype=f16; "
+		   "m, n, k multiples of wg_sm*sg_m*cm_m, wg_sn*sg_n*cm_n, "
+		   "cm_ks*cm_k; cm_m x cm_n x cm_k a shape the device lists\n"
+		   "acc=f16 only with kernel=coopmat",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,

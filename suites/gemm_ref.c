@@ -41,11 +41,19 @@ static double bt(const struct ax_gemm_shape *s, const float *b, uint32_t z,
 			  : b[base + (size_t)kk * s->n + j];
 }
 
-/* Relative accumulation error allowed per unit of sum|a||b|. */
-static double acc_rel(uint32_t k)
+/* Unit roundoff of the accumulation (see ax_gemm_check). */
+static double acc_unit(const struct ax_gemm_shape *s)
 {
-	double g = fmin((double)k, 8.0 * sqrt((double)k));
-	return (g + 1.0) * ldexp(1.0, -24);
+	if (s->acc16)
+		return ldexp(1.0, -10);
+	return ldexp(1.0, s->trunc_acc ? -23 : -24);
+}
+
+/* Relative accumulation error allowed per unit of sum|a||b|. */
+static double acc_rel(const struct ax_gemm_shape *s)
+{
+	double g = fmin((double)s->k, 8.0 * sqrt((double)s->k));
+	return (g + 1.0) * acc_unit(s);
 }
 
 static int check_elem(const struct ax_gemm_shape *s, const float *a,
@@ -59,15 +67,16 @@ static int check_elem(const struct ax_gemm_shape *s, const float *a,
 		mag += fabs(p);
 	}
 	double got = c[((size_t)z * s->m + i) * s->n + j];
-	double tol = acc_rel(s->k) * mag + 1e-30;
+	double tol = acc_rel(s) * mag + 1e-30;
 	if (s->f16)
 		tol += ldexp(fabs(ref), -11) + ldexp(1.0, -24);
 	if (!(fabs(got - ref) <= tol))
 		return ax_errf(why, whylen, AX_EVERIFY,
 			       "gemm: C[batch %u][%u][%u] = %.9g, expected "
-			       "%.9g (tolerance %.3g for k=%u %s)",
+			       "%.9g (tolerance %.3g for k=%u %s%s)",
 			       z, i, j, got, ref, tol, s->k,
-			       s->f16 ? "f16" : "f32");
+			       s->f16 ? "f16" : "f32",
+			       s->acc16 ? " with f16 accumulation" : "");
 	return 0;
 }
 
@@ -108,7 +117,7 @@ static int check_sums(const struct ax_gemm_shape *s, const float *a,
 			e[kk] += v, ea[kk] += fabs(v);
 		}
 	int rc = 0;
-	double u = ldexp(1.0, -24);
+	double u = acc_unit(s);
 	for (uint32_t q = 0; q < count && !rc; q++) {
 		double ref = 0, mag = 0, got = 0, sq = 0;
 		for (uint32_t kk = 0; kk < s->k; kk++) {
@@ -125,7 +134,8 @@ static int check_sums(const struct ax_gemm_shape *s, const float *a,
 		double tol = 16.0 * u * mag / sqrt((double)outer * s->k) +
 			     1e-6 * u * mag + 1e-30;
 		if (s->f16)
-			tol += 4.0 * ldexp(sqrt(sq), -11) + outer * u;
+			tol += 4.0 * ldexp(sqrt(sq), -11) +
+			       outer * ldexp(1.0, -24);
 		if (!(fabs(got - ref) <= tol))
 			rc = ax_errf(why, whylen, AX_EVERIFY,
 				     "gemm: batch %u %s %u sums to %.9g, "

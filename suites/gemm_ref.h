@@ -19,6 +19,11 @@ struct ax_gemm_shape {
 	uint32_t m, n, k, batch;
 	bool trans_a, trans_b;
 	bool f16; /* storage is float16 (C rounded to it), accumulation fp32 */
+	/* kernel=coopmat: accumulation in float16 (acc=f16), and additions
+	 * that may round toward zero, as tensor cores' do (their fp32
+	 * accumulation is not round-to-nearest: each block of products is
+	 * aligned to its largest exponent and truncated). */
+	bool acc16, trunc_acc;
 };
 
 /* Products m*n*k*batch up to this are verified element by element;
@@ -38,11 +43,13 @@ void ax_gemm_case_inputs(const struct ax_gemm_shape *s, float *a, float *b);
 /*
  * Compare c (batch * m * n floats, as read back and widened) with
  * a * b computed in double.  Per element the tolerance is
- * min(k, 8 sqrt(k)) * 2^-24 * sum|a||b| (the fp32 accumulation error,
- * worst case for short k, a generous random-walk bound for long k), plus
- * 2^-11 |c| for float16 output rounding.  Returns 0, or AX_EVERIFY with
- * the first mismatch (batch, row, column, values, tolerance) in why.
- * *sampled is set when the shape was too big for a full check.
+ * min(k, 8 sqrt(k)) * u * sum|a||b| (the accumulation error, worst case
+ * for short k, a generous random-walk bound for long k), plus 2^-11 |c|
+ * for float16 output rounding.  u is the unit roundoff of the adder:
+ * 2^-24 for fp32, 2^-23 for fp32 that truncates (trunc_acc), 2^-10 for
+ * float16 accumulation (acc16; 2^-11 doubled for truncation too).  Returns 0,
+ * or AX_EVERIFY with the first mismatch (batch, row, column, values, tolerance)
+ * in why. *sampled is set when the shape was too big for a full check.
  */
 int ax_gemm_check(const struct ax_gemm_shape *s, const float *a, const float *b,
 		  const float *c, bool *sampled, char *why, size_t whylen);

@@ -51,3 +51,24 @@ if x["pci_bus_id"] is None:
 		assert_success
 	done
 }
+
+@test "devices: cooperative-matrix support (NV and KHR) and the NV shapes, as text and --json" {
+	run "$AX" devices --json
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+for x in json.load(sys.stdin):
+    f = x["features"]
+    assert isinstance(f["cooperative_matrix_nv"], bool), f
+    assert isinstance(f["vulkan_memory_model"], bool), f
+    shapes = x["cooperative_matrix_shapes"]
+    assert isinstance(shapes, list), shapes
+    assert f["cooperative_matrix_nv"] or shapes == [], shapes
+    for s in shapes:
+        assert s["extension"] == "VK_NV_cooperative_matrix", s
+        assert s["m"] > 0 and s["n"] > 0 and s["k"] > 0, s
+'
+	run "$AX" devices
+	assert_success
+	assert_output --regexp 'cooperative matrix (yes|no) \(KHR\) (yes|no) \(NV\)'
+}

@@ -210,11 +210,145 @@ static void test_validity(void)
 	AX_CHECK_INT(check(&d, smem, why, sizeof(why)), 0);
 	d.subgroup_size = 8;
 
-	const char *cm[] = {"kernel", "coopmat", NULL};
+	/* acc=f16 is the coopmat kernel's alone */
+	const char *acc[] = {"acc", "f16", NULL};
+	AX_CHECK_INT(check(&d, acc, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "only kernel=coopmat") != NULL);
+}
+
+/* A device like an NVIDIA GPU with VK_NV_cooperative_matrix: the shapes
+ * a Turing-or-later driver lists for float16 (values as reported). */
+static void nvidia_like(struct ax_vk_device_info *d)
+{
+	lavapipe_like(d);
+	snprintf(d->name, sizeof(d->name), "NVIDIA test GPU");
+	d->subgroup_size = 32;
+	d->limits.maxComputeSharedMemorySize = 49152;
+	d->coopmat_nv = d->vulkan_memory_model = true;
+	d->fp16_arith = d->storage16 = true;
+	const uint32_t mnk[3][3] = {{16, 8, 16}, {16, 8, 8}, {16, 16, 16}};
+	for (int i = 0; i < 3; i++)
+		for (int acc = 0; acc < 2; acc++) {
+			VkComponentTypeNV c =
+			    acc ? VK_COMPONENT_TYPE_FLOAT32_NV
+				: VK_COMPONENT_TYPE_FLOAT16_NV;
+			d->coopmat_nv_shapes[d->n_coopmat_nv++] =
+			    (struct ax_vk_coopmat_shape){
+				mnk[i][0],
+				mnk[i][1],
+				mnk[i][2],
+				VK_COMPONENT_TYPE_FLOAT16_NV,
+				VK_COMPONENT_TYPE_FLOAT16_NV,
+				c,
+				c,
+				VK_SCOPE_SUBGROUP_NV};
+		}
+}
+
+static void test_coopmat_validity(void)
+{
+	struct ax_vk_device_info d;
+	char why[1024];
+	lavapipe_like(&d);
+	/* Rules first, on any device: they refuse (exit 2), not skip. */
+	const char *f32[] = {"kernel", "coopmat", NULL};
+	AX_CHECK_INT(check(&d, f32, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "dtype=f32 is not supported") != NULL);
+	const char *odd[] = {"kernel", "coopmat", "dtype", "f16",
+			     "m",      "1000",	  NULL};
+	AX_CHECK_INT(check(&d, odd, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "m=1000 must be a multiple of bm=64") != NULL);
+	const char *oddk[] = {"kernel", "coopmat", "dtype", "f16",
+			      "k",	"48",	   NULL};
+	AX_CHECK_INT(check(&d, oddk, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "k=48 must be a multiple of bk=32") != NULL);
+
+	/* A device without the extension skips, naming it and why KHR is
+	 * not used. */
+	const char *cm[] = {"kernel", "coopmat", "dtype", "f16", NULL};
+	d.storage16 = d.fp16_arith = true;
 	AX_CHECK_INT(check(&d, cm, why, sizeof(why)), AX_EUNSUPPORTED);
-	AX_CHECK(strstr(why, "VK_KHR_cooperative_matrix") != NULL);
+	AX_CHECK(strstr(why, "has no VK_NV_cooperative_matrix") != NULL);
+	AX_CHECK(strstr(why, "GL_KHR_cooperative_matrix") != NULL);
+
+	nvidia_like(&d);
+	AX_CHECK_INT(check(&d, cm, why, sizeof(why)), 0);
+	const char *acc16[] = {"kernel", "coopmat", "dtype", "f16",
+			       "acc",	 "f16",	    NULL};
+	AX_CHECK_INT(check(&d, acc16, why, sizeof(why)), 0);
+	const char *n8[] = {"kernel", "coopmat", "dtype", "f16", "cm_n",
+			    "8",      "cm_k",	 "8",	  NULL};
+	AX_CHECK_INT(check(&d, n8, why, sizeof(why)), 0);
+	const char *t[] = {"kernel", "coopmat", "dtype", "f16", "trans_a",
+			   "true",   "trans_b", "true",	 NULL};
+	AX_CHECK_INT(check(&d, t, why, sizeof(why)), 0);
+
+	/* An unlisted shape skips and lists what the device has. */
+	const char *m32[] = {"kernel", "coopmat", "dtype", "f16",
+			     "cm_m",   "32",	  NULL};
+	AX_CHECK_INT(check(&d, m32, why, sizeof(why)), AX_EUNSUPPORTED);
+	AX_CHECK(strstr(why, "no VK_NV_cooperative_matrix shape 32x16x16") !=
+		 NULL);
+	AX_CHECK(strstr(why, "16x8x16 f16*f16+f32") != NULL);
+	d.n_coopmat_nv = 2; /* only 16x8x16: acc=f32 at 16x16x16 missing */
+	AX_CHECK_INT(check(&d, cm, why, sizeof(why)), AX_EUNSUPPORTED);
+	nvidia_like(&d);
+	d.vulkan_memory_model = false;
+	AX_CHECK_INT(check(&d, cm, why, sizeof(why)), AX_EUNSUPPORTED);
+	AX_CHECK(strstr(why, "vulkanMemoryModel") != NULL);
+	nvidia_like(&d);
+
+	/* Device limits: 8x8 subgroups of 32 lanes = 2048 invocations. */
+	const char *inv[] = {"kernel", "coopmat", "dtype", "f16", "wg_sm",
+			     "8",      "wg_sn",	  "8",	   "m",	  "1024",
+			     "n",      "1024",	  NULL};
+	AX_CHECK_INT(check(&d, inv, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "2048 invocations") != NULL);
+	/* 2*bk*(bm+bn) + 16*(bm+2*bk+bn) = 2*64*(128+64) + 16*(128+128+64)
+	 * = 29696 bytes: within the limit */
+	const char *smem2[] = {"kernel", "coopmat", "dtype", "f16",  "cm_ks",
+			       "4",	 "k",	    "256",   "sg_m", "4",
+			       "m",	 "1024",    NULL};
+	AX_CHECK_INT(check(&d, smem2, why, sizeof(why)), 0);
+	const char *smem3[] = {"kernel", "coopmat", "dtype", "f16",  "cm_ks",
+			       "8",	 "k",	    "256",   "sg_m", "8",
+			       "sg_n",	 "8",	    "m",     "1024", "n",
+			       "1024",	 NULL};
+	AX_CHECK_INT(check(&d, smem3, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "= 143360 bytes of shared memory exceeds "
+			     "maxComputeSharedMemorySize 49152") != NULL);
+}
+
+/* Each accumulation gets the tolerance of its adder: a C off by 2^-9 of
+ * k passes with fp16 accumulation, not with fp32 (exact or truncating). */
+static void test_acc_tolerance(void)
+{
+	struct ax_gemm_shape s = {
+	    .m = 4, .n = 4, .k = 64, .batch = 1, .f16 = true};
+	float a[256], b[256], c[16];
+	bool sampled;
+	char why[256];
+	ax_gemm_case_inputs(&s, a, b);
+	float *ref = product(&s, a, b);
+	memcpy(c, ref, sizeof(c));
+	free(ref);
+	/* 2^-9 of the largest possible sum|a||b| (k): beyond fp32 (and
+	 * fp16 output) bounds, within fp16 accumulation's. */
+	c[5] += 64.0f / 512.0f;
+	AX_CHECK_INT(ax_gemm_check(&s, a, b, c, &sampled, why, sizeof(why)),
+		     AX_EVERIFY);
+	s.trunc_acc = true;
+	AX_CHECK_INT(ax_gemm_check(&s, a, b, c, &sampled, why, sizeof(why)),
+		     AX_EVERIFY);
+	s.acc16 = true;
+	AX_CHECK_INT(ax_gemm_check(&s, a, b, c, &sampled, why, sizeof(why)), 0);
+	c[5] += 64.0f; /* far off is still caught */
+	AX_CHECK_INT(ax_gemm_check(&s, a, b, c, &sampled, why, sizeof(why)),
+		     AX_EVERIFY);
+	AX_CHECK(strstr(why, "with f16 accumulation") != NULL);
 }
 
 AX_TEST_MAIN(AX_TEST(test_full_check_edge_shapes), AX_TEST(test_nan_fails),
 	     AX_TEST(test_sampled_check), AX_TEST(test_half_conversion),
-	     AX_TEST(test_validity))
+	     AX_TEST(test_validity), AX_TEST(test_coopmat_validity),
+	     AX_TEST(test_acc_tolerance))
