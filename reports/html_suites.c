@@ -164,11 +164,15 @@ static struct ax_spec_cmp spec_of(const struct ax_html_ctx *c, const json_t *r)
 }
 
 /* " · 42% of spec" or " · spec unknown" (nothing where no figure
- * applies) at text + n; the tooltip gets the product and the source. */
+ * applies, or with no specs file) at text + n; the tooltip gets the product and the source. */
 static size_t spec_texts(const struct ax_html_ctx *c, const json_t *r,
 			 const char *unit, char *text, size_t n, size_t tl,
 			 char *tip, size_t pl)
 {
+	/* No specs file at all: the per-case section says so once, rather
+	 * than "spec unknown" on every bar. */
+	if (!c->d->specs)
+		return n;
 	struct ax_spec_cmp sc = spec_of(c, r);
 	size_t used = strlen(tip);
 	if (sc.status == AX_SPEC_COMPARED && n < tl) {
