@@ -109,7 +109,8 @@ PY
 # comes out.
 specs_with_this_device() {
 	cfg=$BATS_TEST_TMPDIR/configs
-	cp -r configs "$cfg"
+	# -L: in scripts/asan.sh's tree configs/ is a link to the real one
+	cp -rL configs "$cfg"
 	"$AX" devices --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)[0]

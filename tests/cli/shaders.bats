@@ -4,9 +4,17 @@
 # by make, kept as build/shaders/NAME.spv, and checked statically here.
 load helper
 
-setup() { ax_setup; }
-
-SPV=(build/shaders/gemm_coopmat.spv build/shaders/gemm_coopmat_acc16.spv)
+# The SPIR-V of the build under test: beside the binary's own build
+# (scripts/asan.sh tests build-asan/axbench, whose shaders are in
+# build-asan/shaders), else the default build's.
+setup() {
+	ax_setup
+	local dir
+	for dir in "$(dirname "$(readlink -f "$AX")")/shaders" build/shaders; do
+		[ -s "$dir/gemm_coopmat.spv" ] && break
+	done
+	SPV=("$dir/gemm_coopmat.spv" "$dir/gemm_coopmat_acc16.spv")
+}
 
 @test "the cooperative-matrix gemm SPIR-V passes spirv-val for Vulkan 1.2" {
 	command -v spirv-val >/dev/null || skip "spirv-val is not installed (Debian: spirv-tools)"
