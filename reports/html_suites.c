@@ -164,7 +164,8 @@ static struct ax_spec_cmp spec_of(const struct ax_html_ctx *c, const json_t *r)
 }
 
 /* " · 42% of spec" or " · spec unknown" (nothing where no figure
- * applies, or with no specs file) at text + n; the tooltip gets the product and the source. */
+ * applies, or with no specs file) at text + n; the tooltip gets the
+ * product and the source. */
 static size_t spec_texts(const struct ax_html_ctx *c, const json_t *r,
 			 const char *unit, char *text, size_t n, size_t tl,
 			 char *tip, size_t pl)
