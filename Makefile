@@ -70,7 +70,7 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(B)/bench/%)
 
 .PHONY: all deps run test test-stress unit check check-deps check-format \
-	format bench bench-tuner clean print-ldlibs
+	check-tests format bench bench-tuner clean print-ldlibs
 all: axbench
 
 deps:
@@ -165,13 +165,18 @@ test-stress:
 
 # The source rules: module arrows and one home per library header
 # (check-deps), and one format (check-format; make format fixes it).
-check: check-deps check-format
+check: check-deps check-format check-tests
 
 check-deps:
 	@scripts/check-deps.sh
 
 check-format:
 	@scripts/check-format.sh
+
+# Test rules a test cannot keep itself (scripts/check-tests.sh: no
+# assertion chained with && in a bats test).
+check-tests:
+	@scripts/check-tests.sh
 
 format:
 	@scripts/check-format.sh --fix

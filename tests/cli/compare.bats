@@ -64,7 +64,9 @@ noisy_copy() { # dest center mult
 		--markdown "$T/c.md" --junit "$T/c.xml"
 	assert_failure 1
 	assert_output --partial "2 slower"
-	[ -s "$T/c.json" ] && [ -s "$T/c.md" ] && [ -s "$T/c.xml" ]
+	[ -s "$T/c.json" ]
+	[ -s "$T/c.md" ]
+	[ -s "$T/c.xml" ]
 	run python3 - "$T/c.json" "$T/c.md" "$T/c.xml" <<-'EOF'
 	import json, sys, xml.etree.ElementTree as ET
 	j = json.load(open(sys.argv[1]))

@@ -125,7 +125,8 @@ wait_job() {
 	HOSTNAME=h SLURM_ARRAY_TASK_ID=0 run bash "$T/a.sh"
 	assert_success
 	[ -s "$dir/db/h-0.db" ]
-	[ ! -e "$T/pwned" ] && [ ! -e "$T/pwned2" ]
+	[ ! -e "$T/pwned" ]
+	[ ! -e "$T/pwned2" ]
 	[ "$(sqlite3 "$dir/db/h-0.db" 'select count(*) from run')" = 1 ]
 }
 
@@ -135,7 +136,8 @@ wait_job() {
 	assert_failure 2
 	assert_output --partial "holds a control character"
 	assert_output --partial "choose a path without one"
-	[ ! -e "$T/a" ] && [ ! -e "$T/a"$'\n'"b" ]
+	[ ! -e "$T/a" ]
+	[ ! -e "$T/a"$'\n'"b" ]
 	run "$AX" fleet slurm --nodes 1 --profile quick --dir "$T/d" \
 		--partition 'a b' --dry-run
 	assert_failure 2
@@ -210,7 +212,8 @@ wait_job() {
 	assert_success
 	array=$(sed -n 's/^array job \([0-9]*\):.*/\1/p' <<<"$output")
 	merge=$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' <<<"$output")
-	[ -n "$array" ] && [ -n "$merge" ]
+	[ -n "$array" ]
+	[ -n "$merge" ]
 	assert_output --partial "merged database: $dir/merged.db"
 	assert_output --partial "report: $dir/report.html"
 	if ! wait_job "$merge"; then

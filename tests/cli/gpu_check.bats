@@ -20,8 +20,10 @@ setup() { ax_setup; }
 	assert_output --regexp "% spec"
 	assert_output --regexp "gemm +256x256x256 f32 tiled .*GFLOP/s +unknown"
 	assert_output --regexp "bandwidth +op=dma size=16M .*GB/s +unknown"
-	[ -s "$out/gpu-check.db" ] && [ -s "$out/report.html" ]
-	[ -s "$out/devices.json" ] && [ -s "$out/results.json" ]
+	[ -s "$out/gpu-check.db" ]
+	[ -s "$out/report.html" ]
+	[ -s "$out/devices.json" ]
+	[ -s "$out/results.json" ]
 	[ "$(sqlite3 "$out/gpu-check.db" "select count(*) from tune_session")" = 1 ]
 }
 

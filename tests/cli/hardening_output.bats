@@ -112,7 +112,8 @@ files_in() { (cd "$1" && ls -A | sort); }
 		ln -s victim "$d/$cmd.out.tmp"
 		run "$AX" --db "$DB" $cmd -o "$d/$cmd.out"
 		assert_success
-		[ -s "$d/$cmd.out" ] && [ ! -L "$d/$cmd.out" ]
+		[ -s "$d/$cmd.out" ]
+		[ ! -L "$d/$cmd.out" ]
 		[ "$(readlink "$d/$cmd.out.tmp")" = victim ]
 	done
 	[ "$(cat "$d/victim")" = precious ]

@@ -173,7 +173,9 @@ EOF
 	run "$AX" --db "$odd" run bandwidth -p size=4K -p op=read "${FAST[@]}"
 	assert_success
 	[ -f "$odd" ]
-	[ ! -e pwned ] && [ ! -e pwned2 ] && [ ! -e "$BATS_TEST_TMPDIR/pwned" ]
+	[ ! -e pwned ]
+	[ ! -e pwned2 ]
+	[ ! -e "$BATS_TEST_TMPDIR/pwned" ]
 	run sqlite3 "$odd" 'select argv_json from run'
 	assert_output --partial "touch pwned"
 }

@@ -155,7 +155,8 @@ assert d["trials"] >= 1 and d["speedup"] >= 1.0, d'
 	assert_success
 	n=$(echo "$output" | python3 -c '
 import json, sys; print(json.load(sys.stdin)["trials"])')
-	[ "$n" -gt 20 ] && [ "$n" -lt 240 ]
+	[ "$n" -gt 20 ]
+	[ "$n" -lt 240 ]
 	[ "$(sql "select count(*) from trial where status != 'ok'")" -eq 0 ]
 	[ "$(sql "select count(*) from trial where
 		json_extract(params_json, '$.rows') >

@@ -41,7 +41,8 @@ check_interrupted() {
 	cat "$BATS_TEST_TMPDIR/err"
 	[ "$rc" -eq 130 ]
 	kept=$(sql 'select count(*) from result')
-	[ "$kept" -ge 2 ] && [ "$kept" -lt 18 ]
+	[ "$kept" -ge 2 ]
+	[ "$kept" -lt 18 ]
 	[ "$(sql 'pragma integrity_check')" = ok ]
 	[ "$(sql 'select status from run')" = interrupted ]
 	[ -n "$(sql 'select finished_at from run')" ]
@@ -105,7 +106,8 @@ check_interrupted() {
 	wait "$a" || ra=$?
 	wait "$b" || rb=$?
 	cat "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	[ "$ra" -eq 0 ] && [ "$rb" -eq 0 ]
+	[ "$ra" -eq 0 ]
+	[ "$rb" -eq 0 ]
 	[ "$(sql 'select count(*) from run where status = "complete"')" = 2 ]
 	[ "$(sql 'select count(distinct run_id) from result')" = 2 ]
 	[ "$(sql 'select count(*) from result group by run_id' | sort -u)" = 10 ]
@@ -221,7 +223,8 @@ as_user() {
 	assert_line "check=ok"
 	assert_line "whole=0"
 	stored=$(echo "$output" | sed -n 's/^stored=//p')
-	[ "$stored" -ge 1 ] && [ "$stored" -lt 10 ]
+	[ "$stored" -ge 1 ]
+	[ "$stored" -lt 10 ]
 }
 
 # Fence timeouts are caused with AXBENCH_TEST_STALL (suites/stall.h,
@@ -304,7 +307,8 @@ as_user() {
 	run "$AX" --db "$DB" results
 	assert_failure 5
 	[ "$(sha256sum <"$DB")" = "$sum" ]
-	[ ! -e "$DB-wal" ] && [ ! -e "$DB-shm" ]
+	[ ! -e "$DB-wal" ]
+	[ ! -e "$DB-shm" ]
 }
 
 @test "a database from a newer axbench is refused, not damaged" {

@@ -24,7 +24,8 @@ TUNE=(tune bandwidth -p op=copy -p size=64K --strategy random --seed 2)
 	assert_success
 	first=$(grep -n 'measuring the defaults first' <<<"$output" | cut -d: -f1)
 	trial1=$(grep -n '^trial 1/3 ' <<<"$output" | cut -d: -f1)
-	[ -n "$first" ] && [ "$first" -lt "$trial1" ]
+	[ -n "$first" ]
+	[ "$first" -lt "$trial1" ]
 	# Stored before any trial's result, as the final re-timing stores
 	# the defaults: the session holds both, first and last.
 	[ "$(sql "select json_extract(extra_json, '$.role') from result order by id limit 1")" = default ]
