@@ -2,8 +2,9 @@
  * tests/unit/ax_gpu_test.h - what the suites' GPU tests share: the
  * machine's Vulkan device (validation on with AXBENCH_VALIDATE=1), a
  * parameter point from name/value pairs, and the opening, closing and
- * "no validation message" test cases.  Without a device the GPU tests
- * check nothing and say so.
+ * "no validation message" test cases.  Without a device every GPU test
+ * skips with the reason ("ok N - name # skip no Vulkan device: ..."):
+ * each one starts with AX_NEED_DEVICE(), test_open first of all.
  */
 #ifndef AX_GPU_TEST_H
 #define AX_GPU_TEST_H
@@ -18,19 +19,28 @@
 
 static struct ax_vk_instance *inst;
 static struct ax_vk_ctx *vk;
+static char ax_gpu_no_device[1024] = "test_open did not run";
+
+/* Ends the test as a skip, with test_open's reason, without a device. */
+#define AX_NEED_DEVICE()                                                       \
+	do {                                                                   \
+		if (!vk)                                                       \
+			AX_SKIP("no Vulkan device: %s", ax_gpu_no_device);     \
+	} while (0)
 
 static void test_open(void)
 {
-	char err[1024];
 	const char *val = getenv("AXBENCH_VALIDATE");
 	bool validate = val && strcmp(val, "1") == 0;
 	int idx;
-	if (ax_vk_instance_create(validate, &inst, err, sizeof(err)) ||
-	    ax_vk_select(inst, NULL, &idx, err, sizeof(err)) ||
-	    ax_vk_open(inst, idx, &vk, err, sizeof(err))) {
-		printf("#   no Vulkan device: %s\n", err);
+	if (ax_vk_instance_create(validate, &inst, ax_gpu_no_device,
+				  sizeof(ax_gpu_no_device)) ||
+	    ax_vk_select(inst, NULL, &idx, ax_gpu_no_device,
+			 sizeof(ax_gpu_no_device)) ||
+	    ax_vk_open(inst, idx, &vk, ax_gpu_no_device,
+		       sizeof(ax_gpu_no_device)))
 		vk = NULL;
-	}
+	AX_NEED_DEVICE();
 }
 
 /* p = suite's defaults with kv[0]=kv[1], kv[2]=kv[3] ... (NULL ends). */
@@ -82,8 +92,7 @@ static inline int ax_gpu_run_status(const struct ax_suite *s,
 
 static void test_no_validation_messages(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	AX_CHECK_INT(ax_vk_validation_messages(inst), 0);
 }
 
@@ -93,6 +102,10 @@ static void test_close(void)
 		ax_vk_close(vk);
 	if (inst)
 		ax_vk_instance_destroy(inst);
+	bool had = vk != NULL;
+	vk = NULL, inst = NULL;
+	if (!had)
+		AX_SKIP("no Vulkan device: %s", ax_gpu_no_device);
 }
 
 #endif

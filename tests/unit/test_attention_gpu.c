@@ -23,8 +23,7 @@ static void point(struct ax_params *p, const char *const *kv)
 
 static void test_shapes_verify(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	static const char *const cases[][24] = {
 	    {"seq_q", "64", "seq_kv", "64", NULL},
 	    /* sequences not a multiple of br / bc, several heads */
@@ -66,8 +65,7 @@ static void test_shapes_verify(void)
 
 static void test_f16_or_skip(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	int rc = ax_gpu_run_status(
 	    &ax_suite_attention,
 	    (const char *const[]){"heads", "2", "seq_q", "29", "seq_kv", "41",
@@ -99,8 +97,7 @@ static void corrupt_record(void *state, VkCommandBuffer cb, uint32_t reps)
 
 static void test_corrupted_output_fails(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	struct ax_suite bad = ax_suite_attention;
 	bad.record = corrupt_record;
 	struct ax_params p;

@@ -22,8 +22,7 @@ static void point(struct ax_params *p, const char *const *kv)
 
 static void test_shapes_verify(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	static const char *const cases[][24] = {
 	    {NULL},
 	    /* stride 2 with padding, odd sizes, both layouts */
@@ -54,8 +53,7 @@ static void test_shapes_verify(void)
 
 static void test_f16_or_skip(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	int rc = ax_gpu_run_status(
 	    &ax_suite_conv,
 	    (const char *const[]){"n", "2", "c", "6", "h", "9", "w", "7", "k",
@@ -87,8 +85,7 @@ static void corrupt_record(void *state, VkCommandBuffer cb, uint32_t reps)
 
 static void test_corrupted_output_fails(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	struct ax_suite bad = ax_suite_conv;
 	bad.record = corrupt_record;
 	struct ax_params p;

@@ -408,24 +408,57 @@ static void unwritable_path_refused(void)
 	AX_CHECK(strstr(err, p) != NULL);
 	AX_CHECK(strstr(err, "not a directory") != NULL);
 
-	/* A file we may not write (root may write anything: skip). */
-	if (geteuid() != 0) {
-		struct ax_db *ok = open_ok(tmp_path("ro.db"));
-
-		ax_db_close(ok);
-		chmod(tmp_path("ro.db"), 0444);
-		AX_CHECK_INT(
-		    ax_db_open(tmp_path("ro.db"), 0, &db, err, sizeof(err)),
-		    AX_EDB);
-		AX_CHECK(strstr(err, "not writable") != NULL);
-	}
-
 	/* Read-only never creates. */
 	p = tmp_path("absent.db");
 	AX_CHECK_INT(ax_db_open(p, AX_DB_READONLY, &db, err, sizeof(err)),
 		     AX_ENOTFOUND);
 	AX_CHECK(strstr(err, p) != NULL);
 	AX_CHECK(!exists(p));
+}
+
+/* As a user the modes stop (ax_test_unprivileged): a 0444 database in
+ * a directory that user may write, and a new one in a 0555 directory. */
+static void open_readonly_files(void *dir)
+{
+	char p[600], err[512] = "";
+	struct ax_db *db = NULL;
+
+	snprintf(p, sizeof(p), "%s/ro.db", (const char *)dir);
+	AX_CHECK_INT(ax_db_open(p, 0, &db, err, sizeof(err)), AX_EDB);
+	AX_CHECK(db == NULL);
+	AX_CHECK(strstr(err, p) == err);
+	AX_CHECK(strstr(err, "is not writable") != NULL);
+	printf("#   %s\n", err);
+	AX_CHECK_INT(ax_db_open(p, AX_DB_READONLY, &db, err, sizeof(err)), 0);
+	ax_db_close(db);
+	db = NULL;
+	snprintf(p, sizeof(p), "%s/ro/new.db", (const char *)dir);
+	AX_CHECK_INT(ax_db_open(p, 0, &db, err, sizeof(err)), AX_EDB);
+	AX_CHECK(db == NULL);
+	AX_CHECK(strstr(err, "cannot create the database") != NULL);
+	AX_CHECK(strstr(err, "is not writable") != NULL);
+	AX_CHECK(!exists(p));
+}
+
+static void unwritable_file_refused(void)
+{
+	/* A directory of its own that "nobody" may enter and write (tmpdir
+	 * is 0700), sticky as /tmp; in it ro/, which nobody may write. */
+	char dir[] = "/tmp/ax_test_db_ro.XXXXXX", p[600], why[256];
+
+	AX_CHECK(mkdtemp(dir) != NULL);
+	snprintf(p, sizeof(p), "%s/ro.db", dir);
+	ax_db_close(open_ok(p));
+	AX_CHECK(chmod(p, 0444) == 0);
+	snprintf(p, sizeof(p), "%s/ro", dir);
+	AX_CHECK(mkdir(p, 0555) == 0 && chmod(p, 0555) == 0);
+	AX_CHECK(chmod(dir, 01777) == 0);
+	int rc =
+	    ax_test_unprivileged(open_readonly_files, dir, why, sizeof(why));
+	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+	AX_CHECK(system(p) == 0);
+	if (rc)
+		AX_SKIP("%s", why);
 }
 
 static int count_results(const char *p, int *samples)
@@ -1072,7 +1105,7 @@ AX_TEST_MAIN(AX_TEST(uuid_format), AX_TEST(migrate_and_reopen),
 	     AX_TEST(v4_schema_gains_labels),
 	     AX_TEST(text_file_refused_untouched),
 	     AX_TEST(corrupt_file_refused_untouched),
-	     AX_TEST(unwritable_path_refused),
+	     AX_TEST(unwritable_path_refused), AX_TEST(unwritable_file_refused),
 	     AX_TEST(two_writers_lose_nothing), AX_TEST(two_creators_race),
 	     AX_TEST(results_round_trip), AX_TEST(run_kinds_and_labels),
 	     AX_TEST(efficiency_round_trip), AX_TEST(upserts_are_idempotent),

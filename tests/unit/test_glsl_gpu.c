@@ -5,8 +5,8 @@
  * a push constant), a dispatch whose output is checked element by element,
  * once with GLSL's main as "main" and once renamed; the new entry point's
  * refusals.  Validation-layer messages fail the test (AXBENCH_VALIDATE=1,
- * as tests/run.sh sets it); without a device nothing is checked and the
- * reason is printed.  Kept apart from test_glsl so that `make valgrind`
+ * as tests/run.sh sets it); without a device each test skips with the
+ * reason.  Kept apart from test_glsl so that `make valgrind`
  * (which leaves out *_gpu) still covers the compiler.
  */
 #include "ax_gpu_test.h"
@@ -105,15 +105,13 @@ static void run_scale(const char *factor_text, float factor, const char *entry)
 
 static void test_define_kernel_runs(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	run_scale("2.5", 2.5f, NULL);
 }
 
 static void test_renamed_entry_point_runs(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	run_scale("(-1.5)", -1.5f, "scale_kernel");
 }
 
@@ -121,8 +119,7 @@ static void test_renamed_entry_point_runs(void)
  * bindings; a module is whole words), each with a message. */
 static void test_spirv_pipeline_refusals(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	struct ax_glsl_define d = {"FACTOR", "1.0"};
 	struct ax_glsl_spirv s;
 	char err[2048];

@@ -174,8 +174,7 @@ static void fuzz_suite(const struct ax_suite *s, const struct fuzz_shape *f,
 
 static void test_random_valid_points_verify(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	uint64_t rng = FUZZ_SEED;
 	double deadline = now_s() + FUZZ_TIME_BOUND_S;
 	for (int i = 0; i < ax_suite_count; i++) {
@@ -203,8 +202,7 @@ static void test_random_valid_points_verify(void)
  * reason before anything is built. */
 static void test_gemm_subgroup_narrow_rows_refused(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	extern const struct ax_suite ax_suite_gemm;
 	static const char *const kv[] = {
 	    "m",   "256", "n",	   "256",      "k", "256",  "bm",
@@ -221,14 +219,7 @@ static void test_gemm_subgroup_narrow_rows_refused(void)
 			     "size") != NULL);
 }
 
-/* This test needs the device: without one it fails, not skips. */
-static void open_first(void)
-{
-	test_open();
-	AX_CHECK(vk != NULL);
-}
-
-AX_TEST_MAIN(AX_TEST(open_first),
+AX_TEST_MAIN(AX_TEST(test_open),
 	     AX_TEST(test_gemm_subgroup_narrow_rows_refused),
 	     AX_TEST(test_random_valid_points_verify),
 	     AX_TEST(test_no_validation_messages), AX_TEST(test_close))

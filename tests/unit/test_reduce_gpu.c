@@ -15,8 +15,7 @@ extern const struct ax_suite ax_suite_reduce;
 
 static void test_edge_points_verify(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	static const char *const cases[][8] = {
 	    /* 256 loads, one group of 1024 x 64: nearly all idle */
 	    {"size", "4K", "wg", "1024", "epi", "64", NULL},
@@ -37,8 +36,7 @@ static void record_nothing(void *state, VkCommandBuffer cb, uint32_t reps) {}
 
 static void test_reduction_that_never_ran_fails(void)
 {
-	if (!vk)
-		return;
+	AX_NEED_DEVICE();
 	static const char *const kv[] = {"size", "64K", NULL};
 	struct ax_suite bad = ax_suite_reduce;
 	bad.record = record_nothing;
@@ -50,13 +48,6 @@ static void test_reduction_that_never_ran_fails(void)
 	ax_runner_result_release(&r);
 }
 
-/* This test needs the device: without one it fails, not skips. */
-static void open_first(void)
-{
-	test_open();
-	AX_CHECK(vk != NULL);
-}
-
-AX_TEST_MAIN(AX_TEST(open_first), AX_TEST(test_edge_points_verify),
+AX_TEST_MAIN(AX_TEST(test_open), AX_TEST(test_edge_points_verify),
 	     AX_TEST(test_reduction_that_never_ran_fails),
 	     AX_TEST(test_no_validation_messages), AX_TEST(test_close))

@@ -6,7 +6,8 @@
  * one, and its arithmetic on synthetic series.
  *
  * Unreadable files are made directories (reading one fails with EISDIR
- * even as root, where chmod 000 would not stop a read).
+ * even as root, where chmod 000 would not stop a read); the mode 0400
+ * case is read by "nobody" (ax_test_unprivileged) when run as root.
  */
 #include "ax_test.h"
 
@@ -72,6 +73,14 @@ static struct ax_tel_device device(enum ax_tel_kind kind, unsigned vendor,
 	snprintf(d.uuid, sizeof(d.uuid), "%s", uuid);
 	snprintf(d.name, sizeof(d.name), "%s", name);
 	return d;
+}
+
+/* CLOCK_MONOTONIC in seconds: the clock of ax_tel_reading.t. */
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void pause_ms(int ms)
@@ -201,17 +210,37 @@ static void test_rapl_unreadable(void)
 	char why[1024];
 	AX_CHECK_INT(ax_tel_open(&d, &src, why, sizeof(why)), AX_ENOTFOUND);
 	AX_CHECK(strstr(why, "intel-rapl:0/energy_uj: Is a directory"));
-	if (geteuid() != 0) { /* mode 0400 root-only, as on recent kernels */
-		fresh_root();
-		put(RAPL "intel-rapl:0/energy_uj", "5\n");
-		char p[512];
-		snprintf(p, sizeof(p), "%s/" RAPL "intel-rapl:0/energy_uj",
-			 root);
-		chmod(p, 0);
-		AX_CHECK_INT(ax_tel_open(&d, &src, why, sizeof(why)),
-			     AX_ENOTFOUND);
-		AX_CHECK(strstr(why, "Permission denied") != NULL);
-	}
+}
+
+/* Run by a user the file's mode stops (ax_test_unprivileged). */
+static void open_denied(void *unused)
+{
+	struct ax_tel_device d = device(AX_TEL_CPU, 0x10005, "", "", "cpu");
+	struct ax_tel_source *src = NULL;
+	char why[1024] = "";
+	AX_CHECK_INT(ax_tel_open(&d, &src, why, sizeof(why)), AX_ENOTFOUND);
+	AX_CHECK(src == NULL);
+	printf("#   %s\n", why);
+	AX_CHECK(strstr(why, "intel-rapl:0/energy_uj: Permission denied"));
+}
+
+/* energy_uj 0400 root's, as on recent kernels, read by another user. */
+static void test_rapl_permission_denied(void)
+{
+	fresh_root();
+	put(RAPL "intel-rapl:0/energy_uj", "5\n");
+	char p[512], why[256];
+	snprintf(p, sizeof(p), "%s/" RAPL "intel-rapl:0/energy_uj", root);
+	AX_CHECK(chmod(p, 0) == 0);
+	/* root and the directories above the file: 0755 (mkdtemp's 0700,
+	 * put's under the umask), so that another user reaches it. */
+	for (char *c = p + strlen(p); c >= p + strlen(root); c--)
+		if (*c == '/') {
+			*c = '\0';
+			AX_CHECK(chmod(p, 0755) == 0);
+		}
+	if (ax_test_unprivileged(open_denied, NULL, why, sizeof(why)))
+		AX_SKIP("%s", why);
 }
 
 static void test_rapl_wraps(void)
@@ -234,7 +263,9 @@ static void test_rapl_wraps(void)
 		return;
 	AX_CHECK_STR(ax_tel_source_name(src), "RAPL");
 	struct ax_tel_reading r;
+	double t0 = mono_s();
 	AX_CHECK_INT(ax_tel_read(src, &r), 0);
+	double t1 = mono_s(), first_t = r.t;
 	AX_CHECK_NEAR(r.energy_j, 0.0, 1e-12);
 	AX_CHECK(isnan(r.power_w)); /* no previous reading: unknown */
 	AX_CHECK(isnan(r.temp_c));
@@ -244,9 +275,19 @@ static void test_rapl_wraps(void)
 	put(RAPL "intel-rapl:0:0/energy_uj", "5\n");
 	put(RAPL "intel-rapl:1/energy_uj", "3000000\n");
 	put(RAPL "intel-rapl:2/energy_uj", "90000000\n");
+	double t2 = mono_s();
 	AX_CHECK_INT(ax_tel_read(src, &r), 0);
+	double t3 = mono_s();
 	AX_CHECK_NEAR(r.energy_j, 2.001, 1e-9);
-	AX_CHECK(r.power_w > 0 && isfinite(r.power_w));
+	/* Watts: the 2.001 J over the time between the two readings, which
+	 * lies between t2 - t1 and t3 - t0 (at least the 20 ms pause). */
+	printf("#   %.6f J in %.6f s: %.6g W\n", r.energy_j, r.t - first_t,
+	       r.power_w);
+	AX_CHECK(t1 >= first_t && first_t >= t0 && t3 >= r.t && r.t >= t2);
+	AX_CHECK_NEAR(r.power_w, 2.001 / (r.t - first_t), 1e-9 * r.power_w);
+	AX_CHECK(r.power_w >= 2.001 / (t3 - t0) &&
+		 r.power_w <= 2.001 / (t2 - t1));
+	AX_CHECK(r.power_w <= 2.001 / 0.02);
 	/* A zone that stops answering gives no reading, never a part sum. */
 	char p[512];
 	snprintf(p, sizeof(p), "%s/" RAPL "intel-rapl:1/energy_uj", root);
@@ -594,7 +635,8 @@ AX_TEST_MAIN(AX_TEST(test_counter_wraps), AX_TEST(test_integrate_power),
 	     AX_TEST(test_counter_beats_power), AX_TEST(test_net_of_idle),
 	     AX_TEST(test_throttle_rule), AX_TEST(test_summarize_window),
 	     AX_TEST(test_sustain_rule), AX_TEST(test_rapl_missing),
-	     AX_TEST(test_rapl_unreadable), AX_TEST(test_rapl_wraps),
+	     AX_TEST(test_rapl_unreadable),
+	     AX_TEST(test_rapl_permission_denied), AX_TEST(test_rapl_wraps),
 	     AX_TEST(test_amdgpu), AX_TEST(test_amdgpu_newer_kernel),
 	     AX_TEST(test_i915_energy_only), AX_TEST(test_hwmon_no_match),
 	     AX_TEST(test_nvml_stub), AX_TEST(test_nvml_old_driver),
