@@ -111,9 +111,47 @@ assert e["applies"] is False and "wg_x" in e["why_not"], e
 	add_lavapipe_entry
 	export AXBENCH_CONFIG_DIR="$CFG"
 	run "$AX" --db "$DB" tune gemm "${GEMM[@]}" --strategy random \
-		--budget 2 --retime 0
+		--budget 2 --retime 0 --cpu-baseline off
 	assert_success
 	assert_output --regexp "defaults: .*defaults.yaml:[0-9]+ \(vendor 0x10005, device type cpu\)"
+	# The entry as the tool reads it is the one written above ...
+	run "$AX" suites gemm --json
+	assert_success
+	entry=$(echo "$output" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)["device_defaults"]["entry"]
+assert e["match"] == "vendor 0x10005, device type cpu", e
+assert e["params"] == {"bm": 64, "bn": 64, "bk": 16, "tm": 8, "tn": 8,
+                       "wg_x": 8, "wg_y": 8, "share": "smem",
+                       "dbuf": True}, e
+print(json.dumps(e["params"]))')
+	# ... and the reference, the session's first result with the role
+	# "default" (measured before trial 1), ran with every value of it,
+	# as did the defaults re-timed at the end; the rest of the point is
+	# the shape given and the suite's own defaults.
+	sql "select json_object('id', x.id,
+		'role', json_extract(x.extra_json, '$.role'),
+		'session', json_extract(x.extra_json, '$.tune_session'),
+		'params', json(x.params_json))
+		from result x order by x.id" | ENTRY="$entry" python3 -c '
+import json, os, sys
+entry = json.loads(os.environ["ENTRY"])
+rows = [json.loads(l) for l in sys.stdin.read().split("\n") if l]
+assert len(rows) == 4, rows            # default, 2 trials, default again
+defs = [r for r in rows if r["role"] == "default"]
+assert [r["id"] for r in defs] == [rows[0]["id"], rows[-1]["id"]], rows
+for r in defs:
+    p = r["params"]
+    assert r["session"] == 1, r
+    for k, v in entry.items():
+        want = str(v).lower() if isinstance(v, bool) else v
+        assert p[k] == want, (k, p[k], want, p)
+    assert (p["m"], p["n"], p["k"]) == (64, 64, 64), p
+    assert p["vec"] == 4 and p["colmajor"] == "true", p  # from the suite table
+'
+	[ "$(sql "select count(*) from trial t join result x
+		on x.id = t.result_id where t.session_id = 1
+		and json_extract(x.extra_json, '$.role') = 'trial'")" = 2 ]
 }
 
 @test "a malformed defaults file is refused at FILE:LINE:COL, exit 2" {
@@ -140,6 +178,34 @@ EOF
 	run "$AX" suites gemm
 	assert_success
 	assert_output --partial "the table's (no defaults file)"
-	run "$AX" --db "$DB" run gemm "${GEMM[@]}" "${FAST[@]}"
+	run "$AX" suites gemm --json
 	assert_success
+	table=$(echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["device_defaults"]["entry"] is None, d["device_defaults"]
+print(json.dumps({p["name"]: p["default"] for p in d["params"]
+                  if p["kind"] == "tunable"}))')
+	# A missing file is no error: -v says so, naming the file looked
+	# for, and no entry (of this folder or any other) is taken ...
+	run "$AX" -v --db "$DB" run gemm "${GEMM[@]}" "${FAST[@]}" --cpu-baseline off
+	assert_success
+	assert_output --partial "axbench: no $CFG/defaults.yaml: every suite keeps its own defaults"
+	refute_output --partial "defaults from"
+	refute_output --partial "per-device defaults"
+	# ... and the result ran with every tunable at the suite's own
+	# default (the table `suites gemm` prints).
+	sql "select params_json from result" | TABLE="$table" python3 -c '
+import json, os, sys
+table = json.loads(os.environ["TABLE"])
+p = json.loads(sys.stdin.read())
+assert len(table) >= 10, table
+for k, v in table.items():
+    want = str(v).lower() if isinstance(v, bool) else v
+    assert p[k] == want, (k, p[k], want, p)
+'
+	# Without -v nothing is said about it.
+	run "$AX" --db "$DB" run gemm "${GEMM[@]}" "${FAST[@]}" --cpu-baseline off
+	assert_success
+	refute_output --partial "defaults.yaml"
 }

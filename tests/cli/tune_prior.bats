@@ -10,6 +10,47 @@ setup() { ax_setup; }
 TINY=tests/fixtures/tuner/tiny.json
 BW=(tune bandwidth -p op=copy --budget 6 --retime 0)
 
+# A SQL expression of a trial's tunables ("vec,wg,epi"), the tunables
+# being bandwidth's as `axbench suites bandwidth` lists them.
+bw_point() {
+	"$AX" suites bandwidth --json >"$BATS_TEST_TMPDIR/bw.json"
+	sqlite3 :memory: "select group_concat('json_extract(params_json, ''\$.'
+		|| json_extract(value, '\$.name') || ''')', ' || '','' || ')
+		from json_each(readfile('$BATS_TEST_TMPDIR/bw.json'), '\$.params')
+		where json_extract(value, '\$.kind') = 'tunable'"
+}
+
+# Session $1 was started with session $2 as its prior and measured that
+# session's best points first: its first $3 trials (default 5: bo's
+# initial design opens with up to 5 of them, tuner/bo.c), in order, are
+# the prior's successful trials fastest first.  Compared on the tunables
+# only: a prior of another shape has another shape.
+assert_prior_opens() {
+	local k=${3:-5} pt got best
+	[ "$(sql "select prior_session_id from tune_session where id = $1")" = "$2" ]
+	pt=$(bw_point)
+	[[ "$pt" == *"'\$.wg')"* ]]
+	got=$(sql "select $pt from trial where session_id = $1
+		order by idx limit $k")
+	best=$(sql "select $pt from trial where session_id = $2
+		and status = 'ok' order by seconds limit $k")
+	[ "$(echo "$best" | wc -l)" -eq "$k" ]
+	assert_equal "$got" "$best"
+}
+
+# Sessions $1 and $2 measured the same points in the same order (both
+# cold, with the same seed: bo's space-filling design alone), as far as
+# the shorter goes.
+assert_same_points() {
+	local k
+	k=$(sql "select min(n) from (select count(*) n from trial
+		where session_id in ($1, $2) group by session_id)")
+	[ "$k" -ge 3 ]
+	assert_equal \
+		"$(sql "select params_json from trial where session_id = $1 order by idx limit $k")" \
+		"$(sql "select params_json from trial where session_id = $2 order by idx limit $k")"
+}
+
 # A landscape with other parameters than tiny.json's.
 other_space() {
 	python3 - "$1" <<'EOF'
@@ -67,6 +108,7 @@ assert json.load(sys.stdin)["prior"] is None'
 	assert_output --partial "prior:    session 1 (the same shape on this device)"
 	[ "$(sql 'select prior_session_id from tune_session where id = 2')" = 1 ]
 	[ "$(sql 'select count(*) from tune_session where id = 1 and prior_session_id is null')" = 1 ]
+	assert_prior_opens 2 1
 	run "$AX" --db "$DB" --json "${BW[@]}" -p size=64K
 	assert_success
 	echo "$output" | python3 -c '
@@ -76,6 +118,7 @@ p = d["prior"]
 # The newest same-shape session is session 2.
 assert p["session_id"] == 2 and p["used"] == 6, p
 assert p["basis"] == "the same shape on this device", p'
+	assert_prior_opens 3 2
 }
 
 @test "live: with no session of the same shape, another shape on this device is the prior" {
@@ -84,6 +127,7 @@ assert p["basis"] == "the same shape on this device", p'
 	run "$AX" --db "$DB" "${BW[@]}" -p size=128K
 	assert_success
 	assert_output --partial "prior: session 1 (another shape on this device)"
+	assert_prior_opens 2 1
 }
 
 @test "live: --prior none tunes cold, and a session with too few successes is no prior" {
@@ -96,9 +140,19 @@ assert p["basis"] == "the same shape on this device", p'
 	assert_success
 	assert_output --partial "tuning cold, with no prior: none: --prior none"
 	[ "$(sql 'select count(*) from tune_session where prior_session_id is not null')" = 0 ]
+	# Cold all three: the same seed's design, not session 2's best
+	# points (which auto would have taken).
+	assert_same_points 1 2
+	assert_same_points 2 3
 	run "$AX" --db "$DB" "${BW[@]}" -p size=64K --prior 1
 	assert_failure 2
 	assert_output --partial "--prior 1: only 3 of the prior's evaluations are successes"
+	[ "$(sql 'select count(*) from tune_session')" = 3 ]
+	# Named, a session with enough successes is the prior.
+	run "$AX" --db "$DB" "${BW[@]}" -p size=64K --prior 2
+	assert_success
+	assert_output --partial "prior: session 2 (--prior SESSION): 6 successful trials used"
+	assert_prior_opens 4 2
 }
 
 @test "live: a --prior that cannot be a prior is a usage error before anything is measured" {
@@ -120,6 +174,11 @@ assert p["basis"] == "the same shape on this device", p'
 	run "$AX" --db "$DB" "${BW[@]}" --strategy random
 	assert_success
 	assert_output --partial "tuning cold, with no prior: none: strategy random has no model to take one"
+	[ "$(sql 'select count(*) from tune_session where id = 2 and prior_session_id is null')" = 1 ]
+	# The refusals left session 1 a good prior: named, it is taken.
+	run "$AX" --db "$DB" "${BW[@]}" -p size=64K --prior 1
+	assert_success
+	assert_prior_opens 3 1
 }
 
 @test "live: --resume keeps the session's prior, and another --prior with it is refused" {
@@ -127,9 +186,13 @@ assert p["basis"] == "the same shape on this device", p'
 	assert_success
 	run "$AX" --db "$DB" tune bandwidth -p op=copy -p size=64K --budget 3 --retime 0
 	assert_success
+	assert_prior_opens 2 1 3
 	run "$AX" --db "$DB" tune --resume 2 --budget 5 --retime 0
 	assert_success
 	assert_output --partial "prior: session 1 (the session's own prior, kept on resume)"
+	# Resumed, it goes on with the prior's fourth and fifth best.
+	[ "$(sql 'select count(*) from trial where session_id = 2')" = 5 ]
+	assert_prior_opens 2 1 5
 	run "$AX" --db "$DB" tune --resume 2 --prior none
 	assert_failure 2
 	assert_output --partial "--prior: session 2 keeps the prior it was started with (session 1)"
