@@ -18,8 +18,11 @@
 #   suite takes it by itself and says which in each result); tune gemm
 #   with a budget of 30 (--small 4); the report.
 # A step the device cannot do (coopmat without a cooperative-matrix
-# extension) is skipped with its reason, not failed.  Exit 0 when every
-# step that ran passed, 1 otherwise.
+# extension) is skipped with its reason, not failed: axbench ends such a
+# run 0 with "run N: 0 verified, 0 failed, M skipped".  Any step that
+# exits non-zero fails, whatever its message mentions: a refusal (exit 2)
+# or a failed verification (1) is never a skip.  Exit 0 when every step
+# that ran passed, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
 	--small) small=1 ;;
 	--no-build) build=0 ;;
 	-h | --help)
-		sed -n '2,21p' "$0"
+		sed -n '2,25p' "$0"
 		exit 0
 		;;
 	-*)
@@ -66,25 +69,23 @@ fi
 failed=0
 declare -a STEPS=()
 step() { # NAME COMMAND...: run, log, remember pass/skip/fail
-	local name=$1 start rc
+	local name=$1 start rc from
 	shift
 	start=$(date +%s)
 	echo "== $name: $*" | tee -a "$LOG"
+	from=$(($(wc -l <"$LOG") + 1))
 	"$@" >>"$LOG" 2>&1
 	rc=$?
 	local secs=$(($(date +%s) - start)) verdict=pass
-	# A run whose every case the device cannot do ends 0 with
-	# "0 verified, 0 failed, N skipped": a skip, not a pass.
-	if [ $rc -eq 0 ] && tail -n 2 "$LOG" |
-		grep -q ": 0 verified, 0 failed, [1-9][0-9]* skipped"; then
+	# A skip is only what axbench itself reports as one: a run that ends
+	# 0 with every case skipped (its own last line, in this step's
+	# output).  A non-zero exit is a failure, whatever its message says.
+	if [ $rc -ne 0 ]; then
+		verdict="FAIL (exit $rc)"
+		failed=1
+	elif tail -n +"$from" "$LOG" | grep -Eq \
+		'^axbench: run [0-9]+: 0 verified, 0 failed, [1-9][0-9]* skipped$'; then
 		verdict=skip
-	elif [ $rc -ne 0 ]; then
-		if tail -n 5 "$LOG" | grep -qi "cooperative.matrix\|cooperative-matrix"; then
-			verdict=skip
-		else
-			verdict="FAIL (exit $rc)"
-			failed=1
-		fi
 	fi
 	echo "   $verdict in ${secs}s" | tee -a "$LOG"
 	STEPS+=("$(printf '%-22s %-14s %4ss' "$name" "$verdict" "$secs")")
