@@ -42,6 +42,7 @@ SHADERC_VERSION := shaderc $(shell pkg-config --modversion shaderc \
 	2>/dev/null)
 CFLAGS  += -DAX_SHADERC_VERSION='"$(SHADERC_VERSION)"'
 B       := build
+NPROC   := $(shell nproc 2>/dev/null || echo 1)
 
 LIB_SRC   := $(sort $(wildcard core/*.c suites/*.c tuner/*.c reports/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
@@ -151,9 +152,14 @@ run: deps
 	./axbench results --run last
 	./axbench report -o axbench-report.html
 
+# The build is a phase of its own (scripts/phase.sh: .ci/run prints how
+# long each phase took), -j with the shader table first (as in
+# scripts/asan.sh); tests/run.sh runs the tests in parallel.
 test:
 	@scripts/deps.sh --test
-	@$(MAKE) --no-print-directory axbench unit check
+	@scripts/phase.sh build sh -c '$(MAKE) --no-print-directory \
+	    $(B)/shaders/table.h && $(MAKE) --no-print-directory -j$(NPROC) \
+	    axbench unit check'
 	@tests/run.sh
 
 # The whole suite three times under a CPU hog on every core (stress-ng):

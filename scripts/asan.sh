@@ -20,7 +20,8 @@
 # to process exit, so that memory stays reachable from where it belongs;
 # leaks in axbench's own code, which is never unloaded, are unaffected.
 #
-# usage: scripts/asan.sh [BATS_FILE...]   (default: every tests/cli/*.bats)
+# usage: scripts/asan.sh [BATS_FILE...]   (default: the unit tests and
+#        every tests/cli/*.bats; tests/run.sh runs them, in parallel)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
@@ -28,6 +29,9 @@ B=build-asan
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 SAN="$SAN -fno-omit-frame-pointer"
 jobs=$(nproc 2>/dev/null || echo 2)
+# shellcheck source=scripts/phase.bash
+source scripts/phase.bash
+phase_begin asan-build
 
 # The shader table first and alone: the Makefile's two-target rule for
 # table.c/table.h races under -j.
@@ -74,6 +78,7 @@ cat >$B/keep_modules.c <<'KEEP'
 int dlclose(void *handle) { (void)handle; return 0; }
 KEEP
 cc -shared -fPIC -o $B/libkeep_modules.so $B/keep_modules.c || exit 2
+phase_end
 export LD_PRELOAD="$root/$B/libkeep_modules.so${LD_PRELOAD:+:$LD_PRELOAD}"
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=0:allocator_may_return_null=1"
@@ -99,26 +104,9 @@ export HWLOC_PLUGINS_PATH=/nonexistent
 # still happen (google/sanitizers#1353), a test that failed that way, and
 # only that way, runs once more; any failure of the second run stands.
 # Each retry is said in the log.
-TRACER_CRASH='Tracer caught signal'
-
+export AX_TEST_RETRY='Tracer caught signal'
 log=$(mktemp)
-out=$(mktemp)
-trap 'rm -f "$log" "$out"' EXIT
-start=$(date +%s)
-for t in $B/tests/test_*; do
-	[ -x "$t" ] || continue
-	echo "# asan unit: $t"
-	"$t" >"$out" 2>&1
-	rc=$?
-	if [ $rc -ne 0 ] && grep -q "$TRACER_CRASH" "$out" &&
-	   ! grep -qE '^not ok |ERROR: (AddressSanitizer|LeakSanitizer)' "$out"; then
-		echo "# asan: $t: LeakSanitizer's tracer crashed at exit; once more"
-		"$t" >"$out" 2>&1
-		rc=$?
-	fi
-	tee -a "$log" <"$out"
-	[ $rc -eq 0 ] || echo "not ok $t (exit)" | tee -a "$log"
-done
+trap 'rm -f "$log"' EXIT
 
 # Mirror tree for bats: everything links back except axbench and the
 # bats directory (copied, so BATS_TEST_DIRNAME/../.. is the mirror).
@@ -140,62 +128,12 @@ ln -s "$root/$B/axbench" "$tree/axbench"
 # Tests reach the shared landscapes as ../shared from the repository.
 [ -e "$root/../shared" ] && ln -sfn "$root/../shared" "$B/shared"
 
-files=()
-if [ $# -gt 0 ]; then
-	for f in "$@"; do files+=("$tree/tests/cli/$(basename "$f")"); done
-else
-	files=("$tree"/tests/cli/*.bats)
-fi
-echo "# asan bats: ${files[*]}"
-bats --tap "${files[@]}" 2>&1 | tee -a "$log"
-
-# The bats tests that failed by a tracer crash alone: file, number, name.
-tracer_crashes() {
-	python3 - "$1" "$TRACER_CRASH" <<'PY'
-import re, sys
-lines = open(sys.argv[1], errors="replace").read().split("\n")
-for i, line in enumerate(lines):
-    m = re.match(r"not ok (\d+) (.*)$", line)
-    if not m or m.group(2).endswith("(exit)"):
-        continue
-    block = []
-    for l in lines[i + 1:]:
-        if not l.startswith("#"):
-            break
-        block.append(l)
-    text = "\n".join(block)
-    f = re.search(r"\(in test file (\S+), line \d+\)", text)
-    if f and sys.argv[2] in text and "ERROR: " not in text:
-        print(f.group(1), m.group(1), m.group(2), sep="\t")
-PY
-}
-while IFS=$'\t' read -r file num name; do
-	[ -n "$file" ] || continue
-	re=$(printf '%s' "$name" | sed 's#[][\.*^$(){}?+|]#\\&#g')
-	echo "# asan: '$name': LeakSanitizer's tracer crashed at exit; once more"
-	if bats --tap -f "^$re\$" "$root/$file" >"$out" 2>&1 &&
-	   grep -q '^ok 1 ' "$out"; then
-		# The first run's failure is replaced by the retry's pass.
-		python3 - "$log" "$num" "$name" <<'PY'
-import sys
-path, num, name = sys.argv[1:]
-text = open(path, errors="replace").read()
-text = text.replace("not ok %s %s\n" % (num, name),
-                    "ok %s %s # retried after a LeakSanitizer tracer "
-                    "crash at exit\n" % (num, name), 1)
-open(path, "w").write(text)
-PY
-	else
-		cat "$out" >>"$log"
-	fi
-done < <(tracer_crashes "$log")
-
-passed=$(grep -cE '^ok ' "$log")
-failed=$(grep -cE '^not ok ' "$log")
+# The unit binaries and the bats files of the mirror tree, in parallel
+# and with the serial ones after, as tests/run.sh runs them for make test.
+AX_TEST_UNIT=$B/tests AX_TEST_BATS=$tree/tests/cli AX_TEST_LABEL=asan- \
+	tests/run.sh "$@" | tee "$log"
+status=${PIPESTATUS[0]}
 san=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' "$log")
-status=0
-[ "$failed" -gt 0 ] && status=1
+echo "# asan: $san sanitizer reports"
 [ "$san" -gt 0 ] && status=1
-echo "# asan: $san sanitizer reports, $(($(date +%s) - start)) s"
-echo "$passed passed, $failed failed"
 exit $status

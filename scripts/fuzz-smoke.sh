@@ -35,7 +35,11 @@ fi
 
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# Each target built, then run for SECONDS on a core of its own, nproc at
+# a time (libFuzzer is single-threaded: one target per core gives each
+# its full time), their reports in the order of the names.
 status=0
+built=()
 for n in "${names[@]}"; do
 	src=tests/fuzz/fuzz_$n.c
 	bin=$B/fuzz/fuzz_$n
@@ -44,19 +48,33 @@ for n in "${names[@]}"; do
 		-I$B $(pkg-config --cflags $PKGS) -o "$bin" "$src" \
 		$B/libax.a $LDLIBS || {
 		status=1
+		echo "not ok fuzz $n: it does not build"
 		continue
 	}
-	mkdir -p "$B/fuzz/corpus-$n"
-	echo "# fuzz $n: $secs s"
-	"$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 \
-		-max_len=65536 -print_final_stats=1 \
-		-artifact_prefix="$B/fuzz/crash-$n-" \
-		"$B/fuzz/corpus-$n" "tests/fuzz/corpus/$n" \
-		>"$B/fuzz/$n.log" 2>&1
-	rc=$?
+	built+=("$n")
+done
+
+fuzz_one() { # NAME: runs it, its exit status in $B/fuzz/NAME.rc
+	mkdir -p "$B/fuzz/corpus-$1"
+	"$B/fuzz/fuzz_$1" -max_total_time="$secs" -timeout=20 \
+		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+		-artifact_prefix="$B/fuzz/crash-$1-" \
+		"$B/fuzz/corpus-$1" "tests/fuzz/corpus/$1" \
+		>"$B/fuzz/$1.log" 2>&1
+	echo $? >"$B/fuzz/$1.rc"
+}
+cores=$(nproc 2>/dev/null || echo 1)
+echo "# fuzz: ${built[*]}, $secs s each, $cores at a time"
+for n in "${built[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$cores" ]; do wait -n; done
+	fuzz_one "$n" &
+done
+wait
+for n in "${built[@]}"; do
+	rc=$(cat "$B/fuzz/$n.rc")
 	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|Done [0-9]+ runs' \
 		"$B/fuzz/$n.log" | sed "s/^/# $n: /"
-	if [ $rc -ne 0 ]; then
+	if [ "$rc" -ne 0 ]; then
 		status=1
 		echo "not ok fuzz $n (exit $rc): see $B/fuzz/$n.log"
 		grep -E 'ERROR:|runtime error|SUMMARY|Test unit written' \

@@ -1,30 +1,257 @@
 #!/bin/bash
-# Runs every unit-test binary and every bats file; prints TAP as it goes and
-# ends with the line "N passed, N failed" (tests that were skipped are
-# counted as passed by TAP and listed separately).
+# tests/run.sh [BATS_FILE...]: every unit-test binary and every bats file
+# (or the bats files named), in parallel; prints TAP as it goes and ends
+# with the line "N passed, N failed" (skipped tests count as passed, as in
+# TAP, and are counted on the line before).
+#
+# Order: the unit binaries, AX_TEST_JOBS at a time, beside the bats tests
+# not tagged serial, AX_TEST_JOBS at a time (`bats --jobs`, GNU parallel:
+# across files and within them, except in files that set
+# BATS_NO_PARALLELIZE_WITHIN_FILE); then the tests tagged serial
+# (`# bats test_tags=serial` or `# bats file_tags=serial`) one at a time,
+# with the machine to themselves.  README.md "Tests" names each serial
+# test and why.
+#
+# A unit binary fails when it prints "not ok", exits non-zero, or reports
+# fewer results than its TAP plan ("1..N") announced (an abort() half-way);
+# a bats pass likewise.  The 20 slowest tests (bats --timing) are listed
+# before the closing line.
+#
+# Environment:
+#   AX_TEST_JOBS    parallel jobs (default: 2 per core, see below)
+#   AX_TEST_UNIT    directory of the unit binaries (default build/tests)
+#   AX_TEST_BATS    directory of the bats files (default tests/cli)
+#   AX_TEST_LABEL   prefix of the phase names (scripts/phase.bash), "asan-"
+#   AX_TEST_RETRY   an extended regex: a failed unit binary or bats test
+#                   whose output matches it, and shows no "not ok" line or
+#                   sanitizer ERROR of its own, runs once more, said in the
+#                   log (scripts/asan.sh: LeakSanitizer's tracer crash)
+#   AX_PHASE_LOG    file the phase times are appended to (.ci/run)
 set -u
 cd "$(dirname "$0")/.." || exit 2
-export AXBENCH_VALIDATE=1   # Vulkan validation on: any message fails
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+root=$PWD
+# shellcheck source=scripts/phase.bash
+source scripts/phase.bash
+export AXBENCH_VALIDATE=1 # Vulkan validation on: any message fails
+
+# Two jobs per core: most of a functional test's time is process start,
+# the validation layer's set-up, polling and small dispatches that leave
+# a core idle (measured: README.md "Tests").
+jobs=${AX_TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 1)))}
+unit_dir=${AX_TEST_UNIT:-build/tests}
+bats_dir=${AX_TEST_BATS:-tests/cli}
+label=${AX_TEST_LABEL:-}
+retry=${AX_TEST_RETRY:-}
+# A failure that is the test's own: never retried.
+OWN_FAILURE='^not ok |ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:'
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Mesa's shader cache, shared by every test of this run (see
+# tests/cli/helper.bash): each shader is compiled by LLVM once, not once
+# per test.
+export AX_TEST_SHADER_CACHE=$work/mesa_shader_cache
+export MESA_SHADER_CACHE_DIR=$AX_TEST_SHADER_CACHE
+log=$work/log
+: >"$log"
 status=0
 
-for t in build/tests/test_*; do
-	[ -x "$t" ] || continue
-	echo "# unit: $t"
-	"$t" 2>&1 | tee -a "$log" || status=1
-done
+# ---- unit binaries ------------------------------------------------------
 
-bats_files=$(ls tests/cli/*.bats 2>/dev/null)
-if [ -n "$bats_files" ]; then
-	echo "# bats: $bats_files"
-	# shellcheck disable=SC2086
-	bats --tap $bats_files 2>&1 | tee -a "$log" || status=1
+# The TAP of unit binary $1 (its output $2, exit status $3) is whole: a
+# plan, as many results as it announced, exit 0 unless a test failed.
+# Prints a "not ok" line naming what is wrong otherwise.
+check_unit_tap() {
+	local name=$1 out=$2 rc=$3 plan results
+	plan=$(grep -m1 -oE '^1\.\.[0-9]+$' "$out")
+	results=$(grep -cE '^(not )?ok [0-9]+' "$out")
+	if [ -z "$plan" ]; then
+		echo "not ok $name: no TAP plan (exit $rc)"
+	elif [ "$results" -ne "${plan#1..}" ]; then
+		echo "not ok $name: $results of ${plan#1..} results (exit $rc)"
+	elif [ "$rc" -ne 0 ] && ! grep -qE '^not ok ' "$out"; then
+		echo "not ok $name: exit $rc with every test ok"
+	fi
+}
+
+# Output $1 of a failed run may be retried: it matches AX_TEST_RETRY and
+# has no failure of the test's own.
+retryable() {
+	[ -n "$retry" ] && grep -qE "$retry" "$1" && ! grep -qE "$OWN_FAILURE" "$1"
+}
+
+run_unit() { # binary, output file: runs it, its status in FILE.rc
+	"$1" >"$2" 2>&1
+	echo $? >"$2.rc"
+}
+
+run_units() {
+	local t n=0 bins=()
+	for t in "$unit_dir"/test_*; do
+		[ -f "$t" ] && [ -x "$t" ] && bins+=("$t")
+	done
+	for t in "${bins[@]}"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+		run_unit "$t" "$work/unit-$n" &
+		n=$((n + 1))
+	done
+	wait
+	n=0
+	for t in "${bins[@]}"; do
+		local out=$work/unit-$n rc
+		rc=$(cat "$out.rc")
+		if [ "$rc" -ne 0 ] && retryable "$out"; then
+			echo "# $t: $(grep -m1 -oE "$retry" "$out"); once more"
+			run_unit "$t" "$out"
+			rc=$(cat "$out.rc")
+		fi
+		echo "# unit: $t"
+		cat "$out"
+		check_unit_tap "$t" "$out" "$rc"
+		n=$((n + 1))
+	done
+}
+
+# The unit binaries run beside the bats tests that are not serial (one
+# binary, test_point_fuzz_gpu, takes most of their half minute, a core
+# the bats tests can use meanwhile); their TAP is printed first.
+unit_pid=
+if [ $# -eq 0 ]; then
+	(
+		phase_begin "${label}unit"
+		run_units >"$work/unit.log"
+		rc=0
+		grep -qE '^not ok ' "$work/unit.log" && rc=1
+		phase_end $rc >"$work/unit.phase"
+	) &
+	unit_pid=$!
 fi
 
+# ---- bats ---------------------------------------------------------------
+
+if [ $# -gt 0 ]; then
+	bats_files=()
+	for f in "$@"; do bats_files+=("$bats_dir/$(basename "$f")"); done
+else
+	bats_files=("$bats_dir"/*.bats)
+fi
+
+# bats_pass NAME BATS_ARGS...: one bats run over every file, its TAP shown
+# as it comes and kept in $work/NAME.tap; a missing result or a non-zero exit with every test ok
+# is a failure of its own.
+bats_pass() {
+	local name=$1 rc plan results
+	shift
+	bats --tap --timing "$@" "${bats_files[@]}" 2>&1 | tee "$work/$name.tap"
+	rc=${PIPESTATUS[0]}
+	plan=$(grep -m1 -oE '^1\.\.[0-9]+$' "$work/$name.tap")
+	results=$(grep -cE '^(not )?ok [0-9]+' "$work/$name.tap")
+	if [ -z "$plan" ]; then
+		echo "not ok bats $name: no TAP plan (exit $rc)" | tee -a "$work/$name.tap"
+	elif [ "$results" -ne "${plan#1..}" ]; then
+		echo "not ok bats $name: $results of ${plan#1..} results" \
+		     "(exit $rc)" | tee -a "$work/$name.tap"
+	elif [ "$rc" -ne 0 ] && ! grep -qE '^not ok ' "$work/$name.tap"; then
+		echo "not ok bats $name: exit $rc with every test ok" \
+		     | tee -a "$work/$name.tap"
+	fi
+}
+
+# The tests of TAP file $1 that failed only in a way AX_TEST_RETRY names
+# run once more, alone; a pass replaces the failure, said in its line.
+retry_bats() {
+	local tap=$1 num name file re out=$work/retry.tap
+	while IFS=$'\t' read -r num name file; do
+		re=$(printf '%s' "$name" | sed 's#[][\.*^$(){}?+|]#\\&#g')
+		echo "# '$name': $(grep -m1 -oE "$retry" "$work/block-$num"); once more"
+		if bats --tap -f "^$re\$" "$file" >"$out" 2>&1 &&
+		   grep -q '^ok 1 ' "$out"; then
+			python3 - "$tap" "$num" "$name" <<'PY'
+import re, sys
+path, num, name = sys.argv[1:]
+lines = open(path, errors="replace").read().split("\n")
+for i, l in enumerate(lines):
+    if re.match(r"not ok %s %s( in \d+ms)?$" % (num, re.escape(name)), l):
+        lines[i] = "ok %s %s # passed when retried: the first run failed " \
+                   "only as AX_TEST_RETRY allows" % (num, name)
+        break
+open(path, "w").write("\n".join(lines))
+PY
+		else
+			cat "$out"
+		fi
+	done < <(python3 - "$tap" "$work" <<'PY'
+import re, sys
+tap, work = sys.argv[1:]
+lines = open(tap, errors="replace").read().split("\n")
+for i, line in enumerate(lines):
+    m = re.match(r"not ok (\d+) (.*?)( in \d+ms)?$", line)
+    if not m:
+        continue
+    block = []
+    for l in lines[i + 1:]:
+        if not l.startswith("#"):
+            break
+        block.append(l)
+    f = re.search(r"\(in test file (\S+), line \d+\)", "\n".join(block))
+    if f:
+        open("%s/block-%s" % (work, m.group(1)), "w").write("\n".join(block))
+        print(m.group(1), m.group(2), f.group(1), sep="\t")
+PY
+)
+}
+
+# Waits for the unit binaries and prints their TAP.
+finish_units() {
+	[ -n "$unit_pid" ] || return 0
+	wait "$unit_pid"
+	unit_pid=
+	tee -a "$log" <"$work/unit.log"
+	cat "$work/unit.phase"
+	grep -qE '^not ok ' "$work/unit.log" && status=1
+}
+
+if [ ${#bats_files[@]} -gt 0 ]; then
+	for pass in parallel serial; do
+		# The serial tests have the machine to themselves.
+		[ $pass = serial ] && finish_units
+		phase_begin "${label}bats-$pass"
+		if [ $pass = parallel ]; then
+			echo "# bats, $jobs jobs: ${bats_files[*]}"
+			if [ "$jobs" -gt 1 ]; then
+				bats_pass $pass --jobs "$jobs" --filter-tags '!serial'
+			else
+				bats_pass $pass --filter-tags '!serial'
+			fi
+		else
+			echo "# bats, the tests tagged serial, one at a time"
+			bats_pass $pass --filter-tags serial
+		fi
+		if [ -n "$retry" ]; then
+			retry_bats "$work/$pass.tap" >>"$work/$pass.retries"
+			cat "$work/$pass.retries" 2>/dev/null
+		fi
+		cat "$work/$pass.tap" >>"$log"
+		rc=0
+		grep -qE '^not ok ' "$work/$pass.tap" && rc=1 && status=1
+		phase_end $rc
+	done
+fi
+
+finish_units
+
+# ---- summary ------------------------------------------------------------
+
+# The slowest bats tests, from the " in Nms" bats --timing appends.
+slowest=$(sed -nE 's/^(not )?ok [0-9]+ (.*) in ([0-9]+)ms$/\3\t\2/p' "$log" |
+	sort -rn | head -20)
+if [ -n "$slowest" ]; then
+	echo "# the 20 slowest tests (ms):"
+	printf '%s\n' "$slowest" | sed 's/^/#   /'
+fi
 passed=$(grep -cE '^ok ' "$log")
 failed=$(grep -cE '^not ok ' "$log")
-skipped=$(grep -cE '^ok .*# skip' "$log")
+skipped=$(grep -ciE '^ok .*# skip' "$log")
 [ "$skipped" -gt 0 ] && echo "# $skipped skipped"
 [ "$failed" -gt 0 ] && status=1
 echo "$passed passed, $failed failed"

@@ -4,6 +4,10 @@
 # slurmctld and slurmd on loopback, every file under one temporary
 # directory) running a 3-task array into per-task databases, then the
 # afterok merge job's `db merge` and `report`.
+# The cluster takes every core it finds (slurm.conf from the CPU count),
+# and its jobs wait on wall-clock bounds: it runs alone (tests/run.sh).
+# bats file_tags=serial
+
 load helper
 bats_require_minimum_version 1.5.0
 

@@ -260,10 +260,16 @@ no_raw_controls() {
 
 # A database large enough to take a moment: result 1 of the real run with
 # $2 samples (its real values, repeated), copied by SQL until there are
-# 2^$3 results.  Built once per file, at $1.
+# 2^$3 results.  Built once per file, at $1, under a lock: tests of a
+# file run in parallel (tests/run.sh), and two may want it at once.
 big_db() {
+	(
+		flock 9 || exit 1
+		[ -s "$1" ] || build_big_db "$@"
+	) 9>"$1.lock"
+}
+build_big_db() {
 	local db=$1 samples=$2 doublings=$3
-	[ -s "$db" ] && return 0
 	cp "$BATS_FILE_TMPDIR/base.db" "$db.new"
 	sqlite3 "$db.new" >/dev/null <<SQL || return 1
 PRAGMA foreign_keys = ON;
