@@ -129,7 +129,12 @@ ln -s "$root/$B/axbench" "$tree/axbench"
 [ -e "$root/../shared" ] && ln -sfn "$root/../shared" "$B/shared"
 
 # The unit binaries and the bats files of the mirror tree, in parallel
-# and with the serial ones after, as tests/run.sh runs them for make test.
+# and with the serial ones after, as tests/run.sh runs them for make test,
+# but one job per core and the unit binaries first: under ASan's
+# allocator lavapipe's LLVM compiles a pipeline several times slower, at
+# its first dispatch, inside the 60 s fence timeout, and with two jobs a
+# core an attention case's compile ran past it (seen in CI's set-up).
+export AX_TEST_JOBS=${AX_TEST_JOBS:-$jobs} AX_TEST_UNITS_BESIDE=0
 AX_TEST_UNIT=$B/tests AX_TEST_BATS=$tree/tests/cli AX_TEST_LABEL=asan- \
 	tests/run.sh "$@" | tee "$log"
 status=${PIPESTATUS[0]}

@@ -17,8 +17,7 @@
 #                              check-format), slurm-wlm, slurm-client
 #                              and munge (tests/cli/fleet_slurm.bats runs
 #                              a one-node cluster; their postinst may try
-#                              to start services, which nothing relies on),
-#                              parallel (GNU parallel: bats --jobs)
+#                              to start services, which nothing relies on)
 #   scripts/deps.sh PKG...     also the named packages (asan, fuzzing)
 # As root: apt-get update + install.  Otherwise: print the command, exit 2.
 set -eu
@@ -28,7 +27,7 @@ libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev
 libopenblas-dev libshaderc-dev glslang-dev"
 TEST_PKGS="bats bats-assert bats-support python3 python3-yaml
 python3-jsonschema tidy chromium time clang-format slurm-wlm slurm-client
-munge parallel"
+munge"
 if [ "${1:-}" = "--test" ]; then
 	shift
 	PKGS="$PKGS $TEST_PKGS"

@@ -5,9 +5,8 @@
 # TAP, and are counted on the line before).
 #
 # Order: the unit binaries, AX_TEST_JOBS at a time, beside the bats tests
-# not tagged serial, AX_TEST_JOBS at a time (`bats --jobs`, GNU parallel:
-# across files and within them, except in files that set
-# BATS_NO_PARALLELIZE_WITHIN_FILE); then the tests tagged serial
+# not tagged serial, AX_TEST_JOBS files at a time (one bats process per
+# file, the files that run axbench most first); then the tests tagged serial
 # (`# bats test_tags=serial` or `# bats file_tags=serial`) one at a time,
 # with the machine to themselves.  README.md "Tests" names each serial
 # test and why.
@@ -19,6 +18,8 @@
 #
 # Environment:
 #   AX_TEST_JOBS    parallel jobs (default: 2 per core, see below)
+#   AX_TEST_UNITS_BESIDE  0: the unit binaries first, alone (default 1:
+#                   beside the bats files)
 #   AX_TEST_UNIT    directory of the unit binaries (default build/tests)
 #   AX_TEST_BATS    directory of the bats files (default tests/cli)
 #   AX_TEST_LABEL   prefix of the phase names (scripts/phase.bash), "asan-"
@@ -34,9 +35,8 @@ root=$PWD
 source scripts/phase.bash
 export AXBENCH_VALIDATE=1 # Vulkan validation on: any message fails
 
-# Two jobs per core: most of a functional test's time is process start,
-# the validation layer's set-up, polling and small dispatches that leave
-# a core idle (measured: README.md "Tests").
+# Two jobs per core: part of a functional test's time is process
+# start-up, polling and lock waits that leave a core idle.
 jobs=${AX_TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 1)))}
 unit_dir=${AX_TEST_UNIT:-build/tests}
 bats_dir=${AX_TEST_BATS:-tests/cli}
@@ -58,10 +58,11 @@ status=0
 
 # ---- unit binaries ------------------------------------------------------
 
-# The TAP of unit binary $1 (its output $2, exit status $3) is whole: a
-# plan, as many results as it announced, exit 0 unless a test failed.
-# Prints a "not ok" line naming what is wrong otherwise.
-check_unit_tap() {
+# The TAP of program $1 (a unit binary or a bats file; its output $2,
+# exit status $3) is whole: a plan, as many results as it announced, exit
+# 0 unless a test failed.  Prints a "not ok" line naming what is wrong
+# otherwise.
+check_tap() {
 	local name=$1 out=$2 rc=$3 plan results
 	plan=$(grep -m1 -oE '^1\.\.[0-9]+$' "$out")
 	results=$(grep -cE '^(not )?ok [0-9]+' "$out")
@@ -107,14 +108,25 @@ run_units() {
 		fi
 		echo "# unit: $t"
 		cat "$out"
-		check_unit_tap "$t" "$out" "$rc"
+		check_tap "$t" "$out" "$rc"
 		n=$((n + 1))
 	done
+}
+
+# Waits for the unit binaries and prints their TAP.
+finish_units() {
+	[ -n "$unit_pid" ] || return 0
+	wait "$unit_pid"
+	unit_pid=
+	tee -a "$log" <"$work/unit.log"
+	cat "$work/unit.phase"
+	grep -qE '^not ok ' "$work/unit.log" && status=1
 }
 
 # The unit binaries run beside the bats tests that are not serial (one
 # binary, test_point_fuzz_gpu, takes most of their half minute, a core
 # the bats tests can use meanwhile); their TAP is printed first.
+# AX_TEST_UNITS_BESIDE=0 (scripts/asan.sh) runs them first, alone.
 unit_pid=
 if [ $# -eq 0 ]; then
 	(
@@ -125,6 +137,7 @@ if [ $# -eq 0 ]; then
 		phase_end $rc >"$work/unit.phase"
 	) &
 	unit_pid=$!
+	[ "${AX_TEST_UNITS_BESIDE:-1}" = 0 ] && finish_units
 fi
 
 # ---- bats ---------------------------------------------------------------
@@ -136,25 +149,59 @@ else
 	bats_files=("$bats_dir"/*.bats)
 fi
 
-# bats_pass NAME BATS_ARGS...: one bats run over every file, its TAP shown
-# as it comes and kept in $work/NAME.tap; a missing result or a non-zero exit with every test ok
-# is a failure of its own.
-bats_pass() {
-	local name=$1 rc plan results
-	shift
-	bats --tap --timing "$@" "${bats_files[@]}" 2>&1 | tee "$work/$name.tap"
+# A bats file's cost, roughly: how many times it runs axbench.  The
+# parallel pass starts the dearest files first, so that no long file
+# starts last and leaves the other cores idle at the end.
+file_cost() { grep -o '"$AX"' "$1" | wc -l; }
+
+run_bats_file() { # file, output: its tests not tagged serial
+	bats --tap --timing --filter-tags '!serial' "$1" >"$2" 2>&1
+	echo $? >"$2.rc"
+}
+
+# The bats tests not tagged serial: one bats process per file, $jobs
+# files at a time, each file's TAP shown when it ends and kept in
+# $work/parallel.tap, checked like a unit binary's (check_tap).
+bats_parallel() {
+	local f n=0 done_n=0 order=() shown=()
+	while IFS=$'\t' read -r _ f; do order+=("$f"); done < <(
+		for f in "${bats_files[@]}"; do
+			printf '%s\t%s\n' "$(file_cost "$f")" "$f"
+		done | sort -t$'\t' -k1,1nr -k2)
+	: >"$work/parallel.tap"
+	show_finished() {
+		local i out
+		for i in "${!order[@]}"; do
+			out=$work/bats-$i
+			[ -z "${shown[$i]:-}" ] && [ -s "$out.rc" ] || continue
+			shown[$i]=1
+			{
+				echo "# bats: ${order[$i]}"
+				cat "$out"
+				check_tap "bats ${order[$i]}" "$out" "$(cat "$out.rc")"
+			} | tee -a "$work/parallel.tap"
+		done
+	}
+	for f in "${order[@]}"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+			wait -n
+			show_finished
+		done
+		run_bats_file "$f" "$work/bats-$n" &
+		n=$((n + 1))
+	done
+	wait
+	show_finished
+}
+
+# The tests tagged serial, in one bats process, one at a time.
+bats_serial() {
+	local rc
+	bats --tap --timing --filter-tags serial "${bats_files[@]}" 2>&1 |
+		tee "$work/serial.tap"
 	rc=${PIPESTATUS[0]}
-	plan=$(grep -m1 -oE '^1\.\.[0-9]+$' "$work/$name.tap")
-	results=$(grep -cE '^(not )?ok [0-9]+' "$work/$name.tap")
-	if [ -z "$plan" ]; then
-		echo "not ok bats $name: no TAP plan (exit $rc)" | tee -a "$work/$name.tap"
-	elif [ "$results" -ne "${plan#1..}" ]; then
-		echo "not ok bats $name: $results of ${plan#1..} results" \
-		     "(exit $rc)" | tee -a "$work/$name.tap"
-	elif [ "$rc" -ne 0 ] && ! grep -qE '^not ok ' "$work/$name.tap"; then
-		echo "not ok bats $name: exit $rc with every test ok" \
-		     | tee -a "$work/$name.tap"
-	fi
+	check_tap "bats (serial)" "$work/serial.tap" "$rc" |
+		tee -a "$work/serial.tap"
 }
 
 # The tests of TAP file $1 that failed only in a way AX_TEST_RETRY names
@@ -201,15 +248,6 @@ PY
 )
 }
 
-# Waits for the unit binaries and prints their TAP.
-finish_units() {
-	[ -n "$unit_pid" ] || return 0
-	wait "$unit_pid"
-	unit_pid=
-	tee -a "$log" <"$work/unit.log"
-	cat "$work/unit.phase"
-	grep -qE '^not ok ' "$work/unit.log" && status=1
-}
 
 if [ ${#bats_files[@]} -gt 0 ]; then
 	for pass in parallel serial; do
@@ -217,15 +255,11 @@ if [ ${#bats_files[@]} -gt 0 ]; then
 		[ $pass = serial ] && finish_units
 		phase_begin "${label}bats-$pass"
 		if [ $pass = parallel ]; then
-			echo "# bats, $jobs jobs: ${bats_files[*]}"
-			if [ "$jobs" -gt 1 ]; then
-				bats_pass $pass --jobs "$jobs" --filter-tags '!serial'
-			else
-				bats_pass $pass --filter-tags '!serial'
-			fi
+			echo "# bats, $jobs files at a time: ${#bats_files[@]} files"
+			bats_parallel
 		else
 			echo "# bats, the tests tagged serial, one at a time"
-			bats_pass $pass --filter-tags serial
+			bats_serial
 		fi
 		if [ -n "$retry" ]; then
 			retry_bats "$work/$pass.tap" >>"$work/$pass.retries"
