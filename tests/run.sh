@@ -116,7 +116,9 @@ run_units() {
 # Waits for the unit binaries and prints their TAP.
 finish_units() {
 	[ -n "$unit_pid" ] || return 0
-	wait "$unit_pid"
+	# Polled: the bats pool's `wait` may have reaped it already.
+	while kill -0 "$unit_pid" 2>/dev/null; do sleep 0.5; done
+	wait "$unit_pid" 2>/dev/null
 	unit_pid=
 	tee -a "$log" <"$work/unit.log"
 	cat "$work/unit.phase"
@@ -125,8 +127,10 @@ finish_units() {
 
 # The unit binaries run beside the bats tests that are not serial (one
 # binary, test_point_fuzz_gpu, takes most of their half minute, a core
-# the bats tests can use meanwhile); their TAP is printed first.
-# AX_TEST_UNITS_BESIDE=0 (scripts/asan.sh) runs them first, alone.
+# the bats tests can use meanwhile; the bats pool counts their job as
+# one of its AX_TEST_JOBS); their TAP is printed once they are all done,
+# before the serial tests.  AX_TEST_UNITS_BESIDE=0 (scripts/asan.sh)
+# runs them first, alone.
 unit_pid=
 if [ $# -eq 0 ]; then
 	(
