@@ -2,8 +2,8 @@
 # private HOME (pipeline cache) and database, and Vulkan validation on.
 # bats-support and bats-assert: the files each one's load.bash sources,
 # sourced here in its order without its `$(dirname ...)` per file (15
-# forks in every test, a tenth of a second of CPU each time).  A load.bash
-# with any other line is loaded as it is.
+# forks in every test: 20 empty tests took 2.86 s with them, 1.50 s
+# without).  A load.bash with any other line is loaded as it is.
 for _ax_lib in /usr/lib/bats/bats-support /usr/lib/bats/bats-assert; do
 	_ax_files=()
 	while IFS= read -r _ax_line; do
