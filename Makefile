@@ -1,7 +1,8 @@
 # axbench - build, test and benchmark.  See README.md.
 #
 # Sources are found by wildcard, so a new module needs no Makefile edit:
-#   core/ suites/ tuner/ reports/  -> build/libax.a
+#   core/ suites/ tuner/ reports/ app/ -> build/libax.a (app/ is the
+#                                  application layer: unit tests link it)
 #   cli/                           -> ./axbench
 #   shaders/*.comp                 -> SPIR-V embedded as C arrays
 #   tests/unit/test_*.c            -> one binary each, linked with libax.a
@@ -44,7 +45,8 @@ CFLAGS  += -DAX_SHADERC_VERSION='"$(SHADERC_VERSION)"'
 B       := build
 NPROC   := $(shell nproc 2>/dev/null || echo 1)
 
-LIB_SRC   := $(sort $(wildcard core/*.c suites/*.c tuner/*.c reports/*.c))
+LIB_SRC   := $(sort $(wildcard core/*.c suites/*.c tuner/*.c reports/*.c \
+	app/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))

@@ -51,13 +51,13 @@ static bool valid_name(const char *s)
  * run unless --allow-tune says it is meant (`--run last` right after a
  * tune names it).  Each refusal names the run, why, and what to do.
  */
-static int check_run(struct ax_cli *cli, struct ax_db *db, const char *text,
+static int check_run(struct ax_app *app, struct ax_db *db, const char *text,
 		     int64_t id, bool allow_tune)
 {
 	json_t *runs = NULL;
 	struct ax_db_filter f = {.run_ids = &id, .n_run_ids = 1};
 	if (ax_db_runs(db, &f, &runs))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "baseline save: %s",
+		return ax_app_error(app, AX_EXIT_STORAGE, "baseline save: %s",
 				    ax_db_errmsg(db));
 	const json_t *r = json_array_get(runs, 0);
 	const char *kind = json_string_value(json_object_get(r, "kind"));
@@ -78,22 +78,22 @@ static int check_run(struct ax_cli *cli, struct ax_db *db, const char *text,
 	int rc = 0;
 	if (kind && strcmp(kind, "monitor") == 0)
 		rc =
-		    ax_cli_error(cli, AX_EXIT_USAGE,
+		    ax_app_error(app, AX_EXIT_USAGE,
 				 "baseline save: %s is a monitor run: it holds "
 				 "power readings and no results, so later "
 				 "runs would have nothing to be compared "
 				 "with; %s",
 				 who, pick);
 	else if (n == 0)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "baseline save: %s stored no results (status "
 				  "%s), so later runs would have nothing to be "
 				  "compared with; %s",
 				  who, status ? ax_term(status) : "unknown",
 				  pick);
 	else if (kind && strcmp(kind, "tune") == 0 && !allow_tune)
-		rc = ax_cli_error(
-		    cli, AX_EXIT_USAGE,
+		rc = ax_app_error(
+		    app, AX_EXIT_USAGE,
 		    "baseline save: %s is a tuning session (%lld results): a "
 		    "tuning session measures many configurations once each, "
 		    "not the profile's cases, so it is no baseline for the "
@@ -113,26 +113,26 @@ struct pick {
 };
 
 /* --runs A,B,C: each an id or "last", resolved and checked. */
-static int pick_listed(struct ax_cli *cli, struct ax_db *db,
+static int pick_listed(struct ax_app *app, struct ax_db *db,
 		       const struct pick *p, int64_t *ids, int *n)
 {
 	char *list = strdup(p->runs), *save_ptr = NULL;
-	int rc = list ? 0 : ax_cli_error(cli, AX_EXIT_STORAGE, "out of memory");
+	int rc = list ? 0 : ax_app_error(app, AX_EXIT_STORAGE, "out of memory");
 	for (char *t = list ? strtok_r(list, ",", &save_ptr) : NULL;
 	     t && rc == 0; t = strtok_r(NULL, ",", &save_ptr)) {
 		if (*n == MAX_BASELINE_RUNS)
-			rc = ax_cli_error(cli, AX_EXIT_USAGE,
+			rc = ax_app_error(app, AX_EXIT_USAGE,
 					  "baseline save: --runs names more "
 					  "than %d runs",
 					  MAX_BASELINE_RUNS);
-		else if ((rc = ax_cli_resolve_run(cli, db, "baseline save", t,
+		else if ((rc = ax_app_resolve_run(app, db, "baseline save", t,
 						  &ids[*n])) == 0 &&
-			 (rc = check_run(cli, db, t, ids[*n], p->allow_tune)) ==
+			 (rc = check_run(app, db, t, ids[*n], p->allow_tune)) ==
 			     0)
 			(*n)++;
 	}
 	if (rc == 0 && *n == 0)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "baseline save: --runs '%s' names no run; "
 				  "give ids like 3,4,5",
 				  p->runs);
@@ -141,12 +141,12 @@ static int pick_listed(struct ax_cli *cli, struct ax_db *db,
 }
 
 /* --last K: the K newest runs of `axbench run` that stored results. */
-static int pick_last(struct ax_cli *cli, struct ax_db *db, const struct pick *p,
+static int pick_last(struct ax_app *app, struct ax_db *db, const struct pick *p,
 		     int64_t *ids, int *n)
 {
 	json_t *runs = NULL;
 	if (ax_db_runs(db, NULL, &runs))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "baseline save: %s",
+		return ax_app_error(app, AX_EXIT_STORAGE, "baseline save: %s",
 				    ax_db_errmsg(db));
 	/* ax_db_runs lists the newest first. */
 	for (size_t i = 0; i < json_array_size(runs) && *n < p->last; i++) {
@@ -160,32 +160,32 @@ static int pick_last(struct ax_cli *cli, struct ax_db *db, const struct pick *p,
 	}
 	json_decref(runs);
 	if (*n < p->last)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "baseline save: --last %d, but %s holds "
 				    "%d run%s of `axbench run` with results; "
 				    "run more, or ask for fewer (`axbench "
 				    "runs` lists them)",
-				    p->last, cli->db_path, *n,
+				    p->last, app->db_path, *n,
 				    *n == 1 ? "" : "s");
 	return 0;
 }
 
-static int pick_runs(struct ax_cli *cli, struct ax_db *db, const struct pick *p,
+static int pick_runs(struct ax_app *app, struct ax_db *db, const struct pick *p,
 		     int64_t *ids, int *n)
 {
 	*n = 0;
 	if ((p->run != NULL) + (p->runs != NULL) + (p->last > 0) > 1)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "baseline save: give one of --run, --runs "
 				    "and --last");
 	if (p->runs)
-		return pick_listed(cli, db, p, ids, n);
+		return pick_listed(app, db, p, ids, n);
 	if (p->last)
-		return pick_last(cli, db, p, ids, n);
+		return pick_last(app, db, p, ids, n);
 	const char *text = p->run ? p->run : "last";
-	int rc = ax_cli_resolve_run(cli, db, "baseline save", text, &ids[0]);
+	int rc = ax_app_resolve_run(app, db, "baseline save", text, &ids[0]);
 	if (rc == 0)
-		rc = check_run(cli, db, text, ids[0], p->allow_tune);
+		rc = check_run(app, db, text, ids[0], p->allow_tune);
 	*n = rc == 0;
 	return rc;
 }
@@ -203,10 +203,10 @@ static void say_saved(const char *name, const int64_t *ids, int n)
 	putchar('\n');
 }
 
-static int save(struct ax_cli *cli, const char *name, const struct pick *p)
+static int save(struct ax_app *app, const char *name, const struct pick *p)
 {
 	if (!valid_name(name))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "baseline save: name '%s' must be 1-64 "
 				    "letters, digits, '.', '_' or '-'",
 				    name);
@@ -215,22 +215,22 @@ static int save(struct ax_cli *cli, const char *name, const struct pick *p)
 	int n = 0;
 	/* Read-only first, so that a mistyped --db path is not created and
 	 * a run refused here leaves the file as it was. */
-	int rc = ax_cli_open_db(cli, true, &db);
+	int rc = ax_app_open_db(app, true, &db);
 	if (rc)
 		return rc;
-	rc = pick_runs(cli, db, p, ids, &n);
+	rc = pick_runs(app, db, p, ids, &n);
 	ax_db_close(db);
 	if (rc)
 		return rc;
-	if ((rc = ax_cli_open_db(cli, false, &db)))
+	if ((rc = ax_app_open_db(app, false, &db)))
 		return rc;
 	/* The runs were resolved above, so what fails here is storage (a
 	 * locked or full database): exit as its cause says, not 2. */
 	int err = ax_db_baseline_save(db, name, ids, n);
 	if (err)
-		rc = ax_cli_error(cli, ax_cli_exit_code(err),
+		rc = ax_app_error(app, ax_app_exit_code(err),
 				  "baseline save: %s", ax_db_errmsg(db));
-	if (rc == 0 && cli->verbosity >= 0)
+	if (rc == 0 && app->verbosity >= 0)
 		say_saved(name, ids, n);
 	ax_db_close(db);
 	return rc;
@@ -272,11 +272,11 @@ static void print_list(const json_t *b)
 		       "baseline save NAME`)\n");
 }
 
-static int list(struct ax_cli *cli)
+static int list(struct ax_app *app)
 {
 	struct ax_db *db;
 	json_t *b = NULL;
-	int rc = ax_cli_open_db(cli, true, &db);
+	int rc = ax_app_open_db(app, true, &db);
 	if (rc)
 		return rc;
 	if (ax_db_baselines(db, &b)) {
@@ -285,7 +285,7 @@ static int list(struct ax_cli *cli)
 		ax_db_close(db);
 		return AX_EXIT_STORAGE;
 	}
-	if (cli->json) {
+	if (app->json) {
 		json_dumpf(b, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else {
@@ -298,14 +298,14 @@ static int list(struct ax_cli *cli)
 
 /* baseline save NAME [--run ID | --runs A,B | --last K] [--allow-tune]
  * | baseline list */
-static int dispatch(struct ax_cli *cli, char **pos, int n, const struct pick *p)
+static int dispatch(struct ax_app *app, char **pos, int n, const struct pick *p)
 {
 	if (n == 2 && strcmp(pos[0], "save") == 0)
-		return save(cli, pos[1], p);
+		return save(app, pos[1], p);
 	if (n == 1 && strcmp(pos[0], "list") == 0 && !p->run && !p->runs &&
 	    !p->last && !p->allow_tune)
-		return list(cli);
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+		return list(app);
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "baseline: use 'baseline save NAME [--run ID | "
 			    "--runs A,B,... | --last K] [--allow-tune]' or "
 			    "'baseline list'");
@@ -320,12 +320,12 @@ static int parse_last(struct ax_cli_iter *it, struct pick *p)
 	return 0;
 }
 
-static int baseline_main(struct ax_cli *cli, int argc, char **argv)
+static int baseline_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
 	struct pick p = {0};
 	int opt, rc = 0;
-	ax_cli_iter_init(&it, cli, &ax_cmd_baseline, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_baseline, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0)
 		if (opt == OPT_RUN)
 			p.run = it.optarg;
@@ -340,7 +340,7 @@ static int baseline_main(struct ax_cli *cli, int argc, char **argv)
 	if (rc == 0)
 		rc = ax_cli_parse_end(&it, opt, 1, 2);
 	if (rc == AX_CLI_CONTINUE)
-		rc = dispatch(cli, pos, n, &p);
+		rc = dispatch(app, pos, n, &p);
 	ax_cli_iter_release(&it);
 	return rc;
 }

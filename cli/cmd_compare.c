@@ -1,8 +1,8 @@
 /* cli/cmd_compare.c - `axbench compare BASE CAND`: the CI regression
  * check.  Verdict rules live in reports/compare.h; this file resolves the
  * two sides, writes every requested file, then picks the exit status. */
+#include "app/suite_doc.h"
 #include "cli/cli.h"
-#include "cli/suite_doc.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -76,11 +76,11 @@ static bool is_run_spec(const char *s)
 }
 
 /* Split spec into a database path and a run spec (see usage). */
-static int split_spec(const struct ax_cli *cli, struct side *s,
+static int split_spec(const struct ax_app *app, struct side *s,
 		      const char **run)
 {
 	if (is_run_spec(s->spec)) {
-		s->path = strdup(cli->db_path);
+		s->path = strdup(app->db_path);
 		*run = s->spec;
 		return 0;
 	}
@@ -98,7 +98,7 @@ static int split_spec(const struct ax_cli *cli, struct side *s,
 		if (s->path && access(s->path, F_OK) == 0)
 			return 0;
 	}
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "compare: '%s' is not a run id, 'last', "
 			    "'baseline:NAME', an existing database file or "
 			    "FILE:RUN; see 'axbench help compare'",
@@ -120,7 +120,7 @@ static void baseline_label(char *buf, size_t len, const char *run,
 	s->run_id = s->run_ids[s->n_run_ids - 1];
 }
 
-static int resolve_run(const struct ax_cli *cli, struct side *s,
+static int resolve_run(const struct ax_app *app, struct side *s,
 		       const char *run)
 {
 	int rc;
@@ -129,8 +129,8 @@ static int resolve_run(const struct ax_cli *cli, struct side *s,
 	else if (strncmp(run, "baseline:", 9) == 0)
 		rc = ax_db_baseline_runs(s->db, run + 9, &s->run_ids,
 					 &s->n_run_ids);
-	else if (!ax_cli_parse_id(run, &s->run_id))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+	else if (!ax_app_parse_id(run, &s->run_id))
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: '%s' is not a run id: give a "
 				    "whole number from 1 to %lld, 'last' or "
 				    "'baseline:NAME'",
@@ -141,7 +141,7 @@ static int resolve_run(const struct ax_cli *cli, struct side *s,
 	 * that failed is storage (5). */
 	if (rc)
 		/* The database's message names the file and the fix. */
-		return ax_cli_error(cli, ax_cli_exit_code(rc),
+		return ax_app_error(app, ax_app_exit_code(rc),
 				    "compare: %s: %s%s", s->spec,
 				    ax_db_errmsg(s->db),
 				    strncmp(run, "baseline:", 9)
@@ -153,31 +153,24 @@ static int resolve_run(const struct ax_cli *cli, struct side *s,
 		baseline_label(what, sizeof(what), run, s);
 	else
 		snprintf(what, sizeof(what), "run %lld", (long long)s->run_id);
-	if (strcmp(s->path, cli->db_path) != 0)
+	if (strcmp(s->path, app->db_path) != 0)
 		snprintf(s->label, sizeof(s->label), "%s %s", s->path, what);
 	else
 		snprintf(s->label, sizeof(s->label), "%s", what);
 	return 0;
 }
 
-static int load_side(const struct ax_cli *cli, struct side *s)
+static int load_side(const struct ax_app *app, struct side *s)
 {
 	const char *run = NULL;
-	char err[1024];
-	int rc = split_spec(cli, s, &run);
+	int rc = split_spec(app, s, &run);
 	if (rc)
 		return rc;
 	if (!s->path)
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "out of memory");
-	if ((rc = ax_db_open(s->path, AX_DB_READONLY, &s->db, err,
-			     sizeof(err)))) {
-		fprintf(stderr, "axbench: compare: %s\n", err);
-		/* An empty file names no database (2), as in
-		 * ax_cli_open_db; an unreadable one is storage (5). */
-		return rc == AX_ENOTFOUND || rc == AX_EINVAL ? AX_EXIT_USAGE
-							     : AX_EXIT_STORAGE;
-	}
-	if ((rc = resolve_run(cli, s, run)))
+		return ax_app_error(app, AX_EXIT_STORAGE, "out of memory");
+	if ((rc = ax_app_open_db_at(app, s->path, true, "compare", &s->db)))
+		return rc;
+	if ((rc = resolve_run(app, s, run)))
 		return rc;
 	struct ax_db_filter f = {.run_ids =
 				     s->run_ids ? s->run_ids : &s->run_id,
@@ -188,16 +181,16 @@ static int load_side(const struct ax_cli *cli, struct side *s)
 		return AX_EXIT_STORAGE;
 	}
 	if (json_array_size(s->results) == 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: %s (%s) holds no results; "
 				    "nothing to compare",
 				    s->spec, s->label);
 	/* Parameters typed as in every document (a bool is a JSON boolean);
 	 * matching uses the stored hash, which keeps the canonical text. */
-	ax_cli_type_params(s->results);
+	ax_app_type_params(s->results);
 	/* The global --device narrows both sides; matching nothing on a
 	 * side is said (2), as for results and export. */
-	return ax_cli_filter_device(cli, s->results, cli->device_sel);
+	return ax_app_filter_device(app, s->results, app->device_sel);
 }
 
 static void side_release(struct side *s)
@@ -209,7 +202,7 @@ static void side_release(struct side *s)
 }
 
 /* "5", "5%" or "0.5" percent as a fraction. */
-static int parse_pct(const struct ax_cli *cli, const char *opt,
+static int parse_pct(const struct ax_app *app, const char *opt,
 		     const char *text, double *out)
 {
 	char *end;
@@ -217,7 +210,7 @@ static int parse_pct(const struct ax_cli *cli, const char *opt,
 	if (end != text && *end == '%')
 		end++;
 	if (end == text || *end || !(v >= 0 && v <= 1000))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: %s takes a percentage between 0 "
 				    "and 1000, like 2 or 2.5%% (got '%s')",
 				    opt, text);
@@ -236,22 +229,22 @@ struct compare_args {
 	int n_pos;
 };
 
-static int threshold_for(const struct ax_cli *cli, struct compare_args *a,
+static int threshold_for(const struct ax_app *app, struct compare_args *a,
 			 const char *text)
 {
 	const char *eq = strrchr(text, '=');
 	if (!eq || eq == text)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: --threshold-for takes GLOB=PCT, "
 				    "like 'gemm*=5' (got '%s')",
 				    text);
 	if (a->o.n_rules == MAX_RULES)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: at most %d --threshold-for "
 				    "rules",
 				    MAX_RULES);
 	int i = a->o.n_rules;
-	if (parse_pct(cli, "--threshold-for", eq + 1, &a->rules[i].threshold))
+	if (parse_pct(app, "--threshold-for", eq + 1, &a->rules[i].threshold))
 		return AX_EXIT_USAGE;
 	a->globs[i] = strndup(text, (size_t)(eq - text));
 	a->rules[i].glob = a->globs[i];
@@ -270,19 +263,19 @@ static int json_option(struct compare_args *a, struct ax_cli_iter *it)
 	return 0;
 }
 
-static int parse_args(struct ax_cli *cli, int argc, char **argv,
+static int parse_args(struct ax_app *app, int argc, char **argv,
 		      struct compare_args *a, struct ax_cli_iter *it)
 {
 	int opt, rc = 0;
 	ax_compare_opts_init(&a->o);
 	a->o.rules = a->rules;
-	ax_cli_iter_init(it, cli, &ax_cmd_compare, argc, argv);
+	ax_cli_iter_init(it, app, &ax_cmd_compare, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(it)) > 0) {
 		if (opt == OPT_THRESHOLD)
-			rc = parse_pct(cli, "--threshold", it->optarg,
+			rc = parse_pct(app, "--threshold", it->optarg,
 				       &a->o.threshold);
 		else if (opt == OPT_THRESHOLD_FOR)
-			rc = threshold_for(cli, a, it->optarg);
+			rc = threshold_for(app, a, it->optarg);
 		else if (opt == OPT_JSON)
 			rc = json_option(a, it);
 		else if (opt == OPT_MARKDOWN)
@@ -305,7 +298,7 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 /* Write one output file through core/outfile.h (a temporary file beside
  * it, then rename): on a full disk the old file stays whole.  Prints the
  * error, with the system's reason, and returns an exit code. */
-static int write_file(const struct ax_cli *cli, const char *path,
+static int write_file(const struct ax_app *app, const char *path,
 		      const struct ax_compare *c,
 		      int (*w)(const struct ax_compare *, FILE *))
 {
@@ -314,29 +307,29 @@ static int write_file(const struct ax_cli *cli, const char *path,
 	if (!path)
 		return 0;
 	if (ax_outfile_open(&o, path, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "compare: %s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "compare: %s", err);
 	/* A write error is sticky on the stream, and commit reports it
 	 * with its errno; anything else the writer refused is said here. */
 	int rc = w(c, o.f);
 	if (rc && !ferror(o.f)) {
 		ax_outfile_abort(&o);
-		return ax_cli_error(cli, AX_EXIT_STORAGE,
+		return ax_app_error(app, AX_EXIT_STORAGE,
 				    "compare: writing %s failed: %s", path,
 				    ax_strerror(rc));
 	}
 	if (ax_outfile_commit(&o, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "compare: %s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "compare: %s", err);
 	return 0;
 }
 
 /* The documented exit status of a finished comparison. */
-static int verdict_exit(const struct ax_cli *cli, const struct ax_compare *c,
+static int verdict_exit(const struct ax_app *app, const struct ax_compare *c,
 			bool strict)
 {
 	if (c->regressions)
 		return AX_EXIT_FAIL;
 	if (ax_compare_n_compared(c) == 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: nothing comparable: no result "
 				    "matched on device, suite and parameters "
 				    "with usable samples on both sides");
@@ -345,49 +338,49 @@ static int verdict_exit(const struct ax_cli *cli, const struct ax_compare *c,
 	return AX_EXIT_OK;
 }
 
-static int run_compare(struct ax_cli *cli, struct compare_args *a,
+static int run_compare(struct ax_app *app, struct compare_args *a,
 		       struct side *base, struct side *cand)
 {
 	struct ax_compare *c = NULL;
 	char err[512];
 	if (ax_compare_run(base->results, cand->results, base->label,
 			   cand->label, &a->o, &c, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "compare: %s", err);
+		return ax_app_error(app, AX_EXIT_USAGE, "compare: %s", err);
 	/* Every file is attempted even when one fails, so CI gets all it
 	 * can; the first failure decides the exit status. */
-	int rj = write_file(cli, a->json, c, ax_compare_write_json);
-	int rm = write_file(cli, a->markdown, c, ax_compare_write_markdown);
-	int rx = write_file(cli, a->junit, c, ax_compare_write_junit);
+	int rj = write_file(app, a->json, c, ax_compare_write_json);
+	int rm = write_file(app, a->markdown, c, ax_compare_write_markdown);
+	int rx = write_file(app, a->junit, c, ax_compare_write_junit);
 	int rc = rj ? rj : rm ? rm : rx;
 	/* --json with no FILE (or '-'), before or after the command name,
 	 * makes stdout the JSON document and nothing else; the text table
 	 * is the default. */
-	if (cli->json || a->json_stdout)
+	if (app->json || a->json_stdout)
 		ax_compare_write_json(c, stdout);
-	else if (cli->verbosity >= 0)
+	else if (app->verbosity >= 0)
 		ax_compare_write_text(c, stdout, ax_cli_term_width(stdout));
 	fflush(stdout);
 	if (rc == 0)
-		rc = verdict_exit(cli, c, a->strict);
+		rc = verdict_exit(app, c, a->strict);
 	ax_compare_destroy(c);
 	return rc;
 }
 
-static int compare_main(struct ax_cli *cli, int argc, char **argv)
+static int compare_main(struct ax_app *app, int argc, char **argv)
 {
 	struct compare_args a;
 	struct ax_cli_iter it;
 	struct side base = {0}, cand = {0};
 	memset(&a, 0, sizeof(a));
-	int rc = parse_args(cli, argc, argv, &a, &it);
+	int rc = parse_args(app, argc, argv, &a, &it);
 	if (rc == 0) {
 		base.spec = a.pos[0];
 		cand.spec = a.pos[1];
-		rc = load_side(cli, &base);
+		rc = load_side(app, &base);
 		if (rc == 0)
-			rc = load_side(cli, &cand);
+			rc = load_side(app, &cand);
 		if (rc == 0)
-			rc = run_compare(cli, &a, &base, &cand);
+			rc = run_compare(app, &a, &base, &cand);
 	}
 	side_release(&base);
 	side_release(&cand);

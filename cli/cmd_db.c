@@ -25,9 +25,9 @@ static const struct ax_cli_opt db_opts[] = {{0}};
 
 extern const struct ax_cli_cmd ax_cmd_db;
 
-static int db_main(struct ax_cli *cli, int argc, char **argv)
+static int db_main(struct ax_app *app, int argc, char **argv)
 {
-	return ax_cli_run_subs(cli, &ax_cmd_db, argc, argv);
+	return ax_cli_run_subs(app, &ax_cmd_db, argc, argv);
 }
 
 const struct ax_cli_cmd ax_cmd_db = {

@@ -5,6 +5,7 @@
  * soundly.  The work is core/db_merge.c's and core/db_info.c's.
  */
 #include "cli/cli.h"
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -24,13 +25,13 @@ extern const struct ax_cli_cmd ax_cmd_db_check;
 static const struct ax_cli_opt no_opts[] = {{0}};
 
 /* Positional arguments of a subcommand with no options of its own. */
-static int parse_positional(struct ax_cli *cli, const struct ax_cli_cmd *cmd,
+static int parse_positional(struct ax_app *app, const struct ax_cli_cmd *cmd,
 			    int argc, char **argv, int min, int max,
 			    char ***pos, int *n)
 {
 	struct ax_cli_iter it;
 	int opt;
-	ax_cli_iter_init(&it, cli, cmd, argc, argv);
+	ax_cli_iter_init(&it, app, cmd, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0)
 		;
 	int end = ax_cli_parse_end(&it, opt, min, max);
@@ -44,7 +45,7 @@ static int parse_positional(struct ax_cli *cli, const struct ax_cli_cmd *cmd,
 	ax_cli_iter_release(&it);
 	if (end != AX_CLI_CONTINUE)
 		return end == AX_EXIT_OK ? -2 : end;
-	return *n && !*pos ? ax_cli_error(cli, AX_EXIT_FAIL, "out of memory")
+	return *n && !*pos ? ax_app_error(app, AX_EXIT_FAIL, "out of memory")
 			   : 0;
 }
 
@@ -76,13 +77,13 @@ static bool same_file(const char *a, const char *b)
 	       (realpath(a, x) && realpath(b, y) && !strcmp(x, y));
 }
 
-static int check_names(struct ax_cli *cli, char **pos, int n)
+static int check_names(struct ax_app *app, char **pos, int n)
 {
 	for (int i = 1; i < n; i++)
 		for (int j = 0; j < i; j++)
 			if (same_file(pos[i], pos[j]))
-				return ax_cli_error(
-				    cli, AX_EXIT_USAGE,
+				return ax_app_error(
+				    app, AX_EXIT_USAGE,
 				    "db merge: %s is named twice%s; name the "
 				    "output once and each input once",
 				    ax_term(pos[i]),
@@ -96,7 +97,7 @@ static int check_names(struct ax_cli *cli, char **pos, int n)
  * refused untouched (exit 5); one missing is exit 2.  The merge opens
  * them again one at a time, so that a hundred inputs do not hold a
  * hundred page caches. */
-static int check_inputs(struct ax_cli *cli, char **paths, int n)
+static int check_inputs(struct ax_app *app, char **paths, int n)
 {
 	for (int i = 0; i < n; i++) {
 		char err[1024];
@@ -105,11 +106,9 @@ static int check_inputs(struct ax_cli *cli, char **paths, int n)
 		    ax_db_open(paths[i], AX_DB_READONLY, &db, err, sizeof(err));
 		ax_db_close(db);
 		if (rc)
-			return ax_cli_error(
-			    cli,
-			    rc == AX_ENOTFOUND ? AX_EXIT_USAGE
-					       : AX_EXIT_STORAGE,
-			    "db merge: %s; nothing was merged", err);
+			return ax_app_error(app, ax_app_db_open_exit(rc),
+					    "db merge: %s; nothing was merged",
+					    err);
 	}
 	return 0;
 }
@@ -136,7 +135,7 @@ static long long skipped(const json_t *sum, const char *table)
 	    json_object_get(json_object_get(sum, table), "skipped"));
 }
 
-static void print_merge(const struct ax_cli *cli, const char *out, char **ins,
+static void print_merge(const struct ax_app *app, const char *out, char **ins,
 			int n, const json_t *sum, long long before)
 {
 	static const char *const tables[] = {"host",
@@ -153,7 +152,7 @@ static void print_merge(const struct ax_cli *cli, const char *out, char **ins,
 					     "telemetry_series",
 					     "telemetry_sample"};
 	const size_t nt = sizeof(tables) / sizeof(*tables);
-	if (cli->json) {
+	if (app->json) {
 		json_t *doc =
 		    json_pack("{s:s,s:[],s:{},s:O,s:I,s:I}", "out", out,
 			      "inputs", "tables", "renamed_baselines",
@@ -186,27 +185,27 @@ static void print_merge(const struct ax_cli *cli, const char *out, char **ins,
 	    printf("baseline \"%s\" was taken, so the merged one is named "
 		   "\"%s\"\n",
 		   ax_term(json_string_value(v)), ax_term(k));
-	if (cli->verbosity > 0)
+	if (app->verbosity > 0)
 		for (size_t i = 0; i < nt; i++)
 			printf("  %-17s %8lld added %8lld already there\n",
 			       tables[i], added(sum, tables[i]),
 			       skipped(sum, tables[i]));
 }
 
-static int do_merge(struct ax_cli *cli, char **pos, int n)
+static int do_merge(struct ax_app *app, char **pos, int n)
 {
 	const char *out = pos[0];
 	int n_in = n - 1, rc = 0;
 	char **names = calloc((size_t)n_in + 1, sizeof(*names));
 	if (!names)
-		rc = ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+		rc = ax_app_error(app, AX_EXIT_FAIL, "out of memory");
 	if (!rc)
-		rc = check_inputs(cli, pos + 1, n_in);
+		rc = check_inputs(app, pos + 1, n_in);
 	for (int i = 0; !rc && i < n_in; i++) {
 		char buf[256];
 		source_name(pos[i + 1], buf, sizeof(buf));
 		if (!(names[i] = strdup(buf)))
-			rc = ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+			rc = ax_app_error(app, AX_EXIT_FAIL, "out of memory");
 	}
 	/* The output is opened (created if new) only once every input
 	 * is known good; a new one is removed again if the merge fails. */
@@ -215,20 +214,20 @@ static int do_merge(struct ax_cli *cli, char **pos, int n)
 	struct ax_db *db = NULL;
 	/* As every writer opens its database: the lock wait says what it
 	 * waits for, and Ctrl-C ends it. */
-	struct ax_cli out_cli = *cli;
+	struct ax_app out_cli = *app;
 	out_cli.db_path = out;
 	if (!rc)
-		rc = ax_cli_open_db(&out_cli, false, &db);
+		rc = ax_app_open_db(&out_cli, false, &db);
 	json_t *sum = NULL;
 	if (!rc) {
 		int mrc = ax_db_merge(db, (const char *const *)(pos + 1),
 				      (const char *const *)names, n_in,
-				      &ax_cli_interrupted, &sum);
+				      &ax_interrupted, &sum);
 		if (mrc)
-			rc = ax_cli_error(cli,
+			rc = ax_app_error(app,
 					  mrc == AX_EINTR
 					      ? AX_EXIT_INTERRUPTED
-					      : ax_cli_exit_code(mrc),
+					      : ax_app_exit_code(mrc),
 					  "db merge: %s; %s was left as it was",
 					  ax_db_errmsg(db), ax_term(out));
 	}
@@ -242,7 +241,7 @@ static int do_merge(struct ax_cli *cli, char **pos, int n)
 		unlink(side);
 	}
 	if (!rc)
-		print_merge(cli, out, pos + 1, n_in, sum, before);
+		print_merge(app, out, pos + 1, n_in, sum, before);
 	json_decref(sum);
 	for (int i = 0; names && i < n_in; i++)
 		free(names[i]);
@@ -250,16 +249,16 @@ static int do_merge(struct ax_cli *cli, char **pos, int n)
 	return rc;
 }
 
-static int merge_main(struct ax_cli *cli, int argc, char **argv)
+static int merge_main(struct ax_app *app, int argc, char **argv)
 {
 	char **pos;
 	int n;
-	int rc = parse_positional(cli, &ax_cmd_db_merge, argc, argv, 2, -1,
+	int rc = parse_positional(app, &ax_cmd_db_merge, argc, argv, 2, -1,
 				  &pos, &n);
 	if (rc == 0)
-		rc = check_names(cli, pos, n);
+		rc = check_names(app, pos, n);
 	if (rc == 0)
-		rc = do_merge(cli, pos, n);
+		rc = do_merge(app, pos, n);
 	free(pos);
 	return rc == -2 ? AX_EXIT_OK : rc;
 }
@@ -297,12 +296,12 @@ const struct ax_cli_cmd ax_cmd_db_merge = {
 
 /* ---- db info ---------------------------------------------------------- */
 
-static void print_info(const struct ax_cli *cli, const json_t *info,
+static void print_info(const struct ax_app *app, const json_t *info,
 		       long long bytes)
 {
 	const json_t *c = json_object_get(info, "counts");
 	const json_t *span = json_object_get(info, "runs_span");
-	printf("%s: schema %lld, %lld bytes\n", ax_term(cli->db_path),
+	printf("%s: schema %lld, %lld bytes\n", ax_term(app->db_path),
 	       (long long)json_integer_value(
 		   json_object_get(info, "schema_version")),
 	       bytes);
@@ -337,34 +336,33 @@ static long long disk_bytes(const char *path)
 	return file_size(path) + file_size(wal);
 }
 
-static int info_main(struct ax_cli *cli, int argc, char **argv)
+static int info_main(struct ax_app *app, int argc, char **argv)
 {
 	char **pos;
 	int n;
 	int rc =
-	    parse_positional(cli, &ax_cmd_db_info, argc, argv, 0, 0, &pos, &n);
+	    parse_positional(app, &ax_cmd_db_info, argc, argv, 0, 0, &pos, &n);
 	free(pos);
 	if (rc)
 		return rc == -2 ? AX_EXIT_OK : rc;
 	struct ax_db *db;
 	json_t *info = NULL;
-	if ((rc = ax_cli_open_db(cli, true, &db)))
+	if ((rc = ax_app_db(app, &db)))
 		return rc;
 	int err = ax_db_info(db, &info);
 	if (err) {
-		rc = ax_cli_error(cli, ax_cli_exit_code(err), "db info: %s",
+		rc = ax_app_error(app, ax_app_exit_code(err), "db info: %s",
 				  ax_db_errmsg(db));
-	} else if (cli->json) {
-		json_object_set_new(info, "path", json_string(cli->db_path));
+	} else if (app->json) {
+		json_object_set_new(info, "path", json_string(app->db_path));
 		json_object_set_new(info, "bytes",
-				    json_integer(disk_bytes(cli->db_path)));
+				    json_integer(disk_bytes(app->db_path)));
 		json_dumpf(info, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else {
-		print_info(cli, info, disk_bytes(cli->db_path));
+		print_info(app, info, disk_bytes(app->db_path));
 	}
 	json_decref(info);
-	ax_db_close(db);
 	return rc;
 }
 
@@ -381,35 +379,32 @@ const struct ax_cli_cmd ax_cmd_db_info = {
     .examples = {"axbench --db fleet.db db info",
 		 "axbench --db fleet.db --json db info"},
     .opts = no_opts,
+    .needs = AX_APP_READ_ONLY_DB,
     .fn = info_main,
 };
 
 /* ---- db check --------------------------------------------------------- */
 
-static int check_main(struct ax_cli *cli, int argc, char **argv)
+static int check_main(struct ax_app *app, int argc, char **argv)
 {
 	char **pos;
 	int n;
 	int rc =
-	    parse_positional(cli, &ax_cmd_db_check, argc, argv, 0, 0, &pos, &n);
+	    parse_positional(app, &ax_cmd_db_check, argc, argv, 0, 0, &pos, &n);
 	free(pos);
 	if (rc)
 		return rc == -2 ? AX_EXIT_OK : rc;
 	struct ax_db *db;
 	json_t *res = NULL;
-	if ((rc = ax_cli_open_db(cli, true, &db)))
+	if ((rc = ax_app_db(app, &db)))
 		return rc;
 	int err = ax_db_check(db, &res);
-	if (err) {
-		rc = ax_cli_error(cli, ax_cli_exit_code(err), "db check: %s",
-				  ax_db_errmsg(db));
-		ax_db_close(db);
-		return rc;
-	}
-	ax_db_close(db);
+	if (err)
+		return ax_app_error(app, ax_app_exit_code(err), "db check: %s",
+				    ax_db_errmsg(db));
 	const json_t *problems = json_object_get(res, "problems");
-	if (cli->json) {
-		json_object_set_new(res, "path", json_string(cli->db_path));
+	if (app->json) {
+		json_object_set_new(res, "path", json_string(app->db_path));
 		json_dumpf(res, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else {
@@ -419,21 +414,21 @@ static int check_main(struct ax_cli *cli, int argc, char **argv)
 		    "problem: %s: %s\n",
 		    json_string_value(json_object_get(p, "check")),
 		    ax_term(json_string_value(json_object_get(p, "problem"))));
-		printf("%s: %zu checks, %zu problem%s\n", ax_term(cli->db_path),
+		printf("%s: %zu checks, %zu problem%s\n", ax_term(app->db_path),
 		       json_array_size(json_object_get(res, "checks")),
 		       json_array_size(problems),
 		       json_array_size(problems) == 1 ? "" : "s");
 	}
 	if (json_array_size(problems))
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE,
+		rc = ax_app_error(app, AX_EXIT_STORAGE,
 				  "db check: %s fails %zu check%s; recover "
 				  "what it holds with `sqlite3 %s .recover | "
 				  "sqlite3 NEW.db`, or merge it into a new "
 				  "database with `axbench db merge NEW.db %s`",
-				  ax_term(cli->db_path),
+				  ax_term(app->db_path),
 				  json_array_size(problems),
 				  json_array_size(problems) == 1 ? "" : "s",
-				  ax_term(cli->db_path), ax_term(cli->db_path));
+				  ax_term(app->db_path), ax_term(app->db_path));
 	json_decref(res);
 	return rc;
 }
@@ -453,5 +448,6 @@ const struct ax_cli_cmd ax_cmd_db_check = {
 	       "when all hold, 5 when any fails (each problem listed).",
     .examples = {"axbench --db fleet.db db check"},
     .opts = no_opts,
+    .needs = AX_APP_READ_ONLY_DB,
     .fn = check_main,
 };

@@ -9,6 +9,7 @@
  * --yes opens for writing, and then decides again inside its transaction.
  */
 #include "cli/cli.h"
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -49,12 +50,12 @@ struct args {
 
 /* ---- parsing ---------------------------------------------------------- */
 
-static int add_run(struct ax_cli *cli, const char *text, struct args *a)
+static int add_run(struct ax_app *app, const char *text, struct args *a)
 {
 	int64_t id;
-	if (!ax_cli_parse_id(text, &id))
-		return ax_cli_error(
-		    cli, AX_EXIT_USAGE,
+	if (!ax_app_parse_id(text, &id))
+		return ax_app_error(
+		    app, AX_EXIT_USAGE,
 		    "db prune: --run '%s' is not a run id: give "
 		    "a whole number from 1, as `axbench runs "
 		    "--all` lists them",
@@ -77,7 +78,7 @@ static int take(struct ax_cli_iter *it, int opt, struct args *a)
 		a->weekly_given = true;
 		return 0;
 	case OPT_RUN:
-		return add_run(it->cli, it->optarg, a);
+		return add_run(it->app, it->optarg, a);
 	case OPT_YES:
 		a->yes = true;
 		return 0;
@@ -86,10 +87,10 @@ static int take(struct ax_cli_iter *it, int opt, struct args *a)
 }
 
 /* --run names runs; the policy's options would be ignored beside it. */
-static int check_args(struct ax_cli *cli, const struct args *a)
+static int check_args(struct ax_app *app, const struct args *a)
 {
 	if (a->n_ids && (a->keep_given || a->weekly_given))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "db prune: --run removes exactly the runs "
 				    "named, so --keep-last, --weekly and "
 				    "--no-weekly would be ignored; give --run "
@@ -97,11 +98,11 @@ static int check_args(struct ax_cli *cli, const struct args *a)
 	return 0;
 }
 
-static int parse(struct ax_cli *cli, int argc, char **argv, struct args *a)
+static int parse(struct ax_app *app, int argc, char **argv, struct args *a)
 {
 	struct ax_cli_iter it;
 	int opt, rc = 0;
-	ax_cli_iter_init(&it, cli, &ax_cmd_db_prune, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_db_prune, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0)
 		rc = take(&it, opt, a);
 	if (rc == 0) {
@@ -109,7 +110,7 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct args *a)
 		rc = end == AX_CLI_CONTINUE ? 0 : end == AX_EXIT_OK ? -2 : end;
 	}
 	ax_cli_iter_release(&it);
-	return rc ? rc : check_args(cli, a);
+	return rc ? rc : check_args(app, a);
 }
 
 /* ---- refusals --------------------------------------------------------- */
@@ -128,15 +129,15 @@ static void names_text(const json_t *names, char *buf, size_t len)
 			     ax_term(json_string_value(v)));
 }
 
-static int refuse_baseline(const struct ax_cli *cli, long long id,
+static int refuse_baseline(const struct ax_app *app, long long id,
 			   const json_t *names)
 {
 	char list[512];
 	names_text(names, list, sizeof(list));
 	const char *first =
 	    ax_term(json_string_value(json_array_get(names, 0)));
-	return ax_cli_error(
-	    cli, AX_EXIT_USAGE,
+	return ax_app_error(
+	    app, AX_EXIT_USAGE,
 	    "db prune: run %lld is used by baseline %s: `compare "
 	    "baseline:NAME` "
 	    "would lose it, so nothing was removed; move the baseline to "
@@ -147,22 +148,22 @@ static int refuse_baseline(const struct ax_cli *cli, long long id,
 }
 
 /* One refused run (the plan's "refused" entry), said with the fix. */
-static int refuse(const struct ax_cli *cli, const json_t *r)
+static int refuse(const struct ax_app *app, const json_t *r)
 {
 	long long id = json_integer_value(json_object_get(r, "id"));
 	const char *why = json_string_value(json_object_get(r, "reason"));
 	if (strcmp(why, "baseline") == 0)
-		return refuse_baseline(cli, id,
+		return refuse_baseline(app, id,
 				       json_object_get(r, "baselines"));
 	if (strcmp(why, "tune") == 0)
-		return ax_cli_error(
-		    cli, AX_EXIT_USAGE,
+		return ax_app_error(
+		    app, AX_EXIT_USAGE,
 		    "db prune: run %lld is a tuning session's: later tuning "
 		    "uses its trials as priors, and its trials name its "
 		    "results (no ON DELETE CASCADE), so db prune keeps every "
 		    "tuning run and nothing was removed; leave --run %lld out",
 		    id, id);
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "db prune: run %lld is still running (its "
 			    "process lives, or it runs on another host, "
 			    "which cannot be checked), so nothing was "
@@ -171,19 +172,19 @@ static int refuse(const struct ax_cli *cli, const json_t *r)
 }
 
 /* Exit 2 when a named run is missing or must stay, else 0. */
-static int check_named(const struct ax_cli *cli, const json_t *plan)
+static int check_named(const struct ax_app *app, const json_t *plan)
 {
 	const json_t *missing = json_object_get(plan, "missing");
 	const json_t *refused = json_object_get(plan, "refused");
 	if (json_array_size(missing))
-		return ax_cli_error(
-		    cli, AX_EXIT_USAGE,
+		return ax_app_error(
+		    app, AX_EXIT_USAGE,
 		    "db prune: --run %lld names no run in %s, so nothing was "
 		    "removed; `axbench runs --all` lists the runs",
 		    (long long)json_integer_value(json_array_get(missing, 0)),
-		    cli->db_path);
+		    app->db_path);
 	if (json_array_size(refused))
-		return refuse(cli, json_array_get(refused, 0));
+		return refuse(app, json_array_get(refused, 0));
 	return 0;
 }
 
@@ -285,14 +286,14 @@ static void print_policy(const struct args *a)
 		       a->keep_last);
 }
 
-static void print_text(const struct ax_cli *cli, const struct args *a,
+static void print_text(const struct ax_app *app, const struct args *a,
 		       const json_t *plan, bool dry, long long before,
 		       long long after)
 {
 	const json_t *rem = json_object_get(plan, "removed");
 	const json_t *by = json_object_get(plan, "kept_by");
 	const json_t *runs = json_object_get(rem, "runs");
-	if (cli->verbosity >= 0) {
+	if (app->verbosity >= 0) {
 		printf("%s: ", dry ? "dry run" : "policy");
 		print_policy(a);
 		print_runs(runs);
@@ -310,15 +311,15 @@ static void print_text(const struct ax_cli *cli, const struct args *a,
 		printf("nothing was removed; pass --yes to remove them\n");
 	else if (!dry)
 		printf("%s: %lld bytes before, %lld bytes after VACUUM\n",
-		       cli->db_path, before, after);
+		       app->db_path, before, after);
 }
 
-static void print_out(const struct ax_cli *cli, const struct args *a,
+static void print_out(const struct ax_app *app, const struct args *a,
 		      const json_t *plan, bool dry, long long before,
 		      long long after)
 {
-	if (!cli->json) {
-		print_text(cli, a, plan, dry, before, after);
+	if (!app->json) {
+		print_text(app, a, plan, dry, before, after);
 		return;
 	}
 	json_t *doc = document(a, plan, dry, before, after);
@@ -336,31 +337,31 @@ static struct ax_db_prune_opts prune_opts_of(const struct args *a)
 	    .weekly = a->weekly,
 	    .run_ids = a->n_ids ? a->ids : NULL,
 	    .n_run_ids = a->n_ids,
-	    .stop = &ax_cli_interrupted,
+	    .stop = &ax_interrupted,
 	};
 }
 
-static int db_fail(const struct ax_cli *cli, struct ax_db *db, int err)
+static int db_fail(const struct ax_app *app, struct ax_db *db, int err)
 {
-	int rc = ax_cli_error(cli, ax_cli_exit_code(err), "db prune: %s",
+	int rc = ax_app_error(app, ax_app_exit_code(err), "db prune: %s",
 			      ax_db_errmsg(db));
 	ax_db_close(db);
 	return rc;
 }
 
 /* The plan, on a read-only handle: nothing is written. */
-static int look(struct ax_cli *cli, const struct args *a, json_t **plan)
+static int look(struct ax_app *app, const struct args *a, json_t **plan)
 {
 	struct ax_db *db;
 	struct ax_db_prune_opts o = prune_opts_of(a);
-	int rc = ax_cli_open_db(cli, true, &db);
+	int rc = ax_app_open_db(app, true, &db);
 	if (rc)
 		return rc;
 	int err = ax_db_prune_plan(db, &o, plan);
 	if (err)
-		return db_fail(cli, db, err);
+		return db_fail(app, db, err);
 	ax_db_close(db);
-	rc = check_named(cli, *plan);
+	rc = check_named(app, *plan);
 	if (rc)
 		json_decref(*plan), *plan = NULL;
 	return rc;
@@ -368,26 +369,26 @@ static int look(struct ax_cli *cli, const struct args *a, json_t **plan)
 
 /* Remove, then VACUUM.  Runs removed but a failed VACUUM still print
  * what was removed before the error (exit 5). */
-static int remove_runs(struct ax_cli *cli, const struct args *a,
+static int remove_runs(struct ax_app *app, const struct args *a,
 		       long long before)
 {
 	struct ax_db *db;
 	json_t *done = NULL;
 	struct ax_db_prune_opts o = prune_opts_of(a);
-	int rc = ax_cli_open_db(cli, false, &db);
+	int rc = ax_app_open_db(app, false, &db);
 	if (rc)
 		return rc;
 	int err = ax_db_prune(db, &o, &done);
 	if (err)
-		return db_fail(cli, db, err);
+		return db_fail(app, db, err);
 	int verr = ax_db_vacuum(db);
-	char msg[AX_CLI_MSG_MAX];
+	char msg[AX_APP_MSG_MAX];
 	snprintf(msg, sizeof(msg), "%s", ax_db_errmsg(db));
 	ax_db_close(db);
-	print_out(cli, a, done, false, before, file_bytes(cli->db_path));
+	print_out(app, a, done, false, before, file_bytes(app->db_path));
 	json_decref(done);
 	if (verr)
-		return ax_cli_error(cli, ax_cli_exit_code(verr),
+		return ax_app_error(app, ax_app_exit_code(verr),
 				    "db prune: the runs were removed, but %s; "
 				    "the file keeps its size until a VACUUM "
 				    "succeeds (run db prune again)",
@@ -395,23 +396,23 @@ static int remove_runs(struct ax_cli *cli, const struct args *a,
 	return 0;
 }
 
-static int prune_main(struct ax_cli *cli, int argc, char **argv)
+static int prune_main(struct ax_app *app, int argc, char **argv)
 {
 	struct args a = {.keep_last = DEFAULT_KEEP_LAST, .weekly = true};
 	json_t *plan = NULL;
 	a.ids = calloc((size_t)argc + 1, sizeof(*a.ids));
-	int rc = a.ids ? parse(cli, argc, argv, &a)
-		       : ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+	int rc = a.ids ? parse(app, argc, argv, &a)
+		       : ax_app_error(app, AX_EXIT_FAIL, "out of memory");
 	if (rc == 0)
-		rc = look(cli, &a, &plan);
+		rc = look(app, &a, &plan);
 	if (rc == 0) {
-		long long before = file_bytes(cli->db_path);
+		long long before = file_bytes(app->db_path);
 		size_t n = json_array_size(
 		    json_object_get(json_object_get(plan, "removed"), "runs"));
 		if (a.yes && n)
-			rc = remove_runs(cli, &a, before);
+			rc = remove_runs(app, &a, before);
 		else
-			print_out(cli, &a, plan, !a.yes, before, before);
+			print_out(app, &a, plan, !a.yes, before, before);
 	}
 	json_decref(plan);
 	free(a.ids);

@@ -168,17 +168,17 @@ static void print_device(const json_t *d)
 
 extern const struct ax_cli_cmd ax_cmd_devices;
 
-static int devices_main(struct ax_cli *cli, int argc, char **argv)
+static int devices_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
-	ax_cli_iter_init(&it, cli, &ax_cmd_devices, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_devices, argc, argv);
 	int opt = ax_cli_next(&it);
 	int end = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
 	if (end != AX_CLI_CONTINUE)
 		return end;
 	struct ax_vk_instance *inst;
-	int rc = ax_cli_open_vk(cli, &inst, NULL);
+	int rc = ax_app_device(app, &inst, NULL);
 	if (rc)
 		return rc;
 	struct ax_topo *topo = NULL;
@@ -189,7 +189,7 @@ static int devices_main(struct ax_cli *cli, int argc, char **argv)
 	for (int i = 0; i < ax_vk_device_count(inst); i++)
 		json_array_append_new(
 		    a, device_json(ax_vk_device_info(inst, i), topo));
-	if (cli->json) {
+	if (app->json) {
 		json_dumpf(a, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else {
@@ -199,9 +199,7 @@ static int devices_main(struct ax_cli *cli, int argc, char **argv)
 	}
 	json_decref(a);
 	ax_topo_destroy(topo);
-	rc = ax_cli_check_validation(cli, inst, AX_EXIT_OK);
-	ax_vk_instance_destroy(inst);
-	return rc;
+	return AX_EXIT_OK;
 }
 
 static const struct ax_cli_opt devices_opts[] = {{0}};
@@ -218,5 +216,6 @@ const struct ax_cli_cmd ax_cmd_devices = {
 	 "limits",
 	 "axbench devices --json                   # the same, for scripts"},
     .opts = devices_opts,
+    .needs = AX_APP_NEED_DEVICE,
     .fn = devices_main,
 };

@@ -1,6 +1,7 @@
 /* cli/cmd_export.c - `axbench export`: the best measured parameters per
  * device, suite and shape as a versioned YAML or JSON document. */
 #include "cli/cli.h"
+#include "core/interrupt.h"
 
 #include "core/config.h"
 #include "core/db.h"
@@ -33,43 +34,43 @@ extern const struct ax_cli_cmd ax_cmd_export;
 
 /* The document to path (NULL: stdout) through core/outfile.h: all or
  * nothing, never through a planted link. */
-static int write_doc(const struct ax_cli *cli, const json_t *doc, bool json,
+static int write_doc(const struct ax_app *app, const json_t *doc, bool json,
 		     const char *path)
 {
 	char err[512];
 	struct ax_outfile o;
 	if (ax_outfile_open(&o, path, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "%s", err);
 	int rc = json ? json_dumpf(doc, o.f, JSON_INDENT(2)) : 0;
 	if (json)
 		fputc('\n', o.f);
 	else
 		rc = ax_config_emit_yaml(doc, o.f);
-	if (ax_cli_interrupted) {
+	if (ax_interrupted) {
 		ax_outfile_abort(&o);
-		return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+		return ax_app_error(app, AX_EXIT_INTERRUPTED,
 				    "interrupted; %s left as it was", o.path);
 	}
 	/* A write error (sticky on the stream) is reported by commit with
 	 * its errno; anything else the writer refused is said here. */
 	if (rc && !ferror(o.f)) {
 		ax_outfile_abort(&o);
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s: %s",
+		return ax_app_error(app, AX_EXIT_STORAGE, "cannot write %s: %s",
 				    o.path, ax_strerror(rc));
 	}
 	if (ax_outfile_commit(&o, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "%s", err);
 	return 0;
 }
 
 /* What export chose for each shape, and why, for the person running it:
  * one line per entry on stderr. */
-static void summarise(const struct ax_cli *cli, const json_t *doc)
+static void summarise(const struct ax_app *app, const json_t *doc)
 {
 	size_t i, j;
 	json_t *dev, *list, *e;
 	const char *suite;
-	if (cli->verbosity < 0)
+	if (app->verbosity < 0)
 		return;
 	json_array_foreach(json_object_get(doc, "devices"), i, dev)
 	{
@@ -120,73 +121,70 @@ static int load_schema(struct ax_config_schema *schema, int max)
 	return n;
 }
 
-static int export_run(struct ax_cli *cli, const struct export_args *a,
+static int export_run(struct ax_app *app, const struct export_args *a,
 		      const struct ax_config_schema *schema, int n)
 {
 	/* samples: the choice is made from them, as compare makes it */
-	struct ax_db_filter f = {.suite = a->suite,
-				 .with_samples = true,
-				 .stop = &ax_cli_interrupted};
+	struct ax_db_filter f = {
+	    .suite = a->suite, .with_samples = true, .stop = &ax_interrupted};
 	struct ax_export_opts opts = {.shapes = a->shapes,
 				      .n_shapes = a->n_shapes};
 	struct ax_db *db;
 	json_t *results = NULL, *sessions = NULL, *doc = NULL;
 	char err[1024];
 	if (a->suite && !ax_suite_find(a->suite))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "--suite %s: no such "
 				    "suite; see `axbench suites`",
 				    a->suite);
-	int rc = ax_cli_open_db(cli, true, &db);
+	int rc = ax_app_db(app, &db);
 	if (rc)
 		return rc;
 	if (ax_db_results(db, &f, &results) ||
 	    ax_db_sessions(db, &f, &sessions))
-		rc = ax_cli_error(cli,
-				  ax_cli_interrupted ? AX_EXIT_INTERRUPTED
-						     : AX_EXIT_STORAGE,
-				  "%s", ax_db_errmsg(db));
-	ax_db_close(db);
+		rc = ax_app_error(
+		    app, ax_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE,
+		    "%s", ax_db_errmsg(db));
 	/* A known suite with nothing stored would export an empty
 	 * document that looks like success. */
 	if (!rc && a->suite && json_array_size(results) == 0)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "export: --suite %s: no stored results of "
 				  "that suite in %s; measure or tune it "
 				  "first (`axbench run %s`)",
-				  a->suite, cli->db_path, a->suite);
+				  a->suite, app->db_path, a->suite);
 	if (!rc)
-		rc = ax_cli_filter_device(cli, results, cli->device_sel);
+		rc = ax_app_filter_device(app, results, app->device_sel);
 	if (!rc && ax_export_build(results, sessions, schema, n, &opts,
 				   "axbench " AX_VERSION_STRING, &doc, err,
 				   sizeof(err)))
-		rc = ax_cli_error(cli, AX_EXIT_FAIL, "%s", err);
+		rc = ax_app_error(app, AX_EXIT_FAIL, "%s", err);
 	if (!rc)
-		rc = write_doc(cli, doc, a->json, a->path);
+		rc = write_doc(app, doc, a->json, a->path);
 	if (!rc)
-		summarise(cli, doc);
+		summarise(app, doc);
 	json_decref(doc);
 	json_decref(results);
 	json_decref(sessions);
 	return rc;
 }
 
-static int add_shapes(struct ax_cli *cli, struct export_args *a,
+static int add_shapes(struct ax_app *app, struct export_args *a,
 		      const char *text, const struct ax_config_schema *schema,
 		      int n)
 {
 	char err[1024];
 	if (a->n_shapes == MAX_SHAPES)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "--shapes: at most %d filters", MAX_SHAPES);
 	if (ax_export_shape_parse(text, schema, n, &a->shapes[a->n_shapes], err,
 				  sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
+		return ax_app_error(app, AX_EXIT_USAGE, "%s", err);
 	a->n_shapes++;
 	return 0;
 }
 
-static int export_main(struct ax_cli *cli, int argc, char **argv)
+static int export_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
 	struct ax_config_schema schema[64];
@@ -194,9 +192,9 @@ static int export_main(struct ax_cli *cli, int argc, char **argv)
 	const char *format = NULL;
 	int opt, rc = 0;
 	if (!a)
-		return ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+		return ax_app_error(app, AX_EXIT_FAIL, "out of memory");
 	int n = load_schema(schema, 64);
-	ax_cli_iter_init(&it, cli, &ax_cmd_export, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_export, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_SUITE)
 			a->suite = it.optarg;
@@ -205,14 +203,14 @@ static int export_main(struct ax_cli *cli, int argc, char **argv)
 		else if (opt == OPT_OUTPUT)
 			a->path = it.optarg;
 		else if (opt == OPT_SHAPES)
-			rc = add_shapes(cli, a, it.optarg, schema, n);
+			rc = add_shapes(app, a, it.optarg, schema, n);
 	}
 	if (rc == 0)
 		rc = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
 	if (rc == AX_CLI_CONTINUE) {
-		a->json = format ? !strcmp(format, "json") : cli->json;
-		rc = export_run(cli, a, schema, n);
+		a->json = format ? !strcmp(format, "json") : app->json;
+		rc = export_run(app, a, schema, n);
 	}
 	free(a);
 	return rc;
@@ -258,5 +256,6 @@ const struct ax_cli_cmd ax_cmd_export = {
 		 "axbench export --shapes gemm:m=256,n=256 --format json"},
     .opts = export_opts,
     .choices = export_choices,
+    .needs = AX_APP_READ_ONLY_DB,
     .fn = export_main,
 };

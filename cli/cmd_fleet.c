@@ -8,8 +8,8 @@
  * file system is not safe for concurrent writers (NFS locks), and the
  * UUID-keyed `axbench db merge` makes one database of them afterwards.
  */
+#include "app/fleet.h"
 #include "cli/cli.h"
-#include "cli/fleet.h"
 
 #include "core/error.h"
 #include "core/outfile.h"
@@ -181,12 +181,12 @@ static void tool_release(struct tool_result *r)
 
 /* A path as the scripts will hold it: a control character (a newline
  * would end a line of the script) is refused. */
-static int check_plain(const struct ax_cli *cli, const char *opt,
+static int check_plain(const struct ax_app *app, const char *opt,
 		       const char *value)
 {
 	if (ax_fleet_plain(value))
 		return 0;
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "fleet slurm: %s '%s' holds a control character "
 			    "(a newline, a tab...), which cannot stand in a "
 			    "batch script; choose a path without one",
@@ -194,7 +194,7 @@ static int check_plain(const struct ax_cli *cli, const char *opt,
 }
 
 /* p made absolute against the working directory, into buf. */
-static int absolute(const struct ax_cli *cli, const char *opt, const char *p,
+static int absolute(const struct ax_app *app, const char *opt, const char *p,
 		    char *buf, size_t len)
 {
 	char cwd[PATH_MAX];
@@ -203,13 +203,13 @@ static int absolute(const struct ax_cli *cli, const char *opt, const char *p,
 		return 0;
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE,
+		return ax_app_error(app, AX_EXIT_STORAGE,
 				    "fleet slurm: %s %s: cannot read the "
 				    "working directory (%s); give an absolute "
 				    "path",
 				    opt, ax_term(p), strerror(errno));
 	if ((size_t)snprintf(buf, len, "%s/%s", cwd, p) >= len)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "fleet slurm: %s %s: the path is too long",
 				    opt, ax_term(p));
 	return 0;
@@ -218,7 +218,7 @@ static int absolute(const struct ax_cli *cli, const char *opt, const char *p,
 /* The profile as `run` takes it: a shipped profile's name, or a file
  * (anything with a '/' or a .yaml/.yml ending), made absolute so that
  * the tasks find it from any directory. */
-static int resolve_profile(const struct ax_cli *cli, struct fleet_args *a,
+static int resolve_profile(const struct ax_app *app, struct fleet_args *a,
 			   struct ax_fleet *f)
 {
 	const char *p = a->profile;
@@ -229,21 +229,21 @@ static int resolve_profile(const struct ax_cli *cli, struct fleet_args *a,
 	if (file) {
 		if (!realpath(p, a->config_buf) ||
 		    access(a->config_buf, R_OK) != 0)
-			return ax_cli_error(
-			    cli, AX_EXIT_USAGE,
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
 			    "fleet slurm: --profile %s: cannot read the "
 			    "profile file (%s); give a YAML profile (as `run "
 			    "--config` takes) or a shipped profile's name",
 			    ax_term(p), strerror(errno));
 		f->config = a->config_buf;
-		return check_plain(cli, "--profile", f->config);
+		return check_plain(app, "--profile", f->config);
 	}
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/%s.yaml", ax_cli_config_dir(), p);
+	snprintf(path, sizeof(path), "%s/%s.yaml", ax_app_config_dir(), p);
 	if (strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 		      "0123456789_-") != n ||
 	    access(path, R_OK) != 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "fleet slurm: no profile '%s' (%s not "
 				    "readable); shipped profiles: quick, "
 				    "full, ci; or give a YAML profile file",
@@ -252,7 +252,7 @@ static int resolve_profile(const struct ax_cli *cli, struct fleet_args *a,
 	return 0;
 }
 
-static int resolve_axbench(const struct ax_cli *cli, struct fleet_args *a,
+static int resolve_axbench(const struct ax_app *app, struct fleet_args *a,
 			   struct ax_fleet *f)
 {
 	int rc;
@@ -260,33 +260,33 @@ static int resolve_axbench(const struct ax_cli *cli, struct fleet_args *a,
 		ssize_t n = readlink("/proc/self/exe", a->ax_buf,
 				     sizeof(a->ax_buf) - 1);
 		if (n <= 0)
-			return ax_cli_error(
-			    cli, AX_EXIT_USAGE,
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
 			    "fleet slurm: cannot find this program's path "
 			    "(/proc/self/exe: %s); give --axbench PATH",
 			    strerror(errno));
 		a->ax_buf[n] = '\0';
-	} else if ((rc = absolute(cli, "--axbench", a->axbench, a->ax_buf,
+	} else if ((rc = absolute(app, "--axbench", a->axbench, a->ax_buf,
 				  sizeof(a->ax_buf)))) {
 		return rc;
 	}
 	if (access(a->ax_buf, X_OK) != 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "fleet slurm: --axbench %s: not an "
 				    "executable file (%s); give the path of "
 				    "axbench on the file system the nodes "
 				    "share",
 				    ax_term(a->ax_buf), strerror(errno));
 	f->axbench = a->ax_buf;
-	return check_plain(cli, "--axbench", f->axbench);
+	return check_plain(app, "--axbench", f->axbench);
 }
 
 /* mkdir that accepts a directory already there. */
-static int make_dir(const struct ax_cli *cli, const char *path)
+static int make_dir(const struct ax_app *app, const char *path)
 {
 	if (mkdir(path, 0777) == 0 || errno == EEXIST)
 		return 0;
-	return ax_cli_error(cli, AX_EXIT_STORAGE,
+	return ax_app_error(app, AX_EXIT_STORAGE,
 			    "fleet slurm: cannot create the directory %s: %s; "
 			    "give a --dir on a shared file system you may "
 			    "write",
@@ -295,29 +295,29 @@ static int make_dir(const struct ax_cli *cli, const char *path)
 
 /* --dir made absolute; created with db/ and log/ unless dry_run (the
  * logs' directory must exist before Slurm opens them). */
-static int resolve_dir(const struct ax_cli *cli, struct fleet_args *a,
+static int resolve_dir(const struct ax_app *app, struct fleet_args *a,
 		       struct ax_fleet *f)
 {
 	char sub[PATH_MAX + 8], real[PATH_MAX];
-	int rc = check_plain(cli, "--dir", a->dir);
+	int rc = check_plain(app, "--dir", a->dir);
 	if (!rc)
-		rc = absolute(cli, "--dir", a->dir, a->dir_buf,
+		rc = absolute(app, "--dir", a->dir, a->dir_buf,
 			      sizeof(a->dir_buf));
 	if (!rc && !a->dry_run) {
-		rc = make_dir(cli, a->dir_buf);
+		rc = make_dir(app, a->dir_buf);
 		/* Symbolic links resolved: the path every node opens. */
 		if (!rc && !realpath(a->dir_buf, real))
-			rc = ax_cli_error(cli, AX_EXIT_STORAGE,
+			rc = ax_app_error(app, AX_EXIT_STORAGE,
 					  "fleet slurm: --dir %s: %s",
 					  ax_term(a->dir), strerror(errno));
 		if (!rc)
 			memcpy(a->dir_buf, real, sizeof(real));
 		snprintf(sub, sizeof(sub), "%s/db", a->dir_buf);
 		if (!rc)
-			rc = make_dir(cli, sub);
+			rc = make_dir(app, sub);
 		snprintf(sub, sizeof(sub), "%s/log", a->dir_buf);
 		if (!rc)
-			rc = make_dir(cli, sub);
+			rc = make_dir(app, sub);
 	}
 	f->dir = a->dir_buf;
 	return rc;
@@ -348,35 +348,35 @@ static bool detect_gpus(const char *partition)
 
 typedef void (*script_fn)(FILE *, const struct ax_fleet *);
 
-static int write_script(const struct ax_cli *cli, const struct ax_fleet *f,
+static int write_script(const struct ax_app *app, const struct ax_fleet *f,
 			const char *name, script_fn fn)
 {
 	char path[PATH_MAX + 64], err[512];
 	struct ax_outfile o;
 	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
 	if (ax_outfile_open(&o, path, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "fleet slurm: %s",
+		return ax_app_error(app, AX_EXIT_STORAGE, "fleet slurm: %s",
 				    err);
 	fn(o.f, f);
 	if (ax_outfile_commit(&o, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "fleet slurm: %s",
+		return ax_app_error(app, AX_EXIT_STORAGE, "fleet slurm: %s",
 				    err);
 	return 0;
 }
 
 /* sbatch ARGS; its job id (the text before a ';' cluster name) into id. */
-static int sbatch(const struct ax_cli *cli, const char *sbatch_path,
+static int sbatch(const struct ax_app *app, const char *sbatch_path,
 		  char *const argv[], const char *script, char *id, size_t len)
 {
 	struct tool_result r;
 	if (run_tool(sbatch_path, argv, &r) != 0)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "fleet slurm: cannot run %s: %s",
 				    ax_term(sbatch_path), strerror(errno));
 	size_t n = strcspn(r.out, ";\n");
 	int rc = 0;
 	if (r.status != 0 || n == 0 || strspn(r.out, "0123456789") != n)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "fleet slurm: sbatch refused %s (exit %d): "
 				  "%s; the scripts are in place to fix and "
 				  "submit by hand",
@@ -405,20 +405,20 @@ static void submission_init(struct submission *s, const struct ax_fleet *f)
 	s->array_id[0] = s->merge_id[0] = '\0';
 }
 
-static int submit(const struct ax_cli *cli, const struct ax_fleet *f,
+static int submit(const struct ax_app *app, const struct ax_fleet *f,
 		  struct submission *s)
 {
 	char path[PATH_MAX];
 	if (!find_in_path("sbatch", path, sizeof(path)))
-		return ax_cli_error(
-		    cli, AX_EXIT_USAGE,
+		return ax_app_error(
+		    app, AX_EXIT_USAGE,
 		    "fleet slurm: sbatch is not in PATH (%s); run this on a "
 		    "Slurm login node, or install Slurm's client (Debian: "
 		    "slurm-client); the scripts are in %s, and --dry-run "
 		    "prints them without submitting",
 		    ax_term(getenv("PATH")), ax_term(f->dir));
 	char *array[] = {"sbatch", "--parsable", s->chdir, s->array, NULL};
-	int rc = sbatch(cli, path, array, s->array, s->array_id,
+	int rc = sbatch(app, path, array, s->array, s->array_id,
 			sizeof(s->array_id));
 	if (rc)
 		return rc;
@@ -431,7 +431,7 @@ static int submit(const struct ax_cli *cli, const struct ax_fleet *f,
 			 "--kill-on-invalid-dep=yes",
 			 s->merge,
 			 NULL};
-	rc = sbatch(cli, path, merge, s->merge, s->merge_id,
+	rc = sbatch(app, path, merge, s->merge, s->merge_id,
 		    sizeof(s->merge_id));
 	if (rc)
 		fprintf(stderr,
@@ -527,10 +527,10 @@ static json_t *outcome_json(const struct ax_fleet *f,
 	    s->merge_id[0] ? json_string(s->merge_id) : json_null());
 }
 
-static void print_outcome(const struct ax_cli *cli, const struct ax_fleet *f,
+static void print_outcome(const struct ax_app *app, const struct ax_fleet *f,
 			  const struct submission *s, bool dry_run)
 {
-	if (cli->json) {
+	if (app->json) {
 		json_t *doc = outcome_json(f, s, dry_run);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
@@ -550,7 +550,7 @@ static void print_outcome(const struct ax_cli *cli, const struct ax_fleet *f,
 
 /* ---- the subcommands --------------------------------------------------- */
 
-static int check_required(const struct ax_cli *cli, const struct fleet_args *a)
+static int check_required(const struct ax_app *app, const struct fleet_args *a)
 {
 	const char *missing = a->nodes == 0 ? "--nodes N"
 			      : !a->profile ? "--profile NAME|FILE"
@@ -558,54 +558,54 @@ static int check_required(const struct ax_cli *cli, const struct fleet_args *a)
 					    : NULL;
 	if (!missing)
 		return 0;
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "fleet slurm: %s is required; usage: axbench "
 			    "fleet %s",
 			    missing, ax_cmd_fleet.usage);
 }
 
-static int fleet_slurm(struct ax_cli *cli, struct fleet_args *a)
+static int fleet_slurm(struct ax_app *app, struct fleet_args *a)
 {
 	struct ax_fleet f = {.tasks = (int)a->nodes,
 			     .partition = a->partition,
 			     .time_min = (long)a->time_min};
 	struct submission s;
-	int rc = check_required(cli, a);
+	int rc = check_required(app, a);
 	if (!rc)
-		rc = resolve_profile(cli, a, &f);
+		rc = resolve_profile(app, a, &f);
 	if (!rc)
-		rc = resolve_axbench(cli, a, &f);
+		rc = resolve_axbench(app, a, &f);
 	if (!rc)
-		rc = resolve_dir(cli, a, &f);
+		rc = resolve_dir(app, a, &f);
 	if (rc)
 		return rc;
 	f.gpus = strcmp(a->gpus, "auto") == 0 ? detect_gpus(a->partition)
 					      : strcmp(a->gpus, "yes") == 0;
 	submission_init(&s, &f);
 	if (!a->dry_run) {
-		rc = write_script(cli, &f, AX_FLEET_ARRAY,
+		rc = write_script(app, &f, AX_FLEET_ARRAY,
 				  ax_fleet_array_script);
 		if (!rc)
-			rc = write_script(cli, &f, AX_FLEET_MERGE,
+			rc = write_script(app, &f, AX_FLEET_MERGE,
 					  ax_fleet_merge_script);
 		if (!rc)
-			rc = submit(cli, &f, &s);
+			rc = submit(app, &f, &s);
 	}
 	if (!rc)
-		print_outcome(cli, &f, &s, a->dry_run);
+		print_outcome(app, &f, &s, a->dry_run);
 	return rc;
 }
 
 /* The CPUs local to the selected device that this process may use, on
  * stdout; nothing (exit 0, the reason on stderr) where that is unknown,
  * so that a script binds only to what is known. */
-static int fleet_cpuset(struct ax_cli *cli)
+static int fleet_cpuset(struct ax_app *app)
 {
 	struct ax_vk_instance *inst;
 	struct ax_topo *topo;
 	struct ax_topo_locality loc;
 	char err[512] = "hwloc cannot read this machine", cpus[256] = "";
-	int idx, rc = ax_cli_open_vk(cli, &inst, &idx);
+	int idx, rc = ax_app_device(app, &inst, &idx);
 	if (rc)
 		return rc;
 	const struct ax_vk_device_info *d = ax_vk_device_info(inst, idx);
@@ -618,12 +618,10 @@ static int fleet_cpuset(struct ax_cli *cli)
 			printf("%s\n", cpus);
 		ax_topo_destroy(topo);
 	}
-	if (!cpus[0] && cli->verbosity >= 0)
+	if (!cpus[0] && app->verbosity >= 0)
 		fprintf(stderr, "axbench fleet cpuset: not bound: %s: %s\n",
 			ax_term(d->name), ax_term(err));
-	rc = ax_cli_check_validation(cli, inst, AX_EXIT_OK);
-	ax_vk_instance_destroy(inst);
-	return rc;
+	return AX_EXIT_OK;
 }
 
 /* One option into a; 0 or an exit code. */
@@ -663,19 +661,19 @@ static int take_option(struct ax_cli_iter *it, int opt, struct fleet_args *a)
 		   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ"
 		   "RSTUVWXYZ0123456789_.,-") == strlen(a->partition))
 		return 0;
-	return ax_cli_error(it->cli, AX_EXIT_USAGE,
+	return ax_app_error(it->app, AX_EXIT_USAGE,
 			    "fleet slurm: --partition '%s' is not a Slurm "
 			    "partition name (letters, digits, '_', '.', '-'; "
 			    "several with ','); `sinfo -s` lists them",
 			    ax_term(a->partition));
 }
 
-static int parse(struct ax_cli *cli, int argc, char **argv,
+static int parse(struct ax_app *app, int argc, char **argv,
 		 struct fleet_args *a)
 {
 	struct ax_cli_iter it;
 	int opt, rc = 0;
-	ax_cli_iter_init(&it, cli, &ax_cmd_fleet, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_fleet, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0)
 		rc = take_option(&it, opt, a);
 	if (rc == 0) {
@@ -688,26 +686,26 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 	return rc;
 }
 
-static int fleet_main(struct ax_cli *cli, int argc, char **argv)
+static int fleet_main(struct ax_app *app, int argc, char **argv)
 {
 	struct fleet_args *a = calloc(1, sizeof(*a));
 	if (!a)
-		return ax_cli_error(cli, AX_EXIT_FAIL, "fleet: out of memory");
+		return ax_app_error(app, AX_EXIT_FAIL, "fleet: out of memory");
 	a->time_min = 30;
 	a->gpus = "auto";
-	int rc = parse(cli, argc, argv, a);
+	int rc = parse(app, argc, argv, a);
 	if (rc == 0 && strcmp(a->sub, "slurm") == 0)
-		rc = fleet_slurm(cli, a);
+		rc = fleet_slurm(app, a);
 	else if (rc == 0 && strcmp(a->sub, "cpuset") == 0 &&
 		 a->n_slurm_opts == 0)
-		rc = fleet_cpuset(cli);
+		rc = fleet_cpuset(app);
 	else if (rc == 0 && strcmp(a->sub, "cpuset") == 0)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "fleet cpuset takes only the global options "
 				  "(--device SEL); the others are fleet "
 				  "slurm's");
 	else if (rc == 0)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "fleet: no subcommand '%s'; it is slurm or "
 				  "cpuset (see `axbench help fleet`)",
 				  ax_term(a->sub));
@@ -748,5 +746,6 @@ const struct ax_cli_cmd ax_cmd_fleet = {
 		 "for taskset -c"},
     .opts = fleet_opts,
     .choices = fleet_choices,
+    .needs = AX_APP_NEED_DEVICE,
     .fn = fleet_main,
 };

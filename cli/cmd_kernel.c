@@ -11,6 +11,7 @@
  */
 #include "cli/cli.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "core/vk.h"
 #include "suites/kernel.h"
@@ -28,12 +29,12 @@ extern const struct ax_cli_cmd ax_cmd_kernel;
 
 /* FILE must follow the subcommand's word: the options after it belong
  * to `run` / `tune`, whose parsers never see it. */
-static int load_file(struct ax_cli *cli, const char *sub, int argc, char **argv,
+static int load_file(struct ax_app *app, const char *sub, int argc, char **argv,
 		     struct ax_kernel **k)
 {
 	char err[4096];
 	if (argc < 2 || argv[1][0] == '-')
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "kernel %s: give the kernel's description "
 				    "file first: axbench kernel %s FILE.yaml "
 				    "[options]",
@@ -48,7 +49,7 @@ static int load_file(struct ax_cli *cli, const char *sub, int argc, char **argv,
 
 /* Run cmd with argv = {cmd, [option,] kernel:NAME, the options after
  * FILE}: `run kernel:NAME ...`, `export --suite kernel:NAME ...`. */
-static int delegate(struct ax_cli *cli, const char *sub,
+static int delegate(struct ax_app *app, const char *sub,
 		    const struct ax_cli_cmd *cmd, const char *option, int argc,
 		    char **argv)
 {
@@ -57,13 +58,13 @@ static int delegate(struct ax_cli *cli, const char *sub,
 		ax_cli_print_help(stdout, cmd);
 		return 0;
 	}
-	int rc = load_file(cli, sub, argc, argv, &k);
+	int rc = load_file(app, sub, argc, argv, &k);
 	if (rc)
 		return rc;
 	char **v = calloc((size_t)argc + 2, sizeof(*v));
 	if (!v) {
 		ax_kernel_free(k);
-		return ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
+		return ax_app_error(app, AX_EXIT_FAIL, "out of memory");
 	}
 	int n = 0;
 	v[n++] = (char *)cmd->name;
@@ -72,25 +73,27 @@ static int delegate(struct ax_cli *cli, const char *sub,
 	v[n++] = (char *)ax_kernel_suite(k)->name;
 	for (int i = 2; i < argc; i++)
 		v[n++] = argv[i];
-	rc = cmd->fn(cli, n, v);
+	/* The command it stands for opens what that command declares. */
+	app->needs = cmd->needs;
+	rc = cmd->fn(app, n, v);
 	free(v);
 	ax_kernel_free(k);
 	return rc;
 }
 
-static int kernel_run_main(struct ax_cli *cli, int argc, char **argv)
+static int kernel_run_main(struct ax_app *app, int argc, char **argv)
 {
-	return delegate(cli, "run", &ax_cmd_run, NULL, argc, argv);
+	return delegate(app, "run", &ax_cmd_run, NULL, argc, argv);
 }
 
-static int kernel_tune_main(struct ax_cli *cli, int argc, char **argv)
+static int kernel_tune_main(struct ax_app *app, int argc, char **argv)
 {
-	return delegate(cli, "tune", &ax_cmd_tune, NULL, argc, argv);
+	return delegate(app, "tune", &ax_cmd_tune, NULL, argc, argv);
 }
 
-static int kernel_export_main(struct ax_cli *cli, int argc, char **argv)
+static int kernel_export_main(struct ax_app *app, int argc, char **argv)
 {
-	return delegate(cli, "export", &ax_cmd_export, "--suite", argc, argv);
+	return delegate(app, "export", &ax_cmd_export, "--suite", argc, argv);
 }
 
 /* ---- check ------------------------------------------------------------ */
@@ -123,19 +126,19 @@ static void print_summary(const struct ax_suite *s)
 	}
 }
 
-static int check_params(struct ax_cli *cli, const struct ax_suite *s,
+static int check_params(struct ax_app *app, const struct ax_suite *s,
 			char **sets, int n, struct ax_params *p)
 {
 	char err[1024];
 	ax_params_init(p, s->params, s->n_params);
 	if (ax_params_check_unique((const char *const *)sets, n, err,
 				   sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "kernel check: %s",
+		return ax_app_error(app, AX_EXIT_USAGE, "kernel check: %s",
 				    err);
 	for (int i = 0; i < n; i++) {
 		char *eq = strchr(sets[i], '=');
 		if (!eq)
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "kernel check: -p %s: write "
 					    "NAME=VALUE",
 					    sets[i]);
@@ -143,7 +146,7 @@ static int check_params(struct ax_cli *cli, const struct ax_suite *s,
 		int rc = ax_params_set(p, sets[i], eq + 1, err, sizeof(err));
 		*eq = '=';
 		if (rc)
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "kernel check: -p %s: %s", sets[i],
 					    err);
 	}
@@ -215,7 +218,7 @@ static void print_json(const struct ax_suite *s, const struct ax_params *p,
 }
 
 /* One case, checked, compiled, verified and timed briefly. */
-static int check_case(struct ax_cli *cli, const struct ax_suite *s,
+static int check_case(struct ax_app *app, const struct ax_suite *s,
 		      const struct ax_params *p)
 {
 	struct ax_vk_instance *inst;
@@ -223,12 +226,11 @@ static int check_case(struct ax_cli *cli, const struct ax_suite *s,
 	struct ax_runner_opts o;
 	struct ax_runner_result r;
 	char err[1024];
-	int idx, rc = ax_cli_open_vk(cli, &inst, &idx);
+	int idx, rc = ax_app_device(app, &inst, &idx);
 	if (rc)
 		return rc;
 	if (ax_vk_open(inst, idx, &vk, err, sizeof(err))) {
 		fprintf(stderr, "axbench kernel check: %s\n", err);
-		ax_vk_instance_destroy(inst);
 		return AX_EXIT_NODEV;
 	}
 	ax_runner_opts_default(&o);
@@ -236,9 +238,9 @@ static int check_case(struct ax_cli *cli, const struct ax_suite *s,
 	o.min_samples = 3;
 	o.max_samples = 3;
 	o.min_time_s = 0;
-	o.stop = &ax_cli_interrupted;
+	o.stop = &ax_interrupted;
 	ax_runner_run_case(vk, s, p, &o, &r);
-	if (cli->json)
+	if (app->json)
 		print_json(s, p, vk->info->name, &r);
 	else
 		print_text(s, p, vk->info->name, &r);
@@ -250,18 +252,16 @@ static int check_case(struct ax_cli *cli, const struct ax_suite *s,
 						: AX_EXIT_USAGE;
 	ax_runner_result_release(&r);
 	ax_vk_close(vk);
-	rc = ax_cli_check_validation(cli, inst, rc);
-	ax_vk_instance_destroy(inst);
 	return rc;
 }
 
-static int kernel_check_main(struct ax_cli *cli, int argc, char **argv)
+static int kernel_check_main(struct ax_app *app, int argc, char **argv)
 {
 	extern const struct ax_cli_cmd ax_cmd_kernel_check;
 	struct ax_cli_iter it;
 	char *sets[64];
 	int n_sets = 0, opt;
-	ax_cli_iter_init(&it, cli, &ax_cmd_kernel_check, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_kernel_check, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_PARAM && n_sets < 64)
 			sets[n_sets++] = (char *)it.optarg;
@@ -270,19 +270,19 @@ static int kernel_check_main(struct ax_cli *cli, int argc, char **argv)
 	struct ax_kernel *k = NULL;
 	if (rc == AX_CLI_CONTINUE) {
 		char *file[2] = {argv[0], it.positional[0]};
-		rc = load_file(cli, "check", 2, file, &k);
+		rc = load_file(app, "check", 2, file, &k);
 	}
 	ax_cli_iter_release(&it);
 	if (!k) /* --help (0), a usage error or a bad file */
 		return rc;
 	const struct ax_suite *s = ax_kernel_suite(k);
 	struct ax_params p;
-	if (!cli->json)
+	if (!app->json)
 		print_summary(s);
 	fflush(stdout); /* the summary before any message on stderr */
-	rc = check_params(cli, s, sets, n_sets, &p);
+	rc = check_params(app, s, sets, n_sets, &p);
 	if (!rc)
-		rc = check_case(cli, s, &p);
+		rc = check_case(app, s, &p);
 	ax_kernel_free(k);
 	return rc;
 }
@@ -302,6 +302,7 @@ const struct ax_cli_cmd ax_cmd_kernel_check = {
 		 "axbench kernel check saxpy.yaml -p wg=64   # another "
 		 "configuration"},
     .opts = check_opts,
+    .needs = AX_APP_NEED_DEVICE,
     .fn = kernel_check_main,
 };
 
@@ -360,9 +361,9 @@ static const struct ax_cli_cmd *const kernel_subs[] = {
     &ax_cmd_kernel_check, &ax_cmd_kernel_run, &ax_cmd_kernel_tune,
     &ax_cmd_kernel_export, NULL};
 
-static int kernel_main(struct ax_cli *cli, int argc, char **argv)
+static int kernel_main(struct ax_app *app, int argc, char **argv)
 {
-	return ax_cli_run_subs(cli, &ax_cmd_kernel, argc, argv);
+	return ax_cli_run_subs(app, &ax_cmd_kernel, argc, argv);
 }
 
 const struct ax_cli_cmd ax_cmd_kernel = {

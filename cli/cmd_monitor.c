@@ -7,6 +7,7 @@
  * and measures the others (or nothing, and exits 0).
  */
 #include "cli/cli.h"
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/telemetry.h"
@@ -39,7 +40,7 @@ struct mon_dev {
 };
 
 struct mon {
-	struct ax_cli *cli;
+	struct ax_app *app;
 	struct ax_vk_instance *inst;
 	double interval, duration, idle;
 	bool csv;
@@ -61,7 +62,7 @@ static double now(void)
 static void nap(double s)
 {
 	double end = now() + s;
-	while (!ax_cli_interrupted) {
+	while (!ax_interrupted) {
 		double left = end - now();
 		if (left <= 0)
 			return;
@@ -199,7 +200,7 @@ static int run_command(struct mon *m)
 		/* With --json stdout holds the document and nothing else
 		 * (docs/JSON.md): the command's own output goes to stderr,
 		 * where a terminal still shows it. */
-		if (m->cli->json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		if (m->app->json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(m->cmd[0], m->cmd);
 		fprintf(stderr, "axbench monitor: %s: %s\n", m->cmd[0],
@@ -323,7 +324,7 @@ static json_t *document(const struct mon *m, int code)
  * command's exit status, or AX_EXIT_INTERRUPTED / AX_EXIT_OK. */
 static int sample(struct mon *m)
 {
-	bool live = !m->cmd && !m->cli->json;
+	bool live = !m->cmd && !m->app->json;
 	int code = AX_EXIT_OK;
 	if (m->idle > 0)
 		measure_idle(m);
@@ -339,13 +340,13 @@ static int sample(struct mon *m)
 	if (m->cmd) {
 		code = run_command(m);
 	} else {
-		while (!ax_cli_interrupted &&
+		while (!ax_interrupted &&
 		       (m->duration <= 0 || now() - m->t0 < m->duration)) {
 			nap(m->interval);
 			if (live)
 				print_new(m);
 		}
-		if (ax_cli_interrupted)
+		if (ax_interrupted)
 			code = AX_EXIT_INTERRUPTED;
 	}
 	for (int i = 0; i < m->n; i++)
@@ -357,7 +358,7 @@ static int sample(struct mon *m)
 
 static void report(struct mon *m, int code)
 {
-	if (m->cli->json) {
+	if (m->app->json) {
 		json_t *doc = document(m, code);
 		json_dumpf(doc, stdout,
 			   JSON_INDENT(2) | JSON_REAL_PRECISION(6));
@@ -417,12 +418,12 @@ static int store_device(struct mon *m, struct ax_db *db, struct mon_dev *d,
 	int64_t host_id, device_id, run_id;
 	const struct ax_vk_device_info *info =
 	    ax_vk_device_info(m->inst, d->index);
-	int rc = ax_cli_register(m->cli, db, info, &host_id, &device_id);
+	int rc = ax_app_register(m->app, db, info, &host_id, &device_id);
 	if (rc)
 		return rc;
-	char *argv_json = ax_cli_argv_json(m->cli), *cfg = monitor_config(m);
+	char *argv_json = ax_app_argv_json(m->app), *cfg = monitor_config(m);
 	char label[512];
-	ax_cli_default_label(info->name, label, sizeof(label));
+	ax_app_default_label(info->name, label, sizeof(label));
 	struct ax_db_run row = {
 	    .host_id = host_id,
 	    .device_id = device_id,
@@ -456,13 +457,13 @@ static int store_device(struct mon *m, struct ax_db *db, struct mon_dev *d,
 		    db, run_id,
 		    code == AX_EXIT_INTERRUPTED ? "interrupted" : "complete");
 	if (rc)
-		return ax_cli_error(m->cli, AX_EXIT_STORAGE, "monitor: %s",
+		return ax_app_error(m->app, AX_EXIT_STORAGE, "monitor: %s",
 				    ax_db_errmsg(db));
-	if (m->cli->verbosity >= 0)
+	if (m->app->verbosity >= 0)
 		fprintf(stderr,
 			"axbench monitor: %zu readings of device %d stored as "
 			"run %lld in %s\n",
-			n, d->index, (long long)run_id, m->cli->db_path);
+			n, d->index, (long long)run_id, m->app->db_path);
 	return 0;
 }
 
@@ -470,10 +471,10 @@ static int store_device(struct mon *m, struct ax_db *db, struct mon_dev *d,
  * Without one nothing is written: a monitor is often a glance. */
 static int store(struct mon *m, int code)
 {
-	if (!m->cli->db_chosen)
+	if (!m->app->db_chosen)
 		return 0;
 	struct ax_db *db;
-	int rc = ax_cli_open_db(m->cli, false, &db);
+	int rc = ax_app_open_db(m->app, false, &db);
 	for (int i = 0; rc == 0 && i < m->n; i++)
 		if (m->dev[i].sampler)
 			rc = store_device(m, db, &m->dev[i], code);
@@ -483,7 +484,7 @@ static int store(struct mon *m, int code)
 
 extern const struct ax_cli_cmd ax_cmd_monitor;
 
-static int parse(struct mon *m, struct ax_cli *cli, int argc, char **argv)
+static int parse(struct mon *m, struct ax_app *app, int argc, char **argv)
 {
 	int dd = argc;
 	for (int i = 1; i < argc; i++)
@@ -502,7 +503,7 @@ static int parse(struct mon *m, struct ax_cli *cli, int argc, char **argv)
 		}
 	}
 	struct ax_cli_iter it;
-	ax_cli_iter_init(&it, cli, &ax_cmd_monitor, dd, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_monitor, dd, argv);
 	int opt, bad = 0;
 	bool duration_set = false;
 	while ((opt = ax_cli_next(&it)) > 0) {
@@ -528,7 +529,7 @@ static int parse(struct mon *m, struct ax_cli *cli, int argc, char **argv)
 				"duration\n");
 		return AX_EXIT_USAGE;
 	}
-	if (m->csv && cli->json) {
+	if (m->csv && app->json) {
 		fprintf(stderr, "axbench monitor: --csv and --json "
 				"contradict; choose one\n");
 		return AX_EXIT_USAGE;
@@ -536,21 +537,21 @@ static int parse(struct mon *m, struct ax_cli *cli, int argc, char **argv)
 	return AX_CLI_CONTINUE;
 }
 
-static int monitor_main(struct ax_cli *cli, int argc, char **argv)
+static int monitor_main(struct ax_app *app, int argc, char **argv)
 {
 	struct mon *m = calloc(1, sizeof(*m));
 	if (!m)
-		return ax_cli_error(cli, AX_EXIT_FAIL, "out of memory");
-	m->cli = cli;
+		return ax_app_error(app, AX_EXIT_FAIL, "out of memory");
+	m->app = app;
 	m->interval = AX_TEL_INTERVAL_DEFAULT;
-	int rc = parse(m, cli, argc, argv);
+	int rc = parse(m, app, argc, argv);
 	if (rc != AX_CLI_CONTINUE) {
 		free(m);
 		return rc;
 	}
 	struct ax_vk_instance *inst;
 	int sel = -1;
-	rc = ax_cli_open_vk(cli, &inst, cli->device_sel ? &sel : NULL);
+	rc = ax_app_device(app, &inst, app->device_sel ? &sel : NULL);
 	if (rc) {
 		free(m);
 		return rc;
@@ -567,14 +568,14 @@ static int monitor_main(struct ax_cli *cli, int argc, char **argv)
 		if (ax_tel_open(&d->id, &d->src, d->reason,
 				sizeof(d->reason)) == 0)
 			n_sensors++;
-		else if (!cli->json)
+		else if (!app->json)
 			/* Said before anything else, and where the
 			 * table would be, unless stdout is CSV. */
 			fprintf(m->csv || m->cmd ? stderr : stdout, "%s\n",
 				d->reason);
 	}
 	if (n_sensors == 0 && !m->cmd) {
-		if (cli->json)
+		if (app->json)
 			report(m, AX_EXIT_OK);
 		rc =
 		    AX_EXIT_OK; /* nothing to read is an answer, not an error */
@@ -591,8 +592,6 @@ static int monitor_main(struct ax_cli *cli, int argc, char **argv)
 		ax_tel_close(m->dev[i].src);
 	}
 	free(m);
-	rc = ax_cli_check_validation(cli, inst, rc);
-	ax_vk_instance_destroy(inst);
 	return rc;
 }
 
@@ -640,5 +639,6 @@ const struct ax_cli_cmd ax_cmd_monitor = {
 	 "command, net of idle",
 	 NULL},
     .opts = monitor_opts,
+    .needs = AX_APP_NEED_DEVICE,
     .fn = monitor_main,
 };

@@ -1,11 +1,12 @@
 /* cli/cmd_recommend.c - `axbench recommend`: placement and data-loading
  * settings from what the database holds, as YAML, JSON or a view for the
  * shell, numactl, Slurm or PyTorch. */
+#include "app/run_exec.h"
+#include "app/run_plan.h"
+#include "app/session.h"
+#include "app/suite_doc.h"
 #include "cli/cli.h"
-#include "cli/run_exec.h"
-#include "cli/run_plan.h"
-#include "cli/session.h"
-#include "cli/suite_doc.h"
+#include "cli/session_opts.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -69,58 +70,57 @@ static void topology(const json_t *results, json_t **host, json_t **locs)
 }
 
 /* The recommendation to path (NULL: stdout) through core/outfile.h. */
-static int write_out(const struct ax_cli *cli, const json_t *doc,
+static int write_out(const struct ax_app *app, const json_t *doc,
 		     const char *format, const char *path)
 {
 	char err[512];
 	struct ax_outfile o;
 	if (ax_outfile_open(&o, path, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "%s", err);
 	int rc = ax_recommend_write(doc, format, o.f, err, sizeof(err));
 	/* A write error (sticky on the stream) is reported by commit with
 	 * its errno; a refused format or anything else is said here. */
 	if (rc && (rc == AX_EINVAL || !ferror(o.f))) {
 		ax_outfile_abort(&o);
 		if (rc == AX_EINVAL)
-			return ax_cli_error(cli, AX_EXIT_USAGE, "--format: %s",
+			return ax_app_error(app, AX_EXIT_USAGE, "--format: %s",
 					    err);
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "cannot write %s: %s",
+		return ax_app_error(app, AX_EXIT_STORAGE, "cannot write %s: %s",
 				    o.path, ax_strerror(rc));
 	}
 	if (ax_outfile_commit(&o, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "%s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "%s", err);
 	return 0;
 }
 
-static int recommend_run(struct ax_cli *cli, const char *format,
+static int recommend_run(struct ax_app *app, const char *format,
 			 const char *path)
 {
 	struct ax_db_filter f = {0};
 	struct ax_db *db;
 	json_t *results = NULL, *host = NULL, *locs = NULL, *doc = NULL;
 	char err[512];
-	int rc = ax_cli_open_db(cli, true, &db);
+	int rc = ax_app_db(app, &db);
 	if (rc)
 		return rc;
 	if (ax_db_results(db, &f, &results))
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
-	ax_db_close(db);
+		rc = ax_app_error(app, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
 	if (!rc)
-		rc = ax_cli_filter_device(cli, results, cli->device_sel);
+		rc = ax_app_filter_device(app, results, app->device_sel);
 	if (!rc)
 		topology(results, &host, &locs);
-	json_t *suites = ax_cli_suite_doc();
+	json_t *suites = ax_app_suite_doc();
 	if (!rc) {
-		ax_cli_fill_bytes(results);
-		ax_cli_type_params(results); /* the document cites them */
+		ax_app_fill_bytes(results);
+		ax_app_type_params(results); /* the document cites them */
 	}
 	if (!rc && ax_recommend_build(results, suites, host, locs,
 				      "axbench " AX_VERSION_STRING, &doc, err,
 				      sizeof(err)))
-		rc = ax_cli_error(cli, AX_EXIT_FAIL, "%s", err);
+		rc = ax_app_error(app, AX_EXIT_FAIL, "%s", err);
 	json_decref(suites);
 	if (!rc)
-		rc = write_out(cli, doc, format, path);
+		rc = write_out(app, doc, format, path);
 	json_decref(doc);
 	json_decref(results);
 	json_decref(host);
@@ -188,44 +188,44 @@ static bool suite_missing(const json_t *results, const struct ax_suite *s)
 
 /* The selected device's stored results (an empty array when there is no
  * database yet). */
-static int stored_for_device(struct ax_cli *cli, const char *fingerprint,
+static int stored_for_device(struct ax_app *app, const char *fingerprint,
 			     json_t **results)
 {
 	struct ax_db *db;
 	struct ax_db_filter f = {.device_fingerprint = fingerprint};
 	*results = NULL;
-	if (access(cli->db_path, F_OK) != 0) {
+	if (access(app->db_path, F_OK) != 0) {
 		*results = json_array();
 		return 0;
 	}
-	int rc = ax_cli_open_db(cli, true, &db);
+	int rc = ax_app_open_db(app, true, &db);
 	if (rc)
 		return rc;
 	if (ax_db_results(db, &f, results))
-		rc = ax_cli_error(cli, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
+		rc = ax_app_error(app, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
 	ax_db_close(db);
 	return rc;
 }
 
-static int measure_missing(struct ax_cli *cli, const char *label)
+static int measure_missing(struct ax_app *app, const char *label)
 {
 	struct ax_vk_instance *inst;
 	int idx;
 	char fp[17], path[PATH_MAX], err[1024];
-	if (cli->device_sel && !strcmp(cli->device_sel, "all"))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+	if (app->device_sel && !strcmp(app->device_sel, "all"))
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "--measure measures one device: give "
 				    "--device SEL, not all");
-	int rc = ax_cli_open_vk(cli, &inst, &idx);
+	int rc = ax_app_open_vk(app, &inst, &idx);
 	if (rc)
 		return rc;
 	snprintf(fp, sizeof(fp), "%s",
 		 ax_vk_device_info(inst, idx)->fingerprint);
 	ax_vk_instance_destroy(inst);
 	json_t *results;
-	if ((rc = stored_for_device(cli, fp, &results)))
+	if ((rc = stored_for_device(app, fp, &results)))
 		return rc;
-	snprintf(path, sizeof(path), "%s/recommend.yaml", ax_cli_config_dir());
+	snprintf(path, sizeof(path), "%s/recommend.yaml", ax_app_config_dir());
 	char *missing[64];
 	int n = 0;
 	for (int i = 0; i < ax_suite_count && n < 64; i++)
@@ -233,7 +233,7 @@ static int measure_missing(struct ax_cli *cli, const char *label)
 			missing[n++] = (char *)ax_suites[i]->name;
 	json_decref(results);
 	if (n == 0) {
-		if (cli->verbosity >= 0)
+		if (app->verbosity >= 0)
 			fprintf(stderr,
 				"axbench recommend: nothing missing for "
 				"this device; measuring nothing\n");
@@ -246,7 +246,7 @@ static int measure_missing(struct ax_cli *cli, const char *label)
 	ax_runner_opts_default(&opts);
 	if (ax_plan_build(&plan, path, missing, n, NULL, 0, err, sizeof(err))) {
 		ax_plan_release(&plan);
-		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
+		return ax_app_error(app, AX_EXIT_USAGE, "%s", err);
 	}
 	ax_plan_apply_measure(plan.profile, &opts, 0);
 	/* The measurements go to stderr's progress and the database; stdout
@@ -254,11 +254,11 @@ static int measure_missing(struct ax_cli *cli, const char *label)
 	fflush(stdout);
 	int saved = dup(1);
 	dup2(2, 1);
-	bool json = cli->json;
-	cli->json = false;
+	bool json = app->json;
+	app->json = false;
 	struct ax_run_origin origin = {.command = "recommend", .label = label};
-	rc = ax_run_execute(cli, &plan, &opts, NULL, true, &origin);
-	cli->json = json;
+	rc = ax_run_execute(app, &plan, &opts, NULL, true, &origin);
+	app->json = json;
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);
@@ -266,13 +266,13 @@ static int measure_missing(struct ax_cli *cli, const char *label)
 	return rc;
 }
 
-static int recommend_main(struct ax_cli *cli, int argc, char **argv)
+static int recommend_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
 	const char *path = NULL, *format = NULL, *label = NULL;
 	bool measure = false;
 	int opt, bad = 0;
-	ax_cli_iter_init(&it, cli, &ax_cmd_recommend, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_recommend, argc, argv);
 	while (!bad && (opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_FORMAT)
 			format = it.optarg;
@@ -282,7 +282,7 @@ static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 			measure = true;
 		else if (opt == AX_OPT_LABEL) {
 			label = it.optarg;
-			bad = ax_cli_check_label(cli, "recommend", label);
+			bad = ax_app_check_label(app, "recommend", label);
 		}
 	}
 	int rc = bad ? bad : ax_cli_parse_end(&it, opt, 0, 0);
@@ -292,16 +292,16 @@ static int recommend_main(struct ax_cli *cli, int argc, char **argv)
 	/* Only --measure stores a run: a label without one would name
 	 * nothing, silently. */
 	if (label && !measure)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "recommend --label names the run that "
 				    "--measure stores, and without --measure "
 				    "nothing is measured; add --measure, or "
 				    "leave --label out");
 	if (!format)
-		format = cli->json ? "json" : "yaml";
-	if (measure && (rc = measure_missing(cli, label)))
+		format = app->json ? "json" : "yaml";
+	if (measure && (rc = measure_missing(app, label)))
 		return rc;
-	return recommend_run(cli, format, path);
+	return recommend_run(app, format, path);
 }
 
 static const struct ax_cli_choice recommend_choices[] = {
@@ -329,5 +329,6 @@ const struct ax_cli_cmd ax_cmd_recommend = {
 		 "missing first"},
     .opts = recommend_opts,
     .choices = recommend_choices,
+    .needs = AX_APP_READ_ONLY_DB,
     .fn = recommend_main,
 };

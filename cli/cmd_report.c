@@ -4,8 +4,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strcasestr */
 #endif
+#include "app/suite_doc.h"
 #include "cli/cli.h"
-#include "cli/suite_doc.h"
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -133,7 +134,7 @@ static bool sel_matches(const char *sel, const json_t *dev)
 			return true;
 	}
 	int64_t id;
-	if (ax_cli_parse_id(sel, &id) &&
+	if (ax_app_parse_id(sel, &id) &&
 	    json_integer_value(json_object_get(dev, "id")) == id)
 		return true;
 	const char *name = json_string_value(json_object_get(dev, "name"));
@@ -173,7 +174,7 @@ static bool shaped(const char *text, const char *tmpl)
  * typo must not silently select everything or nothing, so anything but
  * the accepted forms, or a day that does not exist, is refused.
  */
-static int parse_since(const struct ax_cli *cli, const char *text, char *out,
+static int parse_since(const struct ax_app *app, const char *text, char *out,
 		       size_t len)
 {
 	static const char *const forms[] = {
@@ -207,7 +208,7 @@ static int parse_since(const struct ax_cli *cli, const char *text, char *out,
 		     tm.tm_min == want.tm_min && tm.tm_sec == want.tm_sec;
 	}
 	if (!ok)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "report: --since '%s' is not a date: give "
 				    "an ISO 8601 UTC date or time, "
 				    "YYYY-MM-DD, YYYY-MM-DDTHH:MM or "
@@ -234,7 +235,7 @@ static bool any_matches(const json_t *arr, const char *sel)
 /* A --device that matches nothing in the selection is a mistake (a
  * typo, the wrong machine's database), not an empty report.  matched[k]:
  * a result read matched device selector k. */
-static int check_devices(const struct ax_cli *cli, const struct report_args *a,
+static int check_devices(const struct ax_app *app, const struct report_args *a,
 			 const struct source *src, int n, const bool *matched)
 {
 	for (int k = 0; k < a->n_devs; k++) {
@@ -243,8 +244,8 @@ static int check_devices(const struct ax_cli *cli, const struct report_args *a,
 			found = any_matches(src[i].runs, a->devs[k]) ||
 				any_matches(src[i].sessions, a->devs[k]);
 		if (!found)
-			return ax_cli_error(
-			    cli, AX_EXIT_USAGE,
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
 			    "report: --device '%s' matches no stored "
 			    "device%s; give a name part, fingerprint, "
 			    "database id, PCI bus id or UUID that `axbench "
@@ -258,7 +259,7 @@ static int check_devices(const struct ax_cli *cli, const struct report_args *a,
 
 /* --since after the newest run and session: say so rather than write an
  * empty report. */
-static int check_since(const struct ax_cli *cli, const struct report_args *a,
+static int check_since(const struct ax_app *app, const struct report_args *a,
 		       const struct source *src, int n)
 {
 	if (!a->since)
@@ -267,7 +268,7 @@ static int check_since(const struct ax_cli *cli, const struct report_args *a,
 		if (json_array_size(src[i].runs) ||
 		    json_array_size(src[i].sessions))
 			return 0;
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "report: --since %s: no %srun or tuning session "
 			    "in %s%s started at or after it; give an earlier "
 			    "date (`axbench runs` lists the runs)",
@@ -280,14 +281,14 @@ static int check_since(const struct ax_cli *cli, const struct report_args *a,
  * newest of each, an id selects that run wherever it exists; an id no
  * database holds, or a database left with no run, is an error, because
  * a report that silently dropped a machine would mislead. */
-static int resolve_runs(const struct ax_cli *cli, const struct report_args *a,
+static int resolve_runs(const struct ax_app *app, const struct report_args *a,
 			struct source *src, int n)
 {
 	if (!a->n_runs)
 		return 0;
 	if (n == 1) {
 		for (int i = 0; i < a->n_runs; i++) {
-			int rc = ax_cli_resolve_run(cli, src[0].db, "report",
+			int rc = ax_app_resolve_run(app, src[0].db, "report",
 						    a->runs[i], &src[0].ids[i]);
 			if (rc)
 				return rc;
@@ -300,9 +301,9 @@ static int resolve_runs(const struct ax_cli *cli, const struct report_args *a,
 		int64_t id = 0;
 		int found = 0;
 		bool last = strcmp(sel, "last") == 0;
-		if (!last && !ax_cli_parse_id(sel, &id))
+		if (!last && !ax_app_parse_id(sel, &id))
 			/* Malformed: the one message every command gives. */
-			return ax_cli_resolve_run(cli, src[0].db, "report", sel,
+			return ax_app_resolve_run(app, src[0].db, "report", sel,
 						  &id);
 		for (int i = 0; i < n; i++) {
 			int rc = last ? ax_db_last_run(src[i].db, &id)
@@ -318,7 +319,7 @@ static int resolve_runs(const struct ax_cli *cli, const struct report_args *a,
 			found++;
 		}
 		if (!found)
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "report: no run %s in any of the "
 					    "%d databases; `axbench --db FILE "
 					    "results` lists a database's runs",
@@ -326,8 +327,8 @@ static int resolve_runs(const struct ax_cli *cli, const struct report_args *a,
 	}
 	for (int i = 0; i < n; i++)
 		if (src[i].n_ids == 0)
-			return ax_cli_error(
-			    cli, AX_EXIT_USAGE,
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
 			    "report: the selected runs include none of %s; "
 			    "select one of its runs too (`axbench --db %s "
 			    "results` lists them) or leave it out",
@@ -362,7 +363,7 @@ static struct ax_db *db_of(const json_t *r, const struct source *src, int n)
  * AX_HTML_TELEMETRY_POINTS readings, so that a day of readings neither
  * fills memory with JSON nor makes a report no browser opens.
  */
-static int attach_telemetry(const struct ax_cli *cli, const struct source *src,
+static int attach_telemetry(const struct ax_app *app, const struct source *src,
 			    int n, json_t *results)
 {
 	int attached = 0;
@@ -371,7 +372,7 @@ static int attach_telemetry(const struct ax_cli *cli, const struct source *src,
 		json_t *r = json_array_get(results, i), *series;
 		if (!sustained_with_series(r))
 			continue;
-		if (ax_cli_interrupted)
+		if (ax_interrupted)
 			return AX_EXIT_INTERRUPTED;
 		struct ax_db *db = db_of(r, src, n);
 		int rc = ax_db_result_series(
@@ -381,8 +382,8 @@ static int attach_telemetry(const struct ax_cli *cli, const struct source *src,
 		if (rc) {
 			fprintf(stderr, "axbench: report: %s\n",
 				ax_db_errmsg(db));
-			return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
-						  : AX_EXIT_STORAGE;
+			return ax_interrupted ? AX_EXIT_INTERRUPTED
+					      : AX_EXIT_STORAGE;
 		}
 		rc = ax_html_telemetry_thin(series, AX_HTML_TELEMETRY_POINTS);
 		if (rc)
@@ -390,7 +391,7 @@ static int attach_telemetry(const struct ax_cli *cli, const struct source *src,
 		else if (json_object_set_new(r, "telemetry", series))
 			rc = AX_ENOMEM;
 		if (rc)
-			return ax_cli_error(cli, ax_cli_exit_code(rc),
+			return ax_app_error(app, ax_app_exit_code(rc),
 					    "report: out of memory reading "
 					    "telemetry");
 		attached++;
@@ -401,22 +402,11 @@ static int attach_telemetry(const struct ax_cli *cli, const struct source *src,
 /* A database named on the command line, opened read-only: --db (or
  * AXBENCH_DB) as every reader opens it, another as compare opens its
  * FILE specs. */
-static int open_source(const struct ax_cli *cli, struct source *s)
+static int open_source(const struct ax_app *app, struct source *s)
 {
-	char err[1024];
-	if (s->path == cli->db_path)
-		return ax_cli_open_db(cli, true, &s->db);
-	int rc = ax_db_open(s->path, AX_DB_READONLY, &s->db, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "axbench: report: %s\n", err);
-		/* An empty file names no database (2), as in
-		 * ax_cli_open_db; an unreadable one is storage (5). */
-		return rc == AX_ENOTFOUND || rc == AX_EINVAL ? AX_EXIT_USAGE
-							     : AX_EXIT_STORAGE;
-	}
-	if (ax_db_note(s->db) && cli->verbosity >= 0)
-		fprintf(stderr, "axbench: note: %s\n", ax_db_note(s->db));
-	return 0;
+	return ax_app_open_db_at(app, s->path, true,
+				 s->path == app->db_path ? NULL : "report",
+				 &s->db);
 }
 
 /* Mark every element with the database it came from: run and session
@@ -465,9 +455,8 @@ static int read_source(const struct report_args *a, struct source *s,
 	struct ax_db_filter f = {.run_ids = s->ids,
 				 .n_run_ids = s->n_ids,
 				 .since = a->since,
-				 .stop = &ax_cli_interrupted};
-	struct ax_db_filter sf = {.since = a->since,
-				  .stop = &ax_cli_interrupted};
+				 .stop = &ax_interrupted};
+	struct ax_db_filter sf = {.since = a->since, .stop = &ax_interrupted};
 	int rc = ax_db_runs(s->db, &f, &s->runs);
 	if (!rc)
 		rc = ax_db_sessions(s->db, &sf, &s->sessions);
@@ -480,8 +469,7 @@ static int read_source(const struct report_args *a, struct source *s,
 	if (rc) {
 		fprintf(stderr, "axbench: report: %s: %s\n", s->path,
 			ax_db_errmsg(s->db));
-		return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
-					  : AX_EXIT_STORAGE;
+		return ax_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
 	}
 	return 0;
 }
@@ -490,7 +478,7 @@ static int read_source(const struct report_args *a, struct source *s,
  * gives them (an id a database lacks is left out there), baseline:NAME
  * the runs of that baseline wherever one has it; none for none.  A name
  * no database has is an error, as a typo would silently draw nothing. */
-static int resolve_sampled(const struct ax_cli *cli,
+static int resolve_sampled(const struct ax_app *app,
 			   const struct report_args *a, struct source *src,
 			   int n)
 {
@@ -508,12 +496,12 @@ static int resolve_sampled(const struct ax_cli *cli,
 			} else if (!strcmp(sel, "last")) {
 				rc = ax_db_last_run(src[i].db, &one);
 				m = 1;
-			} else if (ax_cli_parse_id(sel, &one)) {
+			} else if (ax_app_parse_id(sel, &one)) {
 				rc = ax_db_run_exists(src[i].db, one);
 				m = 1;
 			} else {
-				return ax_cli_error(
-				    cli, AX_EXIT_USAGE,
+				return ax_app_error(
+				    app, AX_EXIT_USAGE,
 				    "report: --samples-for item '%s' is not a "
 				    "run; give run ids, last, baseline:NAME "
 				    "or none, like --samples-for "
@@ -530,8 +518,8 @@ static int resolve_sampled(const struct ax_cli *cli,
 			for (int j = 0; j < m; j++) {
 				if (src[i].n_sampled == MAX_SAMPLED) {
 					free(ids);
-					return ax_cli_error(
-					    cli, AX_EXIT_USAGE,
+					return ax_app_error(
+					    app, AX_EXIT_USAGE,
 					    "report: --samples-for names more "
 					    "than %d runs in %s; raw samples "
 					    "are for comparing a few runs, "
@@ -545,7 +533,7 @@ static int resolve_sampled(const struct ax_cli *cli,
 			found++;
 		}
 		if (!found && !a->sampled_default)
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "report: --samples-for %s: no such "
 					    "run or baseline in %s%s; `axbench "
 					    "runs` and `axbench baseline list` "
@@ -568,19 +556,19 @@ static int read_sampled(const struct report_args *a, struct source *src, int n,
 		struct ax_db_filter f = {.run_ids = src[i].sampled,
 					 .n_run_ids = src[i].n_sampled,
 					 .with_samples = true,
-					 .stop = &ax_cli_interrupted};
+					 .stop = &ax_interrupted};
 		if (!src[i].n_sampled)
 			continue;
 		if (ax_db_results(src[i].db, &f, &rs)) {
 			fprintf(stderr, "axbench: report: %s: %s\n",
 				src[i].path, ax_db_errmsg(src[i].db));
-			return ax_cli_interrupted ? AX_EXIT_INTERRUPTED
-						  : AX_EXIT_STORAGE;
+			return ax_interrupted ? AX_EXIT_INTERRUPTED
+					      : AX_EXIT_STORAGE;
 		}
 		filter_devices(rs, a);
 		if (n > 1)
 			tag_source(rs, src[i].path);
-		ax_cli_fill_bytes(rs);
+		ax_app_fill_bytes(rs);
 		json_array_extend(d->sampled, rs);
 		json_decref(rs);
 	}
@@ -590,14 +578,14 @@ static int read_sampled(const struct report_args *a, struct source *src, int n,
 /* Results, runs and sessions of the selection in every database, into
  * d: each database's in turn, the first (--db) first, the results
  * streamed into keep. */
-static int query(const struct ax_cli *cli, const struct report_args *a,
+static int query(const struct ax_app *app, const struct report_args *a,
 		 struct source *src, int n, struct ax_html_collect *keep,
 		 struct ax_html_data *d)
 {
 	bool matched[MAX_SEL] = {0};
-	int rc = resolve_runs(cli, a, src, n);
+	int rc = resolve_runs(app, a, src, n);
 	if (!rc)
-		rc = resolve_sampled(cli, a, src, n);
+		rc = resolve_sampled(app, a, src, n);
 	for (int i = 0; i < n && !rc; i++) {
 		struct reading g = {.a = a,
 				    .keep = keep,
@@ -607,8 +595,8 @@ static int query(const struct ax_cli *cli, const struct report_args *a,
 				    .matched = matched};
 		rc = read_source(a, &src[i], &g);
 	}
-	if (rc || (rc = check_since(cli, a, src, n)) ||
-	    (rc = check_devices(cli, a, src, n, matched)))
+	if (rc || (rc = check_since(app, a, src, n)) ||
+	    (rc = check_devices(app, a, src, n, matched)))
 		return rc;
 	ax_html_collect_finish(keep);
 	d->results = keep->results;
@@ -616,8 +604,8 @@ static int query(const struct ax_cli *cli, const struct report_args *a,
 	d->runs = json_array();
 	d->sessions = json_array();
 	d->n_sources = n;
-	ax_cli_fill_bytes(d->results);
-	if ((rc = attach_telemetry(cli, src, n, d->results)) ||
+	ax_app_fill_bytes(d->results);
+	if ((rc = attach_telemetry(app, src, n, d->results)) ||
 	    (rc = read_sampled(a, src, n, d)))
 		return rc;
 	for (int i = 0; i < n; i++) {
@@ -630,7 +618,7 @@ static int query(const struct ax_cli *cli, const struct report_args *a,
 		}
 		if (json_array_extend(d->runs, s->runs) ||
 		    json_array_extend(d->sessions, s->sessions))
-			return ax_cli_error(cli, AX_EXIT_STORAGE,
+			return ax_app_error(app, AX_EXIT_STORAGE,
 					    "report: out of memory");
 	}
 	return 0;
@@ -672,11 +660,11 @@ static const char *size_text(int64_t n, char *buf, size_t len)
 	return buf;
 }
 
-static int over_budget(const struct ax_cli *cli, const char *out,
+static int over_budget(const struct ax_app *app, const char *out,
 		       int64_t budget)
 {
 	char b[32];
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "report: the report would be larger than its "
 			    "budget of %s (--max-size), so %s was left as it "
 			    "was; narrow the selection (--since, --runs, "
@@ -690,14 +678,14 @@ static int over_budget(const struct ax_cli *cli, const char *out,
  * good one was, and never writes through a planted link.  The writer
  * goes through a budget stream, so a report over --max-size is refused
  * rather than left for a browser to choke on. */
-static int write_report(const struct ax_cli *cli, const char *out,
+static int write_report(const struct ax_app *app, const char *out,
 			int64_t max_size, const struct ax_html_data *d,
 			int64_t *size)
 {
 	char err[512];
 	struct ax_outfile o;
 	if (ax_outfile_open(&o, out, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "report: %s", err);
 	struct budget b = {.f = o.f, .budget = max_size};
 	cookie_io_functions_t io = {.write = budget_write};
 	FILE *bf = fopencookie(&b, "w", io);
@@ -707,52 +695,52 @@ static int write_report(const struct ax_cli *cli, const char *out,
 	if (bf)
 		fclose(bf);
 	*size = b.written;
-	if (ax_cli_interrupted) {
+	if (ax_interrupted) {
 		ax_outfile_abort(&o);
-		return ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+		return ax_app_error(app, AX_EXIT_INTERRUPTED,
 				    "report: interrupted; %s left as it was",
 				    out);
 	}
 	if (b.over) {
 		ax_outfile_abort(&o);
-		return over_budget(cli, out, max_size);
+		return over_budget(app, out, max_size);
 	}
 	/* A write error (sticky on the stream) is reported by commit with
 	 * its errno; anything else is said here. */
 	if ((rc || failed) && !ferror(o.f)) {
 		ax_outfile_abort(&o);
-		return ax_cli_error(cli, ax_cli_exit_code(rc ? rc : AX_EIO),
+		return ax_app_error(app, ax_app_exit_code(rc ? rc : AX_EIO),
 				    "report: writing %s failed: %s", out,
 				    rc ? err : "write error");
 	}
 	if (ax_outfile_commit(&o, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_STORAGE, "report: %s", err);
+		return ax_app_error(app, AX_EXIT_STORAGE, "report: %s", err);
 	return 0;
 }
 
 /* Add the comma-separated items of list to sel[] (at most MAX_SEL in
  * all); the pieces are kept in a->owned.  An empty item is refused: a
  * stray comma must not widen or narrow a selection unseen. */
-static int add_list(const struct ax_cli *cli, struct report_args *a,
+static int add_list(const struct ax_app *app, struct report_args *a,
 		    const char *opt, const char *list, const char **sel, int *n)
 {
 	const char *p = list;
 	for (;;) {
 		size_t len = strcspn(p, ",");
 		if (len == 0)
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "report: %s '%s' has an empty "
 					    "item; give a comma-separated "
 					    "list like 3,5",
 					    opt, list);
 		if (*n == MAX_SEL)
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "report: at most %d %s items; "
 					    "select fewer (or none, for all)",
 					    MAX_SEL, opt);
 		json_t *item = json_stringn(p, len);
 		if (!item || json_array_append_new(a->owned, item))
-			return ax_cli_error(cli, AX_EXIT_STORAGE,
+			return ax_app_error(app, AX_EXIT_STORAGE,
 					    "report: out of memory");
 		sel[(*n)++] = json_string_value(item);
 		if (!p[len])
@@ -761,11 +749,11 @@ static int add_list(const struct ax_cli *cli, struct report_args *a,
 	}
 }
 
-static int add_db(const struct ax_cli *cli, struct report_args *a,
+static int add_db(const struct ax_app *app, struct report_args *a,
 		  const char *path)
 {
 	if (a->n_dbs == MAX_DB)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "report: at most %d databases in one "
 				    "report; name fewer",
 				    MAX_DB);
@@ -776,16 +764,16 @@ static int add_db(const struct ax_cli *cli, struct report_args *a,
 /* The databases: positional FILEs (after --db when --db or AXBENCH_DB
  * named one), else --db (or its default); then every --db-extra.  A
  * file named twice would show every system twice: refused. */
-static int databases(const struct ax_cli *cli, struct report_args *a,
+static int databases(const struct ax_app *app, struct report_args *a,
 		     char **pos, int n_pos, const char **extra, int n_extra)
 {
 	int rc = 0;
-	if (n_pos == 0 || cli->db_chosen)
-		rc = add_db(cli, a, cli->db_path);
+	if (n_pos == 0 || app->db_chosen)
+		rc = add_db(app, a, app->db_path);
 	for (int i = 0; i < n_pos && !rc; i++)
-		rc = add_db(cli, a, pos[i]);
+		rc = add_db(app, a, pos[i]);
 	for (int i = 0; i < n_extra && !rc; i++)
-		rc = add_db(cli, a, extra[i]);
+		rc = add_db(app, a, extra[i]);
 	for (int i = 0; i < a->n_dbs && !rc; i++)
 		for (int j = 0; j < i && !rc; j++) {
 			char x[PATH_MAX], y[PATH_MAX];
@@ -793,7 +781,7 @@ static int databases(const struct ax_cli *cli, struct report_args *a,
 				    (realpath(a->dbs[i], x) &&
 				     realpath(a->dbs[j], y) && !strcmp(x, y));
 			if (same)
-				rc = ax_cli_error(cli, AX_EXIT_USAGE,
+				rc = ax_app_error(app, AX_EXIT_USAGE,
 						  "report: database %s is "
 						  "named twice; name each "
 						  "database once",
@@ -802,7 +790,7 @@ static int databases(const struct ax_cli *cli, struct report_args *a,
 	return rc;
 }
 
-static int parse_max_size(const struct ax_cli *cli, const char *text,
+static int parse_max_size(const struct ax_app *app, const char *text,
 			  int64_t *out)
 {
 	static const struct ax_param_def def = {
@@ -814,73 +802,78 @@ static int parse_max_size(const struct ax_cli *cli, const char *text,
 	};
 	char err[256];
 	if (ax_param_parse(&def, text, out, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "report: %s; give a size like 5M or "
 				    "512K",
 				    err);
 	return 0;
 }
 
-static int parse(struct ax_cli *cli, int argc, char **argv,
+/* One option into a (a --db goes to extra); 0 or an exit code. */
+static int take_option(struct ax_app *app, const struct ax_cli_iter *it,
+		       int opt, struct report_args *a, const char **extra,
+		       int *n_extra)
+{
+	/* Dropping a selector past the table would widen the report
+	 * silently; refuse it instead. */
+	if ((opt == OPT_RUN && a->n_runs == MAX_SEL) ||
+	    (opt == OPT_DEVICE && a->n_devs == MAX_SEL) ||
+	    (opt == OPT_DB_EXTRA && *n_extra == MAX_DB))
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "report: at most %d %s options; "
+				    "select fewer (or none, for all)",
+				    opt == OPT_DB_EXTRA ? MAX_DB : MAX_SEL,
+				    it->optname);
+	if (opt == OPT_RUN)
+		a->runs[a->n_runs++] = it->optarg;
+	else if (opt == OPT_RUNS)
+		return add_list(app, a, "--runs", it->optarg, a->runs,
+				&a->n_runs);
+	else if (opt == OPT_DEVICE)
+		a->devs[a->n_devs++] = it->optarg;
+	else if (opt == OPT_DEVICES)
+		return add_list(app, a, "--devices", it->optarg, a->devs,
+				&a->n_devs);
+	else if (opt == OPT_SINCE)
+		a->since = it->optarg;
+	else if (opt == OPT_OUTPUT)
+		a->out = it->optarg;
+	else if (opt == OPT_TITLE)
+		a->title = it->optarg;
+	else if (opt == OPT_REFERENCE)
+		a->reference = it->optarg;
+	else if (opt == OPT_INCLUDE_TUNE)
+		a->include_tune = true;
+	else if (opt == OPT_SAMPLES_FOR)
+		return add_list(app, a, "--samples-for", it->optarg, a->sampled,
+				&a->n_sampled);
+	else if (opt == OPT_MAX_SIZE)
+		return parse_max_size(app, it->optarg, &a->max_size);
+	else if (opt == OPT_DB_EXTRA)
+		extra[(*n_extra)++] = it->optarg;
+	else if (opt == OPT_LABEL_BY)
+		for (int k = 0; ax_html_label_by_names()[k]; k++)
+			if (!strcmp(it->optarg, ax_html_label_by_names()[k]))
+				a->label_by = (enum ax_html_label_by)k;
+	return 0;
+}
+
+static int parse(struct ax_app *app, int argc, char **argv,
 		 struct report_args *a)
 {
 	struct ax_cli_iter it;
 	const char *extra[MAX_DB];
 	int opt, n_extra = 0, rc = 0;
-	ax_cli_iter_init(&it, cli, &ax_cmd_report, argc, argv);
-	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
-		/* Dropping a selector past the table would widen the report
-		 * silently; refuse it instead. */
-		if ((opt == OPT_RUN && a->n_runs == MAX_SEL) ||
-		    (opt == OPT_DEVICE && a->n_devs == MAX_SEL) ||
-		    (opt == OPT_DB_EXTRA && n_extra == MAX_DB)) {
-			ax_cli_iter_release(&it);
-			return ax_cli_error(
-			    cli, AX_EXIT_USAGE,
-			    "report: at most %d %s options; "
-			    "select fewer (or none, for all)",
-			    opt == OPT_DB_EXTRA ? MAX_DB : MAX_SEL, it.optname);
-		}
-		if (opt == OPT_RUN)
-			a->runs[a->n_runs++] = it.optarg;
-		else if (opt == OPT_RUNS)
-			rc = add_list(cli, a, "--runs", it.optarg, a->runs,
-				      &a->n_runs);
-		else if (opt == OPT_DEVICE)
-			a->devs[a->n_devs++] = it.optarg;
-		else if (opt == OPT_DEVICES)
-			rc = add_list(cli, a, "--devices", it.optarg, a->devs,
-				      &a->n_devs);
-		else if (opt == OPT_SINCE)
-			a->since = it.optarg;
-		else if (opt == OPT_OUTPUT)
-			a->out = it.optarg;
-		else if (opt == OPT_TITLE)
-			a->title = it.optarg;
-		else if (opt == OPT_REFERENCE)
-			a->reference = it.optarg;
-		else if (opt == OPT_INCLUDE_TUNE)
-			a->include_tune = true;
-		else if (opt == OPT_SAMPLES_FOR)
-			rc = add_list(cli, a, "--samples-for", it.optarg,
-				      a->sampled, &a->n_sampled);
-		else if (opt == OPT_MAX_SIZE)
-			rc = parse_max_size(cli, it.optarg, &a->max_size);
-		else if (opt == OPT_DB_EXTRA)
-			extra[n_extra++] = it.optarg;
-		else if (opt == OPT_LABEL_BY)
-			for (int k = 0; ax_html_label_by_names()[k]; k++)
-				if (!strcmp(it.optarg,
-					    ax_html_label_by_names()[k]))
-					a->label_by = (enum ax_html_label_by)k;
-	}
+	ax_cli_iter_init(&it, app, &ax_cmd_report, argc, argv);
+	while (rc == 0 && (opt = ax_cli_next(&it)) > 0)
+		rc = take_option(app, &it, opt, a, extra, &n_extra);
 	if (rc) {
 		ax_cli_iter_release(&it);
 		return rc;
 	}
 	int end = ax_cli_parse_end(&it, opt, 0, -1);
 	if (end == AX_CLI_CONTINUE)
-		rc = databases(cli, a, it.positional, it.n_positional, extra,
+		rc = databases(app, a, it.positional, it.n_positional, extra,
 			       n_extra);
 	ax_cli_iter_release(&it);
 	if (end != AX_CLI_CONTINUE)
@@ -888,11 +881,11 @@ static int parse(struct ax_cli *cli, int argc, char **argv,
 	if (rc)
 		return rc;
 	/* The global --device (before the command name) selects as well. */
-	if (cli->device_sel && strcmp(cli->device_sel, "all") &&
+	if (app->device_sel && strcmp(app->device_sel, "all") &&
 	    a->n_devs < MAX_SEL)
-		a->devs[a->n_devs++] = cli->device_sel;
+		a->devs[a->n_devs++] = app->device_sel;
 	if (a->since) {
-		rc = parse_since(cli, a->since, a->since_buf,
+		rc = parse_since(app, a->since, a->since_buf,
 				 sizeof(a->since_buf));
 		if (rc)
 			return rc;
@@ -941,7 +934,45 @@ static void describe_sampled(const struct source *src, int n, char *buf,
 	}
 }
 
-static int report_main(struct ax_cli *cli, int argc, char **argv)
+/* What the report is made of, once every source is open: the suite
+ * document (*suites), the vendor peaks (*specs) and the selected results
+ * (the specs path is static: d keeps pointing at it).  *kept says keep
+ * needs its release. */
+static int gather(struct ax_app *app, struct report_args *a, struct source *src,
+		  int n, struct ax_html_collect *keep, struct ax_html_data *d,
+		  bool *kept, json_t **suites, struct ax_specs **specs)
+{
+	static char specs_path[PATH_MAX];
+	*kept = ax_html_collect_init(keep, a->label_by, a->include_tune) == 0;
+	if (!*kept)
+		return ax_app_error(app, AX_EXIT_STORAGE,
+				    "report: out of memory");
+	d->suites = *suites = ax_app_suite_doc();
+	snprintf(specs_path, sizeof(specs_path), "%s/specs.yaml",
+		 ax_app_config_dir());
+	/* The report says itself that no file was read. */
+	int rc = ax_app_load_specs(app, "report", false, specs);
+	d->specs = *specs;
+	d->specs_path = specs_path;
+	return rc ? rc : query(app, a, src, n, keep, d);
+}
+
+static void release_all(struct ax_html_data *d, struct ax_html_collect *keep,
+			struct source *src, int n)
+{
+	json_decref(d->runs);
+	json_decref(d->sessions);
+	json_decref(d->sampled);
+	if (keep)
+		ax_html_collect_release(keep);
+	for (int i = 0; i < n; i++) {
+		json_decref(src[i].runs);
+		json_decref(src[i].sessions);
+		ax_db_close(src[i].db);
+	}
+}
+
+static int report_main(struct ax_app *app, int argc, char **argv)
 {
 	struct report_args a = {.out = "axbench-report.html",
 				.max_size = DEFAULT_MAX_SIZE,
@@ -952,8 +983,11 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	char sel[2048], sampled[1024], err[1024];
 	int n = 0;
 	int64_t size = 0;
+	bool kept = false;
+	json_t *suites = NULL;
+	struct ax_specs *specs = NULL;
 	memset(src, 0, sizeof(src));
-	int rc = a.owned ? parse(cli, argc, argv, &a) : AX_EXIT_STORAGE;
+	int rc = a.owned ? parse(app, argc, argv, &a) : AX_EXIT_STORAGE;
 	/* Without --samples-for, the newest run of each database is the
 	 * one a reader compares against the rest. */
 	if (rc == 0 && a.n_sampled == 0) {
@@ -962,42 +996,26 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 	}
 	for (; rc == 0 && n < a.n_dbs; n++) {
 		src[n].path = a.dbs[n];
-		rc = open_source(cli, &src[n]);
+		rc = open_source(app, &src[n]);
 	}
-	bool kept = rc == 0 && ax_html_collect_init(&keep, a.label_by,
-						    a.include_tune) == 0;
-	if (rc == 0 && !kept)
-		rc =
-		    ax_cli_error(cli, AX_EXIT_STORAGE, "report: out of memory");
-	json_t *suites = rc ? NULL : ax_cli_suite_doc();
-	d.suites = suites;
-	struct ax_specs *specs = NULL;
-	char specs_path[PATH_MAX];
-	snprintf(specs_path, sizeof(specs_path), "%s/specs.yaml",
-		 ax_cli_config_dir());
-	/* The report says itself that no file was read. */
 	if (rc == 0)
-		rc = ax_cli_load_specs(cli, "report", false, &specs);
-	d.specs = specs;
-	d.specs_path = specs_path;
-	if (rc == 0)
-		rc = query(cli, &a, src, n, &keep, &d);
+		rc = gather(app, &a, src, n, &keep, &d, &kept, &suites, &specs);
 	describe(&a, sel, sizeof(sel));
 	describe_sampled(src, n, sampled, sizeof(sampled));
 	d.selection = sel;
 	d.sampled_runs = sampled;
 	d.title = a.title;
-	d.stop = &ax_cli_interrupted;
+	d.stop = &ax_interrupted;
 	d.label_by = a.label_by;
 	d.reference = a.reference;
 	d.include_tune = a.include_tune;
 	/* A --reference that names no system is found before the output
 	 * file is touched. */
 	if (rc == 0 && ax_html_report_check(&d, err, sizeof(err)))
-		rc = ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
+		rc = ax_app_error(app, AX_EXIT_USAGE, "%s", err);
 	if (rc == 0)
-		rc = write_report(cli, a.out, a.max_size, &d, &size);
-	if (rc == 0 && cli->verbosity >= 0 && strcmp(a.out, "-")) {
+		rc = write_report(app, a.out, a.max_size, &d, &size);
+	if (rc == 0 && app->verbosity >= 0 && strcmp(a.out, "-")) {
 		char b1[32], b2[32];
 		fprintf(stderr,
 			"axbench: report of %zu results in %zu runs written "
@@ -1006,18 +1024,9 @@ static int report_main(struct ax_cli *cli, int argc, char **argv)
 			size_text(size, b1, sizeof(b1)),
 			size_text(a.max_size, b2, sizeof(b2)));
 	}
-	json_decref(d.runs);
-	json_decref(d.sessions);
-	json_decref(d.sampled);
+	release_all(&d, kept ? &keep : NULL, src, n);
 	json_decref(suites);
 	ax_specs_free(specs);
-	if (kept)
-		ax_html_collect_release(&keep);
-	for (int i = 0; i < n; i++) {
-		json_decref(src[i].runs);
-		json_decref(src[i].sessions);
-		ax_db_close(src[i].db);
-	}
 	json_decref(a.owned);
 	return rc == -2 ? AX_EXIT_OK : rc;
 }

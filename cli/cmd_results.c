@@ -1,6 +1,7 @@
 /* cli/cmd_results.c - `axbench results`: what the database holds. */
+#include "app/suite_doc.h"
 #include "cli/cli.h"
-#include "cli/suite_doc.h"
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -151,10 +152,10 @@ struct spec_ctx {
 	json_t *suites;		/* the suite document */
 };
 
-static int spec_open(const struct ax_cli *cli, bool note, struct spec_ctx *sc)
+static int spec_open(const struct ax_app *app, bool note, struct spec_ctx *sc)
 {
-	sc->suites = ax_cli_suite_doc();
-	return ax_cli_load_specs(cli, "results", note, &sc->specs);
+	sc->suites = ax_app_suite_doc();
+	return ax_app_load_specs(app, "results", note, &sc->specs);
 }
 
 static void spec_close(struct spec_ctx *sc)
@@ -342,7 +343,7 @@ static void print_table(const struct spec_ctx *sc, const json_t *results)
  * with no output, as when the whole array was read first.
  */
 struct stream {
-	const struct ax_cli *cli;
+	const struct ax_app *app;
 	const struct spec_ctx *sc;
 	bool csv;
 	size_t read;  /* results read, on any device */
@@ -357,7 +358,7 @@ struct stream {
 static int dump_chunk(const char *buf, size_t size, void *data)
 {
 	(void)data;
-	if (ax_cli_interrupted)
+	if (ax_interrupted)
 		return -1;
 	while (size) {
 		const char *nl = memchr(buf, '\n', size);
@@ -376,14 +377,14 @@ static int dump_chunk(const char *buf, size_t size, void *data)
 static int stream_one(void *ctx, json_t *r)
 {
 	struct stream *s = ctx;
-	const char *sel = s->cli->device_sel;
-	/* Refused only once there is a result, as ax_cli_filter_device
+	const char *sel = s->app->device_sel;
+	/* Refused only once there is a result, as ax_app_filter_device
 	 * after check_suite did: an empty selection is said first. */
-	if (s->read++ == 0 && (s->rc = ax_cli_check_device(s->cli, sel)))
+	if (s->read++ == 0 && (s->rc = ax_app_check_device(s->app, sel)))
 		return 1;
-	if (!ax_cli_on_device(r, sel))
+	if (!ax_app_on_device(r, sel))
 		return 0;
-	ax_cli_type_result_params(r);
+	ax_app_type_result_params(r);
 	add_spec(s->sc, r);
 	if (s->csv) {
 		if (s->shown++ == 0)
@@ -411,7 +412,7 @@ extern const struct ax_cli_cmd ax_cmd_results;
 
 /* --suite that selects nothing: a name axbench does not know, or one with
  * no stored results, is said, not shown as an empty table. */
-static int check_suite(const struct ax_cli *cli, const char *suite,
+static int check_suite(const struct ax_app *app, const char *suite,
 		       size_t n_results, bool runs_selected)
 {
 	if (!suite || n_results)
@@ -419,23 +420,23 @@ static int check_suite(const struct ax_cli *cli, const char *suite,
 	/* A user kernel's suite exists only while its file is loaded. */
 	if (!strncmp(suite, AX_KERNEL_SUITE_PREFIX,
 		     strlen(AX_KERNEL_SUITE_PREFIX)))
-		return ax_cli_error(
-		    cli, AX_EXIT_USAGE,
+		return ax_app_error(
+		    app, AX_EXIT_USAGE,
 		    "results: --suite %s: no stored results of "
 		    "that kernel%s in %s; measure it with "
 		    "`axbench kernel run FILE.yaml`",
 		    suite, runs_selected ? " in the selected runs" : "",
-		    cli->db_path);
+		    app->db_path);
 	if (!ax_suite_find(suite))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "results: --suite '%s': no such suite; "
 				    "`axbench suites` lists them",
 				    suite);
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "results: --suite %s: no stored results of that "
 			    "suite%s in %s; measure it with `axbench run %s`",
 			    suite, runs_selected ? " in the selected runs" : "",
-			    cli->db_path, suite);
+			    app->db_path, suite);
 }
 
 /* The stored-results error of a listing: interrupted (130) or storage
@@ -444,15 +445,15 @@ static int read_failed(struct ax_db *db, bool partial)
 {
 	fprintf(stderr, "axbench results: %s%s\n", ax_db_errmsg(db),
 		partial ? "; the output is incomplete" : "");
-	return ax_cli_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
+	return ax_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
 }
 
 /* --json or --csv, streamed (see struct stream). */
-static int stream_results(struct ax_cli *cli, struct ax_db *db,
+static int stream_results(struct ax_app *app, struct ax_db *db,
 			  const struct ax_db_filter *f, bool csv,
 			  bool runs_selected, const struct spec_ctx *sc)
 {
-	struct stream s = {.cli = cli, .sc = sc, .csv = csv};
+	struct stream s = {.app = app, .sc = sc, .csv = csv};
 	struct ax_db_filter sf = *f;
 	sf.with_samples = f->with_samples && !csv; /* CSV has no column */
 	int rc = ax_db_results_each(db, &sf, stream_one, &s);
@@ -463,13 +464,13 @@ static int stream_results(struct ax_cli *cli, struct ax_db *db,
 	/* Ctrl-C or a failed write: main and the caller say which. */
 	if (s.broken)
 		return 0;
-	if ((rc = check_suite(cli, f->suite, s.read, runs_selected)))
+	if ((rc = check_suite(app, f->suite, s.read, runs_selected)))
 		return rc;
-	if (!s.shown && cli->device_sel && strcmp(cli->device_sel, "all")) {
+	if (!s.shown && app->device_sel && strcmp(app->device_sel, "all")) {
 		/* Nothing was read, so nothing was checked yet. */
-		if ((rc = ax_cli_check_device(cli, cli->device_sel)))
+		if ((rc = ax_app_check_device(app, app->device_sel)))
 			return rc;
-		return ax_cli_no_device_match(cli, cli->device_sel);
+		return ax_app_no_device_match(app, app->device_sel);
 	}
 	stream_end(&s);
 	return 0;
@@ -477,7 +478,7 @@ static int stream_results(struct ax_cli *cli, struct ax_db *db,
 
 /* The table sizes its case column to the longest case, so it reads every
  * result first (with no samples: it shows none). */
-static int table_results(struct ax_cli *cli, struct ax_db *db,
+static int table_results(struct ax_app *app, struct ax_db *db,
 			 const struct ax_db_filter *f, bool runs_selected,
 			 const struct spec_ctx *sc)
 {
@@ -488,30 +489,30 @@ static int table_results(struct ax_cli *cli, struct ax_db *db,
 	if (ax_db_results(db, &tf, &results))
 		return read_failed(db, false);
 	rc =
-	    check_suite(cli, f->suite, json_array_size(results), runs_selected);
+	    check_suite(app, f->suite, json_array_size(results), runs_selected);
 	if (rc == 0)
-		rc = ax_cli_filter_device(cli, results, cli->device_sel);
+		rc = ax_app_filter_device(app, results, app->device_sel);
 	if (rc == 0) {
-		ax_cli_type_params(results);
+		ax_app_type_params(results);
 		print_table(sc, results);
 	}
 	json_decref(results);
 	return rc;
 }
 
-static int results_main(struct ax_cli *cli, int argc, char **argv)
+static int results_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
 	const char *runs[64];
 	int n_runs = 0, opt, rc = 0;
-	struct ax_db_filter f = {.stop = &ax_cli_interrupted};
+	struct ax_db_filter f = {.stop = &ax_interrupted};
 	bool csv = false;
-	ax_cli_iter_init(&it, cli, &ax_cmd_results, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_results, argc, argv);
 	while ((opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_RUN && n_runs == 64) {
 			ax_cli_iter_release(&it);
-			return ax_cli_error(
-			    cli, AX_EXIT_USAGE,
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
 			    "results: at most 64 --run options; "
 			    "select fewer (or none, for all)");
 		}
@@ -531,28 +532,27 @@ static int results_main(struct ax_cli *cli, int argc, char **argv)
 	struct spec_ctx sc = {0};
 	/* The table says "spec unknown" itself; --json and --csv say it in
 	 * each result's spec, so stderr gets the missing file only there. */
-	if ((rc = spec_open(cli, !cli->json && !csv, &sc))) {
+	if ((rc = spec_open(app, !app->json && !csv, &sc))) {
 		spec_close(&sc);
 		return rc;
 	}
 	struct ax_db *db;
-	if ((rc = ax_cli_open_db(cli, true, &db))) {
+	if ((rc = ax_app_db(app, &db))) {
 		spec_close(&sc);
 		return rc;
 	}
 	int64_t ids[64];
 	for (int i = 0; i < n_runs && rc == 0; i++)
-		rc = ax_cli_resolve_run(cli, db, "results", runs[i], &ids[i]);
+		rc = ax_app_resolve_run(app, db, "results", runs[i], &ids[i]);
 	f.run_ids = ids;
 	f.n_run_ids = n_runs;
-	if (rc == 0 && (cli->json || csv))
-		rc = stream_results(cli, db, &f, !cli->json, n_runs > 0, &sc);
+	if (rc == 0 && (app->json || csv))
+		rc = stream_results(app, db, &f, !app->json, n_runs > 0, &sc);
 	else if (rc == 0)
-		rc = table_results(cli, db, &f, n_runs > 0, &sc);
-	ax_db_close(db);
+		rc = table_results(app, db, &f, n_runs > 0, &sc);
 	spec_close(&sc);
-	if (rc == 0 && ax_cli_interrupted)
-		rc = ax_cli_error(cli, AX_EXIT_INTERRUPTED,
+	if (rc == 0 && ax_interrupted)
+		rc = ax_app_error(app, AX_EXIT_INTERRUPTED,
 				  "results: interrupted; the output is "
 				  "incomplete");
 	return rc;
@@ -580,5 +580,6 @@ const struct ax_cli_cmd ax_cmd_results = {
 	       "'-' where no figure applies. --json gives each result's "
 	       "\"spec\" object.",
     .opts = results_opts,
+    .needs = AX_APP_READ_ONLY_DB,
     .fn = results_main,
 };

@@ -1,8 +1,9 @@
 /* cli/cmd_run.c - `axbench run`: measure suites and store every sample. */
+#include "app/run_exec.h"
+#include "app/run_plan.h"
+#include "app/session.h"
 #include "cli/cli.h"
-#include "cli/run_exec.h"
-#include "cli/run_plan.h"
-#include "cli/session.h"
+#include "cli/session_opts.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -162,18 +163,18 @@ static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 
 extern const struct ax_cli_cmd ax_cmd_run;
 
-static int parse_args(struct ax_cli *cli, int argc, char **argv,
+static int parse_args(struct ax_app *app, int argc, char **argv,
 		      struct ax_cli_iter *it, struct run_args *a)
 {
 	ax_runner_opts_default(&a->ropts);
 	ax_session_efficiency_default(&a->eff);
-	ax_cli_iter_init(it, cli, &ax_cmd_run, argc, argv);
+	ax_cli_iter_init(it, app, &ax_cmd_run, argc, argv);
 	int opt;
 	while ((opt = ax_cli_next(it)) > 0) {
 		switch (opt) {
 		case OPT_PROFILE:
 			snprintf(a->profile_buf, sizeof(a->profile_buf),
-				 "%s/%s.yaml", ax_cli_config_dir(), it->optarg);
+				 "%s/%s.yaml", ax_app_config_dir(), it->optarg);
 			if (access(a->profile_buf, R_OK) != 0) {
 				fprintf(stderr,
 					"axbench run: no profile '%s' (%s "
@@ -189,7 +190,7 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 			break;
 		case OPT_PARAM:
 			if (a->n_ov >= 64)
-				return ax_cli_error(cli, AX_EXIT_USAGE,
+				return ax_app_error(app, AX_EXIT_USAGE,
 						    "too many -p options");
 			a->ov[a->n_ov++].text = it->optarg;
 			break;
@@ -203,7 +204,7 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 			break; /* the default now; kept for old scripts */
 		case AX_OPT_LABEL:
 			/* Before anything is opened or measured. */
-			if (ax_cli_check_label(cli, "run", it->optarg))
+			if (ax_app_check_label(app, "run", it->optarg))
 				return AX_EXIT_USAGE;
 			a->label = it->optarg;
 			break;
@@ -219,7 +220,7 @@ static int parse_args(struct ax_cli *cli, int argc, char **argv,
 		}
 		default: {
 			int eff =
-			    ax_session_eff_opt(it, opt, &a->eff, &a->sustain_s);
+			    ax_cli_eff_opt(it, opt, &a->eff, &a->sustain_s);
 			if (eff < 0 ||
 			    (eff == 0 && parse_measure_opt(it, opt, a)))
 				return AX_EXIT_USAGE;
@@ -332,19 +333,19 @@ static void print_plan_json(const struct ax_plan *plan,
 
 /* --dry-run: everything the real run checks before measuring, against
  * the same device, with nothing opened for writing. */
-static int dry_run(struct ax_cli *cli, struct ax_plan *plan)
+static int dry_run(struct ax_app *app, struct ax_plan *plan)
 {
 	struct ax_session s;
 	int elsewhere;
-	ax_session_init(&s, cli, "run");
+	ax_session_init(&s, app, "run");
 	int rc = ax_session_choose_device(&s);
 	if (rc == 0) {
 		ax_plan_apply_tuned(plan, s.info->fingerprint, &elsewhere);
-		rc = ax_plan_apply_defaults(plan, s.info, cli);
+		rc = ax_plan_apply_defaults(plan, s.info, app);
 		if (rc == 0)
 			rc = ax_plan_check(plan, s.info, false);
 	}
-	if (rc == 0 && cli->json)
+	if (rc == 0 && app->json)
 		print_plan_json(plan, s.info);
 	else if (rc == 0)
 		print_plan(plan, s.info);
@@ -381,13 +382,13 @@ static int confirm_size(const struct ax_plan *plan, bool yes)
 	return AX_EXIT_USAGE;
 }
 
-static int run_main(struct ax_cli *cli, int argc, char **argv)
+static int run_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
 	struct run_args *a = calloc(1, sizeof(*a));
 	struct ax_plan plan = {0};
 	char err[2048];
-	int rc = a ? parse_args(cli, argc, argv, &it, a) : AX_EXIT_FAIL;
+	int rc = a ? parse_args(app, argc, argv, &it, a) : AX_EXIT_FAIL;
 	if (rc == 0 && a->tuned_path &&
 	    ax_plan_load_tuned(&plan, a->tuned_path, err, sizeof(err))) {
 		fprintf(stderr, "axbench run: --tuned: %s\n", err);
@@ -396,7 +397,7 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 	if (rc == 0 && !a->profile_path && a->n_suites == 0 && !plan.tuned) {
 		/* Bare `axbench run` is the quick profile. */
 		snprintf(a->profile_buf, sizeof(a->profile_buf),
-			 "%s/quick.yaml", ax_cli_config_dir());
+			 "%s/quick.yaml", ax_app_config_dir());
 		a->profile_path = a->profile_buf;
 	}
 	if (rc == 0 &&
@@ -407,27 +408,27 @@ static int run_main(struct ax_cli *cli, int argc, char **argv)
 	}
 	if (rc == 0 && plan.profile) {
 		ax_plan_apply_measure(plan.profile, &a->ropts, a->set);
-		if (!cli->device_sel && plan.profile->device)
-			cli->device_sel = plan.profile->device;
+		if (!app->device_sel && plan.profile->device)
+			app->device_sel = plan.profile->device;
 	}
 	if (rc == 0 && a->sustain_s > 0) {
-		rc = ax_session_apply_sustain(cli, a->sustain_s, a->set,
+		rc = ax_session_apply_sustain(app, a->sustain_s, a->set,
 					      &a->ropts);
 		a->eff.sustain = true;
 	}
 	if (rc == 0 && a->ropts.max_samples < a->ropts.min_samples)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--max-samples (%d) is below --min-samples "
 				  "(%d)",
 				  a->ropts.max_samples, a->ropts.min_samples);
 	if (rc == 0 && a->dry_run) {
 		plan.rounds = a->rounds;
-		rc = dry_run(cli, &plan);
+		rc = dry_run(app, &plan);
 	} else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0) {
 		plan.rounds = a->rounds;
 		struct ax_run_origin origin = {.command = "run",
 					       .label = a->label};
-		rc = ax_run_execute(cli, &plan, &a->ropts, &a->eff, false,
+		rc = ax_run_execute(app, &plan, &a->ropts, &a->eff, false,
 				    &origin);
 	}
 	if (a)

@@ -6,6 +6,7 @@
  * rather than guessed with `last`.
  */
 #include "cli/cli.h"
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -107,7 +108,7 @@ static void put_cell(const char *s, size_t width, bool right, bool last)
 }
 
 /* The table, each column as wide as its widest cell. */
-static int print_table(const struct ax_cli *cli, const json_t *rows)
+static int print_table(const struct ax_app *app, const json_t *rows)
 {
 	size_t n = json_array_size(rows), width[N_COLS];
 	char **cells = calloc(n * N_COLS + 1, sizeof(char *));
@@ -157,32 +158,27 @@ static int print_table(const struct ax_cli *cli, const json_t *rows)
 		free(cells[i]);
 	free(cells);
 	if (rc)
-		return ax_cli_error(cli, rc, "runs: out of memory");
+		return ax_app_error(app, rc, "runs: out of memory");
 	if (n == 0)
 		printf("(no runs; measure with `axbench run`)\n");
 	return 0;
 }
 
-static int list(struct ax_cli *cli, long long limit)
+static int list(struct ax_app *app, long long limit)
 {
 	struct ax_db *db;
 	json_t *all = NULL;
-	int rc = ax_cli_open_db(cli, true, &db);
+	int rc = ax_app_db(app, &db);
 	if (rc)
 		return rc;
-	struct ax_db_filter f = {.stop = &ax_cli_interrupted};
-	if (ax_db_runs(db, &f, &all)) {
-		rc = ax_cli_error(cli,
-				  ax_cli_interrupted ? AX_EXIT_INTERRUPTED
-						     : AX_EXIT_STORAGE,
-				  "runs: %s", ax_db_errmsg(db));
-		ax_db_close(db);
-		return rc;
-	}
-	ax_db_close(db);
+	struct ax_db_filter f = {.stop = &ax_interrupted};
+	if (ax_db_runs(db, &f, &all))
+		return ax_app_error(
+		    app, ax_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE,
+		    "runs: %s", ax_db_errmsg(db));
 	/* --device keeps the runs on a matching stored device; the limit
 	 * then counts those. */
-	if ((rc = ax_cli_filter_device(cli, all, cli->device_sel))) {
+	if ((rc = ax_app_filter_device(app, all, app->device_sel))) {
 		json_decref(all);
 		return rc;
 	}
@@ -193,17 +189,17 @@ static int list(struct ax_cli *cli, long long limit)
 	for (size_t i = 0; i < shown; i++)
 		json_array_append_new(rows, brief(json_array_get(all, i)));
 	json_decref(all);
-	if (cli->json) {
+	if (app->json) {
 		json_dumpf(rows, stdout, JSON_INDENT(2));
 		putchar('\n');
 	} else {
-		rc = print_table(cli, rows);
+		rc = print_table(app, rows);
 	}
 	json_decref(rows);
 	/* The note follows the table it is about, also where both streams
 	 * go to one place. */
 	fflush(stdout);
-	if (rc == 0 && shown < total && cli->verbosity >= 0)
+	if (rc == 0 && shown < total && app->verbosity >= 0)
 		fprintf(stderr,
 			"axbench runs: the newest %zu of %zu runs; --all "
 			"lists every one\n",
@@ -211,13 +207,13 @@ static int list(struct ax_cli *cli, long long limit)
 	return rc;
 }
 
-static int runs_main(struct ax_cli *cli, int argc, char **argv)
+static int runs_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
 	long long limit = DEFAULT_LIMIT;
 	bool limit_given = false, all = false;
 	int opt, rc = 0;
-	ax_cli_iter_init(&it, cli, &ax_cmd_runs, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_runs, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_LIMIT) {
 			limit_given = true;
@@ -234,12 +230,12 @@ static int runs_main(struct ax_cli *cli, int argc, char **argv)
 	ax_cli_iter_release(&it);
 	if (rc == 0 && all && limit_given)
 		rc =
-		    ax_cli_error(cli, AX_EXIT_USAGE,
+		    ax_app_error(app, AX_EXIT_USAGE,
 				 "runs: --all lists every run and --limit %lld "
 				 "the newest %lld; give one of them",
 				 limit, limit);
 	if (rc == 0)
-		rc = list(cli, all ? 0 : limit);
+		rc = list(app, all ? 0 : limit);
 	return rc == -2 ? AX_EXIT_OK : rc;
 }
 
@@ -264,5 +260,6 @@ const struct ax_cli_cmd ax_cmd_runs = {
 		 "axbench baseline save main --run 12   # then name the one "
 		 "you meant"},
     .opts = runs_opts,
+    .needs = AX_APP_READ_ONLY_DB,
     .fn = runs_main,
 };

@@ -1,7 +1,8 @@
 /* cli/cmd_suites.c - `axbench suites [NAME]`: what can be run, and how. */
+#include "app/run_plan.h"
+#include "app/suite_doc.h"
 #include "cli/cli.h"
-#include "cli/run_plan.h"
-#include "cli/suite_doc.h"
+#include "core/suggest.h"
 
 #include "core/defaults.h"
 #include "core/vk.h"
@@ -91,14 +92,14 @@ static json_t *suite_json(const struct ax_suite *s)
 		      "constraints", s->constraints);
 	/* unit, direction, roles, curve, batch parameter, recommend's
 	 * needs: the suite document's entry, as reports see it. */
-	json_object_update_new(o, ax_cli_suite_entry(s));
+	json_object_update_new(o, ax_app_suite_entry(s));
 	return o;
 }
 
 /* "compute-peak, workload", or "none": the suite document's roles. */
 static void roles_text(const struct ax_suite *s, char *buf, size_t len)
 {
-	json_t *entry = ax_cli_suite_entry(s);
+	json_t *entry = ax_app_suite_entry(s);
 	const json_t *role;
 	size_t i, used = 0;
 	buf[0] = '\0';
@@ -138,26 +139,26 @@ struct device_defaults {
 	char why[512];		/* the entry does not fit the device */
 };
 
-static int find_device_defaults(const struct ax_cli *cli,
+static int find_device_defaults(const struct ax_app *app,
 				const struct ax_suite *s,
 				struct device_defaults *dd)
 {
 	struct ax_vk_instance *inst = NULL;
 	char err[2048];
-	int idx, rc = ax_cli_load_defaults(cli, &dd->file);
+	int idx, rc = ax_app_load_defaults(app, &dd->file);
 	memset(dd->device, 0, sizeof(dd->device));
 	dd->have_device = false;
 	ax_params_init(&dd->point, s->params, s->n_params);
 	if (rc)
 		return rc;
 	if (ax_vk_instance_create(false, &inst, err, sizeof(err)) ||
-	    ax_vk_select(inst, cli->device_sel, &idx, err, sizeof(err))) {
+	    ax_vk_select(inst, app->device_sel, &idx, err, sizeof(err))) {
 		snprintf(dd->device, sizeof(dd->device), "no device: %.200s",
 			 err);
 		ax_vk_instance_destroy(inst);
 		/* A --device that names nothing is the user's mistake. */
-		return cli->device_sel
-			   ? ax_cli_error(cli, AX_EXIT_USAGE, "%s", err)
+		return app->device_sel
+			   ? ax_app_error(app, AX_EXIT_USAGE, "%s", err)
 			   : 0;
 	}
 	const struct ax_vk_device_info *info = ax_vk_device_info(inst, idx);
@@ -298,10 +299,10 @@ static void print_suite(const struct ax_suite *s)
 
 extern const struct ax_cli_cmd ax_cmd_suites;
 
-static int suites_main(struct ax_cli *cli, int argc, char **argv)
+static int suites_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
-	ax_cli_iter_init(&it, cli, &ax_cmd_suites, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_suites, argc, argv);
 	int opt = ax_cli_next(&it);
 	const char *name = it.n_positional ? it.positional[0] : NULL;
 	int rc = ax_cli_parse_end(&it, opt, 0, 1);
@@ -311,24 +312,24 @@ static int suites_main(struct ax_cli *cli, int argc, char **argv)
 	const struct ax_suite *one = name ? ax_suite_find(name) : NULL;
 	if (name && !one) {
 		char known[256] = "", hint[128];
-		struct ax_cli_suggest sg;
-		ax_cli_suggest_init(&sg, name);
+		struct ax_suggest sg;
+		ax_suggest_init(&sg, name);
 		for (int i = 0; i < ax_suite_count; i++) {
 			snprintf(known + strlen(known),
 				 sizeof(known) - strlen(known), "%s%s",
 				 i ? ", " : "", ax_suites[i]->name);
-			ax_cli_suggest_add(&sg, ax_suites[i]->name);
+			ax_suggest_add(&sg, ax_suites[i]->name);
 		}
-		return ax_cli_error(
-		    cli, AX_EXIT_USAGE, "no suite '%s'%s (suites: %s)", name,
-		    ax_cli_suggest_text(&sg, hint, sizeof(hint)), known);
+		return ax_app_error(
+		    app, AX_EXIT_USAGE, "no suite '%s'%s (suites: %s)", name,
+		    ax_suggest_text(&sg, hint, sizeof(hint)), known);
 	}
 	struct device_defaults dd = {0};
-	if (one && (rc = find_device_defaults(cli, one, &dd)) != 0) {
+	if (one && (rc = find_device_defaults(app, one, &dd)) != 0) {
 		ax_defaults_free(dd.file);
 		return rc;
 	}
-	if (cli->json) {
+	if (app->json) {
 		json_t *out = one ? suite_json(one) : json_array();
 		if (one)
 			json_object_set_new(out, "device_defaults",

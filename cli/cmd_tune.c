@@ -1,5 +1,7 @@
 /* cli/cmd_tune.c - `axbench tune`: options, replay mode, live dispatch. */
-#include "cli/tune.h"
+#include "app/tune.h"
+#include "cli/cli.h"
+#include "cli/session_opts.h"
 
 #include "core/error.h"
 #include "suites/registry.h"
@@ -90,19 +92,6 @@ struct tune_cli {
 	int n_params;
 };
 
-const char *const *ax_tune_objectives(void)
-{
-	static const char *const names[] = {"time", "energy", "edp", NULL};
-	return names;
-}
-
-const char *ax_tune_objective_name(enum ax_tune_objective o)
-{
-	return o >= AX_OBJ_TIME && o <= AX_OBJ_EDP
-		   ? ax_tune_objectives()[o - AX_OBJ_TIME]
-		   : "time";
-}
-
 /* ax_cli_next has checked the name against ax_tune_objectives. */
 static enum ax_tune_objective parse_objective(const char *name)
 {
@@ -153,26 +142,26 @@ static int parse_num_opts(struct ax_cli_iter *it, int opt, struct tune_cli *t)
 	return -1;
 }
 
-static int parse_stop_rule(struct ax_cli *cli, const char *name,
+static int parse_stop_rule(struct ax_app *app, const char *name,
 			   struct tune_cli *t)
 {
 	enum ax_stop_rule r;
 	char err[128];
 	if (ax_stop_rule_parse(name, &r, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "--stop-rule: %s", err);
+		return ax_app_error(app, AX_EXIT_USAGE, "--stop-rule: %s", err);
 	t->a.stop_rule = (int)r;
 	t->stop_rule_set = true;
 	return 0;
 }
 
-static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
+static int parse(struct ax_app *app, int argc, char **argv, struct tune_cli *t)
 {
 	struct ax_cli_iter it;
 	int opt, rc = 0;
-	ax_cli_iter_init(&it, cli, &ax_cmd_tune, argc, argv);
+	ax_cli_iter_init(&it, app, &ax_cmd_tune, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(&it)) > 0) {
 		if (opt == OPT_PARAM && t->n_params == MAX_PARAMS)
-			rc = ax_cli_error(cli, AX_EXIT_USAGE,
+			rc = ax_app_error(app, AX_EXIT_USAGE,
 					  "-p %s: at most %d -p options",
 					  it.optarg, MAX_PARAMS);
 		else if (opt == OPT_PARAM)
@@ -186,14 +175,14 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 		else if (opt == OPT_NO_EARLY_STOP)
 			t->a.no_early_stop = true;
 		else if (opt == OPT_STOP_RULE)
-			rc = parse_stop_rule(cli, it.optarg, t);
+			rc = parse_stop_rule(app, it.optarg, t);
 		else if (opt == OPT_OBJECTIVE)
 			t->a.objective = parse_objective(it.optarg);
 		else if (opt == AX_OPT_LABEL) {
 			t->a.label = it.optarg;
-			rc = ax_cli_check_label(cli, "tune", it.optarg);
+			rc = ax_app_check_label(app, "tune", it.optarg);
 		} else if (opt >= AX_OPT_SUSTAIN && opt <= AX_OPT_CPU_BASELINE)
-			rc = ax_session_eff_opt(&it, opt, &t->a.eff, NULL) < 0
+			rc = ax_cli_eff_opt(&it, opt, &t->a.eff, NULL) < 0
 				 ? AX_EXIT_USAGE
 				 : 0;
 		else if (parse_num_opts(&it, opt, t))
@@ -205,7 +194,7 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 	}
 	if (rc == 0 && t->a.no_early_stop && t->stop_rule_set &&
 	    t->a.stop_rule != AX_STOP_NONE)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--no-early-stop and --stop-rule %s "
 				  "contradict; give one of them",
 				  ax_stop_rule_name(t->a.stop_rule));
@@ -216,9 +205,9 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 	char perr[256];
 	if (rc == 0 && t->prior && !t->replay &&
 	    ax_tune_prior_parse(t->prior, &t->a, perr, sizeof(perr)))
-		rc = ax_cli_error(cli, AX_EXIT_USAGE, "--prior: %s", perr);
+		rc = ax_app_error(app, AX_EXIT_USAGE, "--prior: %s", perr);
 	if (rc == 0 && !t->suite_name && !t->replay && !t->a.resume_session)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "tune needs a SUITE, --resume SESSION or "
 				  "--replay FILE");
 	ax_cli_iter_release(&it);
@@ -226,30 +215,30 @@ static int parse(struct ax_cli *cli, int argc, char **argv, struct tune_cli *t)
 }
 
 /* Shape parameters from -p NAME=VALUE; tunables are the tuner's. */
-static int set_shape(struct ax_cli *cli, struct tune_cli *t)
+static int set_shape(struct ax_app *app, struct tune_cli *t)
 {
 	const struct ax_suite *s = t->a.suite;
 	char why[512];
 	if (ax_params_check_unique(t->params, t->n_params, why, sizeof(why)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", why);
+		return ax_app_error(app, AX_EXIT_USAGE, "%s", why);
 	ax_params_init(&t->a.base, s->params, s->n_params);
 	for (int i = 0; i < t->n_params; i++) {
 		char name[64], err[512];
 		const char *eq = strchr(t->params[i], '=');
 		if (!eq || (size_t)(eq - t->params[i]) >= sizeof(name))
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "-p %s: expected NAME=VALUE",
 					    t->params[i]);
 		memcpy(name, t->params[i], (size_t)(eq - t->params[i]));
 		name[eq - t->params[i]] = '\0';
 		int k = ax_params_find(&t->a.base, name);
 		if (k >= 0 && (s->params[k].flags & AX_PARAM_TUNABLE))
-			return ax_cli_error(cli, AX_EXIT_USAGE,
+			return ax_app_error(app, AX_EXIT_USAGE,
 					    "-p %s: %s is what tune searches; "
 					    "give only shape parameters",
 					    t->params[i], name);
 		if (ax_params_set(&t->a.base, name, eq + 1, err, sizeof(err)))
-			return ax_cli_error(cli, AX_EXIT_USAGE, "-p %s: %s",
+			return ax_app_error(app, AX_EXIT_USAGE, "-p %s: %s",
 					    t->params[i], err);
 	}
 	return 0;
@@ -262,7 +251,7 @@ static json_t *real_or_null(double v)
 }
 
 /* --replay FILE --prior OTHER: the prior from a bo session on OTHER. */
-static int replay_prior(struct ax_cli *cli, struct tune_cli *t,
+static int replay_prior(struct ax_app *app, struct tune_cli *t,
 			const struct ax_landscape *l, struct ax_prior **p)
 {
 	struct ax_landscape *other;
@@ -271,12 +260,12 @@ static int replay_prior(struct ax_cli *cli, struct tune_cli *t,
 	if (!t->prior)
 		return 0;
 	if (ax_replay_load(t->prior, &other, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "--prior: %s", err);
+		return ax_app_error(app, AX_EXIT_USAGE, "--prior: %s", err);
 	int rc = ax_replay_prior(l, other, t->a.seed, REPLAY_PRIOR_BUDGET, p,
 				 err, sizeof(err));
 	ax_landscape_destroy(other);
 	if (rc)
-		return ax_cli_error(cli, ax_cli_exit_code(rc), "--prior %s: %s",
+		return ax_app_error(app, ax_app_exit_code(rc), "--prior %s: %s",
 				    t->prior, err);
 	return 0;
 }
@@ -294,14 +283,84 @@ static json_t *replay_prior_json(const struct tune_cli *t,
 			 (json_int_t)ax_prior_failed(p));
 }
 
-static int replay_main(struct ax_cli *cli, struct tune_cli *t)
+/* The figures every replay report gives: how near the optimum the best
+ * found came, what random search expects after as many evaluations, and
+ * the tuner's own cost per proposal. */
+struct replay_figures {
+	double ratio, rand_expect, per_ask_ms;
+};
+
+static struct replay_figures replay_figures(const struct ax_landscape *l,
+					    const struct ax_replay_result *r)
+{
+	struct replay_figures f = {.rand_expect = NAN};
+	ax_replay_random_stats(l, r->evals, &f.rand_expect, NULL, NULL);
+	f.ratio = r->best_found / l->optimum;
+	f.per_ask_ms = r->evals ? r->tuner_s / (double)r->evals * 1e3 : 0;
+	return f;
+}
+
+static void print_replay_json(const struct tune_cli *t,
+			      const struct ax_landscape *l,
+			      const struct ax_prior *prior,
+			      const struct ax_tuner_options *o,
+			      const struct ax_replay_result *r,
+			      const double *trace)
+{
+	struct replay_figures f = replay_figures(l, r);
+	json_t *tr = json_array();
+	for (size_t i = 0; i < r->evals; i++)
+		json_array_append_new(tr, real_or_null(trace[i]));
+	json_t *o2 = json_pack(
+	    "{s:s,s:s,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:s,s:o}",
+	    "landscape", t->replay, "strategy", t->a.strategy, "stop_rule",
+	    ax_stop_rule_name(o->stop_rule), "seed", (json_int_t)t->a.seed,
+	    "points", (json_int_t)l->n, "evals", (json_int_t)r->evals,
+	    "optimum", real_or_null(l->optimum), "best_found",
+	    real_or_null(r->best_found), "best_over_optimum",
+	    real_or_null(f.ratio), "random_expected_ratio",
+	    real_or_null(f.rand_expect), "ms_per_proposal",
+	    real_or_null(f.per_ask_ms), "stop_reason", r->stop_reason, "trace",
+	    tr);
+	json_object_set_new(o2, "prior", replay_prior_json(t, prior));
+	json_dumpf(o2, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(o2);
+}
+
+static void print_replay_text(const struct tune_cli *t,
+			      const struct ax_landscape *l,
+			      const struct ax_prior *prior,
+			      const struct ax_tuner_options *o,
+			      const struct ax_replay_result *r)
+{
+	struct replay_figures f = replay_figures(l, r);
+	printf("landscape: %s (%zu points, %zu failed)\n", t->replay, l->n,
+	       l->nfailed);
+	if (prior)
+		printf("prior: %s (a bo session of %d evaluations "
+		       "there): %zu successes used, %zu left out, %zu "
+		       "failed\n",
+		       t->prior, REPLAY_PRIOR_BUDGET, ax_prior_used(prior),
+		       ax_prior_left_out(prior), ax_prior_failed(prior));
+	printf("strategy %s, seed %llu, stop rule %s: %zu "
+	       "evaluations (%s)\n",
+	       t->a.strategy, (unsigned long long)t->a.seed,
+	       ax_stop_rule_name(o->stop_rule), r->evals, r->stop_reason);
+	printf("best found %.6g, optimum %.6g: %.4f x optimum "
+	       "(random search expects %.4f x)\n",
+	       r->best_found, l->optimum, f.ratio, f.rand_expect);
+	printf("tuner time %.2f ms per proposal\n", f.per_ask_ms);
+}
+
+static int replay_main(struct ax_app *app, struct tune_cli *t)
 {
 	struct ax_landscape *l;
 	struct ax_prior *prior;
 	char err[1024];
 	if (ax_replay_load(t->replay, &l, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "%s", err);
-	int prc = replay_prior(cli, t, l, &prior);
+		return ax_app_error(app, AX_EXIT_USAGE, "%s", err);
+	int prc = replay_prior(app, t, l, &prior);
 	if (prc) {
 		ax_landscape_destroy(l);
 		return prc;
@@ -319,50 +378,12 @@ static int replay_main(struct ax_cli *cli, struct tune_cli *t)
 		free(trace);
 		ax_prior_destroy(prior);
 		ax_landscape_destroy(l);
-		return ax_cli_error(cli, ax_cli_exit_code(rc), "tune: %s", err);
+		return ax_app_error(app, ax_app_exit_code(rc), "tune: %s", err);
 	}
-	double rand_expect = NAN;
-	ax_replay_random_stats(l, r.evals, &rand_expect, NULL, NULL);
-	double ratio = r.best_found / l->optimum;
-	double per_ask_ms = r.evals ? r.tuner_s / (double)r.evals * 1e3 : 0;
-	if (cli->json) {
-		json_t *tr = json_array();
-		for (size_t i = 0; i < r.evals; i++)
-			json_array_append_new(tr, real_or_null(trace[i]));
-		json_t *o2 = json_pack(
-		    "{s:s,s:s,s:s,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:s,s:o}",
-		    "landscape", t->replay, "strategy", t->a.strategy,
-		    "stop_rule", ax_stop_rule_name(o.stop_rule), "seed",
-		    (json_int_t)t->a.seed, "points", (json_int_t)l->n, "evals",
-		    (json_int_t)r.evals, "optimum", real_or_null(l->optimum),
-		    "best_found", real_or_null(r.best_found),
-		    "best_over_optimum", real_or_null(ratio),
-		    "random_expected_ratio", real_or_null(rand_expect),
-		    "ms_per_proposal", real_or_null(per_ask_ms), "stop_reason",
-		    r.stop_reason, "trace", tr);
-		json_object_set_new(o2, "prior", replay_prior_json(t, prior));
-		json_dumpf(o2, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(o2);
-	} else {
-		printf("landscape: %s (%zu points, %zu failed)\n", t->replay,
-		       l->n, l->nfailed);
-		if (prior)
-			printf("prior: %s (a bo session of %d evaluations "
-			       "there): %zu successes used, %zu left out, %zu "
-			       "failed\n",
-			       t->prior, REPLAY_PRIOR_BUDGET,
-			       ax_prior_used(prior), ax_prior_left_out(prior),
-			       ax_prior_failed(prior));
-		printf("strategy %s, seed %llu, stop rule %s: %zu "
-		       "evaluations (%s)\n",
-		       t->a.strategy, (unsigned long long)t->a.seed,
-		       ax_stop_rule_name(o.stop_rule), r.evals, r.stop_reason);
-		printf("best found %.6g, optimum %.6g: %.4f x optimum "
-		       "(random search expects %.4f x)\n",
-		       r.best_found, l->optimum, ratio, rand_expect);
-		printf("tuner time %.2f ms per proposal\n", per_ask_ms);
-	}
+	if (app->json)
+		print_replay_json(t, l, prior, &o, &r, trace);
+	else
+		print_replay_text(t, l, prior, &o, &r);
 	free(trace);
 	ax_prior_destroy(prior);
 	ax_landscape_destroy(l);
@@ -389,10 +410,10 @@ static void default_measurement(struct ax_tune_args *a)
  * given with -p would be silently replaced by the stored one, so it is
  * refused instead.
  */
-static int resume_main(struct ax_cli *cli, struct tune_cli *t)
+static int resume_main(struct ax_app *app, struct tune_cli *t)
 {
 	if (t->n_params)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "-p %s: --resume continues session %lld "
 				    "with the shape stored with it; give no "
 				    "-p (start a new session for another "
@@ -400,15 +421,15 @@ static int resume_main(struct ax_cli *cli, struct tune_cli *t)
 				    t->params[0],
 				    (long long)t->a.resume_session);
 	if (t->suite_name && !(t->a.suite = ax_suite_find(t->suite_name)))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "unknown suite '%s' (axbench suites lists "
 				    "them; with --resume the suite may be left "
 				    "out)",
 				    t->suite_name);
-	return ax_tune_live(cli, &t->a);
+	return ax_tune_live(app, &t->a);
 }
 
-static int tune_main(struct ax_cli *cli, int argc, char **argv)
+static int tune_main(struct ax_app *app, int argc, char **argv)
 {
 	struct tune_cli *t = calloc(1, sizeof(*t));
 	if (!t)
@@ -421,41 +442,41 @@ static int tune_main(struct ax_cli *cli, int argc, char **argv)
 	t->a.retime_top = 3;
 	default_measurement(&t->a);
 	ax_session_efficiency_default(&t->a.eff);
-	int rc = parse(cli, argc, argv, t);
+	int rc = parse(app, argc, argv, t);
 	if (!t->a.resume_session) {
 		t->a.strategy = t->a.strategy ? t->a.strategy : "bo";
 		t->a.seed = t->a.seed == AX_TUNE_SEED_UNSET ? 1 : t->a.seed;
 		t->a.budget = t->a.budget ? t->a.budget : 40;
 	}
 	if (rc == 0 && t->replay && (t->suite_name || t->a.resume_session))
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--replay tunes a recorded landscape: give "
 				  "no SUITE or --resume with it");
 	if (rc == 0 && t->replay && t->a.label)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--label names the run a live session "
 				  "stores, and --replay stores nothing; leave "
 				  "--label out");
 	if (rc == 0 && t->replay && t->a.objective > AX_OBJ_TIME)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--objective %s: a recorded landscape holds "
 				  "times only; --replay tunes for time",
 				  ax_tune_objective_name(t->a.objective));
 	if (rc == 0 && t->replay) {
-		rc = replay_main(cli, t);
+		rc = replay_main(app, t);
 	} else if (rc == 0 && t->a.resume_session) {
-		rc = resume_main(cli, t);
+		rc = resume_main(app, t);
 	} else if (rc == 0) {
 		t->a.suite = ax_suite_find(t->suite_name);
 		if (!t->a.suite)
-			rc = ax_cli_error(cli, AX_EXIT_USAGE,
+			rc = ax_app_error(app, AX_EXIT_USAGE,
 					  "unknown suite '%s' (axbench suites "
 					  "lists them)",
 					  t->suite_name);
 		if (rc == 0)
-			rc = set_shape(cli, t);
+			rc = set_shape(app, t);
 		if (rc == 0)
-			rc = ax_tune_live(cli, &t->a);
+			rc = ax_tune_live(app, &t->a);
 	}
 	free(t);
 	return rc == -2 ? AX_EXIT_OK : rc;

@@ -1,5 +1,7 @@
 /* cli/main.c - the command table and dispatch: the only place that exits. */
 #include "cli/cli.h"
+#include "core/interrupt.h"
+#include "core/suggest.h"
 
 #include "core/outfile.h"
 
@@ -63,13 +65,13 @@ static const struct ax_cli_cmd *find_command(const char *name)
 /* "axbench: no command 'rnu'; did you mean 'run'? ..." */
 static int no_command(const char *name)
 {
-	struct ax_cli_suggest sg;
+	struct ax_suggest sg;
 	char hint[128];
-	ax_cli_suggest_init(&sg, name);
+	ax_suggest_init(&sg, name);
 	for (int i = 0; i < N_COMMANDS; i++)
-		ax_cli_suggest_add(&sg, commands[i]->name);
-	ax_cli_suggest_add(&sg, "help");
-	const char *dym = ax_cli_suggest_text(&sg, hint, sizeof(hint));
+		ax_suggest_add(&sg, commands[i]->name);
+	ax_suggest_add(&sg, "help");
+	const char *dym = ax_suggest_text(&sg, hint, sizeof(hint));
 	fprintf(stderr, "axbench: no command '%s'%s%s 'axbench --help'\n", name,
 		dym, *dym ? " See" : "; see");
 	return AX_EXIT_USAGE;
@@ -122,23 +124,23 @@ static int cmd_help(int argc, char **argv)
 	return AX_EXIT_OK;
 }
 
-static void init_cli(struct ax_cli *cli, int argc, char **argv)
+static void init_cli(struct ax_app *app, int argc, char **argv)
 {
-	memset(cli, 0, sizeof(*cli));
-	cli->argc = argc;
-	cli->argv = argv;
+	memset(app, 0, sizeof(*app));
+	app->argc = argc;
+	app->argv = argv;
 	const char *db = getenv("AXBENCH_DB");
-	cli->db_path = db && *db ? db : "./axbench.db";
-	cli->db_chosen = db && *db;
+	app->db_path = db && *db ? db : "./axbench.db";
+	app->db_chosen = db && *db;
 	const char *wd = getenv("AXBENCH_WORKDIR");
-	cli->workdir = wd && *wd ? wd : NULL;
+	app->workdir = wd && *wd ? wd : NULL;
 	const char *v = getenv("AXBENCH_VALIDATE");
-	cli->validate = v && strcmp(v, "0") != 0 && *v;
+	app->validate = v && strcmp(v, "0") != 0 && *v;
 }
 
 /* Global options before the command: consumed with a command-less
  * iterator; the first positional is the command. */
-static int parse_leading(struct ax_cli *cli, int argc, char **argv, int *cmd_at)
+static int parse_leading(struct ax_app *app, int argc, char **argv, int *cmd_at)
 {
 	int i = 1;
 	while (i < argc && argv[i][0] == '-') {
@@ -154,7 +156,7 @@ static int parse_leading(struct ax_cli *cli, int argc, char **argv, int *cmd_at)
 		}
 		/* Re-parse argv[i..] up to the command with the iterator. */
 		struct ax_cli_iter it;
-		ax_cli_iter_init(&it, cli, NULL, argc, argv);
+		ax_cli_iter_init(&it, app, NULL, argc, argv);
 		it.i = i;
 		bool takes = ax_cli_global_arity(argv[i]) == 1;
 		it.argc = takes ? i + 2 : i + 1;
@@ -200,10 +202,10 @@ static int check_stdout(const char *cmd, int rc)
 
 static int dispatch(int argc, char **argv, const char **name)
 {
-	struct ax_cli cli;
+	struct ax_app app;
 	int cmd_at = 1;
-	init_cli(&cli, argc, argv);
-	int rc = parse_leading(&cli, argc, argv, &cmd_at);
+	init_cli(&app, argc, argv);
+	int rc = parse_leading(&app, argc, argv, &cmd_at);
 	if (rc == -1)
 		return AX_EXIT_USAGE;
 	if (rc < 0)
@@ -221,8 +223,12 @@ static int dispatch(int argc, char **argv, const char **name)
 		*name = NULL;
 		return rc;
 	}
-	ax_cli_install_signal_handlers();
-	return cmd->fn(&cli, argc - cmd_at, argv + cmd_at);
+	ax_interrupt_install();
+	app.needs = cmd->needs;
+	rc = cmd->fn(&app, argc - cmd_at, argv + cmd_at);
+	/* What the command's needs opened is closed here, once; a
+	 * validation message fails it. */
+	return ax_app_release(&app, rc);
 }
 
 int main(int argc, char **argv)
@@ -238,7 +244,7 @@ int main(int argc, char **argv)
 		stdout = out;
 	/* Ctrl-C stops writing output files at once (the writer then
 	 * removes its temporary file and exits 130). */
-	ax_outfile_set_stop(&ax_cli_interrupted);
+	ax_outfile_set_stop(&ax_interrupted);
 	int rc = dispatch(argc, argv, &name);
 	rc = check_stdout(name, rc);
 	/* The stream is ours to close (exit only flushes it); anything

@@ -1,5 +1,6 @@
 /* cli/opts.c - option iteration, generated help, errors and exit codes. */
 #include "cli/cli.h"
+#include "core/suggest.h"
 
 #include "core/error.h"
 
@@ -9,64 +10,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-volatile int ax_cli_interrupted;
-
-static void on_signal(int sig)
-{
-	/* A second signal while stopping ends the process the usual way. */
-	if (ax_cli_interrupted)
-		signal(sig, SIG_DFL), raise(sig);
-	ax_cli_interrupted = sig;
-}
-
-void ax_cli_install_signal_handlers(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-int ax_cli_exit_code(int err)
-{
-	switch (err) {
-	case 0:
-		return AX_EXIT_OK;
-	case AX_EVERIFY:
-	case AX_EREGRESSION:
-		return AX_EXIT_FAIL;
-	case AX_EINVAL:
-	case AX_ECONFIG:
-	case AX_ENOTFOUND:
-		return AX_EXIT_USAGE;
-	case AX_EAMBIGUOUS:
-		return AX_EXIT_AMBIGUOUS;
-	case AX_ENODEV:
-		return AX_EXIT_NODEV;
-	case AX_EDB:
-	case AX_EDBVERSION:
-	case AX_EIO:
-		return AX_EXIT_STORAGE;
-	case AX_EINTR:
-		return AX_EXIT_INTERRUPTED;
-	default:
-		return AX_EXIT_FAIL;
-	}
-}
-
-int ax_cli_error(const struct ax_cli *cli, int code, const char *fmt, ...)
-{
-	/* A screenful at most: an argument of thousands of characters is
-	 * cut in the middle, and the reason after it is kept. */
-	char msg[AX_CLI_MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	ax_vfmt_fit(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "axbench: %s\n", msg);
-	return code;
-}
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 /* Global options, accepted before or after the command name. */
 enum {
@@ -98,11 +43,11 @@ static const struct ax_cli_opt global_opts[] = {
     {0},
 };
 
-void ax_cli_iter_init(struct ax_cli_iter *it, struct ax_cli *cli,
+void ax_cli_iter_init(struct ax_cli_iter *it, struct ax_app *app,
 		      const struct ax_cli_cmd *cmd, int argc, char **argv)
 {
 	memset(it, 0, sizeof(*it));
-	it->cli = cli;
+	it->app = app;
 	it->cmd = cmd;
 	it->argc = argc;
 	it->argv = argv;
@@ -128,29 +73,29 @@ static const struct ax_cli_opt *find_opt(const struct ax_cli_opt *opts,
 
 static int apply_global(struct ax_cli_iter *it, const struct ax_cli_opt *o)
 {
-	struct ax_cli *cli = it->cli;
+	struct ax_app *app = it->app;
 	switch (o->id) {
 	case OPT_DB:
-		cli->db_path = it->optarg;
-		cli->db_chosen = true;
+		app->db_path = it->optarg;
+		app->db_chosen = true;
 		break;
 	case OPT_DEVICE:
-		cli->device_sel = it->optarg;
+		app->device_sel = it->optarg;
 		break;
 	case OPT_WORKDIR:
-		cli->workdir = it->optarg;
+		app->workdir = it->optarg;
 		break;
 	case OPT_QUIET:
-		cli->verbosity = -1;
+		app->verbosity = -1;
 		break;
 	case OPT_VERBOSE:
-		cli->verbosity++;
+		app->verbosity++;
 		break;
 	case OPT_JSON:
-		cli->json = true;
+		app->json = true;
 		break;
 	case OPT_VALIDATE:
-		cli->validate = true;
+		app->validate = true;
 		break;
 	case OPT_HELP:
 		ax_cli_print_help(stdout, it->cmd);
@@ -159,75 +104,20 @@ static int apply_global(struct ax_cli_iter *it, const struct ax_cli_opt *o)
 	return 0;
 }
 
-/* Edit distance with transpositions (optimal string alignment): "rnu"
- * is one edit from "run", as a typo is. */
-static int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
-		return 99;
-	int d[65][65];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (int)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = (int)j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[la][lb];
-}
-
-void ax_cli_suggest_init(struct ax_cli_suggest *s, const char *typed)
-{
-	s->typed = typed;
-	s->best = NULL;
-	s->distance = 99;
-}
-
-void ax_cli_suggest_add(struct ax_cli_suggest *s, const char *candidate)
-{
-	int len = (int)strlen(s->typed);
-	int limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
-	int d = edit_distance(s->typed, candidate);
-	if (d > 0 && d <= limit && d < s->distance) {
-		s->best = candidate;
-		s->distance = d;
-	}
-}
-
-const char *ax_cli_suggest_text(const struct ax_cli_suggest *s, char *buf,
-				size_t len)
-{
-	if (!s->best)
-		return "";
-	snprintf(buf, len, "; did you mean '%s'?", s->best);
-	return buf;
-}
-
 /* "; did you mean '--dry-run'?" for a mistyped long option. */
 static const char *suggest_option(const struct ax_cli_cmd *cmd,
 				  const char *name, char *buf, size_t len)
 {
-	struct ax_cli_suggest sg;
+	struct ax_suggest sg;
 	char with_dashes[72];
 	if (!name)
 		return "";
-	ax_cli_suggest_init(&sg, name);
+	ax_suggest_init(&sg, name);
 	for (const struct ax_cli_opt *o = cmd ? cmd->opts : NULL; o && o->id;
 	     o++)
-		ax_cli_suggest_add(&sg, o->name);
+		ax_suggest_add(&sg, o->name);
 	for (const struct ax_cli_opt *o = global_opts; o->id; o++)
-		ax_cli_suggest_add(&sg, o->name);
+		ax_suggest_add(&sg, o->name);
 	if (!sg.best)
 		return "";
 	snprintf(with_dashes, sizeof(with_dashes), "--%s", sg.best);
@@ -350,14 +240,14 @@ static int check_choice(const struct ax_cli_iter *it,
 		if (strcmp(names[i], it->optarg) == 0)
 			return 0;
 	char allowed[256], hint[128];
-	struct ax_cli_suggest sg;
-	ax_cli_suggest_init(&sg, it->optarg);
+	struct ax_suggest sg;
+	ax_suggest_init(&sg, it->optarg);
 	for (int i = 0; names[i]; i++)
-		ax_cli_suggest_add(&sg, names[i]);
+		ax_suggest_add(&sg, names[i]);
 	ax_join_names(names, allowed, sizeof(allowed));
 	fprintf(stderr, "axbench %s: --%s must be %s (got '%s')%s\n",
 		it->cmd->name, o->name, allowed, it->optarg,
-		ax_cli_suggest_text(&sg, hint, sizeof(hint)));
+		ax_suggest_text(&sg, hint, sizeof(hint)));
 	return -1;
 }
 
@@ -547,4 +437,16 @@ int ax_cli_parse_double(const struct ax_cli_iter *it, double min, double max,
 	}
 	*out = v;
 	return 0;
+}
+int ax_cli_term_width(FILE *f)
+{
+	struct winsize ws;
+	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	const char *env = getenv("COLUMNS");
+	char *end;
+	long cols = env ? strtol(env, &end, 10) : 0;
+	return env && *env && !*end && cols > 0 && cols < 100000 ? (int)cols
+								 : 0;
 }

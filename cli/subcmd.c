@@ -4,6 +4,7 @@
  * the subcommands are when the word is missing or unknown.
  */
 #include "cli/cli.h"
+#include "core/suggest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,20 +32,20 @@ static int find_word(int argc, char **argv)
 	return 0;
 }
 
-static int no_sub(struct ax_cli *cli, const struct ax_cli_cmd *parent,
+static int no_sub(struct ax_app *app, const struct ax_cli_cmd *parent,
 		  const char *word)
 {
-	struct ax_cli_suggest sg;
+	struct ax_suggest sg;
 	char hint[128], names[256] = "";
-	ax_cli_suggest_init(&sg, word);
+	ax_suggest_init(&sg, word);
 	for (int i = 0; parent->subs[i]; i++) {
 		const char *w = sub_word(parent->subs[i]);
-		ax_cli_suggest_add(&sg, w);
+		ax_suggest_add(&sg, w);
 		snprintf(names + strlen(names), sizeof(names) - strlen(names),
 			 "%s%s", i ? ", " : "", w);
 	}
-	const char *dym = ax_cli_suggest_text(&sg, hint, sizeof(hint));
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	const char *dym = ax_suggest_text(&sg, hint, sizeof(hint));
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "%s: no subcommand '%s'%s%s subcommands are: %s "
 			    "(`axbench help %s`)",
 			    parent->name, word, dym, *dym ? " The" : "; the",
@@ -53,42 +54,45 @@ static int no_sub(struct ax_cli *cli, const struct ax_cli_cmd *parent,
 
 /* Run sub with its word moved to argv[0], every other argument (global
  * options before the word too) in order after it. */
-static int run_sub(struct ax_cli *cli, const struct ax_cli_cmd *sub, int argc,
+static int run_sub(struct ax_app *app, const struct ax_cli_cmd *sub, int argc,
 		   char **argv, int at)
 {
 	char **v = calloc((size_t)argc + 1, sizeof(*v));
 	if (!v)
-		return ax_cli_error(cli, AX_EXIT_FAIL, "%s: out of memory",
+		return ax_app_error(app, AX_EXIT_FAIL, "%s: out of memory",
 				    sub->name);
 	int n = 0;
 	v[n++] = argv[at];
 	for (int i = 1; i < argc; i++)
 		if (i != at)
 			v[n++] = argv[i];
-	int rc = sub->fn(cli, n, v);
+	/* The subcommand's needs are its own (`db prune` writes, `db
+	 * info` only reads); the dispatcher releases them. */
+	app->needs = sub->needs;
+	int rc = sub->fn(app, n, v);
 	free(v);
 	return rc;
 }
 
-int ax_cli_run_subs(struct ax_cli *cli, const struct ax_cli_cmd *parent,
+int ax_cli_run_subs(struct ax_app *app, const struct ax_cli_cmd *parent,
 		    int argc, char **argv)
 {
 	int at = find_word(argc, argv);
 	for (int i = 0; at && parent->subs[i]; i++)
 		if (strcmp(sub_word(parent->subs[i]), argv[at]) == 0)
-			return run_sub(cli, parent->subs[i], argc, argv, at);
+			return run_sub(app, parent->subs[i], argc, argv, at);
 	if (at)
-		return no_sub(cli, parent, argv[at]);
+		return no_sub(app, parent, argv[at]);
 	/* No word: --help, a global option alone, or a bad option. */
 	struct ax_cli_iter it;
-	ax_cli_iter_init(&it, cli, parent, argc, argv);
+	ax_cli_iter_init(&it, app, parent, argc, argv);
 	int opt;
 	while ((opt = ax_cli_next(&it)) > 0)
 		;
 	int rc = ax_cli_parse_end(&it, opt, 0, 0);
 	ax_cli_iter_release(&it);
 	if (rc == AX_CLI_CONTINUE)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "%s: give a subcommand, such as `axbench "
 				  "%s`; `axbench help %s` lists them",
 				  parent->name, parent->subs[0]->name,

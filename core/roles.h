@@ -3,7 +3,7 @@
  *
  * A suite declares its roles in its descriptor (suites/suite.h); cli/
  * writes them, by name, into the suite document it gives the report and
- * recommend (cli/suite_doc.h), which read them there instead of knowing
+ * recommend (app/suite_doc.h), which read them there instead of knowing
  * suites by name.  One list, so both sides spell each role the same way.
  */
 #ifndef AX_ROLES_H

@@ -234,7 +234,7 @@ static int add_result(struct builder *b, const json_t *r)
 }
 
 /* Tuning trials are sampled with lighter settings than everything else
- * (cli/tune_live.c), so they are never set against the defaults. */
+ * (app/tune_live.c), so they are never set against the defaults. */
 static bool fully_sampled(const json_t *r)
 {
 	const char *role = str_of(json_object_get(r, "extra"), "role");

@@ -100,7 +100,7 @@ struct ax_html_data {
 				     "telemetry" member; borrowed */
 	json_t *runs;		  /* ax_db_runs() array or NULL; borrowed */
 	json_t *sessions;	  /* ax_db_sessions() array or NULL; borrowed */
-	const json_t *suites;	  /* the suite document (cli/suite_doc.h): roles
+	const json_t *suites;	  /* the suite document (app/suite_doc.h): roles
 				     decide ceilings, curves and roofline
 				     points; NULL: no suite has any */
 	const char *title;	  /* NULL: "axbench report" */

@@ -70,7 +70,7 @@
 
 /*
  * Build the document.  results: ax_db_results' array (all devices).
- * suites: the suite document (cli/suite_doc.h): which suites are
+ * suites: the suite document (app/suite_doc.h): which suites are
  * transfers, which are workload classes to place, and their batch
  * parameters; NULL knows none.  host: ax_topo_host_json() or NULL.
  * localities: an object mapping a device fingerprint to

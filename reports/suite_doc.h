@@ -1,6 +1,6 @@
 /*
  * reports/suite_doc.h - reading the suite document that cli/ builds from
- * the suite table (format in cli/suite_doc.h): which suites' results are
+ * the suite table (format in app/suite_doc.h): which suites' results are
  * ceilings, transfers or workload classes, their curves and batch
  * parameters.  The report and recommend ask here, never by suite name.
  */

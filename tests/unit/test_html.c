@@ -73,7 +73,7 @@ static json_t *result(int run, const char *fp, const char *name,
 	return r;
 }
 
-/* The suite document of the suites these tests use, as cli/suite_doc.c
+/* The suite document of the suites these tests use, as app/suite_doc.c
  * writes it: the report finds ceilings and curves by role. */
 static json_t *suite_doc(void)
 {

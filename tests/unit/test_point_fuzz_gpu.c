@@ -95,7 +95,7 @@ static void merge(const struct fuzz_ctx *c, const struct ax_params *t,
 			p->v[k] = t->v[k];
 }
 
-/* Exactly what `axbench tune` and `axbench run` accept (cli/tune_live.c
+/* Exactly what `axbench tune` and `axbench run` accept (app/tune_live.c
  * point_valid, suites/runner.c check_point). */
 static int valid(const struct ax_params *t, void *vctx, char *why, size_t n)
 {

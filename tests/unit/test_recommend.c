@@ -83,7 +83,7 @@ static json_t *ingest_result(const char *fp, struct ing c)
 	    "raw_read_gbps", c.raw);
 }
 
-/* The suite document (cli/suite_doc.c's format) of the suites used
+/* The suite document (app/suite_doc.c's format) of the suites used
  * here: recommend finds transfers, ingest, workload classes and batch
  * parameters by role, never by name. */
 static json_t *suite_doc(void)

@@ -1,7 +1,8 @@
-/* cli/run_exec.c - measure a plan's cases and store each as it finishes. */
-#include "cli/run_exec.h"
+/* app/run_exec.c - measure a plan's cases and store each as it finishes. */
+#include "app/run_exec.h"
+#include "core/interrupt.h"
 
-#include "cli/session.h"
+#include "app/session.h"
 #include "core/error.h"
 #include "core/vk.h"
 #include "reports/export.h"
@@ -12,7 +13,7 @@
 #include <unistd.h>
 
 struct exec {
-	struct ax_cli *cli;
+	struct ax_app *app;
 	struct ax_plan *plan;
 	struct ax_runner_opts opts;
 	bool skip_beyond_limits;
@@ -51,7 +52,7 @@ static void print_header(struct exec *ex)
 		if (w > ex->case_width)
 			ex->case_width = w > 90 ? 90 : w;
 	}
-	if (ex->cli->json || ex->cli->verbosity < 0)
+	if (ex->app->json || ex->app->verbosity < 0)
 		return;
 	printf("%-10s %-*s %12s %-8s %8s %4s %-11s %7s %8s %7s %s\n", "suite",
 	       ex->case_width, "case", "median", "unit", "+-ci", "n", "stop",
@@ -99,7 +100,7 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 		      const struct ax_session_case *sc)
 {
 	const struct ax_runner_result *r = &sc->r;
-	if (ex->cli->json)
+	if (ex->app->json)
 		return print_json_row(ex, c, sc);
 	if (r->status != 0) {
 		printf(
@@ -148,7 +149,7 @@ static void note_noise(struct exec *ex, const struct ax_plan_case *pc,
 static void warn_noise(const struct exec *ex)
 {
 	const struct ax_session *s = &ex->session;
-	if (!ex->n_noisy || ex->cli->verbosity < 0 || ex->cli->json)
+	if (!ex->n_noisy || ex->app->verbosity < 0 || ex->app->json)
 		return; /* --json: the rows carry stop_reason and n */
 	fprintf(stderr,
 		"axbench: warning: %d of %d verified result%s ended above the "
@@ -200,10 +201,10 @@ static int run_round(struct exec *ex, int r, int rounds)
 	int rc = 0;
 	if (r > 1)
 		rc = ax_session_reopen_device(&ex->session);
-	if (rc == 0 && rounds > 1 && ex->cli->verbosity >= 0 && !ex->cli->json)
+	if (rc == 0 && rounds > 1 && ex->app->verbosity >= 0 && !ex->app->json)
 		fprintf(stderr, "axbench: round %d of %d\n", r, rounds);
 	for (int i = 0; rc == 0 && i < ex->plan->n; i++) {
-		if (ax_cli_interrupted)
+		if (ax_interrupted)
 			break;
 		rc = run_one(ex, i, r);
 	}
@@ -230,14 +231,14 @@ static char *run_config_json(const struct exec *ex)
 	return text;
 }
 
-/* --tuned: the cases take the tuned parameters (cli/run_plan.c). */
+/* --tuned: the cases take the tuned parameters (app/run_plan.c). */
 static void apply_tuned(struct exec *ex, const struct ax_vk_device_info *info)
 {
 	int elsewhere;
 	if (!ex->plan->tuned)
 		return;
 	int here = ax_plan_apply_tuned(ex->plan, info->fingerprint, &elsewhere);
-	if (ex->cli->verbosity >= 0)
+	if (ex->app->verbosity >= 0)
 		fprintf(stderr,
 			"axbench: tuned parameters for %d of %d cases (%d "
 			"tuned on this device, %d on another)\n",
@@ -253,7 +254,7 @@ static int precheck(struct exec *ex, const struct ax_vk_device_info *info)
 		const struct ax_plan_skip *k = &ex->plan->skipped[i];
 		char label[512];
 		ax_session_case_label(&k->c.params, label, sizeof(label));
-		if (ex->cli->verbosity >= 0)
+		if (ex->app->verbosity >= 0)
 			fprintf(stderr, "axbench run: skipping %s %s: %s\n",
 				k->c.suite->name, label, k->why);
 	}
@@ -267,7 +268,7 @@ static int open_all(struct exec *ex)
 	if (rc)
 		return rc;
 	apply_tuned(ex, s->info);
-	rc = ax_plan_apply_defaults(ex->plan, s->info, ex->cli);
+	rc = ax_plan_apply_defaults(ex->plan, s->info, ex->app);
 	if (rc == 0)
 		rc = precheck(ex, s->info);
 	if (rc)
@@ -280,17 +281,17 @@ static int open_all(struct exec *ex)
 	};
 	rc = ax_session_begin_run(s, &run);
 	free(cfg);
-	if (rc == 0 && ex->cli->verbosity >= 0 && !ex->cli->json)
+	if (rc == 0 && ex->app->verbosity >= 0 && !ex->app->json)
 		fprintf(stderr, "axbench: %d case%s on %s, database %s\n",
 			ex->plan->n, ex->plan->n == 1 ? "" : "s", s->info->name,
-			ex->cli->db_path);
+			ex->app->db_path);
 	return rc;
 }
 
 static int finish(struct exec *ex, int rc)
 {
 	const struct ax_session *s = &ex->session;
-	bool interrupted = ax_cli_interrupted != 0;
+	bool interrupted = ax_interrupted != 0;
 	if (ex->json_out && s->run_id) {
 		json_t *doc =
 		    json_pack("{s:I,s:O}", "run_id", (json_int_t)s->run_id,
@@ -299,7 +300,7 @@ static int finish(struct exec *ex, int rc)
 		putchar('\n');
 		json_decref(doc);
 	}
-	if (s->run_id && !ex->cli->json && ex->cli->verbosity >= 0)
+	if (s->run_id && !ex->app->json && ex->app->verbosity >= 0)
 		fprintf(stderr,
 			"axbench: run %lld: %d verified, %d failed, %d "
 			"skipped%s\n",
@@ -314,12 +315,12 @@ static int finish(struct exec *ex, int rc)
 	return rc == 0 && n_failed ? AX_EXIT_FAIL : rc;
 }
 
-int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
+int ax_run_execute(struct ax_app *app, struct ax_plan *plan,
 		   const struct ax_runner_opts *opts,
 		   const struct ax_session_efficiency *eff,
 		   bool skip_beyond_limits, const struct ax_run_origin *origin)
 {
-	struct exec ex = {.cli = cli,
+	struct exec ex = {.app = app,
 			  .plan = plan,
 			  .opts = *opts,
 			  .skip_beyond_limits = skip_beyond_limits,
@@ -328,22 +329,22 @@ int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
 		ex.origin = *origin;
 	if (!ex.origin.command)
 		ex.origin.command = "run";
-	ex.tty = isatty(2) && cli->verbosity >= 0;
-	ex.opts.stop = &ax_cli_interrupted;
+	ex.tty = isatty(2) && app->verbosity >= 0;
+	ex.opts.stop = &ax_interrupted;
 	if (ex.tty) {
 		ex.opts.progress = on_progress;
 		ex.opts.progress_ctx = &ex;
 	}
-	if (cli->json)
+	if (app->json)
 		ex.json_out = json_array();
-	ax_session_init(&ex.session, cli, "run");
+	ax_session_init(&ex.session, app, "run");
 	if (eff)
 		ex.session.eff = *eff;
 	int rc = open_all(&ex);
 	if (rc == 0)
 		print_header(&ex);
 	int rounds = plan->rounds > 1 ? plan->rounds : 1;
-	for (int r = 1; rc == 0 && r <= rounds && !ax_cli_interrupted; r++)
+	for (int r = 1; rc == 0 && r <= rounds && !ax_interrupted; r++)
 		rc = run_round(&ex, r, rounds);
 	return finish(&ex, rc);
 }

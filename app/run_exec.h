@@ -1,13 +1,13 @@
 /*
- * cli/run_exec.h - executing a plan: one measurement session
- * (cli/session.h) that measures each case, stores and prints each result
+ * app/run_exec.h - executing a plan: one measurement session
+ * (app/session.h) that measures each case, stores and prints each result
  * as it finishes.
  */
 #ifndef AX_RUN_EXEC_H
 #define AX_RUN_EXEC_H
 
-#include "cli/cli.h"
-#include "cli/run_plan.h"
+#include "app/app.h"
+#include "app/run_plan.h"
 #include "suites/runner.h"
 
 /* Run every case of plan; returns the exit code (0; 1 when a result
@@ -24,7 +24,7 @@ struct ax_run_origin {
 };
 /* eff: the efficiency settings (NULL: the defaults); origin NULL: a
  * plain `run` with the default label. */
-int ax_run_execute(struct ax_cli *cli, struct ax_plan *plan,
+int ax_run_execute(struct ax_app *app, struct ax_plan *plan,
 		   const struct ax_runner_opts *opts,
 		   const struct ax_session_efficiency *eff,
 		   bool skip_beyond_limits, const struct ax_run_origin *origin);

@@ -1,5 +1,5 @@
-/* cli/suite_doc.c - the suite document (see suite_doc.h). */
-#include "cli/suite_doc.h"
+/* app/suite_doc.c - the suite document (see suite_doc.h). */
+#include "app/suite_doc.h"
 
 #include "suites/registry.h"
 
@@ -36,7 +36,7 @@ static json_t *needs_json(const struct ax_suite_need *n)
 	return a;
 }
 
-json_t *ax_cli_suite_entry(const struct ax_suite *s)
+json_t *ax_app_suite_entry(const struct ax_suite *s)
 {
 	return json_pack("{s:s, s:b, s:o, s:s?, s:o, s:o}", "unit", s->unit,
 			 "higher_is_better", s->higher_is_better, "roles",
@@ -45,12 +45,12 @@ json_t *ax_cli_suite_entry(const struct ax_suite *s)
 			 needs_json(s->recommend_needs));
 }
 
-json_t *ax_cli_suite_doc(void)
+json_t *ax_app_suite_doc(void)
 {
 	json_t *doc = json_object();
 	for (int i = 0; doc && i < ax_suite_count; i++)
 		json_object_set_new(doc, ax_suites[i]->name,
-				    ax_cli_suite_entry(ax_suites[i]));
+				    ax_app_suite_entry(ax_suites[i]));
 	return doc;
 }
 
@@ -86,14 +86,14 @@ static void fill_one(json_t *r)
 				    json_real(s->input_bytes(&p)));
 }
 
-void ax_cli_fill_bytes(json_t *results)
+void ax_app_fill_bytes(json_t *results)
 {
 	size_t i;
 	json_t *r;
 	json_array_foreach(results, i, r) fill_one(r);
 }
 
-void ax_cli_type_result_params(json_t *r)
+void ax_app_type_result_params(json_t *r)
 {
 	const char *name = json_string_value(json_object_get(r, "suite"));
 	const struct ax_suite *s = ax_suite_find(name ? name : "");
@@ -102,9 +102,9 @@ void ax_cli_type_result_params(json_t *r)
 				      s->n_params);
 }
 
-void ax_cli_type_params(json_t *results)
+void ax_app_type_params(json_t *results)
 {
 	size_t i;
 	json_t *r;
-	json_array_foreach(results, i, r) ax_cli_type_result_params(r);
+	json_array_foreach(results, i, r) ax_app_type_result_params(r);
 }

@@ -1,13 +1,13 @@
 /*
- * cli/tune.h - `axbench tune`: live tuning of a suite on a device (each
+ * app/tune.h - `axbench tune`: live tuning of a suite on a device (each
  * trial a full runner measurement, stored as it finishes) and replay of a
  * recorded landscape (no GPU).
  */
-#ifndef AX_CLI_TUNE_H
-#define AX_CLI_TUNE_H
+#ifndef AX_APP_TUNE_H
+#define AX_APP_TUNE_H
 
-#include "cli/cli.h"
-#include "cli/session.h"
+#include "app/app.h"
+#include "app/session.h"
 #include "suites/runner.h"
 #include "suites/suite.h"
 
@@ -74,7 +74,7 @@ struct ax_db;
 struct ax_space;
 struct ax_prior;
 
-/* The prior a live session tunes with (cli/tune_prior.c). */
+/* The prior a live session tunes with (app/tune_prior.c). */
 struct ax_tune_prior {
 	struct ax_prior *prior; /* NULL: cold */
 	int64_t session_id;	/* the session it came from; 0: none */
@@ -83,20 +83,20 @@ struct ax_tune_prior {
 
 /*
  * Choose and build the prior for a session over space on the device
- * with this fingerprint (see cli/tune_prior.c for the rules); stored is
+ * with this fingerprint (see app/tune_prior.c for the rules); stored is
  * the resumed session's own prior (0: none).  Returns 0 or an exit code
  * (the message printed): a named session that does not exist, tunes
  * another suite or gives no prior, or a --prior that disagrees with a
  * resumed session's, is a usage error.  pr is the caller's to
  * ax_tune_prior_release.
  */
-int ax_tune_prior_resolve(struct ax_cli *cli, struct ax_db *db,
+int ax_tune_prior_resolve(struct ax_app *app, struct ax_db *db,
 			  const struct ax_tune_args *a,
 			  const struct ax_space *space, const char *fingerprint,
 			  int64_t stored, struct ax_tune_prior *pr);
 void ax_tune_prior_release(struct ax_tune_prior *pr);
 
 /* Run a live session; returns the exit code. */
-int ax_tune_live(struct ax_cli *cli, struct ax_tune_args *a);
+int ax_tune_live(struct ax_app *app, struct ax_tune_args *a);
 
 #endif

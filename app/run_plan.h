@@ -1,5 +1,5 @@
 /*
- * cli/run_plan.h - turning `axbench run` arguments (suites, --profile,
+ * app/run_plan.h - turning `axbench run` arguments (suites, --profile,
  * --config, -p sweeps) into the ordered list of cases to measure.
  */
 #ifndef AX_RUN_PLAN_H
@@ -102,22 +102,22 @@ void ax_plan_apply_measure(const struct ax_config *profile,
 int ax_plan_schema(struct ax_config_schema *out, int max);
 
 /*
- * Per-device defaults (cli/run_defaults.c, configs/defaults.yaml).
- * ax_cli_load_defaults reads <config dir>/defaults.yaml into *out (NULL,
+ * Per-device defaults (app/run_defaults.c, configs/defaults.yaml).
+ * ax_app_load_defaults reads <config dir>/defaults.yaml into *out (NULL,
  * and 0, when there is none); a malformed file is an error, printed,
  * AX_EXIT_USAGE.
  */
-struct ax_cli;
+struct ax_app;
 struct ax_defaults;
 struct ax_defaults_entry;
-int ax_cli_load_defaults(const struct ax_cli *cli, struct ax_defaults **out);
+int ax_app_load_defaults(const struct ax_app *app, struct ax_defaults **out);
 
 /* Each case --tuned did not set takes the defaults file's entry for its
  * suite on info (the tunables the user gave stay), told on stderr.
  * Returns 0, or the exit code after printing why the file is bad. */
 int ax_plan_apply_defaults(struct ax_plan *plan,
 			   const struct ax_vk_device_info *info,
-			   const struct ax_cli *cli);
+			   const struct ax_app *app);
 
 /* One point: p takes the entry for suite s on info.  Returns 1 when p
  * changed, 0 when it did not (no entry, or the same values), -1 when the

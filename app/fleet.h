@@ -1,9 +1,9 @@
 /*
- * cli/fleet.h - `axbench fleet`: the batch scripts that run one benchmark
+ * app/fleet.h - `axbench fleet`: the batch scripts that run one benchmark
  * per node or GPU of a cluster, each into its own SQLite database, and the
  * job that merges those databases and writes the report.
  *
- * cli/fleet_script.c writes the scripts' text from a struct ax_fleet (no
+ * app/fleet_script.c writes the scripts' text from a struct ax_fleet (no
  * I/O beyond the stream it is given); cli/cmd_fleet.c checks the options,
  * writes the files and submits them with sbatch.
  */

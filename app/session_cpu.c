@@ -1,5 +1,5 @@
 /*
- * cli/session_cpu.c - the speed-up over the host CPU (issue 13): each
+ * app/session_cpu.c - the speed-up over the host CPU (issue 13): each
  * verified gemm, conv or attention result is set beside the same shape
  * timed on the host through OpenBLAS (suites/cpu_baseline.h).
  *
@@ -10,7 +10,8 @@
  * settings, on as many threads as the device has local cores (hwloc) -
  * for a CPU device such as lavapipe, the cores it runs on itself.
  */
-#include "cli/session.h"
+#include "app/session.h"
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -56,7 +57,7 @@ static void cpu_open(struct ax_session *s)
 	char why[512];
 	if (ax_cpu_lib_query(s->cpu_threads, &s->cpu_lib, why, sizeof(why))) {
 		s->cpu_threads = 0;
-		if (s->cli->verbosity >= 0 && !s->cli->json)
+		if (s->app->verbosity >= 0 && !s->app->json)
 			fprintf(stderr,
 				"axbench %s: no speed-up over the CPU: %s\n",
 				s->command, why);
@@ -88,7 +89,7 @@ static void say_baseline(const struct ax_session *s,
 			 const struct ax_suite *suite,
 			 const struct ax_cpu_result *c)
 {
-	if (s->cli->verbosity < 0 || s->cli->json)
+	if (s->app->verbosity < 0 || s->app->json)
 		return;
 	if (c->status)
 		fprintf(stderr, "axbench %s: CPU baseline of %s: %s\n",
@@ -155,7 +156,7 @@ void ax_session_cpu_compare(struct ax_session *s, const struct ax_suite *suite,
 	if (r->outcome != AX_CASE_OK || !ax_cpu_baseline_has(suite))
 		return;
 	cpu_open(s);
-	if (s->cpu_threads < 1 || ax_cli_interrupted)
+	if (s->cpu_threads < 1 || ax_interrupted)
 		return;
 	char *shape = shape_json(p);
 	struct ax_db_cpu_baseline key = {

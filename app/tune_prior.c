@@ -1,5 +1,5 @@
 /*
- * cli/tune_prior.c - which earlier tuning session a live `tune` learns
+ * app/tune_prior.c - which earlier tuning session a live `tune` learns
  * from (--prior auto|none|SESSION), and that session's trials as a
  * tuner prior (tuner/prior.h).
  *
@@ -14,7 +14,7 @@
  * cold and says why.  Only bo has a model to take a prior: other
  * strategies tune cold, and an explicit SESSION with them is refused.
  */
-#include "cli/tune.h"
+#include "app/tune.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -101,7 +101,7 @@ static void note(struct ax_tune_prior *pr, int64_t id, const char *basis)
 }
 
 /* One named session: it must exist and tune the same suite. */
-static int from_session(struct ax_cli *cli, struct ax_db *db,
+static int from_session(struct ax_app *app, struct ax_db *db,
 			const struct ax_tune_args *a,
 			const struct ax_space *space, int64_t id,
 			const char *basis, struct ax_tune_prior *pr)
@@ -109,20 +109,20 @@ static int from_session(struct ax_cli *cli, struct ax_db *db,
 	json_t *s;
 	char err[512];
 	if (ax_db_session_get(db, id, &s))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "--prior %lld: no such tuning session in "
 				    "%s",
-				    (long long)id, cli->db_path);
+				    (long long)id, app->db_path);
 	const char *suite = json_string_value(json_object_get(s, "suite"));
 	int rc = 0;
 	if (!suite || strcmp(suite, a->suite->name) != 0)
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--prior %lld: that session tuned %s, not "
 				  "%s; a prior must tune the same suite",
 				  (long long)id, suite ? suite : "?",
 				  a->suite->name);
 	else if (prior_of(a, space, s, &pr->prior, err, sizeof(err)))
-		rc = ax_cli_error(cli, AX_EXIT_USAGE,
+		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--prior %lld: %s (give --prior none to tune "
 				  "cold)",
 				  (long long)id, err);
@@ -151,7 +151,7 @@ static const char *const class_basis[] = {"", "the same shape on this device",
 					  "the same shape on another device",
 					  "another shape on this device"};
 
-static int from_auto(struct ax_cli *cli, struct ax_db *db,
+static int from_auto(struct ax_app *app, struct ax_db *db,
 		     const struct ax_tune_args *a, const struct ax_space *space,
 		     const char *fingerprint, struct ax_tune_prior *pr)
 {
@@ -159,7 +159,7 @@ static int from_auto(struct ax_cli *cli, struct ax_db *db,
 	json_t *all, *s;
 	char err[512];
 	if (ax_db_sessions(db, &f, &all))
-		return ax_cli_error(cli, AX_EXIT_STORAGE,
+		return ax_app_error(app, AX_EXIT_STORAGE,
 				    "reading tuning sessions for a prior: %s",
 				    ax_db_errmsg(db));
 	char *shape_text = ax_params_to_json(&a->base);
@@ -197,7 +197,7 @@ static int from_auto(struct ax_cli *cli, struct ax_db *db,
 	return 0;
 }
 
-int ax_tune_prior_resolve(struct ax_cli *cli, struct ax_db *db,
+int ax_tune_prior_resolve(struct ax_app *app, struct ax_db *db,
 			  const struct ax_tune_args *a,
 			  const struct ax_space *space, const char *fingerprint,
 			  int64_t stored, struct ax_tune_prior *pr)
@@ -217,8 +217,8 @@ int ax_tune_prior_resolve(struct ax_cli *cli, struct ax_db *db,
 			snprintf(kept, sizeof(kept), "none: it tuned cold");
 		if (a->prior_mode != AX_PRIOR_UNSET &&
 		    (a->prior_mode == AX_PRIOR_AUTO || want != stored))
-			return ax_cli_error(
-			    cli, AX_EXIT_USAGE,
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
 			    "--prior: session %lld keeps the prior it was "
 			    "started with (%s); --resume continues it so (give "
 			    "no --prior, or start a new session)",
@@ -227,7 +227,7 @@ int ax_tune_prior_resolve(struct ax_cli *cli, struct ax_db *db,
 			note(pr, 0, "none: the session was started cold");
 			return 0;
 		}
-		return from_session(cli, db, a, space, stored,
+		return from_session(app, db, a, space, stored,
 				    "the session's own prior, kept on resume",
 				    pr);
 	}
@@ -236,7 +236,7 @@ int ax_tune_prior_resolve(struct ax_cli *cli, struct ax_db *db,
 		return 0;
 	}
 	if (!bo && a->prior_mode == AX_PRIOR_SESSION)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "--prior %lld: only --strategy bo has a "
 				    "model to take a prior (%s searches "
 				    "without one)",
@@ -248,9 +248,9 @@ int ax_tune_prior_resolve(struct ax_cli *cli, struct ax_db *db,
 		return 0;
 	}
 	if (a->prior_mode == AX_PRIOR_SESSION)
-		return from_session(cli, db, a, space, a->prior_session,
+		return from_session(app, db, a, space, a->prior_session,
 				    "--prior SESSION", pr);
-	return from_auto(cli, db, a, space, fingerprint, pr);
+	return from_auto(app, db, a, space, fingerprint, pr);
 }
 
 void ax_tune_prior_release(struct ax_tune_prior *pr)

@@ -1,7 +1,8 @@
-/* cli/run_plan.c - the cases `axbench run` will measure. */
-#include "cli/run_plan.h"
+/* app/run_plan.c - the cases `axbench run` will measure. */
+#include "app/run_plan.h"
+#include "core/suggest.h"
 
-#include "cli/session.h"
+#include "app/session.h"
 
 #include "core/error.h"
 #include "core/vk.h"
@@ -48,14 +49,14 @@ static int check_suite_names(char **suites, int n, char *err, size_t errlen)
 		if (ax_suite_find(suites[i]))
 			continue;
 		char known[256], hint[128];
-		struct ax_cli_suggest sg;
-		ax_cli_suggest_init(&sg, suites[i]);
+		struct ax_suggest sg;
+		ax_suggest_init(&sg, suites[i]);
 		for (int k = 0; k < ax_suite_count; k++)
-			ax_cli_suggest_add(&sg, ax_suites[k]->name);
+			ax_suggest_add(&sg, ax_suites[k]->name);
 		known_suites(known, sizeof(known));
 		return ax_errf(err, errlen, AX_ENOTFOUND,
 			       "unknown suite '%s'%s (suites: %s)", suites[i],
-			       ax_cli_suggest_text(&sg, hint, sizeof(hint)),
+			       ax_suggest_text(&sg, hint, sizeof(hint)),
 			       known);
 	}
 	return 0;
@@ -128,16 +129,16 @@ static int load_profile(struct ax_plan *plan, const char *path, char **suites,
 static const char *suggest_param(const struct ax_plan *plan, const char *name,
 				 char *buf, size_t len)
 {
-	struct ax_cli_suggest sg;
-	ax_cli_suggest_init(&sg, name);
+	struct ax_suggest sg;
+	ax_suggest_init(&sg, name);
 	for (int i = 0; i < plan->n; i++)
 		for (int k = 0; (i == 0 || plan->cases[i].suite !=
 					       plan->cases[i - 1].suite) &&
 				k < plan->cases[i].params.n;
 		     k++)
-			ax_cli_suggest_add(&sg,
+			ax_suggest_add(&sg,
 					   plan->cases[i].params.defs[k].name);
-	return ax_cli_suggest_text(&sg, buf, len);
+	return ax_suggest_text(&sg, buf, len);
 }
 
 /* Apply one NAME=V1,V2 override: each case of a suite having NAME becomes
@@ -301,7 +302,7 @@ static void limitless(const struct ax_vk_device_info *info,
 		      struct ax_vk_device_info *out)
 {
 	*out = *info;
-	/* Field by field: cli/ names no Vulkan type (make check-deps). */
+	/* Field by field: app/ names no Vulkan type (make check-deps). */
 	out->limits.maxComputeSharedMemorySize = UINT32_MAX;
 	out->limits.maxComputeWorkGroupInvocations = UINT32_MAX;
 	out->limits.maxStorageBufferRange = UINT32_MAX;

@@ -1,6 +1,10 @@
-/* cli/common.c - what several commands share: opening the database and
- * the device, the validation verdict, host and device registration. */
-#include "cli/cli.h"
+/* app/app.c - what every command of the application layer shares: exit
+ * codes and errors, opening the database and the device (once, for the
+ * commands that declare them), the validation verdict, host and device
+ * registration, run and device selection, labels. */
+#include "app/app.h"
+
+#include "core/interrupt.h"
 
 #include "core/db.h"
 #include "core/error.h"
@@ -13,8 +17,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,8 +27,8 @@
 static void say_waiting(void *ctx, const char *path, double waited,
 			double limit)
 {
-	const struct ax_cli *cli = ctx;
-	if (cli->verbosity >= 0)
+	const struct ax_app *app = ctx;
+	if (app->verbosity >= 0)
 		fprintf(stderr,
 			"axbench: %s is locked by another process; waited "
 			"%.0f s of at most %.0f s (Ctrl-C stops; "
@@ -45,48 +49,146 @@ static double lock_wait_from_env(void)
 	return *end || errno || !(s >= 0 && s <= 86400) ? -2 : s;
 }
 
-int ax_cli_open_db(const struct ax_cli *cli, bool readonly, struct ax_db **db)
+int ax_app_exit_code(int err)
+{
+	switch (err) {
+	case 0:
+		return AX_EXIT_OK;
+	case AX_EVERIFY:
+	case AX_EREGRESSION:
+		return AX_EXIT_FAIL;
+	case AX_EINVAL:
+	case AX_ECONFIG:
+	case AX_ENOTFOUND:
+		return AX_EXIT_USAGE;
+	case AX_EAMBIGUOUS:
+		return AX_EXIT_AMBIGUOUS;
+	case AX_ENODEV:
+		return AX_EXIT_NODEV;
+	case AX_EDB:
+	case AX_EDBVERSION:
+	case AX_EIO:
+		return AX_EXIT_STORAGE;
+	case AX_EINTR:
+		return AX_EXIT_INTERRUPTED;
+	default:
+		return AX_EXIT_FAIL;
+	}
+}
+
+int ax_app_error(const struct ax_app *app, int code, const char *fmt, ...)
+{
+	/* A screenful at most: an argument of thousands of characters is
+	 * cut in the middle, and the reason after it is kept. */
+	char msg[AX_APP_MSG_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	ax_vfmt_fit(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "axbench: %s\n", msg);
+	return code;
+}
+
+int ax_app_db_open_exit(int rc)
+{
+	return rc == AX_ENOTFOUND || rc == AX_EINVAL ? AX_EXIT_USAGE
+						     : AX_EXIT_STORAGE;
+}
+
+int ax_app_open_db_at(const struct ax_app *app, const char *path,
+		      bool readonly, const char *cmd, struct ax_db **db)
 {
 	char err[1024];
 	double wait_s = lock_wait_from_env();
 	*db = NULL;
 	if (wait_s == -2)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "AXBENCH_LOCK_WAIT=%.40s: not a number of "
 				    "seconds from 0 to 86400; set it to how "
 				    "long a write may wait for another "
 				    "process's lock, or unset it (%.0f s)",
 				    getenv("AXBENCH_LOCK_WAIT"),
 				    AX_DB_LOCK_WAIT_S);
-	ax_db_set_lock_wait(wait_s, &ax_cli_interrupted, say_waiting,
-			    (void *)cli);
-	int rc = ax_db_open(cli->db_path, readonly ? AX_DB_READONLY : 0, db,
-			    err, sizeof(err));
+	ax_db_set_lock_wait(wait_s, &ax_interrupted, say_waiting,
+			    (void *)app);
+	int rc = ax_db_open(path ? path : app->db_path,
+			    readonly ? AX_DB_READONLY : 0, db, err,
+			    sizeof(err));
 	if (rc == 0) {
-		if (ax_db_note(*db) && cli->verbosity >= 0)
+		if (ax_db_note(*db) && app->verbosity >= 0)
 			fprintf(stderr, "axbench: note: %s\n", ax_db_note(*db));
 		return 0;
 	}
-	fprintf(stderr, "axbench: %s\n", err);
-	/* A missing database for a read-only command is a usage problem
-	 * ("run something first"), as is an empty path; everything else
-	 * is a storage failure. */
-	return rc == AX_ENOTFOUND || rc == AX_EINVAL ? AX_EXIT_USAGE
-						     : AX_EXIT_STORAGE;
+	fprintf(stderr, "axbench: %s%s%s\n", cmd ? cmd : "", cmd ? ": " : "",
+		err);
+	return ax_app_db_open_exit(rc);
 }
 
-int ax_cli_open_vk(const struct ax_cli *cli, struct ax_vk_instance **inst,
+int ax_app_open_db(const struct ax_app *app, bool readonly, struct ax_db **db)
+{
+	return ax_app_open_db_at(app, NULL, readonly, NULL, db);
+}
+
+int ax_app_db(struct ax_app *app, struct ax_db **db)
+{
+	bool readonly = app->needs & AX_APP_READ_ONLY_DB;
+	/* A command that declared no database has a bug, not a user. */
+	if (!(app->needs & (AX_APP_NEED_DB | AX_APP_READ_ONLY_DB)))
+		return ax_app_error(app, AX_EXIT_FAIL,
+				    "internal error: a command that did not "
+				    "declare a database asked for one");
+	int rc = app->db ? 0 : ax_app_open_db(app, readonly, &app->db);
+	*db = app->db;
+	return rc;
+}
+
+int ax_app_device(struct ax_app *app, struct ax_vk_instance **inst,
+		  int *index)
+{
+	if (!(app->needs & AX_APP_NEED_DEVICE))
+		return ax_app_error(app, AX_EXIT_FAIL,
+				    "internal error: a command that did not "
+				    "declare a device asked for one");
+	int rc = 0;
+	if (!app->vk) {
+		app->device_index = -1;
+		rc = ax_app_open_vk(app, &app->vk, index ? &app->device_index
+							 : NULL);
+	} else if (index && app->device_index < 0) {
+		char err[2048];
+		if (ax_vk_select(app->vk, app->device_sel, &app->device_index,
+				 err, sizeof(err)))
+			rc = ax_app_error(app, AX_EXIT_USAGE, "%s", err);
+	}
+	*inst = app->vk;
+	if (index)
+		*index = app->device_index;
+	return rc;
+}
+
+int ax_app_release(struct ax_app *app, int code)
+{
+	if (app->vk)
+		code = ax_app_check_validation(app, app->vk, code);
+	ax_vk_instance_destroy(app->vk);
+	ax_db_close(app->db);
+	app->vk = NULL;
+	app->db = NULL;
+	return code;
+}
+
+int ax_app_open_vk(const struct ax_app *app, struct ax_vk_instance **inst,
 		   int *device_index)
 {
 	char err[2048];
-	int rc = ax_vk_instance_create(cli->validate, inst, err, sizeof(err));
+	int rc = ax_vk_instance_create(app->validate, inst, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "axbench: %s\n", err);
 		return rc == AX_EUNSUPPORTED ? AX_EXIT_USAGE : AX_EXIT_NODEV;
 	}
 	if (!device_index)
 		return 0;
-	rc = ax_vk_select(*inst, cli->device_sel, device_index, err,
+	rc = ax_vk_select(*inst, app->device_sel, device_index, err,
 			  sizeof(err));
 	if (rc) {
 		fprintf(stderr, "axbench: %s\n", err);
@@ -97,11 +199,11 @@ int ax_cli_open_vk(const struct ax_cli *cli, struct ax_vk_instance **inst,
 	return 0;
 }
 
-int ax_cli_check_validation(const struct ax_cli *cli,
+int ax_app_check_validation(const struct ax_app *app,
 			    const struct ax_vk_instance *inst, int code)
 {
 	int n = inst ? ax_vk_validation_messages(inst) : 0;
-	if (!cli->validate || n == 0)
+	if (!app->validate || n == 0)
 		return code;
 	fprintf(stderr,
 		"axbench: the Vulkan validation layer reported %d message%s "
@@ -110,14 +212,14 @@ int ax_cli_check_validation(const struct ax_cli *cli,
 	return code ? code : AX_EXIT_FAIL;
 }
 
-char *ax_cli_argv_json(const struct ax_cli *cli)
+char *ax_app_argv_json(const struct ax_app *app)
 {
 	json_t *a = json_array();
 	/* An argument that is not UTF-8 (a file name) is repaired, not
 	 * dropped from the stored command line (core/text.h). */
-	for (int i = 0; i < cli->argc; i++)
+	for (int i = 0; i < app->argc; i++)
 		json_array_append_new(
-		    a, ax_text_json_string(cli->argv[i],
+		    a, ax_text_json_string(app->argv[i],
 					   "a command-line argument"));
 	char *s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
@@ -130,7 +232,7 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-const char *ax_cli_config_dir(void)
+const char *ax_app_config_dir(void)
 {
 	static char dir[PATH_MAX];
 	const char *env = getenv("AXBENCH_CONFIG_DIR");
@@ -156,15 +258,15 @@ const char *ax_cli_config_dir(void)
 	return "configs";
 }
 
-int ax_cli_load_specs(const struct ax_cli *cli, const char *cmd, bool note,
+int ax_app_load_specs(const struct ax_app *app, const char *cmd, bool note,
 		      struct ax_specs **out)
 {
-	char path[PATH_MAX], err[AX_CLI_MSG_MAX];
+	char path[PATH_MAX], err[AX_APP_MSG_MAX];
 	*out = NULL;
-	snprintf(path, sizeof(path), "%s/specs.yaml", ax_cli_config_dir());
+	snprintf(path, sizeof(path), "%s/specs.yaml", ax_app_config_dir());
 	/* No file is a normal answer: no device has a spec then. */
 	if (access(path, F_OK) != 0 && errno == ENOENT) {
-		if (note && cli->verbosity >= 0)
+		if (note && app->verbosity >= 0)
 			fprintf(stderr,
 				"axbench %s: %s not found, so every device "
 				"is \"spec unknown\"; set AXBENCH_CONFIG_DIR "
@@ -174,7 +276,7 @@ int ax_cli_load_specs(const struct ax_cli *cli, const char *cmd, bool note,
 		return 0;
 	}
 	if (ax_specs_load(path, out, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE, "%s: %s", cmd, err);
+		return ax_app_error(app, AX_EXIT_USAGE, "%s: %s", cmd, err);
 	return 0;
 }
 
@@ -208,7 +310,7 @@ static int register_host(struct ax_db *db, int64_t *host_id)
 	return rc;
 }
 
-int ax_cli_register(const struct ax_cli *cli, struct ax_db *db,
+int ax_app_register(const struct ax_app *app, struct ax_db *db,
 		    const struct ax_vk_device_info *info, int64_t *host_id,
 		    int64_t *device_id)
 {
@@ -262,11 +364,11 @@ static bool stored_device_matches(const json_t *dev, const char *sel)
 	return name && strcasestr(name, sel);
 }
 
-int ax_cli_check_device(const struct ax_cli *cli, const char *sel)
+int ax_app_check_device(const struct ax_app *app, const char *sel)
 {
 	if (!sel || strspn(sel, "0123456789") != strlen(sel))
 		return 0;
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "--device %s: stored results are keyed "
 			    "by device, never by Vulkan index (it "
 			    "changes with drivers and layers); give "
@@ -274,53 +376,53 @@ int ax_cli_check_device(const struct ax_cli *cli, const char *sel)
 			    sel);
 }
 
-bool ax_cli_on_device(const json_t *r, const char *sel)
+bool ax_app_on_device(const json_t *r, const char *sel)
 {
 	return !sel || !strcmp(sel, "all") ||
 	       stored_device_matches(json_object_get(r, "device"), sel);
 }
 
-int ax_cli_no_device_match(const struct ax_cli *cli, const char *sel)
+int ax_app_no_device_match(const struct ax_app *app, const char *sel)
 {
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "--device %s: no stored results on a "
 			    "device matching it; see `axbench "
 			    "results`",
 			    sel);
 }
 
-int ax_cli_filter_device(const struct ax_cli *cli, json_t *results,
+int ax_app_filter_device(const struct ax_app *app, json_t *results,
 			 const char *sel)
 {
 	int rc;
 	if (!sel || !strcmp(sel, "all"))
 		return 0;
-	if ((rc = ax_cli_check_device(cli, sel)))
+	if ((rc = ax_app_check_device(app, sel)))
 		return rc;
 	for (size_t i = json_array_size(results); i-- > 0;)
-		if (!ax_cli_on_device(json_array_get(results, i), sel))
+		if (!ax_app_on_device(json_array_get(results, i), sel))
 			json_array_remove(results, i);
 	if (json_array_size(results) == 0)
-		return ax_cli_no_device_match(cli, sel);
+		return ax_app_no_device_match(app, sel);
 	return 0;
 }
 
-int ax_cli_check_label(const struct ax_cli *cli, const char *cmd,
+int ax_app_check_label(const struct ax_app *app, const char *cmd,
 		       const char *label)
 {
 	char why[128];
-	if (ax_text_check_plain(label, AX_CLI_LABEL_MAX, why, sizeof(why)) == 0)
+	if (ax_text_check_plain(label, AX_APP_LABEL_MAX, why, sizeof(why)) == 0)
 		return 0;
-	return ax_cli_error(cli, AX_EXIT_USAGE,
+	return ax_app_error(app, AX_EXIT_USAGE,
 			    "%s --label '%s': a run's label is 1 to %d "
 			    "characters of UTF-8 without control characters, "
 			    "and this one %s; give a label that keeps to "
 			    "that (--label \"nightly main\"), or leave "
 			    "--label out for the default, HOST/DEVICE",
-			    cmd, ax_term(label), AX_CLI_LABEL_MAX, why);
+			    cmd, ax_term(label), AX_APP_LABEL_MAX, why);
 }
 
-void ax_cli_default_label(const char *device_name, char *buf, size_t len)
+void ax_app_default_label(const char *device_name, char *buf, size_t len)
 {
 	char host[256] = "";
 	if (gethostname(host, sizeof(host) - 1) != 0 || !host[0])
@@ -328,7 +430,7 @@ void ax_cli_default_label(const char *device_name, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", host, device_name ? device_name : "?");
 }
 
-bool ax_cli_parse_id(const char *text, int64_t *id)
+bool ax_app_parse_id(const char *text, int64_t *id)
 {
 	/* Digits only: strtoll alone would take "+1", " 1" and "-0", and
 	 * clamps an overflowing number to LLONG_MAX instead of failing. */
@@ -343,19 +445,19 @@ bool ax_cli_parse_id(const char *text, int64_t *id)
 	return true;
 }
 
-int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
+int ax_app_resolve_run(const struct ax_app *app, struct ax_db *db,
 		       const char *cmd, const char *text, int64_t *id)
 {
 	if (strcmp(text, "last") == 0) {
 		if (ax_db_last_run(db, id) == 0)
 			return 0;
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "%s: --run last: the database %s holds no "
 				    "runs yet; run `axbench run` first",
-				    cmd, cli->db_path);
+				    cmd, app->db_path);
 	}
-	if (!ax_cli_parse_id(text, id))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+	if (!ax_app_parse_id(text, id))
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "%s: --run must be a run id, a whole "
 				    "number from 1 to %lld, or 'last' (got "
 				    "'%s'); list the runs with `axbench "
@@ -364,19 +466,6 @@ int ax_cli_resolve_run(const struct ax_cli *cli, struct ax_db *db,
 	int rc = ax_db_run_exists(db, *id);
 	if (rc == 0)
 		return 0;
-	return ax_cli_error(cli, ax_cli_exit_code(rc), "%s: --run %s: %s", cmd,
+	return ax_app_error(app, ax_app_exit_code(rc), "%s: --run %s: %s", cmd,
 			    text, ax_db_errmsg(db));
-}
-
-int ax_cli_term_width(FILE *f)
-{
-	struct winsize ws;
-	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col > 0)
-		return ws.ws_col;
-	const char *env = getenv("COLUMNS");
-	char *end;
-	long cols = env ? strtol(env, &end, 10) : 0;
-	return env && *env && !*end && cols > 0 && cols < 100000 ? (int)cols
-								 : 0;
 }

@@ -1,5 +1,5 @@
 /*
- * cli/run_defaults.c - per-device defaults (configs/defaults.yaml, read
+ * app/run_defaults.c - per-device defaults (configs/defaults.yaml, read
  * by core/defaults.c) for the cases of a run and the base point of a
  * tuning session.
  *
@@ -9,8 +9,8 @@
  * (its limits, its features) falls back to the suite's own defaults,
  * with a warning, rather than failing a run the user never tuned.
  */
-#include "cli/cli.h"
-#include "cli/run_plan.h"
+#include "app/app.h"
+#include "app/run_plan.h"
 
 #include "core/defaults.h"
 #include "core/error.h"
@@ -26,14 +26,14 @@
  * process, like the registry it copies. */
 static struct ax_config_schema defaults_schema[64];
 
-int ax_cli_load_defaults(const struct ax_cli *cli, struct ax_defaults **out)
+int ax_app_load_defaults(const struct ax_app *app, struct ax_defaults **out)
 {
 	char path[4096], err[2048];
 	struct stat st;
 	*out = NULL;
-	snprintf(path, sizeof(path), "%s/defaults.yaml", ax_cli_config_dir());
+	snprintf(path, sizeof(path), "%s/defaults.yaml", ax_app_config_dir());
 	if (stat(path, &st) != 0 && errno == ENOENT) {
-		if (cli->verbosity > 0)
+		if (app->verbosity > 0)
 			fprintf(stderr,
 				"axbench: no %s: every suite keeps its own "
 				"defaults\n",
@@ -42,7 +42,7 @@ int ax_cli_load_defaults(const struct ax_cli *cli, struct ax_defaults **out)
 	}
 	int n = ax_plan_schema(defaults_schema, 64);
 	if (ax_defaults_load(path, defaults_schema, n, out, err, sizeof(err)))
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "%s\n(the per-device defaults file: fix "
 				    "it, or point AXBENCH_CONFIG_DIR at a "
 				    "folder with a good one)",
@@ -88,13 +88,13 @@ int ax_defaults_apply_checked(const struct ax_defaults *d,
 
 /* Say once per suite which entry the run takes (-v), or why it could
  * not take it (always: the user should know the defaults moved). */
-static void report(const struct ax_cli *cli, const struct ax_suite *s,
+static void report(const struct ax_app *app, const struct ax_suite *s,
 		   const struct ax_defaults *d,
 		   const struct ax_defaults_entry *e, const char *why)
 {
 	char match[256];
 	if (why[0]) {
-		if (cli->verbosity >= 0)
+		if (app->verbosity >= 0)
 			fprintf(stderr,
 				"axbench: %s: the per-device defaults do not "
 				"fit this device (%s); keeping the suite's "
@@ -102,7 +102,7 @@ static void report(const struct ax_cli *cli, const struct ax_suite *s,
 				s->name, why);
 		return;
 	}
-	if (!e || cli->verbosity <= 0)
+	if (!e || app->verbosity <= 0)
 		return;
 	ax_defaults_match_text(e, match, sizeof(match));
 	fprintf(stderr, "axbench: %s defaults from %s:%d (%s)\n", s->name,
@@ -111,10 +111,10 @@ static void report(const struct ax_cli *cli, const struct ax_suite *s,
 
 int ax_plan_apply_defaults(struct ax_plan *plan,
 			   const struct ax_vk_device_info *info,
-			   const struct ax_cli *cli)
+			   const struct ax_app *app)
 {
 	struct ax_defaults *d;
-	int rc = ax_cli_load_defaults(cli, &d);
+	int rc = ax_app_load_defaults(app, &d);
 	if (rc)
 		return rc;
 	bool told[64] = {false};
@@ -132,7 +132,7 @@ int ax_plan_apply_defaults(struct ax_plan *plan,
 		slot = slot < 63 ? slot : 63;
 		if (!told[slot] && (e || applied < 0)) {
 			told[slot] = true;
-			report(cli, c->suite, d, e, why);
+			report(app, c->suite, d, e, why);
 		}
 	}
 	ax_defaults_free(d);

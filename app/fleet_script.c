@@ -1,5 +1,5 @@
 /*
- * cli/fleet_script.c - the text of the Slurm scripts `axbench fleet slurm`
+ * app/fleet_script.c - the text of the Slurm scripts `axbench fleet slurm`
  * writes (configs/slurm/ holds an example of each).
  *
  * Paths appear only in the shell body, each as one single-quoted word, and
@@ -7,7 +7,7 @@
  * so the directory is given to sbatch as --chdir (an argument, not script
  * text) and the logs are named relative to it.
  */
-#include "cli/fleet.h"
+#include "app/fleet.h"
 
 #include <ctype.h>
 

@@ -1,5 +1,5 @@
 /*
- * cli/suite_doc.h - the suite document: what the report and recommend
+ * app/suite_doc.h - the suite document: what the report and recommend
  * know about suites, built here from the suite table (reports never see
  * suites/, whose descriptors carry Vulkan hooks).
  *
@@ -21,10 +21,10 @@
 struct ax_suite;
 
 /* A new reference, or NULL when out of memory. */
-json_t *ax_cli_suite_doc(void);
+json_t *ax_app_suite_doc(void);
 
 /* One suite's entry of the document (a new reference). */
-json_t *ax_cli_suite_entry(const struct ax_suite *s);
+json_t *ax_app_suite_entry(const struct ax_suite *s);
 
 /*
  * Results stored before suites declared their byte counts lack
@@ -32,7 +32,7 @@ json_t *ax_cli_suite_entry(const struct ax_suite *s);
  * the stored parameters, where the suite is known and the parameters
  * parse.  results is an ax_db_results() array, changed in place.
  */
-void ax_cli_fill_bytes(json_t *results);
+void ax_app_fill_bytes(json_t *results);
 
 /*
  * The "params" of each result as documents show them (docs/JSON.md):
@@ -40,13 +40,13 @@ void ax_cli_fill_bytes(json_t *results);
  * params_hash hashes), becomes a JSON boolean, by the suite's table;
  * results of a suite this axbench does not know keep what was stored.
  * results is an ax_db_results() array, changed in place: call it after
- * anything that parses the stored text back (ax_cli_fill_bytes takes
+ * anything that parses the stored text back (ax_app_fill_bytes takes
  * either form).
  */
-void ax_cli_type_params(json_t *results);
+void ax_app_type_params(json_t *results);
 
-/* ax_cli_type_params for one result r (an element of that array), for a
+/* ax_app_type_params for one result r (an element of that array), for a
  * reader that streams results one at a time. */
-void ax_cli_type_result_params(json_t *r);
+void ax_app_type_result_params(json_t *r);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * cli/session.h - one measurement session: what `run`, `tune` and
+ * app/session.h - one measurement session: what `run`, `tune` and
  * `recommend --measure` share between choosing a device and exiting.
  *
  *   ax_session_init            nothing opened yet
@@ -18,15 +18,15 @@
  * (pending work cannot be reclaimed) and the session goes on with a new
  * logical device, at most AX_SESSION_MAX_REOPENS times; after that the
  * runner stores the remaining cases as skipped, with the reason.
- * Telemetry hooks in here too (cli/session_power.c): the device's sensor
+ * Telemetry hooks in here too (app/session_power.c): the device's sensor
  * is opened with the logical device and an idle baseline measured; each
  * case is sampled from its set-up to its end and the figures of its timed
  * span stored with the result, or the reason there are none.
  */
-#ifndef AX_CLI_SESSION_H
-#define AX_CLI_SESSION_H
+#ifndef AX_APP_SESSION_H
+#define AX_APP_SESSION_H
 
-#include "cli/cli.h"
+#include "app/app.h"
 #include "core/db.h"
 #include "suites/cpu_baseline.h"
 #include "suites/runner.h"
@@ -62,7 +62,7 @@ struct ax_tel_source;
 
 /* Fields are read-only for callers. */
 struct ax_session {
-	struct ax_cli *cli;
+	struct ax_app *app;
 	const char *command; /* "run", "tune": names messages */
 	struct ax_vk_instance *inst;
 	int device_index;
@@ -78,7 +78,7 @@ struct ax_session {
 	struct ax_tel_source *tel; /* the device's sensor; NULL: none */
 	char tel_reason[512];	   /* why there is none */
 	double idle_w;		   /* idle power, NAN when not measured */
-	/* CPU baselines (cli/session_cpu.c), decided at the first one */
+	/* CPU baselines (app/session_cpu.c), decided at the first one */
 	bool cpu_ready;
 	int cpu_threads;	   /* 0: no baselines (off, or no library) */
 	struct ax_cpu_lib cpu_lib; /* what a stored baseline must match */
@@ -107,7 +107,7 @@ struct ax_session_case {
 };
 
 /* An empty session for command ("run", "tune"); nothing is opened. */
-void ax_session_init(struct ax_session *s, struct ax_cli *cli,
+void ax_session_init(struct ax_session *s, struct ax_app *app,
 		     const char *command);
 
 /* Create the instance and resolve --device (s->info).  Returns 0 or the
@@ -146,73 +146,19 @@ void ax_session_case_release(struct ax_session_case *c);
  */
 int ax_session_finish(struct ax_session *s, int rc);
 
-/* ---- the efficiency options run and tune share (cli/session_power.c) */
-
-enum {
-	AX_OPT_SUSTAIN = 900, /* below the global options' ids */
-	AX_OPT_IDLE,
-	AX_OPT_TEL_INTERVAL,
-	AX_OPT_CPU_BASELINE,
-};
-#define AX_SESSION_SUSTAIN_OPT                                                 \
-	{                                                                      \
-		AX_OPT_SUSTAIN, "sustain", 0, "S",                             \
-		    "sample every case for S seconds, no noise stop, and "     \
-		    "flag a result "                                           \
-		    "whose last 20 % of samples is over 5 % slower than its "  \
-		    "first 20 % "                                              \
-		    "(default: off)"                                           \
-	}
-#define AX_SESSION_EFF_OPTS                                                    \
-	{AX_OPT_IDLE, "idle", 0, "S",                                          \
-	 "measure the device's idle power for S seconds first, to store "      \
-	 "energy net of it (default 1; 0: no idle baseline)"},                 \
-	    {AX_OPT_TEL_INTERVAL, "tel-interval", 0, "S",                      \
-	     "read the power sensor every S seconds (default 0.1: 10 Hz)"},    \
-	{                                                                      \
-		AX_OPT_CPU_BASELINE, "cpu-baseline", 0, "MODE",                \
-		    "time gemm, conv and attention shapes on the host CPU "    \
-		    "too "                                                     \
-		    "(OpenBLAS) for the speed-up; auto measures once per "     \
-		    "shape and "                                               \
-		    "host and then reads the database, always every run "      \
-		    "(default "                                                \
-		    "auto)"                                                    \
-	}
-/* --label NAME of run, tune and recommend --measure: the run's name in
- * `axbench runs` (checked with ax_cli_check_label). */
-enum { AX_OPT_LABEL = 910 };
-#define AX_SESSION_LABEL_OPT                                                   \
-	{                                                                      \
-		AX_OPT_LABEL, "label", 0, "NAME",                              \
-		    "name the run, as `axbench runs` and `results --json` "    \
-		    "show it: 1 to 100 characters of UTF-8 without control "   \
-		    "characters (default: HOST/DEVICE)"                        \
-	}
-#define AX_SESSION_EFF_CHOICES                                                 \
-	{                                                                      \
-		AX_OPT_CPU_BASELINE, ax_cpu_baseline_modes                     \
-	}
-
 /* The defaults (what ax_session_init sets). */
 void ax_session_efficiency_default(struct ax_session_efficiency *e);
 
 /* "auto", "off", "always" (NULL-terminated, enum order). */
 const char *const *ax_cpu_baseline_modes(void);
 
-/* Parse one of AX_SESSION_EFF_OPTS (or the sustain option) into e (*sustain_s:
- * --sustain's S). 1 when opt was one of them, 0 when not, -1 after a usage
- * error. */
-int ax_session_eff_opt(const struct ax_cli_iter *it, int opt,
-		       struct ax_session_efficiency *e, double *sustain_s);
-
 /* --sustain S: each case samples for S seconds, whatever the noise.
  * Refuses (AX_EXIT_USAGE, named) when the command line also set the
  * sampling time, noise or sample count, which --sustain replaces. */
-int ax_session_apply_sustain(struct ax_cli *cli, double sustain_s,
+int ax_session_apply_sustain(struct ax_app *app, double sustain_s,
 			     unsigned measure_set, struct ax_runner_opts *o);
 
-/* ---- cli/session_power.c: telemetry of the session's cases ---------- */
+/* ---- app/session_power.c: telemetry of the session's cases ---------- */
 
 /* Open the sensor of the session's device and measure the idle power
  * (s->tel, s->tel_reason, s->idle_w); never fails the run. */
@@ -247,7 +193,7 @@ ax_session_power_finish(struct ax_session_power *cp,
 			const struct ax_runner_result *r);
 void ax_session_power_release(struct ax_session_power *cp);
 
-/* ---- cli/session_cpu.c: the speed-up over the host CPU ---------------- */
+/* ---- app/session_cpu.c: the speed-up over the host CPU ---------------- */
 
 /*
  * For a verified result r of a suite with a CPU baseline: the baseline of

@@ -1,5 +1,6 @@
-/* cli/session.c - one measurement session (see session.h). */
-#include "cli/session.h"
+/* app/session.c - one measurement session (see session.h). */
+#include "app/session.h"
+#include "core/interrupt.h"
 #include "suites/scratch.h"
 
 #include "core/db.h"
@@ -30,21 +31,21 @@ void ax_session_case_label(const struct ax_params *p, char *buf, size_t len)
 	}
 }
 
-void ax_session_init(struct ax_session *s, struct ax_cli *cli,
+void ax_session_init(struct ax_session *s, struct ax_app *app,
 		     const char *command)
 {
 	memset(s, 0, sizeof(*s));
-	s->cli = cli;
+	s->app = app;
 	s->command = command;
 	ax_session_efficiency_default(&s->eff);
 	s->idle_w = NAN;
 	/* Before any case is checked: ingest's check looks at free space
 	 * in this directory. */
 	char dir[4096];
-	if (cli->workdir)
-		snprintf(dir, sizeof(dir), "%s", cli->workdir);
+	if (app->workdir)
+		snprintf(dir, sizeof(dir), "%s", app->workdir);
 	else
-		ax_scratch_dir_of(cli->db_path, dir, sizeof(dir));
+		ax_scratch_dir_of(app->db_path, dir, sizeof(dir));
 	ax_scratch_set_dir(dir);
 }
 
@@ -58,7 +59,7 @@ void ax_session_efficiency_default(struct ax_session_efficiency *e)
 
 int ax_session_choose_device(struct ax_session *s)
 {
-	int rc = ax_cli_open_vk(s->cli, &s->inst, &s->device_index);
+	int rc = ax_app_open_vk(s->app, &s->inst, &s->device_index);
 	if (rc == 0)
 		s->info = ax_vk_device_info(s->inst, s->device_index);
 	return rc;
@@ -66,7 +67,7 @@ int ax_session_choose_device(struct ax_session *s)
 
 int ax_session_open_db(struct ax_session *s)
 {
-	return s->db ? 0 : ax_cli_open_db(s->cli, false, &s->db);
+	return s->db ? 0 : ax_app_open_db(s->app, false, &s->db);
 }
 
 int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
@@ -76,16 +77,16 @@ int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
 	if (rc)
 		return rc;
 	if (ax_vk_open(s->inst, s->device_index, &s->vk, err, sizeof(err)))
-		return ax_cli_error(s->cli, AX_EXIT_NODEV, "%s", err);
-	rc = ax_cli_register(s->cli, s->db, s->vk->info, &s->host_id,
+		return ax_app_error(s->app, AX_EXIT_NODEV, "%s", err);
+	rc = ax_app_register(s->app, s->db, s->vk->info, &s->host_id,
 			     &s->device_id);
 	if (rc)
 		return rc;
-	char *argv_json = ax_cli_argv_json(s->cli), label[512];
+	char *argv_json = ax_app_argv_json(s->app), label[512];
 	if (run->label)
 		snprintf(label, sizeof(label), "%s", run->label);
 	else
-		ax_cli_default_label(s->info->name, label, sizeof(label));
+		ax_app_default_label(s->info->name, label, sizeof(label));
 	struct ax_db_run row = {
 	    .host_id = s->host_id,
 	    .device_id = s->device_id,
@@ -99,7 +100,7 @@ int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
 	rc = ax_db_run_begin(s->db, &row, &s->run_id);
 	free(argv_json);
 	if (rc)
-		return ax_cli_error(s->cli, AX_EXIT_STORAGE, "%s",
+		return ax_app_error(s->app, AX_EXIT_STORAGE, "%s",
 				    ax_db_errmsg(s->db));
 	ax_session_power_open(s);
 	return 0;
@@ -127,7 +128,7 @@ static void replace_lost_device(struct ax_session *s)
 		return;
 	}
 	s->reopens++;
-	if (s->cli->verbosity >= 0)
+	if (s->app->verbosity >= 0)
 		fprintf(stderr,
 			"axbench %s: the device was lost or timed "
 			"out; going on with a new logical device "
@@ -147,7 +148,7 @@ int ax_session_reopen_device(struct ax_session *s)
 	ax_vk_close(s->vk);
 	s->vk = NULL;
 	if (ax_vk_open(s->inst, s->device_index, &s->vk, err, sizeof(err)))
-		return ax_cli_error(s->cli, AX_EXIT_NODEV,
+		return ax_app_error(s->app, AX_EXIT_NODEV,
 				    "%s: cannot open the device again for the "
 				    "next round: %s",
 				    s->command, err);
@@ -279,7 +280,7 @@ static void say_not_stored(struct ax_session *s, const struct ax_suite *suite,
 		s->n_ok + s->n_failed + s->n_skipped == 1 ? "" : "s",
 		(long long)s->run_id);
 	s->store_failed = true;
-	ax_db_set_lock_wait(FINISH_WAIT_S, &ax_cli_interrupted, NULL, NULL);
+	ax_db_set_lock_wait(FINISH_WAIT_S, &ax_interrupted, NULL, NULL);
 }
 
 int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
@@ -325,7 +326,7 @@ void ax_session_case_release(struct ax_session_case *c)
 
 int ax_session_finish(struct ax_session *s, int rc)
 {
-	bool interrupted = ax_cli_interrupted != 0;
+	bool interrupted = ax_interrupted != 0;
 	/* "failed": the session could not measure everything it was asked
 	 * to (a storage error, or a device was lost and cases skipped);
 	 * failed results of a run that went through are per result. */
@@ -340,7 +341,7 @@ int ax_session_finish(struct ax_session *s, int rc)
 			s->command, (long long)s->run_id, ax_db_errmsg(s->db));
 	if (rc == 0 && interrupted)
 		rc = AX_EXIT_INTERRUPTED;
-	rc = ax_cli_check_validation(s->cli, s->inst, rc);
+	rc = ax_app_check_validation(s->app, s->inst, rc);
 	ax_session_power_close(s);
 	ax_vk_close(s->vk);
 	ax_db_close(s->db);

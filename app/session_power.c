@@ -1,5 +1,5 @@
 /*
- * cli/session_power.c - the telemetry of a measurement session: the
+ * app/session_power.c - the telemetry of a measurement session: the
  * device's sensor, the idle baseline and each case's power, energy,
  * temperatures, clocks and memory over its timed span (issue 13).
  *
@@ -11,7 +11,8 @@
  * back-to-back samples, so its mean power is the power of the work.
  * Without a sensor the row says why, and holds no figure.
  */
-#include "cli/session.h"
+#include "app/session.h"
+#include "core/interrupt.h"
 
 #include "core/config.h"
 #include "core/error.h"
@@ -37,39 +38,13 @@ const char *const *ax_cpu_baseline_modes(void)
 	return names;
 }
 
-int ax_session_eff_opt(const struct ax_cli_iter *it, int opt,
-		       struct ax_session_efficiency *e, double *sustain_s)
-{
-	switch (opt) {
-	case AX_OPT_SUSTAIN:
-		if (!sustain_s) /* a command without --sustain */
-			return 0;
-		return ax_cli_parse_double(it, 0.1, 86400, sustain_s) ? -1 : 1;
-	case AX_OPT_IDLE:
-		return ax_cli_parse_double(it, 0, 600, &e->idle_s) ? -1 : 1;
-	case AX_OPT_TEL_INTERVAL:
-		return ax_cli_parse_double(it, 0.01, 10, &e->interval_s) ? -1
-									 : 1;
-	case AX_OPT_CPU_BASELINE: {
-		const char *const *names = ax_cpu_baseline_modes();
-		for (int i = 0; names[i]; i++)
-			if (strcmp(it->optarg, names[i]) == 0) {
-				e->cpu = (enum ax_cpu_baseline_mode)i;
-				return 1;
-			}
-		return -1; /* ax_cli_next has refused it already */
-	}
-	}
-	return 0;
-}
-
-int ax_session_apply_sustain(struct ax_cli *cli, double sustain_s,
+int ax_session_apply_sustain(struct ax_app *app, double sustain_s,
 			     unsigned measure_set, struct ax_runner_opts *o)
 {
 	unsigned clash = AX_MEASURE_MIN_TIME | AX_MEASURE_MAX_TIME |
 			 AX_MEASURE_MAX_NOISE | AX_MEASURE_MAX_SAMPLES;
 	if (measure_set & clash)
-		return ax_cli_error(cli, AX_EXIT_USAGE,
+		return ax_app_error(app, AX_EXIT_USAGE,
 				    "--sustain %g sets how long each case "
 				    "samples; drop --min-time, --max-time, "
 				    "--max-noise and --max-samples",
@@ -91,7 +66,7 @@ static void nap(double seconds)
 {
 	struct timespec ts = {
 	    (time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-	while (nanosleep(&ts, &ts) && !ax_cli_interrupted)
+	while (nanosleep(&ts, &ts) && !ax_interrupted)
 		;
 }
 
@@ -134,7 +109,7 @@ void ax_session_power_open(struct ax_session *s)
 		s->tel = NULL;
 	if (s->tel && s->eff.idle_s > 0)
 		measure_idle(s);
-	if (s->cli->verbosity < 0 || s->cli->json)
+	if (s->app->verbosity < 0 || s->app->json)
 		return;
 	if (!s->tel)
 		fprintf(stderr, "axbench %s: power: %s\n", s->command,

@@ -1,0 +1,91 @@
+/*
+ * app/tune_internal.h - what the files of a live tuning session share
+ * (not a public header: only app/tune_*.c include it).
+ *
+ *   app/tune_live.c       the session: device, database, the tune_session
+ *                         row, ask -> measure -> store -> tell, the end
+ *   app/tune_objective.c  what is minimised: time, energy or edp
+ *   app/tune_verdict.c    the defaults measured first, the best points
+ *                         re-timed, and whether they beat the defaults
+ *   app/tune_report.c     progress lines and the closing report
+ *   app/tune_resume.c     --resume: the stored trials replayed into the
+ *                         tuner, the stored settings checked
+ *
+ * Names shared between them are ax_tl_*.
+ */
+#ifndef AX_APP_TUNE_INTERNAL_H
+#define AX_APP_TUNE_INTERNAL_H
+
+#include "app/session.h"
+#include "app/tune.h"
+#include "tuner/strategy.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ax_tl_live {
+	struct ax_app *app;
+	struct ax_tune_args *a;
+	struct ax_session session; /* device, database, run row */
+	struct ax_db *db;	   /* session.db, once open */
+	struct ax_space *space;
+	struct ax_tuner *tuner;
+	struct ax_tune_prior prior; /* what the session learns from */
+	int64_t session_id;	    /* the tune_session row */
+	int n_trials;		    /* stored so far, resumed ones included */
+	double best_value;	    /* in the suite's unit, NAN before any */
+	double best_obj;	    /* its objective ax_tl_figure (lower wins) */
+	int64_t best_trial_id;	    /* best measured trial, until re-timing */
+	int64_t *trial_ids;	    /* per point of the space, 0 if untried */
+	char best_label[512];	    /* the best point's tunables */
+	double defaults_first; /* the defaults, measured before any trial */
+	double run_start_s;    /* when this run's first trial began */
+	int run_trials;	       /* trials measured by this run */
+};
+
+
+/* A final measurement: its median and its raw values, for the verdict. */
+struct ax_tl_timed {
+	double median; /* NAN when it failed */
+	double obj;    /* its objective figure, NAN when none */
+	double *values;
+	int n;
+};
+
+
+struct ax_tl_verdict {
+	size_t best_index;
+	double best, defaults;
+	double best_obj, defaults_obj; /* their objective figures */
+	bool have_best;
+	bool defaults_win; /* no tried point beat the defaults re-timed */
+};
+
+void ax_tl_point_params(const struct ax_tl_live *lv, size_t i, struct ax_params *p);
+int ax_tl_measure(struct ax_tl_live *lv, const struct ax_params *p,
+		   const struct ax_runner_opts *opts, const char *role,
+		   struct ax_session_case *c);
+bool ax_tl_energy_objective(const struct ax_tl_live *lv);
+double ax_tl_objective_of(const struct ax_tl_live *lv,
+			   const struct ax_session_case *c, double sec);
+const char *ax_tl_objective_unit(const struct ax_tl_live *lv);
+bool ax_tl_better(const struct ax_tl_live *lv, double value, double obj);
+double ax_tl_now_s(void);
+void ax_tl_tunables_label(const struct ax_params *p, char *buf, size_t len);
+const char *ax_tl_figure(const struct ax_tl_live *lv, double v, char *buf, size_t n);
+void ax_tl_progress(const struct ax_tl_live *lv, double value, const char *status);
+void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int ax_tl_replay_stored(struct ax_tl_live *lv, const json_t *session);
+enum ax_stop_rule ax_tl_stop_rule_of(const struct ax_tune_args *a);
+int ax_tl_measure_defaults_first(struct ax_tl_live *lv);
+int ax_tl_finalise(struct ax_tl_live *lv, struct ax_tl_verdict *v);
+const char *ax_tl_end_reason(const struct ax_tl_live *lv, int rc);
+void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc);
+void ax_tl_tell_resume(const struct ax_tl_live *lv);
+int ax_tl_check_objective_sensor(struct ax_tl_live *lv);
+int ax_tl_load_resumed(struct ax_tl_live *lv, json_t **session);
+
+#endif

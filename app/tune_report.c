@@ -1,0 +1,347 @@
+/* app/tune_report.c - a live tuning session's progress and report. */
+#include "app/tune_internal.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "core/interrupt.h"
+#include "reports/compare.h"
+#include "tuner/prior.h"
+#include "tuner/space.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* "name=value ..." of p's tunable parameters: what the tuner chose. */
+void ax_tl_tunables_label(const struct ax_params *p, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < p->n && used < len; k++) {
+		const struct ax_param_def *d = &p->defs[k];
+		char v[64];
+		if (!(d->flags & AX_PARAM_TUNABLE))
+			continue;
+		ax_param_format(d, p->v[k], v, sizeof(v));
+		int w = snprintf(buf + used, len - used, "%s%s=%s",
+				 used ? " " : "", d->name, v);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+static bool quiet(const struct ax_tl_live *lv)
+{
+	return lv->app->verbosity < 0 || lv->app->json;
+}
+
+/* A figure in the suite's unit, or "-" when there is none. */
+const char *ax_tl_figure(const struct ax_tl_live *lv, double v, char *buf, size_t n)
+{
+	if (isnan(v))
+		return "-";
+	snprintf(buf, n, "%.4g %s", v, lv->a->suite->unit);
+	return buf;
+}
+
+/* Time left, from this run's trials so far: the mean trial times the
+ * trials the budget (or the time limit, if sooner) still allows. */
+static void eta_text(const struct ax_tl_live *lv, char *buf, size_t n)
+{
+	double elapsed = ax_tl_now_s() - lv->run_start_s;
+	size_t budget = lv->a->budget;
+	if (lv->run_trials == 0 || budget == 0) {
+		snprintf(buf, n, "?");
+		return;
+	}
+	double left_trials =
+	    budget > (size_t)lv->n_trials ? (double)budget - lv->n_trials : 0;
+	double eta = elapsed / lv->run_trials * left_trials;
+	if (lv->a->time_limit_s > 0 && eta > lv->a->time_limit_s - elapsed)
+		eta = fmax(lv->a->time_limit_s - elapsed, 0);
+	long sec = lround(eta);
+	snprintf(buf, n, "%ld:%02ld", sec / 60, sec % 60);
+}
+
+/*
+ * One line per trial: which trial of the budget and the time left, the
+ * trial's own figure and status, the best so far with its parameters,
+ * and the defaults measured before the first trial as the reference.  On
+ * a terminal the line is rewritten in place; otherwise (a log, a pipe)
+ * each trial is a line of its own.
+ */
+void ax_tl_progress(const struct ax_tl_live *lv, double value, const char *status)
+{
+	if (quiet(lv))
+		return;
+	char eta[32], f[3][64];
+	eta_text(lv, eta, sizeof(eta));
+	if (isatty(2))
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr,
+		"trial %d/%zu (ETA %s): %s %s | best %s (%s) | defaults %s%s",
+		lv->n_trials, lv->a->budget, eta,
+		ax_tl_figure(lv, value, f[0], sizeof(f[0])), status,
+		ax_tl_figure(lv, lv->best_value, f[1], sizeof(f[1])),
+		isnan(lv->best_value) ? "none yet" : lv->best_label,
+		ax_tl_figure(lv, lv->defaults_first, f[2], sizeof(f[2])),
+		isatty(2) ? "" : "\n");
+	fflush(stderr);
+}
+
+/* A line of its own about what the session is doing now. */
+void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)
+{
+	if (quiet(lv))
+		return;
+	va_list ap;
+	if (isatty(2))
+		fprintf(stderr, "\r\033[K");
+	fputs("axbench tune: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+/*
+ * Why the session ended: what close_all stores in tune_session.stop_reason
+ * and what report prints, from one place so they never disagree.  A
+ * signal wins over the tuner's own reason (SIGINT while re-timing, after
+ * the budget was reached, is an interrupted session), and a failure (a
+ * full disk) is an error, not an interruption.
+ */
+const char *ax_tl_end_reason(const struct ax_tl_live *lv, int rc)
+{
+	if (ax_interrupted)
+		return "interrupted";
+	const char *stop = ax_tuner_stop_reason(lv->tuner);
+	return rc == 0 && stop ? stop : "error";
+}
+
+/* The prior in the JSON output: the session it came from (null when
+ * cold), why, how much of it mapped, and the slope the model put on it at
+ * its last fit (0: the data preferred the cold model). */
+static json_t *prior_json(const struct ax_tl_live *lv)
+{
+	const struct ax_prior *p = lv->prior.prior;
+	double slope = ax_tuner_prior_slope(lv->tuner);
+	json_t *o =
+	    json_pack("{s:o,s:s}", "session_id",
+		      p ? json_integer(lv->prior.session_id) : json_null(),
+		      "basis", lv->prior.basis);
+	if (p) {
+		json_object_set_new(o, "used",
+				    json_integer((json_int_t)ax_prior_used(p)));
+		json_object_set_new(
+		    o, "left_out",
+		    json_integer((json_int_t)ax_prior_left_out(p)));
+		json_object_set_new(
+		    o, "failed", json_integer((json_int_t)ax_prior_failed(p)));
+		json_object_set_new(
+		    o, "slope", isnan(slope) ? json_null() : json_real(slope));
+	}
+	return o;
+}
+
+static void print_prior(const struct ax_tl_live *lv)
+{
+	double slope = ax_tuner_prior_slope(lv->tuner);
+	if (!lv->prior.prior) {
+		printf("prior:    none (%s)\n", lv->prior.basis);
+		return;
+	}
+	printf("prior:    session %lld (%s)", (long long)lv->prior.session_id,
+	       lv->prior.basis);
+	if (isnan(slope))
+		printf(", not fitted yet\n");
+	else if (slope == 0)
+		printf(", set aside: this session's trials fit better without "
+		       "it\n");
+	else
+		printf(", in use with slope %.2f on its log time\n", slope);
+}
+
+/* The objective and, for energy ones, the figures the verdict took. */
+static void set_objective_json(const struct ax_tl_live *lv, const struct ax_tl_verdict *v,
+			       json_t *o)
+{
+	json_object_set_new(
+	    o, "objective",
+	    json_string(ax_tune_objective_name(lv->a->objective)));
+	json_object_set_new(o, "objective_unit",
+			    json_string(ax_tl_objective_unit(lv)));
+	double figs[2] = {v->have_best ? v->best_obj : NAN, v->defaults_obj};
+	const char *keys[2] = {"best_objective", "default_objective"};
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(o, keys[i],
+				    isfinite(figs[i]) ? json_real(figs[i])
+						      : json_null());
+}
+
+static void print_objective(const struct ax_tl_live *lv, const struct ax_tl_verdict *v)
+{
+	if (!ax_tl_energy_objective(lv))
+		return;
+	const char *name = ax_tune_objective_name(lv->a->objective);
+	if (isnan(v->best_obj)) {
+		printf("objective: %s per repetition; no figure for the "
+		       "answer\n",
+		       name);
+		return;
+	}
+	printf("objective: %s per repetition: %.4g %s", name, v->best_obj,
+	       ax_tl_objective_unit(lv));
+	if (!isnan(v->defaults_obj) && v->best_obj > 0)
+		printf(", defaults %.4g %s (%.2fx less%s)", v->defaults_obj,
+		       ax_tl_objective_unit(lv), v->defaults_obj / v->best_obj,
+		       v->defaults_win ? "; not 5 % below the defaults, so "
+					 "the defaults stay"
+				       : "");
+	printf("\n");
+}
+
+/* The closing report as one JSON document (--json). */
+static void report_json(struct ax_tl_live *lv, const struct ax_tl_verdict *v,
+			const char *stop, const struct ax_params *p,
+			double speedup)
+{
+	const struct ax_suite *s = lv->a->suite;
+	json_t *o = json_pack(
+	    "{s:I,s:I,s:s,s:s,s:i,s:s?,s:s,s:o,s:o,s:o,s:o,s:o,s:o?}",
+	    "session_id", (json_int_t)lv->session_id, "run_id",
+	    (json_int_t)lv->session.run_id, "suite", s->name, "strategy",
+	    lv->a->strategy, "trials", lv->n_trials, "stop_reason", stop,
+	    "unit", s->unit, "best",
+	    v->have_best ? json_real(v->best) : json_null(), "default",
+	    isnan(v->defaults) ? json_null() : json_real(v->defaults),
+	    "default_first",
+	    isnan(lv->defaults_first) ? json_null()
+				      : json_real(lv->defaults_first),
+	    "best_trial",
+	    isnan(lv->best_value) ? json_null() : json_real(lv->best_value),
+	    "speedup", isnan(speedup) ? json_null() : json_real(speedup),
+	    "best_params", v->have_best ? ax_params_json(p) : NULL);
+	json_object_set_new(o, "prior", prior_json(lv));
+	set_objective_json(lv, v, o);
+	json_dumpf(o, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(o);
+}
+
+/* The closing report when nothing was re-timed: the best trial's quick
+ * figure, if any, and the defaults measured first. */
+static void report_no_best(const struct ax_tl_live *lv)
+{
+	const struct ax_suite *s = lv->a->suite;
+	if (!isnan(lv->best_value))
+		/* Cut short before the re-timing: the trials still measured
+		 * what they measured; say so, marked as a trial's figure. */
+		printf("best so far: %.4g %s  %s (a trial's quick figure, not "
+		       "re-timed)\n",
+		       lv->best_value, s->unit, lv->best_label);
+	else
+		printf("no point measured successfully\n");
+	if (!isnan(lv->defaults_first))
+		printf("defaults: %.4g %s  measured first, before the "
+		       "trials\n",
+		       lv->defaults_first, s->unit);
+}
+
+void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc)
+{
+	const struct ax_suite *s = lv->a->suite;
+	const char *stop = ax_tl_end_reason(lv, rc);
+	char label[512] = "";
+	struct ax_params p;
+	double speedup = NAN;
+	if (v->have_best) {
+		if (v->defaults_win)
+			p = lv->a->base;
+		else
+			ax_tl_point_params(lv, v->best_index, &p);
+		ax_session_case_label(&p, label, sizeof(label));
+		if (!isnan(v->defaults) && v->defaults > 0)
+			speedup = s->higher_is_better ? v->best / v->defaults
+						      : v->defaults / v->best;
+	}
+	if (isatty(2) && lv->app->verbosity >= 0 && !lv->app->json)
+		fprintf(stderr, "\n");
+	if (lv->app->json) {
+		report_json(lv, v, stop, &p, speedup);
+		return;
+	}
+	printf("session %lld: %s on %s, %d trials (%s)\n",
+	       (long long)lv->session_id, lv->a->strategy, s->name,
+	       lv->n_trials, stop);
+	print_prior(lv);
+	if (!v->have_best) {
+		report_no_best(lv);
+		return;
+	}
+	printf("best:     %.4g %s  %s%s\n", v->best, s->unit, label,
+	       v->defaults_win ? " (the defaults: no tried point beat them)"
+			       : "");
+	if (!isnan(v->defaults))
+		printf("defaults: %.4g %s  re-timed beside the best at the "
+		       "end (speed-up %.2fx)\n",
+		       v->defaults, s->unit, speedup);
+	if (!isnan(lv->defaults_first))
+		printf("defaults: %.4g %s  measured first, before the "
+		       "trials\n",
+		       lv->defaults_first, s->unit);
+	print_objective(lv, v);
+}
+
+/* A word of the command line, quoted for a POSIX shell when it holds
+ * anything but the characters that never need it. */
+static void shell_word(const char *w, char *buf, size_t n)
+{
+	if (*w &&
+	    strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789_./+-:=,@%") == strlen(w)) {
+		snprintf(buf, n, "%s", w);
+		return;
+	}
+	size_t used = 0;
+	buf[used++] = '\'';
+	for (; *w && used + 5 < n; w++) {
+		if (*w == '\'') {
+			memcpy(buf + used, "'\\''", 4);
+			used += 4;
+		} else {
+			buf[used++] = *w;
+		}
+	}
+	buf[used++] = '\'';
+	buf[used] = '\0';
+}
+
+/*
+ * After Ctrl-C: what was kept and the exact command that continues the
+ * session - the same database and device, the session by its id alone
+ * (its suite, shape, strategy, seed and budget are stored with it).
+ */
+void ax_tl_tell_resume(const struct ax_tl_live *lv)
+{
+	char db[1100], dev[300] = "", dev_word[280];
+	shell_word(lv->app->db_path, db, sizeof(db));
+	if (lv->app->device_sel) {
+		shell_word(lv->app->device_sel, dev_word, sizeof(dev_word));
+		snprintf(dev, sizeof(dev), " --device %s", dev_word);
+	}
+	fprintf(stderr,
+		"axbench tune: interrupted; session %lld keeps its %d "
+		"trial%s (a trial cut short counts once it has measured a "
+		"figure).\ncontinue it with: axbench --db %s%s tune --resume "
+		"%lld\n",
+		(long long)lv->session_id, lv->n_trials,
+		lv->n_trials == 1 ? "" : "s", db, dev,
+		(long long)lv->session_id);
+}

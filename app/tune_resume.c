@@ -1,0 +1,224 @@
+/* app/tune_resume.c - --resume: the stored session replayed and checked. */
+#include "app/tune_internal.h"
+
+#include "core/db.h"
+#include "core/error.h"
+#include "suites/registry.h"
+#include "tuner/space.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Map a stored trial's parameters back to its point of the space. */
+static long stored_index(const struct ax_tl_live *lv, const json_t *params)
+{
+	struct ax_params p;
+	char *text = json_dumps(params, JSON_COMPACT);
+	char err[256];
+	int rc = text ? ax_params_from_json(&p, lv->a->base.defs, lv->a->base.n,
+					    text, err, sizeof(err))
+		      : AX_ENOMEM;
+	free(text);
+	return rc ? -1 : ax_space_find_params(lv->space, &p);
+}
+
+/* --resume: the tuner relearns every stored trial before asking. */
+int ax_tl_replay_stored(struct ax_tl_live *lv, const json_t *session)
+{
+	const json_t *trials = json_object_get(session, "trials"), *t;
+	size_t k;
+	json_array_foreach(trials, k, t)
+	{
+		long i = stored_index(lv, json_object_get(t, "params"));
+		/* The tuner relearns the figure the session minimised
+		 * (sessions from before objectives minimised seconds). */
+		const json_t *sec = json_object_get(t, "seconds");
+		const json_t *ov = json_object_get(t, "objective_value");
+		const json_t *fig = json_is_number(ov) ? ov : sec;
+		if (ax_tl_energy_objective(lv))
+			fig = ov;
+		bool ok = strcmp(json_string_value(json_object_get(t, "status"))
+				     ?: "",
+				 "ok") == 0 &&
+			  json_is_number(fig);
+		lv->n_trials++;
+		if (i < 0)
+			continue;
+		lv->trial_ids[i] = json_integer_value(json_object_get(t, "id"));
+		ax_tuner_tell(lv->tuner, (size_t)i,
+			      ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
+			      ok ? json_number_value(fig) : NAN);
+		double v = json_number_value(json_object_get(t, "value"));
+		double o = ok ? json_number_value(fig) : NAN;
+		if (ok && ax_tl_better(lv, v, o)) {
+			lv->best_value = v;
+			lv->best_obj = o;
+			lv->best_trial_id =
+			    json_integer_value(json_object_get(t, "id"));
+			struct ax_params p;
+			ax_tl_point_params(lv, (size_t)i, &p);
+			ax_tl_tunables_label(&p, lv->best_label,
+				       sizeof(lv->best_label));
+		}
+	}
+	return 0;
+}
+
+/*
+ * The session's strategy and seed are what make it one search: a
+ * different one given with --resume is refused, never silently replaced.
+ * A --budget given with it is this run's total (stored trials count),
+ * said when it differs from the stored one.
+ */
+/* A resumed session stops by the rule it was started with (sessions from
+ * before rules were stored: by the one given now, or the default); a
+ * different rule given now is refused, as a different strategy is. */
+static int resume_stop_rule(struct ax_tl_live *lv, const json_t *session)
+{
+	struct ax_tune_args *a = lv->a;
+	const char *stored =
+	    json_string_value(json_object_get(session, "stop_rule"));
+	enum ax_stop_rule rule;
+	char err[128];
+	if (!stored || ax_stop_rule_parse(stored, &rule, err, sizeof(err)))
+		return 0;
+	if (a->stop_rule_given && ax_tl_stop_rule_of(a) != rule) {
+		ax_app_error(lv->app, AX_EXIT_USAGE,
+			     "--stop-rule %s: session %lld stops by the rule "
+			     "%s; --resume continues it so (give no "
+			     "--stop-rule or --no-early-stop, or start a new "
+			     "session)",
+			     ax_stop_rule_name(ax_tl_stop_rule_of(a)),
+			     (long long)a->resume_session, stored);
+		return -1;
+	}
+	a->no_early_stop = false;
+	a->stop_rule = (int)rule;
+	return 0;
+}
+
+/* A resumed session minimises what it was started to ("live": from
+ * before objectives, time); another --objective is refused. */
+static int resume_objective(struct ax_tl_live *lv, const json_t *session)
+{
+	struct ax_tune_args *a = lv->a;
+	const char *stored =
+	    json_string_value(json_object_get(session, "objective"));
+	enum ax_tune_objective o = AX_OBJ_TIME;
+	const char *const *names = ax_tune_objectives();
+	for (int i = 0; stored && names[i]; i++)
+		if (strcmp(stored, names[i]) == 0)
+			o = (enum ax_tune_objective)(AX_OBJ_TIME + i);
+	if (a->objective != AX_OBJ_UNSET && a->objective != o) {
+		ax_app_error(lv->app, AX_EXIT_USAGE,
+			     "--objective %s: session %lld minimises %s; "
+			     "--resume continues it so (give no --objective, "
+			     "or start a new session)",
+			     ax_tune_objective_name(a->objective),
+			     (long long)a->resume_session,
+			     ax_tune_objective_name(o));
+		return -1;
+	}
+	a->objective = o;
+	return 0;
+}
+
+/* Energy objectives need the device's power sensor: without one the
+ * session is refused before anything is stored. */
+int ax_tl_check_objective_sensor(struct ax_tl_live *lv)
+{
+	char why[512];
+	if (lv->a->objective == AX_OBJ_UNSET)
+		lv->a->objective = AX_OBJ_TIME;
+	if (!ax_tl_energy_objective(lv) ||
+	    ax_session_power_probe(&lv->session, why, sizeof(why)) == 0)
+		return 0;
+	return ax_app_error(lv->app, AX_EXIT_USAGE,
+			    "--objective %s needs the device's power: %s; "
+			    "tune for time (the default) here",
+			    ax_tune_objective_name(lv->a->objective), why);
+}
+
+static int resume_settings(struct ax_tl_live *lv, const json_t *session)
+{
+	struct ax_tune_args *a = lv->a;
+	long long id = (long long)a->resume_session;
+	static char strategy[32];
+	if (resume_objective(lv, session))
+		return AX_EXIT_USAGE;
+	snprintf(strategy, sizeof(strategy), "%s",
+		 json_string_value(json_object_get(session, "strategy"))
+		     ?: "bo");
+	uint64_t seed =
+	    (uint64_t)json_integer_value(json_object_get(session, "seed"));
+	json_int_t budget =
+	    json_integer_value(json_object_get(session, "budget"));
+	if (a->strategy && strcmp(a->strategy, strategy) != 0)
+		return ax_app_error(lv->app, AX_EXIT_USAGE,
+				    "--strategy %s: session %lld searches "
+				    "with %s; --resume continues it so (give "
+				    "no --strategy, or start a new session)",
+				    a->strategy, id, strategy);
+	if (a->seed != AX_TUNE_SEED_UNSET && a->seed != seed)
+		return ax_app_error(lv->app, AX_EXIT_USAGE,
+				    "--seed %llu: session %lld was started "
+				    "with seed %llu; --resume continues it so "
+				    "(give no --seed, or start a new session)",
+				    (unsigned long long)a->seed, id,
+				    (unsigned long long)seed);
+	a->strategy = strategy;
+	a->seed = seed;
+	if (resume_stop_rule(lv, session))
+		return AX_EXIT_USAGE;
+	if (a->budget && budget > 0 && a->budget != (size_t)budget)
+		ax_tl_say(lv,
+		    "budget %zu for this run, stored trials included (session "
+		    "%lld was started with %lld)",
+		    a->budget, id, (long long)budget);
+	if (!a->budget)
+		a->budget = budget > 0 ? (size_t)budget : 40;
+	return 0;
+}
+
+int ax_tl_load_resumed(struct ax_tl_live *lv, json_t **session)
+{
+	struct ax_tune_args *a = lv->a;
+	char err[512];
+	*session = NULL;
+	if (!a->resume_session)
+		return 0;
+	if (ax_db_session_get(lv->db, a->resume_session, session))
+		return ax_app_error(lv->app, AX_EXIT_USAGE,
+				    "--resume %lld: no such tuning session in "
+				    "%s (axbench results lists runs)",
+				    (long long)a->resume_session,
+				    lv->app->db_path);
+	const char *suite =
+	    json_string_value(json_object_get(*session, "suite"));
+	/* `tune --resume ID` alone: the session names its suite. */
+	if (!a->suite && !(a->suite = ax_suite_find(suite ? suite : "")))
+		return ax_app_error(lv->app, AX_EXIT_USAGE,
+				    "--resume %lld: that session tuned '%s', "
+				    "which this axbench does not know "
+				    "(axbench suites lists them)",
+				    (long long)a->resume_session,
+				    suite ? suite : "?");
+	if (!suite || strcmp(suite, a->suite->name) != 0)
+		return ax_app_error(lv->app, AX_EXIT_USAGE,
+				    "--resume %lld: that session tuned %s, "
+				    "not %s",
+				    (long long)a->resume_session,
+				    suite ? suite : "?", a->suite->name);
+	char *shape =
+	    json_dumps(json_object_get(*session, "shape"), JSON_COMPACT);
+	int rc = shape ? ax_params_from_json(&a->base, a->suite->params,
+					     a->suite->n_params, shape, err,
+					     sizeof(err))
+		       : AX_EINVAL;
+	free(shape);
+	if (rc)
+		return ax_app_error(lv->app, AX_EXIT_USAGE,
+				    "--resume: stored shape unusable: %s", err);
+	return resume_settings(lv, *session);
+}
