@@ -1,8 +1,7 @@
 /* cli/cmd_recommend.c - `axbench recommend`: placement and data-loading
  * settings from what the database holds, as YAML, JSON or a view for the
  * shell, numactl, Slurm or PyTorch. */
-#include "app/run_exec.h"
-#include "app/run_plan.h"
+#include "app/recommend_measure.h"
 #include "app/session.h"
 #include "app/suite_doc.h"
 #include "cli/cli.h"
@@ -128,144 +127,6 @@ static int recommend_run(struct ax_app *app, const char *format,
 	return rc;
 }
 
-/* Number of ok results of suite. */
-static int ok_results(const json_t *results, const char *suite)
-{
-	size_t i;
-	int ok = 0;
-	const json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		const char *st =
-		    json_string_value(json_object_get(r, "status"));
-		const char *su = json_string_value(json_object_get(r, "suite"));
-		ok += st && su && !strcmp(st, "ok") && !strcmp(su, suite);
-	}
-	return ok;
-}
-
-/* Distinct values of parameter key among ok results of suite. */
-static int distinct_values(const json_t *results, const char *suite,
-			   const char *key)
-{
-	json_t *seen = json_object();
-	size_t i;
-	const json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		const char *st =
-		    json_string_value(json_object_get(r, "status"));
-		const char *su = json_string_value(json_object_get(r, "suite"));
-		if (!st || !su || strcmp(st, "ok") || strcmp(su, suite))
-			continue;
-		char *v = json_dumps(
-		    json_object_get(json_object_get(r, "params"), key),
-		    JSON_ENCODE_ANY);
-		if (v)
-			json_object_set_new(seen, v, json_true());
-		free(v);
-	}
-	int n = (int)json_object_size(seen);
-	json_decref(seen);
-	return n;
-}
-
-/* A suite is missing when the rules that read it lack what they need:
- * the sweeps its recommend_needs declare (three chunk sizes for
- * transfer, three batch sizes for conv...), or one result. */
-static bool suite_missing(const json_t *results, const struct ax_suite *s)
-{
-	for (const struct ax_suite_need *n = s->recommend_needs;
-	     n && n->distinct > 0; n++) {
-		if (n->param &&
-		    distinct_values(results, s->name, n->param) < n->distinct)
-			return true;
-		if (!n->param && ok_results(results, s->name) < n->distinct)
-			return true;
-	}
-	return false;
-}
-
-/* The selected device's stored results (an empty array when there is no
- * database yet). */
-static int stored_for_device(struct ax_app *app, const char *fingerprint,
-			     json_t **results)
-{
-	struct ax_db *db;
-	struct ax_db_filter f = {.device_fingerprint = fingerprint};
-	*results = NULL;
-	if (access(app->db_path, F_OK) != 0) {
-		*results = json_array();
-		return 0;
-	}
-	int rc = ax_app_open_db(app, true, &db);
-	if (rc)
-		return rc;
-	if (ax_db_results(db, &f, results))
-		rc = ax_app_error(app, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
-	ax_db_close(db);
-	return rc;
-}
-
-static int measure_missing(struct ax_app *app, const char *label)
-{
-	struct ax_vk_instance *inst;
-	int idx;
-	char fp[17], path[PATH_MAX], err[1024];
-	if (app->device_sel && !strcmp(app->device_sel, "all"))
-		return ax_app_error(app, AX_EXIT_USAGE,
-				    "--measure measures one device: give "
-				    "--device SEL, not all");
-	int rc = ax_app_open_vk(app, &inst, &idx);
-	if (rc)
-		return rc;
-	snprintf(fp, sizeof(fp), "%s",
-		 ax_vk_device_info(inst, idx)->fingerprint);
-	ax_vk_instance_destroy(inst);
-	json_t *results;
-	if ((rc = stored_for_device(app, fp, &results)))
-		return rc;
-	snprintf(path, sizeof(path), "%s/recommend.yaml", ax_app_config_dir());
-	char *missing[64];
-	int n = 0;
-	for (int i = 0; i < ax_suite_count && n < 64; i++)
-		if (suite_missing(results, ax_suites[i]))
-			missing[n++] = (char *)ax_suites[i]->name;
-	json_decref(results);
-	if (n == 0) {
-		if (app->verbosity >= 0)
-			fprintf(stderr,
-				"axbench recommend: nothing missing for "
-				"this device; measuring nothing\n");
-		return 0;
-	}
-	/* Zeroed: ax_plan_build keeps a tuned document already loaded
-	 * into plan (run --tuned), and there is none here. */
-	struct ax_plan plan = {0};
-	struct ax_runner_opts opts;
-	ax_runner_opts_default(&opts);
-	if (ax_plan_build(&plan, path, missing, n, NULL, 0, err, sizeof(err))) {
-		ax_plan_release(&plan);
-		return ax_app_error(app, AX_EXIT_USAGE, "%s", err);
-	}
-	ax_plan_apply_measure(plan.profile, &opts, 0);
-	/* The measurements go to stderr's progress and the database; stdout
-	 * carries only the recommendation. */
-	fflush(stdout);
-	int saved = dup(1);
-	dup2(2, 1);
-	bool json = app->json;
-	app->json = false;
-	struct ax_run_origin origin = {.command = "recommend", .label = label};
-	rc = ax_run_execute(app, &plan, &opts, NULL, true, &origin);
-	app->json = json;
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	ax_plan_release(&plan);
-	return rc;
-}
-
 static int recommend_main(struct ax_app *app, int argc, char **argv)
 {
 	struct ax_cli_iter it;
@@ -299,7 +160,7 @@ static int recommend_main(struct ax_app *app, int argc, char **argv)
 				    "leave --label out");
 	if (!format)
 		format = app->json ? "json" : "yaml";
-	if (measure && (rc = measure_missing(app, label)))
+	if (measure && (rc = ax_recommend_measure_missing(app, label)))
 		return rc;
 	return recommend_run(app, format, path);
 }
