@@ -497,22 +497,25 @@ static int read_schema(sqlite3 *h, int *objects)
 	return rc;
 }
 
-/* "file:PATH?immutable=1" with PATH percent-encoded as RFC 3986 wants. */
+/* "file:PATH?immutable=1" with PATH percent-encoded as RFC 3986 wants;
+ * sqlite3_free it. */
 static char *immutable_uri(const char *path)
 {
-	size_t n = strlen(path);
-	char *uri = malloc(3 * n + 32), *o = uri;
-	if (!uri)
-		return NULL;
-	o += sprintf(o, "file:");
+	sqlite3_str *uri = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(uri, "file:");
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
 		if (isalnum(*p) || strchr("/._-~", *p))
-			*o++ = (char)*p;
+			sqlite3_str_appendchar(uri, 1, (char)*p);
 		else
-			o += sprintf(o, "%%%02X", *p);
+			sqlite3_str_appendf(uri, "%%%02X", *p);
 	}
-	strcpy(o, "?immutable=1");
-	return uri;
+	sqlite3_str_appendall(uri, "?immutable=1");
+	if (sqlite3_str_errcode(uri) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(uri));
+		return NULL;
+	}
+	return sqlite3_str_finish(uri);
 }
 
 /*
@@ -541,7 +544,7 @@ static int open_ro(const char *path, sqlite3 **out, bool *immutable)
 			       uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
 			       NULL)
 			 : SQLITE_NOMEM;
-		free(uri);
+		sqlite3_free(uri);
 		if (rc == SQLITE_OK)
 			rc = read_schema(h, NULL);
 		*immutable = rc == SQLITE_OK;
@@ -708,7 +711,6 @@ static int set_pragmas(struct ax_db *db)
  * got there first. */
 static int migrate_one(struct ax_db *db, int v)
 {
-	char pragma[64];
 	int cur = 0, rc;
 
 	if ((rc = ax_dbi_begin(db)))
@@ -723,8 +725,11 @@ static int migrate_one(struct ax_db *db, int v)
 	rc = ax_dbi_exec(db, migrations[v - 1], "creating the schema");
 	if (rc)
 		return ax_dbi_rollback(db, rc);
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", v);
-	if ((rc = ax_dbi_exec(db, pragma, "recording the schema version")))
+	char *pragma = sqlite3_mprintf("PRAGMA user_version=%d", v);
+	rc = pragma ? ax_dbi_exec(db, pragma, "recording the schema version")
+		    : ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	sqlite3_free(pragma);
+	if (rc)
 		return ax_dbi_rollback(db, rc);
 	if ((rc = ax_dbi_commit(db)))
 		return ax_dbi_rollback(db, rc);
@@ -751,15 +756,14 @@ static int migrate(struct ax_db *db)
 /* Committed results that an immutable open would not see. */
 static bool wal_has_frames(const char *path)
 {
-	char *wal = malloc(strlen(path) + 5);
+	char *wal = sqlite3_mprintf("%s-wal", path);
 	struct stat sb;
 	bool frames = false;
 	if (wal) {
-		sprintf(wal, "%s-wal", path);
 		/* A WAL header alone is 32 bytes; frames follow it. */
 		frames = stat(wal, &sb) == 0 && sb.st_size > 32;
 	}
-	free(wal);
+	sqlite3_free(wal);
 	return frames;
 }
 
