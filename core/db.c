@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 /* ---- schema ---------------------------------------------------------- */
 
@@ -289,35 +289,14 @@ int ax_db_schema_version(const struct ax_db *db)
 
 /* ---- small helpers ---------------------------------------------------- */
 
+/* libuuid reads the kernel's random source (getrandom) and sets the
+ * version 4 and RFC 4122 variant bits. */
 void ax_uuid_v4(char out[37])
 {
-	unsigned char b[16];
-	size_t got = 0;
+	uuid_t u;
 
-	while (got < sizeof(b)) {
-		ssize_t r = getrandom(b + got, sizeof(b) - got, 0);
-
-		if (r > 0)
-			got += (size_t)r;
-		else if (r < 0 && errno != EINTR)
-			break;
-	}
-	if (got < sizeof(b)) {
-		/* getrandom cannot fail on Linux >= 3.17 with a seeded
-		 * pool; keep the output well-formed regardless. */
-		FILE *f = fopen("/dev/urandom", "rb");
-
-		if (!f || fread(b, 1, sizeof(b), f) != sizeof(b))
-			abort();
-		fclose(f);
-	}
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-		 "%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
-		 b[10], b[11], b[12], b[13], b[14], b[15]);
+	uuid_generate_random(u);
+	uuid_unparse_lower(u, out);
 }
 
 /* The key of a canonical text (parameter sets, host fingerprints). */
