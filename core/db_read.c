@@ -272,8 +272,8 @@ static json_t *device_object(sqlite3_stmt *st, int first)
 
 /*
  * The WHERE clause shared by the listings.  Only fixed fragments are
- * concatenated; every value is bound: run ids travel as one JSON array
- * read back by json_each.
+ * concatenated (sqlite3_str_appendall, never a format); every value is
+ * bound: run ids travel as one JSON array read back by json_each.
  */
 struct where {
 	sqlite3_str *sql;
@@ -289,7 +289,8 @@ static int build_where(struct where *w, const char *head,
 		       bool runs)
 {
 	w->sql = sqlite3_str_new(NULL);
-	sqlite3_str_appendf(w->sql, "%s WHERE 1", head);
+	sqlite3_str_appendall(w->sql, head);
+	sqlite3_str_appendall(w->sql, " WHERE 1");
 	w->nargs = 0;
 	w->ids_json = NULL;
 	if (!f)
@@ -321,7 +322,9 @@ static int build_where(struct where *w, const char *head,
 		w->args[w->nargs++] = f->device_fingerprint;
 	}
 	if (f->since) {
-		sqlite3_str_appendf(w->sql, " AND %s >= ?", time_col);
+		sqlite3_str_appendall(w->sql, " AND ");
+		sqlite3_str_appendall(w->sql, time_col);
+		sqlite3_str_appendall(w->sql, " >= ?");
 		w->args[w->nargs++] = f->since;
 	}
 	return 0;
