@@ -8,7 +8,7 @@
 #   tests/unit/test_*.c            -> one binary each, linked with libax.a
 #   bench/*.c                      -> one binary each
 
-PKGS    := vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib
+PKGS    := vulkan sqlite3 yaml-0.1 gsl hwloc jansson zlib uuid
 # libshaderc (core/glsl.c: user kernels' GLSL compiled at run time), linked
 # statically.  Debian 12's libshaderc.so.1 leaves glslang's symbols to the
 # program (glslc carries its own copy) and was built against glslang 11.13

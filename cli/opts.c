@@ -125,6 +125,92 @@ static const char *suggest_option(const struct ax_cli_cmd *cmd,
 	return buf;
 }
 
+/* The option arg names, in the command's table or the global one: name
+ * gets a long option's name, *inline_val what follows its '=' (or a
+ * short option's letter).  NULL when there is none. */
+static const struct ax_cli_opt *lookup_option(const struct ax_cli_iter *it,
+					      const char *arg, char *name,
+					      size_t name_len,
+					      const char **inline_val)
+{
+	const struct ax_cli_opt *o;
+	if (arg[1] == '-') {
+		const char *eq = strchr(arg + 2, '=');
+		size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+		if (len >= name_len)
+			len = name_len - 1;
+		memcpy(name, arg + 2, len);
+		name[len] = '\0';
+		*inline_val = eq ? eq + 1 : NULL;
+		o = find_opt(it->cmd ? it->cmd->opts : NULL, name, 0);
+		if (!o)
+			o = find_opt(global_opts, name, 0);
+	} else {
+		o = find_opt(it->cmd ? it->cmd->opts : NULL, NULL, arg[1]);
+		if (!o)
+			o = find_opt(global_opts, NULL, arg[1]);
+		*inline_val = arg[2] ? arg + 2 : NULL;
+	}
+	return o;
+}
+
+/* "[FILE]": the value is optional; only --name=VALUE gives one here,
+ * and the command decides whether a separate argument is it
+ * (ax_cli_take_optional). */
+static int take_optional_value(struct ax_cli_iter *it,
+			       const struct ax_cli_opt *o,
+			       const char *inline_val, const char *who)
+{
+	it->optarg = NULL;
+	snprintf(it->optname, sizeof(it->optname), "--%s", o->name);
+	if (inline_val && !*inline_val) {
+		fprintf(stderr,
+			"%s: option --%s=%s is empty; give a value "
+			"(is a shell variable unset?)\n",
+			who, o->name, o->arg);
+		return -1;
+	}
+	it->optarg = inline_val;
+	return 0;
+}
+
+/* The value of option o (none, inline or the next argument). */
+static int take_value(struct ax_cli_iter *it, const struct ax_cli_opt *o,
+		      const char *arg, const char *inline_val, const char *who)
+{
+	bool is_long = arg[1] == '-';
+	if (!o->arg && inline_val && is_long) {
+		fprintf(stderr, "%s: option --%s takes no value\n", who,
+			o->name);
+		return -1;
+	}
+	if (!o->arg && inline_val && !is_long) {
+		fprintf(stderr, "%s: unknown option '%s'\n", who, arg);
+		return -1;
+	}
+	it->optarg = NULL;
+	snprintf(it->optname, sizeof(it->optname), "--%s", o->name);
+	if (!o->arg)
+		return 0;
+	if (!inline_val && it->i >= it->argc) {
+		fprintf(stderr, "%s: option --%s needs a value (%s)\n", who,
+			o->name, o->arg);
+		return -1;
+	}
+	it->optarg = inline_val ? inline_val : it->argv[it->i++];
+	/* An empty value is never meant: --db '' or -o '' from an unset
+	 * shell variable would otherwise fall back to a default or fail
+	 * later with a puzzling message. */
+	if (!*it->optarg) {
+		fprintf(stderr,
+			"%s: option --%s needs a value (%s), got an empty "
+			"string; give one (is a shell variable unset?)\n",
+			who, o->name, o->arg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Split "--name=value" / "--name value" / "-x value" / "-xvalue". */
 static int take_option(struct ax_cli_iter *it, const char *arg,
 		       const struct ax_cli_opt **found)
@@ -137,24 +223,8 @@ static int take_option(struct ax_cli_iter *it, const char *arg,
 	char name[64];
 	const char *inline_val = NULL;
 	bool is_long = arg[1] == '-';
-	const struct ax_cli_opt *o;
-	if (is_long) {
-		const char *eq = strchr(arg + 2, '=');
-		size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-		if (len >= sizeof(name))
-			len = sizeof(name) - 1;
-		memcpy(name, arg + 2, len);
-		name[len] = '\0';
-		inline_val = eq ? eq + 1 : NULL;
-		o = find_opt(it->cmd ? it->cmd->opts : NULL, name, 0);
-		if (!o)
-			o = find_opt(global_opts, name, 0);
-	} else {
-		o = find_opt(it->cmd ? it->cmd->opts : NULL, NULL, arg[1]);
-		if (!o)
-			o = find_opt(global_opts, NULL, arg[1]);
-		inline_val = arg[2] ? arg + 2 : NULL;
-	}
+	const struct ax_cli_opt *o =
+	    lookup_option(it, arg, name, sizeof(name), &inline_val);
 	if (!o) {
 		char hint[128];
 		const char *dym = suggest_option(it->cmd, is_long ? name : NULL,
@@ -165,54 +235,11 @@ static int take_option(struct ax_cli_iter *it, const char *arg,
 			it->cmd ? cmdname : "");
 		return -1;
 	}
-	/* "[FILE]": the value is optional; only --name=VALUE gives one
-	 * here, and the command decides whether a separate argument is it
-	 * (ax_cli_take_optional). */
 	bool optional = o->arg && o->arg[0] == '[';
-	if (optional) {
-		it->optarg = NULL;
-		snprintf(it->optname, sizeof(it->optname), "--%s", o->name);
-		if (inline_val && !*inline_val) {
-			fprintf(stderr,
-				"%s: option --%s=%s is empty; give a value "
-				"(is a shell variable unset?)\n",
-				who, o->name, o->arg);
-			return -1;
-		}
-		it->optarg = inline_val;
-		*found = o;
-		return 0;
-	}
-	if (!o->arg && inline_val && is_long) {
-		fprintf(stderr, "%s: option --%s takes no value\n", who,
-			o->name);
-		return -1;
-	}
-	if (!o->arg && inline_val && !is_long) {
-		fprintf(stderr, "%s: unknown option '%s'\n", who, arg);
-		return -1;
-	}
-	it->optarg = NULL;
-	snprintf(it->optname, sizeof(it->optname), "--%s", o->name);
-	if (o->arg) {
-		if (!inline_val && it->i >= it->argc) {
-			fprintf(stderr, "%s: option --%s needs a value (%s)\n",
-				who, o->name, o->arg);
-			return -1;
-		}
-		it->optarg = inline_val ? inline_val : it->argv[it->i++];
-		/* An empty value is never meant: --db '' or -o '' from an
-		 * unset shell variable would otherwise fall back to a
-		 * default or fail later with a puzzling message. */
-		if (!*it->optarg) {
-			fprintf(stderr,
-				"%s: option --%s needs a value (%s), got an "
-				"empty string; give one (is a shell variable "
-				"unset?)\n",
-				who, o->name, o->arg);
-			return -1;
-		}
-	}
+	int rc = optional ? take_optional_value(it, o, inline_val, who)
+			  : take_value(it, o, arg, inline_val, who);
+	if (rc)
+		return rc;
 	*found = o;
 	return 0;
 }

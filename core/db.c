@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 
 /* ---- schema ---------------------------------------------------------- */
 
@@ -289,35 +289,14 @@ int ax_db_schema_version(const struct ax_db *db)
 
 /* ---- small helpers ---------------------------------------------------- */
 
+/* libuuid reads the kernel's random source (getrandom) and sets the
+ * version 4 and RFC 4122 variant bits. */
 void ax_uuid_v4(char out[37])
 {
-	unsigned char b[16];
-	size_t got = 0;
+	uuid_t u;
 
-	while (got < sizeof(b)) {
-		ssize_t r = getrandom(b + got, sizeof(b) - got, 0);
-
-		if (r > 0)
-			got += (size_t)r;
-		else if (r < 0 && errno != EINTR)
-			break;
-	}
-	if (got < sizeof(b)) {
-		/* getrandom cannot fail on Linux >= 3.17 with a seeded
-		 * pool; keep the output well-formed regardless. */
-		FILE *f = fopen("/dev/urandom", "rb");
-
-		if (!f || fread(b, 1, sizeof(b), f) != sizeof(b))
-			abort();
-		fclose(f);
-	}
-	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
-	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-		 "%02x%02x%02x%02x%02x%02x",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
-		 b[10], b[11], b[12], b[13], b[14], b[15]);
+	uuid_generate_random(u);
+	uuid_unparse_lower(u, out);
 }
 
 /* The key of a canonical text (parameter sets, host fingerprints). */
@@ -497,22 +476,25 @@ static int read_schema(sqlite3 *h, int *objects)
 	return rc;
 }
 
-/* "file:PATH?immutable=1" with PATH percent-encoded as RFC 3986 wants. */
+/* "file:PATH?immutable=1" with PATH percent-encoded as RFC 3986 wants;
+ * sqlite3_free it. */
 static char *immutable_uri(const char *path)
 {
-	size_t n = strlen(path);
-	char *uri = malloc(3 * n + 32), *o = uri;
-	if (!uri)
-		return NULL;
-	o += sprintf(o, "file:");
+	sqlite3_str *uri = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(uri, "file:");
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
 		if (isalnum(*p) || strchr("/._-~", *p))
-			*o++ = (char)*p;
+			sqlite3_str_appendchar(uri, 1, (char)*p);
 		else
-			o += sprintf(o, "%%%02X", *p);
+			sqlite3_str_appendf(uri, "%%%02X", *p);
 	}
-	strcpy(o, "?immutable=1");
-	return uri;
+	sqlite3_str_appendall(uri, "?immutable=1");
+	if (sqlite3_str_errcode(uri) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(uri));
+		return NULL;
+	}
+	return sqlite3_str_finish(uri);
 }
 
 /*
@@ -541,7 +523,7 @@ static int open_ro(const char *path, sqlite3 **out, bool *immutable)
 			       uri, &h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
 			       NULL)
 			 : SQLITE_NOMEM;
-		free(uri);
+		sqlite3_free(uri);
 		if (rc == SQLITE_OK)
 			rc = read_schema(h, NULL);
 		*immutable = rc == SQLITE_OK;
@@ -708,7 +690,6 @@ static int set_pragmas(struct ax_db *db)
  * got there first. */
 static int migrate_one(struct ax_db *db, int v)
 {
-	char pragma[64];
 	int cur = 0, rc;
 
 	if ((rc = ax_dbi_begin(db)))
@@ -723,8 +704,11 @@ static int migrate_one(struct ax_db *db, int v)
 	rc = ax_dbi_exec(db, migrations[v - 1], "creating the schema");
 	if (rc)
 		return ax_dbi_rollback(db, rc);
-	snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", v);
-	if ((rc = ax_dbi_exec(db, pragma, "recording the schema version")))
+	char *pragma = sqlite3_mprintf("PRAGMA user_version=%d", v);
+	rc = pragma ? ax_dbi_exec(db, pragma, "recording the schema version")
+		    : ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	sqlite3_free(pragma);
+	if (rc)
 		return ax_dbi_rollback(db, rc);
 	if ((rc = ax_dbi_commit(db)))
 		return ax_dbi_rollback(db, rc);
@@ -751,15 +735,14 @@ static int migrate(struct ax_db *db)
 /* Committed results that an immutable open would not see. */
 static bool wal_has_frames(const char *path)
 {
-	char *wal = malloc(strlen(path) + 5);
+	char *wal = sqlite3_mprintf("%s-wal", path);
 	struct stat sb;
 	bool frames = false;
 	if (wal) {
-		sprintf(wal, "%s-wal", path);
 		/* A WAL header alone is 32 bytes; frames follow it. */
 		frames = stat(wal, &sb) == 0 && sb.st_size > 32;
 	}
-	free(wal);
+	sqlite3_free(wal);
 	return frames;
 }
 

@@ -184,12 +184,10 @@ static int copy_file(const char *from, const char *to)
 	return bad ? -1 : 0;
 }
 
+/* dir/name, to be freed with sqlite3_free (NULL when out of memory). */
 static char *join(const char *dir, const char *name)
 {
-	char *p = malloc(strlen(dir) + strlen(name) + 2);
-	if (p)
-		sprintf(p, "%s/%s", dir, name);
-	return p;
+	return sqlite3_mprintf("%s/%s", dir, name);
 }
 
 void ax_dbi_remove_copy(struct ax_db *db)
@@ -202,36 +200,35 @@ void ax_dbi_remove_copy(struct ax_db *db)
 		char *p = join(db->copy_dir, names[i]);
 		if (p)
 			unlink(p);
-		free(p);
+		sqlite3_free(p);
 	}
 	rmdir(db->copy_dir);
-	free(db->copy_dir);
+	sqlite3_free(db->copy_dir);
 	db->copy_dir = NULL;
 }
 
 /* Copy path and path-wal into a fresh temporary directory; *copy gets
- * the copied database's path (malloc'd). */
+ * the copied database's path (sqlite3_free it). */
 static int copy_pair(struct ax_db *db, char **copy)
 {
 	const char *tmp = getenv("TMPDIR");
 	char *dir = join(tmp && *tmp ? tmp : "/tmp", "axbench-db-XXXXXX");
-	char *wal = malloc(strlen(db->path) + 5);
+	char *wal = sqlite3_mprintf("%s-wal", db->path);
 	*copy = NULL;
 	if (!dir || !wal || !mkdtemp(dir)) {
-		free(dir);
-		free(wal);
+		sqlite3_free(dir);
+		sqlite3_free(wal);
 		return -1;
 	}
 	db->copy_dir = dir;
-	sprintf(wal, "%s-wal", db->path);
 	*copy = join(dir, "copy.db");
 	char *copy_wal = join(dir, "copy.db-wal");
 	int rc = *copy && copy_wal && copy_file(db->path, *copy) == 0 &&
 			 copy_file(wal, copy_wal) == 0
 		     ? 0
 		     : -1;
-	free(wal);
-	free(copy_wal);
+	sqlite3_free(wal);
+	sqlite3_free(copy_wal);
 	return rc;
 }
 
@@ -245,7 +242,7 @@ int ax_dbi_private_copy(struct ax_db *db, char *err, size_t errlen)
 			     "a temporary directory failed (%s); free space "
 			     "in $TMPDIR or open it where axbench may write",
 			     db->path, strerror(errno));
-		free(copy);
+		sqlite3_free(copy);
 		return rc;
 	}
 	sqlite3_close(db->h);
@@ -254,6 +251,6 @@ int ax_dbi_private_copy(struct ax_db *db, char *err, size_t errlen)
 	    SQLITE_OK)
 		rc = ax_errf(err, errlen, AX_EDB, "%s: cannot open its copy %s",
 			     db->path, copy);
-	free(copy);
+	sqlite3_free(copy);
 	return rc;
 }

@@ -53,11 +53,13 @@ static int rows(struct ax_db *db, const char *sql, const char *const *keys,
 
 static int count_rows(struct ax_db *db, const char *table, int64_t *n)
 {
-	char sql[128];
 	sqlite3_stmt *st;
-	/* table is one of the constant names above, never data. */
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
-	int rc = ax_dbi_prepare(db, sql, &st);
+	/* table is one of the constant names above, never data; quoted as
+	 * an identifier all the same. */
+	char *sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", table);
+	int rc = sql ? ax_dbi_prepare(db, sql, &st)
+		     : ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	sqlite3_free(sql);
 	if (rc)
 		return rc;
 	rc = sqlite3_step(st);

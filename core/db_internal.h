@@ -28,7 +28,8 @@ struct ax_db {
 	bool stopped;		      /* the last wait ended by *stop */
 	bool no_wait;		      /* best-effort writes: never wait */
 	/* A private copy read instead of path (see open_private_copy);
-	 * removed at close.  NULL when path itself is open. */
+	 * removed at close.  NULL when path itself is open; SQLite's
+	 * allocation (core/db_check.c join), so sqlite3_free'd. */
 	char *copy_dir;
 	char note[512]; /* see ax_db_note */
 };

@@ -170,79 +170,88 @@ static int n_refs(const struct table *t)
 	return n;
 }
 
+/* The statement s holds, NULL (and s freed) when it ran out of memory;
+ * sqlite3_free it. */
+static char *finish_sql(sqlite3_str *s)
+{
+	if (sqlite3_str_errcode(s) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(s));
+		return NULL;
+	}
+	return sqlite3_str_finish(s);
+}
+
 /* The input side: the copied columns, then each reference's key. */
 static char *select_sql(const struct table *t)
 {
-	char *sql = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&sql, &len);
-	if (!f)
-		return NULL;
-	fputs("SELECT ", f);
+	sqlite3_str *s = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(s, "SELECT ");
 	int nc = count_cols(t->cols);
 	for (int i = 0; i < nc; i++) {
 		char c[64];
 		nth_col(t->cols, i, c, sizeof(c));
-		fprintf(f, "%st.%s", i ? ", " : "", c);
+		sqlite3_str_appendf(s, "%st.%s", i ? ", " : "", c);
 	}
 	for (int i = 0; i < n_refs(t); i++)
-		fprintf(f, "%s(SELECT k.%s FROM %s k WHERE k.id = t.%s)",
-			nc || i ? ", " : "", t->refs[i].key, t->refs[i].table,
-			t->refs[i].col);
-	fprintf(f, " FROM %s t", t->name);
-	return fclose(f) ? (free(sql), NULL) : sql;
+		sqlite3_str_appendf(
+		    s, "%s(SELECT k.%s FROM %s k WHERE k.id = t.%s)",
+		    nc || i ? ", " : "", t->refs[i].key, t->refs[i].table,
+		    t->refs[i].col);
+	sqlite3_str_appendf(s, " FROM %s t", t->name);
+	return finish_sql(s);
 }
 
 /* The output-side value of column col: its parameter, or a reference's
  * lookup by key. */
-static void value_of(FILE *f, const struct table *t, const char *col)
+static void value_of(sqlite3_str *s, const struct table *t, const char *col)
 {
 	int nc = count_cols(t->cols);
 	for (int i = 0; i < n_refs(t); i++)
 		if (!strcmp(col, t->refs[i].col)) {
-			fprintf(f, "(SELECT id FROM %s WHERE %s = ?%d)",
-				t->refs[i].table, t->refs[i].key, nc + i + 1);
+			sqlite3_str_appendf(
+			    s, "(SELECT id FROM %s WHERE %s = ?%d)",
+			    t->refs[i].table, t->refs[i].key, nc + i + 1);
 			return;
 		}
 	for (int i = 0; i < nc; i++) {
 		char c[64];
 		nth_col(t->cols, i, c, sizeof(c));
 		if (!strcmp(c, col)) {
-			fprintf(f, "?%d", i + 1);
+			sqlite3_str_appendf(s, "?%d", i + 1);
 			return;
 		}
 	}
-	fputs("NULL", f);
+	sqlite3_str_appendall(s, "NULL");
 }
 
 /* The output side: the row, unless a row that matches it is there. */
 static char *insert_sql(const struct table *t)
 {
-	char *sql = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&sql, &len);
-	if (!f)
-		return NULL;
+	sqlite3_str *s = sqlite3_str_new(NULL);
 	int nc = count_cols(t->cols), nr = n_refs(t);
-	fprintf(f, "INSERT INTO %s (%s", t->name, t->cols);
+
+	sqlite3_str_appendf(s, "INSERT INTO %s (%s", t->name, t->cols);
 	for (int i = 0; i < nr; i++)
-		fprintf(f, "%s%s", nc || i ? ", " : "", t->refs[i].col);
-	fputs(") SELECT ", f);
+		sqlite3_str_appendf(s, "%s%s", nc || i ? ", " : "",
+				    t->refs[i].col);
+	sqlite3_str_appendall(s, ") SELECT ");
 	for (int i = 0; i < nc; i++)
-		fprintf(f, "%s?%d", i ? ", " : "", i + 1);
+		sqlite3_str_appendf(s, "%s?%d", i ? ", " : "", i + 1);
 	for (int i = 0; i < nr; i++) {
-		fputs(nc || i ? ", " : "", f);
-		value_of(f, t, t->refs[i].col);
+		sqlite3_str_appendall(s, nc || i ? ", " : "");
+		value_of(s, t, t->refs[i].col);
 	}
-	fprintf(f, " WHERE NOT EXISTS (SELECT 1 FROM %s WHERE %s IS ", t->name,
-		t->match);
-	value_of(f, t, t->match);
+	sqlite3_str_appendf(s,
+			    " WHERE NOT EXISTS (SELECT 1 FROM %s WHERE %s IS ",
+			    t->name, t->match);
+	value_of(s, t, t->match);
 	if (t->match2) {
-		fprintf(f, " AND %s IS ", t->match2);
-		value_of(f, t, t->match2);
+		sqlite3_str_appendf(s, " AND %s IS ", t->match2);
+		value_of(s, t, t->match2);
 	}
-	fputs(")", f);
-	return fclose(f) ? (free(sql), NULL) : sql;
+	sqlite3_str_appendall(s, ")");
+	return finish_sql(s);
 }
 
 struct merge {
@@ -303,8 +312,8 @@ static int copy_table(struct merge *m, const struct table *t)
 		rc = fail_in(m, ax_dbi_fail_sql(m->in, step, "reading"));
 	sqlite3_finalize(in);
 	sqlite3_finalize(out);
-	free(sel);
-	free(ins);
+	sqlite3_free(sel);
+	sqlite3_free(ins);
 	return rc;
 }
 

@@ -272,20 +272,25 @@ static json_t *device_object(sqlite3_stmt *st, int first)
 
 /*
  * The WHERE clause shared by the listings.  Only fixed fragments are
- * concatenated; every value is bound: run ids travel as one JSON array
- * read back by json_each.
+ * concatenated (sqlite3_str_appendall, never a format); every value is
+ * bound: run ids travel as one JSON array read back by json_each.
  */
 struct where {
-	char sql[512];
+	sqlite3_str *sql;
 	const char *args[4];
 	int nargs;
 	char *ids_json;
 };
 
-static int build_where(struct where *w, const struct ax_db_filter *f,
-		       const char *time_col, bool runs)
+/* The statement's head, " WHERE 1" and one " AND" per filter, with its
+ * argument: the caller may add more before prepare_where. */
+static int build_where(struct where *w, const char *head,
+		       const struct ax_db_filter *f, const char *time_col,
+		       bool runs)
 {
-	strcpy(w->sql, " WHERE 1");
+	w->sql = sqlite3_str_new(NULL);
+	sqlite3_str_appendall(w->sql, head);
+	sqlite3_str_appendall(w->sql, " WHERE 1");
 	w->nargs = 0;
 	w->ids_json = NULL;
 	if (!f)
@@ -302,42 +307,53 @@ static int build_where(struct where *w, const struct ax_db_filter *f,
 		/* The unary + keeps SQLite from looking the runs up by id:
 		 * it walks them in start order instead (run_started), so
 		 * the results come sorted with no sort in memory. */
-		strcat(w->sql, " AND +r.id IN");
-		strcat(w->sql, " (SELECT value FROM json_each(?))");
+		sqlite3_str_appendall(w->sql,
+				      " AND +r.id IN"
+				      " (SELECT value FROM json_each(?))");
 		w->args[w->nargs++] = w->ids_json;
 	}
 	if (f->suite) {
 		/* As above: filtered on the way, never sorted. */
-		strcat(w->sql, " AND +x.suite = ?");
+		sqlite3_str_appendall(w->sql, " AND +x.suite = ?");
 		w->args[w->nargs++] = f->suite;
 	}
 	if (f->device_fingerprint) {
-		strcat(w->sql, " AND d.fingerprint = ?");
+		sqlite3_str_appendall(w->sql, " AND d.fingerprint = ?");
 		w->args[w->nargs++] = f->device_fingerprint;
 	}
 	if (f->since) {
-		strcat(w->sql, " AND ");
-		strcat(w->sql, time_col);
-		strcat(w->sql, " >= ?");
+		sqlite3_str_appendall(w->sql, " AND ");
+		sqlite3_str_appendall(w->sql, time_col);
+		sqlite3_str_appendall(w->sql, " >= ?");
 		w->args[w->nargs++] = f->since;
 	}
 	return 0;
 }
 
-static int prepare_where(struct ax_db *db, const char *head, struct where *w,
-			 const char *tail, sqlite3_stmt **st)
+static void where_free(struct where *w)
 {
-	size_t len = strlen(head) + strlen(w->sql) + strlen(tail) + 1;
-	char *sql = malloc(len);
-	int rc;
+	sqlite3_free(sqlite3_str_finish(w->sql));
+	w->sql = NULL;
+	free(w->ids_json);
+	w->ids_json = NULL;
+}
 
-	if (!sql)
-		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
-	snprintf(sql, len, "%s%s%s", head, w->sql, tail);
-	rc = ax_dbi_prepare(db, sql, st);
-	free(sql);
+/* Ends the statement with tail, prepares it and binds its arguments
+ * (copied: SQLITE_TRANSIENT); w is freed either way. */
+static int prepare_where(struct ax_db *db, struct where *w, const char *tail,
+			 sqlite3_stmt **st)
+{
+	sqlite3_str_appendall(w->sql, tail);
+	int oom = sqlite3_str_errcode(w->sql) != SQLITE_OK;
+	char *sql = sqlite3_str_finish(w->sql);
+	int rc = oom || !sql ? ax_dbi_fail(db, AX_ENOMEM, "out of memory")
+			     : ax_dbi_prepare(db, sql, st);
+
+	sqlite3_free(sql);
+	w->sql = NULL;
 	for (int i = 0; !rc && i < w->nargs; i++)
 		ax_dbi_bind_text(*st, i + 1, w->args[i]);
+	where_free(w);
 	return rc;
 }
 
@@ -544,10 +560,11 @@ int ax_db_results_each(struct ax_db *db, const struct ax_db_filter *f,
 	sqlite3_stmt *st, *samples = NULL;
 	int rc;
 
-	if ((rc = build_where(&w, f, "r.started_at", true)))
+	if ((rc = build_where(&w, RESULTS_SQL, f, "r.started_at", true))) {
+		where_free(&w);
 		return ax_dbi_fail(db, rc, "out of memory");
-	rc = prepare_where(db, RESULTS_SQL, &w, RESULTS_ORDER, &st);
-	free(w.ids_json);
+	}
+	rc = prepare_where(db, &w, RESULTS_ORDER, &st);
 	if (rc)
 		return rc;
 	if (f && f->with_samples &&
@@ -624,6 +641,17 @@ static json_t *run_row(sqlite3_stmt *st)
 	return o;
 }
 
+#define RUNS_SQL                                                               \
+	"SELECT r.id, r.uuid, r.started_at, r.finished_at,"                    \
+	" " AX_RUN_STATUS_SQL("r") ", " AX_RUN_KIND_SQL(                       \
+	    "r") ","                                                           \
+		 " r.profile, r.label, r.axbench_version, r.git_sha, "         \
+		 "r.argv_json,"                                                \
+		 " (SELECT count(*) FROM result x WHERE x.run_id = "           \
+		 "r.id), " DEV_COLS ", " HOST_COLS                             \
+		 " FROM run r LEFT JOIN device d ON d.id = r.device_id"        \
+		 " LEFT JOIN host h ON h.id = r.host_id"
+
 int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 {
 	struct ax_db_filter rf;
@@ -638,26 +666,18 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	else
 		memset(&rf, 0, sizeof(rf));
 	rf.suite = NULL;
-	if ((rc = build_where(&w, &rf, "r.started_at", true)))
+	if ((rc = build_where(&w, RUNS_SQL, &rf, "r.started_at", true))) {
+		where_free(&w);
 		return ax_dbi_fail(db, rc, "out of memory");
+	}
 	if (f && f->suite) {
-		strcat(w.sql, " AND EXISTS (SELECT 1 FROM result x WHERE"
-			      " x.run_id = r.id AND x.suite = ?)");
+		sqlite3_str_appendall(
+		    w.sql, " AND EXISTS (SELECT 1 FROM result x WHERE"
+			   " x.run_id = r.id AND x.suite = ?)");
 		w.args[w.nargs++] = f->suite;
 	}
-	rc = prepare_where(
-	    db,
-	    "SELECT r.id, r.uuid, r.started_at, r.finished_at,"
-	    " " AX_RUN_STATUS_SQL("r") ", " AX_RUN_KIND_SQL(
-		"r") ","
-		     " r.profile, r.label, r.axbench_version, r.git_sha,"
-		     " r.argv_json,"
-		     " (SELECT count(*) FROM result x WHERE x.run_id = "
-		     "r.id), " DEV_COLS ", " HOST_COLS
-		     " FROM run r LEFT JOIN device d ON d.id = r.device_id"
-		     " LEFT JOIN host h ON h.id = r.host_id",
-	    &w, " ORDER BY r.started_at DESC, r.id DESC", &st);
-	free(w.ids_json);
+	rc = prepare_where(db, &w, " ORDER BY r.started_at DESC, r.id DESC",
+			   &st);
 	if (rc)
 		return rc;
 	return collect(db, st, run_row, NULL, f ? f->stop : NULL, out);
@@ -736,10 +756,11 @@ int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f, json_t **out)
 	int rc;
 
 	*out = NULL;
-	if ((rc = build_where(&w, f, "x.started_at", false)))
+	if ((rc = build_where(&w, SESSION_SELECT, f, "x.started_at", false))) {
+		where_free(&w);
 		return ax_dbi_fail(db, rc, "out of memory");
-	rc = prepare_where(db, SESSION_SELECT, &w,
-			   " ORDER BY x.started_at, x.id", &st);
+	}
+	rc = prepare_where(db, &w, " ORDER BY x.started_at, x.id", &st);
 	if (rc)
 		return rc;
 	return collect(db, st, session_row, add_trials, f ? f->stop : NULL,

@@ -456,16 +456,11 @@ static bool failed(shaderc_compilation_result_t res)
 			   shaderc_compilation_status_success;
 }
 
-int ax_glsl_compile(const char *path, const char *source, size_t len,
-		    const char *entry, const struct ax_glsl_define *defs,
-		    int n_defs, struct ax_glsl_spirv *out, char *err,
-		    size_t errlen)
+/* A bound entry point name and defines that are names. */
+static int check_args(const char *path, const char *entry,
+		      const struct ax_glsl_define *defs, int n_defs, char *err,
+		      size_t errlen)
 {
-	memset(out, 0, sizeof(*out));
-	if (!path)
-		path = "(GLSL source)";
-	if (!entry)
-		entry = "main";
 	/* Vulkan takes any string; a bound keeps it out of the way of the
 	 * module's 16-bit instruction lengths and of messages. */
 	if (!*entry || strlen(entry) > MAX_ENTRY_BYTES)
@@ -480,22 +475,33 @@ int ax_glsl_compile(const char *path, const char *source, size_t len,
 				       "(letters, digits and _, not starting "
 				       "with a digit)",
 				       path, defs[i].name ? defs[i].name : "");
-	double t0 = now_ms();
-	shaderc_compiler_t compiler = the_compiler();
+	return 0;
+}
+
+/* One compilation's inputs and the shaderc objects it holds. */
+struct job {
+	const char *path, *source, *entry;
+	size_t len;
+	shaderc_compiler_t compiler;
 	/* opt: the target; opt_pp: the target and the defines. */
-	shaderc_compile_options_t opt = shaderc_compile_options_initialize();
-	shaderc_compile_options_t opt_pp = NULL;
-	shaderc_compilation_result_t pre = NULL, res = NULL;
-	uint32_t *code = NULL;
-	struct includer inc = {0};
-	char dir[480], file[512];
-	int rc = 0;
-	if (!compiler || !opt) {
-		rc = ax_errf(err, errlen, AX_ENOMEM,
-			     "%s: shaderc could not start (out of memory)",
-			     path);
-		goto done;
-	}
+	shaderc_compile_options_t opt, opt_pp;
+	struct includer inc;
+	char *err;
+	size_t errlen;
+};
+
+/* The compiler and both option sets, those glslc --target-env=vulkan1.1
+ * would use. */
+static int job_start(struct job *j, const struct ax_glsl_define *defs,
+		     int n_defs)
+{
+	j->compiler = the_compiler();
+	j->opt = shaderc_compile_options_initialize();
+	if (!j->compiler || !j->opt)
+		return ax_errf(j->err, j->errlen, AX_ENOMEM,
+			       "%s: shaderc could not start (out of memory)",
+			       j->path);
+	shaderc_compile_options_t opt = j->opt;
 	shaderc_compile_options_set_source_language(
 	    opt, shaderc_source_language_glsl);
 	shaderc_compile_options_set_target_env(opt, shaderc_target_env_vulkan,
@@ -506,103 +512,154 @@ int ax_glsl_compile(const char *path, const char *source, size_t len,
 	shaderc_compile_options_set_optimization_level(
 	    opt, shaderc_optimization_level_performance);
 	shaderc_compile_options_set_include_callbacks(opt, resolve, release,
-						      &inc);
-	opt_pp = shaderc_compile_options_clone(opt);
-	if (!opt_pp) {
-		rc = ax_errf(err, errlen, AX_ENOMEM, "%s: out of memory", path);
-		goto done;
-	}
+						      &j->inc);
+	j->opt_pp = shaderc_compile_options_clone(opt);
+	if (!j->opt_pp)
+		return ax_errf(j->err, j->errlen, AX_ENOMEM,
+			       "%s: out of memory", j->path);
 	for (int i = 0; i < n_defs; i++)
 		shaderc_compile_options_add_macro_definition(
-		    opt_pp, defs[i].name, strlen(defs[i].name), defs[i].value,
-		    defs[i].value ? strlen(defs[i].value) : 0);
+		    j->opt_pp, defs[i].name, strlen(defs[i].name),
+		    defs[i].value, defs[i].value ? strlen(defs[i].value) : 0);
+	return 0;
+}
 
-	pre = shaderc_compile_into_preprocessed_text(
-	    compiler, source, len, shaderc_compute_shader, path, entry, opt_pp);
-	if (failed(pre)) {
-		rc = result_error(pre, path, "preprocessing", err, errlen);
-		goto done;
+static void job_end(struct job *j)
+{
+	includer_reset(&j->inc);
+	if (j->opt_pp)
+		shaderc_compile_options_release(j->opt_pp);
+	if (j->opt)
+		shaderc_compile_options_release(j->opt);
+}
+
+/* A failed compilation's messages from the source as the user wrote it,
+ * so that they name the files and lines they see (#line directives in
+ * the text do the same in every case seen; this does not depend on
+ * it). */
+static int compile_error(struct job *j, shaderc_compilation_result_t res)
+{
+	includer_reset(&j->inc);
+	shaderc_compilation_result_t orig = shaderc_compile_into_spv(
+	    j->compiler, j->source, j->len, shaderc_compute_shader, j->path,
+	    j->entry, j->opt_pp);
+	int rc = result_error(orig && failed(orig) ? orig : res, j->path,
+			      "compilation", j->err, j->errlen);
+	if (orig)
+		shaderc_result_release(orig);
+	return rc;
+}
+
+/* The SPIR-V of the preprocessed text, its entry point renamed, in a
+ * malloc'd *code of out->size bytes. */
+static int compile_spirv(struct job *j, shaderc_compilation_result_t pre,
+			 struct ax_glsl_spirv *out, uint32_t **code)
+{
+	/* The preprocessed text itself, the very text the key hashes: an
+	 * included file edited meanwhile cannot end up cached under the old
+	 * text's key.  Without the defines (opt, not opt_pp): they are
+	 * expanded already, and expanding again would change a name the
+	 * kernel #undef'd and reused. */
+	shaderc_compilation_result_t res = shaderc_compile_into_spv(
+	    j->compiler, shaderc_result_get_bytes(pre),
+	    shaderc_result_get_length(pre), shaderc_compute_shader, j->path,
+	    j->entry, j->opt);
+	int rc = 0;
+	if (failed(res)) {
+		rc = compile_error(j, res);
+	} else {
+		out->size = shaderc_result_get_length(res);
+		*code = malloc(out->size ? out->size : 1);
+		if (*code)
+			memcpy(*code, shaderc_result_get_bytes(res), out->size);
+		else
+			rc = ax_errf(j->err, j->errlen, AX_ENOMEM,
+				     "%s: out of memory for %zu bytes of "
+				     "SPIR-V",
+				     j->path, out->size);
 	}
-	rc = cache_key(shaderc_result_get_bytes(pre),
-		       shaderc_result_get_length(pre), entry, out->key);
-	if (rc) {
-		ax_errf(err, errlen, rc, "%s: out of memory", path);
-		goto done;
-	}
+	if (res)
+		shaderc_result_release(res);
+	if (!rc && strcmp(j->entry, "main") != 0 &&
+	    (rc = rename_entry(code, &out->size, j->entry)))
+		ax_errf(j->err, j->errlen, rc,
+			"%s: %s naming the entry point \"%s\"", j->path,
+			rc == AX_ENOMEM ? "out of memory"
+					: "malformed SPIR-V from shaderc",
+			j->entry);
+	return rc;
+}
+
+/* The preprocessed text (with the defines) and the cache key of it. */
+static int preprocess(struct job *j, shaderc_compilation_result_t *pre,
+		      struct ax_glsl_spirv *out)
+{
+	*pre = shaderc_compile_into_preprocessed_text(
+	    j->compiler, j->source, j->len, shaderc_compute_shader, j->path,
+	    j->entry, j->opt_pp);
+	if (failed(*pre))
+		return result_error(*pre, j->path, "preprocessing", j->err,
+				    j->errlen);
+	int rc = cache_key(shaderc_result_get_bytes(*pre),
+			   shaderc_result_get_length(*pre), j->entry, out->key);
+	if (rc)
+		ax_errf(j->err, j->errlen, rc, "%s: out of memory", j->path);
+	return rc;
+}
+
+/* out's SPIR-V from the cache under out->key, or compiled and cached. */
+static int cached_or_compiled(struct job *j, shaderc_compilation_result_t pre,
+			      struct ax_glsl_spirv *out)
+{
+	char dir[480], file[512];
+	uint32_t *code = NULL;
+	int rc = 0;
 	bool have_dir = cache_dir(dir, sizeof(dir));
 	if (have_dir)
 		snprintf(file, sizeof(file), "%s/%s.spv", dir, out->key);
 	const char *no_cache = getenv("AXBENCH_NO_SPIRV_CACHE");
 	bool read_cache = !(no_cache && strcmp(no_cache, "1") == 0);
 	if (have_dir && read_cache &&
-	    (code = cache_read(file, &out->size)) != NULL) {
+	    (code = cache_read(file, &out->size)) != NULL)
 		out->cached = true;
-		goto found;
-	}
-
-	/* The preprocessed text itself, the very text the key hashes: an
-	 * included file edited meanwhile cannot end up cached under the old
-	 * text's key.  Without the defines (opt, not opt_pp): they are
-	 * expanded already, and expanding again would change a name the
-	 * kernel #undef'd and reused. */
-	res =
-	    shaderc_compile_into_spv(compiler, shaderc_result_get_bytes(pre),
-				     shaderc_result_get_length(pre),
-				     shaderc_compute_shader, path, entry, opt);
-	if (failed(res)) {
-		/* The messages from the source as the user wrote it, so
-		 * that they name the files and lines they see (#line
-		 * directives in the text do the same in every case seen;
-		 * this does not depend on it). */
-		shaderc_compilation_result_t orig = NULL;
-		includer_reset(&inc);
-		orig = shaderc_compile_into_spv(compiler, source, len,
-						shaderc_compute_shader, path,
-						entry, opt_pp);
-		rc = result_error(orig && failed(orig) ? orig : res, path,
-				  "compilation", err, errlen);
-		if (orig)
-			shaderc_result_release(orig);
-		goto done;
-	}
-	out->size = shaderc_result_get_length(res);
-	code = malloc(out->size ? out->size : 1);
-	if (!code) {
-		rc = ax_errf(err, errlen, AX_ENOMEM,
-			     "%s: out of memory for %zu bytes of SPIR-V", path,
-			     out->size);
-		goto done;
-	}
-	memcpy(code, shaderc_result_get_bytes(res), out->size);
-	if (strcmp(entry, "main") != 0) {
-		rc = rename_entry(&code, &out->size, entry);
-		if (rc) {
-			ax_errf(err, errlen, rc,
-				"%s: %s naming the entry point \"%s\"", path,
-				rc == AX_ENOMEM
-				    ? "out of memory"
-				    : "malformed SPIR-V from shaderc",
-				entry);
-			goto done;
-		}
-	}
-	if (have_dir)
+	else if (!(rc = compile_spirv(j, pre, out, &code)) && have_dir)
 		cache_write(dir, file, code, out->size);
-found:
+	if (rc) {
+		free(code);
+		return rc;
+	}
 	out->code = code;
-	code = NULL;
 	ax_hash_hex(out->code, out->size, out->hash);
-done:
-	includer_reset(&inc);
-	free(code);
-	if (res)
-		shaderc_result_release(res);
+	return 0;
+}
+
+int ax_glsl_compile(const char *path, const char *source, size_t len,
+		    const char *entry, const struct ax_glsl_define *defs,
+		    int n_defs, struct ax_glsl_spirv *out, char *err,
+		    size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	if (!path)
+		path = "(GLSL source)";
+	if (!entry)
+		entry = "main";
+	int rc = check_args(path, entry, defs, n_defs, err, errlen);
+	if (rc)
+		return rc;
+	double t0 = now_ms();
+	struct job j = {.path = path,
+			.source = source,
+			.entry = entry,
+			.len = len,
+			.err = err,
+			.errlen = errlen};
+	shaderc_compilation_result_t pre = NULL;
+	if (!(rc = job_start(&j, defs, n_defs)) &&
+	    !(rc = preprocess(&j, &pre, out)))
+		rc = cached_or_compiled(&j, pre, out);
 	if (pre)
 		shaderc_result_release(pre);
-	if (opt_pp)
-		shaderc_compile_options_release(opt_pp);
-	if (opt)
-		shaderc_compile_options_release(opt);
+	job_end(&j);
 	out->compile_ms = now_ms() - t0;
 	if (rc) {
 		out->size = 0;

@@ -28,6 +28,70 @@ static void pick_families(const struct ax_vk_device_info *info,
 	}
 }
 
+/* The feature chain and extensions a device is created with; f11 heads
+ * the chain, which points into the struct itself. */
+struct device_features {
+	VkPhysicalDeviceVulkan11Features f11;
+	VkPhysicalDeviceVulkan12Features f12;
+	VkPhysicalDeviceCooperativeMatrixFeaturesNV coop_nv;
+#ifdef VK_KHR_cooperative_matrix
+	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop;
+#endif
+	const char *exts[3];
+	uint32_t n_exts;
+};
+
+/* Enable exactly the optional features the device has, so suites can
+ * use them where present and skip them (with a reason) elsewhere. */
+static void enable_features(const struct ax_vk_device_info *info,
+			    struct device_features *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->f12 = (VkPhysicalDeviceVulkan12Features){
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+	    .shaderFloat16 = info->fp16_arith,
+	    .shaderInt8 = info->int8_arith,
+	    .storageBuffer8BitAccess = info->storage8,
+	};
+	f->f11 = (VkPhysicalDeviceVulkan11Features){
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
+	    .pNext = &f->f12,
+	    .storageBuffer16BitAccess = info->storage16,
+	};
+	if (info->memory_budget) /* read by telemetry, per case */
+		f->exts[f->n_exts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+	/* shaders/gemm_coopmat.comp declares CooperativeMatrixNV and, as
+	 * glslang writes every cooperative-matrix shader, the Vulkan memory
+	 * model (besides Float16, enabled above).  vulkanMemoryModel is
+	 * enabled only with the extension, so devices without it are
+	 * created exactly as before. */
+	f->coop_nv = (VkPhysicalDeviceCooperativeMatrixFeaturesNV){
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+	    .pNext = f->f12.pNext,
+	    .cooperativeMatrix = VK_TRUE,
+	};
+	if (info->coopmat_nv) {
+		f->exts[f->n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+		f->f12.vulkanMemoryModel = info->vulkan_memory_model;
+		f->f12.pNext = &f->coop_nv;
+	}
+#ifdef VK_KHR_cooperative_matrix
+	/* Headers older than 1.3.255 (Debian 12) do not know the extension:
+	 * then a device that has it is reported but not enabled. */
+	f->coop = (VkPhysicalDeviceCooperativeMatrixFeaturesKHR){
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+	    .cooperativeMatrix = VK_TRUE,
+	};
+	if (info->coopmat) {
+		f->exts[f->n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+		f->coop.pNext = f->f12.pNext;
+		f->f12.pNext = &f->coop;
+	}
+#endif
+}
+
 static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 {
 	const struct ax_vk_device_info *info = ctx->info;
@@ -42,61 +106,16 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 	     .queueCount = 1,
 	     .pQueuePriorities = &prio},
 	};
-	/* Enable exactly the optional features the device has, so suites can
-	 * use them where present and skip them (with a reason) elsewhere. */
-	VkPhysicalDeviceVulkan12Features f12 = {
-	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-	    .shaderFloat16 = info->fp16_arith,
-	    .shaderInt8 = info->int8_arith,
-	    .storageBuffer8BitAccess = info->storage8,
-	};
-	VkPhysicalDeviceVulkan11Features f11 = {
-	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
-	    .pNext = &f12,
-	    .storageBuffer16BitAccess = info->storage16,
-	};
-	const char *exts[3];
-	uint32_t n_exts = 0;
-	if (info->memory_budget) /* read by telemetry, per case */
-		exts[n_exts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
-	/* shaders/gemm_coopmat.comp declares CooperativeMatrixNV and, as
-	 * glslang writes every cooperative-matrix shader, the Vulkan memory
-	 * model (besides Float16, enabled above).  vulkanMemoryModel is
-	 * enabled only with the extension, so devices without it are
-	 * created exactly as before. */
-	VkPhysicalDeviceCooperativeMatrixFeaturesNV coop_nv = {
-	    .sType =
-		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
-	    .pNext = f12.pNext,
-	    .cooperativeMatrix = VK_TRUE,
-	};
-	if (info->coopmat_nv) {
-		exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
-		f12.vulkanMemoryModel = info->vulkan_memory_model;
-		f12.pNext = &coop_nv;
-	}
-#ifdef VK_KHR_cooperative_matrix
-	/* Headers older than 1.3.255 (Debian 12) do not know the extension:
-	 * then a device that has it is reported but not enabled. */
-	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop = {
-	    .sType =
-		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
-	    .cooperativeMatrix = VK_TRUE,
-	};
-	if (info->coopmat) {
-		exts[n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
-		coop.pNext = f12.pNext;
-		f12.pNext = &coop;
-	}
-#endif
+	struct device_features f;
+	enable_features(info, &f);
 	bool v12 = info->api_version >= VK_API_VERSION_1_2;
 	VkDeviceCreateInfo ci = {
 	    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-	    .pNext = v12 ? &f11 : NULL,
+	    .pNext = v12 ? &f.f11 : NULL,
 	    .queueCreateInfoCount = ctx->dedicated_transfer ? 2 : 1,
 	    .pQueueCreateInfos = q,
-	    .enabledExtensionCount = n_exts,
-	    .ppEnabledExtensionNames = exts,
+	    .enabledExtensionCount = f.n_exts,
+	    .ppEnabledExtensionNames = f.exts,
 	};
 	VkResult r = vkCreateDevice(ctx->phys, &ci, NULL, &ctx->dev);
 	if (r != VK_SUCCESS)

@@ -47,20 +47,37 @@ static void param_text(const json_t *r, const char *name, char *buf, size_t len)
 		snprintf(buf, len, "%s", "");
 }
 
-/* Draw one chart of suite's median against numeric parameter xp, one
- * series per device and values of the parameters in group[].  Returns
- * false when the suite has no usable results. */
-static bool curve_chart(struct ax_html_ctx *c, const char *suite,
-			const char *xp, const char *const *group,
-			const char *title, const char *xlabel)
+/* Result r (of index i) as a point at xv: its system, and its series
+ * key from the system and the values of the parameters in group[]. */
+static void fill_point(struct ax_html_ctx *c, const json_t *r, size_t i,
+		       const json_t *xv, const char *const *group, struct pt *p)
+{
+	p->sys = ax_html_system_of(c, r);
+	int k = 0;
+	for (int g = 0; group[g]; g++) {
+		char v[64];
+		param_text(r, group[g], v, sizeof(v));
+		k += snprintf(p->group + k, sizeof(p->group) - (size_t)k,
+			      "%s%s=%s", k ? " " : "", group[g], v);
+		if ((size_t)k >= sizeof(p->group))
+			break;
+	}
+	snprintf(p->key, sizeof(p->key), "#%d %s%s%s", p->sys + 1,
+		 ax_html_system_name(c, p->sys), *p->group ? " " : "",
+		 p->group);
+	p->x = json_number_value(xv);
+	p->y = ax_html_jnum(r, "median");
+	p->order = i;
+}
+
+/* The usable results of suite with a numeric xp into pts; *unit gets
+ * the last one's unit.  Returns how many. */
+static size_t collect_points(struct ax_html_ctx *c, const char *suite,
+			     const char *xp, const char *const *group,
+			     struct pt *pts, const char **unit)
 {
 	size_t n = 0, i;
 	json_t *r;
-	struct pt *pts =
-	    calloc(json_array_size(c->d->results) + 1, sizeof(*pts));
-	const char *unit = "";
-	if (!pts)
-		return false;
 	json_array_foreach(c->d->results, i, r)
 	{
 		const json_t *xv =
@@ -69,35 +86,19 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 		    !json_is_number(xv) ||
 		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
-		struct pt *p = &pts[n++];
-		p->sys = ax_html_system_of(c, r);
-		int k = 0;
-		for (int g = 0; group[g]; g++) {
-			char v[64];
-			param_text(r, group[g], v, sizeof(v));
-			k +=
-			    snprintf(p->group + k, sizeof(p->group) - (size_t)k,
-				     "%s%s=%s", k ? " " : "", group[g], v);
-			if ((size_t)k >= sizeof(p->group))
-				break;
-		}
-		snprintf(p->key, sizeof(p->key), "#%d %s%s%s", p->sys + 1,
-			 ax_html_system_name(c, p->sys), *p->group ? " " : "",
-			 p->group);
-		p->x = json_number_value(xv);
-		p->y = ax_html_jnum(r, "median");
-		p->order = i;
-		unit = ax_html_jstr(r, "unit");
+		fill_point(c, r, i, xv, group, &pts[n++]);
+		*unit = ax_html_jstr(r, "unit");
 	}
-	if (n == 0) {
-		free(pts);
-		return false;
-	}
-	qsort(pts, n, sizeof(*pts), pt_cmp);
-	struct ax_svg_series *s = calloc(n, sizeof(*s));
-	double *xs = calloc(n, sizeof(double)), *ys = calloc(n, sizeof(double));
+	return n;
+}
+
+/* The sorted points as series (one per key) over xs and ys, which hold
+ * n values each.  Returns how many series. */
+static int make_series(const struct pt *pts, size_t n, struct ax_svg_series *s,
+		       double *xs, double *ys)
+{
 	int ns = 0, m = 0, variant = 0;
-	for (size_t j = 0; s && xs && ys && j < n; j++) {
+	for (size_t j = 0; j < n; j++) {
 		/* The newest result wins where one x was measured twice. */
 		if (j + 1 < n && !strcmp(pts[j].key, pts[j + 1].key) &&
 		    pts[j].x == pts[j + 1].x)
@@ -123,6 +124,30 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 		ys[m++] = pts[j].y;
 		s[ns - 1].n++;
 	}
+	return ns;
+}
+
+/* Draw one chart of suite's median against numeric parameter xp, one
+ * series per device and values of the parameters in group[].  Returns
+ * false when the suite has no usable results. */
+static bool curve_chart(struct ax_html_ctx *c, const char *suite,
+			const char *xp, const char *const *group,
+			const char *title, const char *xlabel)
+{
+	struct pt *pts =
+	    calloc(json_array_size(c->d->results) + 1, sizeof(*pts));
+	const char *unit = "";
+	if (!pts)
+		return false;
+	size_t n = collect_points(c, suite, xp, group, pts, &unit);
+	if (n == 0) {
+		free(pts);
+		return false;
+	}
+	qsort(pts, n, sizeof(*pts), pt_cmp);
+	struct ax_svg_series *s = calloc(n, sizeof(*s));
+	double *xs = calloc(n, sizeof(double)), *ys = calloc(n, sizeof(double));
+	int ns = s && xs && ys ? make_series(pts, n, s, xs, ys) : 0;
 	char ylabel[80];
 	snprintf(ylabel, sizeof(ylabel), "median %s", unit);
 	struct ax_svg_plot p = {.title = title,

@@ -24,7 +24,7 @@ set -eu
 PKGS="build-essential pkg-config libvulkan-dev mesa-vulkan-drivers
 vulkan-validationlayers vulkan-tools glslc spirv-tools libhwloc-dev hwloc
 libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev
-libopenblas-dev libshaderc-dev glslang-dev"
+libopenblas-dev libshaderc-dev glslang-dev uuid-dev"
 TEST_PKGS="bats bats-assert bats-support python3 python3-yaml
 python3-jsonschema tidy chromium time clang-format slurm-wlm slurm-client
 munge"

@@ -156,17 +156,33 @@ static int add_result(struct ax_db *db, int64_t run_id, const char *suite,
 	return ax_db_result_add(db, &r, secs, vals, 5, NULL);
 }
 
+static int cmp_uuid(const void *a, const void *b) { return strcmp(a, b); }
+
+/* RFC 4122 version 4: 36 lower-case hex digits and dashes, the version
+ * nibble 4, the variant bits 10 (8, 9, a or b), and no two alike. */
 static void uuid_format(void)
 {
-	char a[37], b[37];
+	enum { N = 1000 };
+	static char u[N][37];
 
-	ax_uuid_v4(a);
-	ax_uuid_v4(b);
-	AX_CHECK_INT(strlen(a), 36);
-	AX_CHECK(a[8] == '-' && a[13] == '-' && a[18] == '-' && a[23] == '-');
-	AX_CHECK(a[14] == '4');
-	AX_CHECK(strchr("89ab", a[19]) != NULL);
-	AX_CHECK(strcmp(a, b) != 0);
+	for (int i = 0; i < N; i++)
+		ax_uuid_v4(u[i]);
+	for (int i = 0; i < N; i++) {
+		const char *a = u[i];
+		bool ok = strlen(a) == 36;
+
+		for (int k = 0; ok && k < 36; k++) {
+			bool dash = k == 8 || k == 13 || k == 18 || k == 23;
+			ok = dash ? a[k] == '-'
+				  : strchr("0123456789abcdef", a[k]) != NULL;
+		}
+		AX_CHECK(ok);
+		AX_CHECK(a[14] == '4');
+		AX_CHECK(strchr("89ab", a[19]) != NULL);
+	}
+	qsort(u, N, sizeof(u[0]), cmp_uuid);
+	for (int i = 1; i < N; i++)
+		AX_CHECK(strcmp(u[i - 1], u[i]) != 0);
 }
 
 static void migrate_and_reopen(void)
