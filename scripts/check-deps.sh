@@ -15,6 +15,7 @@ only_in() { # header, allowed-file-regex
 only_in 'sqlite3\.h' '^core/db[a-z_]*\.c$'
 only_in 'yaml\.h' '^core/config[a-z_]*\.[ch]$'
 only_in 'hwloc\.h' '^core/topo[a-z_]*\.c$'
+only_in 'uuid/uuid\.h' '^core/db\.c$'
 only_in 'shaderc/shaderc\.h' '^core/glsl[a-z_]*\.c$'
 only_in 'vulkan/vulkan\.h' '^(core/vk[a-z_]*\.[ch]|suites/[a-z_]*\.[ch])$'
 
