@@ -732,14 +732,14 @@ static int check_pair(const struct ax_param_def *a,
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "%s and %s: both set specialization constant "
 			       "%u; give each its own constant_id",
-			       b->name, a->name, a->spec.id);
+			       a->name, b->name, a->spec.id);
 	if (a->field.size && b->field.size &&
 	    a->field.offset < b->field.offset + b->field.size &&
 	    b->field.offset < a->field.offset + a->field.size)
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "%s and %s: bound to overlapping fields of the "
 			       "config struct",
-			       b->name, a->name);
+			       a->name, b->name);
 	return 0;
 }
 
