@@ -284,9 +284,9 @@ static void test_store_and_spec(void)
 
 static void test_role_point(void)
 {
-	json_t *params = json_pack("{s:s, s:s, s:i, s:i}", "direction", "h2d",
-				   "path", "staged", "chunk", 4096, "total",
-				   1 << 20);
+	json_t *params =
+	    json_pack("{s:s, s:s, s:i, s:i}", "direction", "h2d", "path",
+		      "staged", "chunk", 4096, "total", 1 << 20);
 	struct ax_transfer_point x;
 	ax_role_point(AX_ROLE_TRANSFER, params, &x);
 	AX_CHECK_STR(x.direction, "h2d");
