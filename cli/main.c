@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/interrupt.h"
 #include "core/suggest.h"
+#include "suites/registry.h"
 
 #include "core/outfile.h"
 
@@ -223,6 +224,13 @@ static int dispatch(int argc, char **argv, const char **name)
 		*name = NULL;
 		return rc;
 	}
+	/* A built-in suite descriptor that breaks a rule (hooks that must
+	 * come together, ids, defaults, fields) is a bug of this build:
+	 * said before any command reads the table directly. */
+	char err[512];
+	if (ax_registry_check(err, sizeof(err)))
+		return ax_app_error(&app, AX_EXIT_FAIL, "internal error: %s",
+				    err);
 	ax_interrupt_install();
 	app.needs = cmd->needs;
 	rc = cmd->fn(&app, argc - cmd_at, argv + cmd_at);

@@ -2,6 +2,7 @@
 #include "core/params.h"
 
 #include "core/error.h"
+#include "core/roles.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -644,5 +645,214 @@ void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
 		if (w < 0)
 			break;
 		used += (size_t)w;
+	}
+}
+
+void ax_params_store(const struct ax_params *p, void *cfg)
+{
+	for (int i = 0; i < p->n; i++) {
+		const struct ax_param_def *d = &p->defs[i];
+		char *at = (char *)cfg + d->field.offset;
+		int64_t v = p->v[i];
+		if (d->type == AX_PT_TEXT && d->field.size == sizeof(char *)) {
+			const char *text = ax_param_text(d, v);
+			memcpy(at, &text, sizeof(text));
+		} else if (d->field.size == 1) {
+			bool b = v != 0;
+			memcpy(at, &b, 1);
+		} else if (d->field.size == 4) {
+			uint32_t u = (uint32_t)v;
+			memcpy(at, &u, 4);
+		} else if (d->field.size == 8) {
+			memcpy(at, &v, 8);
+		}
+	}
+}
+
+/* One row's own rules: a name, help, an ordered range, a valid default. */
+static int check_row(const struct ax_param_def *d, int i, char *err,
+		     size_t errlen)
+{
+	char why[512];
+	if (!d->name || !*d->name || !d->help || !*d->help)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "parameter %d (%s) needs a name and help text",
+			       i, d->name ? d->name : "unnamed");
+	if (d->type == AX_PT_INT && d->min > d->max)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: min %" PRId64 " is above max %" PRId64,
+			       d->name, d->min, d->max);
+	if ((d->type == AX_PT_ENUM || d->type == AX_PT_TEXT) &&
+	    (!d->choices || !d->choices[0]))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: an enum or text parameter needs choices "
+			       "(a text's default is choices[0])",
+			       d->name);
+	if (check_value(d, d->def, NULL, why, sizeof(why)))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: the default is not a valid value: %s",
+			       d->name, why);
+	return 0;
+}
+
+/* Where a row's value goes: a field of a size it can take, inside the
+ * config struct. */
+static int check_field(const struct ax_param_def *d, size_t cfg_size, char *err,
+		       size_t errlen)
+{
+	size_t sz = d->field.size;
+	if (!sz)
+		return 0;
+	bool ok = sz == 4 || sz == 8 || (sz == 1 && d->type == AX_PT_BOOL);
+	if (d->type == AX_PT_TEXT)
+		ok = sz == sizeof(char *);
+	if (!ok)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: bound to a %zu-byte field; use a bool "
+			       "(booleans only), a 4- or 8-byte integer, or "
+			       "a const char * for text",
+			       d->name, sz);
+	if (d->field.offset + sz > cfg_size)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: field at offset %zu (%zu bytes) is outside "
+			       "the %zu-byte config struct; give the suite's "
+			       "config_size",
+			       d->name, d->field.offset, sz, cfg_size);
+	return 0;
+}
+
+/* Rows i and j must not share a name, a spec id or a field. */
+static int check_pair(const struct ax_param_def *a,
+		      const struct ax_param_def *b, char *err, size_t errlen)
+{
+	if (!strcmp(a->name, b->name))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: two parameters have this name", a->name);
+	if (a->spec.set && b->spec.set && a->spec.id == b->spec.id)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s and %s: both set specialization constant "
+			       "%u; give each its own constant_id",
+			       a->name, b->name, a->spec.id);
+	if (a->field.size && b->field.size &&
+	    a->field.offset < b->field.offset + b->field.size &&
+	    b->field.offset < a->field.offset + a->field.size)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s and %s: bound to overlapping fields of the "
+			       "config struct",
+			       a->name, b->name);
+	return 0;
+}
+
+int ax_param_table_check(const struct ax_param_def *defs, int n,
+			 size_t cfg_size, char *err, size_t errlen)
+{
+	if (n < 0 || n > AX_MAX_PARAMS || (n && !defs))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%d parameters; a table holds 0 to %d", n,
+			       AX_MAX_PARAMS);
+	for (int i = 0; i < n; i++) {
+		const struct ax_param_def *d = &defs[i];
+		int rc = check_row(d, i, err, errlen);
+		if (!rc)
+			rc = check_field(d, cfg_size, err, errlen);
+		for (int j = 0; !rc && j < i; j++)
+			rc = check_pair(&defs[j], d, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- role contracts ----------------------------------------------------- */
+
+#define ROLE_INT(T, F)                                                         \
+	{                                                                      \
+#F, AX_PT_INT, offsetof(T, F)                                  \
+	}
+#define ROLE_ENUM(T, F)                                                        \
+	{                                                                      \
+#F, AX_PT_ENUM, offsetof(T, F)                                 \
+	}
+
+/* What recommend's upload rules read (reports/recommend.c). */
+static const struct ax_role_param transfer_params[] = {
+    ROLE_ENUM(struct ax_transfer_point, direction),
+    ROLE_ENUM(struct ax_transfer_point, path),
+    ROLE_ENUM(struct ax_transfer_point, source),
+    ROLE_INT(struct ax_transfer_point, chunk),
+    ROLE_INT(struct ax_transfer_point, inflight),
+    ROLE_INT(struct ax_transfer_point, total),
+};
+
+/* What recommend's loading rules read (reports/recommend_ingest.c). */
+static const struct ax_role_param ingest_params[] = {
+    ROLE_ENUM(struct ax_ingest_point, cache),
+    ROLE_ENUM(struct ax_ingest_point, io),
+    ROLE_INT(struct ax_ingest_point, readers),
+    ROLE_INT(struct ax_ingest_point, inflight),
+    ROLE_INT(struct ax_ingest_point, chunk),
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const struct ax_role_param *ax_role_params(unsigned role, int *n)
+{
+	*n = 0;
+	if (role == AX_ROLE_TRANSFER) {
+		*n = COUNT(transfer_params);
+		return transfer_params;
+	}
+	if (role == AX_ROLE_INGEST) {
+		*n = COUNT(ingest_params);
+		return ingest_params;
+	}
+	return NULL;
+}
+
+/* Does a parameter of type t read as the contract's type want (enums and
+ * texts are both names in a stored result)? */
+static bool reads_as(enum ax_param_type t, enum ax_param_type want)
+{
+	if (want == AX_PT_ENUM)
+		return t == AX_PT_ENUM || t == AX_PT_TEXT;
+	return t == want;
+}
+
+int ax_role_check(unsigned role, const struct ax_param_def *defs, int n,
+		  char *err, size_t errlen)
+{
+	int nc;
+	const struct ax_role_param *c = ax_role_params(role, &nc);
+	for (int i = 0; i < nc; i++) {
+		int j = 0;
+		while (j < n && strcmp(defs[j].name, c[i].name))
+			j++;
+		if (j == n || !reads_as(defs[j].type, c[i].type))
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "role %s requires %s parameter %s, "
+				       "which recommend reads; add it to the "
+				       "table or drop the role",
+				       ax_role_name((enum ax_role)role),
+				       c[i].type == AX_PT_INT ? "an integer"
+							      : "an enum",
+				       c[i].name);
+	}
+	return 0;
+}
+
+void ax_role_point(unsigned role, const json_t *params, void *out)
+{
+	int nc;
+	const struct ax_role_param *c = ax_role_params(role, &nc);
+	for (int i = 0; i < nc; i++) {
+		const json_t *v = json_object_get(params, c[i].name);
+		char *at = (char *)out + c[i].offset;
+		if (c[i].type == AX_PT_INT) {
+			int64_t x = json_integer_value(v);
+			memcpy(at, &x, sizeof(x));
+		} else {
+			const char *t = json_string_value(v);
+			memcpy(at, &t, sizeof(t));
+		}
 	}
 }

@@ -50,7 +50,30 @@ struct ax_param_def {
 	 * suites' positional tables need not name them. */
 	const int64_t *values;
 	int n_values;
+	/* Built-in suites bind each row once (AX_FIELD, AX_KNOB): where the
+	 * value goes in the suite's config struct (ax_params_store) and the
+	 * specialization constant it sets (the suites' generic packing).
+	 * Unbound: field.size 0, spec.set false. */
+	struct ax_param_field {
+		size_t offset, size; /* size 1 (bool), 4 or 8 bytes */
+	} field;
+	struct ax_param_spec {
+		bool set;
+		uint32_t id; /* the shader's layout(constant_id = id) */
+	} spec;
 };
+
+/*
+ * A row's bindings, written after its help text: AX_FIELD(T, F) stores the
+ * value in field F of struct T; AX_SPEC(ID) sets the specialization
+ * constant ID; AX_KNOB(T, F, ID) does both.  A bool field gets 0 or 1, a 4-byte
+ * field the value as uint32_t (an enum's choice index), an 8-byte one as
+ * int64_t; an AX_PT_TEXT row's field is a const char * (ax_param_text's
+ * pointer).
+ */
+#define AX_FIELD(T, F) .field = {offsetof(T, F), sizeof(((T *)0)->F)}
+#define AX_SPEC(ID) .spec = {true, (ID)}
+#define AX_KNOB(T, F, ID) AX_FIELD(T, F), AX_SPEC(ID)
 
 struct ax_params {
 	const struct ax_param_def *defs; /* borrowed, static tables */
@@ -72,6 +95,22 @@ int ax_params_find(const struct ax_params *p, const char *name);
 /* Value of the parameter called name; the caller guarantees it exists
  * (suites ask for their own names), otherwise this aborts. */
 int64_t ax_params_get(const struct ax_params *p, const char *name);
+
+/* Write each bound value of p (AX_FIELD) into cfg, a struct of the
+ * suite's config type; unbound rows and other fields are left as they
+ * are.  The registry checked every field at start-up (ax_param_table_check). */
+void ax_params_store(const struct ax_params *p, void *cfg);
+
+/*
+ * Is defs[0..n) a table the rest of axbench can rely on?  Names unique and
+ * non-empty, help given, ranges ordered, defaults valid (in range, a power
+ * of two where asked, a choice that exists, one of values[]), spec ids
+ * unique, each bound field 1, 4 or 8 bytes (1 only for a bool, a pointer
+ * for text), inside cfg_size bytes, no two fields overlapping.  AX_EINVAL
+ * naming the row and the rule.
+ */
+int ax_param_table_check(const struct ax_param_def *defs, int n,
+			 size_t cfg_size, char *err, size_t errlen);
 
 /*
  * Parse text as a value of d: integers with optional K/M/G (binary) suffix
@@ -145,6 +184,45 @@ void ax_params_json_retype(json_t *params, const struct ax_param_def *defs,
  * unknown keys are errors. */
 int ax_params_from_json(struct ax_params *p, const struct ax_param_def *defs,
 			int n, const char *json, char *err, size_t errlen);
+
+/*
+ * Role contracts: the parameters a role (core/roles.h) requires of every
+ * suite that has it, and where each goes in the role's typed point, so
+ * that recommend reads a stored result's parameters as fields, never by
+ * name.  ax_suite_validate checks each suite against its roles' contracts.
+ */
+struct ax_role_param {
+	const char *name;
+	enum ax_param_type
+	    type;      /* AX_PT_INT -> int64_t, ENUM -> const char * */
+	size_t offset; /* in the role's point struct */
+};
+
+/* AX_ROLE_TRANSFER: host <-> device copies. */
+struct ax_transfer_point {
+	const char *direction, *path, *source; /* "h2d", "staged", "pinned" */
+	int64_t chunk, inflight, total;
+};
+
+/* AX_ROLE_INGEST: storage -> host -> device loading. */
+struct ax_ingest_point {
+	const char *cache, *io; /* "cold", "pread" */
+	int64_t readers, inflight, chunk;
+};
+
+/* The contract of role (one AX_ROLE_* bit): its parameters and their
+ * count in *n; NULL (and *n 0) for a role that requires none. */
+const struct ax_role_param *ax_role_params(unsigned role, int *n);
+
+/* Does the table defs[0..n) hold every parameter of role's contract with
+ * its type?  AX_EINVAL naming the missing one otherwise. */
+int ax_role_check(unsigned role, const struct ax_param_def *defs, int n,
+		  char *err, size_t errlen);
+
+/* Fill out, role's point struct, from a result's "params" object as
+ * stored: an integer missing or of another type reads 0, a string NULL
+ * (the document keeps what it borrows: strings point into params). */
+void ax_role_point(unsigned role, const json_t *params, void *out);
 
 /* Short "name=value name=value" label of the shape parameters only
  * (or of all parameters when shape_only is false). */

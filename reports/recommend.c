@@ -7,6 +7,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/params.h"
 #include "reports/recommend_internal.h"
 #include "reports/suite_doc.h"
 
@@ -23,6 +24,15 @@
 #define PINNED_GAIN 1.05
 #define MAX_POINTS 64
 #define MAX_PATHS 32
+
+/* The transfer parameters of a result of a transfer-role suite, through
+ * the role's contract (core/params.h: ax_role_point). */
+static struct ax_transfer_point xp(const json_t *r)
+{
+	struct ax_transfer_point x;
+	ax_role_point(AX_ROLE_TRANSFER, json_object_get(r, "params"), &x);
+	return x;
+}
 
 static bool is_suite(const json_t *r, const char *suite)
 {
@@ -100,7 +110,7 @@ static const struct xpoint *knee(const struct series *s, double frac)
  * only those results: see with_role()). */
 static bool is_h2d_ok(const json_t *r)
 {
-	const char *dir = pstr(r, "direction");
+	const char *dir = xp(r).direction;
 	const char *unit = str_of(r, "unit");
 	return dir && !strcmp(dir, "h2d") && unit && !strcmp(unit, "GB/s") &&
 	       median(r) > 0;
@@ -117,12 +127,11 @@ static int chunk_series(const json_t *rs, struct series *s)
 		char key[256];
 		if (!is_h2d_ok(r))
 			continue;
+		struct ax_transfer_point x = xp(r);
 		snprintf(key, sizeof(key), "%s|%s|%lld|%lld",
-			 pstr(r, "path") ? pstr(r, "path") : "",
-			 pstr(r, "source") ? pstr(r, "source") : "",
-			 (long long)pint(r, "inflight"),
-			 (long long)pint(r, "total"));
-		series_add(s, &n, key, pint(r, "chunk"), r);
+			 x.path ? x.path : "", x.source ? x.source : "",
+			 (long long)x.inflight, (long long)x.total);
+		series_add(s, &n, key, x.chunk, r);
 	}
 	for (int k = 0; k < n; k++)
 		series_finish(&s[k]);
@@ -273,13 +282,12 @@ static json_t *inflight_setting(const json_t *rs)
 	json_array_foreach(rs, i, r)
 	{
 		char key[256];
-		const char *path = pstr(r, "path");
-		if (!is_h2d_ok(r) || !path || strcmp(path, "staged"))
+		struct ax_transfer_point x = xp(r);
+		if (!is_h2d_ok(r) || !x.path || strcmp(x.path, "staged"))
 			continue;
-		snprintf(key, sizeof(key), "%s|%lld|%lld", pstr(r, "source"),
-			 (long long)pint(r, "chunk"),
-			 (long long)pint(r, "total"));
-		series_add(s, &n, key, pint(r, "inflight"), r);
+		snprintf(key, sizeof(key), "%s|%lld|%lld", x.source,
+			 (long long)x.chunk, (long long)x.total);
+		series_add(s, &n, key, x.inflight, r);
 	}
 	for (int k = 0; k < n; k++) {
 		series_finish(&s[k]);
@@ -308,17 +316,17 @@ static json_t *pinned_setting(const json_t *rs)
 	json_t *a, *b;
 	json_array_foreach(rs, i, a)
 	{
-		const char *src = pstr(a, "source");
-		if (!is_h2d_ok(a) || !src || strcmp(src, "pinned"))
+		struct ax_transfer_point xa = xp(a);
+		if (!is_h2d_ok(a) || !xa.source || strcmp(xa.source, "pinned"))
 			continue;
 		json_array_foreach(rs, j, b)
 		{
-			const char *sb = pstr(b, "source");
-			if (!is_h2d_ok(b) || !sb || strcmp(sb, "pageable") ||
-			    pint(a, "chunk") != pint(b, "chunk") ||
-			    pint(a, "inflight") != pint(b, "inflight") ||
-			    pint(a, "total") != pint(b, "total") ||
-			    strcmp(pstr(a, "path"), pstr(b, "path")))
+			struct ax_transfer_point xb = xp(b);
+			if (!is_h2d_ok(b) || !xb.source ||
+			    strcmp(xb.source, "pageable") ||
+			    xa.chunk != xb.chunk ||
+			    xa.inflight != xb.inflight ||
+			    xa.total != xb.total || strcmp(xa.path, xb.path))
 				continue;
 			if (!pin || median(a) > median(pin))
 				pin = a, page = b;
@@ -363,8 +371,8 @@ static json_t *upload_json(const json_t *rs, double *gbps)
 					  "peak", cite(pk));
 		json_object_set_new(
 		    up, "path",
-		    setting(json_pack("{s:s?, s:s?}", "path", pstr(pk, "path"),
-				      "source", pstr(pk, "source")),
+		    setting(json_pack("{s:s?, s:s?}", "path", xp(pk).path,
+				      "source", xp(pk).source),
 			    basis, n > 1 ? "high" : "medium", NULL));
 		path_facts(up, pk);
 		json_object_set_new(up, "chunk_size", chunk_setting(&s[best]));
@@ -407,7 +415,12 @@ static int batch_sweep(const json_t *rs, const json_t *suites,
 			 key ? key : "");
 		free(key);
 		json_decref(rest);
-		series_add(s, &n, full, pint(r, bp), r);
+		/* The batch parameter is data (the suite document names
+		 * it), so it is the one looked up by name. */
+		series_add(s, &n, full,
+			   json_integer_value(json_object_get(
+			       json_object_get(r, "params"), bp)),
+			   r);
 	}
 	for (int k = 0; k < n; k++) {
 		series_finish(&s[k]);

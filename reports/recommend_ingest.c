@@ -9,6 +9,9 @@
  */
 #include "reports/recommend_internal.h"
 
+#include "core/params.h"
+#include "core/roles.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,16 +25,25 @@
 
 /* ---- which results ------------------------------------------------------ */
 
+/* The ingest parameters of a result of an ingest-role suite, through the
+ * role's contract (core/params.h: ax_role_point). */
+static struct ax_ingest_point ip(const json_t *r)
+{
+	struct ax_ingest_point x;
+	ax_role_point(AX_ROLE_INGEST, json_object_get(r, "params"), &x);
+	return x;
+}
+
 static bool is_cold(const json_t *r)
 {
-	const char *c = pstr(r, "cache");
+	const char *c = ip(r).cache;
 	return c && !strcmp(c, "cold");
 }
 
 /* A result the rules can use: a positive figure read by >= 1 reader. */
 static bool usable(const json_t *r)
 {
-	return median(r) > 0 && pint(r, "readers") >= 1;
+	return median(r) > 0 && ip(r).readers >= 1;
 }
 
 /* The usable results of one cache state (a new array). */
@@ -103,7 +115,7 @@ static bool better_end(const json_t *r, const json_t *cur, int want)
 {
 	if (!cur)
 		return true;
-	json_int_t a = pint(r, "readers"), b = pint(cur, "readers");
+	json_int_t a = ip(r).readers, b = ip(cur).readers;
 	if (a != b)
 		return want < 0 ? a < b : a > b;
 	return median(r) > median(cur);
@@ -112,7 +124,7 @@ static bool better_end(const json_t *r, const json_t *cur, int want)
 static bool count_seen(const json_t *group, size_t upto, json_int_t n)
 {
 	for (size_t j = 0; j < upto; j++)
-		if (pint(json_array_get(group, j), "readers") == n)
+		if (ip(json_array_get(group, j)).readers == n)
 			return true;
 	return false;
 }
@@ -134,7 +146,7 @@ static void sweep_init(struct sweep *w, const json_t *pool, const json_t *best)
 			w->fewest = r;
 		if (better_end(r, w->most, 1))
 			w->most = r;
-		w->counts += !count_seen(w->group, i, pint(r, "readers"));
+		w->counts += !count_seen(w->group, i, ip(r).readers);
 	}
 }
 
@@ -147,9 +159,8 @@ static json_t *sweep_json(const struct sweep *w)
 	json_array_foreach(w->group, i, r)
 	{
 		json_array_append_new(
-		    a, json_pack("{s:I, s:O?, s:O?}", "readers",
-				 pint(r, "readers"), "result_id",
-				 json_object_get(r, "id"), "value",
+		    a, json_pack("{s:I, s:O?, s:O?}", "readers", ip(r).readers,
+				 "result_id", json_object_get(r, "id"), "value",
 				 json_object_get(r, "median")));
 	}
 	return a;
@@ -216,7 +227,7 @@ static json_t *threads_setting(const json_t *best, const struct sweep *w,
 			 best, cold);
 	json_object_set_new(basis, "chosen", cite(pick));
 	json_object_set_new(basis, "sweep", sweep_json(w));
-	return setting(json_integer(pint(pick, "readers")), basis,
+	return setting(json_integer(ip(pick).readers), basis,
 		       confidence(w, cold), caveat(w, cold));
 }
 
@@ -226,8 +237,8 @@ static json_t *prefetch_setting(const json_t *best, const struct sweep *w,
 				bool cold)
 {
 	const json_t *pick = enough_readers(w, best);
-	json_int_t readers = pint(pick, "readers");
-	json_int_t inflight = pint(pick, "inflight");
+	json_int_t readers = ip(pick).readers;
+	json_int_t inflight = ip(pick).inflight;
 	if (inflight < 1)
 		return unmeasured("the fastest ingest result records no "
 				  "inflight (staging buffers)");
@@ -245,7 +256,7 @@ static json_t *prefetch_setting(const json_t *best, const struct sweep *w,
 static json_t *chunk_setting(const json_t *best, const struct sweep *w,
 			     bool cold)
 {
-	json_int_t chunk = pint(best, "chunk");
+	json_int_t chunk = ip(best).chunk;
 	if (chunk < 1)
 		return unmeasured("the fastest ingest result records no "
 				  "chunk");
@@ -258,7 +269,7 @@ static json_t *chunk_setting(const json_t *best, const struct sweep *w,
 
 static json_t *io_setting(const json_t *best, const struct sweep *w, bool cold)
 {
-	const char *io = pstr(best, "io");
+	const char *io = ip(best).io;
 	if (!io)
 		return unmeasured("the fastest ingest result records no io "
 				  "mode");
@@ -301,7 +312,7 @@ static const char *readers_word(json_int_t n)
 /* "4 readers 3.1 GB/s against 1 reader 1.2 GB/s" */
 static void most_against_fewest(char *buf, size_t len, const struct sweep *w)
 {
-	json_int_t m = pint(w->most, "readers"), f = pint(w->fewest, "readers");
+	json_int_t m = ip(w->most).readers, f = ip(w->fewest).readers;
 	snprintf(buf, len, "%lld %s %.3g GB/s against %lld %s %.3g GB/s",
 		 (long long)m, readers_word(m), median(w->most), (long long)f,
 		 readers_word(f), median(w->fewest));
@@ -330,7 +341,7 @@ static const json_t *warm_twin(const json_t *all, const json_t *best)
 static void readers_helped_advice(struct note *n, const json_t *best,
 				  const struct sweep *w)
 {
-	json_int_t b = pint(best, "readers");
+	json_int_t b = ip(best).readers;
 	if (best == w->most)
 		snprintf(n->advice, sizeof(n->advice),
 			 "use %lld readers; the most readers measured was the "
@@ -340,7 +351,7 @@ static void readers_helped_advice(struct note *n, const json_t *best,
 			 (long long)(4 * b));
 	else {
 		/* loader_threads' own choice, so advice and setting agree */
-		json_int_t k = pint(enough_readers(w, best), "readers");
+		json_int_t k = ip(enough_readers(w, best)).readers;
 		if (k == b)
 			snprintf(n->advice, sizeof(n->advice),
 				 "use %lld %s, the fastest of the sweep",
@@ -364,7 +375,7 @@ static void warm_up_advice(struct note *n, const json_t *all,
 			 "the data already came from the page cache, so "
 			 "warming cannot help; compare I/O modes (now %s): "
 			 "run axbench run ingest -p io=pread,mmap,direct",
-			 pstr(best, "io") ? pstr(best, "io") : "unknown");
+			 ip(best).io ? ip(best).io : "unknown");
 		return;
 	}
 	n->warm = warm_twin(all, best);
@@ -393,7 +404,7 @@ static void storage_bound(struct note *n, const json_t *all, const json_t *best,
 	const char *what =
 	    cold ? "storage-bound" : "read-bound from a warm page cache";
 	if (w->counts < 2) {
-		json_int_t b = pint(best, "readers");
+		json_int_t b = ip(best).readers;
 		snprintf(n->verdict, sizeof(n->verdict),
 			 "%s at %.3g GB/s%s; only one reader count measured "
 			 "(%lld %s)",
@@ -420,8 +431,8 @@ static void storage_bound(struct note *n, const json_t *all, const json_t *best,
 static void upload_bound(struct note *n, const json_t *best)
 {
 	double up = stage_s(best, "upload_s"), rd = stage_s(best, "read_s");
-	long long chunk = (long long)pint(best, "chunk");
-	long long inflight = (long long)pint(best, "inflight");
+	long long chunk = (long long)ip(best).chunk;
+	long long inflight = (long long)ip(best).inflight;
 	if (isnan(up) || isnan(rd))
 		snprintf(n->verdict, sizeof(n->verdict),
 			 "upload-bound at %.3g GB/s: the copy to the device "
@@ -444,7 +455,7 @@ static void compute_bound(struct note *n, const json_t *best,
 {
 	double c = stage_s(best, "compute_s"), rd = stage_s(best, "read_s");
 	double up = stage_s(best, "upload_s");
-	json_int_t b = pint(best, "readers");
+	json_int_t b = ip(best).readers;
 	if (isnan(c) || isnan(rd) || isnan(up))
 		snprintf(n->verdict, sizeof(n->verdict),
 			 "compute-bound: the loader keeps up with the kernel");
@@ -455,7 +466,7 @@ static void compute_bound(struct note *n, const json_t *best,
 			 "and upload %.3g s)",
 			 c, rd, up);
 	const json_t *few = enough_readers(w, best);
-	json_int_t f = pint(few, "readers");
+	json_int_t f = ip(few).readers;
 	if (f < b)
 		snprintf(n->advice, sizeof(n->advice),
 			 "fewer readers suffice: with %lld %s, %.3g GB/s is "
@@ -474,8 +485,8 @@ static void compute_bound(struct note *n, const json_t *best,
 		snprintf(n->advice, sizeof(n->advice),
 			 "keep %lld readers: fewer were slower (%lld %s %.3g "
 			 "GB/s)",
-			 (long long)b, (long long)pint(w->fewest, "readers"),
-			 readers_word(pint(w->fewest, "readers")),
+			 (long long)b, (long long)ip(w->fewest).readers,
+			 readers_word(ip(w->fewest).readers),
 			 median(w->fewest));
 }
 

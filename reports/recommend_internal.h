@@ -20,19 +20,6 @@ static inline const char *str_of(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-/* A string parameter of a result, or NULL. */
-static inline const char *pstr(const json_t *r, const char *name)
-{
-	return str_of(json_object_get(r, "params"), name);
-}
-
-/* An integer parameter of a result, or 0. */
-static inline json_int_t pint(const json_t *r, const char *name)
-{
-	return json_integer_value(
-	    json_object_get(json_object_get(r, "params"), name));
-}
-
 static inline double median(const json_t *r)
 {
 	return json_number_value(json_object_get(r, "median"));

@@ -24,8 +24,9 @@
  * 1 the subgroup one (main_subgroup, below), which uses no shared memory
  * and no barrier.
  */
-#extension GL_GOOGLE_include_directive : require
-#include "spec_ids.h"
+/* Each constant_id is written here and in the parameter table of
+ * suites/attention.c (AX_KNOB), the only two places; test_registry checks that
+ * every id the table binds is one this shader declares. */
 #extension GL_EXT_control_flow_attributes : enable
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -37,14 +38,14 @@
 #define VEC4 vec4
 #endif
 
-layout(local_size_x_id = ATT_SPEC_WG) in;
-layout(constant_id = ATT_SPEC_BR) const uint BR = 16;  /* query rows per group */
-layout(constant_id = ATT_SPEC_BC) const uint BC = 16;  /* keys per block */
-layout(constant_id = ATT_SPEC_TPR) const uint TPR = 8;  /* invocations per row */
-layout(constant_id = ATT_SPEC_D) const uint D = 64;   /* head dimension */
-layout(constant_id = ATT_SPEC_CAUSAL) const uint CAUSAL = 0;
-layout(constant_id = ATT_SPEC_SHARE) const uint SHARE = 0; /* 0 smem, 1 subgroup */
-layout(constant_id = ATT_SPEC_RPL) const uint RPL = 1;   /* SHARE 1: rows per lane */
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint BR = 16;  /* query rows per group */
+layout(constant_id = 2) const uint BC = 16;  /* keys per block */
+layout(constant_id = 3) const uint TPR = 8;  /* invocations per row */
+layout(constant_id = 4) const uint D = 64;   /* head dimension */
+layout(constant_id = 5) const uint CAUSAL = 0;
+layout(constant_id = 6) const uint SHARE = 0; /* 0 smem, 1 subgroup */
+layout(constant_id = 7) const uint RPL = 1;   /* SHARE 1: rows per lane */
 
 const uint D4 = D / 4;       /* vec4 groups per row */
 const uint G = D4 / TPR;     /* vec4 groups per invocation */

@@ -18,12 +18,13 @@
  * smaller EPI helped (epi=4: 2.1 GB/s, epi=16: 0.9, epi=64: 0.4-0.6).
  * So the layout stays the GPU-coalesced one.
  */
-#extension GL_GOOGLE_include_directive : require
-#include "spec_ids.h"
-layout(local_size_x_id = BW_SPEC_WG) in;
-layout(constant_id = BW_SPEC_VEC) const uint VEC = 4;  /* 1, 2 or 4 words per load */
-layout(constant_id = BW_SPEC_EPI) const uint EPI = 4;  /* elements per invocation */
-layout(constant_id = BW_SPEC_OP) const uint OP = 0;   /* 0 read, 1 write, 2 copy */
+/* Each constant_id is written here and in the parameter table of
+ * suites/bandwidth.c (AX_KNOB), the only two places; test_registry checks that
+ * every id the table binds is one this shader declares. */
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint VEC = 4;  /* 1, 2 or 4 words per load */
+layout(constant_id = 2) const uint EPI = 4;  /* elements per invocation */
+layout(constant_id = 3) const uint OP = 0;   /* 0 read, 1 write, 2 copy */
 
 layout(std430, binding = 0) readonly buffer S1 { uint s1[]; };
 layout(std430, binding = 1) readonly buffer S2 { uvec2 s2[]; };

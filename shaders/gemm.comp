@@ -19,8 +19,9 @@
  * 6-7 A and B as 2-vectors.  Aliased views let one module load VEC
  * elements at once where a whole aligned vector is inside the matrix.
  */
-#extension GL_GOOGLE_include_directive : require
-#include "spec_ids.h"
+/* Each constant_id is written here and in the parameter table of
+ * suites/gemm.c (AX_KNOB), the only two places; test_registry checks that
+ * every id the table binds is one this shader declares. */
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -36,26 +37,26 @@
 #define ST4 vec4
 #endif
 
-layout(local_size_x_id = GEMM_SPEC_WG_X, local_size_y_id = GEMM_SPEC_WG_Y,
+layout(local_size_x_id = 0, local_size_y_id = 1,
        local_size_z = 1) in;
 
-layout(constant_id = GEMM_SPEC_WG_X) const uint WG_X = 16;
-layout(constant_id = GEMM_SPEC_WG_Y) const uint WG_Y = 16;
-layout(constant_id = GEMM_SPEC_BM) const uint BM = 64;
-layout(constant_id = GEMM_SPEC_BN) const uint BN = 64;
-layout(constant_id = GEMM_SPEC_BK) const uint BK = 16;
-layout(constant_id = GEMM_SPEC_TM) const uint TM = 4;
-layout(constant_id = GEMM_SPEC_TN) const uint TN = 4;
-layout(constant_id = GEMM_SPEC_VEC) const uint VEC = 4;   /* global load width 1, 2, 4 */
-layout(constant_id = GEMM_SPEC_DBUF) const uint DBUF = 0;  /* 1: two shared buffers */
-layout(constant_id = GEMM_SPEC_TRANS_A) const uint TRANS_A = 0;  /* A stored K x M */
-layout(constant_id = GEMM_SPEC_TRANS_B) const uint TRANS_B = 0; /* B stored N x K */
-layout(constant_id = GEMM_SPEC_SHARE) const uint SHARE = 0;   /* 0 smem, 1 subgroup */
+layout(constant_id = 0) const uint WG_X = 16;
+layout(constant_id = 1) const uint WG_Y = 16;
+layout(constant_id = 2) const uint BM = 64;
+layout(constant_id = 3) const uint BN = 64;
+layout(constant_id = 4) const uint BK = 16;
+layout(constant_id = 5) const uint TM = 4;
+layout(constant_id = 6) const uint TN = 4;
+layout(constant_id = 7) const uint VEC = 4;   /* global load width 1, 2, 4 */
+layout(constant_id = 8) const uint DBUF = 0;  /* 1: two shared buffers */
+layout(constant_id = 9) const uint TRANS_A = 0;  /* A stored K x M */
+layout(constant_id = 10) const uint TRANS_B = 0; /* B stored N x K */
+layout(constant_id = 11) const uint SHARE = 0;   /* 0 smem, 1 subgroup */
 /* 1 when B is not transposed and N % 4 == 0 (set by the host from the
  * shape), so SHARE = 1 can read B as vec4 without a runtime branch. */
-layout(constant_id = GEMM_SPEC_B_VEC4) const uint B_VEC4 = 0;
+layout(constant_id = 12) const uint B_VEC4 = 0;
 /* SHARE = 1: 1 walks the tiles of C column by column (see wg_tile). */
-layout(constant_id = GEMM_SPEC_COLMAJOR) const uint COLMAJOR = 0;
+layout(constant_id = 13) const uint COLMAJOR = 0;
 
 /* TM is at most 32, TN 16 (checked on the host); arrays are sized for
  * the maximum and the unused part is removed once constants are known. */

@@ -8,11 +8,12 @@
  *   pass 1: one workgroup sums the partials into result[0].
  * Integer sums are exact in any order, so the host checks every bit.
  */
-#extension GL_GOOGLE_include_directive : require
-#include "spec_ids.h"
+/* Each constant_id is written here and in the parameter table of
+ * suites/reduce.c (AX_KNOB), the only two places; test_registry checks that
+ * every id the table binds is one this shader declares. */
 
-layout(local_size_x_id = REDUCE_SPEC_WG) in;
-layout(constant_id = REDUCE_SPEC_EPI) const uint EPI = 4;
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint EPI = 4;
 
 layout(std430, binding = 0) readonly buffer In_ { uvec4 src[]; };
 layout(std430, binding = 1) buffer Partials_ { uint partials[]; };

@@ -3,7 +3,6 @@
  * (shaders/attention.comp), fp32 or fp16 storage, causal or not, verified
  * against a double-precision CPU reference (suites/attention_ref.c).
  */
-#include "shaders/spec_ids.h"
 #include "suites/attention_ref.h"
 #include "suites/data.h"
 #include "suites/suite.h"
@@ -27,36 +26,47 @@ static const char *const shares[] = {"smem", "subgroup", NULL};
 #define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
 
 static const struct ax_param_def att_params[] = {
-    {"batch", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size"},
-    {"heads", AX_PT_INT, 1, 1024, NULL, 4, SHAPE, "attention heads"},
-    {"seq_q", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE, "query sequence length"},
+    {"batch", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size",
+     AX_FIELD(struct ax_attention_point, sh.batch)},
+    {"heads", AX_PT_INT, 1, 1024, NULL, 4, SHAPE, "attention heads",
+     AX_FIELD(struct ax_attention_point, sh.heads)},
+    {"seq_q", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE, "query sequence length",
+     AX_FIELD(struct ax_attention_point, sh.sq)},
     {"seq_kv", AX_PT_INT, 1, 1 << 20, NULL, 256, SHAPE,
-     "key/value sequence length"},
+     "key/value sequence length", AX_FIELD(struct ax_attention_point, sh.skv)},
     {"head_dim", AX_PT_INT, 4, 512, NULL, 64, SHAPE,
-     "head dimension D, a multiple of 4*tpr (64 and 128 are typical)"},
+     "head dimension D, a multiple of 4*tpr (64 and 128 are typical)",
+     AX_KNOB(struct ax_attention_point, sh.d, 4)},
     {"causal", AX_PT_BOOL, 0, 1, NULL, 0, SHAPE,
-     "mask future keys: query i sees key j <= i + seq_kv - seq_q"},
+     "mask future keys: query i sees key j <= i + seq_kv - seq_q",
+     AX_KNOB(struct ax_attention_point, sh.causal, 5)},
     {"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
      "storage type; f16 needs 16-bit storage and float16, and "
-     "computes in fp32"},
-    {"br", AX_PT_INT, 1, 128, NULL, 16, TUNE, "query rows per workgroup (Br)"},
+     "computes in fp32",
+     AX_FIELD(struct ax_attention_point, dtype)},
+    {"br", AX_PT_INT, 1, 128, NULL, 16, TUNE, "query rows per workgroup (Br)",
+     AX_KNOB(struct ax_attention_point, t.br, 1)},
     /* Default 8: one key per lane of a subgroup group; on lavapipe
      * 1.5x bc=16 with share=subgroup (bench/attention.sh). */
     {"bc", AX_PT_INT, 1, 256, NULL, 8, TUNE,
-     "keys and values per shared-memory block (Bc)"},
+     "keys and values per shared-memory block (Bc)",
+     AX_KNOB(struct ax_attention_point, t.bc, 2)},
     {"tpr", AX_PT_INT, 1, 64, NULL, 8, TUNE,
      "invocations per query row; the workgroup is br x tpr "
-     "(share=smem only)"},
+     "(share=smem only)",
+     AX_KNOB(struct ax_attention_point, t.tpr, 3)},
     /* Default subgroup: on lavapipe it is several times the smem
      * kernel (see shaders/attention.comp and bench/attention.sh);
      * GPUs run either, and the tuner picks smem where it wins. */
     {"share", AX_PT_ENUM, 0, 0, shares, 1, AX_PARAM_TUNABLE,
      "how invocations share K and V: smem (blocks staged in shared "
      "memory), or subgroup (no shared memory: groups of 8 lanes pass "
-     "keys and values round by subgroup shuffles; for CPU drivers)"},
+     "keys and values round by subgroup shuffles; for CPU drivers)",
+     AX_KNOB(struct ax_attention_point, share, 6)},
     {"rpl", AX_PT_INT, 1, 8, NULL, 2, TUNE,
      "share=subgroup: query rows per lane (the workgroup is "
-     "br / rpl invocations, rounded up to a multiple of 8)"},
+     "br / rpl invocations, rounded up to a multiple of 8)",
+     AX_KNOB(struct ax_attention_point, rpl, 7)},
 };
 
 #define N_ATT_PARAMS ((int)(sizeof(att_params) / sizeof(att_params[0])))
@@ -102,9 +112,11 @@ static int att_check(const struct ax_params *p,
 	/* Both kernels are held to the shared-memory kernel's limits, so
 	 * a point valid for one is valid for the other. */
 	int rc = ax_attention_check_limits(&s, &t, &dev->limits, why, whylen);
-	if (rc || ax_params_get(p, "share") != 1)
+	struct ax_attention_point pt;
+	ax_attention_point_from_params(p, &pt);
+	if (rc || pt.share != 1)
 		return rc;
-	uint32_t rpl = (uint32_t)ax_params_get(p, "rpl");
+	uint32_t rpl = pt.rpl;
 	if (dev->subgroup_size < ATT_SG || dev->subgroup_size % ATT_SG)
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
 			       "attention share=subgroup: %s has subgroups "
@@ -188,24 +200,18 @@ static int att_buffers(struct att_state *st)
 	return rc;
 }
 
-static int att_pipeline(struct att_state *st)
+static int att_pipeline(struct att_state *st, const struct ax_params *p)
 {
 	const struct ax_attention_tiles *t = &st->t;
-	struct ax_vk_spec spec[] = {
-	    {ATT_SPEC_WG, st->share ? sg_invocations(t, st->rpl)
-				    : ax_attention_invocations(t)},
-	    {ATT_SPEC_BR, t->br},
-	    {ATT_SPEC_BC, t->bc},
-	    {ATT_SPEC_TPR, t->tpr},
-	    {ATT_SPEC_D, (uint32_t)st->sh.d},
-	    {ATT_SPEC_CAUSAL, st->sh.causal ? 1u : 0u},
-	    {ATT_SPEC_SHARE, st->share},
-	    {ATT_SPEC_RPL, st->rpl},
-	};
+	struct ax_vk_spec spec[AX_MAX_PARAMS + 1];
+	int n = ax_suite_spec(p, spec);
+	/* constant_id 0 in shaders/attention.comp: the workgroup size */
+	spec[n++] =
+	    (struct ax_vk_spec){0, st->share ? sg_invocations(t, st->rpl)
+					     : ax_attention_invocations(t)};
 	int rc = ax_vk_pipeline_create(
 	    st->vk, st->sh.f16 ? "attention_f16" : "attention", 4,
-	    sizeof(st->push), spec, (int)(sizeof(spec) / sizeof(spec[0])),
-	    &st->pipe);
+	    sizeof(st->push), spec, n, &st->pipe);
 	if (rc)
 		return rc;
 	st->have_pipe = true;
@@ -221,16 +227,18 @@ static int att_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	if (!st)
 		return ax_errf(err, errlen, AX_ENOMEM, "out of memory");
 	st->vk = vk;
-	ax_attention_shape_from_params(p, &st->sh);
-	ax_attention_tiles_from_params(p, &st->t);
-	st->share = (uint32_t)ax_params_get(p, "share");
-	st->rpl = (uint32_t)ax_params_get(p, "rpl");
+	struct ax_attention_point pt;
+	ax_attention_point_from_params(p, &pt);
+	st->sh = pt.sh;
+	st->t = pt.t;
+	st->share = pt.share;
+	st->rpl = pt.rpl;
 	st->push.sq = (uint32_t)st->sh.sq;
 	st->push.skv = (uint32_t)st->sh.skv;
 	st->push.scale = (float)(1.0 / sqrt((double)st->sh.d));
 	int rc = att_buffers(st);
 	if (!rc)
-		rc = att_pipeline(st);
+		rc = att_pipeline(st, p);
 	if (rc) {
 		ax_errf(err, errlen, rc, "setup failed: %s",
 			vk->err[0] ? vk->err : ax_strerror(rc));
@@ -292,7 +300,9 @@ static double att_work(const struct ax_params *p)
 
 static const char *att_shader(const struct ax_params *p)
 {
-	return ax_params_get(p, "dtype") == 1 ? "attention_f16" : "attention";
+	struct ax_attention_shape s;
+	ax_attention_shape_from_params(p, &s);
+	return s.f16 ? "attention_f16" : "attention";
 }
 
 struct ax_vk_buffer *ax_attention_state_output(void *state)
@@ -362,6 +372,7 @@ const struct ax_suite ax_suite_attention = {
     .higher_is_better = true,
     .params = att_params,
     .n_params = N_ATT_PARAMS,
+    .config_size = sizeof(struct ax_attention_point),
     .check = att_check,
     .setup = att_setup,
     .record = att_record,

@@ -11,24 +11,28 @@
 #define EPS32 1.1920928955078125e-07 /* 2^-23 */
 #define EPS16 9.765625e-04	     /* 2^-10 */
 
+void ax_attention_point_from_params(const struct ax_params *p,
+				    struct ax_attention_point *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	ax_params_store(p, pt);
+	pt->sh.f16 = pt->dtype == 1;
+}
+
 void ax_attention_shape_from_params(const struct ax_params *p,
 				    struct ax_attention_shape *s)
 {
-	s->batch = ax_params_get(p, "batch");
-	s->heads = ax_params_get(p, "heads");
-	s->sq = ax_params_get(p, "seq_q");
-	s->skv = ax_params_get(p, "seq_kv");
-	s->d = ax_params_get(p, "head_dim");
-	s->causal = ax_params_get(p, "causal") != 0;
-	s->f16 = ax_params_get(p, "dtype") == 1;
+	struct ax_attention_point pt;
+	ax_attention_point_from_params(p, &pt);
+	*s = pt.sh;
 }
 
 void ax_attention_tiles_from_params(const struct ax_params *p,
 				    struct ax_attention_tiles *t)
 {
-	t->br = (uint32_t)ax_params_get(p, "br");
-	t->bc = (uint32_t)ax_params_get(p, "bc");
-	t->tpr = (uint32_t)ax_params_get(p, "tpr");
+	struct ax_attention_point pt;
+	ax_attention_point_from_params(p, &pt);
+	*t = pt.t;
 }
 
 size_t ax_attention_q_count(const struct ax_attention_shape *s)

@@ -28,6 +28,18 @@ struct ax_attention_tiles {
 	uint32_t br, bc, tpr; /* query rows, keys per block, rows' lanes */
 };
 
+/* What attention's parameter table binds (suites/attention.c, AX_FIELD):
+ * the shape, the tiles, the dtype choice, and share and rpl. */
+struct ax_attention_point {
+	struct ax_attention_shape sh;
+	struct ax_attention_tiles t;
+	uint32_t dtype, share, rpl;
+};
+
+/* All of a point (names as in suites/attention.c), or its shape or tiles
+ * alone. */
+void ax_attention_point_from_params(const struct ax_params *p,
+				    struct ax_attention_point *pt);
 void ax_attention_shape_from_params(const struct ax_params *p,
 				    struct ax_attention_shape *s);
 void ax_attention_tiles_from_params(const struct ax_params *p,

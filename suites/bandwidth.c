@@ -9,7 +9,6 @@
  * Buffers hold random data: zeros and untouched pages inflate figures.
  */
 #include "core/error.h"
-#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include <stdio.h>
@@ -19,36 +18,38 @@
 enum bw_op { BW_READ, BW_WRITE, BW_COPY, BW_DMA };
 static const char *const bw_ops[] = {"read", "write", "copy", "dma", NULL};
 
-static const struct ax_param_def bw_params[] = {
-    {"op", AX_PT_ENUM, 0, 0, bw_ops, BW_COPY, AX_PARAM_SHAPE,
-     "read, write or copy kernel, or dma (vkCmdCopyBuffer)"},
-    {"size", AX_PT_INT, 4096, 1LL << 40, NULL, 64LL << 20,
-     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-     "working set in bytes (copy/dma: source + destination)"},
-    {"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "32-bit words per load/store (1, 2 or 4)"},
-    {"wg", AX_PT_INT, 32, 1024, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "workgroup size"},
-    {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "elements per invocation"},
-};
-#define N_PARAMS ((int)(sizeof(bw_params) / sizeof(bw_params[0])))
-
+/* One point: the table binds op, size and the knobs; the rest is derived
+ * in bw_point(). */
 struct bw_point {
-	enum bw_op op;
+	uint32_t op;		  /* enum bw_op */
 	uint64_t size, buf_bytes; /* working set; bytes per buffer */
 	uint32_t vec, wg, epi;
 	uint32_t n_elems, stride; /* elements of vec words; invocations */
 	uint32_t gx, gy;
 };
 
+static const struct ax_param_def bw_params[] = {
+    {"op", AX_PT_ENUM, 0, 0, bw_ops, BW_COPY, AX_PARAM_SHAPE,
+     "read, write or copy kernel, or dma (vkCmdCopyBuffer)",
+     AX_KNOB(struct bw_point, op, 3)},
+    {"size", AX_PT_INT, 4096, 1LL << 40, NULL, 64LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "working set in bytes (copy/dma: source + destination)",
+     AX_FIELD(struct bw_point, size)},
+    {"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "32-bit words per load/store (1, 2 or 4)",
+     AX_KNOB(struct bw_point, vec, 1)},
+    {"wg", AX_PT_INT, 32, 1024, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup size", AX_KNOB(struct bw_point, wg, 0)},
+    {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "elements per invocation", AX_KNOB(struct bw_point, epi, 2)},
+};
+#define N_PARAMS ((int)(sizeof(bw_params) / sizeof(bw_params[0])))
+
 static void bw_point(const struct ax_params *p, struct bw_point *b)
 {
-	b->op = (enum bw_op)ax_params_get(p, "op");
-	b->size = (uint64_t)ax_params_get(p, "size");
-	b->vec = (uint32_t)ax_params_get(p, "vec");
-	b->wg = (uint32_t)ax_params_get(p, "wg");
-	b->epi = (uint32_t)ax_params_get(p, "epi");
+	memset(b, 0, sizeof(*b));
+	ax_params_store(p, b);
 	b->buf_bytes = b->op >= BW_COPY ? b->size / 2 : b->size;
 	uint64_t elems = b->buf_bytes / (4ull * b->vec);
 	b->n_elems = elems > UINT32_MAX ? UINT32_MAX : (uint32_t)elems;
@@ -138,17 +139,14 @@ static int bw_buffers(struct ax_vk_ctx *vk, struct bw_state *s)
 	return rc;
 }
 
-static int bw_pipeline(struct ax_vk_ctx *vk, struct bw_state *s)
+static int bw_pipeline(struct ax_vk_ctx *vk, struct bw_state *s,
+		       const struct ax_params *p)
 {
 	const struct bw_point *b = &s->pt;
-	struct ax_vk_spec spec[] = {
-	    {BW_SPEC_WG, b->wg},
-	    {BW_SPEC_VEC, b->vec},
-	    {BW_SPEC_EPI, b->epi},
-	    {BW_SPEC_OP, (uint32_t)b->op},
-	};
+	struct ax_vk_spec spec[AX_MAX_PARAMS];
+	int n = ax_suite_spec(p, spec);
 	int rc =
-	    ax_vk_pipeline_create(vk, "bandwidth", 7, 12, spec, 4, &s->pipe);
+	    ax_vk_pipeline_create(vk, "bandwidth", 7, 12, spec, n, &s->pipe);
 	if (rc)
 		return rc;
 	/* Unused bindings point at a valid buffer: the sums buffer. */
@@ -172,7 +170,7 @@ static int bw_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	s->seed = 0x5eed1234u;
 	int rc = bw_buffers(vk, s);
 	if (!rc && s->pt.op != BW_DMA)
-		rc = bw_pipeline(vk, s);
+		rc = bw_pipeline(vk, s, p);
 	if (rc) {
 		ax_errf(err, errlen, rc, "bandwidth setup: %s",
 			vk->err[0] ? vk->err : ax_strerror(rc));
@@ -273,7 +271,9 @@ static double bw_work(const struct ax_params *p)
 
 static const char *bw_shader(const struct ax_params *p)
 {
-	return ax_params_get(p, "op") == BW_DMA ? NULL : "bandwidth";
+	struct bw_point b;
+	bw_point(p, &b);
+	return b.op == BW_DMA ? NULL : "bandwidth";
 }
 
 static json_t *bw_describe(void *state)
@@ -305,6 +305,7 @@ const struct ax_suite ax_suite_bandwidth = {
     .higher_is_better = true,
     .params = bw_params,
     .n_params = N_PARAMS,
+    .config_size = sizeof(struct bw_point),
     .check = bw_check,
     .setup = bw_setup,
     .record = bw_record,

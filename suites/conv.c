@@ -3,7 +3,6 @@
  * an implicit GEMM (shaders/conv.comp), verified against a double-precision
  * CPU reference (suites/conv_ref.c).
  */
-#include "shaders/spec_ids.h"
 #include "suites/conv_ref.h"
 #include "suites/data.h"
 #include "suites/suite.h"
@@ -21,23 +20,34 @@ static const char *const dtypes[] = {"f32", "f16", NULL};
 #define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
 
 static const struct ax_param_def conv_params[] = {
-    {"n", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size (images)"},
-    {"c", AX_PT_INT, 1, 16384, NULL, 16, SHAPE, "input channels"},
-    {"h", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input height"},
-    {"w", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input width"},
-    {"k", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "output channels"},
-    {"r", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter height"},
-    {"s", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter width"},
-    {"stride", AX_PT_INT, 1, 16, NULL, 1, SHAPE, "stride (both axes)"},
+    {"n", AX_PT_INT, 1, 4096, NULL, 1, SHAPE, "batch size (images)",
+     AX_FIELD(struct ax_conv_point, sh.n)},
+    {"c", AX_PT_INT, 1, 16384, NULL, 16, SHAPE, "input channels",
+     AX_FIELD(struct ax_conv_point, sh.c)},
+    {"h", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input height",
+     AX_FIELD(struct ax_conv_point, sh.h)},
+    {"w", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "input width",
+     AX_FIELD(struct ax_conv_point, sh.w)},
+    {"k", AX_PT_INT, 1, 16384, NULL, 32, SHAPE, "output channels",
+     AX_FIELD(struct ax_conv_point, sh.k)},
+    {"r", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter height",
+     AX_FIELD(struct ax_conv_point, sh.r)},
+    {"s", AX_PT_INT, 1, 32, NULL, 3, SHAPE, "filter width",
+     AX_FIELD(struct ax_conv_point, sh.s)},
+    {"stride", AX_PT_INT, 1, 16, NULL, 1, SHAPE, "stride (both axes)",
+     AX_FIELD(struct ax_conv_point, sh.stride)},
     {"pad", AX_PT_INT, 0, 32, NULL, 1, SHAPE,
-     "zero padding on each side (both axes)"},
+     "zero padding on each side (both axes)",
+     AX_FIELD(struct ax_conv_point, sh.pad)},
     {"dilation", AX_PT_INT, 1, 16, NULL, 1, SHAPE,
-     "filter dilation (both axes)"},
+     "filter dilation (both axes)", AX_FIELD(struct ax_conv_point, sh.dil)},
     {"layout", AX_PT_ENUM, 0, 0, layouts, 0, SHAPE,
-     "nchw (weights KCRS) or nhwc (weights KRSC)"},
+     "nchw (weights KCRS) or nhwc (weights KRSC)",
+     AX_KNOB(struct ax_conv_point, layout, 6)},
     {"dtype", AX_PT_ENUM, 0, 0, dtypes, 0, SHAPE,
      "storage type; f16 needs 16-bit storage and float16, and "
-     "accumulates in fp32"},
+     "accumulates in fp32",
+     AX_FIELD(struct ax_conv_point, dtype)},
     /* Defaults by measurement on lavapipe (n=8 c=64 28x28 k=64 3x3):
      * 64 x 128 tiles of 8 x 16 blocks ran about 3x the former 32 x 64
      * tiles of 4 x 4, in one run (7.9 against 2.6 GFLOP/s): each value
@@ -45,15 +55,20 @@ static const struct ax_param_def conv_params[] = {
      * invocations, 6 KiB of shared memory) is within the smallest
      * Vulkan limits. */
     {"tile_k", AX_PT_INT, 4, 256, NULL, 64, TUNE,
-     "output channels per workgroup (GEMM M tile)"},
+     "output channels per workgroup (GEMM M tile)",
+     AX_KNOB(struct ax_conv_point, t.bm, 1)},
     {"tile_pq", AX_PT_INT, 4, 256, NULL, 128, TUNE,
-     "output pixels per workgroup (GEMM N tile)"},
+     "output pixels per workgroup (GEMM N tile)",
+     AX_KNOB(struct ax_conv_point, t.bn, 2)},
     {"tile_c", AX_PT_INT, 1, 64, NULL, 8, TUNE,
-     "input channels per step staged in shared memory"},
+     "input channels per step staged in shared memory",
+     AX_KNOB(struct ax_conv_point, t.bk, 3)},
     {"tm", AX_PT_INT, 4, 16, NULL, 8, TUNE,
-     "output channels per invocation (register tile)"},
+     "output channels per invocation (register tile)",
+     AX_KNOB(struct ax_conv_point, t.tm, 4)},
     {"tn", AX_PT_INT, 4, 16, NULL, 16, TUNE,
-     "output pixels per invocation (register tile)"},
+     "output pixels per invocation (register tile)",
+     AX_KNOB(struct ax_conv_point, t.tn, 5)},
 };
 
 #define N_CONV_PARAMS ((int)(sizeof(conv_params) / sizeof(conv_params[0])))
@@ -125,21 +140,14 @@ static int conv_buffers(struct conv_state *st)
 	return rc;
 }
 
-static int conv_pipeline(struct conv_state *st)
+static int conv_pipeline(struct conv_state *st, const struct ax_params *p)
 {
-	const struct ax_conv_tiles *t = &st->t;
-	struct ax_vk_spec spec[] = {
-	    {CONV_SPEC_WG, ax_conv_invocations(t)},
-	    {CONV_SPEC_BM, t->bm},
-	    {CONV_SPEC_BN, t->bn},
-	    {CONV_SPEC_BK, t->bk},
-	    {CONV_SPEC_TM, t->tm},
-	    {CONV_SPEC_TN, t->tn},
-	    {CONV_SPEC_NHWC, st->sh.nhwc ? 1u : 0u},
-	};
-	int rc = ax_vk_pipeline_create(
-	    st->vk, st->sh.f16 ? "conv_f16" : "conv", 3, sizeof(st->push), spec,
-	    (int)(sizeof(spec) / sizeof(spec[0])), &st->pipe);
+	struct ax_vk_spec spec[AX_MAX_PARAMS + 1];
+	int n = ax_suite_spec(p, spec);
+	/* constant_id 0 in shaders/conv.comp: the workgroup size */
+	spec[n++] = (struct ax_vk_spec){0, ax_conv_invocations(&st->t)};
+	int rc = ax_vk_pipeline_create(st->vk, st->sh.f16 ? "conv_f16" : "conv",
+				       3, sizeof(st->push), spec, n, &st->pipe);
 	if (rc)
 		return rc;
 	st->have_pipe = true;
@@ -169,7 +177,7 @@ static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	st->gy = (uint32_t)((s->k + st->t.bm - 1) / st->t.bm);
 	rc = conv_buffers(st);
 	if (!rc)
-		rc = conv_pipeline(st);
+		rc = conv_pipeline(st, p);
 	if (rc) {
 		ax_errf(err, errlen, rc, "setup failed: %s",
 			vk->err[0] ? vk->err : ax_strerror(rc));
@@ -229,7 +237,9 @@ static double conv_work(const struct ax_params *p)
 
 static const char *conv_shader(const struct ax_params *p)
 {
-	return ax_params_get(p, "dtype") == 1 ? "conv_f16" : "conv";
+	struct ax_conv_shape s;
+	ax_conv_shape_from_params(p, &s, NULL, 0);
+	return s.f16 ? "conv_f16" : "conv";
 }
 
 struct ax_vk_buffer *ax_conv_state_output(void *state)
@@ -297,6 +307,7 @@ const struct ax_suite ax_suite_conv = {
     .higher_is_better = true,
     .params = conv_params,
     .n_params = N_CONV_PARAMS,
+    .config_size = sizeof(struct ax_conv_point),
     .check = conv_check,
     .setup = conv_setup,
     .record = conv_record,

@@ -14,19 +14,12 @@
 int ax_conv_shape_from_params(const struct ax_params *p,
 			      struct ax_conv_shape *s, char *why, size_t whylen)
 {
-	memset(s, 0, sizeof(*s));
-	s->n = ax_params_get(p, "n");
-	s->c = ax_params_get(p, "c");
-	s->h = ax_params_get(p, "h");
-	s->w = ax_params_get(p, "w");
-	s->k = ax_params_get(p, "k");
-	s->r = ax_params_get(p, "r");
-	s->s = ax_params_get(p, "s");
-	s->stride = ax_params_get(p, "stride");
-	s->pad = ax_params_get(p, "pad");
-	s->dil = ax_params_get(p, "dilation");
-	s->nhwc = ax_params_get(p, "layout") == 1;
-	s->f16 = ax_params_get(p, "dtype") == 1;
+	struct ax_conv_point pt;
+	memset(&pt, 0, sizeof(pt));
+	ax_params_store(p, &pt);
+	*s = pt.sh;
+	s->nhwc = pt.layout == 1;
+	s->f16 = pt.dtype == 1;
 	/* Extent of the dilated filter, which must fit in the padded input. */
 	int64_t er = s->dil * (s->r - 1) + 1, es = s->dil * (s->s - 1) + 1;
 	int64_t ph = s->h + 2 * s->pad, pw = s->w + 2 * s->pad;
@@ -46,11 +39,10 @@ int ax_conv_shape_from_params(const struct ax_params *p,
 void ax_conv_tiles_from_params(const struct ax_params *p,
 			       struct ax_conv_tiles *t)
 {
-	t->bm = (uint32_t)ax_params_get(p, "tile_k");
-	t->bn = (uint32_t)ax_params_get(p, "tile_pq");
-	t->bk = (uint32_t)ax_params_get(p, "tile_c");
-	t->tm = (uint32_t)ax_params_get(p, "tm");
-	t->tn = (uint32_t)ax_params_get(p, "tn");
+	struct ax_conv_point pt;
+	memset(&pt, 0, sizeof(pt));
+	ax_params_store(p, &pt);
+	*t = pt.t;
 }
 
 size_t ax_conv_input_count(const struct ax_conv_shape *s)

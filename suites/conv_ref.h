@@ -31,6 +31,14 @@ struct ax_conv_tiles {
 	uint32_t bm, bn, bk, tm, tn;
 };
 
+/* What conv's parameter table binds (suites/conv.c, AX_FIELD): the
+ * shape, the tiles and the two choices (nhwc and f16 follow from them). */
+struct ax_conv_point {
+	struct ax_conv_shape sh;
+	struct ax_conv_tiles t;
+	uint32_t layout, dtype;
+};
+
 /*
  * Fill s from a conv parameter point (names as in suites/conv.c).  AX_EINVAL
  * when the filter, dilated, does not fit in the padded input (why names the

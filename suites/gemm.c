@@ -18,7 +18,6 @@
  * row/column checksums for large ones.
  */
 #include "core/error.h"
-#include "shaders/spec_ids.h"
 #include "suites/data.h"
 #include "suites/gemm_ref.h"
 #include "suites/suite.h"
@@ -45,57 +44,88 @@ static const char *const gemm_kernels[] = {"tiled", "coopmat", NULL};
 static const char *const gemm_shares[] = {"smem", "subgroup", NULL};
 static const char *const gemm_accs[] = {"f32", "f16", NULL};
 
+/* kernel=coopmat's knobs and the workgroup tile they make. */
+struct gemm_cm {
+	uint32_t m, n, k, sg_m, sg_n, wg_sm, wg_sn, ks;
+	uint32_t bm, bn, bk; /* workgroup tile and k slice */
+};
+
+/* One point: the table binds each parameter into it (AX_FIELD); the rest
+ * is derived in gemm_point(). */
+struct gemm_point {
+	struct ax_gemm_shape s;
+	uint32_t dtype, kernel, acc; /* choice indices */
+	bool coopmat;
+	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf, share, colmajor;
+	struct gemm_cm cm;
+	uint32_t gx, gy;
+	uint64_t a_elems, b_elems, c_elems;
+};
+
 static const struct ax_param_def gemm_params[] = {
     {"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
-     "rows of C and of op(A)"},
+     "rows of C and of op(A)", AX_FIELD(struct gemm_point, s.m)},
     {"n", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
-     "columns of C and of op(B)"},
-    {"k", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE, "inner dimension"},
+     "columns of C and of op(B)", AX_FIELD(struct gemm_point, s.n)},
+    {"k", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE, "inner dimension",
+     AX_FIELD(struct gemm_point, s.k)},
     {"batch", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
-     "independent products per dispatch (batched gemm)"},
+     "independent products per dispatch (batched gemm)",
+     AX_FIELD(struct gemm_point, s.batch)},
     {"dtype", AX_PT_ENUM, 0, 0, gemm_dtypes, 0, AX_PARAM_SHAPE,
-     "storage type: f32, or f16 with fp32 accumulation"},
+     "storage type: f32, or f16 with fp32 accumulation",
+     AX_FIELD(struct gemm_point, dtype)},
     {"trans_a", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
-     "A is stored k x m (transposed)"},
+     "A is stored k x m (transposed)",
+     AX_KNOB(struct gemm_point, s.trans_a, 9)},
     {"trans_b", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_SHAPE,
-     "B is stored n x k (transposed)"},
+     "B is stored n x k (transposed)",
+     AX_KNOB(struct gemm_point, s.trans_b, 10)},
     {"kernel", AX_PT_ENUM, 0, 0, gemm_kernels, 0, AX_PARAM_SHAPE,
      "tiled (shared memory + registers) or coopmat (tensor cores "
      "through VK_NV_cooperative_matrix; needs dtype=f16, m, n and k "
-     "multiples of the workgroup tile; knobs cm_*, sg_*, wg_s*)"},
+     "multiples of the workgroup tile; knobs cm_*, sg_*, wg_s*)",
+     AX_FIELD(struct gemm_point, kernel)},
     /* Defaults bm=256 tm=32 bk=8: on lavapipe share=subgroup pays one
      * lane-by-lane load of B per tm FMAs; at 1024^3 tm=16 beat tm=8 by
      * ~20 % and tm=32 beat tm=16 by ~25 %.  64 invocations and 10 KiB
      * of shared memory (bk=8) keep share=smem within the smallest
      * Vulkan limits. */
     {"bm", AX_PT_INT, 4, 256, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "rows of C per workgroup"},
+     "rows of C per workgroup", AX_KNOB(struct gemm_point, bm, 2)},
     {"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "columns of C per workgroup"},
+     "columns of C per workgroup", AX_KNOB(struct gemm_point, bn, 3)},
     {"bk", AX_PT_INT, 1, 64, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "depth of the k slice staged in shared memory"},
+     "depth of the k slice staged in shared memory",
+     AX_KNOB(struct gemm_point, bk, 4)},
     {"tm", AX_PT_INT, 4, 32, NULL, 32, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "rows of C per invocation (register block)"},
+     "rows of C per invocation (register block)",
+     AX_KNOB(struct gemm_point, tm, 5)},
     {"tn", AX_PT_INT, 4, 16, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "columns of C per invocation (register block)"},
+     "columns of C per invocation (register block)",
+     AX_KNOB(struct gemm_point, tn, 6)},
     {"wg_x", AX_PT_INT, 1, 1024, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "workgroup width"},
+     "workgroup width", AX_KNOB(struct gemm_point, wg_x, 0)},
     {"wg_y", AX_PT_INT, 1, 1024, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "workgroup height"},
+     "workgroup height", AX_KNOB(struct gemm_point, wg_y, 1)},
     {"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "elements per global load (1, 2 or 4)"},
+     "elements per global load (1, 2 or 4)",
+     AX_KNOB(struct gemm_point, vec, 7)},
     {"dbuf", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
-     "double-buffer the shared tiles (one barrier per k slice)"},
+     "double-buffer the shared tiles (one barrier per k slice)",
+     AX_KNOB(struct gemm_point, dbuf, 8)},
     /* Default subgroup: on lavapipe it is 2-3x the smem kernel at
      * 1024^3 (see shaders/gemm.comp); GPUs run either, and the tuner
      * picks smem where it wins. */
     {"share", AX_PT_ENUM, 0, 0, gemm_shares, 1, AX_PARAM_TUNABLE,
      "how invocations share A: smem (tiles staged in shared memory), "
      "or subgroup (no shared memory: groups of 8 lanes pass A round "
-     "by subgroup shuffles; for CPU drivers)"},
+     "by subgroup shuffles; for CPU drivers)",
+     AX_KNOB(struct gemm_point, share, 11)},
     {"colmajor", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_TUNABLE,
      "share=subgroup: take the tiles of C column by column, so "
-     "workgroups run together share B"},
+     "workgroups run together share B",
+     AX_KNOB(struct gemm_point, colmajor, 13)},
     /* kernel=coopmat only (see the top of this file for why these are
      * not tunables).  acc is not a shape either, so the labels and shape
      * keys of every existing case stay as they were; a run label names
@@ -104,85 +134,51 @@ static const struct ax_param_def gemm_params[] = {
      * workgroup tile, 32 k deep (11 KiB of shared memory). */
     {"acc", AX_PT_ENUM, 0, 0, gemm_accs, 0, 0,
      "kernel=coopmat: accumulate in f32, or in f16 (faster on some "
-     "GPUs, less accurate: verified with a wider tolerance)"},
+     "GPUs, less accurate: verified with a wider tolerance)",
+     AX_FIELD(struct gemm_point, acc)},
     {"cm_m", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
      "kernel=coopmat: rows (M) of one cooperative matrix: a shape the "
-     "device lists (axbench devices)"},
+     "device lists (axbench devices)",
+     AX_KNOB(struct gemm_point, cm.m, 21)},
     {"cm_n", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
-     "kernel=coopmat: columns (N) of one cooperative matrix"},
+     "kernel=coopmat: columns (N) of one cooperative matrix",
+     AX_KNOB(struct gemm_point, cm.n, 22)},
     {"cm_k", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
-     "kernel=coopmat: depth (K) of one cooperative matrix"},
+     "kernel=coopmat: depth (K) of one cooperative matrix",
+     AX_KNOB(struct gemm_point, cm.k, 23)},
     {"sg_m", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
-     "kernel=coopmat: matrix tiles per subgroup along M"},
+     "kernel=coopmat: matrix tiles per subgroup along M",
+     AX_KNOB(struct gemm_point, cm.sg_m, 24)},
     {"sg_n", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
-     "kernel=coopmat: matrix tiles per subgroup along N"},
+     "kernel=coopmat: matrix tiles per subgroup along N",
+     AX_KNOB(struct gemm_point, cm.sg_n, 25)},
     {"wg_sm", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
      "kernel=coopmat: subgroups per workgroup along M (workgroup tile "
-     "rows bm = wg_sm*sg_m*cm_m)"},
+     "rows bm = wg_sm*sg_m*cm_m)",
+     AX_KNOB(struct gemm_point, cm.wg_sm, 26)},
     {"wg_sn", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
      "kernel=coopmat: subgroups per workgroup along N (workgroup tile "
-     "columns bn = wg_sn*sg_n*cm_n)"},
+     "columns bn = wg_sn*sg_n*cm_n)",
+     AX_KNOB(struct gemm_point, cm.wg_sn, 27)},
     {"cm_ks", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
      "kernel=coopmat: cm_k-deep steps per k slice staged in shared "
-     "memory (bk = cm_ks*cm_k)"},
+     "memory (bk = cm_ks*cm_k)",
+     AX_KNOB(struct gemm_point, cm.ks, 28)},
 };
 #define N_PARAMS ((int)(sizeof(gemm_params) / sizeof(gemm_params[0])))
-
-/* kernel=coopmat's knobs and the workgroup tile they make. */
-struct gemm_cm {
-	uint32_t m, n, k, sg_m, sg_n, wg_sm, wg_sn, ks;
-	uint32_t bm, bn, bk; /* workgroup tile and k slice */
-};
-
-struct gemm_point {
-	struct ax_gemm_shape s;
-	bool coopmat;
-	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf, share, colmajor;
-	struct gemm_cm cm;
-	uint32_t gx, gy;
-	uint64_t a_elems, b_elems, c_elems;
-};
-
-static void gemm_cm_point(const struct ax_params *p, struct gemm_cm *c)
-{
-	c->m = (uint32_t)ax_params_get(p, "cm_m");
-	c->n = (uint32_t)ax_params_get(p, "cm_n");
-	c->k = (uint32_t)ax_params_get(p, "cm_k");
-	c->sg_m = (uint32_t)ax_params_get(p, "sg_m");
-	c->sg_n = (uint32_t)ax_params_get(p, "sg_n");
-	c->wg_sm = (uint32_t)ax_params_get(p, "wg_sm");
-	c->wg_sn = (uint32_t)ax_params_get(p, "wg_sn");
-	c->ks = (uint32_t)ax_params_get(p, "cm_ks");
-	c->bm = c->wg_sm * c->sg_m * c->m;
-	c->bn = c->wg_sn * c->sg_n * c->n;
-	c->bk = c->ks * c->k;
-}
 
 static void gemm_point(const struct ax_params *p, struct gemm_point *g)
 {
 	memset(g, 0, sizeof(*g));
-	g->s.m = (uint32_t)ax_params_get(p, "m");
-	g->s.n = (uint32_t)ax_params_get(p, "n");
-	g->s.k = (uint32_t)ax_params_get(p, "k");
-	g->s.batch = (uint32_t)ax_params_get(p, "batch");
-	g->s.f16 = ax_params_get(p, "dtype") == 1;
-	g->s.trans_a = ax_params_get(p, "trans_a") != 0;
-	g->s.trans_b = ax_params_get(p, "trans_b") != 0;
-	g->coopmat = ax_params_get(p, "kernel") == 1;
-	g->bm = (uint32_t)ax_params_get(p, "bm");
-	g->bn = (uint32_t)ax_params_get(p, "bn");
-	g->bk = (uint32_t)ax_params_get(p, "bk");
-	g->tm = (uint32_t)ax_params_get(p, "tm");
-	g->tn = (uint32_t)ax_params_get(p, "tn");
-	g->wg_x = (uint32_t)ax_params_get(p, "wg_x");
-	g->wg_y = (uint32_t)ax_params_get(p, "wg_y");
-	g->vec = (uint32_t)ax_params_get(p, "vec");
-	g->dbuf = (uint32_t)ax_params_get(p, "dbuf");
-	g->share = (uint32_t)ax_params_get(p, "share");
-	g->colmajor = (uint32_t)ax_params_get(p, "colmajor");
-	g->s.acc16 = ax_params_get(p, "acc") == 1;
+	ax_params_store(p, g);
+	g->s.f16 = g->dtype == 1;
+	g->coopmat = g->kernel == 1;
+	g->s.acc16 = g->acc == 1;
 	g->s.trunc_acc = g->coopmat;
-	gemm_cm_point(p, &g->cm);
+	struct gemm_cm *c = &g->cm;
+	c->bm = c->wg_sm * c->sg_m * c->m;
+	c->bn = c->wg_sn * c->sg_n * c->n;
+	c->bk = c->ks * c->k;
 	uint32_t bm = g->coopmat ? g->cm.bm : g->bm;
 	uint32_t bn = g->coopmat ? g->cm.bn : g->bn;
 	g->gx = (g->s.n + bn - 1) / bn;
@@ -571,27 +567,19 @@ static int gemm_buffers(struct gemm_state *s)
 	return rc;
 }
 
-/* shaders/gemm_coopmat.comp: A, B and C as 16-byte vectors. */
-static int gemm_cm_pipeline(struct gemm_state *s)
+/* shaders/gemm_coopmat.comp: A, B and C as 16-byte vectors.  spec holds
+ * the table's knobs (n of them); the workgroup size is derived. */
+static int gemm_cm_pipeline(struct gemm_state *s, struct ax_vk_spec *spec,
+			    int n)
 {
 	const struct gemm_point *g = &s->g;
 	const struct gemm_cm *c = &g->cm;
-	struct ax_vk_spec spec[] = {
-	    {GEMMCM_SPEC_WG, c->wg_sm * c->wg_sn * s->vk->info->subgroup_size},
-	    {GEMMCM_SPEC_CM_M, c->m},
-	    {GEMMCM_SPEC_CM_N, c->n},
-	    {GEMMCM_SPEC_CM_K, c->k},
-	    {GEMMCM_SPEC_SG_M, c->sg_m},
-	    {GEMMCM_SPEC_SG_N, c->sg_n},
-	    {GEMMCM_SPEC_WG_SM, c->wg_sm},
-	    {GEMMCM_SPEC_WG_SN, c->wg_sn},
-	    {GEMMCM_SPEC_KS, c->ks},
-	    {GEMMCM_SPEC_TRANS_A, g->s.trans_a},
-	    {GEMMCM_SPEC_TRANS_B, g->s.trans_b},
-	};
+	/* constant_id 20: local_size_x, subgroups * the subgroup size */
+	spec[n++] = (struct ax_vk_spec){20, c->wg_sm * c->wg_sn *
+						s->vk->info->subgroup_size};
 	int rc = ax_vk_pipeline_create(
 	    s->vk, g->s.acc16 ? "gemm_coopmat_acc16" : "gemm_coopmat", 3, 12,
-	    spec, (int)(sizeof(spec) / sizeof(spec[0])), &s->pipe);
+	    spec, n, &s->pipe);
 	if (rc)
 		return rc;
 	struct ax_vk_binding bind[3] = {
@@ -599,29 +587,17 @@ static int gemm_cm_pipeline(struct gemm_state *s)
 	return ax_vk_pipeline_bind(s->vk, &s->pipe, bind, 3);
 }
 
-static int gemm_pipeline(struct gemm_state *s)
+static int gemm_pipeline(struct gemm_state *s, const struct ax_params *p)
 {
 	const struct gemm_point *g = &s->g;
+	struct ax_vk_spec spec[AX_MAX_PARAMS + 1];
+	int n = ax_suite_spec(p, spec);
 	if (g->coopmat)
-		return gemm_cm_pipeline(s);
-	struct ax_vk_spec spec[] = {
-	    {GEMM_SPEC_WG_X, g->wg_x},
-	    {GEMM_SPEC_WG_Y, g->wg_y},
-	    {GEMM_SPEC_BM, g->bm},
-	    {GEMM_SPEC_BN, g->bn},
-	    {GEMM_SPEC_BK, g->bk},
-	    {GEMM_SPEC_TM, g->tm},
-	    {GEMM_SPEC_TN, g->tn},
-	    {GEMM_SPEC_VEC, g->vec},
-	    {GEMM_SPEC_DBUF, g->dbuf},
-	    {GEMM_SPEC_TRANS_A, g->s.trans_a},
-	    {GEMM_SPEC_TRANS_B, g->s.trans_b},
-	    {GEMM_SPEC_SHARE, g->share},
-	    {GEMM_SPEC_B_VEC4, !g->s.trans_b && g->s.n % 4 == 0},
-	    {GEMM_SPEC_COLMAJOR, g->colmajor},
-	};
+		return gemm_cm_pipeline(s, spec, n);
+	/* constant_id 12: B is read as vec4 where its rows allow it */
+	spec[n++] = (struct ax_vk_spec){12, !g->s.trans_b && g->s.n % 4 == 0};
 	int rc = ax_vk_pipeline_create(s->vk, g->s.f16 ? "gemm_f16" : "gemm", 8,
-				       12, spec, 14, &s->pipe);
+				       12, spec, n, &s->pipe);
 	if (rc)
 		return rc;
 	struct ax_vk_binding bind[8] = {
@@ -641,7 +617,7 @@ static int gemm_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	s->vk = vk;
 	int rc = gemm_buffers(s);
 	if (!rc)
-		rc = gemm_pipeline(s);
+		rc = gemm_pipeline(s, p);
 	if (rc) {
 		ax_errf(err, errlen, rc, "gemm setup: %s",
 			rc == AX_ENOMEM ? "out of host memory" : vk->err);
@@ -697,17 +673,18 @@ struct ax_vk_buffer *ax_gemm_state_output(void *state)
 
 static double gemm_work(const struct ax_params *p)
 {
-	return 2.0 * (double)ax_params_get(p, "m") *
-	       (double)ax_params_get(p, "n") * (double)ax_params_get(p, "k") *
-	       (double)ax_params_get(p, "batch");
+	struct gemm_point g;
+	gemm_point(p, &g);
+	return 2.0 * g.s.m * (double)g.s.n * g.s.k * g.s.batch;
 }
 
 static const char *gemm_shader(const struct ax_params *p)
 {
-	if (ax_params_get(p, "kernel") == 1)
-		return ax_params_get(p, "acc") == 1 ? "gemm_coopmat_acc16"
-						    : "gemm_coopmat";
-	return ax_params_get(p, "dtype") == 1 ? "gemm_f16" : "gemm";
+	struct gemm_point g;
+	gemm_point(p, &g);
+	if (g.coopmat)
+		return g.s.acc16 ? "gemm_coopmat_acc16" : "gemm_coopmat";
+	return g.s.f16 ? "gemm_f16" : "gemm";
 }
 
 static json_t *gemm_describe(void *state)
@@ -722,11 +699,10 @@ static json_t *gemm_describe(void *state)
 /* Compulsory traffic: A, B and C once each, per batch entry. */
 static double gemm_bytes(const struct ax_params *p)
 {
-	double m = (double)ax_params_get(p, "m");
-	double n = (double)ax_params_get(p, "n");
-	double k = (double)ax_params_get(p, "k");
-	double es = ax_params_get(p, "dtype") == 1 ? 2 : 4;
-	return es * (m * k + k * n + m * n) * (double)ax_params_get(p, "batch");
+	struct gemm_point g;
+	gemm_point(p, &g);
+	double m = g.s.m, n = g.s.n, k = g.s.k, es = g.s.f16 ? 2 : 4;
+	return es * (m * k + k * n + m * n) * g.s.batch;
 }
 
 static const struct ax_suite_need gemm_needs[] = {{NULL, 1}, {NULL, 0}};
@@ -754,6 +730,7 @@ const struct ax_suite ax_suite_gemm = {
     .higher_is_better = true,
     .params = gemm_params,
     .n_params = N_PARAMS,
+    .config_size = sizeof(struct gemm_point),
     .check = gemm_check,
     .setup = gemm_setup,
     .record = gemm_record,

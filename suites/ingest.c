@@ -34,7 +34,6 @@
  * after it is read, so that the check can be seen to fail.
  */
 #include "core/error.h"
-#include "shaders/spec_ids.h"
 #include "suites/ingest_file.h"
 #include "suites/scratch.h"
 #include "suites/suite.h"
@@ -68,33 +67,6 @@ static const char *const ig_caches[] = {"warm", "cold", NULL};
 static const char *const ig_ios[] = {"pread", "mmap", "direct", NULL};
 static const char *const ig_computes[] = {"none", "checksum", NULL};
 
-static const struct ax_param_def ig_params[] = {
-    {"file", AX_PT_TEXT, 0, 0, ig_files, 0, AX_PARAM_SHAPE,
-     "the data file, or auto: a generated file of `size` bytes under "
-     "--workdir (default the database's directory), removed at once"},
-    {"size", AX_PT_INT, 1, 1LL << 40, NULL, 64LL << 20,
-     AX_PARAM_SHAPE | AX_PARAM_BYTES,
-     "bytes read per repetition: the file's first `size` bytes"},
-    {"cache", AX_PT_ENUM, 0, 0, ig_caches, IG_WARM, AX_PARAM_SHAPE,
-     "warm (the file in the page cache) or cold (dropped with "
-     "posix_fadvise before every repetition: read from storage)"},
-    {"compute", AX_PT_ENUM, 0, 0, ig_computes, IG_CHECKSUM, AX_PARAM_SHAPE,
-     "the kernel run on each uploaded chunk: none, or checksum (two "
-     "sums of its words), so reading, upload and compute overlap"},
-    {"chunk", AX_PT_INT, 4096, 256LL << 20, NULL, 1LL << 20,
-     AX_PARAM_TUNABLE | AX_PARAM_BYTES | AX_PARAM_POW2,
-     "bytes per read and per upload"},
-    {"readers", AX_PT_INT, 1, IG_MAX_READERS, NULL, 2, AX_PARAM_TUNABLE,
-     "reader threads"},
-    {"inflight", AX_PT_INT, 1, IG_MAX_SLOTS, NULL, 4, AX_PARAM_TUNABLE,
-     "staging buffers in rotation: chunks between storage and device"},
-    {"io", AX_PT_ENUM, 0, 0, ig_ios, IG_PREAD, AX_PARAM_TUNABLE,
-     "pread (into staging memory), mmap (copied from a mapping) or "
-     "direct (O_DIRECT, bypassing the page cache; skipped where the "
-     "filesystem refuses it)"},
-};
-#define IG_N_PARAMS ((int)(sizeof(ig_params) / sizeof(ig_params[0])))
-
 struct ig_point {
 	const char *file; /* NULL for auto */
 	uint64_t size, chunk, n_chunks;
@@ -104,19 +76,46 @@ struct ig_point {
 	uint32_t readers, inflight;
 };
 
+static const struct ax_param_def ig_params[] = {
+    {"file", AX_PT_TEXT, 0, 0, ig_files, 0, AX_PARAM_SHAPE,
+     "the data file, or auto: a generated file of `size` bytes under "
+     "--workdir (default the database's directory), removed at once",
+     AX_FIELD(struct ig_point, file)},
+    {"size", AX_PT_INT, 1, 1LL << 40, NULL, 64LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES,
+     "bytes read per repetition: the file's first `size` bytes",
+     AX_FIELD(struct ig_point, size)},
+    {"cache", AX_PT_ENUM, 0, 0, ig_caches, IG_WARM, AX_PARAM_SHAPE,
+     "warm (the file in the page cache) or cold (dropped with "
+     "posix_fadvise before every repetition: read from storage)",
+     AX_FIELD(struct ig_point, cache)},
+    {"compute", AX_PT_ENUM, 0, 0, ig_computes, IG_CHECKSUM, AX_PARAM_SHAPE,
+     "the kernel run on each uploaded chunk: none, or checksum (two "
+     "sums of its words), so reading, upload and compute overlap",
+     AX_FIELD(struct ig_point, compute)},
+    {"chunk", AX_PT_INT, 4096, 256LL << 20, NULL, 1LL << 20,
+     AX_PARAM_TUNABLE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "bytes per read and per upload", AX_FIELD(struct ig_point, chunk)},
+    {"readers", AX_PT_INT, 1, IG_MAX_READERS, NULL, 2, AX_PARAM_TUNABLE,
+     "reader threads", AX_FIELD(struct ig_point, readers)},
+    {"inflight", AX_PT_INT, 1, IG_MAX_SLOTS, NULL, 4, AX_PARAM_TUNABLE,
+     "staging buffers in rotation: chunks between storage and device",
+     AX_FIELD(struct ig_point, inflight)},
+    {"io", AX_PT_ENUM, 0, 0, ig_ios, IG_PREAD, AX_PARAM_TUNABLE,
+     "pread (into staging memory), mmap (copied from a mapping) or "
+     "direct (O_DIRECT, bypassing the page cache; skipped where the "
+     "filesystem refuses it)",
+     AX_FIELD(struct ig_point, io)},
+};
+#define IG_N_PARAMS ((int)(sizeof(ig_params) / sizeof(ig_params[0])))
+
 static void ig_point(const struct ax_params *p, struct ig_point *x)
 {
-	int64_t f = ax_params_get(p, "file");
-	x->file =
-	    f ? ax_param_text(&p->defs[ax_params_find(p, "file")], f) : NULL;
-	x->size = (uint64_t)ax_params_get(p, "size");
-	x->chunk = (uint64_t)ax_params_get(p, "chunk");
+	memset(x, 0, sizeof(*x));
+	ax_params_store(p, x);
+	if (x->file == ig_files[0]) /* value 0: the default, auto */
+		x->file = NULL;
 	x->n_chunks = (x->size + x->chunk - 1) / x->chunk;
-	x->cache = (enum ig_cache)ax_params_get(p, "cache");
-	x->io = (enum ig_io)ax_params_get(p, "io");
-	x->compute = (enum ig_compute)ax_params_get(p, "compute");
-	x->readers = (uint32_t)ax_params_get(p, "readers");
-	x->inflight = (uint32_t)ax_params_get(p, "inflight");
 }
 
 /* ---- check ---- */
@@ -491,8 +490,8 @@ static int device_init(struct ig_state *s, char *err, size_t errlen)
 	if (!rc)
 		rc = ax_vk_buffer_create(vk, 8 * s->pt.n_chunks, ssbo,
 					 AX_MEM_DEVICE, &s->sums);
-	struct ax_vk_spec spec[] = {{INGEST_SPEC_WG, IG_WG},
-				    {INGEST_SPEC_EPI, IG_EPI}};
+	/* constant_id 0 and 1 in shaders/ingest.comp: fixed, not knobs */
+	struct ax_vk_spec spec[] = {{0, IG_WG}, {1, IG_EPI}};
 	if (!rc)
 		rc = ax_vk_pipeline_create(vk, "ingest", 2, 12, spec, 2,
 					   &s->pipe);
@@ -862,7 +861,9 @@ static json_t *ig_describe(void *state)
 
 static double ig_work(const struct ax_params *p)
 {
-	return (double)ax_params_get(p, "size");
+	struct ig_point x;
+	ig_point(p, &x);
+	return (double)x.size;
 }
 
 static const char *ig_shader(const struct ax_params *p) { return "ingest"; }
@@ -895,6 +896,7 @@ const struct ax_suite ax_suite_ingest = {
     .higher_is_better = true,
     .params = ig_params,
     .n_params = IG_N_PARAMS,
+    .config_size = sizeof(struct ig_point),
     .check = ig_check,
     .setup = ig_setup,
     .host_op = ig_host_op,

@@ -242,6 +242,9 @@ static void build_defs(struct ax_kernel *k)
 				     : (kp->define ? kp->define : kp->name),
 		    .values = kp->values,
 		    .n_values = kp->n_values,
+		    /* spec_id: packed by ax_suite_spec, as built-in
+		     * suites' knobs are */
+		    .spec = {kp->spec_id >= 0, (uint32_t)kp->spec_id},
 		};
 	}
 }

@@ -212,11 +212,7 @@ static int make_pipeline(struct kstate *s, const struct ax_params *p,
 	const struct ax_kernel_desc *d = s->k->desc;
 	struct ax_vk_spec spec[AX_MAX_PARAMS];
 	struct ax_vk_binding bind[AX_KERNEL_MAX_BUFFERS];
-	int n_spec = 0;
-	for (int i = 0; i < d->n_params; i++)
-		if (d->params[i].spec_id >= 0)
-			spec[n_spec++] = (struct ax_vk_spec){
-			    (uint32_t)d->params[i].spec_id, (uint32_t)p->v[i]};
+	int n_spec = ax_suite_spec(p, spec);
 	int rc = ax_vk_pipeline_create_spirv(
 	    s->vk, spv->code, spv->size, d->entry, (uint32_t)d->n_buffers,
 	    (uint32_t)d->n_push * 4, spec, n_spec, pipe);

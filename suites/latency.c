@@ -15,11 +15,18 @@
 
 #define LAT_TOKEN 0xa11c0de5u
 
+struct lat_point {
+	uint32_t groups;
+	bool barrier;
+};
+
 static const struct ax_param_def lat_params[] = {
     {"groups", AX_PT_INT, 1, 65535, NULL, 1, AX_PARAM_SHAPE,
-     "workgroups per dispatch (one invocation each)"},
+     "workgroups per dispatch (one invocation each)",
+     AX_FIELD(struct lat_point, groups)},
     {"barrier", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_SHAPE,
-     "full memory barrier between consecutive dispatches"},
+     "full memory barrier between consecutive dispatches",
+     AX_FIELD(struct lat_point, barrier)},
 };
 #define N_PARAMS ((int)(sizeof(lat_params) / sizeof(lat_params[0])))
 
@@ -27,15 +34,16 @@ struct lat_state {
 	struct ax_vk_ctx *vk;
 	struct ax_vk_buffer out;
 	struct ax_vk_pipeline pipe;
-	uint32_t groups;
-	bool barrier;
+	struct lat_point pt;
 };
 
 static int lat_check(const struct ax_params *p,
 		     const struct ax_vk_device_info *dev, char *why,
 		     size_t whylen)
 {
-	uint32_t g = (uint32_t)ax_params_get(p, "groups");
+	struct lat_point pt;
+	ax_params_store(p, &pt);
+	uint32_t g = pt.groups;
 	if (g > dev->limits.maxComputeWorkGroupCount[0])
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "latency: groups=%u exceeds "
@@ -61,8 +69,7 @@ static int lat_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	if (!s)
 		return AX_ENOMEM;
 	s->vk = vk;
-	s->groups = (uint32_t)ax_params_get(p, "groups");
-	s->barrier = ax_params_get(p, "barrier") != 0;
+	ax_params_store(p, &s->pt);
 	uint32_t zero[4] = {0};
 	int rc = ax_vk_buffer_create(vk, 16, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 				     AX_MEM_DEVICE, &s->out);
@@ -91,9 +98,9 @@ static void lat_record(void *state, VkCommandBuffer cb, uint32_t reps)
 	for (uint32_t r = 0; r < reps; r++) {
 		/* Without the barrier the dispatches write the same word
 		 * unordered; the value is the same, so that is benign. */
-		if (r && s->barrier)
+		if (r && s->pt.barrier)
 			ax_vk_cmd_barrier(cb);
-		ax_vk_cmd_dispatch(cb, &s->pipe, &token, s->groups, 1, 1);
+		ax_vk_cmd_dispatch(cb, &s->pipe, &token, s->pt.groups, 1, 1);
 	}
 }
 
@@ -131,6 +138,7 @@ const struct ax_suite ax_suite_latency = {
     .higher_is_better = false,
     .params = lat_params,
     .n_params = N_PARAMS,
+    .config_size = sizeof(struct lat_point),
     .check = lat_check,
     .setup = lat_setup,
     .record = lat_record,

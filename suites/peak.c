@@ -13,7 +13,6 @@
  * invocation's sum of accumulators has a closed form checked here.
  */
 #include "core/error.h"
-#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include <stdio.h>
@@ -26,35 +25,36 @@
 enum peak_type { PEAK_F32, PEAK_F16, PEAK_I32 };
 static const char *const peak_types[] = {"f32", "f16", "i32", NULL};
 
-static const struct ax_param_def peak_params[] = {
-    {"type", AX_PT_ENUM, 0, 0, peak_types, PEAK_F32, AX_PARAM_SHAPE,
-     "arithmetic: f32 fma, f16 fma (needs shaderFloat16) or i32 "
-     "multiply-add"},
-    {"iters", AX_PT_INT, 8, 1 << 24, NULL, 4096, AX_PARAM_SHAPE,
-     "chain length per accumulator (rounded up to a multiple of 8)"},
-    {"groups", AX_PT_INT, 1, 65535, NULL, 256, AX_PARAM_TUNABLE,
-     "workgroups per dispatch"},
-    {"wg", AX_PT_INT, 1, 1024, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "workgroup size"},
-    {"acc", AX_PT_INT, 1, 16, NULL, 8, AX_PARAM_TUNABLE,
-     "independent vec4 accumulators per invocation"},
-};
-#define N_PARAMS ((int)(sizeof(peak_params) / sizeof(peak_params[0])))
-
 struct peak_point {
-	enum peak_type type;
-	uint32_t trips, groups, wg, acc;
+	uint32_t type; /* enum peak_type */
+	uint32_t iters, trips, groups, wg, acc;
 	uint64_t invocations;
 };
 
+static const struct ax_param_def peak_params[] = {
+    {"type", AX_PT_ENUM, 0, 0, peak_types, PEAK_F32, AX_PARAM_SHAPE,
+     "arithmetic: f32 fma, f16 fma (needs shaderFloat16) or i32 "
+     "multiply-add",
+     AX_FIELD(struct peak_point, type)},
+    {"iters", AX_PT_INT, 8, 1 << 24, NULL, 4096, AX_PARAM_SHAPE,
+     "chain length per accumulator (rounded up to a multiple of 8)",
+     AX_FIELD(struct peak_point, iters)},
+    {"groups", AX_PT_INT, 1, 65535, NULL, 256, AX_PARAM_TUNABLE,
+     "workgroups per dispatch", AX_FIELD(struct peak_point, groups)},
+    {"wg", AX_PT_INT, 1, 1024, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup size", AX_KNOB(struct peak_point, wg, 0)},
+    {"acc", AX_PT_INT, 1, 16, NULL, 8, AX_PARAM_TUNABLE,
+     "independent vec4 accumulators per invocation",
+     AX_KNOB(struct peak_point, acc, 1)},
+};
+#define N_PARAMS ((int)(sizeof(peak_params) / sizeof(peak_params[0])))
+
 static void peak_point(const struct ax_params *p, struct peak_point *k)
 {
-	k->type = (enum peak_type)ax_params_get(p, "type");
-	uint64_t iters = (uint64_t)ax_params_get(p, "iters");
-	k->trips = (uint32_t)((iters + PEAK_UNROLL - 1) / PEAK_UNROLL);
-	k->groups = (uint32_t)ax_params_get(p, "groups");
-	k->wg = (uint32_t)ax_params_get(p, "wg");
-	k->acc = (uint32_t)ax_params_get(p, "acc");
+	memset(k, 0, sizeof(*k));
+	ax_params_store(p, k);
+	k->trips =
+	    (uint32_t)(((uint64_t)k->iters + PEAK_UNROLL - 1) / PEAK_UNROLL);
 	k->invocations = (uint64_t)k->groups * k->wg;
 }
 
@@ -126,17 +126,16 @@ static int peak_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	peak_point(p, &s->k);
 	s->vk = vk;
 	uint64_t bytes = (s->k.invocations * 4 + 15) & ~15ull;
-	struct ax_vk_spec spec[] = {
-	    {PEAK_SPEC_WG, s->k.wg},
-	    {PEAK_SPEC_ACC, s->k.acc},
-	    {PEAK_SPEC_UNROLL, PEAK_UNROLL},
-	};
+	struct ax_vk_spec spec[AX_MAX_PARAMS + 1];
+	int n = ax_suite_spec(p, spec);
+	/* constant_id 2 in shaders/peak.comp: fixed, not a knob */
+	spec[n++] = (struct ax_vk_spec){2, PEAK_UNROLL};
 	int rc =
 	    ax_vk_buffer_create(vk, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
 				AX_MEM_DEVICE, &s->out);
 	if (!rc)
 		rc = ax_vk_pipeline_create(vk, peak_shader_name(s->k.type), 1,
-					   12, spec, 3, &s->pipe);
+					   12, spec, n, &s->pipe);
 	if (!rc) {
 		struct ax_vk_binding b = {&s->out, 0, 0};
 		rc = ax_vk_pipeline_bind(vk, &s->pipe, &b, 1);
@@ -229,7 +228,9 @@ static double peak_work(const struct ax_params *p)
 
 static const char *peak_shader(const struct ax_params *p)
 {
-	return peak_shader_name((enum peak_type)ax_params_get(p, "type"));
+	struct peak_point k;
+	peak_point(p, &k);
+	return peak_shader_name((enum peak_type)k.type);
 }
 
 const struct ax_suite ax_suite_peak = {
@@ -245,6 +246,7 @@ const struct ax_suite ax_suite_peak = {
     .higher_is_better = true,
     .params = peak_params,
     .n_params = N_PARAMS,
+    .config_size = sizeof(struct peak_point),
     .check = peak_check,
     .setup = peak_setup,
     .record = peak_record,

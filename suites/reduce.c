@@ -11,21 +11,10 @@
  * host compares every bit with its own sum of the same input.
  */
 #include "core/error.h"
-#include "shaders/spec_ids.h"
 #include "suites/suite.h"
 
 #include <stdlib.h>
-
-static const struct ax_param_def reduce_params[] = {
-    {"size", AX_PT_INT, 4096, 1LL << 40, NULL, 16LL << 20,
-     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-     "input bytes (32-bit words)"},
-    {"wg", AX_PT_INT, 32, 1024, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "workgroup size"},
-    {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "16-byte loads per invocation"},
-};
-#define N_PARAMS ((int)(sizeof(reduce_params) / sizeof(reduce_params[0])))
+#include <string.h>
 
 struct reduce_point {
 	uint64_t size;
@@ -33,11 +22,21 @@ struct reduce_point {
 	uint32_t n_vec4, groups;
 };
 
+static const struct ax_param_def reduce_params[] = {
+    {"size", AX_PT_INT, 4096, 1LL << 40, NULL, 16LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "input bytes (32-bit words)", AX_FIELD(struct reduce_point, size)},
+    {"wg", AX_PT_INT, 32, 1024, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "workgroup size", AX_KNOB(struct reduce_point, wg, 0)},
+    {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "16-byte loads per invocation", AX_KNOB(struct reduce_point, epi, 1)},
+};
+#define N_PARAMS ((int)(sizeof(reduce_params) / sizeof(reduce_params[0])))
+
 static void reduce_point(const struct ax_params *p, struct reduce_point *r)
 {
-	r->size = (uint64_t)ax_params_get(p, "size");
-	r->wg = (uint32_t)ax_params_get(p, "wg");
-	r->epi = (uint32_t)ax_params_get(p, "epi");
+	memset(r, 0, sizeof(*r));
+	ax_params_store(p, r);
 	uint64_t n = r->size / 16;
 	r->n_vec4 = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	uint64_t per_group = (uint64_t)r->wg * r->epi;
@@ -122,11 +121,12 @@ static int reduce_buffers(struct ax_vk_ctx *vk, struct reduce_state *s)
 	return rc;
 }
 
-static int reduce_pipeline(struct ax_vk_ctx *vk, struct reduce_state *s)
+static int reduce_pipeline(struct ax_vk_ctx *vk, struct reduce_state *s,
+			   const struct ax_params *p)
 {
-	struct ax_vk_spec spec[] = {{REDUCE_SPEC_WG, s->pt.wg},
-				    {REDUCE_SPEC_EPI, s->pt.epi}};
-	int rc = ax_vk_pipeline_create(vk, "reduce", 3, 12, spec, 2, &s->pipe);
+	struct ax_vk_spec spec[AX_MAX_PARAMS];
+	int n = ax_suite_spec(p, spec);
+	int rc = ax_vk_pipeline_create(vk, "reduce", 3, 12, spec, n, &s->pipe);
 	if (rc)
 		return rc;
 	struct ax_vk_binding bind[3] = {
@@ -144,7 +144,7 @@ static int reduce_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 	s->vk = vk;
 	int rc = reduce_buffers(vk, s);
 	if (!rc)
-		rc = reduce_pipeline(vk, s);
+		rc = reduce_pipeline(vk, s, p);
 	if (rc) {
 		ax_errf(err, errlen, rc, "reduce setup: %s",
 			vk->err[0] ? vk->err : ax_strerror(rc));
@@ -215,6 +215,7 @@ const struct ax_suite ax_suite_reduce = {
     .higher_is_better = true,
     .params = reduce_params,
     .n_params = N_PARAMS,
+    .config_size = sizeof(struct reduce_point),
     .check = reduce_check,
     .setup = reduce_setup,
     .record = reduce_record,

@@ -10,6 +10,17 @@
 extern const struct ax_suite *const ax_suites[];
 extern const int ax_suite_count;
 
+/*
+ * Validate every descriptor of suites[0..n) (ax_suite_validate) and that
+ * no two share a name; AX_EINVAL with the first broken rule.
+ * ax_registry_check runs it over the built-in table, which ax_suite_find
+ * and ax_suite_all also do once (aborting: a broken built-in descriptor is
+ * a bug of the build); ax_suite_register validates what it is given.
+ */
+int ax_registry_check_table(const struct ax_suite *const *suites, int n,
+			    char *err, size_t errlen);
+int ax_registry_check(char *err, size_t errlen);
+
 /* The suite called name (built in, or registered), or NULL. */
 const struct ax_suite *ax_suite_find(const char *name);
 

@@ -14,9 +14,10 @@
  * A result that fails verification is stored as failed and never reported
  * as a speed.
  *
- * Adding a suite: the recipe in docs/ARCHITECTURE.md lists every file and
- * table (the descriptor, shaders/spec_ids.h, registry.c, the profiles and
- * the tests); nothing in reports/ changes.
+ * Adding a suite: its shader, its one .c file (the descriptor, whose
+ * parameter table binds each knob once: AX_KNOB in core/params.h) and one
+ * line in registry.c, plus its tests and profile lines (the recipe in
+ * docs/ARCHITECTURE.md); nothing in reports/ changes.
  */
 #ifndef AX_SUITE_H
 #define AX_SUITE_H
@@ -67,6 +68,9 @@ struct ax_suite {
 
 	const struct ax_param_def *params;
 	int n_params;
+	/* sizeof the struct that the table's AX_FIELD / AX_KNOB rows bind
+	 * into (ax_params_store); 0 when no row is bound. */
+	size_t config_size;
 
 	/*
 	 * Is the point possible on this device?  Runs before anything is
@@ -156,5 +160,27 @@ struct ax_suite {
 	 * skip them, freeing only host memory. */
 	void (*teardown)(struct ax_vk_ctx *vk, void *state);
 };
+
+/*
+ * The specialization constants of p: one per row bound with AX_SPEC /
+ * AX_KNOB, in table order, into out (room for AX_MAX_PARAMS); returns how
+ * many.  A suite appends the constants it derives (not knobs) after them.
+ * Every pipeline of a suite gets them all: an id its shader does not
+ * declare is ignored (VkSpecializationInfo), so the ids of one table are
+ * unique across the suite's shaders.
+ */
+int ax_suite_spec(const struct ax_params *p, struct ax_vk_spec *out);
+
+/*
+ * Is s a descriptor the runner, the report and recommend can rely on?
+ * Name, unit and summary given; hooks that come together (setup and
+ * teardown, verify, work; record or host_op, not both; host_prepare only
+ * with host_op; spirv_hash only without shader); a positive scale; the
+ * parameter table (ax_param_table_check against config_size); the
+ * parameters that batch_param, curve and recommend_needs name exist; and
+ * each role's contract (ax_role_params: transfer and ingest name the
+ * parameters recommend reads).  AX_EINVAL "suite NAME: rule" otherwise.
+ */
+int ax_suite_validate(const struct ax_suite *s, char *err, size_t errlen);
 
 #endif

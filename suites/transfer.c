@@ -37,46 +37,49 @@ static const char *const xf_sources[] = {"pageable", "pinned", NULL};
 #define XF_MAX_SLOTS 4
 #define XF_VERIFY_PIECE (16u << 20)
 
-static const struct ax_param_def xf_params[] = {
-    {"direction", AX_PT_ENUM, 0, 0, xf_dirs, XF_H2D, AX_PARAM_SHAPE,
-     "h2d (host to device), d2h (device to host) or bidir (one of "
-     "each in flight together)"},
-    {"path", AX_PT_ENUM, 0, 0, xf_paths, XF_STAGED, AX_PARAM_SHAPE,
-     "staged (host-visible buffer + vkCmdCopyBuffer) or direct (CPU "
-     "copy into device-local host-visible memory)"},
-    {"source", AX_PT_ENUM, 0, 0, xf_sources, XF_PAGEABLE, AX_PARAM_SHAPE,
-     "pageable (malloc'd data, memcpy'd to/from staging) or pinned "
-     "(data in host-visible memory the copy reads/writes itself)"},
-    {"chunk", AX_PT_INT, 4096, 256LL << 20, NULL, 1LL << 20,
-     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-     "bytes per transfer (one copy command or memcpy)"},
-    {"total", AX_PT_INT, 4096, 1LL << 30, NULL, 8LL << 20,
-     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
-     "bytes per repetition and direction, at least inflight chunks "
-     "(above the last-level cache for memory-bound figures)"},
-    {"inflight", AX_PT_INT, 1, XF_MAX_SLOTS, NULL, 2, AX_PARAM_TUNABLE,
-     "transfers in flight: staging buffers and fences in rotation"},
-};
-#define XF_N_PARAMS ((int)(sizeof(xf_params) / sizeof(xf_params[0])))
-
 struct xf_point {
 	enum xf_dir dir;
 	enum xf_path path;
 	enum xf_source source;
-	uint64_t chunk, count, bytes; /* bytes = chunk * count, per lane */
+	uint64_t chunk, total, count,
+	    bytes; /* bytes = chunk * count, per lane */
 	uint32_t inflight;
 	int n_lanes;
 };
 
+static const struct ax_param_def xf_params[] = {
+    {"direction", AX_PT_ENUM, 0, 0, xf_dirs, XF_H2D, AX_PARAM_SHAPE,
+     "h2d (host to device), d2h (device to host) or bidir (one of "
+     "each in flight together)",
+     AX_FIELD(struct xf_point, dir)},
+    {"path", AX_PT_ENUM, 0, 0, xf_paths, XF_STAGED, AX_PARAM_SHAPE,
+     "staged (host-visible buffer + vkCmdCopyBuffer) or direct (CPU "
+     "copy into device-local host-visible memory)",
+     AX_FIELD(struct xf_point, path)},
+    {"source", AX_PT_ENUM, 0, 0, xf_sources, XF_PAGEABLE, AX_PARAM_SHAPE,
+     "pageable (malloc'd data, memcpy'd to/from staging) or pinned "
+     "(data in host-visible memory the copy reads/writes itself)",
+     AX_FIELD(struct xf_point, source)},
+    {"chunk", AX_PT_INT, 4096, 256LL << 20, NULL, 1LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "bytes per transfer (one copy command or memcpy)",
+     AX_FIELD(struct xf_point, chunk)},
+    {"total", AX_PT_INT, 4096, 1LL << 30, NULL, 8LL << 20,
+     AX_PARAM_SHAPE | AX_PARAM_BYTES | AX_PARAM_POW2,
+     "bytes per repetition and direction, at least inflight chunks "
+     "(above the last-level cache for memory-bound figures)",
+     AX_FIELD(struct xf_point, total)},
+    {"inflight", AX_PT_INT, 1, XF_MAX_SLOTS, NULL, 2, AX_PARAM_TUNABLE,
+     "transfers in flight: staging buffers and fences in rotation",
+     AX_FIELD(struct xf_point, inflight)},
+};
+#define XF_N_PARAMS ((int)(sizeof(xf_params) / sizeof(xf_params[0])))
+
 static void xf_point(const struct ax_params *p, struct xf_point *x)
 {
-	x->dir = (enum xf_dir)ax_params_get(p, "direction");
-	x->path = (enum xf_path)ax_params_get(p, "path");
-	x->source = (enum xf_source)ax_params_get(p, "source");
-	x->chunk = (uint64_t)ax_params_get(p, "chunk");
-	x->inflight = (uint32_t)ax_params_get(p, "inflight");
-	uint64_t total = (uint64_t)ax_params_get(p, "total");
-	x->count = (total + x->chunk - 1) / x->chunk;
+	memset(x, 0, sizeof(*x));
+	ax_params_store(p, x);
+	x->count = (x->total + x->chunk - 1) / x->chunk;
 	if (x->count < x->inflight)
 		x->count = x->inflight;
 	x->bytes = x->chunk * x->count;
@@ -679,6 +682,7 @@ const struct ax_suite ax_suite_transfer = {
     .higher_is_better = true,
     .params = xf_params,
     .n_params = XF_N_PARAMS,
+    .config_size = sizeof(struct xf_point),
     .check = xf_check,
     .setup = xf_setup,
     .record = NULL,

@@ -40,6 +40,7 @@ static const struct fuzz_shape {
     {"peak", 3, {"iters", "64", NULL}},
     {"transfer", 2, {"chunk", "64K", "total", "256K", NULL}},
     {"ingest", 3, {"size", "1M", NULL}},
+    {"fill", 3, {"size", "64K", NULL}},
     {"gemm",
      4,
      {"m", "20", "n", "12", "k", "33", "batch", "2", "trans_a", "true",
