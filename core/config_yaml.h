@@ -23,6 +23,7 @@ struct ax_yaml {
 	yaml_document_t doc;
 	char *err;
 	size_t errlen;
+	void *ctx; /* the reader's own state, for its handlers */
 };
 
 #define AX_YAML_PAIRS_FOREACH(p, map)                                          \
@@ -62,5 +63,12 @@ yaml_node_t *ax_yaml_get(struct ax_yaml *y, yaml_node_t *map, const char *key);
  * nullable or when v is NULL. */
 int ax_yaml_get_string(struct ax_yaml *y, yaml_node_t *v, const char *what,
 		       bool nullable, char **out);
+
+/* Format a libyaml parser's error as "NAME:LINE:COL: YAML syntax error:
+ * ..." (1-based) into err.  Returns AX_ECONFIG, or AX_ENOMEM when the
+ * parser ran out of memory (core/config_json.c). */
+int ax_config_syntax_error(const yaml_parser_t *p, const char *name,
+			   const char *text, size_t len, char *err,
+			   size_t errlen);
 
 #endif
