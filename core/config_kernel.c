@@ -334,12 +334,12 @@ static int param_pair(struct ax_yaml *y, yaml_node_t *key, yaml_node_t *map,
 					    "parameter '%s' has the name of a "
 					    "device limit; rename it",
 					    ax_yaml_text(key));
+	d->n_params++; /* so that its name is freed, whatever happens */
+	p->spec_id = -1;
 	int rc =
 	    ax_ywalk_value(y, key, &ident_key, "a parameter name", &p->name);
 	if (rc)
 		return rc;
-	d->n_params++;
-	p->spec_id = -1;
 	return ax_ywalk_map(y, map, &param_map, p, NULL);
 }
 
