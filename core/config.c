@@ -5,30 +5,27 @@
  * The document is read twice with libyaml: an event pass that refuses
  * aliases and extra documents (and reports syntax errors in file order),
  * then the document API, whose nodes keep the marks every message cites.
- * The YAML <-> JSON bridge lives in core/config_json.c.
+ * The keys are described as data for the walker of core/config_schema.c;
+ * the YAML <-> JSON bridge lives in core/config_json.c.
  */
 #include "core/config.h"
-#include "core/config_yaml.h"
+#include "core/config_schema.h"
 
 #include "core/error.h"
 #include "core/hash.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
-/* Everything one load needs, so helpers take a single pointer. */
+/* Everything one load needs (y.ctx), so helpers take a single pointer. */
 struct ld {
 	struct ax_yaml y; /* the path, the document, the error buffer */
 	const struct ax_config_schema *schema;
 	int n_schema;
 	struct ax_config *cfg;
-	char *err;
-	size_t errlen;
+	const struct ax_config_schema *sc; /* the suite being read */
 };
 
 /* The values one mapping gives each parameter; n[i] == 0: not given. */
@@ -38,127 +35,66 @@ struct sweep {
 	struct ax_config_pos pos; /* of the mapping; 0:0 when absent */
 };
 
+/* One suite's entry while it is read. */
+struct suite_ld {
+	struct sweep base, *cases;
+	int n_cases;
+};
+
+static struct ld *ld_of(struct ax_yaml *y) { return y->ctx; }
+
 /* ---- measure ---------------------------------------------------------- */
 
-struct mfield {
-	const char *key;
-	unsigned bit;
-	char kind; /* 'i' integer, 'd' number, 'm' mode */
-	double min, max;
-	bool min_open; /* min itself excluded */
-	size_t off;
+static const char *const mode_names[] = {"batch", "cold", NULL};
+
+#define MAT(f) AX_YAT(struct ax_config_measure, f)
+static const struct ax_ykey measure_keys[] = {
+    {"min_samples", AX_Y_INT, 0, MAT(min_samples), .lo = 1, .hi = 1000000,
+     .bit = AX_MEASURE_MIN_SAMPLES},
+    {"max_samples", AX_Y_INT, 0, MAT(max_samples), .lo = 1, .hi = 1000000,
+     .bit = AX_MEASURE_MAX_SAMPLES},
+    {"max_noise_pct", AX_Y_NUMBER, AX_YK_MIN_OPEN, MAT(max_noise_pct), .dlo = 0,
+     .dhi = 100, .bit = AX_MEASURE_MAX_NOISE},
+    {"min_time_s", AX_Y_NUMBER, 0, MAT(min_time_s), .dlo = 0, .dhi = 86400,
+     .bit = AX_MEASURE_MIN_TIME},
+    {"max_time_s", AX_Y_NUMBER, AX_YK_MIN_OPEN, MAT(max_time_s), .dlo = 0,
+     .dhi = 86400, .bit = AX_MEASURE_MAX_TIME},
+    {"timeout_s", AX_Y_NUMBER, AX_YK_MIN_OPEN, MAT(timeout_s), .dlo = 0,
+     .dhi = 86400, .bit = AX_MEASURE_TIMEOUT},
+    {"warmup", AX_Y_INT, 0, MAT(warmup), .lo = 0, .hi = 10000,
+     .bit = AX_MEASURE_WARMUP},
+    {"mode", AX_Y_CHOICE, 0, MAT(mode), .choices = mode_names,
+     .want = "batch or cold", .bit = AX_MEASURE_MODE},
 };
+#define N_MEASURE ((int)(sizeof(measure_keys) / sizeof(measure_keys[0])))
 
-#define MOFF(f) offsetof(struct ax_config_measure, f)
-static const struct mfield mfields[] = {
-    {"min_samples", AX_MEASURE_MIN_SAMPLES, 'i', 1, 1e6, false,
-     MOFF(min_samples)},
-    {"max_samples", AX_MEASURE_MAX_SAMPLES, 'i', 1, 1e6, false,
-     MOFF(max_samples)},
-    {"max_noise_pct", AX_MEASURE_MAX_NOISE, 'd', 0, 100, true,
-     MOFF(max_noise_pct)},
-    {"min_time_s", AX_MEASURE_MIN_TIME, 'd', 0, 86400, false, MOFF(min_time_s)},
-    {"max_time_s", AX_MEASURE_MAX_TIME, 'd', 0, 86400, true, MOFF(max_time_s)},
-    {"timeout_s", AX_MEASURE_TIMEOUT, 'd', 0, 86400, true, MOFF(timeout_s)},
-    {"warmup", AX_MEASURE_WARMUP, 'i', 0, 10000, false, MOFF(warmup)},
-    {"mode", AX_MEASURE_MODE, 'm', 0, 0, false, MOFF(mode)},
-};
-#define N_MFIELDS ((int)(sizeof(mfields) / sizeof(mfields[0])))
-
-static void allowed_text(const struct mfield *f, char *buf, size_t len)
+static int check_measure_order(struct ax_yaml *y, yaml_node_t *map, void *obj)
 {
-	if (f->kind == 'm')
-		snprintf(buf, len, "batch or cold");
-	else if (f->kind == 'i')
-		snprintf(buf, len, "an integer from %.0f to %.0f", f->min,
-			 f->max);
-	else if (f->min_open)
-		snprintf(buf, len, "a number above %g and at most %g", f->min,
-			 f->max);
-	else
-		snprintf(buf, len, "a number from %g to %g", f->min, f->max);
-}
-
-/* Parse text for f into the measure struct; false when not allowed. */
-static bool set_field(const struct mfield *f, const char *text,
-		      struct ax_config_measure *m)
-{
-	char *end;
-	if (f->kind == 'm') {
-		enum ax_config_mode *mode = (void *)((char *)m + f->off);
-		if (!strcmp(text, "batch"))
-			*mode = AX_CONFIG_MODE_BATCH;
-		else if (!strcmp(text, "cold"))
-			*mode = AX_CONFIG_MODE_COLD;
-		else
-			return false;
-		return true;
-	}
-	errno = 0;
-	double v = f->kind == 'i' ? (double)strtoll(text, &end, 10)
-				  : strtod(text, &end);
-	if (end == text || *end || errno || v > f->max || v < f->min ||
-	    (f->min_open && v == f->min) || v != v)
-		return false;
-	if (f->kind == 'i')
-		*(int *)((char *)m + f->off) = (int)v;
-	else
-		*(double *)((char *)m + f->off) = v;
-	return true;
-}
-
-static int check_measure_order(struct ld *ld, yaml_node_t **at)
-{
-	const struct ax_config_measure *m = &ld->cfg->measure;
+	const struct ax_config_measure *m = obj;
 	unsigned both = AX_MEASURE_MIN_SAMPLES | AX_MEASURE_MAX_SAMPLES;
 	if ((m->set & both) == both && m->min_samples > m->max_samples)
-		return ax_yaml_fail(&ld->y, at[1],
+		return ax_yaml_fail(y, ax_yaml_get(y, map, "max_samples"),
 				    "measure.max_samples (%d) must be at "
 				    "least min_samples (%d)",
 				    m->max_samples, m->min_samples);
 	both = AX_MEASURE_MIN_TIME | AX_MEASURE_MAX_TIME;
 	if ((m->set & both) == both && m->min_time_s > m->max_time_s)
-		return ax_yaml_fail(&ld->y, at[4],
+		return ax_yaml_fail(y, ax_yaml_get(y, map, "max_time_s"),
 				    "measure.max_time_s (%g) must be at "
 				    "least min_time_s (%g)",
 				    m->max_time_s, m->min_time_s);
 	return 0;
 }
 
-static int load_measure(struct ld *ld, yaml_node_t *map)
-{
-	const char *keys[N_MFIELDS + 1];
-	yaml_node_t *at[N_MFIELDS] = {0};
-	if (!map || ax_yaml_is_null(map))
-		return 0;
-	if (map->type != YAML_MAPPING_NODE)
-		return ax_yaml_fail(&ld->y, map,
-				    "measure must be a mapping of settings, "
-				    "not %s",
-				    ax_yaml_kind(map));
-	for (int i = 0; i < N_MFIELDS; i++)
-		keys[i] = mfields[i].key;
-	keys[N_MFIELDS] = NULL;
-	int rc = ax_yaml_check_keys(&ld->y, map, "measure", keys);
-	for (int i = 0; i < N_MFIELDS && !rc; i++) {
-		const struct mfield *f = &mfields[i];
-		char allowed[96];
-		yaml_node_t *v = at[i] = ax_yaml_get(&ld->y, map, f->key);
-		if (!v)
-			continue;
-		allowed_text(f, allowed, sizeof(allowed));
-		if (v->type != YAML_SCALAR_NODE || ax_yaml_is_null(v))
-			return ax_yaml_fail(&ld->y, v,
-					    "measure.%s must be %s, not %s",
-					    f->key, allowed, ax_yaml_kind(v));
-		if (!set_field(f, ax_yaml_text(v), &ld->cfg->measure))
-			return ax_yaml_fail(&ld->y, v,
-					    "measure.%s must be %s (got %s)",
-					    f->key, allowed, ax_yaml_text(v));
-		ld->cfg->measure.set |= f->bit;
-	}
-	return rc ? rc : check_measure_order(ld, at);
-}
+static const struct ax_ymap measure_map = {
+    .where = "measure",
+    .want = "a mapping of settings",
+    AX_YKEYS(measure_keys),
+    .flags = AX_YM_PATH,
+    .label_off = -1,
+    .set_off = offsetof(struct ax_config_measure, set),
+    .done = check_measure_order,
+};
 
 /* ---- suites ----------------------------------------------------------- */
 
@@ -243,70 +179,90 @@ static int find_param(const struct ax_config_schema *sc, const char *name)
 	return -1;
 }
 
-/* A mapping of parameter names to values (`params` or one case). */
-static int load_values(struct ld *ld, const struct ax_config_schema *sc,
-		       yaml_node_t *map, const char *where, struct sweep *out)
+/* One `name: value` of a `params` or `cases` mapping into the sweep. */
+static int value_pair(struct ax_yaml *y, yaml_node_t *key, yaml_node_t *v,
+		      void *obj)
 {
-	char place[128];
-	snprintf(place, sizeof(place), "suite %s %s", sc->suite, where);
-	if (map->type != YAML_MAPPING_NODE)
-		return ax_yaml_fail(&ld->y, map,
-				    "%s must be a mapping of parameter "
-				    "names to values, not %s",
-				    place, ax_yaml_kind(map));
-	int rc = ax_yaml_check_keys(&ld->y, map, place, NULL);
-	out->pos.line = (int)map->start_mark.line + 1;
-	out->pos.col = (int)map->start_mark.column + 1;
-	AX_YAML_PAIRS_FOREACH(p, map)
-	{
-		if (rc)
-			break;
-		int i = find_param(sc, ax_yaml_key(&ld->y, p));
-		if (i < 0) {
-			char known[512] = "";
-			for (int j = 0; j < sc->n_params; j++)
-				ax_yaml_join(known, sizeof(known),
-					     sc->params[j].name);
-			return ax_yaml_fail(
-			    &ld->y, ax_yaml_node(&ld->y, p->key),
-			    "unknown parameter "
-			    "'%s' for suite %s; known parameters: %s",
-			    ax_yaml_key(&ld->y, p), sc->suite, known);
-		}
-		rc = load_value(ld, sc, &sc->params[i],
-				ax_yaml_node(&ld->y, p->value), &out->v[i],
-				&out->n[i]);
+	struct ld *ld = ld_of(y);
+	const struct ax_config_schema *sc = ld->sc;
+	struct sweep *out = obj;
+	int i = find_param(sc, ax_yaml_text(key));
+	if (i < 0) {
+		char known[512] = "";
+		for (int j = 0; j < sc->n_params; j++)
+			ax_yaml_join(known, sizeof(known), sc->params[j].name);
+		return ax_yaml_fail(y, key,
+				    "unknown parameter "
+				    "'%s' for suite %s; known parameters: %s",
+				    ax_yaml_text(key), sc->suite, known);
 	}
-	return rc;
+	return load_value(ld, sc, &sc->params[i], v, &out->v[i], &out->n[i]);
 }
 
-static int load_cases(struct ld *ld, const struct ax_config_schema *sc,
-		      yaml_node_t *seq, struct sweep **cases, int *n)
+static const struct ax_ymap values_map = {
+    .want = "a mapping of parameter names to values",
+    AX_YNONE,
+    .pair = value_pair,
+};
+
+/* A mapping of parameter names to values (`params` or one case). */
+static int load_values(struct ax_yaml *y, yaml_node_t *map, const char *where,
+		       struct sweep *out)
 {
-	if (seq->type != YAML_SEQUENCE_NODE)
-		return ax_yaml_fail(&ld->y, seq,
-				    "suite %s: cases must be a sequence of "
-				    "mappings (- {name: value, ...}), not %s",
-				    sc->suite, ax_yaml_kind(seq));
-	yaml_node_item_t *it = seq->data.sequence.items.start;
-	int count = (int)(seq->data.sequence.items.top - it);
-	if (!count)
-		return ax_yaml_fail(&ld->y, seq,
-				    "suite %s: cases is empty; list at "
-				    "least one case or drop the key",
-				    sc->suite);
-	*cases = calloc((size_t)count, sizeof(**cases));
-	if (!*cases)
-		return AX_ENOMEM;
-	*n = count;
-	for (int i = 0; i < count; i++) {
-		int rc = load_values(ld, sc, ax_yaml_node(&ld->y, it[i]),
-				     "case", &(*cases)[i]);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	char place[128];
+	snprintf(place, sizeof(place), "suite %s %s", ld_of(y)->sc->suite,
+		 where);
+	out->pos.line = (int)map->start_mark.line + 1;
+	out->pos.col = (int)map->start_mark.column + 1;
+	return ax_ywalk_map(y, map, &values_map, out, place);
 }
+
+static int load_params(struct ax_yaml *y, yaml_node_t *n, void *obj,
+		       const char *what)
+{
+	return load_values(y, n, "params", &((struct suite_ld *)obj)->base);
+}
+
+static void *case_slot(struct ax_yaml *y, void *obj, int i, int count)
+{
+	struct suite_ld *s = obj;
+	if (i >= 0)
+		return &s->cases[i];
+	s->cases = calloc((size_t)count, sizeof(*s->cases));
+	s->n_cases = s->cases ? count : 0;
+	return s->cases;
+}
+
+static int load_case(struct ax_yaml *y, yaml_node_t *n, void *obj,
+		     const char *what)
+{
+	return load_values(y, n, "case", obj);
+}
+
+static const struct ax_ykey cases_key = {
+    "cases",
+    AX_Y_SEQ,
+    AX_YK_NONEMPTY,
+    .want = "a sequence of mappings (- {name: value, ...})",
+    .empty = "list at least one case or drop the key",
+    .slot = case_slot,
+    .fn = load_case,
+};
+
+/* cases: its messages name the suite ("suite gemm: cases ..."). */
+static int load_cases(struct ax_yaml *y, yaml_node_t *n, void *obj,
+		      const char *what)
+{
+	char name[96];
+	snprintf(name, sizeof(name), "suite %s: cases", ld_of(y)->sc->suite);
+	return ax_ywalk_value(y, n, &cases_key, name, obj);
+}
+
+static const struct ax_ykey suite_keys[] = {
+    {"params", AX_Y_ANY, AX_YK_NULLABLE, .fn = load_params},
+    {"cases", AX_Y_ANY, 0, .fn = load_cases},
+};
+static const struct ax_ymap suite_map = {AX_YKEYS(suite_keys), AX_YNONE};
 
 /* Number of points one case expands to, saturating above limit. */
 static long long case_count(const struct ax_config_schema *sc,
@@ -417,13 +373,12 @@ static int expand(struct ld *ld, const struct ax_config_schema *sc,
 	return 0;
 }
 
-static int load_suite(struct ld *ld, const struct ax_config_schema *sc,
-		      yaml_node_t *key, yaml_node_t *v,
+static int load_suite(struct ld *ld, yaml_node_t *key, yaml_node_t *v,
 		      struct ax_config_suite *out)
 {
-	static const char *const keys[] = {"params", "cases", NULL};
-	struct sweep base = {0}, *cases = NULL;
-	int n_cases = 0, rc = 0;
+	const struct ax_config_schema *sc = ld->sc;
+	struct suite_ld s = {0};
+	int rc = 0;
 	char where[96];
 	out->schema = sc;
 	out->line = (int)key->start_mark.line + 1;
@@ -435,148 +390,130 @@ static int load_suite(struct ld *ld, const struct ax_config_schema *sc,
 				    "suite %s must be null or a mapping with "
 				    "params and/or cases, not %s",
 				    sc->suite, ax_yaml_kind(v));
-	if (!ax_yaml_is_null(v) &&
-	    !(rc = ax_yaml_check_keys(&ld->y, v, where, keys))) {
-		yaml_node_t *params = ax_yaml_get(&ld->y, v, "params");
-		yaml_node_t *list = ax_yaml_get(&ld->y, v, "cases");
-		if (params && !ax_yaml_is_null(params))
-			rc = load_values(ld, sc, params, "params", &base);
-		if (!rc && list)
-			rc = load_cases(ld, sc, list, &cases, &n_cases);
-	}
+	if (!ax_yaml_is_null(v))
+		rc = ax_ywalk_map(&ld->y, v, &suite_map, &s, where);
 	if (!rc)
-		rc = expand(ld, sc, key, &base, cases, n_cases, out);
-	sweep_free(&base);
-	for (int i = 0; cases && i < n_cases; i++)
-		sweep_free(&cases[i]);
-	free(cases);
+		rc = expand(ld, sc, key, &s.base, s.cases, s.n_cases, out);
+	sweep_free(&s.base);
+	for (int i = 0; i < s.n_cases; i++)
+		sweep_free(&s.cases[i]);
+	free(s.cases);
 	return rc;
 }
 
-static const struct ax_config_schema *find_suite(struct ld *ld,
-						 const char *name)
+static void known_suites(const struct ld *ld, char *buf, size_t len)
 {
+	buf[0] = '\0';
 	for (int i = 0; i < ld->n_schema; i++)
-		if (!strcmp(ld->schema[i].suite, name))
-			return &ld->schema[i];
-	return NULL;
+		ax_yaml_join(buf, len, ld->schema[i].suite);
 }
 
-static int load_suites(struct ld *ld, yaml_node_t *map, yaml_node_t *root)
+static int suite_pair(struct ax_yaml *y, yaml_node_t *k, yaml_node_t *v,
+		      void *obj)
 {
-	char known[512] = "";
-	for (int i = 0; i < ld->n_schema; i++)
-		ax_yaml_join(known, sizeof(known), ld->schema[i].suite);
-	if (!map)
-		return ax_yaml_fail(&ld->y, root,
-				    "the profile has no 'suites' key; add "
-				    "suites: with at least one of: %s",
-				    known);
+	struct ld *ld = ld_of(y);
+	ld->sc = NULL;
+	for (int i = 0; i < ld->n_schema && !ld->sc; i++)
+		if (!strcmp(ld->schema[i].suite, ax_yaml_text(k)))
+			ld->sc = &ld->schema[i];
+	if (!ld->sc) {
+		char known[512];
+		known_suites(ld, known, sizeof(known));
+		return ax_yaml_fail(y, k,
+				    "unknown suite '%s'; known suites: %s",
+				    ax_yaml_text(k), known);
+	}
+	return load_suite(ld, k, v, &ld->cfg->suites[ld->cfg->n_suites++]);
+}
+
+static const struct ax_ymap suites_map = {AX_YNONE, .pair = suite_pair};
+
+static int load_suites(struct ax_yaml *y, yaml_node_t *map, void *obj,
+		       const char *what)
+{
+	struct ld *ld = ld_of(y);
+	char known[512];
+	known_suites(ld, known, sizeof(known));
 	if (map->type != YAML_MAPPING_NODE ||
 	    map->data.mapping.pairs.start == map->data.mapping.pairs.top)
-		return ax_yaml_fail(&ld->y, map,
+		return ax_yaml_fail(y, map,
 				    "suites must be a mapping with at least "
 				    "one of: %s (got %s)",
 				    known,
 				    map->type == YAML_MAPPING_NODE
 					? "an empty mapping"
 					: ax_yaml_kind(map));
-	int rc = ax_yaml_check_keys(&ld->y, map, "suites", NULL);
 	size_t n = (size_t)(map->data.mapping.pairs.top -
 			    map->data.mapping.pairs.start);
 	ld->cfg->suites = calloc(n, sizeof(*ld->cfg->suites));
 	if (!ld->cfg->suites)
 		return AX_ENOMEM;
-	AX_YAML_PAIRS_FOREACH(p, map)
-	{
-		if (rc)
-			break;
-		yaml_node_t *k = ax_yaml_node(&ld->y, p->key);
-		const struct ax_config_schema *sc =
-		    find_suite(ld, ax_yaml_text(k));
-		if (!sc)
-			return ax_yaml_fail(&ld->y, k,
-					    "unknown suite '%s'; known suites: "
-					    "%s",
-					    ax_yaml_text(k), known);
-		rc = load_suite(ld, sc, k, ax_yaml_node(&ld->y, p->value),
-				&ld->cfg->suites[ld->cfg->n_suites++]);
-	}
-	return rc;
+	return ax_ywalk_map(y, map, &suites_map, ld->cfg, "suites");
 }
 
 /* ---- the document ----------------------------------------------------- */
 
-static int load_schema_key(struct ld *ld, yaml_node_t *root)
+/* "configs/quick.yaml" -> "quick", when the profile has no name. */
+static int default_name(struct ax_yaml *y, yaml_node_t *root, void *obj,
+			const char *what)
 {
-	yaml_node_t *v = ax_yaml_get(&ld->y, root, "schema");
-	if (!v)
-		return ax_yaml_fail(&ld->y, root,
-				    "the profile has no 'schema' key; start "
-				    "it with 'schema: %s'",
-				    AX_CONFIG_SCHEMA);
-	if (v->type != YAML_SCALAR_NODE ||
-	    strcmp(ax_yaml_text(v), AX_CONFIG_SCHEMA))
-		return ax_yaml_fail(&ld->y, v,
-				    "schema must be %s (got %s); this axbench "
-				    "reads only that version",
-				    AX_CONFIG_SCHEMA,
-				    v->type == YAML_SCALAR_NODE
-					? ax_yaml_text(v)
-					: ax_yaml_kind(v));
-	return 0;
-}
-
-/* "configs/quick.yaml" -> "quick" */
-static char *default_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	struct ax_config *cfg = obj;
+	if (cfg->name)
+		return 0;
+	const char *base = strrchr(y->name, '/');
+	base = base ? base + 1 : y->name;
 	size_t len = strcspn(base, ".");
 	if (!len)
 		len = strlen(base);
-	return strndup(base, len);
+	cfg->name = strndup(base, len);
+	return cfg->name ? 0 : AX_ENOMEM;
 }
 
-static int load_root(struct ld *ld)
+static int need_suites(struct ax_yaml *y, yaml_node_t *root, void *obj,
+		       const char *what)
 {
-	static const char *const keys[] = {"schema", "name",	"description",
-					   "device", "measure", "suites",
-					   NULL};
-	struct ax_config *cfg = ld->cfg;
-	yaml_node_t *root = yaml_document_get_root_node(&ld->y.doc);
+	char known[512];
+	if (ax_yaml_get(y, root, "suites"))
+		return 0;
+	known_suites(ld_of(y), known, sizeof(known));
+	return ax_yaml_fail(y, root,
+			    "the profile has no 'suites' key; add "
+			    "suites: with at least one of: %s",
+			    known);
+}
+
+static const char *const schema_names[] = {AX_CONFIG_SCHEMA, NULL};
+
+#define CAT(f) AX_YAT(struct ax_config, f)
+static const struct ax_ykey profile_keys[] = {
+    {"schema", AX_Y_CHOICE, AX_YK_REQUIRED, .choices = schema_names,
+     .want = AX_CONFIG_SCHEMA, .hint = "this axbench reads only that version",
+     .missing = "the profile has no 'schema' key; start it with "
+		"'schema: " AX_CONFIG_SCHEMA "'"},
+    {"name", AX_Y_STRING, 0, CAT(name)},
+    {NULL, AX_Y_CHECK, .fn = default_name},
+    {"description", AX_Y_STRING, AX_YK_NULLABLE, CAT(description)},
+    {"device", AX_Y_STRING, AX_YK_NULLABLE, CAT(device)},
+    {"measure", AX_Y_MAP, AX_YK_NULLABLE, CAT(measure), .map = &measure_map},
+    {"suites", AX_Y_ANY, 0, .fn = load_suites},
+    {NULL, AX_Y_CHECK, .fn = need_suites},
+};
+static const struct ax_ymap profile_map = {
+    .where = "the profile", AX_YKEYS(profile_keys), AX_YNONE};
+
+static int load_root(struct ax_yaml *y, yaml_node_t *root)
+{
 	if (!root)
-		return ax_errf(ld->y.err, ld->y.errlen, AX_ECONFIG,
+		return ax_errf(y->err, y->errlen, AX_ECONFIG,
 			       "%s: the profile is empty; start it with "
 			       "'schema: %s'",
-			       ld->y.name, AX_CONFIG_SCHEMA);
+			       y->name, AX_CONFIG_SCHEMA);
 	if (root->type != YAML_MAPPING_NODE)
-		return ax_yaml_fail(&ld->y, root,
+		return ax_yaml_fail(y, root,
 				    "a profile is a mapping (schema, name, "
 				    "measure, suites ...), not %s",
 				    ax_yaml_kind(root));
-	int rc = ax_yaml_check_keys(&ld->y, root, "the profile", keys);
-	if (!rc)
-		rc = load_schema_key(ld, root);
-	if (!rc)
-		rc = ax_yaml_get_string(&ld->y,
-					ax_yaml_get(&ld->y, root, "name"),
-					"name", false, &cfg->name);
-	if (!rc && !cfg->name && !(cfg->name = default_name(ld->y.name)))
-		rc = AX_ENOMEM;
-	if (!rc)
-		rc = ax_yaml_get_string(
-		    &ld->y, ax_yaml_get(&ld->y, root, "description"),
-		    "description", true, &cfg->description);
-	if (!rc)
-		rc = ax_yaml_get_string(&ld->y,
-					ax_yaml_get(&ld->y, root, "device"),
-					"device", true, &cfg->device);
-	if (!rc)
-		rc = load_measure(ld, ax_yaml_get(&ld->y, root, "measure"));
-	if (!rc)
-		rc = load_suites(ld, ax_yaml_get(&ld->y, root, "suites"), root);
-	return rc;
+	return ax_ywalk_map(y, root, &profile_map, ld_of(y)->cfg, NULL);
 }
 
 static int check_schema_table(const char *name,
@@ -594,24 +531,6 @@ static int check_schema_table(const char *name,
 	return 0;
 }
 
-static int parse_document(struct ld *ld, const char *text, size_t len)
-{
-	yaml_parser_t p;
-	if (!yaml_parser_initialize(&p))
-		return AX_ENOMEM;
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	int ok = yaml_parser_load(&p, &ld->y.doc);
-	int rc = ok ? 0
-		    : ax_config_syntax_error(&p, ld->y.name, text, len,
-					     ld->y.err, ld->y.errlen);
-	yaml_parser_delete(&p);
-	if (rc)
-		return rc;
-	rc = load_root(ld);
-	yaml_document_delete(&ld->y.doc);
-	return rc;
-}
-
 int ax_config_parse(const char *text, size_t len, const char *name,
 		    const struct ax_config_schema *schema, int n_schema,
 		    struct ax_config **out, char *err, size_t errlen)
@@ -619,11 +538,9 @@ int ax_config_parse(const char *text, size_t len, const char *name,
 	struct ld ld = {.y = {.name = name, .err = err, .errlen = errlen},
 			.schema = schema,
 			.n_schema = n_schema};
+	ld.y.ctx = &ld;
 	*out = NULL;
 	int rc = check_schema_table(name, schema, n_schema, err, errlen);
-	if (!rc)
-		rc =
-		    ax_yaml_prescan(name, "profile", 5, text, len, err, errlen);
 	if (rc)
 		return rc;
 	ld.cfg = calloc(1, sizeof(*ld.cfg));
@@ -631,7 +548,7 @@ int ax_config_parse(const char *text, size_t len, const char *name,
 		ax_config_destroy(ld.cfg);
 		return AX_ENOMEM;
 	}
-	rc = parse_document(&ld, text, len);
+	rc = ax_yaml_parse(&ld.y, text, len, "profile", 5, load_root);
 	if (rc) {
 		ax_config_destroy(ld.cfg);
 		return rc;
@@ -684,22 +601,20 @@ const struct ax_config_suite *ax_config_suite(const struct ax_config *cfg,
 static json_t *measure_json(const struct ax_config_measure *m)
 {
 	json_t *o = json_object();
-	for (int i = 0; o && i < N_MFIELDS; i++) {
-		const struct mfield *f = &mfields[i];
+	for (int i = 0; o && i < N_MEASURE; i++) {
+		const struct ax_ykey *f = &measure_keys[i];
 		const char *p = (const char *)m + f->off;
 		json_t *v;
 		if (!(m->set & f->bit))
 			continue;
-		if (f->kind == 'i')
+		if (f->type == AX_Y_INT)
 			v = json_integer(*(const int *)p);
-		else if (f->kind == 'd')
+		else if (f->type == AX_Y_NUMBER)
 			v = json_real(*(const double *)p);
 		else
-			v = json_string(*(const enum ax_config_mode *)p ==
-						AX_CONFIG_MODE_COLD
-					    ? "cold"
-					    : "batch");
-		json_object_set_new(o, f->key, v);
+			v = json_string(
+			    mode_names[*(const enum ax_config_mode *)p]);
+		json_object_set_new(o, f->name, v);
 	}
 	return o;
 }

@@ -200,13 +200,4 @@ int ax_config_parse_yaml_json(const char *text, size_t len, const char *name,
 int ax_config_read_file(const char *path, char **text, size_t *len, char *err,
 			size_t errlen);
 
-/* Format a libyaml parser's error as "NAME:LINE:COL: YAML syntax error:
- * ..." (1-based) into err.  Returns AX_ECONFIG, or AX_ENOMEM when the
- * parser ran out of memory.  For core/config*.c only: other modules never
- * hold a yaml_parser_t. */
-struct yaml_parser_s;
-int ax_config_syntax_error(const struct yaml_parser_s *p, const char *name,
-			   const char *text, size_t len, char *err,
-			   size_t errlen);
-
 #endif

@@ -5,6 +5,7 @@
  * file reading and syntax-error formatting core/config.c shares.
  */
 #include "core/config.h"
+#include "core/config_yaml.h"
 
 #include "core/error.h"
 
@@ -67,7 +68,7 @@ static void offset_mark(const char *text, size_t len, size_t off, size_t *line,
 	}
 }
 
-int ax_config_syntax_error(const struct yaml_parser_s *p, const char *name,
+int ax_config_syntax_error(const yaml_parser_t *p, const char *name,
 			   const char *text, size_t len, char *err,
 			   size_t errlen)
 {

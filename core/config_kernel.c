@@ -1,7 +1,8 @@
 /*
  * core/config_kernel.c - a user kernel's description file (format in
- * core/kernel_desc.h), read with the profile reader's YAML helpers so
- * that every message cites FILE:LINE:COL the same way.
+ * core/kernel_desc.h): its keys described as data for the walker of
+ * core/config_schema.c, so that every message cites FILE:LINE:COL as the
+ * other readers do.
  *
  * The loader checks what the file alone can tell: keys, types, names,
  * expression syntax and the variables expressions use, value lists,
@@ -10,11 +11,10 @@
  * suites/kernel.c.
  */
 #include "core/config.h"
-#include "core/config_yaml.h"
+#include "core/config_schema.h"
 #include "core/error.h"
 #include "core/kernel_desc.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -48,10 +48,7 @@ struct kl {
 	char *dir; /* the file's directory, for relative paths */
 };
 
-static yaml_node_t *get(struct kl *k, yaml_node_t *map, const char *key)
-{
-	return ax_yaml_get(&k->y, map, key);
-}
+static struct kl *kl_of(struct ax_yaml *y) { return y->ctx; }
 
 static struct ax_kernel_pos pos_of(const yaml_node_t *n)
 {
@@ -59,109 +56,12 @@ static struct ax_kernel_pos pos_of(const yaml_node_t *n)
 				      (int)n->start_mark.column + 1};
 }
 
-static int want_map(struct kl *k, yaml_node_t *n, const char *what,
-		    const char *const *keys)
-{
-	if (n->type != YAML_MAPPING_NODE)
-		return ax_yaml_fail(&k->y, n, "%s must be a mapping, not %s",
-				    what, ax_yaml_kind(n));
-	return ax_yaml_check_keys(&k->y, n, what, keys);
-}
-
-static int want_seq(struct kl *k, yaml_node_t *n, const char *what, int max)
-{
-	if (n->type != YAML_SEQUENCE_NODE)
-		return ax_yaml_fail(&k->y, n, "%s must be a sequence, not %s",
-				    what, ax_yaml_kind(n));
-	long count = n->data.sequence.items.top - n->data.sequence.items.start;
-	if (count > max)
-		return ax_yaml_fail(&k->y, n, "%s has %ld entries; at most %d",
-				    what, count, max);
-	return 0;
-}
-
-/* A plain scalar (not null), or a message naming what. */
-static int want_scalar(struct kl *k, yaml_node_t *n, const char *what)
-{
-	if (n->type != YAML_SCALAR_NODE || ax_yaml_is_null(n))
-		return ax_yaml_fail(&k->y, n, "%s must be a value, not %s",
-				    what, ax_yaml_kind(n));
-	return 0;
-}
-
-static int get_int(struct kl *k, yaml_node_t *n, const char *what, int64_t lo,
-		   int64_t hi, int64_t *out)
-{
-	int rc = want_scalar(k, n, what);
-	if (rc)
-		return rc;
-	char *end;
-	errno = 0;
-	long long v = strtoll(ax_yaml_text(n), &end, 0);
-	if (end == ax_yaml_text(n) || *end || errno || v < lo || v > hi)
-		return ax_yaml_fail(&k->y, n,
-				    "%s must be an integer from %" PRId64
-				    " to %" PRId64 " (got %s)",
-				    what, lo, hi, ax_yaml_text(n));
-	*out = v;
-	return 0;
-}
-
-static int get_double(struct kl *k, yaml_node_t *n, const char *what,
-		      double *out)
-{
-	int rc = want_scalar(k, n, what);
-	if (rc)
-		return rc;
-	char *end;
-	double v = strtod(ax_yaml_text(n), &end);
-	if (end == ax_yaml_text(n) || *end || !(v >= 0) || v > 1e300)
-		return ax_yaml_fail(&k->y, n,
-				    "%s must be a number >= 0 (got %s)", what,
-				    ax_yaml_text(n));
-	*out = v;
-	return 0;
-}
-
-static int get_bool(struct kl *k, yaml_node_t *n, const char *what, bool *out)
-{
-	int rc = want_scalar(k, n, what);
-	if (rc)
-		return rc;
-	const char *t = ax_yaml_text(n);
-	if (!strcmp(t, "true") || !strcmp(t, "false")) {
-		*out = t[0] == 't';
-		return 0;
-	}
-	return ax_yaml_fail(&k->y, n, "%s must be true or false (got %s)", what,
-			    t);
-}
-
-static int get_choice(struct kl *k, yaml_node_t *n, const char *what,
-		      const char *const *names, int *out)
-{
-	int rc = want_scalar(k, n, what);
-	if (rc)
-		return rc;
-	char list[128] = "";
-	for (int i = 0; names[i]; i++) {
-		if (!strcmp(names[i], ax_yaml_text(n))) {
-			*out = i;
-			return 0;
-		}
-		ax_yaml_join(list, sizeof(list), names[i]);
-	}
-	return ax_yaml_fail(&k->y, n, "%s must be one of %s (got %s)", what,
-			    list, ax_yaml_text(n));
-}
+/* ---- values the walker cannot check alone ----------------------------- */
 
 /* A name a parameter, buffer or define may have: a C identifier, so that
  * it can be a #define and an expression variable. */
-static int get_ident(struct kl *k, yaml_node_t *n, const char *what, char **out)
+static int check_ident(struct ax_yaml *y, yaml_node_t *n, const char *what)
 {
-	int rc = want_scalar(k, n, what);
-	if (rc)
-		return rc;
 	const char *t = ax_yaml_text(n);
 	size_t len = strlen(t);
 	bool ok = len > 0 && len < 64 && !(t[0] >= '0' && t[0] <= '9');
@@ -170,33 +70,44 @@ static int get_ident(struct kl *k, yaml_node_t *n, const char *what, char **out)
 		     (t[i] >= 'A' && t[i] <= 'Z') ||
 		     (t[i] >= '0' && t[i] <= '9') || t[i] == '_';
 	if (!ok)
-		return ax_yaml_fail(&k->y, n,
+		return ax_yaml_fail(y, n,
 				    "%s '%s' must be an identifier: letters, "
 				    "digits and _, 1 to 63 characters, not "
 				    "starting with a digit",
 				    what, t);
-	*out = strdup(t);
-	return *out ? 0 : AX_ENOMEM;
+	return 0;
 }
+
+static int ident(struct ax_yaml *y, yaml_node_t *n, void *at, const char *what)
+{
+	return check_ident(y, n, what);
+}
+
+/* A key that names something: a C identifier, strdup'd. */
+#define IDENT(key, type, member, ...)                                          \
+	{                                                                      \
+		key, AX_Y_STRING, __VA_ARGS__, AX_YAT(type, member),           \
+		    .want = "an identifier", .fn = ident                       \
+	}
+
+static const struct ax_ykey ident_key = {
+    NULL, AX_Y_STRING, 0, .size = 8, .want = "an identifier", .fn = ident};
 
 /* A path relative to the description file's directory. */
-static int get_path(struct kl *k, yaml_node_t *n, const char *what, char **out)
+static int path(struct ax_yaml *y, yaml_node_t *n, void *at, const char *what)
 {
-	int rc = want_scalar(k, n, what);
-	if (rc)
-		return rc;
-	const char *t = ax_yaml_text(n);
-	if (t[0] == '/')
-		*out = strdup(t);
-	else if (asprintf(out, "%s/%s", k->dir, t) < 0)
-		*out = NULL;
-	return *out ? 0 : AX_ENOMEM;
+	char **p = at, *full = NULL;
+	if (**p == '/')
+		return 0;
+	if (asprintf(&full, "%s/%s", kl_of(y)->dir, *p) < 0)
+		return AX_ENOMEM;
+	free(*p);
+	*p = full;
+	return 0;
 }
 
-/* ---- expressions ------------------------------------------------------ */
-
 struct var_check {
-	struct kl *k;
+	const struct ax_kernel_desc *d;
 	const char *bad;
 };
 
@@ -211,7 +122,7 @@ static bool is_param(const struct ax_kernel_desc *d, const char *name)
 static int check_var(void *ctx, const char *name)
 {
 	struct var_check *vc = ctx;
-	if (is_param(vc->k->d, name))
+	if (is_param(vc->d, name))
 		return 0;
 	for (int i = 0; ax_kernel_device_vars[i]; i++)
 		if (!strcmp(ax_kernel_device_vars[i], name))
@@ -220,34 +131,41 @@ static int check_var(void *ctx, const char *name)
 	return 1;
 }
 
-/* Parse n as an expression whose variables are parameters or device
- * limits; a plain YAML integer is an expression too. */
-static int get_expr(struct kl *k, yaml_node_t *n, const char *what,
-		    struct ax_kernel_expr *out)
+/* n as an expression whose variables are parameters or device limits;
+ * a plain YAML integer is an expression too. */
+static int expr(struct ax_yaml *y, yaml_node_t *n, void *at, const char *what)
 {
+	struct ax_kernel_expr *out = at;
+	const struct ax_kernel_desc *d = kl_of(y)->d;
 	char msg[512];
-	int rc = want_scalar(k, n, what);
-	if (rc)
-		return rc;
-	rc = ax_expr_parse(ax_yaml_text(n), &out->e, msg, sizeof(msg));
+	int rc = ax_expr_parse(ax_yaml_text(n), &out->e, msg, sizeof(msg));
 	if (rc == AX_ENOMEM)
 		return rc;
 	if (rc)
-		return ax_yaml_fail(&k->y, n, "%s: %s", what, msg);
+		return ax_yaml_fail(y, n, "%s: %s", what, msg);
 	out->pos = pos_of(n);
-	struct var_check vc = {k, NULL};
+	struct var_check vc = {d, NULL};
 	if (!ax_expr_each_var(out->e, check_var, &vc))
 		return 0;
 	char known[768] = "";
-	for (int i = 0; i < k->d->n_params; i++)
-		ax_yaml_join(known, sizeof(known), k->d->params[i].name);
+	for (int i = 0; i < d->n_params; i++)
+		ax_yaml_join(known, sizeof(known), d->params[i].name);
 	for (int i = 0; ax_kernel_device_vars[i]; i++)
 		ax_yaml_join(known, sizeof(known), ax_kernel_device_vars[i]);
-	return ax_yaml_fail(&k->y, n,
+	return ax_yaml_fail(y, n,
 			    "%s: expression \"%s\" uses unknown variable "
 			    "'%s'; known: %s",
 			    what, ax_yaml_text(n), vc.bad, known);
 }
+
+static const struct ax_ykey expr_key = {NULL, AX_Y_VALUE, 0,
+					.want = "an expression", .fn = expr};
+
+#define EXPR(key, type, member, ...)                                           \
+	{                                                                      \
+		key, AX_Y_VALUE, __VA_ARGS__, AX_YAT(type, member),            \
+		    .want = "an expression", .fn = expr                        \
+	}
 
 /* ---- params ----------------------------------------------------------- */
 
@@ -257,47 +175,71 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* values: [a, b, ...]: sorted; a repeated value is refused. */
-static int load_values(struct kl *k, yaml_node_t *n, struct ax_kernel_param *p)
+/* "params.NAME.KEY", the name of one of a parameter's values. */
+static const char *param_what(const struct ax_kernel_param *p, const char *key,
+			      char *buf, size_t len)
 {
+	snprintf(buf, len, "params.%s.%s", p->name, key);
+	return buf;
+}
+
+static void *value_slot(struct ax_yaml *y, void *obj, int i, int count)
+{
+	struct ax_kernel_param *p = obj;
+	if (i >= 0)
+		return &p->values[p->n_values++];
+	return p->values = calloc((size_t)count, sizeof(int64_t));
+}
+
+#define INT32_VALUE AX_YK_HEX, .lo = INT32_MIN, .hi = INT32_MAX
+
+static const struct ax_ykey int_key = {NULL, AX_Y_INT, INT32_VALUE,
+				       .size = sizeof(int64_t)};
+
+static int one_value(struct ax_yaml *y, yaml_node_t *n, void *at,
+		     const char *what)
+{
+	return ax_ywalk_value(y, n, &int_key, what, at);
+}
+
+static const struct ax_ykey values_key = {"values",
+					  AX_Y_SEQ,
+					  AX_YK_NONEMPTY,
+					  .max = AX_SWEEP_MAX,
+					  .empty = "list at least one value",
+					  .slot = value_slot,
+					  .fn = one_value};
+
+/* values: [a, b, ...]: sorted; a repeated value is refused. */
+static int load_values(struct ax_yaml *y, yaml_node_t *n, void *at,
+		       const char *name)
+{
+	struct ax_kernel_param *p = at;
 	char what[128];
-	snprintf(what, sizeof(what), "params.%s.values", p->name);
-	int rc = want_seq(k, n, what, AX_SWEEP_MAX);
+	int rc = ax_ywalk_value(y, n, &values_key,
+				param_what(p, "values", what, sizeof(what)), p);
 	if (rc)
 		return rc;
-	int count =
-	    (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-	if (!count)
-		return ax_yaml_fail(&k->y, n,
-				    "%s is empty; list at least one "
-				    "value",
-				    what);
-	if (!(p->values = calloc((size_t)count, sizeof(int64_t))))
-		return AX_ENOMEM;
-	AX_YAML_ITEMS_FOREACH(it, n)
-	{
-		rc = get_int(k, ax_yaml_node(&k->y, *it), what, INT32_MIN,
-			     INT32_MAX, &p->values[p->n_values]);
-		if (rc)
-			return rc;
-		p->n_values++;
-	}
-	qsort(p->values, (size_t)count, sizeof(int64_t), cmp_i64);
-	for (int i = 1; i < count; i++)
+	qsort(p->values, (size_t)p->n_values, sizeof(int64_t), cmp_i64);
+	for (int i = 1; i < p->n_values; i++)
 		if (p->values[i] == p->values[i - 1])
-			return ax_yaml_fail(&k->y, n,
+			return ax_yaml_fail(y, n,
 					    "%s lists %" PRId64 " twice; "
 					    "list each value once",
 					    what, p->values[i]);
+	p->def = p->values[0];
 	return 0;
 }
 
 /* range: LO..HI (doubling), LO..HI:xF or LO..HI:STEP, as `-p` takes. */
-static int load_range(struct kl *k, yaml_node_t *n, struct ax_kernel_param *p)
+static int load_range(struct ax_yaml *y, yaml_node_t *n, void *at,
+		      const char *name)
 {
+	static const struct ax_ykey value_key = {NULL, AX_Y_VALUE};
+	struct ax_kernel_param *p = at;
 	char what[128], msg[512];
-	snprintf(what, sizeof(what), "params.%s.range", p->name);
-	int rc = want_scalar(k, n, what);
+	param_what(p, "range", what, sizeof(what));
+	int rc = ax_ywalk_value(y, n, &value_key, what, p);
 	if (rc)
 		return rc;
 	struct ax_param_def any = {.name = p->name,
@@ -309,589 +251,469 @@ static int load_range(struct kl *k, yaml_node_t *n, struct ax_kernel_param *p)
 	if (rc == AX_ENOMEM)
 		return rc;
 	if (rc || !strstr(ax_yaml_text(n), ".."))
-		return ax_yaml_fail(&k->y, n,
+		return ax_yaml_fail(y, n,
 				    "%s must be LO..HI, LO..HI:xF or "
 				    "LO..HI:STEP (%s)",
 				    what, rc ? msg : "no '..'");
+	p->def = p->values[0];
 	return 0;
 }
 
-static int load_param_default(struct kl *k, yaml_node_t *n,
-			      struct ax_kernel_param *p)
+static int load_default(struct ax_yaml *y, yaml_node_t *n, void *at,
+			const char *name)
 {
+	struct ax_kernel_param *p = at;
 	char what[128];
-	snprintf(what, sizeof(what), "params.%s.default", p->name);
-	p->def = p->values[0];
-	if (!n)
-		return 0;
-	int rc = get_int(k, n, what, INT32_MIN, INT32_MAX, &p->def);
+	int rc = ax_ywalk_value(y, n, &int_key,
+				param_what(p, "default", what, sizeof(what)),
+				&p->def);
 	for (int i = 0; !rc && i < p->n_values; i++)
 		if (p->values[i] == p->def)
 			return 0;
 	return rc ? rc
-		  : ax_yaml_fail(&k->y, n,
+		  : ax_yaml_fail(y, n,
 				 "%s %" PRId64 " is not among the "
 				 "parameter's values; add it or pick one",
 				 what, p->def);
 }
 
-static int load_param_role(struct kl *k, yaml_node_t *map,
-			   struct ax_kernel_param *p)
+static int one_of(struct ax_yaml *y, yaml_node_t *map, void *obj,
+		  const char *where)
 {
-	yaml_node_t *v;
-	int rc = 0;
-	char what[128];
-	snprintf(what, sizeof(what), "params.%s", p->name);
-	if ((v = get(k, map, "tunable")))
-		rc = get_bool(k, v, "tunable", &p->tunable);
-	if (!rc && (v = get(k, map, "shape")))
-		rc = get_bool(k, v, "shape", &p->shape);
-	if (!rc && p->tunable && p->shape)
-		return ax_yaml_fail(&k->y, map,
-				    "%s is both tunable and a shape; a "
-				    "parameter is a knob or a problem size",
-				    what);
-	if (!rc && p->tunable && p->n_values > AX_KERNEL_MAX_TUNABLE_VALUES)
-		return ax_yaml_fail(&k->y, map,
-				    "%s is tunable with %d values; the tuner "
-				    "takes at most %d: narrow the range or "
-				    "use a step",
-				    what, p->n_values,
-				    AX_KERNEL_MAX_TUNABLE_VALUES);
-	return rc;
-}
-
-static int load_param_binding(struct kl *k, yaml_node_t *map,
-			      struct ax_kernel_param *p)
-{
-	yaml_node_t *v;
-	int rc = 0;
-	int64_t id;
-	p->spec_id = -1;
-	if ((v = get(k, map, "define")))
-		rc = get_ident(k, v, "define", &p->define);
-	if (!rc && (v = get(k, map, "spec_id"))) {
-		rc = get_int(k, v, "spec_id", 0, 65535, &id);
-		p->spec_id = (int)id;
-	}
-	if (!rc && (v = get(k, map, "help")))
-		rc = ax_yaml_get_string(&k->y, v, "help", true, &p->help);
-	return rc;
-}
-
-static int load_param(struct kl *k, yaml_node_pair_t *pair)
-{
-	static const char *const keys[] = {"values",  "range", "default",
-					   "tunable", "shape", "define",
-					   "spec_id", "help",  NULL};
-	struct ax_kernel_desc *d = k->d;
-	struct ax_kernel_param *p = &d->params[d->n_params];
-	yaml_node_t *key = ax_yaml_node(&k->y, pair->key);
-	yaml_node_t *map = ax_yaml_node(&k->y, pair->value);
-	int rc = get_ident(k, key, "a parameter name", &p->name);
-	if (rc)
-		return rc;
-	d->n_params++;
-	if ((rc = want_map(k, map, "a parameter", keys)))
-		return rc;
-	yaml_node_t *vals = get(k, map, "values"),
-		    *range = get(k, map, "range");
-	if (!vals == !range)
-		return ax_yaml_fail(&k->y, map,
+	if (!ax_yaml_get(y, map, "values") == !ax_yaml_get(y, map, "range"))
+		return ax_yaml_fail(y, map,
 				    "params.%s needs exactly one of values: "
 				    "[a, b, ...] or range: LO..HI",
-				    p->name);
-	rc = vals ? load_values(k, vals, p) : load_range(k, range, p);
-	if (!rc)
-		rc = load_param_default(k, get(k, map, "default"), p);
-	if (!rc)
-		rc = load_param_role(k, map, p);
-	if (!rc)
-		rc = load_param_binding(k, map, p);
-	return rc;
-}
-
-static int load_params(struct kl *k, yaml_node_t *n)
-{
-	int rc = want_map(k, n, "params", NULL);
-	if (rc)
-		return rc;
-	long count = n->data.mapping.pairs.top - n->data.mapping.pairs.start;
-	if (count > AX_MAX_PARAMS)
-		return ax_yaml_fail(&k->y, n,
-				    "params has %ld entries; at most %d", count,
-				    AX_MAX_PARAMS);
-	AX_YAML_PAIRS_FOREACH(p, n)
-	{
-		yaml_node_t *key = ax_yaml_node(&k->y, p->key);
-		for (int i = 0; ax_kernel_device_vars[i]; i++)
-			if (!strcmp(ax_yaml_text(key),
-				    ax_kernel_device_vars[i]))
-				return ax_yaml_fail(&k->y, key,
-						    "parameter '%s' has the "
-						    "name of a device limit; "
-						    "rename it",
-						    ax_yaml_text(key));
-		if ((rc = load_param(k, p)))
-			return rc;
-	}
+				    ((struct ax_kernel_param *)obj)->name);
 	return 0;
 }
 
-/* ---- shader ----------------------------------------------------------- */
-
-static int load_defines(struct kl *k, yaml_node_t *n)
+static int check_role(struct ax_yaml *y, yaml_node_t *map, void *obj,
+		      const char *where)
 {
-	struct ax_kernel_desc *d = k->d;
-	int rc = want_map(k, n, "shader.defines", NULL);
-	long count = n->data.mapping.pairs.top - n->data.mapping.pairs.start;
-	if (!rc && count > AX_KERNEL_MAX_DEFINES)
-		return ax_yaml_fail(&k->y, n,
-				    "shader.defines has %ld entries; "
-				    "at most %d",
-				    count, AX_KERNEL_MAX_DEFINES);
-	AX_YAML_PAIRS_FOREACH(p, n)
-	{
-		if (rc)
-			break;
-		struct ax_kernel_define *def = &d->defines[d->n_defines++];
-		rc = get_ident(k, ax_yaml_node(&k->y, p->key), "a define",
-			       &def->name);
-		if (!rc)
-			rc = ax_yaml_get_string(
-			    &k->y, ax_yaml_node(&k->y, p->value),
-			    "a define's value", true, &def->value);
-	}
-	return rc;
+	const struct ax_kernel_param *p = obj;
+	if (p->tunable && p->shape)
+		return ax_yaml_fail(y, map,
+				    "params.%s is both tunable and a shape; a "
+				    "parameter is a knob or a problem size",
+				    p->name);
+	if (p->tunable && p->n_values > AX_KERNEL_MAX_TUNABLE_VALUES)
+		return ax_yaml_fail(y, map,
+				    "params.%s is tunable with %d values; the "
+				    "tuner takes at most %d: narrow the range "
+				    "or use a step",
+				    p->name, p->n_values,
+				    AX_KERNEL_MAX_TUNABLE_VALUES);
+	return 0;
 }
 
-static int load_shader(struct kl *k, yaml_node_t *n)
+#define PAT(f) AX_YAT(struct ax_kernel_param, f)
+static const struct ax_ykey param_keys[] = {
+    {NULL, AX_Y_CHECK, .fn = one_of},
+    {"values", AX_Y_ANY, .fn = load_values},
+    {"range", AX_Y_ANY, .fn = load_range},
+    {"default", AX_Y_ANY, .fn = load_default},
+    {"tunable", AX_Y_BOOL, 0, PAT(tunable)},
+    {"shape", AX_Y_BOOL, 0, PAT(shape)},
+    {NULL, AX_Y_CHECK, .fn = check_role},
+    IDENT("define", struct ax_kernel_param, define, 0),
+    {"spec_id", AX_Y_INT, AX_YK_HEX, PAT(spec_id), .lo = 0, .hi = 65535},
+    {"help", AX_Y_STRING, AX_YK_NULLABLE, PAT(help)},
+};
+static const struct ax_ymap param_map = {
+    .where = "a parameter", AX_YKEYS(param_keys), AX_YNONE};
+
+static int param_pair(struct ax_yaml *y, yaml_node_t *key, yaml_node_t *map,
+		      void *obj)
 {
-	static const char *const keys[] = {"file", "entry", "defines", NULL};
-	int rc = want_map(k, n, "shader", keys);
-	yaml_node_t *v;
+	struct ax_kernel_desc *d = obj;
+	struct ax_kernel_param *p = &d->params[d->n_params];
+	for (int i = 0; ax_kernel_device_vars[i]; i++)
+		if (!strcmp(ax_yaml_text(key), ax_kernel_device_vars[i]))
+			return ax_yaml_fail(y, key,
+					    "parameter '%s' has the name of a "
+					    "device limit; rename it",
+					    ax_yaml_text(key));
+	d->n_params++; /* so that its name is freed, whatever happens */
+	p->spec_id = -1;
+	int rc =
+	    ax_ywalk_value(y, key, &ident_key, "a parameter name", &p->name);
 	if (rc)
 		return rc;
-	if (!(v = get(k, n, "file")))
-		return ax_yaml_fail(&k->y, n,
-				    "shader needs file: the GLSL "
-				    "compute shader's path");
-	rc = get_path(k, v, "shader.file", &k->d->shader_path);
-	if (!rc && (v = get(k, n, "entry")))
-		rc = get_ident(k, v, "shader.entry", &k->d->entry);
-	if (!rc && !k->d->entry && !(k->d->entry = strdup("main")))
-		rc = AX_ENOMEM;
-	if (!rc && (v = get(k, n, "defines")))
-		rc = load_defines(k, v);
-	return rc;
+	return ax_ywalk_map(y, map, &param_map, p, NULL);
 }
+
+static const struct ax_ymap params_map = {AX_YNONE, .max = AX_MAX_PARAMS,
+					  .pair = param_pair};
+
+/* ---- shader ----------------------------------------------------------- */
+
+static int define_pair(struct ax_yaml *y, yaml_node_t *key, yaml_node_t *v,
+		       void *obj)
+{
+	static const struct ax_ykey value_key = {NULL, AX_Y_STRING,
+						 AX_YK_NULLABLE, .size = 8};
+	struct ax_kernel_desc *d = obj;
+	struct ax_kernel_define *def = &d->defines[d->n_defines++];
+	int rc = ax_ywalk_value(y, key, &ident_key, "a define", &def->name);
+	return rc ? rc
+		  : ax_ywalk_value(y, v, &value_key, "a define's value",
+				   &def->value);
+}
+
+static const struct ax_ymap defines_map = {
+    AX_YNONE, .max = AX_KERNEL_MAX_DEFINES, .pair = define_pair};
+
+static int default_entry(struct ax_yaml *y, yaml_node_t *map, void *obj)
+{
+	struct ax_kernel_desc *d = obj;
+	if (!d->entry && !(d->entry = strdup("main")))
+		return AX_ENOMEM;
+	return 0;
+}
+
+#define DAT(f) AX_YAT(struct ax_kernel_desc, f)
+static const struct ax_ykey shader_keys[] = {
+    {"file", AX_Y_STRING, AX_YK_REQUIRED, DAT(shader_path), .want = "a path",
+     .missing = "shader needs file: the GLSL compute shader's path",
+     .fn = path},
+    IDENT("entry", struct ax_kernel_desc, entry, 0),
+    {"defines", AX_Y_MAP, 0, .map = &defines_map},
+};
+static const struct ax_ymap shader_map = {.where = "shader",
+					  AX_YKEYS(shader_keys),
+					  .flags = AX_YM_PATH,
+					  AX_YNONE,
+					  .done = default_entry};
 
 /* ---- buffers ---------------------------------------------------------- */
 
-static int load_buffer_data(struct kl *k, yaml_node_t *map,
-			    struct ax_kernel_buffer *b)
+static int buffer_start(struct ax_yaml *y, yaml_node_t *map, void *obj,
+			const char *where)
 {
-	yaml_node_t *v;
-	int rc = 0, choice = AX_KINIT_ZEROS;
-	int64_t seed = 1;
-	if ((v = get(k, map, "init")))
-		rc = get_choice(k, v, "init", init_names, &choice);
-	b->init = (enum ax_kernel_init)choice;
-	if (!rc && (v = get(k, map, "seed")))
-		rc = get_int(k, v, "seed", 0, INT64_MAX, &seed);
-	b->seed = (uint64_t)seed;
-	if (!rc && (v = get(k, map, "file"))) {
-		if (b->init != AX_KINIT_FILE)
-			return ax_yaml_fail(&k->y, v,
-					    "buffer %s: file is read only with "
-					    "init: file",
-					    b->name);
-		rc = get_path(k, v, "file", &b->file);
-	}
-	if (!rc && b->init == AX_KINIT_FILE && !b->file)
-		return ax_yaml_fail(&k->y, map,
+	((struct ax_kernel_buffer *)obj)->pos = pos_of(map);
+	return 0;
+}
+
+static int file_init(struct ax_yaml *y, yaml_node_t *n, void *at,
+		     const char *what)
+{
+	const struct ax_kernel_buffer *b =
+	    (void *)((char *)at - offsetof(struct ax_kernel_buffer, file));
+	if (b->init != AX_KINIT_FILE)
+		return ax_yaml_fail(y, n,
+				    "buffer %s: file is read only with init: "
+				    "file",
+				    b->name);
+	return path(y, n, at, what);
+}
+
+static int need_file(struct ax_yaml *y, yaml_node_t *map, void *obj,
+		     const char *where)
+{
+	const struct ax_kernel_buffer *b = obj;
+	if (b->init == AX_KINIT_FILE && !b->file)
+		return ax_yaml_fail(y, map,
 				    "buffer %s: init: file needs file: PATH "
 				    "(raw little-endian words)",
 				    b->name);
-	return rc;
+	return 0;
 }
 
-static int load_buffer_check(struct kl *k, yaml_node_t *map,
-			     struct ax_kernel_buffer *b)
+/* Tolerances and expect files are for outputs; floats get a default. */
+static int check_outputs(struct ax_yaml *y, yaml_node_t *map, void *obj,
+			 const char *where)
 {
-	yaml_node_t *v;
-	int rc = 0;
-	bool out = b->role != AX_KROLE_IN;
-	b->atol = b->type == AX_KTYPE_FLOAT ? 1e-6 : 0;
-	b->rtol = b->type == AX_KTYPE_FLOAT ? 1e-5 : 0;
 	static const char *const only_out[] = {"atol", "rtol", "expect", NULL};
-	for (int i = 0; !out && only_out[i]; i++)
-		if ((v = get(k, map, only_out[i])))
-			return ax_yaml_fail(&k->y, v,
+	struct ax_kernel_buffer *b = obj;
+	yaml_node_t *v;
+	for (int i = 0; b->role == AX_KROLE_IN && only_out[i]; i++)
+		if ((v = ax_yaml_get(y, map, only_out[i])))
+			return ax_yaml_fail(y, v,
 					    "buffer %s: %s applies to outputs "
 					    "(role: out or inout)",
 					    b->name, only_out[i]);
-	if ((v = get(k, map, "atol")))
-		rc = get_double(k, v, "atol", &b->atol);
-	if (!rc && (v = get(k, map, "rtol")))
-		rc = get_double(k, v, "rtol", &b->rtol);
-	if (!rc && (v = get(k, map, "expect")))
-		rc = get_path(k, v, "expect", &b->expect);
-	return rc;
+	b->atol = b->type == AX_KTYPE_FLOAT ? 1e-6 : 0;
+	b->rtol = b->type == AX_KTYPE_FLOAT ? 1e-5 : 0;
+	return 0;
 }
 
-static int load_buffer(struct kl *k, yaml_node_t *map)
+#define BAT(f) AX_YAT(struct ax_kernel_buffer, f)
+#define TOLERANCE .dlo = 0, .dhi = 1e300, .want = "a number >= 0"
+static const struct ax_ykey buffer_keys[] = {
+    {NULL, AX_Y_CHECK, .fn = buffer_start},
+    {"name", AX_Y_STRING, AX_YK_REQUIRED, BAT(name), .what = "buffer name",
+     .want = "an identifier", .missing = "a buffer needs name:", .fn = ident},
+    {"type", AX_Y_CHOICE, 0, BAT(type), .choices = type_names},
+    EXPR("elements", struct ax_kernel_buffer, elements, AX_YK_REQUIRED,
+	 .missing = "buffer %s needs elements: its length in elements, an "
+		    "expression"),
+    {"init", AX_Y_CHOICE, 0, BAT(init), .choices = init_names},
+    {"seed", AX_Y_INT, AX_YK_HEX, BAT(seed), .lo = 0, .hi = INT64_MAX},
+    {"file", AX_Y_STRING, 0, BAT(file), .want = "a path", .fn = file_init},
+    {NULL, AX_Y_CHECK, .fn = need_file},
+    {"role", AX_Y_CHOICE, 0, BAT(role), .choices = role_names},
+    {NULL, AX_Y_CHECK, .fn = check_outputs},
+    {"atol", AX_Y_NUMBER, 0, BAT(atol), TOLERANCE},
+    {"rtol", AX_Y_NUMBER, 0, BAT(rtol), TOLERANCE},
+    {"expect", AX_Y_STRING, 0, BAT(expect), .want = "a path", .fn = path},
+};
+static const struct ax_ymap buffer_map = {
+    .where = "a buffer",
+    AX_YKEYS(buffer_keys),
+    .label_off = offsetof(struct ax_kernel_buffer, name),
+    .set_off = -1,
+};
+
+static void *buffer_slot(struct ax_yaml *y, void *obj, int i, int count)
 {
-	static const char *const keys[] = {"name", "type",   "elements", "init",
-					   "seed", "file",   "role",	 "atol",
-					   "rtol", "expect", NULL};
-	struct ax_kernel_buffer *b = &k->d->buffers[k->d->n_buffers++];
-	int rc = want_map(k, map, "a buffer", keys), choice = 0;
-	yaml_node_t *v;
-	if (rc)
-		return rc;
-	b->pos = pos_of(map);
-	if (!(v = get(k, map, "name")))
-		return ax_yaml_fail(&k->y, map, "a buffer needs name:");
-	if ((rc = get_ident(k, v, "buffer name", &b->name)))
-		return rc;
-	if (!(v = get(k, map, "elements")))
-		return ax_yaml_fail(&k->y, map,
-				    "buffer %s needs elements: its length "
-				    "in elements, an expression",
-				    b->name);
-	if ((rc = get_expr(k, v, "elements", &b->elements)))
-		return rc;
-	if ((v = get(k, map, "type")) &&
-	    (rc = get_choice(k, v, "type", type_names, &choice)))
-		return rc;
-	b->type = (enum ax_kernel_type)choice;
-	choice = AX_KROLE_INOUT;
-	if ((v = get(k, map, "role")) &&
-	    (rc = get_choice(k, v, "role", role_names, &choice)))
-		return rc;
-	b->role = (enum ax_kernel_role)choice;
-	rc = load_buffer_data(k, map, b);
-	return rc ? rc : load_buffer_check(k, map, b);
+	struct ax_kernel_desc *d = obj;
+	if (i < 0)
+		return d;
+	d->buffers[d->n_buffers].seed = 1;
+	d->buffers[d->n_buffers].role = AX_KROLE_INOUT;
+	return &d->buffers[d->n_buffers++];
 }
 
-static int load_buffers(struct kl *k, yaml_node_t *n)
+static int unique_buffer(struct ax_yaml *y, yaml_node_t *map, void *at,
+			 const char *what)
 {
-	int rc = want_seq(k, n, "buffers", AX_KERNEL_MAX_BUFFERS);
-	AX_YAML_ITEMS_FOREACH(it, n)
-	{
-		if (rc)
-			break;
-		yaml_node_t *map = ax_yaml_node(&k->y, *it);
-		rc = load_buffer(k, map);
-		for (int i = 0; !rc && i < k->d->n_buffers - 1; i++)
-			if (!strcmp(k->d->buffers[i].name,
-				    k->d->buffers[k->d->n_buffers - 1].name))
-				rc = ax_yaml_fail(&k->y, map,
-						  "two buffers are called %s; "
-						  "names must differ",
-						  k->d->buffers[i].name);
-	}
-	if (!rc && !k->d->n_buffers)
-		return ax_yaml_fail(&k->y, n,
-				    "buffers is empty; a kernel "
-				    "needs at least one");
-	return rc;
+	const struct ax_kernel_desc *d = kl_of(y)->d;
+	const struct ax_kernel_buffer *b = at;
+	for (const struct ax_kernel_buffer *o = d->buffers; o < b; o++)
+		if (!strcmp(o->name, b->name))
+			return ax_yaml_fail(y, map,
+					    "two buffers are called %s; names "
+					    "must differ",
+					    o->name);
+	return 0;
 }
 
 /* ---- the rest --------------------------------------------------------- */
 
-static int load_push(struct kl *k, yaml_node_t *n)
+#define UAT(f) AX_YAT(struct ax_kernel_push, f)
+static const struct ax_ykey push_keys[] = {
+    {"name", AX_Y_STRING, AX_YK_REQUIRED, UAT(name),
+     .what = "push constant name", .want = "an identifier",
+     .missing = "a push constant needs name:", .fn = ident},
+    {"type", AX_Y_CHOICE, 0, UAT(type), .choices = type_names},
+    EXPR("value", struct ax_kernel_push, value, AX_YK_REQUIRED,
+	 .missing = "push constant %s needs value: an expression"),
+};
+static const struct ax_ymap push_map = {
+    .where = "a push constant",
+    AX_YKEYS(push_keys),
+    .label_off = offsetof(struct ax_kernel_push, name),
+    .set_off = -1,
+};
+
+static void *push_slot(struct ax_yaml *y, void *obj, int i, int count)
 {
-	static const char *const keys[] = {"name", "type", "value", NULL};
-	int rc = want_seq(k, n, "push_constants", AX_KERNEL_MAX_PUSH);
-	AX_YAML_ITEMS_FOREACH(it, n)
-	{
-		yaml_node_t *map = ax_yaml_node(&k->y, *it), *v;
-		struct ax_kernel_push *p = &k->d->push[k->d->n_push++];
-		int choice = AX_KTYPE_UINT;
-		if (!rc)
-			rc = want_map(k, map, "a push constant", keys);
-		if (!rc && !(v = get(k, map, "name")))
-			rc = ax_yaml_fail(&k->y, map,
-					  "a push constant needs name:");
-		if (!rc)
-			rc = get_ident(k, v, "push constant name", &p->name);
-		if (!rc && (v = get(k, map, "type")))
-			rc = get_choice(k, v, "type", type_names, &choice);
-		p->type = (enum ax_kernel_type)choice;
-		if (!rc && !(v = get(k, map, "value")))
-			rc = ax_yaml_fail(&k->y, map,
-					  "push constant %s needs value: an "
-					  "expression",
-					  p->name);
-		if (!rc)
-			rc = get_expr(k, v, "value", &p->value);
-		if (rc)
-			return rc;
-	}
-	return rc;
+	struct ax_kernel_desc *d = obj;
+	if (i < 0)
+		return d;
+	d->push[d->n_push].type = AX_KTYPE_UINT;
+	return &d->push[d->n_push++];
 }
 
-static int load_dispatch(struct kl *k, yaml_node_t *n)
+static void *constraint_slot(struct ax_yaml *y, void *obj, int i, int count)
 {
-	int rc = want_seq(k, n, "dispatch", 3), i = 0;
+	struct ax_kernel_desc *d = obj;
+	return i < 0 ? (void *)d : &d->constraints[d->n_constraints++];
+}
+
+static int constraint(struct ax_yaml *y, yaml_node_t *n, void *at,
+		      const char *what)
+{
+	return ax_ywalk_value(y, n, &expr_key, "a constraint", at);
+}
+
+static void *dispatch_slot(struct ax_yaml *y, void *obj, int i, int count)
+{
+	struct ax_kernel_desc *d = obj;
+	return i < 0 ? (void *)d : &d->dispatch[i];
+}
+
+static int dispatch(struct ax_yaml *y, yaml_node_t *n, void *at,
+		    const char *what)
+{
 	static const char *const axis[] = {"dispatch x", "dispatch y",
 					   "dispatch z"};
-	if (!rc && n->data.sequence.items.top == n->data.sequence.items.start)
-		return ax_yaml_fail(&k->y, n,
-				    "dispatch is empty; give [x], "
-				    "[x, y] or [x, y, z]");
-	AX_YAML_ITEMS_FOREACH(it, n)
-	{
-		if (rc)
-			break;
-		rc = get_expr(k, ax_yaml_node(&k->y, *it), axis[i],
-			      &k->d->dispatch[i]);
+	const struct ax_kernel_expr *e = at;
+	return ax_ywalk_value(y, n, &expr_key, axis[e - kl_of(y)->d->dispatch],
+			      at);
+}
+
+static const struct ax_ykey work_keys[] = {
+    EXPR("flops", struct ax_kernel_desc, flops, 0),
+    EXPR("bytes", struct ax_kernel_desc, bytes, 0),
+};
+static const struct ax_ymap work_map = {
+    .where = "work", AX_YKEYS(work_keys), .flags = AX_YM_PATH, AX_YNONE};
+
+static int reference_pair(struct ax_yaml *y, yaml_node_t *key, yaml_node_t *v,
+			  void *obj)
+{
+	static const struct ax_ykey value_key = {NULL, AX_Y_VALUE};
+	struct ax_kernel_desc *d = obj;
+	int i = 0;
+	while (i < d->n_params && strcmp(d->params[i].name, ax_yaml_text(key)))
 		i++;
-	}
+	if (i == d->n_params)
+		return ax_yaml_fail(y, key,
+				    "verify.reference sets '%s', which is not "
+				    "a parameter",
+				    ax_yaml_text(key));
+	char msg[512];
+	struct ax_param_def def = {.name = d->params[i].name,
+				   .type = AX_PT_INT,
+				   .min = INT32_MIN,
+				   .max = INT32_MAX};
+	int rc = ax_ywalk_value(y, v, &value_key, "a reference value", d);
+	if (!rc && ax_param_parse(&def, ax_yaml_text(v), &d->ref_value[i], msg,
+				  sizeof(msg)))
+		rc = ax_yaml_fail(y, v, "verify.reference: %s", msg);
+	d->ref_set[i] = true;
 	return rc;
 }
 
-static int load_constraints(struct kl *k, yaml_node_t *n)
+static int has_reference(struct ax_yaml *y, yaml_node_t *map, void *obj)
 {
-	int rc = want_seq(k, n, "constraints", AX_KERNEL_MAX_CONSTRAINTS);
-	AX_YAML_ITEMS_FOREACH(it, n)
-	{
-		if (rc)
-			break;
-		rc = get_expr(k, ax_yaml_node(&k->y, *it), "a constraint",
-			      &k->d->constraints[k->d->n_constraints++]);
-	}
-	return rc;
+	((struct ax_kernel_desc *)obj)->has_reference = true;
+	return 0;
 }
 
-static int load_work(struct kl *k, yaml_node_t *n)
-{
-	static const char *const keys[] = {"flops", "bytes", NULL};
-	int rc = want_map(k, n, "work", keys);
-	yaml_node_t *v;
-	if (!rc && (v = get(k, n, "flops")))
-		rc = get_expr(k, v, "work.flops", &k->d->flops);
-	if (!rc && (v = get(k, n, "bytes")))
-		rc = get_expr(k, v, "work.bytes", &k->d->bytes);
-	return rc;
-}
+static const struct ax_ymap reference_map = {AX_YNONE, .pair = reference_pair,
+					     .done = has_reference};
 
-static int find_param(const struct ax_kernel_desc *d, const char *name)
-{
-	for (int i = 0; i < d->n_params; i++)
-		if (!strcmp(d->params[i].name, name))
-			return i;
-	return -1;
-}
+static const struct ax_ykey verify_keys[] = {
+    {"reference", AX_Y_MAP, 0, .map = &reference_map},
+};
+static const struct ax_ymap verify_map = {
+    .where = "verify", AX_YKEYS(verify_keys), .flags = AX_YM_PATH, AX_YNONE};
 
-static int load_reference(struct kl *k, yaml_node_t *n)
+/* Every output is checked against something; there is an output. */
+static int check_verified(struct ax_yaml *y, yaml_node_t *root, void *obj,
+			  const char *where)
 {
-	struct ax_kernel_desc *d = k->d;
-	int rc = want_map(k, n, "verify.reference", NULL);
-	AX_YAML_PAIRS_FOREACH(p, n)
-	{
-		yaml_node_t *key = ax_yaml_node(&k->y, p->key);
-		int i = rc ? 0 : find_param(d, ax_yaml_text(key));
-		if (!rc && i < 0)
-			rc = ax_yaml_fail(&k->y, key,
-					  "verify.reference sets '%s', which "
-					  "is not a parameter",
-					  ax_yaml_text(key));
-		if (rc)
-			return rc;
-		char msg[512];
-		struct ax_param_def def = {.name = d->params[i].name,
-					   .type = AX_PT_INT,
-					   .min = INT32_MIN,
-					   .max = INT32_MAX};
-		yaml_node_t *v = ax_yaml_node(&k->y, p->value);
-		rc = want_scalar(k, v, "a reference value");
-		if (!rc && ax_param_parse(&def, ax_yaml_text(v),
-					  &d->ref_value[i], msg, sizeof(msg)))
-			rc =
-			    ax_yaml_fail(&k->y, v, "verify.reference: %s", msg);
-		d->ref_set[i] = true;
-	}
-	d->has_reference = true;
-	return rc;
-}
-
-static int load_verify(struct kl *k, yaml_node_t *root)
-{
-	static const char *const keys[] = {"reference", NULL};
-	yaml_node_t *n = get(k, root, "verify"), *v;
-	int rc = n ? want_map(k, n, "verify", keys) : 0;
-	if (!rc && n && (v = get(k, n, "reference")))
-		rc = load_reference(k, v);
+	const struct ax_kernel_desc *d = obj;
 	bool outputs = false;
-	for (int i = 0; !rc && i < k->d->n_buffers; i++) {
-		const struct ax_kernel_buffer *b = &k->d->buffers[i];
+	for (int i = 0; i < d->n_buffers; i++) {
+		const struct ax_kernel_buffer *b = &d->buffers[i];
 		outputs |= b->role != AX_KROLE_IN;
-		if (b->role != AX_KROLE_IN && !b->expect &&
-		    !k->d->has_reference)
-			return ax_errf(k->y.err, k->y.errlen, AX_ECONFIG,
+		if (b->role != AX_KROLE_IN && !b->expect && !d->has_reference)
+			return ax_errf(y->err, y->errlen, AX_ECONFIG,
 				       "%s:%d:%d: output buffer %s is checked "
 				       "against nothing: give "
 				       "verify.reference (a trusted "
 				       "configuration) or the buffer's "
 				       "expect: FILE",
-				       k->y.name, b->pos.line, b->pos.col,
+				       y->name, b->pos.line, b->pos.col,
 				       b->name);
 	}
-	if (!rc && !outputs)
-		return ax_yaml_fail(&k->y, root,
+	if (!outputs)
+		return ax_yaml_fail(y, root,
 				    "no buffer has role out or inout, so "
 				    "nothing can be verified; mark the "
 				    "buffers the kernel writes");
-	return rc;
+	return 0;
 }
 
-/* A suite name: kernel:NAME must print and pass as one word. */
-static int check_name(struct kl *k, yaml_node_t *n)
+/* A suite name: kernel:NAME must print and pass as one word; without
+ * name: the file's name. */
+static int check_name(struct ax_yaml *y, yaml_node_t *root, void *obj,
+		      const char *where)
 {
-	const char *t = k->d->name;
+	struct ax_kernel_desc *d = obj;
+	if (!d->name) {
+		const char *base = strrchr(y->name, '/');
+		base = base ? base + 1 : y->name;
+		if (!(d->name = strndup(base, strcspn(base, "."))))
+			return AX_ENOMEM;
+	}
+	const char *t = d->name;
 	size_t len = strlen(t);
 	bool ok = len > 0 && len <= AX_KERNEL_NAME_MAX;
 	for (size_t i = 0; ok && i < len; i++)
 		ok = (t[i] >= 'a' && t[i] <= 'z') ||
 		     (t[i] >= '0' && t[i] <= '9') || t[i] == '_' || t[i] == '-';
+	yaml_node_t *n = ax_yaml_get(y, root, "name");
 	if (ok)
 		return 0;
 	if (n)
-		return ax_yaml_fail(&k->y, n,
+		return ax_yaml_fail(y, n,
 				    "name '%s' must be 1 to %d of a-z, 0-9, "
 				    "_ and - (it becomes the suite "
 				    "kernel:NAME)",
 				    t, AX_KERNEL_NAME_MAX);
-	return ax_errf(k->y.err, k->y.errlen, AX_ECONFIG,
+	return ax_errf(y->err, y->errlen, AX_ECONFIG,
 		       "%s: the file name gives the kernel the name '%s', "
 		       "which is not 1 to %d of a-z, 0-9, _ and -; set name:",
-		       k->y.name, t, AX_KERNEL_NAME_MAX);
+		       y->name, t, AX_KERNEL_NAME_MAX);
 }
 
-static int load_name(struct kl *k, yaml_node_t *root)
-{
-	yaml_node_t *v = get(k, root, "name");
-	int rc = ax_yaml_get_string(&k->y, v, "name", false, &k->d->name);
-	if (!rc && !k->d->name) {
-		const char *base = strrchr(k->y.name, '/');
-		base = base ? base + 1 : k->y.name;
-		k->d->name = strndup(base, strcspn(base, "."));
-		if (!k->d->name)
-			return AX_ENOMEM;
-	}
-	if (!rc)
-		rc = check_name(k, v);
-	if (!rc)
-		rc =
-		    ax_yaml_get_string(&k->y, get(k, root, "description"),
-				       "description", true, &k->d->description);
-	return rc;
-}
+static const char *const schema_names[] = {AX_KERNEL_SCHEMA, NULL};
 
-static int load_schema(struct kl *k, yaml_node_t *root)
-{
-	yaml_node_t *v = get(k, root, "schema");
-	if (!v)
-		return ax_yaml_fail(&k->y, root,
-				    "the kernel file has no 'schema' key; "
-				    "start it with 'schema: %s'",
-				    AX_KERNEL_SCHEMA);
-	if (v->type != YAML_SCALAR_NODE ||
-	    strcmp(ax_yaml_text(v), AX_KERNEL_SCHEMA))
-		return ax_yaml_fail(&k->y, v,
-				    "schema must be %s (got %s); this "
-				    "axbench reads only that version",
-				    AX_KERNEL_SCHEMA,
-				    v->type == YAML_SCALAR_NODE
-					? ax_yaml_text(v)
-					: ax_yaml_kind(v));
-	return 0;
-}
+static const struct ax_ykey root_keys[] = {
+    {"schema", AX_Y_CHOICE, AX_YK_REQUIRED, .choices = schema_names,
+     .want = AX_KERNEL_SCHEMA, .hint = "this axbench reads only that version",
+     .missing = "the kernel file has no 'schema' key; start it with "
+		"'schema: " AX_KERNEL_SCHEMA "'"},
+    {"name", AX_Y_STRING, 0, DAT(name)},
+    {NULL, AX_Y_CHECK, .fn = check_name},
+    {"description", AX_Y_STRING, AX_YK_NULLABLE, DAT(description)},
+    {"shader", AX_Y_MAP, AX_YK_REQUIRED, .map = &shader_map,
+     .missing = "the kernel file needs shader: {file: KERNEL.comp}"},
+    {"params", AX_Y_MAP, 0, .map = &params_map},
+    {"constraints", AX_Y_SEQ, 0, .max = AX_KERNEL_MAX_CONSTRAINTS,
+     .slot = constraint_slot, .fn = constraint},
+    {"buffers", AX_Y_SEQ, AX_YK_REQUIRED | AX_YK_NONEMPTY,
+     .max = AX_KERNEL_MAX_BUFFERS,
+     .missing = "the kernel file needs buffers: the storage buffers, in "
+		"binding order",
+     .empty = "a kernel needs at least one", .map = &buffer_map,
+     .slot = buffer_slot, .fn = unique_buffer},
+    {"push_constants", AX_Y_SEQ, 0, .max = AX_KERNEL_MAX_PUSH, .map = &push_map,
+     .slot = push_slot},
+    {"dispatch", AX_Y_SEQ, AX_YK_REQUIRED | AX_YK_NONEMPTY, .max = 3,
+     .missing = "the kernel file needs dispatch: the workgroup counts, "
+		"[x, y, z]",
+     .empty = "give [x], [x, y] or [x, y, z]", .slot = dispatch_slot,
+     .fn = dispatch},
+    {"work", AX_Y_MAP, 0, .map = &work_map},
+    {"verify", AX_Y_MAP, 0, .map = &verify_map},
+    {NULL, AX_Y_CHECK, .fn = check_verified},
+};
+static const struct ax_ymap root_map = {
+    .where = "the kernel file", AX_YKEYS(root_keys), AX_YNONE};
 
-/* A required key: present, or a message saying what it holds. */
-static yaml_node_t *need(struct kl *k, yaml_node_t *root, const char *key,
-			 const char *holds, int *rc)
+static int load_root(struct ax_yaml *y, yaml_node_t *root)
 {
-	yaml_node_t *v = *rc ? NULL : get(k, root, key);
-	if (!*rc && !v)
-		*rc = ax_yaml_fail(&k->y, root, "the kernel file needs %s: %s",
-				   key, holds);
-	return v;
-}
-
-static int load_root(struct kl *k)
-{
-	static const char *const keys[] = {
-	    "schema",	"name",	       "description", "shader",
-	    "params",	"constraints", "buffers",     "push_constants",
-	    "dispatch", "work",	       "verify",      NULL};
-	yaml_node_t *root = yaml_document_get_root_node(&k->y.doc), *v;
 	if (!root)
-		return ax_errf(k->y.err, k->y.errlen, AX_ECONFIG,
+		return ax_errf(y->err, y->errlen, AX_ECONFIG,
 			       "%s: the kernel file is empty; start it with "
 			       "'schema: %s'",
-			       k->y.name, AX_KERNEL_SCHEMA);
-	int rc = want_map(k, root, "the kernel file", keys);
-	if (!rc)
-		rc = load_schema(k, root);
-	if (!rc)
-		rc = load_name(k, root);
-	v = need(k, root, "shader", "{file: KERNEL.comp}", &rc);
-	if (!rc)
-		rc = load_shader(k, v);
-	if (!rc && (v = get(k, root, "params")))
-		rc = load_params(k, v);
-	if (!rc && (v = get(k, root, "constraints")))
-		rc = load_constraints(k, v);
-	v = need(k, root, "buffers", "the storage buffers, in binding order",
-		 &rc);
-	if (!rc)
-		rc = load_buffers(k, v);
-	if (!rc && (v = get(k, root, "push_constants")))
-		rc = load_push(k, v);
-	v = need(k, root, "dispatch", "the workgroup counts, [x, y, z]", &rc);
-	if (!rc)
-		rc = load_dispatch(k, v);
-	if (!rc && (v = get(k, root, "work")))
-		rc = load_work(k, v);
-	return rc ? rc : load_verify(k, root);
+			       y->name, AX_KERNEL_SCHEMA);
+	return ax_ywalk_map(y, root, &root_map, kl_of(y)->d, NULL);
 }
 
 int ax_kernel_desc_parse(const char *text, size_t len, const char *name,
 			 struct ax_kernel_desc **out, char *err, size_t errlen)
 {
 	struct kl k = {.y = {.name = name, .err = err, .errlen = errlen}};
+	k.y.ctx = &k;
 	*out = NULL;
-	int rc =
-	    ax_yaml_prescan(name, "kernel file", 4, text, len, err, errlen);
-	if (rc)
-		return rc;
 	char *copy = strdup(name);
 	k.d = calloc(1, sizeof(*k.d));
 	if (!copy || !k.d || !(k.dir = strdup(dirname(copy))) ||
 	    !(k.d->path = strdup(name))) {
 		free(copy);
-		ax_kernel_desc_free(k.d);
-		return AX_ENOMEM;
-	}
-	free(copy);
-	yaml_parser_t p;
-	if (!yaml_parser_initialize(&p)) {
 		free(k.dir);
 		ax_kernel_desc_free(k.d);
 		return AX_ENOMEM;
 	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&p, &k.y.doc))
-		rc = ax_config_syntax_error(&p, name, text, len, err, errlen);
-	yaml_parser_delete(&p);
-	if (!rc) {
-		rc = load_root(&k);
-		yaml_document_delete(&k.y.doc);
-	}
+	free(copy);
+	int rc = ax_yaml_parse(&k.y, text, len, "kernel file", 4, load_root);
 	free(k.dir);
 	if (rc)
 		ax_kernel_desc_free(k.d);

@@ -1,8 +1,8 @@
 /*
  * core/config_yaml.c - what every YAML reader of axbench shares: the
  * event pre-pass (syntax errors, aliases, depth, extra documents) and
- * the node helpers whose messages cite FILE:LINE:COL.  Run profiles
- * (config.c) and kernel description files (config_kernel.c) use them.
+ * the node helpers whose messages cite FILE:LINE:COL, under the schema
+ * walker (config_schema.c) that every reader uses.
  */
 #include "core/config_yaml.h"
 
@@ -64,11 +64,6 @@ void ax_yaml_join(char *buf, size_t len, const char *name)
 			 name);
 }
 
-const char *ax_yaml_key(struct ax_yaml *y, const yaml_node_pair_t *p)
-{
-	return ax_yaml_text(ax_yaml_node(y, p->key));
-}
-
 /*
  * Every key of map must be a scalar, appear once, and (when allowed is
  * not NULL) be one of allowed[], else the message lists what is.
@@ -116,25 +111,10 @@ yaml_node_t *ax_yaml_get(struct ax_yaml *y, yaml_node_t *map, const char *key)
 {
 	AX_YAML_PAIRS_FOREACH(p, map)
 	{
-		if (!strcmp(ax_yaml_key(y, p), key))
+		if (!strcmp(ax_yaml_text(ax_yaml_node(y, p->key)), key))
 			return ax_yaml_node(y, p->value);
 	}
 	return NULL;
-}
-
-/* A string field: a scalar, or NULL for null when nullable. */
-int ax_yaml_get_string(struct ax_yaml *y, yaml_node_t *v, const char *what,
-		       bool nullable, char **out)
-{
-	*out = NULL;
-	if (!v || (nullable && ax_yaml_is_null(v)))
-		return 0;
-	if (v->type != YAML_SCALAR_NODE || ax_yaml_is_null(v))
-		return ax_yaml_fail(y, v, "%s must be a string%s, not %s", what,
-				    nullable ? " or null" : "",
-				    ax_yaml_kind(v));
-	*out = strdup(ax_yaml_text(v));
-	return *out ? 0 : AX_ENOMEM;
 }
 
 /* Event pass: syntax errors, aliases, nesting depth, extra documents. */

@@ -3,7 +3,8 @@
  * share (internal to them: this header brings yaml.h along).
  *
  * A reader pre-scans the text (ax_yaml_prescan), loads the document into
- * y->doc, then walks it with these helpers; every message is
+ * y->doc (both: ax_yaml_parse, core/config_schema.h), then walks it with
+ * the schema walker, which uses these helpers; every message is
  * "FILE:LINE:COL: what is wrong; what is allowed", 1-based.
  */
 #ifndef AX_CONFIG_YAML_H
@@ -23,6 +24,7 @@ struct ax_yaml {
 	yaml_document_t doc;
 	char *err;
 	size_t errlen;
+	void *ctx; /* the reader's own state, for its handlers */
 };
 
 #define AX_YAML_PAIRS_FOREACH(p, map)                                          \
@@ -51,16 +53,17 @@ bool ax_yaml_is_null(const yaml_node_t *n);
 const char *ax_yaml_kind(const yaml_node_t *n);
 /* Append ", name" (or "name" first) to buf, truncating quietly. */
 void ax_yaml_join(char *buf, size_t len, const char *name);
-const char *ax_yaml_key(struct ax_yaml *y, const yaml_node_pair_t *p);
 /* Every key of map must be a scalar, appear once, and (when allowed is
  * not NULL) be one of allowed[], else the message lists what is. */
 int ax_yaml_check_keys(struct ax_yaml *y, yaml_node_t *map, const char *where,
 		       const char *const *allowed);
 /* The value of key in map (keys already checked), or NULL. */
 yaml_node_t *ax_yaml_get(struct ax_yaml *y, yaml_node_t *map, const char *key);
-/* A string field: a scalar (strdup'd into *out), or NULL for null when
- * nullable or when v is NULL. */
-int ax_yaml_get_string(struct ax_yaml *y, yaml_node_t *v, const char *what,
-		       bool nullable, char **out);
+/* Format a libyaml parser's error as "NAME:LINE:COL: YAML syntax error:
+ * ..." (1-based) into err.  Returns AX_ECONFIG, or AX_ENOMEM when the
+ * parser ran out of memory (core/config_json.c). */
+int ax_config_syntax_error(const yaml_parser_t *p, const char *name,
+			   const char *text, size_t len, char *err,
+			   size_t errlen);
 
 #endif

@@ -36,6 +36,11 @@
 #define AX_DEFAULTS_SCHEMA "axbench.defaults/v1"
 #define AX_DEFAULTS_MAX_IDS 64
 
+/* match.device_type's names, as `axbench devices` prints them
+ * (NULL-terminated), and the Vulkan type each stands for. */
+extern const char *const ax_defaults_type_names[];
+extern const int ax_defaults_type_values[];
+
 /* Which keys an entry's match gives (bits), and their values. */
 enum ax_defaults_key {
 	AX_DEF_VENDOR = 1u << 0,
@@ -71,9 +76,9 @@ struct ax_defaults {
 
 /*
  * Load and validate the defaults file at path against the suites in
- * schema[0..n).  On failure *out is NULL and err holds
- * "PATH:LINE:COL: what is wrong; what is allowed" (AX_ECONFIG), or the
- * reason the file cannot be read.
+ * schema[0..n) (the reader is core/config_defaults.c).  On failure *out is NULL
+ * and err holds "PATH:LINE:COL: what is wrong; what is allowed" (AX_ECONFIG),
+ * or the reason the file cannot be read.
  */
 int ax_defaults_load(const char *path, const struct ax_config_schema *schema,
 		     int n_schema, struct ax_defaults **out, char *err,
