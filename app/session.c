@@ -18,7 +18,7 @@
 
 void ax_session_case_label(const struct ax_params *p, char *buf, size_t len)
 {
-	ax_params_label(p, true, buf, len);
+	ax_params_label(p, AX_PARAM_SHAPE, buf, len);
 	for (int i = 0; i < p->n; i++) {
 		const struct ax_param_def *d = &p->defs[i];
 		if ((d->flags & AX_PARAM_SHAPE) || p->v[i] == d->def)

@@ -73,7 +73,6 @@ double ax_tl_objective_of(const struct ax_tl_live *lv,
 const char *ax_tl_objective_unit(const struct ax_tl_live *lv);
 bool ax_tl_better(const struct ax_tl_live *lv, double value, double obj);
 double ax_tl_now_s(void);
-void ax_tl_tunables_label(const struct ax_params *p, char *buf, size_t len);
 const char *ax_tl_figure(const struct ax_tl_live *lv, double v, char *buf, size_t n);
 void ax_tl_progress(const struct ax_tl_live *lv, double value, const char *status);
 void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)

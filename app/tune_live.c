@@ -140,7 +140,7 @@ static int trial(struct ax_tl_live *lv, size_t i)
 			lv->best_value = t.value;
 			lv->best_obj = obj;
 			lv->best_trial_id = trial_id;
-			ax_tl_tunables_label(&p, lv->best_label,
+			ax_params_label(&p, AX_PARAM_TUNABLE, lv->best_label,
 				       sizeof(lv->best_label));
 		}
 		ax_tl_progress(lv, t.value, t.status);

@@ -14,25 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* "name=value ..." of p's tunable parameters: what the tuner chose. */
-void ax_tl_tunables_label(const struct ax_params *p, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (int k = 0; k < p->n && used < len; k++) {
-		const struct ax_param_def *d = &p->defs[k];
-		char v[64];
-		if (!(d->flags & AX_PARAM_TUNABLE))
-			continue;
-		ax_param_format(d, p->v[k], v, sizeof(v));
-		int w = snprintf(buf + used, len - used, "%s%s=%s",
-				 used ? " " : "", d->name, v);
-		if (w < 0)
-			break;
-		used += (size_t)w;
-	}
-}
-
 static bool quiet(const struct ax_tl_live *lv)
 {
 	return lv->app->verbosity < 0 || lv->app->json;

@@ -58,7 +58,7 @@ int ax_tl_replay_stored(struct ax_tl_live *lv, const json_t *session)
 			    json_integer_value(json_object_get(t, "id"));
 			struct ax_params p;
 			ax_tl_point_params(lv, (size_t)i, &p);
-			ax_tl_tunables_label(&p, lv->best_label,
+			ax_params_label(&p, AX_PARAM_TUNABLE, lv->best_label,
 				       sizeof(lv->best_label));
 		}
 	}

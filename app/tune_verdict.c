@@ -139,7 +139,7 @@ static int retime_top(struct ax_tl_live *lv, struct ax_tl_verdict *v, struct ax_
 		struct ax_tl_timed t;
 		char label[512], f[64];
 		ax_tl_point_params(lv, top[j], &p);
-		ax_tl_tunables_label(&p, label, sizeof(label));
+		ax_params_label(&p, AX_PARAM_TUNABLE, label, sizeof(label));
 		rc = retime(lv, &p, "retime", &t);
 		ax_tl_say(lv, "re-timed %zu/%zu (%s): %s", j + 1, n, label,
 		    ax_tl_figure(lv, t.median, f, sizeof(f)));

@@ -174,7 +174,7 @@ static void print_text(const struct ax_suite *s, const struct ax_params *p,
 		       const char *device, const struct ax_runner_result *r)
 {
 	char label[512];
-	ax_params_label(p, false, label, sizeof(label));
+	ax_params_label(p, 0, label, sizeof(label));
 	printf("  device: %s\n  case: %s\n", device, label);
 	const char *against =
 	    json_string_value(json_object_get(r->extra, "verified_against"));

@@ -629,7 +629,7 @@ int ax_params_from_json(struct ax_params *p, const struct ax_param_def *defs,
 	return rc;
 }
 
-void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
+void ax_params_label(const struct ax_params *p, unsigned only, char *buf,
 		     size_t len)
 {
 	size_t used = 0;
@@ -637,7 +637,7 @@ void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
 	for (int i = 0; i < p->n && used < len; i++) {
 		const struct ax_param_def *d = &p->defs[i];
 		char text[AX_PARAM_TEXT_MAX + 1];
-		if (shape_only && !(d->flags & AX_PARAM_SHAPE))
+		if ((d->flags & only) != only)
 			continue;
 		ax_param_format(d, p->v[i], text, sizeof(text));
 		int w = snprintf(buf + used, len - used, "%s%s=%s",

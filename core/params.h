@@ -224,9 +224,10 @@ int ax_role_check(unsigned role, const struct ax_param_def *defs, int n,
  * (the document keeps what it borrows: strings point into params). */
 void ax_role_point(unsigned role, const json_t *params, void *out);
 
-/* Short "name=value name=value" label of the shape parameters only
- * (or of all parameters when shape_only is false). */
-void ax_params_label(const struct ax_params *p, bool shape_only, char *buf,
+/* Short "name=value name=value" label of the parameters whose flags
+ * hold every bit of only (AX_PARAM_SHAPE: the shape; AX_PARAM_TUNABLE:
+ * the tunables; 0: all of them). */
+void ax_params_label(const struct ax_params *p, unsigned only, char *buf,
 		     size_t len);
 
 #endif

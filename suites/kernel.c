@@ -105,7 +105,7 @@ static int check_constraints(const struct ax_kernel *k,
 			return rc;
 		if (v)
 			continue;
-		ax_params_label(p, false, label, sizeof(label));
+		ax_params_label(p, 0, label, sizeof(label));
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "%s: constraint \"%s\" (line %d) does not "
 			       "hold at %s",

@@ -198,7 +198,7 @@ static int compile(const struct ax_kernel *k, const struct ax_params *p,
 				 d->entry, defs, n, out, msg, sizeof(msg));
 	if (rc) {
 		char label[256];
-		ax_params_label(p, false, label, sizeof(label));
+		ax_params_label(p, 0, label, sizeof(label));
 		return ax_errf(err, errlen, rc, "%s at %s: %s", k->suite_name,
 			       label, msg);
 	}
@@ -308,7 +308,7 @@ static int reference_outputs(struct kstate *s, char *err, size_t errlen)
 	struct ax_params ref;
 	char label[512];
 	ax_kernel_reference_point(k, &s->p, &ref);
-	ax_params_label(&ref, false, label, sizeof(label));
+	ax_params_label(&ref, 0, label, sizeof(label));
 	if (!memcmp(ref.v, s->p.v, sizeof(ref.v[0]) * (size_t)ref.n)) {
 		s->is_reference = true;
 		return 0;

@@ -25,7 +25,7 @@ static void round_trip(const struct ax_params *p)
 		__builtin_trap();
 	if (memcmp(q.v, p->v, sizeof(p->v[0]) * (size_t)p->n) != 0)
 		__builtin_trap();
-	ax_params_label(p, false, label, sizeof(label));
+	ax_params_label(p, 0, label, sizeof(label));
 	free(js);
 }
 

@@ -73,7 +73,7 @@ static inline int ax_gpu_run(const struct ax_suite *s, const char *const *kv,
 	o.min_time_s = 0, o.max_time_s = 0.5;
 	int rc = ax_runner_run_case(vk, s, &p, &o, r);
 	char label[512];
-	ax_params_label(&p, false, label, sizeof(label));
+	ax_params_label(&p, 0, label, sizeof(label));
 	printf("#   %s: %s %.3g %s%s%s\n", label, r->status_text,
 	       r->n ? r->summary.median : 0.0, s->unit, rc ? " - " : "",
 	       rc ? r->error : "");

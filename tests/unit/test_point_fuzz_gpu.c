@@ -137,7 +137,7 @@ static void run_point(const struct ax_suite *s, const struct ax_params *p)
 	int before = ax_vk_validation_messages(inst);
 	int rc = ax_runner_run_case(vk, s, p, &o, &r);
 	int messages = ax_vk_validation_messages(inst) - before;
-	ax_params_label(p, false, label, sizeof(label));
+	ax_params_label(p, 0, label, sizeof(label));
 	printf("#   %s %s: %s%s%s\n", s->name, label, r.status_text,
 	       rc ? " - " : "", rc ? r.error : "");
 	if (messages)
