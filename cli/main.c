@@ -227,10 +227,7 @@ static int dispatch(int argc, char **argv, const char **name)
 	/* A built-in suite descriptor that breaks a rule (hooks that must
 	 * come together, ids, defaults, fields) is a bug of this build:
 	 * said before any command reads the table directly. */
-	char err[512];
-	if (ax_registry_check(err, sizeof(err)))
-		return ax_app_error(&app, AX_EXIT_FAIL, "internal error: %s",
-				    err);
+	ax_registry_check_once();
 	ax_interrupt_install();
 	app.needs = cmd->needs;
 	rc = cmd->fn(&app, argc - cmd_at, argv + cmd_at);

@@ -54,7 +54,7 @@ int ax_registry_check(char *err, size_t errlen)
  * descriptor is a bug in this build (tests/unit/test_registry.c runs the
  * same check), so it stops the program with the rule it broke rather
  * than running a case it would mismeasure. */
-static void check_once(void)
+void ax_registry_check_once(void)
 {
 	static bool checked;
 	char err[512];
@@ -69,7 +69,7 @@ static void check_once(void)
 
 const struct ax_suite *ax_suite_find(const char *name)
 {
-	check_once();
+	ax_registry_check_once();
 	for (int i = 0; i < ax_suite_count; i++)
 		if (strcmp(ax_suites[i]->name, name) == 0)
 			return ax_suites[i];
@@ -109,7 +109,7 @@ void ax_suite_unregister(const struct ax_suite *s)
 int ax_suite_all(const struct ax_suite **out, int max)
 {
 	int n = 0;
-	check_once();
+	ax_registry_check_once();
 	for (int i = 0; i < ax_suite_count && n < max; i++)
 		out[n++] = ax_suites[i];
 	for (int i = 0; i < AX_SUITE_MAX_REGISTERED && n < max; i++)

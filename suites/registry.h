@@ -21,6 +21,12 @@ int ax_registry_check_table(const struct ax_suite *const *suites, int n,
 			    char *err, size_t errlen);
 int ax_registry_check(char *err, size_t errlen);
 
+/* ax_registry_check of the built-in table, the first time only; a broken
+ * descriptor aborts with the rule it broke.  ax_suite_find and
+ * ax_suite_all call it; cli/main.c calls it before any command, since
+ * some read ax_suites[] directly. */
+void ax_registry_check_once(void);
+
 /* The suite called name (built in, or registered), or NULL. */
 const struct ax_suite *ax_suite_find(const char *name);
 
