@@ -13,12 +13,15 @@
  * machines can be merged.  Every write is its own committed transaction:
  * a result and its samples land together or not at all.
  *
- * Queries return jansson documents so that reports/ and cli/ never see
- * SQLite; the JSON shapes are documented at each function.
+ * Queries return the typed rows of core/db_rows.h, so that reports/ and
+ * cli/ never see SQLite; the listings below give the same rows as the
+ * documents of docs/JSON.md (core/db_json.c makes them), for writers that
+ * print them whole.  The JSON shapes are documented at each function.
  */
 #ifndef AX_DB_H
 #define AX_DB_H
 
+#include "core/db_rows.h"
 #include "core/telemetry.h"
 
 #include <jansson.h>
@@ -235,6 +238,8 @@ int ax_db_baseline_save(struct ax_db *db, const char *name,
 			const int64_t *run_ids, int n);
 
 /* ---- reads ----------------------------------------------------------- */
+
+/* The typed listings (ax_db_result_rows ...) are in core/db_rows.h. */
 
 /* Id of the newest run that measured (a monitor's run is not one;
  * AX_ENOTFOUND when the database holds none). */

@@ -208,6 +208,32 @@ static void warn_repaired(const char *what, size_t n_bad)
 	warned++;
 }
 
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp;
+		int n = utf8_next(p, &cp);
+		if (n == 0)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+const char *ax_text_repaired(const char *s, const char *what, char **fixed)
+{
+	*fixed = NULL;
+	if (!s || utf8_valid(s))
+		return s;
+	size_t bad = 0;
+	*fixed = ax_text_utf8_repair(s, &bad);
+	if (!*fixed)
+		return NULL; /* out of memory */
+	warn_repaired(what, bad);
+	return *fixed;
+}
+
 json_t *ax_text_json_string(const char *s, const char *what)
 {
 	if (!s)

@@ -59,6 +59,13 @@ size_t ax_text_chars(const char *s);
 char *ax_text_utf8_repair(const char *s, size_t *n_bad);
 
 /*
+ * s when it is valid UTF-8 (*fixed NULL); else s repaired as above into
+ * *fixed (malloc'd; the caller frees it), with the warning below naming
+ * what.  NULL s gives NULL.
+ */
+const char *ax_text_repaired(const char *s, const char *what, char **fixed);
+
+/*
  * A JSON string of s (NULL s: JSON null).  Invalid UTF-8 is repaired as
  * above and a warning naming what (e.g. "device name of result 12") is
  * printed on stderr (the first few; then one line saying more were
