@@ -382,6 +382,18 @@ bool ax_app_on_device(const json_t *r, const char *sel)
 	       stored_device_matches(json_object_get(r, "device"), sel);
 }
 
+bool ax_app_row_on_device(const struct ax_db_device_row *dev, const char *sel)
+{
+	if (!sel || !strcmp(sel, "all"))
+		return true;
+	const char *exact[] = {dev->fingerprint, dev->device_uuid,
+			       dev->pci_bus_id};
+	for (int i = 0; i < 3; i++)
+		if (exact[i] && *exact[i] && !strcasecmp(exact[i], sel))
+			return true;
+	return dev->name && strcasestr(dev->name, sel);
+}
+
 int ax_app_no_device_match(const struct ax_app *app, const char *sel)
 {
 	return ax_app_error(app, AX_EXIT_USAGE,

@@ -13,6 +13,8 @@
 #ifndef AX_APP_H
 #define AX_APP_H
 
+#include "core/db_rows.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -165,6 +167,10 @@ int ax_app_filter_device(const struct ax_app *app, json_t *results,
  * for a selection that kept nothing and returns its exit code. */
 int ax_app_check_device(const struct ax_app *app, const char *sel);
 bool ax_app_on_device(const json_t *r, const char *sel);
+/* The same test of a stored device (a row's): a fingerprint, UUID or PCI
+ * bus id exactly, a name as a case-insensitive substring; NULL or "all"
+ * matches every device. */
+bool ax_app_row_on_device(const struct ax_db_device_row *dev, const char *sel);
 int ax_app_no_device_match(const struct ax_app *app, const char *sel);
 
 /* A run's label (run, tune and recommend --measure --label NAME): at most

@@ -3,7 +3,9 @@
 
 #include "suites/registry.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static json_t *roles_json(unsigned roles)
 {
@@ -107,4 +109,76 @@ void ax_app_type_params(json_t *results)
 	size_t i;
 	json_t *r;
 	json_array_foreach(results, i, r) ax_app_type_result_params(r);
+}
+
+const struct ax_suite_doc *ax_app_suites(void)
+{
+	static struct ax_suite_doc doc;
+	if (doc.v)
+		return &doc;
+	/* Kept for the process: the table is static too. */
+	struct ax_suite_info *info = calloc((size_t)ax_suite_count, sizeof(*info));
+	if (!info)
+		return &doc; /* out of memory: an empty document */
+	for (int i = 0; i < ax_suite_count; i++) {
+		const struct ax_suite *s = ax_suites[i];
+		info[i] = (struct ax_suite_info){
+		    .name = s->name,
+		    .unit = s->unit,
+		    .higher_is_better = s->higher_is_better,
+		    .roles = s->roles,
+		    .batch_param = s->batch_param,
+		    .curve = s->curve,
+		    .needs = s->recommend_needs,
+		};
+		doc.n = i + 1;
+	}
+	doc.v = info;
+	return &doc;
+}
+
+/* The stored parameters of r as a point of suite s; false when they do
+ * not parse (a result from another axbench version). */
+static bool row_point(const struct ax_suite *s,
+		      const struct ax_db_result_row *r, struct ax_params *p)
+{
+	char err[256];
+	json_t *doc = ax_db_params_json(&r->params, r->params_doc);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	bool ok = text && ax_params_from_json(p, s->params, s->n_params, text,
+					      err, sizeof(err)) == 0;
+	free(text);
+	json_decref(doc);
+	return ok;
+}
+
+void ax_app_fill_row_bytes(struct ax_db_result_row *r)
+{
+	const struct ax_suite *s = ax_suite_find(r->suite ? r->suite : "");
+	struct ax_params p;
+	if (!s || (!s->bytes && !s->input_bytes) ||
+	    (isfinite(r->bytes) && isfinite(r->input_bytes)) ||
+	    !row_point(s, r, &p))
+		return;
+	if (s->bytes && !isfinite(r->bytes))
+		r->bytes = s->bytes(&p);
+	if (s->input_bytes && !isfinite(r->input_bytes))
+		r->input_bytes = s->input_bytes(&p);
+}
+
+void ax_app_type_row_params(struct ax_db_result_row *r)
+{
+	const struct ax_suite *s = ax_suite_find(r->suite ? r->suite : "");
+	for (int i = 0; s && i < s->n_params; i++) {
+		if (s->params[i].type != AX_PT_BOOL)
+			continue;
+		struct ax_db_param *v = (struct ax_db_param *)ax_db_param_find(
+		    &r->params, s->params[i].name);
+		if (!v || v->type != AX_DB_VALUE_TEXT)
+			continue;
+		if (!strcmp(v->text, "true") || !strcmp(v->text, "false")) {
+			v->type = AX_DB_VALUE_BOOL;
+			v->num = !strcmp(v->text, "true");
+		}
+	}
 }

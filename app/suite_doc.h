@@ -16,9 +16,27 @@
 #ifndef AX_CLI_SUITE_DOC_H
 #define AX_CLI_SUITE_DOC_H
 
+#include "core/db_rows.h"
+#include "core/roles.h"
+
 #include <jansson.h>
 
 struct ax_suite;
+
+/* The suite table as the typed document (static: built once, never
+ * freed), in the order `axbench suites` lists them. */
+const struct ax_suite_doc *ax_app_suites(void);
+
+/* Results stored before suites declared their byte counts lack bytes /
+ * input_bytes: fill them in from the suite's hooks and the stored
+ * parameters, where the suite is known and the parameters parse (the
+ * documents made of r then show them in "extra", as before). */
+void ax_app_fill_row_bytes(struct ax_db_result_row *r);
+
+/* A boolean parameter, stored canonically as "true" / "false" (the text
+ * params_hash hashes), becomes AX_DB_VALUE_BOOL, by the suite's table, so
+ * readers and the documents made of r see a boolean. */
+void ax_app_type_row_params(struct ax_db_result_row *r);
 
 /* A new reference, or NULL when out of memory. */
 json_t *ax_app_suite_doc(void);

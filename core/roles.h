@@ -1,13 +1,16 @@
 /*
  * core/roles.h - what a suite's results mean beyond their own chart.
  *
- * A suite declares its roles in its descriptor (suites/suite.h); cli/
- * writes them, by name, into the suite document it gives the report and
- * recommend (app/suite_doc.h), which read them there instead of knowing
- * suites by name.  One list, so both sides spell each role the same way.
+ * A suite declares its roles in its descriptor (suites/suite.h); app/
+ * copies them, as bits, into the suite document it gives the report and
+ * recommend (struct ax_suite_doc below, app/suite_doc.h), which read them
+ * there instead of knowing suites by name; `suites --json` writes them by
+ * name.  One list, so every side spells each role the same way.
  */
 #ifndef AX_ROLES_H
 #define AX_ROLES_H
+
+#include <stdbool.h>
 
 #define AX_ROLES(X)                                                            \
 	/* best GFLOP/s: the compute ceiling (roofline, % of peak) */          \
@@ -33,5 +36,44 @@ enum ax_role {
 /* The role's name in the suite document ("compute-peak"); NULL for a
  * value that is not exactly one role. */
 const char *ax_role_name(enum ax_role role);
+
+/* A chart of the median against one numeric parameter, one line per
+ * combination of the group parameters. */
+struct ax_suite_curve {
+	const char *x;		  /* numeric parameter on the x axis (a byte
+				     count: the axis is drawn in bytes) */
+	const char *const *group; /* NULL-terminated; may be NULL */
+	const char *title;	  /* "Bandwidth against working-set size" */
+	const char *x_label;	  /* "working set (bytes)" */
+};
+
+/* recommend needs results at `distinct` values of param (NULL: at least
+ * one result) on a device before its rules for this suite apply. */
+struct ax_suite_need {
+	const char *param;
+	int distinct;
+};
+
+/*
+ * What the report and recommend know of a suite, from its descriptor
+ * (app/suite_doc.h builds the table; reports/suite_doc.h reads it): plain
+ * data, so reports/ never sees suites/, whose descriptors carry Vulkan
+ * hooks.  Every pointer is the descriptor's (static).
+ */
+struct ax_suite_info {
+	const char *name, *unit;
+	bool higher_is_better;
+	unsigned roles;			    /* enum ax_role bits */
+	const char *batch_param;	    /* NULL: none */
+	const struct ax_suite_curve *curve; /* NULL: none */
+	const struct ax_suite_need *needs;  /* {NULL, 0}-terminated; NULL:
+					       recommend reads nothing */
+};
+
+/* Every suite, in the order `axbench suites` lists them. */
+struct ax_suite_doc {
+	const struct ax_suite_info *v;
+	int n;
+};
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef AX_REPORTS_SUITE_DOC_H
 #define AX_REPORTS_SUITE_DOC_H
 
+#include "core/db_rows.h"
 #include "core/roles.h"
 
 #include <jansson.h>
@@ -24,5 +25,18 @@ bool ax_suite_doc_result_has_role(const json_t *doc, const json_t *r,
 /* The suite's entry key ("curve", "batch_param"...), or NULL (borrowed). */
 const json_t *ax_suite_doc_get(const json_t *doc, const char *suite,
 			       const char *key);
+
+/* ---- the typed document (struct ax_suite_doc, core/roles.h) ----------- */
+
+/* The suite's entry, or NULL (unknown suite, NULL document). */
+const struct ax_suite_info *ax_suite_info_find(const struct ax_suite_doc *doc,
+					       const char *suite);
+/* Does the document give suite the role? */
+bool ax_suite_info_has_role(const struct ax_suite_doc *doc, const char *suite,
+			    enum ax_role role);
+/* Does result r come from a suite with role? */
+bool ax_suite_info_row_has_role(const struct ax_suite_doc *doc,
+				const struct ax_db_result_row *r,
+				enum ax_role role);
 
 #endif

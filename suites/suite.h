@@ -30,23 +30,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A chart of the median against one numeric parameter, one line per
- * combination of the group parameters. */
-struct ax_suite_curve {
-	const char *x;		  /* numeric parameter on the x axis (a byte
-				     count: the axis is drawn in bytes) */
-	const char *const *group; /* NULL-terminated; may be NULL */
-	const char *title;	  /* "Bandwidth against working-set size" */
-	const char *x_label;	  /* "working set (bytes)" */
-};
-
-/* recommend needs results at `distinct` values of param (NULL: at least
- * one result) on a device before its rules for this suite apply. */
-struct ax_suite_need {
-	const char *param;
-	int distinct;
-};
-
 enum ax_metric {
 	AX_METRIC_RATE, /* value = work / seconds / scale (GB/s, GFLOP/s) */
 	AX_METRIC_TIME, /* value = seconds * scale (us per repetition) */
