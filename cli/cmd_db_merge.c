@@ -2,12 +2,14 @@
  * cli/cmd_db_merge.c - `axbench db merge`, `db info` and `db check`: the
  * databases of many machines (a Slurm array's tasks, a fleet's nodes)
  * brought into one, and a look at what one holds and whether it holds it
- * soundly.  The work is core/db_merge.c's and core/db_info.c's.
+ * soundly.  The work is core/db_merge.c's and core/db_info.c's; each
+ * prints from the typed result core returns (core/db_admin.h).
  */
 #include "cli/cli.h"
 #include "core/interrupt.h"
 
 #include "core/db.h"
+#include "core/db_admin.h"
 #include "core/error.h"
 #include "core/text.h"
 
@@ -113,83 +115,56 @@ static int check_inputs(struct ax_app *app, char **paths, int n)
 	return 0;
 }
 
-static json_t *table_json(const json_t *sum, const char *table)
+/* The --json document (docs/JSON.md#db-merge): the files, core's part,
+ * then the output's sizes. */
+static void print_merge_json(const char *out, char **ins, int n,
+			     const struct ax_db_merge_summary *sum,
+			     long long before)
 {
-	const json_t *t = json_object_get(sum, table);
-	return json_pack(
-	    "{s:I,s:I}", "added",
-	    (json_int_t)json_integer_value(json_object_get(t, "added")),
-	    "skipped",
-	    (json_int_t)json_integer_value(json_object_get(t, "skipped")));
-}
-
-static long long added(const json_t *sum, const char *table)
-{
-	return (long long)json_integer_value(
-	    json_object_get(json_object_get(sum, table), "added"));
-}
-
-static long long skipped(const json_t *sum, const char *table)
-{
-	return (long long)json_integer_value(
-	    json_object_get(json_object_get(sum, table), "skipped"));
+	json_t *inputs = json_array(), *part = ax_db_merge_json(sum);
+	for (int i = 0; i < n; i++)
+		json_array_append_new(inputs, json_string(ins[i]));
+	json_t *doc = json_pack("{s:s,s:o}", "out", out, "inputs", inputs);
+	json_object_update(doc, part);
+	json_decref(part);
+	json_object_set_new(doc, "bytes_before", json_integer(before));
+	json_object_set_new(doc, "bytes_after", json_integer(file_size(out)));
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
 }
 
 static void print_merge(const struct ax_app *app, const char *out, char **ins,
-			int n, const json_t *sum, long long before)
+			int n, const struct ax_db_merge_summary *sum,
+			long long before)
 {
-	static const char *const tables[] = {"host",
-					     "device",
-					     "run",
-					     "result",
-					     "sample",
-					     "tune_session",
-					     "trial",
-					     "baseline",
-					     "baseline_run",
-					     "cpu_baseline",
-					     "result_power",
-					     "telemetry_series",
-					     "telemetry_sample"};
-	const size_t nt = sizeof(tables) / sizeof(*tables);
+	const struct ax_db_merge_count *t = sum->tables;
 	if (app->json) {
-		json_t *doc =
-		    json_pack("{s:s,s:[],s:{},s:O,s:I,s:I}", "out", out,
-			      "inputs", "tables", "renamed_baselines",
-			      json_object_get(sum, "renamed_baselines"),
-			      "bytes_before", (json_int_t)before, "bytes_after",
-			      (json_int_t)file_size(out));
-		for (int i = 0; doc && i < n; i++)
-			json_array_append_new(json_object_get(doc, "inputs"),
-					      json_string(ins[i]));
-		for (size_t i = 0; doc && i < nt; i++)
-			json_object_set_new(json_object_get(doc, "tables"),
-					    tables[i],
-					    table_json(sum, tables[i]));
-		json_dumpf(doc, stdout, JSON_INDENT(2));
-		putchar('\n');
-		json_decref(doc);
+		print_merge_json(out, ins, n, sum, before);
 		return;
 	}
 	printf("merged %d database%s into %s: %lld new runs, %lld results, "
 	       "%lld samples, %lld tuning sessions, %lld baselines; "
 	       "already there: %lld runs, %lld results, %lld samples\n",
-	       n, n == 1 ? "" : "s", ax_term(out), added(sum, "run"),
-	       added(sum, "result"), added(sum, "sample"),
-	       added(sum, "tune_session"), added(sum, "baseline"),
-	       skipped(sum, "run"), skipped(sum, "result"),
-	       skipped(sum, "sample"));
-	const char *k;
-	json_t *v;
-	json_object_foreach(json_object_get(sum, "renamed_baselines"), k, v)
-	    printf("baseline \"%s\" was taken, so the merged one is named "
-		   "\"%s\"\n",
-		   ax_term(json_string_value(v)), ax_term(k));
+	       n, n == 1 ? "" : "s", ax_term(out),
+	       (long long)t[AX_DB_MERGE_RUN].added,
+	       (long long)t[AX_DB_MERGE_RESULT].added,
+	       (long long)t[AX_DB_MERGE_SAMPLE].added,
+	       (long long)t[AX_DB_MERGE_TUNE_SESSION].added,
+	       (long long)t[AX_DB_MERGE_BASELINE].added,
+	       (long long)t[AX_DB_MERGE_RUN].skipped,
+	       (long long)t[AX_DB_MERGE_RESULT].skipped,
+	       (long long)t[AX_DB_MERGE_SAMPLE].skipped);
+	for (size_t i = 0; i < sum->n_renamed; i++)
+		printf("baseline \"%s\" was taken, so the merged one is named "
+		       "\"%s\"\n",
+		       ax_term(sum->renamed[i].old),
+		       ax_term(sum->renamed[i].name));
 	if (app->verbosity > 0)
-		for (size_t i = 0; i < nt; i++)
+		for (int i = 0; i < AX_DB_MERGE_N_TABLES; i++)
 			printf("  %-17s %8lld added %8lld already there\n",
-			       tables[i], added(sum, tables[i]),
-			       skipped(sum, tables[i]));
+			       t[i].table, (long long)t[i].added,
+			       (long long)t[i].skipped);
 }
 
 static int do_merge(struct ax_app *app, char **pos, int n)
@@ -218,7 +193,7 @@ static int do_merge(struct ax_app *app, char **pos, int n)
 	out_cli.db_path = out;
 	if (!rc)
 		rc = ax_app_open_db(&out_cli, false, &db);
-	json_t *sum = NULL;
+	struct ax_db_merge_summary *sum = NULL;
 	if (!rc) {
 		int mrc = ax_db_merge(db, (const char *const *)(pos + 1),
 				      (const char *const *)names, n_in,
@@ -242,7 +217,7 @@ static int do_merge(struct ax_app *app, char **pos, int n)
 	}
 	if (!rc)
 		print_merge(app, out, pos + 1, n_in, sum, before);
-	json_decref(sum);
+	ax_db_merge_summary_free(sum);
 	for (int i = 0; names && i < n_in; i++)
 		free(names[i]);
 	free(names);
@@ -296,36 +271,30 @@ const struct ax_cli_cmd ax_cmd_db_merge = {
 
 /* ---- db info ---------------------------------------------------------- */
 
-static void print_info(const struct ax_app *app, const json_t *info,
+static void print_info(const struct ax_app *app, const struct ax_db_info *info,
 		       long long bytes)
 {
-	const json_t *c = json_object_get(info, "counts");
-	const json_t *span = json_object_get(info, "runs_span");
-	printf("%s: schema %lld, %lld bytes\n", ax_term(app->db_path),
-	       (long long)json_integer_value(
-		   json_object_get(info, "schema_version")),
-	       bytes);
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)c, k, v)
-	    printf("  %-17s %10lld\n", k, (long long)json_integer_value(v));
-	const char *first = json_string_value(json_object_get(span, "first"));
-	const char *last = json_string_value(json_object_get(span, "last"));
-	if (first && last)
-		printf("runs from %s to %s\n", first, last);
-	size_t i;
-	json_array_foreach(json_object_get(info, "hosts"), i, v)
-	    printf("host %s (%s, %lld cores): %lld runs\n",
-		   ax_term(json_string_value(json_object_get(v, "hostname"))),
-		   ax_term(json_string_value(json_object_get(v, "cpu_model"))),
-		   (long long)json_integer_value(json_object_get(v, "cores")),
-		   (long long)json_integer_value(json_object_get(v, "runs")));
-	json_array_foreach(json_object_get(info, "devices"), i, v) printf(
-	    "device %s (%s, %s): %lld runs\n",
-	    ax_term(json_string_value(json_object_get(v, "name"))),
-	    ax_term(json_string_value(json_object_get(v, "vendor"))),
-	    ax_term(json_string_value(json_object_get(v, "driver_info"))),
-	    (long long)json_integer_value(json_object_get(v, "runs")));
+	printf("%s: schema %d, %lld bytes\n", ax_term(app->db_path),
+	       info->schema_version, bytes);
+	for (int i = 0; i < AX_DB_INFO_N_COUNTS; i++)
+		printf("  %-17s %10lld\n", info->counts[i].table,
+		       (long long)info->counts[i].rows);
+	if (info->first_run && info->last_run)
+		printf("runs from %s to %s\n", info->first_run, info->last_run);
+	/* A host whose cores were not stored says 0, as it always has. */
+	for (size_t i = 0; i < info->n_hosts; i++) {
+		const struct ax_db_info_host *h = &info->hosts[i];
+		printf("host %s (%s, %lld cores): %lld runs\n",
+		       ax_term(h->hostname), ax_term(h->cpu_model),
+		       (long long)(h->cores < 0 ? 0 : h->cores),
+		       (long long)h->runs);
+	}
+	for (size_t i = 0; i < info->n_devices; i++) {
+		const struct ax_db_info_device *d = &info->devices[i];
+		printf("device %s (%s, %s): %lld runs\n", ax_term(d->name),
+		       ax_term(d->vendor), ax_term(d->driver_info),
+		       (long long)d->runs);
+	}
 }
 
 /* The file and its -wal: what the database takes on disk. */
@@ -346,7 +315,7 @@ static int info_main(struct ax_app *app, int argc, char **argv)
 	if (rc)
 		return rc == -2 ? AX_EXIT_OK : rc;
 	struct ax_db *db;
-	json_t *info = NULL;
+	struct ax_db_info *info = NULL;
 	if ((rc = ax_app_db(app, &db)))
 		return rc;
 	int err = ax_db_info(db, &info);
@@ -354,15 +323,18 @@ static int info_main(struct ax_app *app, int argc, char **argv)
 		rc = ax_app_error(app, ax_app_exit_code(err), "db info: %s",
 				  ax_db_errmsg(db));
 	} else if (app->json) {
-		json_object_set_new(info, "path", json_string(app->db_path));
-		json_object_set_new(info, "bytes",
+		/* docs/JSON.md#db-info: core's part, then the file's. */
+		json_t *doc = ax_db_info_json(info);
+		json_object_set_new(doc, "path", json_string(app->db_path));
+		json_object_set_new(doc, "bytes",
 				    json_integer(disk_bytes(app->db_path)));
-		json_dumpf(info, stdout, JSON_INDENT(2));
+		json_dumpf(doc, stdout, JSON_INDENT(2));
 		putchar('\n');
+		json_decref(doc);
 	} else {
 		print_info(app, info, disk_bytes(app->db_path));
 	}
-	json_decref(info);
+	ax_db_info_free(info);
 	return rc;
 }
 
@@ -385,6 +357,26 @@ const struct ax_cli_cmd ax_cmd_db_info = {
 
 /* ---- db check --------------------------------------------------------- */
 
+/* Each problem, then the tally; or the --json document
+ * (docs/JSON.md#db-check): core's part, then the path. */
+static void print_check(const struct ax_app *app,
+			const struct ax_db_check_report *r)
+{
+	if (app->json) {
+		json_t *doc = ax_db_check_json(r);
+		json_object_set_new(doc, "path", json_string(app->db_path));
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(doc);
+		return;
+	}
+	for (size_t i = 0; i < r->n_problems; i++)
+		printf("problem: %s: %s\n", r->problems[i].check,
+		       ax_term(r->problems[i].problem));
+	printf("%s: %zu checks, %zu problem%s\n", ax_term(app->db_path),
+	       r->n_checks, r->n_problems, r->n_problems == 1 ? "" : "s");
+}
+
 static int check_main(struct ax_app *app, int argc, char **argv)
 {
 	char **pos;
@@ -395,41 +387,25 @@ static int check_main(struct ax_app *app, int argc, char **argv)
 	if (rc)
 		return rc == -2 ? AX_EXIT_OK : rc;
 	struct ax_db *db;
-	json_t *res = NULL;
+	struct ax_db_check_report *res = NULL;
 	if ((rc = ax_app_db(app, &db)))
 		return rc;
 	int err = ax_db_check(db, &res);
 	if (err)
 		return ax_app_error(app, ax_app_exit_code(err), "db check: %s",
 				    ax_db_errmsg(db));
-	const json_t *problems = json_object_get(res, "problems");
-	if (app->json) {
-		json_object_set_new(res, "path", json_string(app->db_path));
-		json_dumpf(res, stdout, JSON_INDENT(2));
-		putchar('\n');
-	} else {
-		size_t i;
-		json_t *p;
-		json_array_foreach(problems, i, p) printf(
-		    "problem: %s: %s\n",
-		    json_string_value(json_object_get(p, "check")),
-		    ax_term(json_string_value(json_object_get(p, "problem"))));
-		printf("%s: %zu checks, %zu problem%s\n", ax_term(app->db_path),
-		       json_array_size(json_object_get(res, "checks")),
-		       json_array_size(problems),
-		       json_array_size(problems) == 1 ? "" : "s");
-	}
-	if (json_array_size(problems))
+	print_check(app, res);
+	size_t bad = res->n_problems;
+	if (bad)
 		rc = ax_app_error(app, AX_EXIT_STORAGE,
 				  "db check: %s fails %zu check%s; recover "
 				  "what it holds with `sqlite3 %s .recover | "
 				  "sqlite3 NEW.db`, or merge it into a new "
 				  "database with `axbench db merge NEW.db %s`",
-				  ax_term(app->db_path),
-				  json_array_size(problems),
-				  json_array_size(problems) == 1 ? "" : "s",
-				  ax_term(app->db_path), ax_term(app->db_path));
-	json_decref(res);
+				  ax_term(app->db_path), bad,
+				  bad == 1 ? "" : "s", ax_term(app->db_path),
+				  ax_term(app->db_path));
+	ax_db_check_report_free(res);
 	return rc;
 }
 

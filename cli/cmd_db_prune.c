@@ -12,6 +12,7 @@
 #include "core/interrupt.h"
 
 #include "core/db.h"
+#include "core/db_admin.h"
 #include "core/error.h"
 #include "core/text.h"
 
@@ -116,26 +117,25 @@ static int parse(struct ax_app *app, int argc, char **argv, struct args *a)
 /* ---- refusals --------------------------------------------------------- */
 
 /* "'main'" or "'main' and 'nightly'" into buf. */
-static void names_text(const json_t *names, char *buf, size_t len)
+static void names_text(char *const *names, size_t n, char *buf, size_t len)
 {
-	size_t i, n = json_array_size(names), used = 0;
-	json_t *v;
+	size_t used = 0;
 	buf[0] = '\0';
-	json_array_foreach(names, i, v) if (used < len) used +=
-	    (size_t)snprintf(buf + used, len - used, "%s'%s'",
-			     i == 0	  ? ""
-			     : i == n - 1 ? " and "
-					  : ", ",
-			     ax_term(json_string_value(v)));
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s'%s'",
+					 i == 0	      ? ""
+					 : i == n - 1 ? " and "
+						      : ", ",
+					 ax_term(names[i]));
 }
 
-static int refuse_baseline(const struct ax_app *app, long long id,
-			   const json_t *names)
+static int refuse_baseline(const struct ax_app *app,
+			   const struct ax_db_prune_refusal *r)
 {
 	char list[512];
-	names_text(names, list, sizeof(list));
-	const char *first =
-	    ax_term(json_string_value(json_array_get(names, 0)));
+	long long id = (long long)r->id;
+	names_text(r->baselines, r->n_baselines, list, sizeof(list));
+	const char *first = ax_term(r->n_baselines ? r->baselines[0] : NULL);
 	return ax_app_error(
 	    app, AX_EXIT_USAGE,
 	    "db prune: run %lld is used by baseline %s: `compare "
@@ -147,15 +147,13 @@ static int refuse_baseline(const struct ax_app *app, long long id,
 	    id, list, first, id);
 }
 
-/* One refused run (the plan's "refused" entry), said with the fix. */
-static int refuse(const struct ax_app *app, const json_t *r)
+/* One refused run, said with the fix. */
+static int refuse(const struct ax_app *app, const struct ax_db_prune_refusal *r)
 {
-	long long id = json_integer_value(json_object_get(r, "id"));
-	const char *why = json_string_value(json_object_get(r, "reason"));
-	if (strcmp(why, "baseline") == 0)
-		return refuse_baseline(app, id,
-				       json_object_get(r, "baselines"));
-	if (strcmp(why, "tune") == 0)
+	long long id = (long long)r->id;
+	if (r->reason == AX_DB_PRUNE_BASELINE)
+		return refuse_baseline(app, r);
+	if (r->reason == AX_DB_PRUNE_TUNE)
 		return ax_app_error(
 		    app, AX_EXIT_USAGE,
 		    "db prune: run %lld is a tuning session's: later tuning "
@@ -172,20 +170,30 @@ static int refuse(const struct ax_app *app, const json_t *r)
 }
 
 /* Exit 2 when a named run is missing or must stay, else 0. */
-static int check_named(const struct ax_app *app, const json_t *plan)
+static int check_named(const struct ax_app *app,
+		       const struct ax_db_prune_plan *plan)
 {
-	const json_t *missing = json_object_get(plan, "missing");
-	const json_t *refused = json_object_get(plan, "refused");
-	if (json_array_size(missing))
+	if (plan->n_missing)
 		return ax_app_error(
 		    app, AX_EXIT_USAGE,
 		    "db prune: --run %lld names no run in %s, so nothing was "
 		    "removed; `axbench runs --all` lists the runs",
-		    (long long)json_integer_value(json_array_get(missing, 0)),
-		    app->db_path);
-	if (json_array_size(refused))
-		return refuse(app, json_array_get(refused, 0));
+		    (long long)plan->missing[0], app->db_path);
+	if (plan->n_refused)
+		return refuse(app, &plan->refused[0]);
 	return 0;
+}
+
+/* What core is asked: the policy, or the runs named. */
+static struct ax_db_prune_opts prune_opts_of(const struct args *a)
+{
+	return (struct ax_db_prune_opts){
+	    .keep_last = (int)a->keep_last,
+	    .weekly = a->weekly,
+	    .run_ids = a->n_ids ? a->ids : NULL,
+	    .n_run_ids = a->n_ids,
+	    .stop = &ax_interrupted,
+	};
 }
 
 /* ---- output ----------------------------------------------------------- */
@@ -214,62 +222,18 @@ static json_t *bytes_json(long long n)
 	return n >= 0 ? json_integer(n) : json_null();
 }
 
-static json_t *policy_json(const struct args *a)
-{
-	json_t *ids = json_array();
-	for (int i = 0; i < a->n_ids; i++)
-		json_array_append_new(ids, json_integer(a->ids[i]));
-	if (a->n_ids)
-		return json_pack("{s:s, s:n, s:n, s:o}", "mode", "runs",
-				 "keep_last", "weekly", "run_ids", ids);
-	json_decref(ids);
-	return json_pack("{s:s, s:I, s:b, s:n}", "mode", "retention",
-			 "keep_last", (json_int_t)a->keep_last, "weekly",
-			 a->weekly, "run_ids");
-}
-
-/* The --json document (docs/JSON.md#db-prune): removed runs as ids. */
-static json_t *document(const struct args *a, const json_t *plan, bool dry,
-			long long before, long long after)
-{
-	const json_t *rem = json_object_get(plan, "removed");
-	json_t *ids = json_array(), *r;
-	size_t i;
-	json_array_foreach(json_object_get(rem, "runs"), i, r)
-	    json_array_append(ids, json_object_get(r, "id"));
-	json_t *removed = json_deep_copy(rem);
-	json_object_set_new(removed, "runs", ids);
-	return json_pack("{s:b, s:o, s:O, s:O, s:o, s:o, s:o}", "dry_run", dry,
-			 "policy", policy_json(a), "kept",
-			 json_object_get(plan, "kept"), "kept_by",
-			 json_object_get(plan, "kept_by"), "removed", removed,
-			 "bytes_before", bytes_json(before), "bytes_after",
-			 dry ? json_null() : bytes_json(after));
-}
-
-static long long num(const json_t *o, const char *key)
-{
-	return (long long)json_integer_value(json_object_get(o, key));
-}
-
 /* One line per run to remove: id, start, kind, label. */
-static void print_runs(const json_t *runs)
+static void print_runs(const struct ax_db_prune_plan *plan)
 {
-	size_t i;
-	json_t *r;
-	if (json_array_size(runs))
+	if (plan->n_removed)
 		printf("%8s  %-19s  %-9s  %s\n", "ID", "STARTED (UTC)", "KIND",
 		       "LABEL");
-	json_array_foreach(runs, i, r)
-	{
-		const char *at =
-		    json_string_value(json_object_get(r, "started_at"));
-		const char *label =
-		    json_string_value(json_object_get(r, "label"));
-		printf("%8lld  %.10s %.8s  %-9s  %s\n", num(r, "id"),
+	for (size_t i = 0; i < plan->n_removed; i++) {
+		const struct ax_db_prune_run *r = &plan->removed[i];
+		const char *at = r->started_at;
+		printf("%8lld  %.10s %.8s  %-9s  %s\n", (long long)r->id,
 		       at ? at : "-", at && strlen(at) > 11 ? at + 11 : "",
-		       json_string_value(json_object_get(r, "kind")),
-		       label ? ax_term(label) : "-");
+		       r->kind, r->label ? ax_term(r->label) : "-");
 	}
 }
 
@@ -287,59 +251,53 @@ static void print_policy(const struct args *a)
 }
 
 static void print_text(const struct ax_app *app, const struct args *a,
-		       const json_t *plan, bool dry, long long before,
-		       long long after)
+		       const struct ax_db_prune_plan *plan, bool dry,
+		       long long before, long long after)
 {
-	const json_t *rem = json_object_get(plan, "removed");
-	const json_t *by = json_object_get(plan, "kept_by");
-	const json_t *runs = json_object_get(rem, "runs");
+	size_t n = plan->n_removed;
 	if (app->verbosity >= 0) {
 		printf("%s: ", dry ? "dry run" : "policy");
 		print_policy(a);
-		print_runs(runs);
+		print_runs(plan);
 	}
 	printf("%s %zu run%s, %lld results, %lld samples, %lld telemetry "
 	       "readings; kept %lld run%s (%lld newest, %lld weekly, %lld "
 	       "baselines', %lld tuning, %lld running)\n",
-	       dry ? "would remove" : "removed", json_array_size(runs),
-	       json_array_size(runs) == 1 ? "" : "s", num(rem, "results"),
-	       num(rem, "samples"), num(rem, "telemetry_readings"),
-	       num(plan, "kept"), num(plan, "kept") == 1 ? "" : "s",
-	       num(by, "last"), num(by, "weekly"), num(by, "baseline"),
-	       num(by, "tune"), num(by, "running"));
-	if (dry && json_array_size(runs))
+	       dry ? "would remove" : "removed", n, n == 1 ? "" : "s",
+	       (long long)plan->results, (long long)plan->samples,
+	       (long long)plan->telemetry_readings, (long long)plan->kept,
+	       plan->kept == 1 ? "" : "s", (long long)plan->kept_by.last,
+	       (long long)plan->kept_by.weekly,
+	       (long long)plan->kept_by.baseline, (long long)plan->kept_by.tune,
+	       (long long)plan->kept_by.running);
+	if (dry && n)
 		printf("nothing was removed; pass --yes to remove them\n");
 	else if (!dry)
 		printf("%s: %lld bytes before, %lld bytes after VACUUM\n",
 		       app->db_path, before, after);
 }
 
+/* The --json document (docs/JSON.md#db-prune): core's part, then the
+ * file's sizes. */
 static void print_out(const struct ax_app *app, const struct args *a,
-		      const json_t *plan, bool dry, long long before,
-		      long long after)
+		      const struct ax_db_prune_plan *plan, bool dry,
+		      long long before, long long after)
 {
 	if (!app->json) {
 		print_text(app, a, plan, dry, before, after);
 		return;
 	}
-	json_t *doc = document(a, plan, dry, before, after);
+	struct ax_db_prune_opts o = prune_opts_of(a);
+	json_t *doc = ax_db_prune_json(plan, &o, dry);
+	json_object_set_new(doc, "bytes_before", bytes_json(before));
+	json_object_set_new(doc, "bytes_after",
+			    dry ? json_null() : bytes_json(after));
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(doc);
 }
 
 /* ---- the command ------------------------------------------------------ */
-
-static struct ax_db_prune_opts prune_opts_of(const struct args *a)
-{
-	return (struct ax_db_prune_opts){
-	    .keep_last = (int)a->keep_last,
-	    .weekly = a->weekly,
-	    .run_ids = a->n_ids ? a->ids : NULL,
-	    .n_run_ids = a->n_ids,
-	    .stop = &ax_interrupted,
-	};
-}
 
 static int db_fail(const struct ax_app *app, struct ax_db *db, int err)
 {
@@ -350,7 +308,8 @@ static int db_fail(const struct ax_app *app, struct ax_db *db, int err)
 }
 
 /* The plan, on a read-only handle: nothing is written. */
-static int look(struct ax_app *app, const struct args *a, json_t **plan)
+static int look(struct ax_app *app, const struct args *a,
+		struct ax_db_prune_plan **plan)
 {
 	struct ax_db *db;
 	struct ax_db_prune_opts o = prune_opts_of(a);
@@ -363,7 +322,7 @@ static int look(struct ax_app *app, const struct args *a, json_t **plan)
 	ax_db_close(db);
 	rc = check_named(app, *plan);
 	if (rc)
-		json_decref(*plan), *plan = NULL;
+		ax_db_prune_plan_free(*plan), *plan = NULL;
 	return rc;
 }
 
@@ -373,7 +332,7 @@ static int remove_runs(struct ax_app *app, const struct args *a,
 		       long long before)
 {
 	struct ax_db *db;
-	json_t *done = NULL;
+	struct ax_db_prune_plan *done = NULL;
 	struct ax_db_prune_opts o = prune_opts_of(a);
 	int rc = ax_app_open_db(app, false, &db);
 	if (rc)
@@ -386,7 +345,7 @@ static int remove_runs(struct ax_app *app, const struct args *a,
 	snprintf(msg, sizeof(msg), "%s", ax_db_errmsg(db));
 	ax_db_close(db);
 	print_out(app, a, done, false, before, file_bytes(app->db_path));
-	json_decref(done);
+	ax_db_prune_plan_free(done);
 	if (verr)
 		return ax_app_error(app, ax_app_exit_code(verr),
 				    "db prune: the runs were removed, but %s; "
@@ -399,7 +358,7 @@ static int remove_runs(struct ax_app *app, const struct args *a,
 static int prune_main(struct ax_app *app, int argc, char **argv)
 {
 	struct args a = {.keep_last = DEFAULT_KEEP_LAST, .weekly = true};
-	json_t *plan = NULL;
+	struct ax_db_prune_plan *plan = NULL;
 	a.ids = calloc((size_t)argc + 1, sizeof(*a.ids));
 	int rc = a.ids ? parse(app, argc, argv, &a)
 		       : ax_app_error(app, AX_EXIT_FAIL, "out of memory");
@@ -407,14 +366,12 @@ static int prune_main(struct ax_app *app, int argc, char **argv)
 		rc = look(app, &a, &plan);
 	if (rc == 0) {
 		long long before = file_bytes(app->db_path);
-		size_t n = json_array_size(
-		    json_object_get(json_object_get(plan, "removed"), "runs"));
-		if (a.yes && n)
+		if (a.yes && plan->n_removed)
 			rc = remove_runs(app, &a, before);
 		else
 			print_out(app, &a, plan, !a.yes, before, before);
 	}
-	json_decref(plan);
+	ax_db_prune_plan_free(plan);
 	free(a.ids);
 	return rc == -2 ? AX_EXIT_OK : rc;
 }

@@ -3,52 +3,35 @@
  * then axbench's rules that the schema alone does not enforce. */
 #include "core/db_internal.h"
 
+#include "core/db_admin.h"
 #include "core/error.h"
 
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Tables whose rows `db info` counts, in the order it lists them. */
-static const char *const counted[] = {
+static const char *const counted[AX_DB_INFO_N_COUNTS] = {
     "host",	    "device",		"run",
     "result",	    "sample",		"tune_session",
     "trial",	    "baseline",		"cpu_baseline",
     "result_power", "telemetry_series", "telemetry_sample",
 };
 
-/* One row of one column as JSON, or NULL. */
-static json_t *value_json(sqlite3_stmt *st, int i)
+static char *col_dup(sqlite3_stmt *st, int i)
 {
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_INTEGER:
-		return json_integer(sqlite3_column_int64(st, i));
-	case SQLITE_FLOAT:
-		return json_real(sqlite3_column_double(st, i));
-	case SQLITE_TEXT:
-		return json_string((const char *)sqlite3_column_text(st, i));
-	default:
-		return json_null();
-	}
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	return s ? strdup(s) : NULL;
 }
 
-/* Rows of sql as objects with keys[0..n), appended to arr. */
-static int rows(struct ax_db *db, const char *sql, const char *const *keys,
-		int n, json_t *arr)
+/* Text column i, or NULL; false when it is not NULL but could not be
+ * copied. */
+static bool take_text(sqlite3_stmt *st, int i, char **out)
 {
-	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db, sql, &st);
-	if (rc)
-		return rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *o = json_object();
-		for (int i = 0; i < n; i++)
-			json_object_set_new(o, keys[i], value_json(st, i));
-		json_array_append_new(arr, o);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "reading");
+	*out = col_dup(st, i);
+	return *out || sqlite3_column_type(st, i) == SQLITE_NULL;
 }
 
 static int count_rows(struct ax_db *db, const char *table, int64_t *n)
@@ -68,52 +51,170 @@ static int count_rows(struct ax_db *db, const char *table, int64_t *n)
 	return rc == SQLITE_ROW ? 0 : ax_dbi_fail_sql(db, rc, "counting");
 }
 
-int ax_db_info(struct ax_db *db, json_t **out)
+static bool host_row(sqlite3_stmt *st, struct ax_db_info *info)
 {
-	static const char *const host_keys[] = {"hostname", "cpu_model",
-						"cores", "runs"};
-	static const char *const dev_keys[] = {
-	    "name", "vendor", "type", "driver_info", "fingerprint", "runs"};
-	static const char *const span_keys[] = {"first", "last"};
-	json_t *o = json_object(), *counts = json_object();
-	json_t *hosts = json_array(), *devs = json_array(),
-	       *span = json_array();
+	struct ax_db_info_host *v =
+	    realloc(info->hosts, (info->n_hosts + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	info->hosts = v;
+	struct ax_db_info_host *h = &v[info->n_hosts++];
+	memset(h, 0, sizeof(*h));
+	h->cores = sqlite3_column_type(st, 2) == SQLITE_NULL
+		       ? -1
+		       : sqlite3_column_int64(st, 2);
+	h->runs = sqlite3_column_int64(st, 3);
+	return take_text(st, 0, &h->hostname) &&
+	       take_text(st, 1, &h->cpu_model);
+}
+
+static bool device_row(sqlite3_stmt *st, struct ax_db_info *info)
+{
+	struct ax_db_info_device *v =
+	    realloc(info->devices, (info->n_devices + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	info->devices = v;
+	struct ax_db_info_device *d = &v[info->n_devices++];
+	memset(d, 0, sizeof(*d));
+	d->runs = sqlite3_column_int64(st, 5);
+	return take_text(st, 0, &d->name) && take_text(st, 1, &d->vendor) &&
+	       take_text(st, 2, &d->type) &&
+	       take_text(st, 3, &d->driver_info) &&
+	       take_text(st, 4, &d->fingerprint);
+}
+
+static bool span_row(sqlite3_stmt *st, struct ax_db_info *info)
+{
+	return take_text(st, 0, &info->first_run) &&
+	       take_text(st, 1, &info->last_run);
+}
+
+/* Each row of sql through row(st, info); false from it: out of memory. */
+static int rows(struct ax_db *db, const char *sql,
+		bool (*row)(sqlite3_stmt *, struct ax_db_info *),
+		struct ax_db_info *info)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(db, sql, &st);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (!row(st, info)) {
+			sqlite3_finalize(st);
+			return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+		}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "reading");
+}
+
+int ax_db_info(struct ax_db *db, struct ax_db_info **out)
+{
+	struct ax_db_info *info = calloc(1, sizeof(*info));
 	*out = NULL;
-	json_object_set_new(o, "schema_version", json_integer(db->version));
-	json_object_set_new(o, "counts", counts);
-	json_object_set_new(o, "hosts", hosts);
-	json_object_set_new(o, "devices", devs);
+	if (!info)
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	info->schema_version = db->version;
 	int rc = 0;
-	for (size_t i = 0; i < sizeof(counted) / sizeof(*counted) && !rc; i++) {
-		int64_t n = 0;
-		rc = count_rows(db, counted[i], &n);
-		json_object_set_new(counts, counted[i], json_integer(n));
+	for (int i = 0; i < AX_DB_INFO_N_COUNTS && !rc; i++) {
+		info->counts[i].table = counted[i];
+		rc = count_rows(db, counted[i], &info->counts[i].rows);
 	}
 	if (!rc)
 		rc = rows(db,
 			  "SELECT hostname, cpu_model, cores, (SELECT count(*)"
 			  " FROM run WHERE host_id = h.id) FROM host h ORDER"
 			  " BY id",
-			  host_keys, 4, hosts);
+			  host_row, info);
 	if (!rc)
 		rc = rows(db,
 			  "SELECT name, vendor, type, driver_info, fingerprint,"
 			  " (SELECT count(*) FROM run WHERE device_id = d.id)"
 			  " FROM device d ORDER BY id",
-			  dev_keys, 6, devs);
+			  device_row, info);
 	if (!rc)
 		rc =
 		    rows(db, "SELECT min(started_at), max(started_at) FROM run",
-			 span_keys, 2, span);
-	json_object_set(o, "runs_span", json_array_get(span, 0));
-	json_decref(span);
+			 span_row, info);
 	if (rc) {
-		json_decref(o);
+		ax_db_info_free(info);
 		return rc;
 	}
-	*out = o;
+	*out = info;
 	return 0;
 }
+
+void ax_db_info_free(struct ax_db_info *info)
+{
+	if (!info)
+		return;
+	for (size_t i = 0; i < info->n_hosts; i++)
+		free(info->hosts[i].hostname), free(info->hosts[i].cpu_model);
+	for (size_t i = 0; i < info->n_devices; i++) {
+		struct ax_db_info_device *d = &info->devices[i];
+		free(d->name), free(d->vendor), free(d->type);
+		free(d->driver_info), free(d->fingerprint);
+	}
+	free(info->hosts);
+	free(info->devices);
+	free(info->first_run);
+	free(info->last_run);
+	free(info);
+}
+
+static json_t *text_json(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *hosts_json(const struct ax_db_info *info)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < info->n_hosts; i++) {
+		const struct ax_db_info_host *h = &info->hosts[i];
+		json_array_append_new(
+		    a, json_pack("{s:o,s:o,s:o,s:I}", "hostname",
+				 text_json(h->hostname), "cpu_model",
+				 text_json(h->cpu_model), "cores",
+				 h->cores < 0 ? json_null()
+					      : json_integer(h->cores),
+				 "runs", (json_int_t)h->runs));
+	}
+	return a;
+}
+
+static json_t *devices_json(const struct ax_db_info *info)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < info->n_devices; i++) {
+		const struct ax_db_info_device *d = &info->devices[i];
+		json_array_append_new(
+		    a,
+		    json_pack("{s:o,s:o,s:o,s:o,s:o,s:I}", "name",
+			      text_json(d->name), "vendor",
+			      text_json(d->vendor), "type", text_json(d->type),
+			      "driver_info", text_json(d->driver_info),
+			      "fingerprint", text_json(d->fingerprint), "runs",
+			      (json_int_t)d->runs));
+	}
+	return a;
+}
+
+json_t *ax_db_info_json(const struct ax_db_info *info)
+{
+	json_t *counts = json_object();
+	for (int i = 0; i < AX_DB_INFO_N_COUNTS; i++)
+		json_object_set_new(counts, info->counts[i].table,
+				    json_integer(info->counts[i].rows));
+	return json_pack("{s:i,s:o,s:o,s:o,s:{s:o,s:o}}", "schema_version",
+			 info->schema_version, "counts", counts, "hosts",
+			 hosts_json(info), "devices", devices_json(info),
+			 "runs_span", "first", text_json(info->first_run),
+			 "last", text_json(info->last_run));
+}
+
+#define INTEGRITY_CHECK "SQLite integrity_check"
+#define FOREIGN_KEY_CHECK "SQLite foreign_key_check"
 
 /* axbench's own rules, each a query that lists what breaks it (at most
  * a few examples each): what a report, compare or merge would trip on. */
@@ -150,9 +251,24 @@ static const struct rule {
      " AND finished_at IS NULL LIMIT 5"},
 };
 
-/* Run one check query, appending {"check", "problem"} per row. */
+/* Append the problem p of check to r; false when out of memory. */
+static bool add_problem(struct ax_db_check_report *r, const char *check,
+			const char *p)
+{
+	struct ax_db_check_problem *v =
+	    realloc(r->problems, (r->n_problems + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	r->problems = v;
+	if (!(v[r->n_problems].problem = strdup(p)))
+		return false;
+	v[r->n_problems++].check = check;
+	return true;
+}
+
+/* Run one check query, appending a problem per row. */
 static int check_query(struct ax_db *db, const char *name, const char *sql,
-		       json_t *problems)
+		       struct ax_db_check_report *r)
 {
 	sqlite3_stmt *st;
 	int rc = ax_dbi_prepare(db, sql, &st);
@@ -160,16 +276,17 @@ static int check_query(struct ax_db *db, const char *name, const char *sql,
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *p = (const char *)sqlite3_column_text(st, 0);
-		json_array_append_new(problems,
-				      json_pack("{s:s,s:s}", "check", name,
-						"problem", p ? p : "?"));
+		if (!add_problem(r, name, p ? p : "?")) {
+			sqlite3_finalize(st);
+			return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+		}
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "checking");
 }
 
 /* SQLite's integrity_check says "ok" when all is well. */
-static int integrity(struct ax_db *db, json_t *problems)
+static int integrity(struct ax_db *db, struct ax_db_check_report *r)
 {
 	sqlite3_stmt *st;
 	int rc = ax_dbi_prepare(db, "PRAGMA integrity_check(20)", &st);
@@ -177,42 +294,72 @@ static int integrity(struct ax_db *db, json_t *problems)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *p = (const char *)sqlite3_column_text(st, 0);
-		if (p && strcmp(p, "ok"))
-			json_array_append_new(
-			    problems,
-			    json_pack("{s:s,s:s}", "check",
-				      "SQLite integrity_check", "problem", p));
+		if (p && strcmp(p, "ok") &&
+		    !add_problem(r, INTEGRITY_CHECK, p)) {
+			sqlite3_finalize(st);
+			return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+		}
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "checking");
 }
 
-int ax_db_check(struct ax_db *db, json_t **out)
+int ax_db_check(struct ax_db *db, struct ax_db_check_report **out)
 {
-	json_t *problems = json_array(), *checks = json_array();
+	enum { N_CHECKS = 2 + sizeof(rules) / sizeof(*rules) };
+	struct ax_db_check_report *r = calloc(1, sizeof(*r));
 	*out = NULL;
-	int rc = integrity(db, problems);
-	json_array_append_new(checks, json_string("SQLite integrity_check"));
+	if (r)
+		r->checks = calloc(N_CHECKS, sizeof(*r->checks));
+	if (!r || !r->checks) {
+		ax_db_check_report_free(r);
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	}
+	int rc = integrity(db, r);
+	r->checks[r->n_checks++] = INTEGRITY_CHECK;
 	if (!rc) {
 		rc = check_query(
-		    db, "SQLite foreign_key_check",
+		    db, FOREIGN_KEY_CHECK,
 		    "SELECT \"table\" || ' row ' || rowid || ' names"
 		    " a missing ' || parent FROM"
 		    " pragma_foreign_key_check LIMIT 20",
-		    problems);
-		json_array_append_new(checks,
-				      json_string("SQLite foreign_key_check"));
+		    r);
+		r->checks[r->n_checks++] = FOREIGN_KEY_CHECK;
 	}
 	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules) && !rc; i++) {
-		rc = check_query(db, rules[i].name, rules[i].sql, problems);
-		json_array_append_new(checks, json_string(rules[i].name));
+		rc = check_query(db, rules[i].name, rules[i].sql, r);
+		r->checks[r->n_checks++] = rules[i].name;
 	}
 	if (rc) {
-		json_decref(problems);
-		json_decref(checks);
+		ax_db_check_report_free(r);
 		return rc;
 	}
-	*out = json_pack("{s:b,s:o,s:o}", "ok", json_array_size(problems) == 0,
-			 "checks", checks, "problems", problems);
-	return *out ? 0 : ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	r->ok = r->n_problems == 0;
+	*out = r;
+	return 0;
+}
+
+void ax_db_check_report_free(struct ax_db_check_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_problems; i++)
+		free(r->problems[i].problem);
+	free(r->problems);
+	free(r->checks);
+	free(r);
+}
+
+json_t *ax_db_check_json(const struct ax_db_check_report *r)
+{
+	json_t *checks = json_array(), *problems = json_array();
+	for (size_t i = 0; i < r->n_checks; i++)
+		json_array_append_new(checks, json_string(r->checks[i]));
+	for (size_t i = 0; i < r->n_problems; i++)
+		json_array_append_new(problems,
+				      json_pack("{s:s,s:s}", "check",
+						r->problems[i].check, "problem",
+						r->problems[i].problem));
+	return json_pack("{s:b,s:o,s:o}", "ok", r->ok, "checks", checks,
+			 "problems", problems);
 }

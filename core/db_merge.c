@@ -1,5 +1,5 @@
 /* core/db_merge.c - merging databases from many machines into one
- * (core/db.h: ax_db_merge).
+ * (core/db_admin.h: ax_db_merge).
  *
  * Every row is matched on what names it across machines: hosts and
  * devices on their fingerprint, everything else on its UUID (a telemetry
@@ -15,6 +15,7 @@
  */
 #include "core/db_internal.h"
 
+#include "core/db_admin.h"
 #include "core/error.h"
 
 #include <jansson.h>
@@ -30,8 +31,9 @@ struct ref {
 };
 
 struct table {
-	const char *name; /* the table, and the summary's key (+ "s") */
-	const char *cols; /* columns copied as they are */
+	const char *name;	     /* the table */
+	enum ax_db_merge_table slot; /* its count in the summary */
+	const char *cols;	     /* columns copied as they are */
 	struct ref refs[3];
 	const char *match;  /* how an output row is the same row: a copied
 			       column, or a ref's column (mapped) */
@@ -41,6 +43,7 @@ struct table {
 
 static const struct table tables[] = {
     {"host",
+     AX_DB_MERGE_HOST,
      "uuid, fingerprint, hostname, os, cpu_model, cores, numa_nodes,"
      " memory_bytes, topology_json, created_at",
      {{0}},
@@ -48,6 +51,7 @@ static const struct table tables[] = {
      NULL,
      NULL},
     {"device",
+     AX_DB_MERGE_DEVICE,
      "uuid, fingerprint, name, vendor, type, driver_name, driver_info,"
      " vendor_id, device_id, driver_id, api_version, driver_version,"
      " device_uuid, driver_uuid, pci_bus_id, properties_json, created_at,"
@@ -57,6 +61,7 @@ static const struct table tables[] = {
      NULL,
      NULL},
     {"run",
+     AX_DB_MERGE_RUN,
      "uuid, started_at, finished_at, status, axbench_version, git_sha,"
      " argv_json, config_json, profile, owner_pid, owner_boot, owner_start,"
      " label",
@@ -66,6 +71,7 @@ static const struct table tables[] = {
      NULL,
      NULL},
     {"cpu_baseline",
+     AX_DB_MERGE_CPU_BASELINE,
      "uuid, suite, shape_json, shape_hash, library, version, corename,"
      " config, note, threads, unit, status, error_text, stop_reason, n,"
      " median, ci_lo, ci_hi, rel_noise, created_at",
@@ -74,6 +80,7 @@ static const struct table tables[] = {
      NULL,
      NULL},
     {"result",
+     AX_DB_MERGE_RESULT,
      "uuid, suite, case_label, params_json, params_hash, shader_hash, unit,"
      " higher_is_better, work, timing_mode, stop_reason, status,"
      " error_text, n, median, min, max, mean, stddev, q1, q3, mad, ci_lo,"
@@ -83,12 +90,14 @@ static const struct table tables[] = {
      NULL,
      NULL},
     {"sample",
+     AX_DB_MERGE_SAMPLE,
      "uuid, idx, seconds, value",
      {{"result_id", "result", "uuid"}},
      "uuid",
      NULL,
      NULL},
     {"tune_session",
+     AX_DB_MERGE_TUNE_SESSION,
      "uuid, suite, shape_json, strategy, objective, seed, budget,"
      " space_json, stop_reason, started_at, finished_at, stop_rule",
      {{"device_id", "device", "fingerprint"}, {"owner_run_id", "run", "uuid"}},
@@ -96,6 +105,7 @@ static const struct table tables[] = {
      NULL,
      "best_trial_id, prior_session_id"},
     {"trial",
+     AX_DB_MERGE_TRIAL,
      "uuid, idx, params_json, status, value, seconds, compile_ms,"
      " error_text, created_at, objective_value",
      {{"session_id", "tune_session", "uuid"}, {"result_id", "result", "uuid"}},
@@ -103,6 +113,7 @@ static const struct table tables[] = {
      NULL,
      NULL},
     {"telemetry_series",
+     AX_DB_MERGE_TELEMETRY_SERIES,
      "uuid, kind, source, interval_s, timed_from_s, created_at",
      {{"run_id", "run", "uuid"},
       {"result_id", "result", "uuid"},
@@ -111,6 +122,7 @@ static const struct table tables[] = {
      NULL,
      NULL},
     {"telemetry_sample",
+     AX_DB_MERGE_TELEMETRY_SAMPLE,
      "idx, t, power_w, energy_j, temp_c, sm_mhz, mem_mhz, mem_used_b,"
      " throttle",
      {{"series_id", "telemetry_series", "uuid"}},
@@ -118,6 +130,7 @@ static const struct table tables[] = {
      "idx",
      NULL},
     {"result_power",
+     AX_DB_MERGE_RESULT_POWER,
      "source, reason, readings, seconds, mean_w, max_w, idle_w,"
      " energy_rep_j, energy_rep_net_j, temp_mean_c, temp_max_c, sm_mhz,"
      " mem_mhz, mem_peak_b, mem_budget_b, perf_per_w, perf_per_w_unit,"
@@ -129,6 +142,7 @@ static const struct table tables[] = {
      NULL},
     /* baseline: by hand (merge_baselines), for names that clash. */
     {"baseline_run",
+     AX_DB_MERGE_BASELINE_RUN,
      "",
      {{"baseline_id", "baseline", "uuid"}, {"run_id", "run", "uuid"}},
      "baseline_id",
@@ -257,7 +271,7 @@ static char *insert_sql(const struct table *t)
 struct merge {
 	struct ax_db *out, *in;
 	const volatile int *stop;
-	json_t *summary; /* table -> {"added", "skipped"} */
+	struct ax_db_merge_summary *summary;
 };
 
 /* A failure on the input's handle, said on the output's, which the
@@ -267,17 +281,13 @@ static int fail_in(struct merge *m, int rc)
 	return ax_dbi_fail(m->out, rc, "%s", m->in->msg);
 }
 
-static int count(struct merge *m, const char *table, bool added)
+static void count(struct merge *m, enum ax_db_merge_table t, bool added)
 {
-	json_t *o = json_object_get(m->summary, table);
-	if (!o) {
-		o = json_pack("{s:i,s:i}", "added", 0, "skipped", 0);
-		if (!o || json_object_set_new(m->summary, table, o))
-			return AX_ENOMEM;
-	}
-	const char *k = added ? "added" : "skipped";
-	return json_object_set_new(
-	    o, k, json_integer(json_integer_value(json_object_get(o, k)) + 1));
+	struct ax_db_merge_count *c = &m->summary->tables[t];
+	if (added)
+		c->added++;
+	else
+		c->skipped++;
 }
 
 /* Step through the input's rows of t, inserting each the output lacks. */
@@ -306,7 +316,7 @@ static int copy_table(struct merge *m, const struct table *t)
 			rc = ax_dbi_fail_sql(m->out, step, "merging rows");
 			break;
 		}
-		rc = count(m, t->name, sqlite3_changes(m->out->h) > 0);
+		count(m, t->slot, sqlite3_changes(m->out->h) > 0);
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = fail_in(m, ax_dbi_fail_sql(m->in, step, "reading"));
@@ -354,6 +364,25 @@ static int link_sessions(struct merge *m)
 	return rc;
 }
 
+/* A baseline renamed on its way in: the summary lists it. */
+static int add_rename(struct merge *m, const char *fresh, const char *old)
+{
+	struct ax_db_merge_summary *s = m->summary;
+	struct ax_db_merge_rename *v =
+	    realloc(s->renamed, (s->n_renamed + 1) * sizeof(*v));
+	if (!v)
+		return ax_dbi_fail(m->out, AX_ENOMEM, "out of memory");
+	s->renamed = v;
+	struct ax_db_merge_rename *r = &v[s->n_renamed];
+	r->name = strdup(fresh), r->old = strdup(old);
+	if (!r->name || !r->old) {
+		free(r->name), free(r->old);
+		return ax_dbi_fail(m->out, AX_ENOMEM, "out of memory");
+	}
+	s->n_renamed++;
+	return 0;
+}
+
 /* The output's id of a baseline named name, or 0. */
 static int64_t baseline_named(struct merge *m, sqlite3_stmt *st,
 			      const char *name)
@@ -389,7 +418,6 @@ static int merge_baselines(struct merge *m, const char *source)
 	if (!rc)
 		rc = ax_dbi_prepare(
 		    m->out, "SELECT id FROM baseline WHERE name = ?", &by_name);
-	json_t *renamed = json_object_get(m->summary, "renamed_baselines");
 	int step = SQLITE_DONE;
 	while (!rc && (step = sqlite3_step(in)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(in, 1);
@@ -411,9 +439,8 @@ static int merge_baselines(struct merge *m, const char *source)
 		}
 		bool added = sqlite3_changes(m->out->h) > 0;
 		if (added && strcmp(fresh, name ? name : ""))
-			json_object_set_new(renamed, fresh,
-					    json_string(name ? name : ""));
-		rc = count(m, "baseline", added);
+			rc = add_rename(m, fresh, name ? name : "");
+		count(m, AX_DB_MERGE_BASELINE, added);
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = fail_in(m, ax_dbi_fail_sql(m->in, step, "reading"));
@@ -483,13 +510,65 @@ static int open_input(struct ax_db *out, const char *path, struct ax_db **in)
 	return rc ? ax_dbi_fail(out, rc, "%s", err) : 0;
 }
 
+/* The tables' names, in the order of enum ax_db_merge_table. */
+static const char *const summary_names[AX_DB_MERGE_N_TABLES] = {
+    "host",
+    "device",
+    "run",
+    "result",
+    "sample",
+    "tune_session",
+    "trial",
+    "baseline",
+    "baseline_run",
+    "cpu_baseline",
+    "result_power",
+    "telemetry_series",
+    "telemetry_sample",
+};
+
+static struct ax_db_merge_summary *new_summary(void)
+{
+	struct ax_db_merge_summary *s = calloc(1, sizeof(*s));
+	for (int i = 0; s && i < AX_DB_MERGE_N_TABLES; i++)
+		s->tables[i].table = summary_names[i];
+	return s;
+}
+
+void ax_db_merge_summary_free(struct ax_db_merge_summary *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_renamed; i++)
+		free(s->renamed[i].name), free(s->renamed[i].old);
+	free(s->renamed);
+	free(s);
+}
+
+json_t *ax_db_merge_json(const struct ax_db_merge_summary *s)
+{
+	json_t *counts = json_object(), *renamed = json_object();
+	for (int i = 0; i < AX_DB_MERGE_N_TABLES; i++) {
+		const struct ax_db_merge_count *c = &s->tables[i];
+		json_object_set_new(counts, c->table,
+				    json_pack("{s:I,s:I}", "added",
+					      (json_int_t)c->added, "skipped",
+					      (json_int_t)c->skipped));
+	}
+	for (size_t i = 0; i < s->n_renamed; i++)
+		json_object_set_new(renamed, s->renamed[i].name,
+				    json_string(s->renamed[i].old));
+	return json_pack("{s:o,s:o}", "tables", counts, "renamed_baselines",
+			 renamed);
+}
+
 int ax_db_merge(struct ax_db *out, const char *const *paths,
 		const char *const *sources, int n, const volatile int *stop,
-		json_t **summary)
+		struct ax_db_merge_summary **summary)
 {
 	struct merge m = {.out = out, .stop = stop};
 	*summary = NULL;
-	m.summary = json_pack("{s:{}}", "renamed_baselines");
+	m.summary = new_summary();
 	if (!m.summary)
 		return ax_dbi_fail(out, AX_ENOMEM, "out of memory");
 	int rc = 0;
@@ -516,7 +595,7 @@ int ax_db_merge(struct ax_db *out, const char *const *paths,
 	else if (out->h && !sqlite3_get_autocommit(out->h))
 		ax_dbi_rollback(out, rc);
 	if (rc) {
-		json_decref(m.summary);
+		ax_db_merge_summary_free(m.summary);
 		return rc;
 	}
 	*summary = m.summary;

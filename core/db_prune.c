@@ -1,6 +1,7 @@
 /*
  * core/db_prune.c - `db prune`: which runs a retention policy removes,
- * and removing them in one transaction (the contract is in core/db.h).
+ * and removing them in one transaction (the contract is in
+ * core/db_admin.h).
  *
  * Every run is read once, sorted by series (label, else host and device;
  * then kind) and newest first, and decided here in C: the policy walks a
@@ -15,34 +16,32 @@
  */
 #include "core/db_internal.h"
 
+#include "core/db_admin.h"
 #include "core/error.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Why a run stays; KEEP_NONE: it goes. */
+/* Why a run stays; KEEP_NONE: it goes.  The protections come first, in
+ * the order of enum ax_db_prune_reason. */
 enum keep {
 	KEEP_NONE,
-	KEEP_BASELINE,
-	KEEP_TUNE,
-	KEEP_RUNNING,
+	KEEP_BASELINE = AX_DB_PRUNE_BASELINE,
+	KEEP_TUNE = AX_DB_PRUNE_TUNE,
+	KEEP_RUNNING = AX_DB_PRUNE_RUNNING,
 	KEEP_LAST,
 	KEEP_WEEKLY,
 	KEEP_NOT_NAMED,
 	N_KEEP
 };
 
-static const char *const keep_names[N_KEEP] = {
-    NULL, "baseline", "tune", "running", "last", "weekly", "not_named",
-};
-
 struct cand {
 	int64_t id;
 	char *started_at, *kind, *label, *series, *week, *status;
-	json_t *baselines; /* names of the baselines that use it */
-	bool trials;	   /* trials name its results */
-	bool named;	   /* in run_ids */
+	bool baselined; /* a baseline uses it */
+	bool trials;	/* trials name its results */
+	bool named;	/* in run_ids */
 	enum keep keep;
 };
 
@@ -65,11 +64,8 @@ static const char cand_sql[] =
     " ELSE 'host:' || ifnull(r.host_id, '-') || ' device:' ||"
     " ifnull(r.device_id, '-') END AS series,"
     " date(r.started_at, 'weekday 0', '-6 days'), " CAND_STATUS ","
-    " (SELECT json_group_array(name) FROM"
-    " (SELECT b.name FROM baseline b WHERE b.run_id = r.id"
-    " UNION SELECT b.name FROM baseline_run br"
-    " JOIN baseline b ON b.id = br.baseline_id"
-    " WHERE br.run_id = r.id)),"
+    " EXISTS (SELECT 1 FROM baseline b WHERE b.run_id = r.id)"
+    " OR EXISTS (SELECT 1 FROM baseline_run br WHERE br.run_id = r.id),"
     " EXISTS (SELECT 1 FROM result x JOIN trial t"
     " ON t.result_id = x.id WHERE x.run_id = r.id)"
     " FROM run r"
@@ -87,7 +83,6 @@ static void cands_free(struct cands *c)
 		struct cand *r = &c->v[i];
 		free(r->started_at), free(r->kind), free(r->label);
 		free(r->series), free(r->week), free(r->status);
-		json_decref(r->baselines);
 	}
 	free(c->v);
 	memset(c, 0, sizeof(*c));
@@ -112,10 +107,9 @@ static bool cand_add(struct cands *c, sqlite3_stmt *st)
 	r->series = col_dup(st, 4);
 	r->week = col_dup(st, 5);
 	r->status = col_dup(st, 6);
-	const char *b = (const char *)sqlite3_column_text(st, 7);
-	r->baselines = json_loads(b ? b : "[]", 0, NULL);
+	r->baselined = sqlite3_column_int(st, 7) != 0;
 	r->trials = sqlite3_column_int(st, 8) != 0;
-	return r->kind && r->series && r->baselines;
+	return r->kind && r->series;
 }
 
 static int read_cands(struct ax_db *db, const volatile int *stop,
@@ -146,7 +140,7 @@ static int read_cands(struct ax_db *db, const volatile int *stop,
 /* What keeps r whatever the policy: KEEP_NONE when nothing does. */
 static enum keep protect(const struct cand *r)
 {
-	if (json_array_size(r->baselines) > 0)
+	if (r->baselined)
 		return KEEP_BASELINE;
 	if (strcmp(r->kind, "tune") == 0 || r->trials)
 		return KEEP_TUNE;
@@ -201,11 +195,13 @@ static void decide_named(struct cands *c, const struct ax_db_prune_opts *o)
 	}
 }
 
-/* run_ids that name no run, once each. */
-static json_t *missing_ids(const struct cands *c,
-			   const struct ax_db_prune_opts *o)
+/* run_ids that name no run, once each, into p. */
+static bool missing_ids(const struct cands *c, const struct ax_db_prune_opts *o,
+			struct ax_db_prune_plan *p)
 {
-	json_t *a = json_array();
+	if (o->n_run_ids &&
+	    !(p->missing = calloc((size_t)o->n_run_ids, sizeof(*p->missing))))
+		return false;
 	for (int i = 0; i < o->n_run_ids; i++) {
 		bool found = false, seen = false;
 		for (size_t k = 0; k < c->n && !found; k++)
@@ -213,22 +209,9 @@ static json_t *missing_ids(const struct cands *c,
 		for (int k = 0; k < i && !seen; k++)
 			seen = o->run_ids[k] == o->run_ids[i];
 		if (!found && !seen)
-			json_array_append_new(a, json_integer(o->run_ids[i]));
+			p->missing[p->n_missing++] = o->run_ids[i];
 	}
-	return a;
-}
-
-static json_t *text_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *run_brief(const struct cand *r)
-{
-	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "id", (json_int_t)r->id,
-			 "started_at", text_or_null(r->started_at), "kind",
-			 text_or_null(r->kind), "label", text_or_null(r->label),
-			 "status", text_or_null(r->status));
+	return true;
 }
 
 /* Oldest first: by start time, then id. */
@@ -241,41 +224,83 @@ static int by_start(const void *a, const void *b)
 	return t ? t : (x->id > y->id) - (x->id < y->id);
 }
 
-/* The removed runs, oldest first, and their ids as JSON text. */
-static json_t *removed_runs(const struct cands *c, char **ids_json)
+/* The removed runs into p, oldest first; their texts move from c. */
+static bool removed_runs(struct cands *c, struct ax_db_prune_plan *p)
 {
-	const struct cand **v = calloc(c->n + 1, sizeof(*v));
-	json_t *runs = json_array(), *ids = json_array();
+	struct cand **v = calloc(c->n + 1, sizeof(*v));
+	p->removed = calloc(c->n + 1, sizeof(*p->removed));
+	if (!v || !p->removed) {
+		free(v);
+		return false;
+	}
 	size_t n = 0;
-	for (size_t i = 0; v && i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].keep == KEEP_NONE)
 			v[n++] = &c->v[i];
-	if (v)
-		qsort(v, n, sizeof(*v), by_start);
-	for (size_t i = 0; v && i < n; i++) {
-		json_array_append_new(runs, run_brief(v[i]));
-		json_array_append_new(ids, json_integer(v[i]->id));
+	qsort(v, n, sizeof(*v), by_start);
+	for (size_t i = 0; i < n; i++) {
+		struct ax_db_prune_run *r = &p->removed[i];
+		r->id = v[i]->id;
+		r->started_at = v[i]->started_at, v[i]->started_at = NULL;
+		r->kind = v[i]->kind, v[i]->kind = NULL;
+		r->label = v[i]->label, v[i]->label = NULL;
+		r->status = v[i]->status, v[i]->status = NULL;
 	}
-	*ids_json = v ? json_dumps(ids, JSON_COMPACT) : NULL;
+	p->n_removed = n;
 	free(v);
-	json_decref(ids);
-	return runs;
+	return true;
 }
 
-/* Named runs that must stay, with why. */
-static json_t *refused_runs(const struct cands *c)
+/* The names of the baselines that use run id, by name, into r. */
+static int baseline_names(struct ax_db *db, int64_t id,
+			  struct ax_db_prune_refusal *r)
 {
-	json_t *a = json_array();
-	for (size_t i = 0; i < c->n; i++) {
-		const struct cand *r = &c->v[i];
-		if (r->named && r->keep != KEEP_NONE)
-			json_array_append_new(
-			    a, json_pack("{s:I, s:s, s:O}", "id",
-					 (json_int_t)r->id, "reason",
-					 keep_names[r->keep], "baselines",
-					 r->baselines));
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(
+	    db,
+	    "SELECT name FROM baseline WHERE run_id = ?1 UNION SELECT b.name"
+	    " FROM baseline_run br JOIN baseline b ON b.id = br.baseline_id"
+	    " WHERE br.run_id = ?1 ORDER BY 1",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char **v =
+		    realloc(r->baselines, (r->n_baselines + 1) * sizeof(*v));
+		char *name = v ? col_dup(st, 0) : NULL;
+		if (v)
+			r->baselines = v;
+		if (!name) {
+			sqlite3_finalize(st);
+			return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+		}
+		r->baselines[r->n_baselines++] = name;
 	}
-	return a;
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0
+				 : ax_dbi_fail_sql(db, rc, "reading baselines");
+}
+
+/* Named runs that must stay, with why, into p. */
+static int refused_runs(struct ax_db *db, const struct cands *c,
+			struct ax_db_prune_plan *p)
+{
+	int rc = 0;
+	p->refused = calloc(c->n + 1, sizeof(*p->refused));
+	if (!p->refused)
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	for (size_t i = 0; i < c->n && !rc; i++) {
+		const struct cand *r = &c->v[i];
+		if (!r->named || r->keep == KEEP_NONE)
+			continue;
+		struct ax_db_prune_refusal *f = &p->refused[p->n_refused++];
+		f->id = r->id;
+		f->reason = (enum ax_db_prune_reason)r->keep;
+		if (r->keep == KEEP_BASELINE)
+			rc = baseline_names(db, r->id, f);
+	}
+	return rc;
 }
 
 /*
@@ -294,66 +319,76 @@ static const char count_sql[] =
     " (SELECT count(*) FROM ser),"
     " (SELECT count(*) FROM telemetry_sample t WHERE t.series_id IN ser)";
 
-static int count_removed(struct ax_db *db, const char *ids, json_t *removed)
+/* The ids of p's removed runs as a JSON array's text, for json_each;
+ * NULL when out of memory (sqlite3_free it). */
+static char *removed_ids(const struct ax_db_prune_plan *p)
 {
-	static const char *const keys[] = {
-	    "results", "samples", "telemetry_series", "telemetry_readings"};
+	sqlite3_str *s = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(s, 1, '[');
+	for (size_t i = 0; i < p->n_removed; i++)
+		sqlite3_str_appendf(s, "%s%lld", i ? "," : "",
+				    (long long)p->removed[i].id);
+	sqlite3_str_appendchar(s, 1, ']');
+	if (sqlite3_str_errcode(s) != SQLITE_OK) {
+		sqlite3_free(sqlite3_str_finish(s));
+		return NULL;
+	}
+	return sqlite3_str_finish(s);
+}
+
+static int count_removed(struct ax_db *db, struct ax_db_prune_plan *p)
+{
+	char *ids = removed_ids(p);
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db, count_sql, &st);
-	if (rc)
+	int rc = ids ? ax_dbi_prepare(db, count_sql, &st)
+		     : ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	if (rc) {
+		sqlite3_free(ids);
 		return rc;
-	sqlite3_bind_text(st, 1, ids, -1, SQLITE_TRANSIENT);
+	}
+	sqlite3_bind_text(st, 1, ids, -1, sqlite3_free);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		return ax_dbi_fail_sql(db, rc, "counting what the runs hold");
 	}
-	for (int i = 0; i < 4; i++)
-		json_object_set_new(removed, keys[i],
-				    json_integer(sqlite3_column_int64(st, i)));
+	p->results = sqlite3_column_int64(st, 0);
+	p->samples = sqlite3_column_int64(st, 1);
+	p->telemetry_series = sqlite3_column_int64(st, 2);
+	p->telemetry_readings = sqlite3_column_int64(st, 3);
 	sqlite3_finalize(st);
 	return 0;
 }
 
-static json_t *kept_by(const struct cands *c)
+static void count_kept(const struct cands *c, struct ax_db_prune_plan *p)
 {
-	json_int_t n[N_KEEP] = {0};
-	json_t *o = json_object();
+	int64_t n[N_KEEP] = {0};
 	for (size_t i = 0; i < c->n; i++)
 		n[c->v[i].keep]++;
-	for (int k = KEEP_NONE + 1; k < N_KEEP; k++)
-		json_object_set_new(o, keep_names[k], json_integer(n[k]));
-	return o;
+	p->kept_by.baseline = n[KEEP_BASELINE];
+	p->kept_by.tune = n[KEEP_TUNE];
+	p->kept_by.running = n[KEEP_RUNNING];
+	p->kept_by.last = n[KEEP_LAST];
+	p->kept_by.weekly = n[KEEP_WEEKLY];
+	p->kept_by.not_named = n[KEEP_NOT_NAMED];
 }
 
-/* The document of ax_db_prune_plan from decided runs. */
-static int plan_doc(struct ax_db *db, const struct cands *c,
-		    const struct ax_db_prune_opts *o, json_t **out)
+/* The plan of ax_db_prune_plan from decided runs (whose removed runs'
+ * texts move into it). */
+static int plan_of(struct ax_db *db, struct cands *c,
+		   const struct ax_db_prune_opts *o, struct ax_db_prune_plan *p)
 {
-	char *ids = NULL;
-	json_t *runs = removed_runs(c, &ids);
-	json_t *removed = json_pack("{s:o}", "runs", runs);
-	size_t gone = json_array_size(runs);
-	int rc = ids && removed ? count_removed(db, ids, removed)
-				: ax_dbi_fail(db, AX_ENOMEM, "out of memory");
-	free(ids);
-	json_t *doc = json_pack(
-	    "{s:I, s:I, s:o, s:o, s:o, s:o}", "total", (json_int_t)c->n, "kept",
-	    (json_int_t)(c->n - gone), "kept_by", kept_by(c), "removed",
-	    removed, "refused", refused_runs(c), "missing",
-	    o->run_ids ? missing_ids(c, o) : json_array());
-	if (!rc && !doc)
-		rc = ax_dbi_fail(db, AX_ENOMEM, "out of memory");
-	if (rc) {
-		json_decref(doc);
-		return rc;
-	}
-	*out = doc;
-	return 0;
+	p->total = (int64_t)c->n;
+	count_kept(c, p);
+	if (!removed_runs(c, p) || (o->run_ids && !missing_ids(c, o, p)))
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	p->kept = p->total - (int64_t)p->n_removed;
+	int rc = count_removed(db, p);
+	return rc ? rc : refused_runs(db, c, p);
 }
 
 static int plan(struct ax_db *db, const struct ax_db_prune_opts *o,
-		json_t **out)
+		struct ax_db_prune_plan **out)
 {
 	struct cands c = {0};
 	*out = NULL;
@@ -361,22 +396,84 @@ static int plan(struct ax_db *db, const struct ax_db_prune_opts *o,
 		return ax_dbi_fail(db, AX_EINVAL,
 				   "keep_last must be at least 1 (got %d)",
 				   o->keep_last);
-	int rc = read_cands(db, o->stop, &c);
+	struct ax_db_prune_plan *p = calloc(1, sizeof(*p));
+	int rc = p ? read_cands(db, o->stop, &c)
+		   : ax_dbi_fail(db, AX_ENOMEM, "out of memory");
 	if (!rc) {
 		if (o->run_ids)
 			decide_named(&c, o);
 		else
 			decide_policy(&c, o);
-		rc = plan_doc(db, &c, o, out);
+		rc = plan_of(db, &c, o, p);
 	}
 	cands_free(&c);
-	return rc;
+	if (rc) {
+		ax_db_prune_plan_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
 }
 
 int ax_db_prune_plan(struct ax_db *db, const struct ax_db_prune_opts *o,
-		     json_t **out)
+		     struct ax_db_prune_plan **out)
 {
 	return plan(db, o, out);
+}
+
+void ax_db_prune_plan_free(struct ax_db_prune_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n_removed; i++) {
+		struct ax_db_prune_run *r = &p->removed[i];
+		free(r->started_at), free(r->kind), free(r->label);
+		free(r->status);
+	}
+	for (size_t i = 0; i < p->n_refused; i++) {
+		for (size_t k = 0; k < p->refused[i].n_baselines; k++)
+			free(p->refused[i].baselines[k]);
+		free(p->refused[i].baselines);
+	}
+	free(p->removed);
+	free(p->refused);
+	free(p->missing);
+	free(p);
+}
+
+/* The policy as the document says it: what o asked for. */
+static json_t *policy_json(const struct ax_db_prune_opts *o)
+{
+	if (!o->run_ids)
+		return json_pack("{s:s, s:i, s:b, s:n}", "mode", "retention",
+				 "keep_last", o->keep_last, "weekly", o->weekly,
+				 "run_ids");
+	json_t *ids = json_array();
+	for (int i = 0; i < o->n_run_ids; i++)
+		json_array_append_new(ids, json_integer(o->run_ids[i]));
+	return json_pack("{s:s, s:n, s:n, s:o}", "mode", "runs", "keep_last",
+			 "weekly", "run_ids", ids);
+}
+
+json_t *ax_db_prune_json(const struct ax_db_prune_plan *p,
+			 const struct ax_db_prune_opts *o, bool dry_run)
+{
+	json_t *ids = json_array();
+	for (size_t i = 0; i < p->n_removed; i++)
+		json_array_append_new(ids, json_integer(p->removed[i].id));
+	return json_pack(
+	    "{s:b, s:o, s:I, s:{s:I, s:I, s:I, s:I, s:I, s:I},"
+	    " s:{s:o, s:I, s:I, s:I, s:I}}",
+	    "dry_run", dry_run, "policy", policy_json(o), "kept",
+	    (json_int_t)p->kept, "kept_by", "baseline",
+	    (json_int_t)p->kept_by.baseline, "tune",
+	    (json_int_t)p->kept_by.tune, "running",
+	    (json_int_t)p->kept_by.running, "last", (json_int_t)p->kept_by.last,
+	    "weekly", (json_int_t)p->kept_by.weekly, "not_named",
+	    (json_int_t)p->kept_by.not_named, "removed", "runs", ids, "results",
+	    (json_int_t)p->results, "samples", (json_int_t)p->samples,
+	    "telemetry_series", (json_int_t)p->telemetry_series,
+	    "telemetry_readings", (json_int_t)p->telemetry_readings);
 }
 
 /* The cascades do the work, so a connection without foreign keys would
@@ -397,29 +494,23 @@ static int check_foreign_keys(struct ax_db *db)
 				db->path);
 }
 
-/* Delete the runs of doc, one statement each, so that Ctrl-C is seen
+/* Delete the runs of p, one statement each, so that Ctrl-C is seen
  * between runs. */
-static int delete_runs(struct ax_db *db, const json_t *runs,
+static int delete_runs(struct ax_db *db, const struct ax_db_prune_plan *p,
 		       const volatile int *stop)
 {
 	sqlite3_stmt *st;
 	int rc = ax_dbi_prepare(db, "DELETE FROM run WHERE id = ?", &st);
-	size_t i;
-	json_t *r;
-	json_array_foreach(runs, i, r)
-	{
+	for (size_t i = 0; !rc && i < p->n_removed; i++) {
 		if (stop && *stop) {
 			rc = AX_EINTR;
 			break;
 		}
 		sqlite3_reset(st);
-		sqlite3_bind_int64(
-		    st, 1, json_integer_value(json_object_get(r, "id")));
+		sqlite3_bind_int64(st, 1, p->removed[i].id);
 		int s = sqlite3_step(st);
-		if (s != SQLITE_DONE) {
+		if (s != SQLITE_DONE)
 			rc = ax_dbi_fail_sql(db, s, "deleting a run");
-			break;
-		}
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -433,35 +524,26 @@ static int interrupted(struct ax_db *db)
 			   db->path);
 }
 
-/* Refused or missing named runs found inside the transaction: the
- * database changed since the caller looked. */
-static bool named_trouble(const json_t *doc)
-{
-	return json_array_size(json_object_get(doc, "refused")) > 0 ||
-	       json_array_size(json_object_get(doc, "missing")) > 0;
-}
-
 int ax_db_prune(struct ax_db *db, const struct ax_db_prune_opts *o,
-		json_t **out)
+		struct ax_db_prune_plan **out)
 {
-	json_t *doc = NULL;
+	struct ax_db_prune_plan *p = NULL;
 	*out = NULL;
 	int rc = check_foreign_keys(db);
 	if (rc || (rc = ax_dbi_begin(db)))
 		return rc;
-	if ((rc = plan(db, o, &doc)))
+	if ((rc = plan(db, o, &p)))
 		return ax_dbi_rollback(db, rc);
-	if (named_trouble(doc))
+	/* Refused or missing named runs found inside the transaction: the
+	 * database changed since the caller looked. */
+	if (p->n_refused || p->n_missing)
 		rc = ax_dbi_fail(db, AX_EINVAL,
 				 "%s: a named run is gone or is now kept (a "
 				 "baseline, a tuning session or a running "
 				 "run); nothing was removed; look again",
 				 db->path);
-	if (!rc) {
-		const json_t *runs =
-		    json_object_get(json_object_get(doc, "removed"), "runs");
-		rc = delete_runs(db, runs, o->stop);
-	}
+	if (!rc)
+		rc = delete_runs(db, p, o->stop);
 	if (!rc && o->stop && *o->stop)
 		rc = AX_EINTR;
 	if (rc == AX_EINTR)
@@ -469,10 +551,10 @@ int ax_db_prune(struct ax_db *db, const struct ax_db_prune_opts *o,
 	if (!rc)
 		rc = ax_dbi_commit(db);
 	if (rc) {
-		json_decref(doc);
+		ax_db_prune_plan_free(p);
 		return ax_dbi_rollback(db, rc);
 	}
-	*out = doc;
+	*out = p;
 	return 0;
 }
 
