@@ -5,38 +5,36 @@
 #include "core/topo.h"
 #include "core/vk.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
-/* The device document with its locality, when the topology is known. */
-static json_t *device_json(const struct ax_vk_device_info *d,
-			   const struct ax_topo *topo)
+/* The device's locality, when the topology is known (NULL when not). */
+static const struct ax_topo_locality *
+device_locality(const struct ax_vk_device_info *d, const struct ax_topo *topo,
+		struct ax_topo_locality *loc)
 {
-	json_t *o = ax_vk_device_json(d);
-	if (o && topo) {
+	if (!topo)
+		return NULL;
+	ax_topo_locality(topo, d->pci_bus_id[0] ? d->pci_bus_id : NULL, loc);
+	return loc;
+}
+
+/* --json: the device document with its locality. */
+static void print_json(const struct ax_vk_instance *inst,
+		       const struct ax_topo *topo)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < ax_vk_device_count(inst); i++) {
+		const struct ax_vk_device_info *d = ax_vk_device_info(inst, i);
 		struct ax_topo_locality loc;
-		ax_topo_locality(topo, d->pci_bus_id[0] ? d->pci_bus_id : NULL,
-				 &loc);
-		json_object_set_new(o, "locality", ax_topo_locality_json(&loc));
+		json_t *o = ax_vk_device_json(d);
+		if (o && device_locality(d, topo, &loc))
+			json_object_set_new(o, "locality",
+					    ax_topo_locality_json(&loc));
+		json_array_append_new(a, o);
 	}
-	return o;
-}
-
-/* A string of the device document, for the terminal: the driver's text
- * is shown with control characters and bidirectional overrides escaped. */
-static const char *str(const json_t *o, const char *key)
-{
-	return ax_term(json_string_value(json_object_get(o, key)));
-}
-
-static long long num(const json_t *o, const char *key)
-{
-	return (long long)json_number_value(json_object_get(o, key));
-}
-
-static const char *yes_no(const json_t *o, const char *key)
-{
-	return json_is_true(json_object_get(o, key)) ? "yes" : "no";
+	json_dumpf(a, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(a);
 }
 
 static void print_size(const char *label, double bytes)
@@ -44,126 +42,104 @@ static void print_size(const char *label, double bytes)
 	printf("    %-28s %.1f MiB\n", label, bytes / (1024.0 * 1024.0));
 }
 
-static void print_memory(const json_t *d)
+static void print_memory(const struct ax_vk_device_info *d)
 {
-	const json_t *mem = json_object_get(d, "memory");
-	const json_t *heaps = json_object_get(mem, "heaps"), *h;
-	size_t i;
-	json_array_foreach(heaps, i, h)
-	{
+	for (uint32_t i = 0; i < d->memory.memoryHeapCount; i++) {
 		char label[48];
-		snprintf(label, sizeof(label), "memory heap %zu%s", i,
-			 json_is_true(json_object_get(h, "device_local"))
-			     ? " (device)"
-			     : "");
-		print_size(label,
-			   json_number_value(json_object_get(h, "size")));
+		snprintf(label, sizeof(label), "memory heap %u%s", i,
+			 ax_vk_heap_device_local(d, i) ? " (device)" : "");
+		print_size(label, (double)d->memory.memoryHeaps[i].size);
 	}
-	printf("    %-28s %zu types\n", "memory types",
-	       json_array_size(json_object_get(mem, "types")));
+	printf("    %-28s %u types\n", "memory types",
+	       d->memory.memoryTypeCount);
 }
 
-static void print_queues(const json_t *d)
+static void print_queues(const struct ax_vk_device_info *d)
 {
-	const json_t *q;
-	size_t i;
-	json_array_foreach(json_object_get(d, "queue_families"), i, q)
-	{
-		char flags[64] = "";
-		const json_t *f;
-		size_t k;
-		json_array_foreach(json_object_get(q, "flags"), k, f) snprintf(
-		    flags + strlen(flags), sizeof(flags) - strlen(flags),
-		    "%s%s", k ? " " : "", json_string_value(f));
-		printf("    queue family %-15zu %s x%lld\n", i, flags,
-		       num(q, "count"));
+	for (uint32_t i = 0; i < d->n_queue_families; i++) {
+		const struct ax_vk_queue_family *q = &d->queue_families[i];
+		char flags[64];
+		ax_vk_queue_flags_text(q->flags, flags, sizeof(flags));
+		printf("    queue family %-15u %s x%u\n", i, flags, q->count);
 	}
 }
 
-static void print_limits(const json_t *d)
+static const char *yes_no(bool b) { return b ? "yes" : "no"; }
+
+static void print_limits(const struct ax_vk_device_info *d)
 {
-	const json_t *l = json_object_get(d, "limits");
-	const json_t *size = json_object_get(l, "max_workgroup_size");
-	const json_t *feat = json_object_get(d, "features");
-	printf("    %-28s %lld\n", "subgroup size", num(d, "subgroup_size"));
-	printf("    %-28s %lld bytes\n", "shared memory",
-	       num(l, "max_shared_memory"));
-	printf("    %-28s %lld (size %lld x %lld x %lld)\n",
-	       "workgroup invocations", num(l, "max_invocations"),
-	       (long long)json_integer_value(json_array_get(size, 0)),
-	       (long long)json_integer_value(json_array_get(size, 1)),
-	       (long long)json_integer_value(json_array_get(size, 2)));
-	print_size(
-	    "maxStorageBufferRange",
-	    json_number_value(json_object_get(l, "max_storage_buffer_range")));
+	const uint32_t *size = d->limits.maxComputeWorkGroupSize;
+	printf("    %-28s %u\n", "subgroup size", d->subgroup_size);
+	printf("    %-28s %u bytes\n", "shared memory",
+	       d->limits.maxComputeSharedMemorySize);
+	printf("    %-28s %u (size %u x %u x %u)\n", "workgroup invocations",
+	       d->limits.maxComputeWorkGroupInvocations, size[0], size[1],
+	       size[2]);
+	print_size("maxStorageBufferRange",
+		   (double)d->limits.maxStorageBufferRange);
 	print_size("maxMemoryAllocationSize",
-		   json_number_value(
-		       json_object_get(l, "max_memory_allocation_size")));
+		   (double)d->max_memory_allocation_size);
 	printf("    %-28s fp16 %s, int8 %s, cooperative matrix %s "
 	       "(KHR) %s (NV)\n",
-	       "features", yes_no(feat, "fp16"), yes_no(feat, "int8"),
-	       yes_no(feat, "cooperative_matrix"),
-	       yes_no(feat, "cooperative_matrix_nv"));
+	       "features", yes_no(d->fp16_arith), yes_no(d->int8_arith),
+	       yes_no(d->coopmat), yes_no(d->coopmat_nv));
 	printf("    %-28s %s (period %.3g ns)\n", "timestamps",
-	       yes_no(feat, "timestamps"),
-	       json_number_value(json_object_get(l, "timestamp_period_ns")));
+	       yes_no(d->timestamps), (double)d->limits.timestampPeriod);
 }
 
 /* One line per shape: what kernel=coopmat's cm_m/cm_n/cm_k can be. */
-static void print_coopmat(const json_t *d)
+static void print_coopmat(const struct ax_vk_device_info *d)
 {
-	const json_t *shapes = json_object_get(d, "cooperative_matrix_shapes");
-	size_t i;
-	const json_t *c;
-	json_array_foreach(shapes, i, c)
-	{
-		printf("    %-28s %lldx%lldx%lld  A %s B %s C %s D %s  %s "
+	for (uint32_t i = 0; i < d->n_coopmat_nv; i++) {
+		const struct ax_vk_coopmat_shape *c = &d->coopmat_nv_shapes[i];
+		printf("    %-28s %ux%ux%u  A %s B %s C %s D %s  %s "
 		       "scope (%s)\n",
-		       i ? "" : "cooperative-matrix shapes", num(c, "m"),
-		       num(c, "n"), num(c, "k"), str(c, "a"), str(c, "b"),
-		       str(c, "c"), str(c, "d"), str(c, "scope"),
-		       str(c, "extension"));
+		       i ? "" : "cooperative-matrix shapes", c->m, c->n, c->k,
+		       ax_vk_component_type_name(c->a),
+		       ax_vk_component_type_name(c->b),
+		       ax_vk_component_type_name(c->c),
+		       ax_vk_component_type_name(c->d),
+		       ax_vk_scope_name(c->scope), AX_VK_COOPMAT_NV_EXT);
 	}
 }
 
-static void print_locality(const json_t *d)
+static void print_locality(const struct ax_topo_locality *loc)
 {
-	const json_t *loc = json_object_get(d, "locality");
-	if (!loc)
-		return;
-	const json_t *nodes = json_object_get(loc, "numa_nodes");
-	bool whole = json_is_true(json_object_get(loc, "whole_machine"));
-	printf("    %-28s NUMA %s, CPUs %s (%lld cores)%s%s\n", "locality",
-	       json_is_string(nodes) && *json_string_value(nodes)
-		   ? json_string_value(nodes)
-		   : "unknown",
-	       str(loc, "cpuset"), num(loc, "cores"),
-	       whole ? ": whole machine - " : "",
-	       whole ? str(loc, "reason") : "");
+	printf("    %-28s NUMA %s, CPUs %s (%d cores)%s%s\n", "locality",
+	       loc->numa_nodes[0] ? loc->numa_nodes : "unknown",
+	       ax_term(loc->cpuset), loc->cores,
+	       loc->whole_machine ? ": whole machine - " : "",
+	       loc->whole_machine ? ax_term(loc->reason) : "");
 }
 
-/* The text view, from the same document as --json. */
-static void print_device(const json_t *d)
+/* The text view, from the struct --json is written from; the driver's
+ * text is shown with control characters and bidirectional overrides
+ * escaped. */
+static void print_device(const struct ax_vk_device_info *d,
+			 const struct ax_topo_locality *loc)
 {
-	printf("%lld: %s\n", num(d, "index"), str(d, "name"));
-	printf("    %-28s %s (0x%04llx), device 0x%04llx, %s\n", "vendor",
-	       str(d, "vendor"), num(d, "vendor_id"), num(d, "device_id"),
-	       str(d, "type"));
-	printf("    %-28s %s %s (%s)\n", "driver", str(d, "driver_name"),
-	       str(d, "driver_version"), str(d, "driver_info"));
-	printf("    %-28s %s\n", "Vulkan API", str(d, "api_version"));
-	printf("    %-28s %s\n", "device UUID", str(d, "device_uuid"));
-	printf("    %-28s %s\n", "driver UUID", str(d, "driver_uuid"));
+	char api[32];
+	ax_vk_api_version_text(d->api_version, api, sizeof(api));
+	printf("%d: %s\n", d->index, ax_term(d->name));
+	printf("    %-28s %s (0x%04x), device 0x%04x, %s\n", "vendor",
+	       d->vendor, d->vendor_id, d->device_id,
+	       ax_vk_device_type_name(d->type));
+	printf("    %-28s %s %s (%s)\n", "driver", ax_term(d->driver_name),
+	       d->driver_version_text, ax_term(d->driver_info));
+	printf("    %-28s %s\n", "Vulkan API", api);
+	printf("    %-28s %s\n", "device UUID", d->device_uuid);
+	printf("    %-28s %s\n", "driver UUID", d->driver_uuid);
 	printf("    %-28s %s\n", "PCI bus id",
-	       json_is_string(json_object_get(d, "pci_bus_id"))
-		   ? str(d, "pci_bus_id")
+	       d->pci_bus_id[0]
+		   ? d->pci_bus_id
 		   : "none (the driver does not report a PCI bus id)");
-	printf("    %-28s %s\n", "fingerprint", str(d, "fingerprint"));
+	printf("    %-28s %s\n", "fingerprint", d->fingerprint);
 	print_memory(d);
 	print_queues(d);
 	print_limits(d);
 	print_coopmat(d);
-	print_locality(d);
+	if (loc)
+		print_locality(loc);
 }
 
 extern const struct ax_cli_cmd ax_cmd_devices;
@@ -185,19 +161,15 @@ static int devices_main(struct ax_app *app, int argc, char **argv)
 	char err[256];
 	if (ax_topo_create(&topo, err, sizeof(err)))
 		fprintf(stderr, "axbench: no topology: %s\n", err);
-	json_t *a = json_array();
-	for (int i = 0; i < ax_vk_device_count(inst); i++)
-		json_array_append_new(
-		    a, device_json(ax_vk_device_info(inst, i), topo));
-	if (app->json) {
-		json_dumpf(a, stdout, JSON_INDENT(2));
-		putchar('\n');
-	} else {
-		size_t i;
-		json_t *d;
-		json_array_foreach(a, i, d) print_device(d);
-	}
-	json_decref(a);
+	if (app->json)
+		print_json(inst, topo);
+	else
+		for (int i = 0; i < ax_vk_device_count(inst); i++) {
+			const struct ax_vk_device_info *d =
+			    ax_vk_device_info(inst, i);
+			struct ax_topo_locality loc;
+			print_device(d, device_locality(d, topo, &loc));
+		}
 	ax_topo_destroy(topo);
 	return AX_EXIT_OK;
 }

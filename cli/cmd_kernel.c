@@ -170,14 +170,21 @@ static void print_error(const struct ax_runner_result *r)
 	} while (*p && *++p);
 }
 
+/* What the case was verified against, as the kernel suite's describe()
+ * says it (the runner keeps that only as the stored document); NULL when
+ * the case never got that far. */
+static const char *verified_against(const struct ax_runner_result *r)
+{
+	return json_string_value(json_object_get(r->extra, "verified_against"));
+}
+
 static void print_text(const struct ax_suite *s, const struct ax_params *p,
 		       const char *device, const struct ax_runner_result *r)
 {
 	char label[512];
 	ax_params_label(p, 0, label, sizeof(label));
 	printf("  device: %s\n  case: %s\n", device, label);
-	const char *against =
-	    json_string_value(json_object_get(r->extra, "verified_against"));
+	const char *against = verified_against(r);
 	if (r->outcome == AX_CASE_OK)
 		printf("  ok: verified against %s; median %.4g %s over %d "
 		       "samples; compile %.1f ms; SPIR-V %s\n",
@@ -189,27 +196,27 @@ static void print_text(const struct ax_suite *s, const struct ax_params *p,
 		print_error(r);
 }
 
+/* A string, or null where there is none: every key of the document is
+ * always there, in its place. */
+static json_t *text_or_null(const char *text)
+{
+	return text ? json_string(text) : json_null();
+}
+
 /* docs/JSON.md#kernel-check */
 static void print_json(const struct ax_suite *s, const struct ax_params *p,
 		       const char *device, const struct ax_runner_result *r)
 {
 	bool ok = r->outcome == AX_CASE_OK;
-	json_t *extra = r->extra;
 	json_t *doc = json_pack(
-	    "{s:s, s:s, s:s, s:o, s:s, s:s?, s:O?, s:o, s:i, s:f, s:s?}",
-	    "suite", s->name, "unit", s->unit, "device", device, "params",
+	    "{s:s, s:s, s:s, s:o, s:s, s:o, s:o, s:o, s:i, s:f, s:o}", "suite",
+	    s->name, "unit", s->unit, "device", device, "params",
 	    ax_params_json(p), "status", r->status_text, "error",
-	    ok ? NULL : r->error, "verified_against",
-	    json_object_get(extra, "verified_against"), "median",
+	    text_or_null(ok ? NULL : r->error), "verified_against",
+	    text_or_null(verified_against(r)), "median",
 	    ok ? json_real(r->summary.median) : json_null(), "samples", r->n,
 	    "compile_ms", r->compile_ms, "spirv_hash",
-	    r->shader_hash[0] ? r->shader_hash : NULL);
-	if (!json_object_get(doc, "verified_against"))
-		json_object_set_new(doc, "verified_against", json_null());
-	if (!json_object_get(doc, "error"))
-		json_object_set_new(doc, "error", json_null());
-	if (!json_object_get(doc, "spirv_hash"))
-		json_object_set_new(doc, "spirv_hash", json_null());
+	    text_or_null(r->shader_hash[0] ? r->shader_hash : NULL));
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(doc);

@@ -96,23 +96,19 @@ static json_t *suite_json(const struct ax_suite *s)
 	return o;
 }
 
-/* "compute-peak, workload", or "none": the suite document's roles. */
+/* "compute-peak, workload", or "none": the suite's roles, in the order
+ * of their bits, as the suite document lists them (app/suite_doc.c). */
 static void roles_text(const struct ax_suite *s, char *buf, size_t len)
 {
-	json_t *entry = ax_app_suite_entry(s);
-	const json_t *role;
-	size_t i, used = 0;
+	size_t used = 0;
 	buf[0] = '\0';
-	json_array_foreach(json_object_get(entry, "roles"), i, role)
-	{
-		if (used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-						 used ? ", " : "",
-						 json_string_value(role));
-	}
+	for (unsigned bit = 1; bit && bit <= s->roles && used < len; bit <<= 1)
+		if ((s->roles & bit) && ax_role_name((enum ax_role)bit))
+			used += (size_t)snprintf(
+			    buf + used, len - used, "%s%s", used ? ", " : "",
+			    ax_role_name((enum ax_role)bit));
 	if (!buf[0])
 		snprintf(buf, len, "none");
-	json_decref(entry);
 }
 
 /* Each line of text, after prefix. */

@@ -105,8 +105,28 @@ int ax_vk_select(const struct ax_vk_instance *inst, const char *sel, int *index,
 		 char *err, size_t errlen);
 
 /* Everything `devices --json` says about a device but its locality (a
- * new reference): the device row stores it, `devices` prints it. */
+ * new reference): the device row stores it, `devices --json` prints it. */
 json_t *ax_vk_device_json(const struct ax_vk_device_info *info);
+
+/*
+ * The words of that document, for views that read the struct itself
+ * (the `devices` table): each is what ax_vk_device_json writes, so the
+ * table and the document cannot drift apart, and callers outside core/
+ * never name a Vulkan constant.
+ */
+/* The extension the cooperative-matrix shapes come from. */
+#define AX_VK_COOPMAT_NV_EXT VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME
+/* "1.3.230" for a packed API version. */
+void ax_vk_api_version_text(uint32_t version, char *buf, size_t len);
+/* Whether memory heap `heap` (< info->memory.memoryHeapCount) is
+ * device-local. */
+bool ax_vk_heap_device_local(const struct ax_vk_device_info *info,
+			     uint32_t heap);
+/* A queue family's flags as "graphics compute transfer" (the ones it
+ * has, in that order; "" for none). */
+void ax_vk_queue_flags_text(uint32_t flags, char *buf, size_t len);
+/* "subgroup", "workgroup" ... for a cooperative-matrix shape's scope. */
+const char *ax_vk_scope_name(VkScopeNV scope);
 
 /* The device as core/telemetry names it (vendor, PCI bus id, UUID, CPU or
  * GPU, name): the adapter that keeps Vulkan out of the telemetry module. */

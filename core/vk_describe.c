@@ -261,24 +261,36 @@ void ax_vk_describe_device(VkInstance instance, VkPhysicalDevice phys,
 
 /* ---- the device as JSON (devices --json, the device row) ---------- */
 
+void ax_vk_api_version_text(uint32_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u.%u.%u", VK_API_VERSION_MAJOR(v),
+		 VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+}
+
 static json_t *api_version_json(uint32_t v)
 {
 	char buf[32];
-	snprintf(buf, sizeof(buf), "%u.%u.%u", VK_API_VERSION_MAJOR(v),
-		 VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
+	ax_vk_api_version_text(v, buf, sizeof(buf));
 	return json_string(buf);
 }
 
-static json_t *memory_json(const VkPhysicalDeviceMemoryProperties *m)
+bool ax_vk_heap_device_local(const struct ax_vk_device_info *d, uint32_t heap)
 {
+	return heap < d->memory.memoryHeapCount &&
+	       (d->memory.memoryHeaps[heap].flags &
+		VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0;
+}
+
+static json_t *memory_json(const struct ax_vk_device_info *d)
+{
+	const VkPhysicalDeviceMemoryProperties *m = &d->memory;
 	json_t *heaps = json_array(), *types = json_array();
 	for (uint32_t i = 0; i < m->memoryHeapCount; i++)
 		json_array_append_new(
-		    heaps, json_pack("{s:I,s:b}", "size",
-				     (json_int_t)m->memoryHeaps[i].size,
-				     "device_local",
-				     (m->memoryHeaps[i].flags &
-				      VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0));
+		    heaps,
+		    json_pack("{s:I,s:b}", "size",
+			      (json_int_t)m->memoryHeaps[i].size,
+			      "device_local", ax_vk_heap_device_local(d, i)));
 	for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
 		VkMemoryPropertyFlags f = m->memoryTypes[i].propertyFlags;
 		json_array_append_new(
@@ -296,18 +308,40 @@ static json_t *memory_json(const VkPhysicalDeviceMemoryProperties *m)
 	return json_pack("{s:o,s:o}", "heaps", heaps, "types", types);
 }
 
+/* The queue flags a device listing names, in the order it names them. */
+static const struct {
+	VkQueueFlagBits bit;
+	const char *name;
+} queue_flags[] = {
+    {VK_QUEUE_GRAPHICS_BIT, "graphics"},
+    {VK_QUEUE_COMPUTE_BIT, "compute"},
+    {VK_QUEUE_TRANSFER_BIT, "transfer"},
+};
+
+#define N_QUEUE_FLAGS (sizeof(queue_flags) / sizeof(queue_flags[0]))
+
+void ax_vk_queue_flags_text(uint32_t flags, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < N_QUEUE_FLAGS && used < len; i++)
+		if (flags & queue_flags[i].bit)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? " " : "",
+						 queue_flags[i].name);
+}
+
 static json_t *queues_json(const struct ax_vk_device_info *d)
 {
 	json_t *a = json_array();
 	for (uint32_t i = 0; i < d->n_queue_families; i++) {
 		const struct ax_vk_queue_family *q = &d->queue_families[i];
 		json_t *flags = json_array();
-		if (q->flags & VK_QUEUE_GRAPHICS_BIT)
-			json_array_append_new(flags, json_string("graphics"));
-		if (q->flags & VK_QUEUE_COMPUTE_BIT)
-			json_array_append_new(flags, json_string("compute"));
-		if (q->flags & VK_QUEUE_TRANSFER_BIT)
-			json_array_append_new(flags, json_string("transfer"));
+		for (size_t k = 0; k < N_QUEUE_FLAGS; k++)
+			if (q->flags & queue_flags[k].bit)
+				json_array_append_new(
+				    flags, json_string(queue_flags[k].name));
 		json_array_append_new(
 		    a, json_pack("{s:i,s:o,s:i,s:i}", "family", (int)i, "flags",
 				 flags, "count", (int)q->count,
@@ -366,7 +400,7 @@ const char *ax_vk_component_type_name(VkComponentTypeNV t)
 	}
 }
 
-static const char *scope_name(VkScopeNV s)
+const char *ax_vk_scope_name(VkScopeNV s)
 {
 	switch (s) {
 	case VK_SCOPE_DEVICE_NV:
@@ -390,13 +424,13 @@ static json_t *coopmat_json(const struct ax_vk_device_info *d)
 		const struct ax_vk_coopmat_shape *c = &d->coopmat_nv_shapes[i];
 		json_array_append_new(
 		    a, json_pack("{s:s,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:s}",
-				 "extension", "VK_NV_cooperative_matrix", "m",
+				 "extension", AX_VK_COOPMAT_NV_EXT, "m",
 				 (int)c->m, "n", (int)c->n, "k", (int)c->k, "a",
 				 ax_vk_component_type_name(c->a), "b",
 				 ax_vk_component_type_name(c->b), "c",
 				 ax_vk_component_type_name(c->c), "d",
 				 ax_vk_component_type_name(c->d), "scope",
-				 scope_name(c->scope)));
+				 ax_vk_scope_name(c->scope)));
 	}
 	return a;
 }
@@ -420,7 +454,7 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 			    json_integer((json_int_t)d->api_version));
 	json_object_set_new(o, "driver_version_packed",
 			    json_integer((json_int_t)d->driver_version));
-	json_object_set_new(o, "memory", memory_json(&d->memory));
+	json_object_set_new(o, "memory", memory_json(d));
 	json_object_set_new(o, "queue_families", queues_json(d));
 	json_object_set_new(o, "subgroup_size", json_integer(d->subgroup_size));
 	json_object_set_new(o, "limits", limits_json(d));
