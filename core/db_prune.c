@@ -19,6 +19,7 @@
 #include "core/db_admin.h"
 #include "core/error.h"
 
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,20 +321,17 @@ static const char count_sql[] =
     " (SELECT count(*) FROM telemetry_sample t WHERE t.series_id IN ser)";
 
 /* The ids of p's removed runs as a JSON array's text, for json_each;
- * NULL when out of memory (sqlite3_free it). */
+ * NULL when out of memory (free it).  A bound value, never SQL: made with
+ * jansson so that no format builds text for SQLite here
+ * (tests/cli/hostile.bats). */
 static char *removed_ids(const struct ax_db_prune_plan *p)
 {
-	sqlite3_str *s = sqlite3_str_new(NULL);
-	sqlite3_str_appendchar(s, 1, '[');
-	for (size_t i = 0; i < p->n_removed; i++)
-		sqlite3_str_appendf(s, "%s%lld", i ? "," : "",
-				    (long long)p->removed[i].id);
-	sqlite3_str_appendchar(s, 1, ']');
-	if (sqlite3_str_errcode(s) != SQLITE_OK) {
-		sqlite3_free(sqlite3_str_finish(s));
-		return NULL;
-	}
-	return sqlite3_str_finish(s);
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < p->n_removed; i++)
+		json_array_append_new(a, json_integer(p->removed[i].id));
+	char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	return text;
 }
 
 static int count_removed(struct ax_db *db, struct ax_db_prune_plan *p)
@@ -343,10 +341,10 @@ static int count_removed(struct ax_db *db, struct ax_db_prune_plan *p)
 	int rc = ids ? ax_dbi_prepare(db, count_sql, &st)
 		     : ax_dbi_fail(db, AX_ENOMEM, "out of memory");
 	if (rc) {
-		sqlite3_free(ids);
+		free(ids);
 		return rc;
 	}
-	sqlite3_bind_text(st, 1, ids, -1, sqlite3_free);
+	sqlite3_bind_text(st, 1, ids, -1, free);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);

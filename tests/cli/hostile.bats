@@ -118,7 +118,7 @@ EOF
 }
 
 @test "SQL only through prepared statements (source check of core/db*.c)" {
-	DBC=(core/db.c core/db_write.c core/db_read.c core/db_prune.c)
+	DBC=(core/db.c core/db_write.c core/db_read.c core/db_rows.c core/db_prune.c)
 	# Only core/db*.c may talk to SQLite.
 	run grep -rlE 'sqlite3_(exec|prepare|mprintf)' cli core suites tuner reports
 	assert_output --regexp '^(core/db(_[a-z]+)?\.c\s*)+$'
@@ -153,8 +153,15 @@ assert len(calls) >= 8 and not bad, bad
 EOF
 	run grep -hnE 'build_where\([^)]*\)' "${DBC[@]}"
 	bad=$(echo "$output" | grep -v 'static int build_where' |
-	      grep -vE 'build_where\(&?[a-z]+, [A-Z_]+, &?[a-z]+, "[a-z_.]+", (true|false)\)' ||
+	      grep -vE 'build_where\(&?[a-z]+, [A-Z_]+, &?[a-z]+, "[a-z_.]+", (true|false)\)' |
+	      grep -vE 'build_where\(&w, head, f, time_col, runs\)' ||
 	      true)
+	[ -z "$bad" ]
+	# prepare_listing forwards its head to build_where: every call of it
+	# passes a constant head and time column.
+	run grep -hE 'prepare_listing\(db,' "${DBC[@]}"
+	[ "${#lines[@]}" -ge 2 ]
+	bad=$(echo "$output" | grep -vE 'prepare_listing\(db, [A-Z_]+, f, "[a-z_.]+",' || true)
 	[ -z "$bad" ]
 }
 
