@@ -5,62 +5,79 @@
 #include "app/run_exec.h"
 #include "app/run_plan.h"
 #include "core/db.h"
+#include "core/db_rows.h"
 #include "core/vk.h"
 #include "suites/registry.h"
 
-#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Number of ok results of suite. */
-static int ok_results(const json_t *results, const char *suite)
+/* Are two stored values the same: one type, one value?  (It belongs in
+ * core/db_rows.h as ax_db_param_equal; reports/recommend_internal.h has
+ * the same test.) */
+static bool same_value(const struct ax_db_param *a, const struct ax_db_param *b)
 {
-	size_t i;
+	if (a->type != b->type)
+		return false;
+	if (a->type == AX_DB_VALUE_INT)
+		return a->i == b->i;
+	if (a->type == AX_DB_VALUE_TEXT || a->type == AX_DB_VALUE_OTHER)
+		return a->text && b->text ? !strcmp(a->text, b->text)
+					  : a->text == b->text;
+	return a->type == AX_DB_VALUE_NULL || a->num == b->num;
+}
+
+static bool ok_of(const struct ax_db_result_row *r, const char *suite)
+{
+	return r->ok && r->suite && !strcmp(r->suite, suite);
+}
+
+/* Number of ok results of suite. */
+static int ok_results(const struct ax_db_results *results, const char *suite)
+{
 	int ok = 0;
-	const json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		const char *st =
-		    json_string_value(json_object_get(r, "status"));
-		const char *su = json_string_value(json_object_get(r, "suite"));
-		ok += st && su && !strcmp(st, "ok") && !strcmp(su, suite);
-	}
+	for (size_t i = 0; i < results->n; i++)
+		ok += ok_of(results->v[i], suite);
 	return ok;
 }
 
-/* Distinct values of parameter key among ok results of suite. */
-static int distinct_values(const json_t *results, const char *suite,
-			   const char *key)
+/* Distinct values of parameter key among ok results of suite: values of
+ * one type that are equal count once (1 and 1.0 count twice, as stored
+ * JSON tells them apart). */
+static int distinct_values(const struct ax_db_results *results,
+			   const char *suite, const char *key)
 {
-	json_t *seen = json_object();
-	size_t i;
-	const json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		const char *st =
-		    json_string_value(json_object_get(r, "status"));
-		const char *su = json_string_value(json_object_get(r, "suite"));
-		if (!st || !su || strcmp(st, "ok") || strcmp(su, suite))
+	const struct ax_db_param **seen = NULL;
+	int n = 0;
+	for (size_t i = 0; i < results->n; i++) {
+		const struct ax_db_param *v =
+		    ax_db_param_find(&results->v[i]->params, key);
+		if (!v || !ok_of(results->v[i], suite))
 			continue;
-		char *v = json_dumps(
-		    json_object_get(json_object_get(r, "params"), key),
-		    JSON_ENCODE_ANY);
-		if (v)
-			json_object_set_new(seen, v, json_true());
-		free(v);
+		int j = 0;
+		while (j < n && !same_value(seen[j], v))
+			j++;
+		if (j < n)
+			continue;
+		const struct ax_db_param **grown =
+		    realloc(seen, (size_t)(n + 1) * sizeof(*seen));
+		if (!grown)
+			break;
+		seen = grown;
+		seen[n++] = v;
 	}
-	int n = (int)json_object_size(seen);
-	json_decref(seen);
+	free(seen);
 	return n;
 }
 
 /* A suite is missing when the rules that read it lack what they need:
  * the sweeps its recommend_needs declare (three chunk sizes for
  * transfer, three batch sizes for conv...), or one result. */
-static bool suite_missing(const json_t *results, const struct ax_suite *s)
+static bool suite_missing(const struct ax_db_results *results,
+			  const struct ax_suite *s)
 {
 	for (const struct ax_suite_need *n = s->recommend_needs;
 	     n && n->distinct > 0; n++) {
@@ -73,22 +90,20 @@ static bool suite_missing(const json_t *results, const struct ax_suite *s)
 	return false;
 }
 
-/* The selected device's stored results (an empty array when there is no
- * database yet). */
+/* The selected device's stored results (none when there is no database
+ * yet). */
 static int stored_for_device(struct ax_app *app, const char *fingerprint,
-			     json_t **results)
+			     struct ax_db_results *results)
 {
 	struct ax_db *db;
 	struct ax_db_filter f = {.device_fingerprint = fingerprint};
-	*results = NULL;
-	if (access(app->db_path, F_OK) != 0) {
-		*results = json_array();
+	memset(results, 0, sizeof(*results));
+	if (access(app->db_path, F_OK) != 0)
 		return 0;
-	}
 	int rc = ax_app_open_db(app, true, &db);
 	if (rc)
 		return rc;
-	if (ax_db_results(db, &f, results))
+	if (ax_db_result_rows(db, &f, results))
 		rc = ax_app_error(app, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
 	ax_db_close(db);
 	return rc;
@@ -109,16 +124,18 @@ int ax_recommend_measure_missing(struct ax_app *app, const char *label)
 	snprintf(fp, sizeof(fp), "%s",
 		 ax_vk_device_info(inst, idx)->fingerprint);
 	ax_vk_instance_destroy(inst);
-	json_t *results;
-	if ((rc = stored_for_device(app, fp, &results)))
+	struct ax_db_results results;
+	if ((rc = stored_for_device(app, fp, &results))) {
+		ax_db_results_free(&results);
 		return rc;
+	}
 	snprintf(path, sizeof(path), "%s/recommend.yaml", ax_app_config_dir());
 	char *missing[64];
 	int n = 0;
 	for (int i = 0; i < ax_suite_count && n < 64; i++)
-		if (suite_missing(results, ax_suites[i]))
+		if (suite_missing(&results, ax_suites[i]))
 			missing[n++] = (char *)ax_suites[i]->name;
-	json_decref(results);
+	ax_db_results_free(&results);
 	if (n == 0) {
 		if (app->verbosity >= 0)
 			fprintf(stderr,

@@ -39,7 +39,46 @@ static const struct ax_cli_opt recommend_opts[] = {
 
 extern const struct ax_cli_cmd ax_cmd_recommend;
 
-static void topology(const json_t *results, json_t **host, json_t **locs)
+/* Is dev's fingerprint among the first n of devs? */
+static bool device_seen(const struct ax_db_device_row *const *devs, size_t n,
+			const struct ax_db_device_row *dev)
+{
+	for (size_t j = 0; j < n; j++)
+		if (!strcmp(devs[j]->fingerprint, dev->fingerprint))
+			return true;
+	return false;
+}
+
+/* The distinct devices of results by fingerprint, in the order results
+ * first name them (borrowed; free the array).  Devices are few, so a
+ * list will do.  NULL (and *n 0) when out of memory. */
+static const struct ax_db_device_row **
+distinct_devices(const struct ax_db_results *results, size_t *n)
+{
+	const struct ax_db_device_row **devs = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t i = 0; i < results->n; i++) {
+		const struct ax_db_device_row *dev = &results->v[i]->device;
+		if (!dev->fingerprint || device_seen(devs, *n, dev))
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			const struct ax_db_device_row **v =
+			    realloc(devs, cap * sizeof(*v));
+			if (!v)
+				break;
+			devs = v;
+		}
+		devs[(*n)++] = dev;
+	}
+	return devs;
+}
+
+/* The host and the locality of every stored device (by fingerprint), as
+ * core/topo.h's documents: what the recommendation shows of them. */
+static void topology(const struct ax_db_results *results, json_t **host,
+		     json_t **locs)
 {
 	struct ax_topo *t;
 	char err[512];
@@ -50,21 +89,15 @@ static void topology(const json_t *results, json_t **host, json_t **locs)
 		return;
 	}
 	*host = ax_topo_host_json(t);
-	size_t i;
-	json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		json_t *dev = json_object_get(r, "device");
-		const char *fp =
-		    json_string_value(json_object_get(dev, "fingerprint"));
-		if (!fp || json_object_get(*locs, fp))
-			continue;
+	size_t n;
+	const struct ax_db_device_row **devs = distinct_devices(results, &n);
+	for (size_t i = 0; i < n; i++) {
 		struct ax_topo_locality loc;
-		ax_topo_locality(
-		    t, json_string_value(json_object_get(dev, "pci_bus_id")),
-		    &loc);
-		json_object_set_new(*locs, fp, ax_topo_locality_json(&loc));
+		ax_topo_locality(t, devs[i]->pci_bus_id, &loc);
+		json_object_set_new(*locs, devs[i]->fingerprint,
+				    ax_topo_locality_json(&loc));
 	}
+	free(devs);
 	ax_topo_destroy(t);
 }
 
@@ -92,36 +125,68 @@ static int write_out(const struct ax_app *app, const json_t *doc,
 	return 0;
 }
 
-static int recommend_run(struct ax_app *app, const char *format,
-			 const char *path)
+/* Keep the results on the --device selection (NULL or "all": every
+ * one), freeing the others; a selection that keeps none is an error. */
+static int keep_device(const struct ax_app *app, struct ax_db_results *l,
+		       const char *sel)
+{
+	int rc;
+	if (!sel || !strcmp(sel, "all"))
+		return 0;
+	if ((rc = ax_app_check_device(app, sel)))
+		return rc;
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (ax_app_row_on_device(&l->v[i]->device, sel))
+			l->v[n++] = l->v[i];
+		else
+			ax_db_result_row_free(l->v[i]);
+	}
+	l->n = n;
+	return n ? 0 : ax_app_no_device_match(app, sel);
+}
+
+/* The stored results the rules read: on the selected device, with their
+ * byte counts filled in and their parameters typed, as the document
+ * cites them (app/suite_doc.h). */
+static int read_results(struct ax_app *app, struct ax_db_results *results)
 {
 	struct ax_db_filter f = {0};
 	struct ax_db *db;
-	json_t *results = NULL, *host = NULL, *locs = NULL, *doc = NULL;
-	char err[512];
 	int rc = ax_app_db(app, &db);
-	if (rc)
+	if (rc) {
+		memset(results, 0, sizeof(*results));
 		return rc;
-	if (ax_db_results(db, &f, &results))
-		rc = ax_app_error(app, AX_EXIT_STORAGE, "%s", ax_db_errmsg(db));
-	if (!rc)
-		rc = ax_app_filter_device(app, results, app->device_sel);
-	if (!rc)
-		topology(results, &host, &locs);
-	json_t *suites = ax_app_suite_doc();
-	if (!rc) {
-		ax_app_fill_bytes(results);
-		ax_app_type_params(results); /* the document cites them */
 	}
-	if (!rc && ax_recommend_build(results, suites, host, locs,
+	if (ax_db_result_rows(db, &f, results))
+		return ax_app_error(app, AX_EXIT_STORAGE, "%s",
+				    ax_db_errmsg(db));
+	if ((rc = keep_device(app, results, app->device_sel)))
+		return rc;
+	for (size_t i = 0; i < results->n; i++) {
+		ax_app_fill_row_bytes(results->v[i]);
+		ax_app_type_row_params(results->v[i]);
+	}
+	return 0;
+}
+
+static int recommend_run(struct ax_app *app, const char *format,
+			 const char *path)
+{
+	struct ax_db_results results;
+	json_t *host = NULL, *locs = NULL, *doc = NULL;
+	char err[512];
+	int rc = read_results(app, &results);
+	if (!rc)
+		topology(&results, &host, &locs);
+	if (!rc && ax_recommend_build(&results, ax_app_suites(), host, locs,
 				      "axbench " AX_VERSION_STRING, &doc, err,
 				      sizeof(err)))
 		rc = ax_app_error(app, AX_EXIT_FAIL, "%s", err);
-	json_decref(suites);
 	if (!rc)
 		rc = write_out(app, doc, format, path);
 	json_decref(doc);
-	json_decref(results);
+	ax_db_results_free(&results);
 	json_decref(host);
 	json_decref(locs);
 	return rc;

@@ -2,6 +2,10 @@
  * reports/recommend.c - placement and data-loading settings from stored
  * results (rules in reports/recommend.h), and the shell / numactl /
  * Slurm / PyTorch views of them.
+ *
+ * The rules read typed result rows (core/db_rows.h) and the typed suite
+ * document; JSON is what they write: the recommendation document, whose
+ * citations show a result as `results --json` does.
  */
 #include "reports/recommend.h"
 
@@ -25,38 +29,39 @@
 #define MAX_POINTS 64
 #define MAX_PATHS 32
 
+typedef struct ax_db_result_row row_t;
+
 /* The transfer parameters of a result of a transfer-role suite, through
- * the role's contract (core/params.h: ax_role_point). */
-static struct ax_transfer_point xp(const json_t *r)
+ * the role's contract (core/params.h: ax_role_params). */
+static struct ax_transfer_point xp(const row_t *r)
 {
 	struct ax_transfer_point x;
-	ax_role_point(AX_ROLE_TRANSFER, json_object_get(r, "params"), &x);
+	role_point(AX_ROLE_TRANSFER, r, &x);
 	return x;
 }
 
-static bool is_suite(const json_t *r, const char *suite)
+static bool is_suite(const row_t *r, const char *suite)
 {
-	const char *s = str_of(r, "suite");
-	return s && !strcmp(s, suite);
+	return r->suite && !strcmp(r->suite, suite);
 }
 
 /* ---- upload path and chunk size --------------------------------------- */
 
 struct xpoint {
-	json_int_t x; /* chunk, inflight or batch */
-	const json_t *r;
+	int64_t x; /* chunk, inflight or batch */
+	const row_t *r;
 };
 
 struct series {
 	char key[1024];
 	struct xpoint p[MAX_POINTS];
 	int n;
-	const json_t *peak;
+	const row_t *peak;
 };
 
 /* Add r at x to the series called key; a repeated x keeps the newest. */
-static void series_add(struct series *s, int *n, const char *key, json_int_t x,
-		       const json_t *r)
+static void series_add(struct series *s, int *n, const char *key, int64_t x,
+		       const row_t *r)
 {
 	int i = 0;
 	while (i < *n && strcmp(s[i].key, key))
@@ -82,8 +87,8 @@ static void series_add(struct series *s, int *n, const char *key, json_int_t x,
 
 static int by_x(const void *a, const void *b)
 {
-	json_int_t x = ((const struct xpoint *)a)->x;
-	json_int_t y = ((const struct xpoint *)b)->x;
+	int64_t x = ((const struct xpoint *)a)->x;
+	int64_t y = ((const struct xpoint *)b)->x;
 	return (x > y) - (x < y);
 }
 
@@ -108,22 +113,19 @@ static const struct xpoint *knee(const struct series *s, double frac)
 
 /* A host-to-device figure of a transfer-role suite (the caller passes
  * only those results: see with_role()). */
-static bool is_h2d_ok(const json_t *r)
+static bool is_h2d_ok(const row_t *r)
 {
 	const char *dir = xp(r).direction;
-	const char *unit = str_of(r, "unit");
-	return dir && !strcmp(dir, "h2d") && unit && !strcmp(unit, "GB/s") &&
-	       median(r) > 0;
+	return dir && !strcmp(dir, "h2d") && r->unit &&
+	       !strcmp(r->unit, "GB/s") && median(r) > 0;
 }
 
 /* The h2d chunk sweeps, one series per path/source/inflight/total. */
-static int chunk_series(const json_t *rs, struct series *s)
+static int chunk_series(const struct ax_rec_rows *rs, struct series *s)
 {
 	int n = 0;
-	size_t i;
-	json_t *r;
-	json_array_foreach(rs, i, r)
-	{
+	for (size_t i = 0; i < rs->n; i++) {
+		const row_t *r = rs->v[i];
 		char key[256];
 		if (!is_h2d_ok(r))
 			continue;
@@ -163,19 +165,26 @@ static json_t *chunk_fit(const struct series *s, double *chunk90)
 			 "chunk_90_bytes", *chunk90, "points", s->n);
 }
 
-static double perf_per_w(const json_t *r)
+/* NAN where the sensor did not measure it (or no power row). */
+static double perf_per_w(const row_t *r) { return r->power.perf_per_w; }
+
+/* The note of a sweep whose points have no perf/W: the stored reason of
+ * the first point, else why there is none. */
+static json_t *no_power_note(const struct series *s)
 {
-	const json_t *v =
-	    json_object_get(json_object_get(r, "power"), "perf_per_w");
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	const char *why = s->n ? s->p[0].r->power.reason : NULL;
+	return json_pack("{s:s}", "note",
+			 why ? why
+			     : "no power figures stored with these "
+			       "results (measured before telemetry, or "
+			       "without a sensor)");
 }
 
 /*
  * The power-aware note of a sweep (issue 13): the point with the best
  * perf/W beside the fastest one, where the device's sensor measured them;
- * else why there is none (the stored reason of the first point).  The
- * chosen value stays the throughput rule's: this says what a user who
- * pays for power would pick instead.
+ * else why there is none.  The chosen value stays the throughput rule's:
+ * this says what a user who pays for power would pick instead.
  */
 static json_t *power_note(const struct series *s, const char *what)
 {
@@ -184,18 +193,8 @@ static json_t *power_note(const struct series *s, const char *what)
 		if (perf_per_w(s->p[i].r) > 0 &&
 		    (!eff || perf_per_w(s->p[i].r) > perf_per_w(eff->r)))
 			eff = &s->p[i];
-	if (!eff) {
-		const json_t *pw =
-		    s->n ? json_object_get(s->p[0].r, "power") : NULL;
-		const char *why = str_of(pw, "reason");
-		return json_pack("{s:s}", "note",
-				 why ? why
-				     : "no power figures stored with these "
-				       "results (measured before telemetry, or "
-				       "without a sensor)");
-	}
-	const json_t *pu = json_object_get(json_object_get(eff->r, "power"),
-					   "perf_per_w_unit");
+	if (!eff)
+		return no_power_note(s);
 	char note[256];
 	double fast = perf_per_w(s->peak);
 	if (eff->r == s->peak)
@@ -211,12 +210,12 @@ static json_t *power_note(const struct series *s, const char *what)
 			 "%s %lld gives the best perf/W (%.3g against %.3g at "
 			 "the fastest)",
 			 what, (long long)eff->x, perf_per_w(eff->r), fast);
-	return json_pack("{s:s, s:I, s:f, s:O?, s:o, s:o, s:o}", "note", note,
+	return json_pack("{s:s, s:I, s:f, s:o, s:o, s:o, s:o}", "note", note,
 			 "best_perf_per_w_at", (json_int_t)eff->x,
-			 "best_perf_per_w", perf_per_w(eff->r), "unit", pu,
-			 "fastest_perf_per_w",
-			 isfinite(fast) ? json_real(fast) : json_null(),
-			 "efficient", cite(eff->r), "fastest", cite(s->peak));
+			 "best_perf_per_w", perf_per_w(eff->r), "unit",
+			 text_or_null(eff->r->power.perf_per_w_unit),
+			 "fastest_perf_per_w", num_or_null(fast), "efficient",
+			 cite(eff->r), "fastest", cite(s->peak));
 }
 
 static json_t *chunk_setting(const struct series *s)
@@ -227,9 +226,9 @@ static json_t *chunk_setting(const struct series *s)
 	for (int i = 0; i < s->n; i++)
 		json_array_append_new(
 		    sweep,
-		    json_pack("{s:I, s:O, s:O}", "chunk", (json_int_t)s->p[i].x,
-			      "result_id", json_object_get(s->p[i].r, "id"),
-			      "value", json_object_get(s->p[i].r, "median")));
+		    json_pack("{s:I, s:I, s:o}", "chunk", (json_int_t)s->p[i].x,
+			      "result_id", (json_int_t)s->p[i].r->id, "value",
+			      num_or_null(median(s->p[i].r))));
 	const char *conf = "low";
 	if (fit90 > 0) {
 		double ratio = (double)k->x / fit90;
@@ -248,39 +247,37 @@ static json_t *chunk_setting(const struct series *s)
 				: NULL);
 }
 
-/* The queue and memory the peak of the path used (suite's extra). */
-static void path_facts(json_t *up, const json_t *peak)
+/* The queue and memory the peak of the path used, as the transfer suite
+ * stored them (extra.queue, extra.reason, extra.memory.device). */
+static void path_facts(json_t *up, const row_t *peak)
 {
-	json_t *extra = json_object_get(peak, "extra");
 	json_t *basis = json_pack("{s:s, s:o}", "rule",
 				  "what the transfer suite recorded for the "
 				  "path's peak",
 				  "result", cite(peak));
-	json_t *q = json_object_get(extra, "queue");
-	json_t *mem =
-	    json_object_get(json_object_get(extra, "memory"), "device");
+	const char *q = ax_db_extra_text(peak, "queue");
+	const char *mem = ax_db_extra_text(peak, "memory.device");
 	json_object_set_new(up, "queue",
-			    q ? setting(json_incref(q), json_deep_copy(basis),
-					"high", str_of(extra, "reason"))
+			    q ? setting(json_string(q), json_deep_copy(basis),
+					"high",
+					ax_db_extra_text(peak, "reason"))
 			      : unmeasured("the transfer result records no "
 					   "queue"));
 	json_object_set_new(
 	    up, "memory_type",
-	    mem ? setting(json_incref(mem), json_deep_copy(basis), "high", NULL)
+	    mem ? setting(json_string(mem), json_deep_copy(basis), "high", NULL)
 		: unmeasured("the transfer result records no "
 			     "memory type"));
 	json_decref(basis);
 }
 
 /* Buffers in flight: the inflight sweep with the most points. */
-static json_t *inflight_setting(const json_t *rs)
+static json_t *inflight_setting(const struct ax_rec_rows *rs)
 {
 	static struct series s[MAX_PATHS];
 	int n = 0, best = -1;
-	size_t i;
-	json_t *r;
-	json_array_foreach(rs, i, r)
-	{
+	for (size_t i = 0; i < rs->n; i++) {
+		const row_t *r = rs->v[i];
 		char key[256];
 		struct ax_transfer_point x = xp(r);
 		if (!is_h2d_ok(r) || !x.path || strcmp(x.path, "staged"))
@@ -308,29 +305,29 @@ static json_t *inflight_setting(const json_t *rs)
 		       s[best].n >= 3 ? "high" : "medium", NULL);
 }
 
-/* Pinned gain: pairs that differ only in source; the fastest pinned. */
-static json_t *pinned_setting(const json_t *rs)
+/* Does b, a pageable result, pair with a, a pinned one: the same chunk,
+ * inflight, total and path? */
+static bool pageable_twin(const struct ax_transfer_point *xa, const row_t *b)
 {
-	const json_t *pin = NULL, *page = NULL;
-	size_t i, j;
-	json_t *a, *b;
-	json_array_foreach(rs, i, a)
-	{
+	struct ax_transfer_point xb = xp(b);
+	return is_h2d_ok(b) && xb.source && !strcmp(xb.source, "pageable") &&
+	       xa->chunk == xb.chunk && xa->inflight == xb.inflight &&
+	       xa->total == xb.total && !strcmp(xa->path, xb.path);
+}
+
+/* Pinned gain: pairs that differ only in source; the fastest pinned. */
+static json_t *pinned_setting(const struct ax_rec_rows *rs)
+{
+	const row_t *pin = NULL, *page = NULL;
+	for (size_t i = 0; i < rs->n; i++) {
+		const row_t *a = rs->v[i];
 		struct ax_transfer_point xa = xp(a);
 		if (!is_h2d_ok(a) || !xa.source || strcmp(xa.source, "pinned"))
 			continue;
-		json_array_foreach(rs, j, b)
-		{
-			struct ax_transfer_point xb = xp(b);
-			if (!is_h2d_ok(b) || !xb.source ||
-			    strcmp(xb.source, "pageable") ||
-			    xa.chunk != xb.chunk ||
-			    xa.inflight != xb.inflight ||
-			    xa.total != xb.total || strcmp(xa.path, xb.path))
-				continue;
-			if (!pin || median(a) > median(pin))
-				pin = a, page = b;
-		}
+		for (size_t j = 0; j < rs->n; j++)
+			if (pageable_twin(&xa, rs->v[j]) &&
+			    (!pin || median(a) > median(pin)))
+				pin = a, page = rs->v[j];
 	}
 	if (!pin)
 		return unmeasured("no host-to-device pair differing only in "
@@ -347,7 +344,7 @@ static json_t *pinned_setting(const json_t *rs)
 }
 
 /* Fill `upload`; *gbps is the h2d bandwidth at the chosen chunk. */
-static json_t *upload_json(const json_t *rs, double *gbps)
+static json_t *upload_json(const struct ax_rec_rows *rs, double *gbps)
 {
 	static struct series s[MAX_PATHS];
 	int n = chunk_series(rs, s), best = -1;
@@ -364,7 +361,7 @@ static json_t *upload_json(const json_t *rs, double *gbps)
 		json_object_set_new(up, "memory_type", unmeasured(why));
 		json_object_set_new(up, "chunk_size", unmeasured(why));
 	} else {
-		const json_t *pk = s[best].peak;
+		const row_t *pk = s[best].peak;
 		json_t *basis = json_pack("{s:s, s:o}", "rule",
 					  "the path with the highest "
 					  "host-to-device peak",
@@ -385,42 +382,54 @@ static json_t *upload_json(const json_t *rs, double *gbps)
 /* ---- batch size, loader threads, prefetch ------------------------------ */
 
 /* Bytes of one batch's input, as the suite declared them with the
- * result (extra.input_bytes). */
-static double batch_bytes(const json_t *r)
+ * result (extra.input_bytes, or the suite's hook: app/suite_doc.h). */
+static double batch_bytes(const row_t *r) { return r->input_bytes; }
+
+/* The series key of r: its suite and every parameter but skip, each with
+ * its type, so that results group exactly when all else is equal. */
+static void key_but(const row_t *r, const char *skip, char *key, size_t len)
 {
-	return json_number_value(
-	    json_object_get(json_object_get(r, "extra"), "input_bytes"));
+	size_t at = (size_t)snprintf(key, len, "%s", r->suite);
+	for (int i = 0; i < r->params.n && at < len; i++) {
+		const struct ax_db_param *p = &r->params.v[i];
+		if (!strcmp(p->name, skip))
+			continue;
+		if (p->type == AX_DB_VALUE_INT)
+			at += (size_t)snprintf(key + at, len - at, "|%s=i%lld",
+					       p->name, (long long)p->i);
+		else if (p->type == AX_DB_VALUE_TEXT ||
+			 p->type == AX_DB_VALUE_OTHER)
+			at += (size_t)snprintf(key + at, len - at, "|%s=%d%s",
+					       p->name, (int)p->type,
+					       p->text ? p->text : "");
+		else
+			at +=
+			    (size_t)snprintf(key + at, len - at, "|%s=%d%.17g",
+					     p->name, (int)p->type, p->num);
+	}
 }
 
 /* Batch sweeps of the suites that declare a batch parameter (conv's n,
  * attention's batch): the longest wins. */
-static int batch_sweep(const json_t *rs, const json_t *suites,
-		       struct series *best)
+static int batch_sweep(const struct ax_rec_rows *rs,
+		       const struct ax_suite_doc *suites, struct series *best)
 {
 	static struct series s[MAX_PATHS];
 	int n = 0, pick = -1;
-	size_t i;
-	json_t *r;
-	json_array_foreach(rs, i, r)
-	{
-		const char *bp = json_string_value(ax_suite_doc_get(
-		    suites, str_of(r, "suite"), "batch_param"));
+	for (size_t i = 0; i < rs->n; i++) {
+		const row_t *r = rs->v[i];
+		const struct ax_suite_info *info =
+		    ax_suite_info_find(suites, r->suite);
+		const char *bp = info ? info->batch_param : NULL;
 		if (!bp || median(r) <= 0)
 			continue;
-		json_t *rest = json_deep_copy(json_object_get(r, "params"));
-		json_object_del(rest, bp);
-		char *key = json_dumps(rest, JSON_SORT_KEYS | JSON_COMPACT);
-		char full[1024];
-		snprintf(full, sizeof(full), "%s|%s", str_of(r, "suite"),
-			 key ? key : "");
-		free(key);
-		json_decref(rest);
+		char key[1024];
+		key_but(r, bp, key, sizeof(key));
 		/* The batch parameter is data (the suite document names
 		 * it), so it is the one looked up by name. */
-		series_add(s, &n, full,
-			   json_integer_value(json_object_get(
-			       json_object_get(r, "params"), bp)),
-			   r);
+		const struct ax_db_param *b = ax_db_param_find(&r->params, bp);
+		series_add(s, &n, key,
+			   b && b->type == AX_DB_VALUE_INT ? b->i : 0, r);
 	}
 	for (int k = 0; k < n; k++) {
 		series_finish(&s[k]);
@@ -432,7 +441,7 @@ static int batch_sweep(const json_t *rs, const json_t *suites,
 	return pick >= 0;
 }
 
-static json_t *batch_setting(const struct series *s, const json_t **at)
+static json_t *batch_setting(const struct series *s, const row_t **at)
 {
 	const struct xpoint *k = knee(s, BATCH_FRACTION);
 	*at = k->r;
@@ -450,27 +459,29 @@ static json_t *batch_setting(const struct series *s, const json_t **at)
 		       "fits your model's memory");
 }
 
+static void loader_unmeasured(json_t *dl, const char *why)
+{
+	json_object_set_new(dl, "loader_threads", unmeasured(why));
+	json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+}
+
 /* Little's law from one batch's step time and its upload time. */
-static void loader_settings(json_t *dl, const json_t *step, double gbps,
+static void loader_settings(json_t *dl, const row_t *step, double gbps,
 			    json_int_t cores)
 {
-	const char *unit = str_of(step, "unit");
-	double work = json_number_value(json_object_get(step, "work"));
+	const char *unit = step->unit;
+	double work = step->work;
 	if (!unit || strcmp(unit, "GFLOP/s") || !(work > 0) || !(gbps > 0)) {
-		const char *why = gbps > 0 ? "the batch result has no work "
-					     "in GFLOP to time a step"
-					   : "no host-to-device bandwidth "
-					     "measured to time an upload";
-		json_object_set_new(dl, "loader_threads", unmeasured(why));
-		json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+		loader_unmeasured(dl, gbps > 0 ? "the batch result has no work "
+						 "in GFLOP to time a step"
+					       : "no host-to-device bandwidth "
+						 "measured to time an upload");
 		return;
 	}
 	double step_s = work / (median(step) * 1e9);
 	if (!(batch_bytes(step) > 0)) {
-		const char *why = "the batch result states no input bytes "
-				  "(extra.input_bytes) to time an upload";
-		json_object_set_new(dl, "loader_threads", unmeasured(why));
-		json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+		loader_unmeasured(dl, "the batch result states no input bytes "
+				      "(extra.input_bytes) to time an upload");
 		return;
 	}
 	double xfer_s = batch_bytes(step) / (gbps * 1e9);
@@ -499,29 +510,29 @@ static void loader_settings(json_t *dl, const json_t *step, double gbps,
 
 /* Loader threads and prefetch depth by Little's law where no ingest
  * result measured them; at is the batch the sweep chose, or NULL. */
-static void transfer_loader(json_t *dl, const json_t *at, double gbps,
+static void transfer_loader(json_t *dl, const row_t *at, double gbps,
 			    json_int_t cores)
 {
 	if (at) {
 		loader_settings(dl, at, gbps, cores);
 		return;
 	}
-	const char *why = "no ingest results and no batch sweep measured; "
-			  "run axbench run ingest -p readers=1,2,4 (or conv "
-			  "with -p n=1,2,4,8,16 for Little's law)";
-	json_object_set_new(dl, "loader_threads", unmeasured(why));
-	json_object_set_new(dl, "prefetch_depth", unmeasured(why));
+	loader_unmeasured(dl, "no ingest results and no batch sweep measured; "
+			      "run axbench run ingest -p readers=1,2,4 (or "
+			      "conv with -p n=1,2,4,8,16 for Little's law)");
 }
 
 /* Ingest results first (they measure storage -> device loading itself);
  * the transfer rules only where a device has none. */
-static json_t *loading_json(const json_t *rs, const json_t *xfers,
-			    const json_t *ingest, const json_t *suites,
-			    double gbps, json_int_t cores)
+static json_t *loading_json(const struct ax_rec_rows *rs,
+			    const struct ax_rec_rows *xfers,
+			    const struct ax_rec_rows *ingest,
+			    const struct ax_suite_doc *suites, double gbps,
+			    json_int_t cores)
 {
 	static struct series s;
 	json_t *dl = json_object();
-	const json_t *at = NULL;
+	const row_t *at = NULL;
 	bool measured;
 	json_object_set_new(dl, "pinned_memory", pinned_setting(xfers));
 	if (batch_sweep(rs, suites, &s))
@@ -544,8 +555,9 @@ static json_t *loading_json(const json_t *rs, const json_t *xfers,
 
 /* ---- locality and devices ---------------------------------------------- */
 
-static json_t *locality_json(const json_t *loc, const json_t *host,
-			     json_int_t *cores)
+/* The device's locality from loc, ax_topo_locality_json()'s document
+ * (core/topo.h): the caller's topology, not a stored result. */
+static json_t *locality_json(const json_t *loc, json_int_t *cores)
 {
 	json_t *o = json_object();
 	*cores = 0;
@@ -556,125 +568,142 @@ static json_t *locality_json(const json_t *loc, const json_t *host,
 		json_object_set_new(o, "local_cores", unmeasured(why));
 		return o;
 	}
-	const char *conf = str_of(loc, "confidence");
-	const char *reason = str_of(loc, "reason");
+	json_t *conf = NULL, *why = NULL, *bus = NULL, *node = NULL, *n = NULL,
+	       *cpuset = NULL;
+	json_unpack((json_t *)loc, "{s?o, s?o, s?o, s?o, s?o, s?o}",
+		    "confidence", &conf, "reason", &why, "pci_bus_id", &bus,
+		    "numa_node", &node, "cores", &n, "cpuset", &cpuset);
+	const char *reason = json_string_value(why);
 	if (reason && !*reason)
 		reason = NULL;
-	json_t *basis =
-	    json_pack("{s:s, s:O?}", "rule",
-		      "hwloc locality of "
-		      "the device's PCI bus id",
-		      "pci_bus_id", json_object_get(loc, "pci_bus_id"));
-	json_int_t node = json_integer_value(json_object_get(loc, "numa_node"));
-	*cores = json_integer_value(json_object_get(loc, "cores"));
-	json_object_set_new(o, "numa_node",
-			    node >= 0
-				? setting(json_integer(node),
-					  json_deep_copy(basis), conf, reason)
-				: unmeasured(reason ? reason : "no NUMA node"));
+	json_t *basis = json_pack("{s:s, s:O?}", "rule",
+				  "hwloc locality of "
+				  "the device's PCI bus id",
+				  "pci_bus_id", bus);
+	json_int_t nn = json_integer_value(node);
+	*cores = json_integer_value(n);
+	json_object_set_new(
+	    o, "numa_node",
+	    nn >= 0 ? setting(json_integer(nn), json_deep_copy(basis),
+			      json_string_value(conf), reason)
+		    : unmeasured(reason ? reason : "no NUMA node"));
 	json_object_set_new(o, "cpuset",
-			    setting(json_incref(json_object_get(loc, "cpuset")),
-				    json_deep_copy(basis), conf, reason));
+			    setting(json_incref(cpuset), json_deep_copy(basis),
+				    json_string_value(conf), reason));
 	json_object_set_new(o, "local_cores",
-			    setting(json_integer(*cores), basis, conf, reason));
-	(void)host;
+			    setting(json_integer(*cores), basis,
+				    json_string_value(conf), reason));
 	return o;
 }
 
-static json_t *device_key(const json_t *dev)
-{
-	const char *bus = str_of(dev, "pci_bus_id");
-	const char *uuid = str_of(dev, "device_uuid");
+/* One device of the document: its stored identity and the results that
+ * count on it. */
+struct rec_device {
+	const struct ax_db_device_row *dev;
 	char key[160];
+	struct ax_rec_rows rows;
+};
+
+struct rec_devices {
+	struct rec_device *v;
+	size_t n;
+};
+
+/* pci:BUS, uuid:UUID or fingerprint:FP: never the Vulkan index. */
+static void device_key(const struct ax_db_device_row *dev, char *key,
+		       size_t len)
+{
+	const char *bus = dev->pci_bus_id, *uuid = dev->device_uuid;
 	if (bus && *bus)
-		snprintf(key, sizeof(key), "pci:%s", bus);
+		snprintf(key, len, "pci:%s", bus);
 	else if (uuid && *uuid)
-		snprintf(key, sizeof(key), "uuid:%s", uuid);
+		snprintf(key, len, "uuid:%s", uuid);
 	else
-		snprintf(key, sizeof(key), "fingerprint:%s",
-			 str_of(dev, "fingerprint"));
-	return json_string(key);
+		snprintf(key, len, "fingerprint:%s", dev->fingerprint);
 }
 
-/* The results of rs whose suite has the role (new array). */
-static json_t *with_role(const json_t *rs, const json_t *suites,
-			 enum ax_role role)
+/* The results of rs whose suite has the role (borrowed). */
+static struct ax_rec_rows with_role(const struct ax_rec_rows *rs,
+				    const struct ax_suite_doc *suites,
+				    enum ax_role role)
 {
-	json_t *out = json_array();
-	size_t i;
-	json_t *r;
-	json_array_foreach(rs, i, r)
-	{
-		if (ax_suite_doc_result_has_role(suites, r, role))
-			json_array_append(out, r);
-	}
+	struct ax_rec_rows out = {0};
+	for (size_t i = 0; i < rs->n; i++)
+		if (ax_suite_info_row_has_role(suites, rs->v[i], role))
+			rows_add(&out, rs->v[i]);
 	return out;
 }
 
-static json_t *device_json(const json_t *dev, const json_t *rs,
-			   const json_t *loc, const json_t *host,
-			   const json_t *suites)
+/* The device's identity as the document shows it. */
+static json_t *identity_json(const struct rec_device *d)
+{
+	const struct ax_db_device_row *dev = d->dev;
+	json_t *o = json_pack(
+	    "{s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "key", d->key, "fingerprint",
+	    text_or_null(dev->fingerprint), "name", text_or_null(dev->name),
+	    "vendor", text_or_null(dev->vendor), "type",
+	    text_or_null(dev->type), "pci_bus_id",
+	    text_or_null(dev->pci_bus_id), "device_uuid",
+	    text_or_null(dev->device_uuid));
+	/* Mesa's device-select layer names a device by its PCI ids. */
+	if (o && dev->vendor_id != AX_DB_NONE && dev->device_id != AX_DB_NONE) {
+		char sel[40];
+		snprintf(sel, sizeof(sel), "%llx:%llx",
+			 (unsigned long long)dev->vendor_id,
+			 (unsigned long long)dev->device_id);
+		json_object_set_new(o, "mesa_device_select", json_string(sel));
+	}
+	return o;
+}
+
+static json_t *device_json(const struct rec_device *dv, const json_t *loc,
+			   const struct ax_suite_doc *suites)
 {
 	json_int_t cores;
 	double gbps;
-	json_t *d = json_pack("{s:o, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
-			      "key", device_key(dev), "fingerprint",
-			      json_object_get(dev, "fingerprint"), "name",
-			      json_object_get(dev, "name"), "vendor",
-			      json_object_get(dev, "vendor"), "type",
-			      json_object_get(dev, "type"), "pci_bus_id",
-			      json_object_get(dev, "pci_bus_id"), "device_uuid",
-			      json_object_get(dev, "device_uuid"));
-	/* Mesa's device-select layer names a device by its PCI ids. */
-	json_t *vid = json_object_get(dev, "vendor_id");
-	json_t *did = json_object_get(dev, "device_id");
-	if (json_is_integer(vid) && json_is_integer(did)) {
-		char sel[32];
-		snprintf(sel, sizeof(sel), "%llx:%llx",
-			 (unsigned long long)json_integer_value(vid),
-			 (unsigned long long)json_integer_value(did));
-		json_object_set_new(d, "mesa_device_select", json_string(sel));
-	}
-	json_object_set_new(d, "locality", locality_json(loc, host, &cores));
-	json_t *xfers = with_role(rs, suites, AX_ROLE_TRANSFER);
-	json_t *ingest = with_role(rs, suites, AX_ROLE_INGEST);
-	json_object_set_new(d, "upload", upload_json(xfers, &gbps));
+	json_t *d = identity_json(dv);
+	json_object_set_new(d, "locality", locality_json(loc, &cores));
+	struct ax_rec_rows xfers =
+	    with_role(&dv->rows, suites, AX_ROLE_TRANSFER);
+	struct ax_rec_rows ingest =
+	    with_role(&dv->rows, suites, AX_ROLE_INGEST);
+	json_object_set_new(d, "upload", upload_json(&xfers, &gbps));
 	json_object_set_new(
 	    d, "data_loading",
-	    loading_json(rs, xfers, ingest, suites, gbps, cores));
-	json_decref(ingest);
-	json_decref(xfers);
+	    loading_json(&dv->rows, &xfers, &ingest, suites, gbps, cores));
+	rows_free(&ingest);
+	rows_free(&xfers);
 	return d;
 }
 
-/* The device with the best stored figure of one suite. */
-static json_t *workload_json(const json_t *by_dev, const json_t *devices,
-			     const char *suite)
+/* The best result of suite on one device (by the result's direction of
+ * better), or NULL. */
+static const row_t *best_of(const struct rec_device *d, const char *suite)
 {
-	const json_t *best = NULL, *best_dev = NULL;
+	const row_t *mine = NULL;
+	for (size_t i = 0; i < d->rows.n; i++) {
+		const row_t *r = d->rows.v[i];
+		if (is_suite(r, suite) &&
+		    (!mine || (r->higher_is_better ? median(r) > median(mine)
+						   : median(r) < median(mine))))
+			mine = r;
+	}
+	return mine;
+}
+
+/* The device with the best stored figure of one suite. */
+static json_t *workload_json(const struct rec_devices *devs, const char *suite)
+{
+	const row_t *best = NULL;
+	const struct rec_device *best_dev = NULL;
 	json_t *all = json_array();
-	size_t d;
-	json_t *dev;
-	json_array_foreach(devices, d, dev)
-	{
-		const json_t *mine = NULL;
-		size_t i;
-		json_t *r;
-		json_array_foreach(
-		    json_object_get(by_dev, str_of(dev, "fingerprint")), i, r)
-		{
-			bool hib = json_is_true(
-			    json_object_get(r, "higher_is_better"));
-			if (is_suite(r, suite) &&
-			    (!mine || (hib ? median(r) > median(mine)
-					   : median(r) < median(mine))))
-				mine = r;
-		}
+	for (size_t d = 0; d < devs->n; d++) {
+		const row_t *mine = best_of(&devs->v[d], suite);
 		if (!mine)
 			continue;
 		json_array_append_new(all, cite(mine));
 		if (!best || median(mine) > median(best))
-			best = mine, best_dev = dev;
+			best = mine, best_dev = &devs->v[d];
 	}
 	if (!best) {
 		json_decref(all);
@@ -689,95 +718,176 @@ static json_t *workload_json(const json_t *by_dev, const json_t *devices,
 				  "the device with the best stored figure "
 				  "(best result per device)",
 				  "candidates", all);
-	return setting(json_incref(json_object_get(best_dev, "key")), basis,
-		       json_array_size(devices) > 1 ? "medium" : "high",
-		       json_array_size(devices) > 1
-			   ? "devices may have been measured at "
-			     "different shapes"
-			   : NULL);
+	return setting(json_string(best_dev->key), basis,
+		       devs->n > 1 ? "medium" : "high",
+		       devs->n > 1 ? "devices may have been measured at "
+				     "different shapes"
+				   : NULL);
+}
+
+/* The device of fingerprint fp in devs, added (in the order results
+ * first name them) when new; NULL when out of memory. */
+static struct rec_device *device_of(struct rec_devices *devs, const row_t *r)
+{
+	for (size_t i = 0; i < devs->n; i++)
+		if (!strcmp(devs->v[i].dev->fingerprint, r->device.fingerprint))
+			return &devs->v[i];
+	struct rec_device *v = realloc(devs->v, (devs->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	devs->v = v;
+	struct rec_device *d = &v[devs->n++];
+	memset(d, 0, sizeof(*d));
+	d->dev = &r->device;
+	device_key(d->dev, d->key, sizeof(d->key));
+	return d;
 }
 
 /* Results that count ("ok" with a number), per device fingerprint. */
-static json_t *ok_by_device(const json_t *results, json_t *devs)
+static int ok_by_device(const struct ax_db_results *results,
+			struct rec_devices *devs)
 {
-	json_t *by = json_object();
-	size_t i;
-	json_t *r;
-	json_array_foreach(results, i, r)
-	{
-		const char *st = str_of(r, "status");
-		json_t *dev = json_object_get(r, "device");
-		const char *fp = str_of(dev, "fingerprint");
-		if (!st || strcmp(st, "ok") || !fp ||
-		    !json_is_number(json_object_get(r, "median")))
+	for (size_t i = 0; i < results->n; i++) {
+		const row_t *r = results->v[i];
+		if (!r->ok || !r->device.fingerprint || !isfinite(r->median))
 			continue;
-		json_t *list = json_object_get(by, fp);
-		if (!list) {
-			list = json_array();
-			json_object_set_new(by, fp, list);
-			json_array_append(devs, dev);
-		}
-		json_array_append(list, r);
+		struct rec_device *d = device_of(devs, r);
+		if (!d || !rows_add(&d->rows, r))
+			return AX_ENOMEM;
 	}
-	return by;
+	return 0;
 }
 
-int ax_recommend_build(const json_t *results, const json_t *suites,
-		       const json_t *host, const json_t *localities,
-		       const char *generator, json_t **out, char *err,
-		       size_t errlen)
+static void devices_free(struct rec_devices *devs)
 {
-	*out = NULL;
-	if (!json_is_array(results))
-		return ax_errf(err, errlen, AX_EINVAL,
-			       "recommend: results must be a JSON array");
-	json_t *devs = json_array(), *devices = json_array();
-	json_t *by = ok_by_device(results, devs), *work = json_object();
-	size_t i;
-	json_t *dev;
-	json_array_foreach(devs, i, dev)
-	{
-		const char *fp = str_of(dev, "fingerprint");
+	for (size_t i = 0; i < devs->n; i++)
+		rows_free(&devs->v[i].rows);
+	free(devs->v);
+}
+
+/* The locality localities gives the device (an object keyed by
+ * fingerprint), or NULL. */
+static const json_t *locality_of(const json_t *localities,
+				 const struct rec_device *d)
+{
+	json_t *loc = NULL;
+	json_unpack((json_t *)localities, "{s?o}", d->dev->fingerprint, &loc);
+	return loc;
+}
+
+/* The document's devices and workloads from devs. */
+static json_t *document(const struct rec_devices *devs,
+			const struct ax_suite_doc *suites, const json_t *host,
+			const json_t *localities, const char *generator)
+{
+	json_t *devices = json_array(), *work = json_object();
+	json_t *name = NULL, *cores = NULL, *cpuset = NULL;
+	for (size_t i = 0; i < devs->n; i++)
 		json_array_append_new(
 		    devices,
-		    device_json(dev, json_object_get(by, fp),
-				json_object_get(localities, fp), host, suites));
-	}
+		    device_json(&devs->v[i],
+				locality_of(localities, &devs->v[i]), suites));
 	/* One placement per workload class, in the suite table's order. */
-	const char *suite;
-	const json_t *entry;
-	json_object_foreach(
-	    (json_t *)suites, suite,
-	    entry) if (ax_suite_doc_has_role(suites, suite, AX_ROLE_WORKLOAD))
-	    json_object_set_new(work, suite, workload_json(by, devices, suite));
-	*out = json_pack("{s:s, s:s, s:{s:O?, s:O?, s:O?}, s:o, s:o}", "schema",
+	for (int i = 0; suites && i < suites->n; i++)
+		if (suites->v[i].roles & AX_ROLE_WORKLOAD)
+			json_object_set_new(
+			    work, suites->v[i].name,
+			    workload_json(devs, suites->v[i].name));
+	json_unpack((json_t *)host, "{s?o, s?o, s?o}", "hostname", &name,
+		    "cores", &cores, "cpuset", &cpuset);
+	return json_pack("{s:s, s:s, s:{s:O?, s:O?, s:O?}, s:o, s:o}", "schema",
 			 AX_RECOMMEND_SCHEMA, "generated_by",
 			 generator ? generator : "axbench", "host", "hostname",
-			 json_object_get(host, "hostname"), "cores",
-			 json_object_get(host, "cores"), "cpuset",
-			 json_object_get(host, "cpuset"), "devices", devices,
-			 "workloads", work);
-	json_decref(by);
-	json_decref(devs);
+			 name, "cores", cores, "cpuset", cpuset, "devices",
+			 devices, "workloads", work);
+}
+
+int ax_recommend_build(const struct ax_db_results *results,
+		       const struct ax_suite_doc *suites, const json_t *host,
+		       const json_t *localities, const char *generator,
+		       json_t **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (!results)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "recommend: no results were given");
+	struct rec_devices devs = {0};
+	int rc = ok_by_device(results, &devs);
+	if (!rc)
+		*out = document(&devs, suites, host, localities, generator);
+	devices_free(&devs);
+	if (rc)
+		return ax_errf(err, errlen, rc, "recommend: out of memory");
 	return *out ? 0 : AX_ENOMEM;
 }
 
 /* ---- views ------------------------------------------------------------- */
 
-static const json_t *item(const json_t *dev, const char *group,
-			  const char *name)
+/* One setting of the document as a view shows it: its value (NULL where
+ * the document has none) and the reason it gives. */
+struct shown {
+	const char *name;
+	const json_t *value;
+	const char *reason;
+};
+
+/* What the views show of one device of the document they describe. */
+struct dev_view {
+	const char *name, *key, *vendor, *uuid, *mesa;
+	struct shown numa_node, cpuset, local_cores;
+	struct shown batch_size, loader_threads, pinned_memory, prefetch_depth,
+	    read_chunk, io_mode;
+	const char *verdict, *advice, *storage_reason; /* storage note */
+};
+
+static struct shown shown_of(const json_t *group, const char *name)
 {
-	return json_object_get(
-	    json_object_get(json_object_get(dev, group), name), "value");
+	json_t *s = NULL, *value = NULL, *reason = NULL;
+	json_unpack((json_t *)group, "{s?o}", name, &s);
+	json_unpack(s, "{s?o, s?o}", "value", &value, "reason", &reason);
+	return (struct shown){name, value, json_string_value(reason)};
+}
+
+/* The view of dev, an entry of the document's devices ("{s?o}": a key
+ * that is missing or of another type leaves NULL). */
+static void view_of(const json_t *dev, struct dev_view *v)
+{
+	json_t *name = NULL, *key = NULL, *vendor = NULL, *uuid = NULL,
+	       *mesa = NULL, *loc = NULL, *dl = NULL, *st = NULL,
+	       *verdict = NULL, *advice = NULL, *reason = NULL;
+	json_unpack((json_t *)dev, "{s?o, s?o, s?o, s?o, s?o, s?o, s?o}",
+		    "name", &name, "key", &key, "vendor", &vendor,
+		    "device_uuid", &uuid, "mesa_device_select", &mesa,
+		    "locality", &loc, "data_loading", &dl);
+	json_unpack(dl, "{s?o}", "storage", &st);
+	json_unpack(st, "{s?o, s?o, s?o}", "verdict", &verdict, "advice",
+		    &advice, "reason", &reason);
+	*v = (struct dev_view){
+	    .name = json_string_value(name),
+	    .key = json_string_value(key),
+	    .vendor = json_string_value(vendor),
+	    .uuid = json_string_value(uuid),
+	    .mesa = json_string_value(mesa),
+	    .numa_node = shown_of(loc, "numa_node"),
+	    .cpuset = shown_of(loc, "cpuset"),
+	    .local_cores = shown_of(loc, "local_cores"),
+	    .batch_size = shown_of(dl, "batch_size"),
+	    .loader_threads = shown_of(dl, "loader_threads"),
+	    .pinned_memory = shown_of(dl, "pinned_memory"),
+	    .prefetch_depth = shown_of(dl, "prefetch_depth"),
+	    .read_chunk = shown_of(dl, "read_chunk"),
+	    .io_mode = shown_of(dl, "io_mode"),
+	    .verdict = json_string_value(verdict),
+	    .advice = json_string_value(advice),
+	    .storage_reason = json_string_value(reason),
+	};
 }
 
 /* "# name: not known (reason)" for a null setting. */
-static void why_null(FILE *out, const char *lead, const json_t *dev,
-		     const char *group, const char *name)
+static void why_null(FILE *out, const char *lead, const struct shown *s)
 {
-	const json_t *s = json_object_get(json_object_get(dev, group), name);
-	fprintf(out, "%s %s: not set (%s)\n", lead, name,
-		str_of(s, "reason") ? str_of(s, "reason") : "not measured");
+	fprintf(out, "%s %s: not set (%s)\n", lead, s->name,
+		s->reason ? s->reason : "not measured");
 }
 
 /* A value safe to export unquoted: letters, digits and '_' only. */
@@ -793,52 +903,46 @@ static bool plain_word(const char *s)
 
 /* The read size and I/O mode of the fastest ingest result, for a loader
  * of one's own to read (axbench sets nothing with them). */
-static void write_loader_env(FILE *out, const json_t *dev)
+static void write_loader_env(FILE *out, const struct dev_view *d)
 {
-	const json_t *chunk = item(dev, "data_loading", "read_chunk");
-	const json_t *io = item(dev, "data_loading", "io_mode");
+	const json_t *chunk = d->read_chunk.value, *io = d->io_mode.value;
 	if (json_is_integer(chunk))
 		fprintf(out, "export AXBENCH_READ_CHUNK=%lld\n",
 			(long long)json_integer_value(chunk));
 	else
-		why_null(out, "#", dev, "data_loading", "read_chunk");
+		why_null(out, "#", &d->read_chunk);
 	if (plain_word(json_string_value(io)))
 		fprintf(out, "export AXBENCH_IO_MODE=%s\n",
 			json_string_value(io));
 	else
-		why_null(out, "#", dev, "data_loading", "io_mode");
+		why_null(out, "#", &d->io_mode);
 }
 
-static void write_env(FILE *out, const json_t *dev)
+static void write_env(FILE *out, const struct dev_view *d)
 {
-	const char *vendor = str_of(dev, "vendor");
-	const char *uuid = str_of(dev, "device_uuid");
-	const json_t *cores = item(dev, "locality", "local_cores");
-	fprintf(out, "# axbench recommend for %s (%s)\n", str_of(dev, "name"),
-		str_of(dev, "key"));
-	const char *sel = str_of(dev, "mesa_device_select");
-	if (sel)
-		fprintf(out, "export MESA_VK_DEVICE_SELECT=%s\n", sel);
+	const json_t *cores = d->local_cores.value;
+	fprintf(out, "# axbench recommend for %s (%s)\n", d->name, d->key);
+	if (d->mesa)
+		fprintf(out, "export MESA_VK_DEVICE_SELECT=%s\n", d->mesa);
 	else
 		fprintf(out, "# MESA_VK_DEVICE_SELECT: no vendor/device ids "
 			     "stored for this device\n");
-	if (vendor && strstr(vendor, "NVIDIA") && uuid)
-		fprintf(out, "export CUDA_VISIBLE_DEVICES=GPU-%s\n", uuid);
+	if (d->vendor && strstr(d->vendor, "NVIDIA") && d->uuid)
+		fprintf(out, "export CUDA_VISIBLE_DEVICES=GPU-%s\n", d->uuid);
 	if (json_is_integer(cores) && json_integer_value(cores) > 0) {
 		fprintf(out, "export OMP_NUM_THREADS=%lld\n",
 			(long long)json_integer_value(cores));
 		fprintf(out, "export OMP_PLACES=cores\n");
 		fprintf(out, "export OMP_PROC_BIND=close\n");
 	} else {
-		why_null(out, "#", dev, "locality", "local_cores");
+		why_null(out, "#", &d->local_cores);
 	}
-	write_loader_env(out, dev);
+	write_loader_env(out, d);
 }
 
-static void write_numactl(FILE *out, const json_t *dev)
+static void write_numactl(FILE *out, const struct dev_view *d)
 {
-	const json_t *node = item(dev, "locality", "numa_node");
-	const json_t *cpus = item(dev, "locality", "cpuset");
+	const json_t *node = d->numa_node.value, *cpus = d->cpuset.value;
 	if (json_is_integer(node))
 		fprintf(out, "numactl --cpunodebind=%lld --membind=%lld\n",
 			(long long)json_integer_value(node),
@@ -847,19 +951,19 @@ static void write_numactl(FILE *out, const json_t *dev)
 		fprintf(out, "numactl --physcpubind=%s --localalloc\n",
 			json_string_value(cpus));
 	else
-		why_null(out, "#", dev, "locality", "cpuset");
+		why_null(out, "#", &d->cpuset);
 }
 
-static void write_slurm(FILE *out, const json_t *dev)
+static void write_slurm(FILE *out, const struct dev_view *d)
 {
-	const json_t *cores = item(dev, "locality", "local_cores");
+	const json_t *cores = d->local_cores.value;
 	fprintf(out, "#SBATCH --gpus-per-task=1\n#SBATCH --gpu-bind=closest\n"
 		     "#SBATCH --cpu-bind=cores\n");
 	if (json_is_integer(cores) && json_integer_value(cores) > 0)
 		fprintf(out, "#SBATCH --cpus-per-task=%lld\n",
 			(long long)json_integer_value(cores));
 	else
-		why_null(out, "#", dev, "locality", "local_cores");
+		why_null(out, "#", &d->local_cores);
 }
 
 /* "0-2,5" -> "0, 1, 2, 5" for a Python list. */
@@ -881,10 +985,9 @@ static void cpu_list(FILE *out, const char *set)
 	}
 }
 
-static void torch_kw(FILE *out, const json_t *dev, const char *name,
-		     const char *kw)
+static void torch_kw(FILE *out, const struct shown *s, const char *kw)
 {
-	const json_t *v = item(dev, "data_loading", name);
+	const json_t *v = s->value;
 	if (json_is_integer(v))
 		fprintf(out, "    %s=%lld,\n", kw,
 			(long long)json_integer_value(v));
@@ -892,7 +995,7 @@ static void torch_kw(FILE *out, const json_t *dev, const char *name,
 		fprintf(out, "    %s=%s,\n", kw,
 			json_is_true(v) ? "True" : "False");
 	else
-		why_null(out, "    #", dev, "data_loading", name);
+		why_null(out, "    #", s);
 }
 
 /* "# lead: text" on one line: control characters become spaces, so that
@@ -907,36 +1010,33 @@ static void comment(FILE *out, const char *lead, const char *text)
 
 /* What the ingest suite found, below the kwargs: the read size and mode
  * for the Dataset's own reads, and the storage verdict. */
-static void torch_storage(FILE *out, const json_t *dev)
+static void torch_storage(FILE *out, const struct dev_view *d)
 {
-	const json_t *dl = json_object_get(dev, "data_loading");
-	const json_t *chunk = item(dev, "data_loading", "read_chunk");
-	const json_t *io = item(dev, "data_loading", "io_mode");
-	const json_t *st = json_object_get(dl, "storage");
+	const json_t *chunk = d->read_chunk.value, *io = d->io_mode.value;
 	if (json_is_integer(chunk))
 		fprintf(out, "# read_chunk: %lld bytes per read\n",
 			(long long)json_integer_value(chunk));
 	else
-		why_null(out, "#", dev, "data_loading", "read_chunk");
+		why_null(out, "#", &d->read_chunk);
 	if (json_is_string(io))
 		comment(out, "io_mode", json_string_value(io));
 	else
-		why_null(out, "#", dev, "data_loading", "io_mode");
-	if (str_of(st, "verdict"))
-		comment(out, "storage", str_of(st, "verdict"));
-	if (str_of(st, "advice"))
-		comment(out, "advice", str_of(st, "advice"));
-	if (str_of(st, "reason"))
-		comment(out, "storage", str_of(st, "reason"));
+		why_null(out, "#", &d->io_mode);
+	if (d->verdict)
+		comment(out, "storage", d->verdict);
+	if (d->advice)
+		comment(out, "advice", d->advice);
+	if (d->storage_reason)
+		comment(out, "storage", d->storage_reason);
 }
 
-static void write_torch(FILE *out, const json_t *dev)
+static void write_torch(FILE *out, const struct dev_view *d)
 {
-	const json_t *cpus = item(dev, "locality", "cpuset");
+	const json_t *cpus = d->cpuset.value;
 	fprintf(out,
 		"# axbench recommend: DataLoader settings for %s (%s)\n"
 		"import os\n\n",
-		str_of(dev, "name"), str_of(dev, "key"));
+		d->name, d->key);
 	if (json_is_string(cpus)) {
 		fprintf(out, "LOCAL_CPUS = [");
 		cpu_list(out, json_string_value(cpus));
@@ -947,12 +1047,12 @@ static void write_torch(FILE *out, const json_t *dev)
 			     "\n\n");
 	}
 	fprintf(out, "dataloader_kwargs = dict(\n");
-	torch_kw(out, dev, "batch_size", "batch_size");
-	torch_kw(out, dev, "loader_threads", "num_workers");
-	torch_kw(out, dev, "pinned_memory", "pin_memory");
-	torch_kw(out, dev, "prefetch_depth", "prefetch_factor");
+	torch_kw(out, &d->batch_size, "batch_size");
+	torch_kw(out, &d->loader_threads, "num_workers");
+	torch_kw(out, &d->pinned_memory, "pin_memory");
+	torch_kw(out, &d->prefetch_depth, "prefetch_factor");
 	fprintf(out, "    worker_init_fn=worker_init_fn,\n)\n");
-	torch_storage(out, dev);
+	torch_storage(out, d);
 }
 
 static int write_yaml(FILE *out, const json_t *doc)
@@ -969,13 +1069,18 @@ static int write_json(FILE *out, const json_t *doc)
 
 /* The views of one device: the document's first. */
 static int device_view(FILE *out, const json_t *doc,
-		       void (*fn)(FILE *, const json_t *))
+		       void (*fn)(FILE *, const struct dev_view *))
 {
-	const json_t *dev = json_array_get(json_object_get(doc, "devices"), 0);
-	if (!dev)
+	json_t *devices = NULL;
+	json_unpack((json_t *)doc, "{s?o}", "devices", &devices);
+	const json_t *dev = json_array_get(devices, 0);
+	struct dev_view v;
+	if (!dev) {
 		fprintf(out, "# no device has stored results\n");
-	else
-		fn(out, dev);
+	} else {
+		view_of(dev, &v);
+		fn(out, &v);
+	}
 	return ferror(out) ? AX_EIO : 0;
 }
 

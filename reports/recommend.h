@@ -66,21 +66,26 @@
 #include <jansson.h>
 #include <stdio.h>
 
+struct ax_db_results;
+struct ax_suite_doc;
+
 #define AX_RECOMMEND_SCHEMA "axbench.recommend/v1"
 
 /*
- * Build the document.  results: ax_db_results' array (all devices).
- * suites: the suite document (app/suite_doc.h): which suites are
- * transfers, which are workload classes to place, and their batch
+ * Build the document.  results: the stored results (core/db_rows.h, all
+ * devices; the caller has filled their byte counts and typed their
+ * parameters: app/suite_doc.h), read, never changed.  suites: the typed
+ * suite document (app/suite_doc.h: ax_app_suites()): which suites are
+ * transfers, ingest, workload classes to place, and their batch
  * parameters; NULL knows none.  host: ax_topo_host_json() or NULL.
  * localities: an object mapping a device fingerprint to
  * ax_topo_locality_json() of that device, or NULL.  *out is a new
- * reference.  AX_EINVAL when results is not an array.
+ * reference.  AX_EINVAL when results is NULL, AX_ENOMEM.
  */
-int ax_recommend_build(const json_t *results, const json_t *suites,
-		       const json_t *host, const json_t *localities,
-		       const char *generator, json_t **out, char *err,
-		       size_t errlen);
+int ax_recommend_build(const struct ax_db_results *results,
+		       const struct ax_suite_doc *suites, const json_t *host,
+		       const json_t *localities, const char *generator,
+		       json_t **out, char *err, size_t errlen);
 
 /*
  * Write doc in format: "yaml", "json", "env" (shell exports, with

@@ -25,128 +25,105 @@
 
 /* ---- which results ------------------------------------------------------ */
 
+typedef struct ax_db_result_row row_t;
+
 /* The ingest parameters of a result of an ingest-role suite, through the
- * role's contract (core/params.h: ax_role_point). */
-static struct ax_ingest_point ip(const json_t *r)
+ * role's contract (core/params.h: ax_role_params). */
+static struct ax_ingest_point ip(const row_t *r)
 {
 	struct ax_ingest_point x;
-	ax_role_point(AX_ROLE_INGEST, json_object_get(r, "params"), &x);
+	role_point(AX_ROLE_INGEST, r, &x);
 	return x;
 }
 
-static bool is_cold(const json_t *r)
+static bool is_cold(const row_t *r)
 {
 	const char *c = ip(r).cache;
 	return c && !strcmp(c, "cold");
 }
 
 /* A result the rules can use: a positive figure read by >= 1 reader. */
-static bool usable(const json_t *r)
+static bool usable(const row_t *r)
 {
 	return median(r) > 0 && ip(r).readers >= 1;
 }
 
-/* The usable results of one cache state (a new array). */
-static json_t *of_cache(const json_t *rs, bool cold)
+/* The usable results of one cache state (borrowed: free the list). */
+static struct ax_rec_rows of_cache(const struct ax_rec_rows *rs, bool cold)
 {
-	json_t *out = json_array();
-	size_t i;
-	json_t *r;
-	json_array_foreach(rs, i, r)
-	{
-		if (usable(r) && is_cold(r) == cold)
-			json_array_append(out, r);
-	}
+	struct ax_rec_rows out = {0};
+	for (size_t i = 0; i < rs->n; i++)
+		if (usable(rs->v[i]) && is_cold(rs->v[i]) == cold)
+			rows_add(&out, rs->v[i]);
 	return out;
 }
 
 /* Cold-cache results where any exist (a loader reads from storage), else
- * the warm ones (a new array). */
-static json_t *pick_pool(const json_t *rs, bool *cold)
+ * the warm ones. */
+static struct ax_rec_rows pick_pool(const struct ax_rec_rows *rs, bool *cold)
 {
-	json_t *pool = of_cache(rs, true);
-	*cold = json_array_size(pool) > 0;
+	struct ax_rec_rows pool = of_cache(rs, true);
+	*cold = pool.n > 0;
 	if (!*cold) {
-		json_decref(pool);
+		rows_free(&pool);
 		pool = of_cache(rs, false);
 	}
 	return pool;
 }
 
-static const json_t *fastest(const json_t *rs)
+static const row_t *fastest(const struct ax_rec_rows *rs)
 {
-	const json_t *best = NULL;
-	size_t i;
-	json_t *r;
-	json_array_foreach(rs, i, r)
-	{
-		if (!best || median(r) > median(best))
-			best = r;
-	}
+	const row_t *best = NULL;
+	for (size_t i = 0; i < rs->n; i++)
+		if (!best || median(rs->v[i]) > median(best))
+			best = rs->v[i];
 	return best;
-}
-
-/* Do a and b have the same parameters but for key? */
-static bool same_but(const json_t *a, const json_t *b, const char *key)
-{
-	json_t *pa = json_deep_copy(json_object_get(a, "params"));
-	json_t *pb = json_deep_copy(json_object_get(b, "params"));
-	json_object_del(pa, key);
-	json_object_del(pb, key);
-	bool eq = json_equal(pa, pb);
-	json_decref(pa);
-	json_decref(pb);
-	return eq;
 }
 
 /* ---- the readers sweep of the fastest result ---------------------------- */
 
 /* The results that differ from the fastest only in readers. */
 struct sweep {
-	json_t *group;	      /* new array, the fastest included */
-	const json_t *fewest; /* fastest at the fewest readers */
-	const json_t *most;   /* fastest at the most readers */
-	int counts;	      /* distinct reader counts */
+	struct ax_rec_rows group; /* the fastest included */
+	const row_t *fewest;	  /* fastest at the fewest readers */
+	const row_t *most;	  /* fastest at the most readers */
+	int counts;		  /* distinct reader counts */
 };
 
 /* Is r the better pick at its reader count than cur, for pick's end
  * (want < 0: fewest readers; > 0: most)? */
-static bool better_end(const json_t *r, const json_t *cur, int want)
+static bool better_end(const row_t *r, const row_t *cur, int want)
 {
 	if (!cur)
 		return true;
-	json_int_t a = ip(r).readers, b = ip(cur).readers;
+	int64_t a = ip(r).readers, b = ip(cur).readers;
 	if (a != b)
 		return want < 0 ? a < b : a > b;
 	return median(r) > median(cur);
 }
 
-static bool count_seen(const json_t *group, size_t upto, json_int_t n)
+static bool count_seen(const struct ax_rec_rows *group, size_t upto, int64_t n)
 {
 	for (size_t j = 0; j < upto; j++)
-		if (ip(json_array_get(group, j)).readers == n)
+		if (ip(group->v[j]).readers == n)
 			return true;
 	return false;
 }
 
-static void sweep_init(struct sweep *w, const json_t *pool, const json_t *best)
+static void sweep_init(struct sweep *w, const struct ax_rec_rows *pool,
+		       const row_t *best)
 {
-	size_t i;
-	json_t *r;
 	memset(w, 0, sizeof(*w));
-	w->group = json_array();
-	json_array_foreach(pool, i, r)
-	{
-		if (same_but(r, best, "readers"))
-			json_array_append(w->group, r);
-	}
-	json_array_foreach(w->group, i, r)
-	{
+	for (size_t i = 0; i < pool->n; i++)
+		if (same_params_but(pool->v[i], best, "readers"))
+			rows_add(&w->group, pool->v[i]);
+	for (size_t i = 0; i < w->group.n; i++) {
+		const row_t *r = w->group.v[i];
 		if (better_end(r, w->fewest, -1))
 			w->fewest = r;
 		if (better_end(r, w->most, 1))
 			w->most = r;
-		w->counts += !count_seen(w->group, i, ip(r).readers);
+		w->counts += !count_seen(&w->group, i, ip(r).readers);
 	}
 }
 
@@ -154,14 +131,13 @@ static void sweep_init(struct sweep *w, const json_t *pool, const json_t *best)
 static json_t *sweep_json(const struct sweep *w)
 {
 	json_t *a = json_array();
-	size_t i;
-	json_t *r;
-	json_array_foreach(w->group, i, r)
-	{
-		json_array_append_new(
-		    a, json_pack("{s:I, s:O?, s:O?}", "readers", ip(r).readers,
-				 "result_id", json_object_get(r, "id"), "value",
-				 json_object_get(r, "median")));
+	for (size_t i = 0; i < w->group.n; i++) {
+		const row_t *r = w->group.v[i];
+		json_array_append_new(a, json_pack("{s:I, s:I, s:o}", "readers",
+						   (json_int_t)ip(r).readers,
+						   "result_id",
+						   (json_int_t)r->id, "value",
+						   num_or_null(median(r))));
 	}
 	return a;
 }
@@ -192,7 +168,7 @@ static const char *caveat(const struct sweep *w, bool cold)
 		      "cache=cold for a loader reading from storage";
 }
 
-static json_t *ingest_basis(const char *rule, const json_t *best, bool cold)
+static json_t *ingest_basis(const char *rule, const row_t *best, bool cold)
 {
 	return json_pack("{s:s, s:s, s:s, s:o}", "rule", rule, "cache",
 			 cold ? "cold" : "warm", "cache_rule", cache_rule(cold),
@@ -203,13 +179,11 @@ static json_t *ingest_basis(const char *rule, const json_t *best, bool cold)
  * results that differ from it only in readers: a loader thread that adds
  * less than the noise of a figure is a thread taken from the model's
  * host work for nothing. */
-static const json_t *enough_readers(const struct sweep *w, const json_t *best)
+static const row_t *enough_readers(const struct sweep *w, const row_t *best)
 {
-	const json_t *pick = NULL;
-	size_t i;
-	json_t *r;
-	json_array_foreach(w->group, i, r)
-	{
+	const row_t *pick = NULL;
+	for (size_t i = 0; i < w->group.n; i++) {
+		const row_t *r = w->group.v[i];
 		if (median(r) >= FEWER_FRACTION * median(best) &&
 		    better_end(r, pick, -1))
 			pick = r;
@@ -217,10 +191,10 @@ static const json_t *enough_readers(const struct sweep *w, const json_t *best)
 	return pick ? pick : best;
 }
 
-static json_t *threads_setting(const json_t *best, const struct sweep *w,
+static json_t *threads_setting(const row_t *best, const struct sweep *w,
 			       bool cold)
 {
-	const json_t *pick = enough_readers(w, best);
+	const row_t *pick = enough_readers(w, best);
 	json_t *basis =
 	    ingest_basis("the fewest reader threads reaching 95 % of the "
 			 "fastest ingest result (PyTorch num_workers)",
@@ -233,10 +207,10 @@ static json_t *threads_setting(const json_t *best, const struct sweep *w,
 
 /* prefetch_factor counts batches per worker: the staging buffers kept
  * in rotation, shared among the chosen readers. */
-static json_t *prefetch_setting(const json_t *best, const struct sweep *w,
+static json_t *prefetch_setting(const row_t *best, const struct sweep *w,
 				bool cold)
 {
-	const json_t *pick = enough_readers(w, best);
+	const row_t *pick = enough_readers(w, best);
 	json_int_t readers = ip(pick).readers;
 	json_int_t inflight = ip(pick).inflight;
 	if (inflight < 1)
@@ -253,7 +227,7 @@ static json_t *prefetch_setting(const json_t *best, const struct sweep *w,
 		       confidence(w, cold), caveat(w, cold));
 }
 
-static json_t *chunk_setting(const json_t *best, const struct sweep *w,
+static json_t *chunk_setting(const row_t *best, const struct sweep *w,
 			     bool cold)
 {
 	json_int_t chunk = ip(best).chunk;
@@ -267,7 +241,7 @@ static json_t *chunk_setting(const json_t *best, const struct sweep *w,
 		       confidence(w, cold), caveat(w, cold));
 }
 
-static json_t *io_setting(const json_t *best, const struct sweep *w, bool cold)
+static json_t *io_setting(const row_t *best, const struct sweep *w, bool cold)
 {
 	const char *io = ip(best).io;
 	if (!io)
@@ -287,21 +261,15 @@ struct note {
 	char verdict[512];
 	char advice[512];
 	const char *reason;
-	const json_t *warm; /* a warm result the advice quotes, or NULL */
+	const row_t *warm; /* a warm result the advice quotes, or NULL */
 };
 
-static double extra_num(const json_t *r, const char *key)
+/* A stage's seconds per repetition (extra.stages.STAGE), or NAN. */
+static double stage_s(const row_t *r, const char *stage)
 {
-	const json_t *v = json_object_get(json_object_get(r, "extra"), key);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* A stage's seconds per repetition (extra.stages), or NAN. */
-static double stage_s(const json_t *r, const char *stage)
-{
-	const json_t *v = json_object_get(
-	    json_object_get(json_object_get(r, "extra"), "stages"), stage);
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	char path[64];
+	snprintf(path, sizeof(path), "stages.%s", stage);
+	return ax_db_extra_num(r, path);
 }
 
 static const char *readers_word(json_int_t n)
@@ -320,25 +288,23 @@ static void most_against_fewest(char *buf, size_t len, const struct sweep *w)
 
 /* The warm result to quote beside a cold one: the same case warm where
  * stored, else the fastest warm result. */
-static const json_t *warm_twin(const json_t *all, const json_t *best)
+static const row_t *warm_twin(const struct ax_rec_rows *all, const row_t *best)
 {
-	json_t *warm = of_cache(all, false);
-	const json_t *twin = NULL;
-	size_t i;
-	json_t *r;
-	json_array_foreach(warm, i, r)
-	{
-		if (same_but(r, best, "cache") &&
+	struct ax_rec_rows warm = of_cache(all, false);
+	const row_t *twin = NULL;
+	for (size_t i = 0; i < warm.n; i++) {
+		const row_t *r = warm.v[i];
+		if (same_params_but(r, best, "cache") &&
 		    (!twin || median(r) > median(twin)))
 			twin = r;
 	}
 	if (!twin)
-		twin = fastest(warm);
-	json_decref(warm); /* the results live on in all */
+		twin = fastest(&warm);
+	rows_free(&warm); /* the results live on in all */
 	return twin;
 }
 
-static void readers_helped_advice(struct note *n, const json_t *best,
+static void readers_helped_advice(struct note *n, const row_t *best,
 				  const struct sweep *w)
 {
 	json_int_t b = ip(best).readers;
@@ -367,8 +333,8 @@ static void readers_helped_advice(struct note *n, const json_t *best,
 
 /* Storage-bound advice when more readers did not help: keep the data in
  * memory; the warm figure says how much that gives. */
-static void warm_up_advice(struct note *n, const json_t *all,
-			   const json_t *best, bool cold)
+static void warm_up_advice(struct note *n, const struct ax_rec_rows *all,
+			   const row_t *best, bool cold)
 {
 	if (!cold) {
 		snprintf(n->advice, sizeof(n->advice),
@@ -392,11 +358,11 @@ static void warm_up_advice(struct note *n, const json_t *all,
 			 "cache=warm,cold to measure the gain");
 }
 
-static void storage_bound(struct note *n, const json_t *all, const json_t *best,
-			  const struct sweep *w, bool cold)
+static void storage_bound(struct note *n, const struct ax_rec_rows *all,
+			  const row_t *best, const struct sweep *w, bool cold)
 {
 	char raw[128] = "", cmp[160];
-	double g = extra_num(best, "raw_read_gbps");
+	double g = ax_db_extra_num(best, "raw_read_gbps");
 	if (g > 0)
 		snprintf(raw, sizeof(raw),
 			 " (%.0f %% of the %.3g GB/s raw sequential read)",
@@ -428,7 +394,7 @@ static void storage_bound(struct note *n, const json_t *all, const json_t *best,
 	warm_up_advice(n, all, best, cold);
 }
 
-static void upload_bound(struct note *n, const json_t *best)
+static void upload_bound(struct note *n, const row_t *best)
 {
 	double up = stage_s(best, "upload_s"), rd = stage_s(best, "read_s");
 	long long chunk = (long long)ip(best).chunk;
@@ -450,7 +416,7 @@ static void upload_bound(struct note *n, const json_t *best)
 		 chunk, inflight, chunk, 4 * chunk, inflight, 2 * inflight);
 }
 
-static void compute_bound(struct note *n, const json_t *best,
+static void compute_bound(struct note *n, const row_t *best,
 			  const struct sweep *w)
 {
 	double c = stage_s(best, "compute_s"), rd = stage_s(best, "read_s");
@@ -465,7 +431,7 @@ static void compute_bound(struct note *n, const json_t *best,
 			 "(compute %.3g s per repetition against read %.3g s "
 			 "and upload %.3g s)",
 			 c, rd, up);
-	const json_t *few = enough_readers(w, best);
+	const row_t *few = enough_readers(w, best);
 	json_int_t f = ip(few).readers;
 	if (f < b)
 		snprintf(n->advice, sizeof(n->advice),
@@ -490,7 +456,7 @@ static void compute_bound(struct note *n, const json_t *best,
 			 median(w->fewest));
 }
 
-static json_t *note_basis(const json_t *best, const struct sweep *w,
+static json_t *note_basis(const row_t *best, const struct sweep *w,
 			  const struct note *n, bool cold)
 {
 	bool two = w->counts >= 2;
@@ -516,12 +482,11 @@ static const char *note_reason(char *buf, size_t len, const char *a,
 	return buf;
 }
 
-static json_t *storage_note(const json_t *all, const json_t *best,
+static json_t *storage_note(const struct ax_rec_rows *all, const row_t *best,
 			    const struct sweep *w, bool cold)
 {
 	struct note n = {.reason = NULL};
-	const json_t *extra = json_object_get(best, "extra");
-	const char *bound = str_of(extra, "bound");
+	const char *bound = ax_db_extra_text(best, "bound");
 	if (bound && !strcmp(bound, "read"))
 		storage_bound(&n, all, best, w, cold);
 	else if (bound && !strcmp(bound, "upload"))
@@ -532,8 +497,8 @@ static json_t *storage_note(const json_t *all, const json_t *best,
 		n.reason = "the fastest ingest result records no bound stage "
 			   "known here (extra.bound: read, upload or compute)";
 	/* The raw read as stored; 0 or none means it was not measured. */
-	const json_t *raw = json_object_get(extra, "raw_read_gbps");
-	bool has_raw = json_number_value(raw) > 0;
+	double raw = ax_db_extra_num(best, "raw_read_gbps");
+	bool has_raw = raw > 0;
 	char why[512];
 	const char *reason = note_reason(
 	    why, sizeof(why), n.reason,
@@ -541,12 +506,11 @@ static json_t *storage_note(const json_t *all, const json_t *best,
 		    : "the fastest ingest result records no raw sequential "
 		      "read (extra.raw_read_gbps) to compare with");
 	return json_pack(
-	    "{s:s?, s:O, s:o, s:o, s:s?, s:s?, s:s, s:o, s:s?}", "bound", bound,
-	    "gbps", json_object_get(best, "median"), "raw_read_gbps",
-	    has_raw ? json_incref((json_t *)raw) : json_null(), "ratio_to_raw",
-	    has_raw ? json_real(median(best) / json_number_value(raw))
-		    : json_null(),
-	    "verdict", *n.verdict ? n.verdict : NULL, "advice",
+	    "{s:s?, s:o, s:o, s:o, s:s?, s:s?, s:s, s:o, s:s?}", "bound", bound,
+	    "gbps", num_or_null(median(best)), "raw_read_gbps",
+	    has_raw ? json_real(raw) : json_null(), "ratio_to_raw",
+	    has_raw ? json_real(median(best) / raw) : json_null(), "verdict",
+	    *n.verdict ? n.verdict : NULL, "advice",
 	    *n.advice ? n.advice : NULL, "cache", cold ? "cold" : "warm",
 	    "basis", note_basis(best, w, &n, cold), "reason", reason);
 }
@@ -567,18 +531,18 @@ static json_t *none_measured(void)
 	    why);
 }
 
-json_t *ax_rec_ingest_loading(const json_t *ingest, bool *measured)
+json_t *ax_rec_ingest_loading(const struct ax_rec_rows *ingest, bool *measured)
 {
 	bool cold;
-	json_t *pool = pick_pool(ingest, &cold);
-	const json_t *best = fastest(pool);
+	struct ax_rec_rows pool = pick_pool(ingest, &cold);
+	const row_t *best = fastest(&pool);
 	*measured = best != NULL;
 	if (!best) {
-		json_decref(pool);
+		rows_free(&pool);
 		return none_measured();
 	}
 	struct sweep w;
-	sweep_init(&w, pool, best);
+	sweep_init(&w, &pool, best);
 	json_t *dl =
 	    json_pack("{s:o, s:o, s:o, s:o, s:o}", "loader_threads",
 		      threads_setting(best, &w, cold), "prefetch_depth",
@@ -586,7 +550,7 @@ json_t *ax_rec_ingest_loading(const json_t *ingest, bool *measured)
 		      chunk_setting(best, &w, cold), "io_mode",
 		      io_setting(best, &w, cold), "storage",
 		      storage_note(ingest, best, &w, cold));
-	json_decref(w.group);
-	json_decref(pool);
+	rows_free(&w.group);
+	rows_free(&pool);
 	return dl;
 }

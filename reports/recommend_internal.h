@@ -1,28 +1,129 @@
 /*
  * reports/recommend_internal.h - what the files of `axbench recommend`
- * share: small accessors of a stored result, the {value, basis,
- * confidence, reason} setting and its citation of a result, and the
- * ingest rules (recommend_ingest.c) that recommend.c calls.  Not a public
- * interface; only reports/recommend*.c include it.
+ * share: a list of borrowed result rows, a row's role parameters as
+ * typed fields, the {value, basis, confidence, reason} setting and its
+ * citation of a result, and the ingest rules (recommend_ingest.c) that
+ * recommend.c calls.  Not a public interface; only reports/recommend*.c
+ * include it.
  *
- * The accessors are static inline so that each file keeps the short names
+ * The helpers are static inline so that each file keeps the short names
  * it had when there was one file, and no link-level name is added for
  * them.
  */
 #ifndef AX_RECOMMEND_INTERNAL_H
 #define AX_RECOMMEND_INTERNAL_H
 
-#include <jansson.h>
-#include <stdbool.h>
+#include "core/db_rows.h"
+#include "core/params.h"
 
-static inline const char *str_of(const json_t *o, const char *key)
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows borrowed from the caller's struct ax_db_results (the list frees
+ * only its array). */
+struct ax_rec_rows {
+	const struct ax_db_result_row **v;
+	size_t n, cap;
+};
+
+/* Append r; false when out of memory (the rule then sees fewer rows). */
+static inline bool rows_add(struct ax_rec_rows *l,
+			    const struct ax_db_result_row *r)
 {
-	return json_string_value(json_object_get(o, key));
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		const struct ax_db_result_row **v =
+		    realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return false;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = r;
+	return true;
 }
 
-static inline double median(const json_t *r)
+static inline void rows_free(struct ax_rec_rows *l)
 {
-	return json_number_value(json_object_get(r, "median"));
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static inline double median(const struct ax_db_result_row *r)
+{
+	return r->median;
+}
+
+/*
+ * role's point struct (core/params.h) from a row's typed parameters, as
+ * ax_role_point fills it from the stored document: an integer missing or
+ * of another type reads 0, a text NULL (texts point into the row).  It
+ * belongs beside ax_role_point in core/params.h as that function's row
+ * form; it is here while that file is not this module's to change.
+ */
+static inline void role_point(unsigned role, const struct ax_db_result_row *r,
+			      void *out)
+{
+	int nc;
+	const struct ax_role_param *c = ax_role_params(role, &nc);
+	for (int i = 0; i < nc; i++) {
+		const struct ax_db_param *v =
+		    ax_db_param_find(&r->params, c[i].name);
+		char *at = (char *)out + c[i].offset;
+		if (c[i].type == AX_PT_INT) {
+			int64_t x = v && v->type == AX_DB_VALUE_INT ? v->i : 0;
+			memcpy(at, &x, sizeof(x));
+		} else {
+			const char *t =
+			    v && v->type == AX_DB_VALUE_TEXT ? v->text : NULL;
+			memcpy(at, &t, sizeof(t));
+		}
+	}
+}
+
+/* Are two stored values the same (type and value)? */
+static inline bool param_equal(const struct ax_db_param *a,
+			       const struct ax_db_param *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case AX_DB_VALUE_INT:
+		return a->i == b->i;
+	case AX_DB_VALUE_REAL:
+	case AX_DB_VALUE_BOOL:
+		return a->num == b->num;
+	case AX_DB_VALUE_TEXT:
+	case AX_DB_VALUE_OTHER:
+		return a->text && b->text ? !strcmp(a->text, b->text)
+					  : a->text == b->text;
+	default:
+		return true;
+	}
+}
+
+/* Do a and b store the same parameters, but for key (NULL: none)? */
+static inline bool same_params_but(const struct ax_db_result_row *a,
+				   const struct ax_db_result_row *b,
+				   const char *key)
+{
+	const struct ax_db_params *pa = &a->params, *pb = &b->params;
+	int na = 0, nb = 0;
+	for (int i = 0; i < pa->n; i++) {
+		if (key && !strcmp(pa->v[i].name, key))
+			continue;
+		const struct ax_db_param *w =
+		    ax_db_param_find(pb, pa->v[i].name);
+		if (!w || !param_equal(&pa->v[i], w))
+			return false;
+		na++;
+	}
+	for (int i = 0; i < pb->n; i++)
+		nb += !(key && !strcmp(pb->v[i].name, key));
+	return na == nb;
 }
 
 /* {value, basis, confidence, reason}; steals value and basis. */
@@ -41,25 +142,38 @@ static inline json_t *unmeasured(const char *reason)
 	return setting(NULL, NULL, NULL, reason);
 }
 
-/* A stored result as a basis cites it: id, suite, value as stored. */
-static inline json_t *cite(const json_t *r)
+/* A text as the document shows it: null when not stored. */
+static inline json_t *text_or_null(const char *s)
 {
-	return json_pack(
-	    "{s:O?, s:O?, s:O?, s:O?, s:O?}", "result_id",
-	    json_object_get(r, "id"), "suite", json_object_get(r, "suite"),
-	    "value", json_object_get(r, "median"), "unit",
-	    json_object_get(r, "unit"), "params", json_object_get(r, "params"));
+	return s ? json_string(s) : json_null();
+}
+
+/* A figure as the document shows it: null when not measured. */
+static inline json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A stored result as a basis cites it: id, suite, value, unit and
+ * parameters, as `results --json` shows them (core/db_json.c). */
+static inline json_t *cite(const struct ax_db_result_row *r)
+{
+	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "result_id",
+			 (json_int_t)r->id, "suite", text_or_null(r->suite),
+			 "value", num_or_null(r->median), "unit",
+			 text_or_null(r->unit), "params",
+			 ax_db_params_json(&r->params, r->params_doc));
 }
 
 /*
  * The data-loading settings of one device from its ingest-role results
- * (ok results with a number; any array, empty too): a new object with
+ * (ok results with a number; any list, empty too): a new object with
  * loader_threads, prefetch_depth, read_chunk, io_mode (settings) and
  * storage (the note of which stage bounds loading), in that order.  Where
  * no ingest result counts, every one is null with the ingest run to do as
  * its reason and *measured is false, so that the caller falls back to its
  * transfer rules for loader_threads and prefetch_depth.
  */
-json_t *ax_rec_ingest_loading(const json_t *ingest, bool *measured);
+json_t *ax_rec_ingest_loading(const struct ax_rec_rows *ingest, bool *measured);
 
 #endif

@@ -1,49 +1,120 @@
 /*
- * tests/unit/test_recommend.c - recommend's rules on hand-written results
- * (the JSON shape core/db.h documents): chunk size at 90 % of the path
- * peak with the T(n) fit, buffers in flight, pinned gain, batch knee,
- * Little's law, nulls with reasons, the shell / Slurm / torch views, and
- * the ingest rules (storage-, upload- and compute-bound, cold before warm,
- * ingest before Little's law, the fallback where none is stored).
+ * tests/unit/test_recommend.c - recommend's rules on hand-built result
+ * rows (core/db_rows.h, as the database gives them): chunk size at 90 %
+ * of the path peak with the T(n) fit, buffers in flight, pinned gain,
+ * batch knee, Little's law, nulls with reasons, the shell / Slurm /
+ * torch views, and the ingest rules (storage-, upload- and compute-bound,
+ * cold before warm, ingest before Little's law, the fallback where none
+ * is stored).
  */
+#include "core/db_rows.h"
 #include "core/error.h"
+#include "core/roles.h"
 #include "reports/recommend.h"
 
 #include "ax_test.h"
 
+#include <math.h>
+
 static int next_id = 1;
 
-static json_t *dev(const char *fp)
+#define MAX_PARAMS 10
+
+/* A row built by hand, its parameters beside it: one block, so that
+ * ax_db_result_row_free (mem NULL) frees it all.  The stored documents
+ * (params_doc, extra_doc) are the test's: drop() releases them. */
+struct built {
+	struct ax_db_result_row r;
+	struct ax_db_param p[MAX_PARAMS];
+};
+
+static struct ax_db_result_row *row(const char *fp, const char *suite,
+				    const char *unit, double median)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:n, s:s}", "fingerprint", fp,
-			 "name", "llvmpipe", "vendor", "Mesa", "type", "cpu",
-			 "pci_bus_id", "device_uuid", "lvp");
+	struct built *b = calloc(1, sizeof(*b));
+	struct ax_db_result_row *r = &b->r;
+	r->id = next_id++;
+	r->suite = suite;
+	r->unit = unit;
+	r->status = "ok";
+	r->ok = true;
+	r->higher_is_better = true;
+	r->median = median;
+	r->work = r->bytes = r->input_bytes = NAN;
+	r->params.v = b->p;
+	r->params_doc = json_object(); /* cited as the typed parameters */
+	r->power.perf_per_w = NAN;
+	r->device = (struct ax_db_device_row){
+	    .id = 1,
+	    .fingerprint = fp,
+	    .name = "llvmpipe",
+	    .vendor = "Mesa",
+	    .type = "cpu",
+	    .device_uuid = "lvp",
+	    .vendor_id = AX_DB_NONE,
+	    .device_id = AX_DB_NONE,
+	};
+	return r;
 }
 
-static json_t *xfer(const char *fp, const char *source, int inflight,
-		    long long chunk, double gbps)
+static void int_param(struct ax_db_result_row *r, const char *name, long long v)
 {
-	return json_pack(
-	    "{s:i, s:s, s:{s:s, s:s, s:s, s:I, s:I, s:i}, s:s, "
-	    "s:b, s:f, s:s, s:f, s:o, s:{s:s, s:s, s:{s:s}}}",
-	    "id", next_id++, "suite", "transfer", "params", "direction", "h2d",
-	    "path", "staged", "source", source, "chunk", chunk, "total",
-	    16LL << 20, "inflight", inflight, "unit", "GB/s",
-	    "higher_is_better", 1, "median", gbps, "status", "ok", "work",
-	    16.0 * (1 << 20), "device", dev(fp), "extra", "queue", "compute",
-	    "reason", "no dedicated transfer queue family", "memory", "device",
-	    "device-local");
+	r->params.v[r->params.n++] = (struct ax_db_param){
+	    .name = name, .type = AX_DB_VALUE_INT, .num = (double)v, .i = v};
 }
 
-static json_t *conv(const char *fp, int n, double gflops)
+static void text_param(struct ax_db_result_row *r, const char *name,
+		       const char *v)
 {
-	return json_pack("{s:i, s:s, s:{s:i, s:i, s:i, s:i, s:i, s:s}, s:s, "
-			 "s:b, s:f, s:s, s:f, s:o, s:{s:f}}",
-			 "id", next_id++, "suite", "conv", "params", "n", n,
-			 "c", 3, "h", 224, "w", 224, "k", 64, "dtype", "f32",
-			 "unit", "GFLOP/s", "higher_is_better", 1, "median",
-			 gflops, "status", "ok", "work", 1e9, "device", dev(fp),
-			 "extra", "input_bytes", 4.0 * n * 3 * 224 * 224);
+	r->params.v[r->params.n++] = (struct ax_db_param){
+	    .name = name, .type = AX_DB_VALUE_TEXT, .num = NAN, .text = v};
+}
+
+static void add(struct ax_db_results *l, struct ax_db_result_row *r)
+{
+	AX_CHECK_INT(ax_db_results_push(l, r), 0);
+}
+
+/* Free l with the documents its rows hold. */
+static void drop(struct ax_db_results *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		json_decref(l->v[i]->params_doc);
+		json_decref(l->v[i]->extra_doc);
+	}
+	ax_db_results_free(l);
+}
+
+static struct ax_db_result_row *xfer(const char *fp, const char *source,
+				     int inflight, long long chunk, double gbps)
+{
+	struct ax_db_result_row *r = row(fp, "transfer", "GB/s", gbps);
+	int_param(r, "chunk", chunk);
+	text_param(r, "direction", "h2d");
+	int_param(r, "inflight", inflight);
+	text_param(r, "path", "staged");
+	text_param(r, "source", source);
+	int_param(r, "total", 16LL << 20);
+	r->work = 16.0 * (1 << 20);
+	r->extra_doc = json_pack("{s:s, s:s, s:{s:s}}", "queue", "compute",
+				 "reason", "no dedicated transfer queue family",
+				 "memory", "device", "device-local");
+	return r;
+}
+
+static struct ax_db_result_row *conv(const char *fp, int n, double gflops)
+{
+	struct ax_db_result_row *r = row(fp, "conv", "GFLOP/s", gflops);
+	int_param(r, "c", 3);
+	text_param(r, "dtype", "f32");
+	int_param(r, "h", 224);
+	int_param(r, "k", 64);
+	int_param(r, "n", n);
+	int_param(r, "w", 224);
+	r->work = 1e9;
+	r->input_bytes = 4.0 * n * 3 * 224 * 224;
+	r->extra_doc = json_pack("{s:f}", "input_bytes", r->input_bytes);
+	return r;
 }
 
 /* One ingest case (the suite's contract): the bound stage takes 0.5 s
@@ -69,56 +140,59 @@ static json_t *stages(const char *bound)
 			 "compute_s", c, "wall_s", 0.6);
 }
 
-static json_t *ingest_result(const char *fp, struct ing c)
+static struct ax_db_result_row *ingest_result(const char *fp, struct ing c)
 {
-	return json_pack(
-	    "{s:i, s:s, s:{s:s, s:I, s:s, s:I, s:i, s:i, s:s, s:s}, s:s, "
-	    "s:b, s:f, s:s, s:f, s:o, s:{s:o, s:s, s:f}}",
-	    "id", next_id++, "suite", "ingest", "params", "file", "auto",
-	    "size", 1LL << 30, "cache", c.cache, "chunk", c.chunk, "readers",
-	    c.readers, "inflight", c.inflight, "io", c.io, "compute",
-	    "checksum", "unit", "GB/s", "higher_is_better", 1, "median", c.gbps,
-	    "status", "ok", "work", (double)(1LL << 30), "device", dev(fp),
-	    "extra", "stages", stages(c.bound), "bound", c.bound,
-	    "raw_read_gbps", c.raw);
+	struct ax_db_result_row *r = row(fp, "ingest", "GB/s", c.gbps);
+	text_param(r, "cache", c.cache);
+	int_param(r, "chunk", c.chunk);
+	text_param(r, "compute", "checksum");
+	text_param(r, "file", "auto");
+	int_param(r, "inflight", c.inflight);
+	text_param(r, "io", c.io);
+	int_param(r, "readers", c.readers);
+	int_param(r, "size", 1LL << 30);
+	r->work = (double)(1LL << 30);
+	r->extra_doc = json_pack("{s:o, s:s, s:f}", "stages", stages(c.bound),
+				 "bound", c.bound, "raw_read_gbps", c.raw);
+	return r;
 }
 
-/* The suite document (app/suite_doc.c's format) of the suites used
- * here: recommend finds transfers, ingest, workload classes and batch
- * parameters by role, never by name. */
-static json_t *suite_doc(void)
-{
-	return json_pack("{s:{s:[s]}, s:{s:[s]}, s:{s:[s], s:s}, s:{s:[s]}}",
-			 "transfer", "roles", "transfer", "ingest", "roles",
-			 "ingest", "conv", "roles", "workload", "batch_param",
-			 "n", "gemm", "roles", "workload");
-}
+/* The typed suite document (core/roles.h) of the suites used here:
+ * recommend finds transfers, ingest, workload classes and batch
+ * parameters by role, never by name.  Ingest comes last, so that
+ * no_ingest leaves it out. */
+static const struct ax_suite_info suite_infos[] = {
+    {.name = "transfer", .roles = AX_ROLE_TRANSFER},
+    {.name = "conv", .roles = AX_ROLE_WORKLOAD, .batch_param = "n"},
+    {.name = "gemm", .roles = AX_ROLE_WORKLOAD},
+    {.name = "ingest", .roles = AX_ROLE_INGEST},
+};
+static const struct ax_suite_doc suites = {suite_infos, 4};
+static const struct ax_suite_doc no_ingest = {suite_infos, 3};
 
-static json_t *results(void)
+static void results(struct ax_db_results *a)
 {
 	static const long long chunks[] = {4096,   16384,   65536,
 					   262144, 1 << 20, 4 << 20};
 	static const double pinned[] = {1.0, 3.0, 6.0, 8.0, 9.5, 10.0};
-	json_t *a = json_array();
+	memset(a, 0, sizeof(*a));
 	next_id = 1;
 	for (int i = 0; i < 6; i++)
-		json_array_append_new(
-		    a, xfer("d1", "pinned", 2, chunks[i], pinned[i]));
-	json_array_append_new(a, xfer("d1", "pageable", 2, 1 << 20, 8.0));
-	json_array_append_new(a, xfer("d1", "pageable", 2, 4 << 20, 8.5));
-	json_array_append_new(a, xfer("d1", "pinned", 1, 1 << 20, 6.0));
-	json_array_append_new(a, xfer("d1", "pinned", 3, 1 << 20, 9.8));
-	json_array_append_new(a, xfer("d1", "pinned", 4, 1 << 20, 9.9));
+		add(a, xfer("d1", "pinned", 2, chunks[i], pinned[i]));
+	add(a, xfer("d1", "pageable", 2, 1 << 20, 8.0));
+	add(a, xfer("d1", "pageable", 2, 4 << 20, 8.5));
+	add(a, xfer("d1", "pinned", 1, 1 << 20, 6.0));
+	add(a, xfer("d1", "pinned", 3, 1 << 20, 9.8));
+	add(a, xfer("d1", "pinned", 4, 1 << 20, 9.9));
 	static const int ns[] = {1, 2, 4, 8, 16};
 	static const double gf[] = {10, 18, 30, 33, 34};
 	for (int i = 0; i < 5; i++)
-		json_array_append_new(a, conv("d1", ns[i], gf[i]));
-	json_t *failed = conv("d1", 32, 99);
-	json_object_set_new(failed, "status",
-			    json_string("failed-verification"));
-	json_array_append_new(a, failed);
-	json_array_append_new(a, conv("d2", 1, 5));
-	return a;
+		add(a, conv("d1", ns[i], gf[i]));
+	struct ax_db_result_row *failed = conv("d1", 32, 99);
+	failed->status = "failed-verification";
+	failed->ok = false;
+	add(a, failed);
+	add(a, conv("d2", 1, 5));
 }
 
 static const json_t *get(const json_t *o, const char *path)
@@ -132,8 +206,9 @@ static const json_t *get(const json_t *o, const char *path)
 	return o;
 }
 
-/* The document of res (stolen) under the suite document suites (stolen). */
-static json_t *build_from(json_t *res, json_t *suites)
+/* The document of res (freed) under the suite document sd. */
+static json_t *build_from(struct ax_db_results *res,
+			  const struct ax_suite_doc *sd)
 {
 	json_t *doc = NULL;
 	json_t *loc = json_pack("{s:{s:s, s:i, s:s, s:i, s:s, s:s}}", "d1",
@@ -143,18 +218,21 @@ static json_t *build_from(json_t *res, json_t *suites)
 	json_t *host = json_pack("{s:s, s:i, s:s}", "hostname", "h", "cores", 2,
 				 "cpuset", "0-1");
 	char err[256] = "";
-	int rc = ax_recommend_build(res, suites, host, loc, "t", &doc, err,
-				    sizeof(err));
-	json_decref(suites);
+	int rc =
+	    ax_recommend_build(res, sd, host, loc, "t", &doc, err, sizeof(err));
 	AX_CHECK_INT(rc, 0);
-	json_decref(res);
+	drop(res);
 	json_decref(loc);
 	json_decref(host);
 	return doc;
 }
 
-static json_t *build(void) { return build_from(results(), suite_doc()); }
-
+static json_t *build(void)
+{
+	struct ax_db_results a;
+	results(&a);
+	return build_from(&a, &suites);
+}
 static void test_upload(void)
 {
 	json_t *doc = build();
@@ -273,11 +351,11 @@ static void test_views(void)
 /* A document of hand-written ingest cases on device d1 alone. */
 static json_t *ingest_doc(const struct ing *cases, int n)
 {
-	json_t *a = json_array();
+	struct ax_db_results a = {0};
 	next_id = 1;
 	for (int i = 0; i < n; i++)
-		json_array_append_new(a, ingest_result("d1", cases[i]));
-	return build_from(a, suite_doc());
+		add(&a, ingest_result("d1", cases[i]));
+	return build_from(&a, &suites);
 }
 
 /* Does the string at path contain needle?  Says what it holds if not. */
@@ -524,15 +602,14 @@ static void test_ingest_cold_over_warm(void)
  * verdict made up. */
 static void test_ingest_missing_figures(void)
 {
-	json_t *a = json_array();
+	struct ax_db_results a = {0};
 	next_id = 1;
-	json_t *r = ingest_result(
+	struct ax_db_result_row *r = ingest_result(
 	    "d1", (struct ing){"cold", 2, 4, MB, "pread", "read", 1.5, 0});
-	json_t *extra = json_object_get(r, "extra");
-	json_object_del(extra, "raw_read_gbps");
-	json_object_set_new(extra, "bound", json_string("decode"));
-	json_array_append_new(a, r);
-	json_t *doc = build_from(a, suite_doc());
+	json_object_del(r->extra_doc, "raw_read_gbps");
+	json_object_set_new(r->extra_doc, "bound", json_string("decode"));
+	add(&a, r);
+	json_t *doc = build_from(&a, &suites);
 	const json_t *st = get(doc, "devices.0.data_loading.storage");
 	AX_CHECK_NEAR(json_number_value(get(st, "gbps")), 1.5, 0);
 	AX_CHECK(json_is_null(get(st, "raw_read_gbps")));
@@ -549,21 +626,22 @@ static void test_ingest_missing_figures(void)
 
 /* results() (transfers and a conv batch sweep: Little's law gives 1
  * thread, depth 2) plus ingest cases on d1. */
-static json_t *with_ingest(void)
+static struct ax_db_results *with_ingest(struct ax_db_results *a)
 {
-	json_t *a = results();
+	results(a);
 	const struct ing c[] = {
 	    {"cold", 1, 9, MB, "mmap", "read", 1.0, 4.0},
 	    {"cold", 3, 9, MB, "mmap", "read", 2.9, 4.0},
 	};
 	for (int i = 0; i < 2; i++)
-		json_array_append_new(a, ingest_result("d1", c[i]));
+		add(a, ingest_result("d1", c[i]));
 	return a;
 }
 
 static void test_ingest_over_transfer(void)
 {
-	json_t *doc = build_from(with_ingest(), suite_doc());
+	struct ax_db_results a;
+	json_t *doc = build_from(with_ingest(&a), &suites);
 	const json_t *d = get(doc, "devices.0");
 	AX_CHECK_INT(iget(d, "data_loading.loader_threads.value"), 3);
 	AX_CHECK_INT(iget(d, "data_loading.prefetch_depth.value"), 3);
@@ -613,9 +691,8 @@ static void test_transfer_fallback(void)
 	free(s);
 	json_decref(doc);
 	/* Ingest results are found by role: without it they do not count. */
-	json_t *suites = suite_doc();
-	json_object_del(suites, "ingest");
-	doc = build_from(with_ingest(), suites);
+	struct ax_db_results a;
+	doc = build_from(with_ingest(&a), &no_ingest);
 	dl = get(doc, "devices.0.data_loading");
 	AX_CHECK_INT(iget(dl, "loader_threads.value"), 1);
 	AX_CHECK_INT(iget(dl, "prefetch_depth.value"), 2);
