@@ -15,21 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Are two stored values the same: one type, one value?  (It belongs in
- * core/db_rows.h as ax_db_param_equal; reports/recommend_internal.h has
- * the same test.) */
-static bool same_value(const struct ax_db_param *a, const struct ax_db_param *b)
-{
-	if (a->type != b->type)
-		return false;
-	if (a->type == AX_DB_VALUE_INT)
-		return a->i == b->i;
-	if (a->type == AX_DB_VALUE_TEXT || a->type == AX_DB_VALUE_OTHER)
-		return a->text && b->text ? !strcmp(a->text, b->text)
-					  : a->text == b->text;
-	return a->type == AX_DB_VALUE_NULL || a->num == b->num;
-}
-
 static bool ok_of(const struct ax_db_result_row *r, const char *suite)
 {
 	return r->ok && r->suite && !strcmp(r->suite, suite);
@@ -58,7 +43,7 @@ static int distinct_values(const struct ax_db_results *results,
 		if (!v || !ok_of(results->v[i], suite))
 			continue;
 		int j = 0;
-		while (j < n && !same_value(seen[j], v))
+		while (j < n && !ax_db_param_equal(seen[j], v))
 			j++;
 		if (j < n)
 			continue;

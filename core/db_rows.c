@@ -4,6 +4,7 @@
 
 #include "core/db_internal.h"
 #include "core/error.h"
+#include "core/params.h"
 #include "core/text.h"
 
 #include <inttypes.h>
@@ -261,6 +262,43 @@ const char *ax_db_param_value_text(const struct ax_db_param *v, char *buf,
 		snprintf(buf, len, "%s", v->text ? v->text : "");
 	}
 	return buf;
+}
+
+bool ax_db_param_equal(const struct ax_db_param *a, const struct ax_db_param *b)
+{
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case AX_DB_VALUE_INT:
+		return a->i == b->i;
+	case AX_DB_VALUE_REAL:
+	case AX_DB_VALUE_BOOL:
+		return a->num == b->num;
+	case AX_DB_VALUE_TEXT:
+	case AX_DB_VALUE_OTHER:
+		return a->text && b->text ? !strcmp(a->text, b->text)
+					  : a->text == b->text;
+	default:
+		return true;
+	}
+}
+
+void ax_db_role_point(unsigned role, const struct ax_db_params *p, void *out)
+{
+	int nc;
+	const struct ax_role_param *c = ax_role_params(role, &nc);
+	for (int i = 0; i < nc; i++) {
+		const struct ax_db_param *v = ax_db_param_find(p, c[i].name);
+		char *at = (char *)out + c[i].offset;
+		if (c[i].type == AX_PT_INT) {
+			int64_t x = v && v->type == AX_DB_VALUE_INT ? v->i : 0;
+			memcpy(at, &x, sizeof(x));
+		} else {
+			const char *t =
+			    v && v->type == AX_DB_VALUE_TEXT ? v->text : NULL;
+			memcpy(at, &t, sizeof(t));
+		}
+	}
 }
 
 /* ---- the suite's facts -------------------------------------------------- */

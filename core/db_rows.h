@@ -76,6 +76,14 @@ const char *ax_db_param_text(const struct ax_db_params *p, const char *name);
 const char *ax_db_param_value_text(const struct ax_db_param *v, char *buf,
 				   size_t len);
 
+/* Do two stored values hold the same type and value? */
+bool ax_db_param_equal(const struct ax_db_param *a,
+		       const struct ax_db_param *b);
+/* Fill role's point struct (core/params.h) from stored parameters, as
+ * ax_role_point does from a document: an integer missing or of another
+ * type reads 0, a text NULL (texts point into p's row). */
+void ax_db_role_point(unsigned role, const struct ax_db_params *p, void *out);
+
 /* ---- what listings join in ---------------------------------------------- */
 
 /* A run's device.  id 0: the run names none (every other field unset). */

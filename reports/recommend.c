@@ -36,7 +36,7 @@ typedef struct ax_db_result_row row_t;
 static struct ax_transfer_point xp(const row_t *r)
 {
 	struct ax_transfer_point x;
-	role_point(AX_ROLE_TRANSFER, r, &x);
+	ax_db_role_point(AX_ROLE_TRANSFER, &r->params, &x);
 	return x;
 }
 

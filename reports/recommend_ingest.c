@@ -32,7 +32,7 @@ typedef struct ax_db_result_row row_t;
 static struct ax_ingest_point ip(const row_t *r)
 {
 	struct ax_ingest_point x;
-	role_point(AX_ROLE_INGEST, r, &x);
+	ax_db_role_point(AX_ROLE_INGEST, &r->params, &x);
 	return x;
 }
 

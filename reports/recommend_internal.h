@@ -57,54 +57,6 @@ static inline double median(const struct ax_db_result_row *r)
 	return r->median;
 }
 
-/*
- * role's point struct (core/params.h) from a row's typed parameters, as
- * ax_role_point fills it from the stored document: an integer missing or
- * of another type reads 0, a text NULL (texts point into the row).  It
- * belongs beside ax_role_point in core/params.h as that function's row
- * form; it is here while that file is not this module's to change.
- */
-static inline void role_point(unsigned role, const struct ax_db_result_row *r,
-			      void *out)
-{
-	int nc;
-	const struct ax_role_param *c = ax_role_params(role, &nc);
-	for (int i = 0; i < nc; i++) {
-		const struct ax_db_param *v =
-		    ax_db_param_find(&r->params, c[i].name);
-		char *at = (char *)out + c[i].offset;
-		if (c[i].type == AX_PT_INT) {
-			int64_t x = v && v->type == AX_DB_VALUE_INT ? v->i : 0;
-			memcpy(at, &x, sizeof(x));
-		} else {
-			const char *t =
-			    v && v->type == AX_DB_VALUE_TEXT ? v->text : NULL;
-			memcpy(at, &t, sizeof(t));
-		}
-	}
-}
-
-/* Are two stored values the same (type and value)? */
-static inline bool param_equal(const struct ax_db_param *a,
-			       const struct ax_db_param *b)
-{
-	if (a->type != b->type)
-		return false;
-	switch (a->type) {
-	case AX_DB_VALUE_INT:
-		return a->i == b->i;
-	case AX_DB_VALUE_REAL:
-	case AX_DB_VALUE_BOOL:
-		return a->num == b->num;
-	case AX_DB_VALUE_TEXT:
-	case AX_DB_VALUE_OTHER:
-		return a->text && b->text ? !strcmp(a->text, b->text)
-					  : a->text == b->text;
-	default:
-		return true;
-	}
-}
-
 /* Do a and b store the same parameters, but for key (NULL: none)? */
 static inline bool same_params_but(const struct ax_db_result_row *a,
 				   const struct ax_db_result_row *b,
@@ -117,7 +69,7 @@ static inline bool same_params_but(const struct ax_db_result_row *a,
 			continue;
 		const struct ax_db_param *w =
 		    ax_db_param_find(pb, pa->v[i].name);
-		if (!w || !param_equal(&pa->v[i], w))
+		if (!w || !ax_db_param_equal(&pa->v[i], w))
 			return false;
 		na++;
 	}
