@@ -153,12 +153,8 @@ struct ax_db_series {
 struct ax_db_power {
 	const char *source, *reason;
 	int readings;
-	double seconds; /* what the energy covers */
-	double mean_w, max_w, idle_w;
-	double energy_rep_j, energy_rep_net_j; /* per repetition */
-	double temp_mean_c, temp_max_c, sm_mhz, mem_mhz;
-	double mem_peak_b, mem_budget_b;
-	double perf_per_w;	     /* the result's unit per watt */
+	/* The figures (core/db_rows.h: AX_DB_POWER_FIGURES) */
+	AX_DB_POWER_FIGURES(AX_DB_FIGURE_FIELD)
 	const char *perf_per_w_unit; /* "GFLOP/s/W", NULL when NAN */
 	int throttled;		     /* 1, 0; -1: unknown */
 	const char *throttle_evidence;

@@ -107,26 +107,9 @@ static json_t *power_json(const struct ax_db_power_row *p)
 	json_object_set_new(o, "source", text(p->source));
 	json_object_set_new(o, "reason", text(p->reason));
 	json_object_set_new(o, "readings", opt_int(p->readings));
-	const struct {
-		const char *key;
-		double v;
-	} figures[] = {
-	    {"seconds", p->seconds},
-	    {"mean_w", p->mean_w},
-	    {"max_w", p->max_w},
-	    {"idle_w", p->idle_w},
-	    {"energy_rep_j", p->energy_rep_j},
-	    {"energy_rep_net_j", p->energy_rep_net_j},
-	    {"temp_mean_c", p->temp_mean_c},
-	    {"temp_max_c", p->temp_max_c},
-	    {"sm_mhz", p->sm_mhz},
-	    {"mem_mhz", p->mem_mhz},
-	    {"mem_peak_b", p->mem_peak_b},
-	    {"mem_budget_b", p->mem_budget_b},
-	    {"perf_per_w", p->perf_per_w},
-	};
-	for (size_t k = 0; k < sizeof(figures) / sizeof(figures[0]); k++)
-		json_object_set_new(o, figures[k].key, num(figures[k].v));
+#define POWER_FIGURE(name) json_object_set_new(o, #name, num(p->name));
+	AX_DB_POWER_FIGURES(POWER_FIGURE)
+#undef POWER_FIGURE
 	json_object_set_new(o, "perf_per_w_unit", text(p->perf_per_w_unit));
 	json_object_set_new(o, "throttled",
 			    p->throttled == AX_DB_NONE

@@ -413,26 +413,21 @@ static void host_cols(struct cols c, int at, struct ax_db_host_row *h)
 }
 
 /* The result's power row (result_power p) and CPU baseline (c). */
+#define POWER_SELECT(name) " p." #name ","
 #define POWER_COLS                                                             \
-	"p.result_id, p.source, p.reason, p.readings, p.seconds, p.mean_w,"    \
-	" p.max_w, p.idle_w, p.energy_rep_j, p.energy_rep_net_j,"              \
-	" p.temp_mean_c, p.temp_max_c, p.sm_mhz, p.mem_mhz, p.mem_peak_b,"     \
-	" p.mem_budget_b, p.perf_per_w, p.perf_per_w_unit, p.throttled,"       \
-	" p.throttle_evidence, p.series_id"
-#define N_POWER_COLS 21
+	"p.result_id, p.source, p.reason, p.readings," AX_DB_POWER_FIGURES(    \
+	    POWER_SELECT) " p.perf_per_w_unit, p.throttled,"                   \
+			  " p.throttle_evidence, p.series_id"
+#define POWER_ONE(name) +1
+enum { N_POWER_FIGURES = 0 AX_DB_POWER_FIGURES(POWER_ONE) };
+#define N_POWER_COLS (N_POWER_FIGURES + 8)
+#define POWER_NAN(name) p->name = NAN;
+#define POWER_READ(name) p->name = col_num(&c, k++);
 
 static void power_cols(struct cols c, int at, struct ax_db_power_row *p)
 {
-	double *figures[] = {
-	    &p->seconds,     &p->mean_w,       &p->max_w,
-	    &p->idle_w,	     &p->energy_rep_j, &p->energy_rep_net_j,
-	    &p->temp_mean_c, &p->temp_max_c,   &p->sm_mhz,
-	    &p->mem_mhz,     &p->mem_peak_b,   &p->mem_budget_b,
-	    &p->perf_per_w,
-	};
 	memset(p, 0, sizeof(*p));
-	for (int k = 0; k < NCOLS(figures); k++)
-		*figures[k] = NAN;
+	AX_DB_POWER_FIGURES(POWER_NAN)
 	p->readings = p->throttled = AX_DB_NONE;
 	if (col_null(&c, at))
 		return;
@@ -441,13 +436,13 @@ static void power_cols(struct cols c, int at, struct ax_db_power_row *p)
 	p->source = col_text(&c, at + 1, "source");
 	p->reason = col_text(&c, at + 2, "reason");
 	p->readings = col_int(&c, at + 3);
-	for (int k = 0; k < NCOLS(figures); k++)
-		*figures[k] = col_num(&c, at + 4 + k);
-	p->perf_per_w_unit = col_text(&c, at + 17, "perf_per_w_unit");
-	if (!col_null(&c, at + 18))
-		p->throttled = sqlite3_column_int64(c.st, at + 18) != 0;
-	p->throttle_evidence = col_text(&c, at + 19, "throttle_evidence");
-	p->series_id = col_id(&c, at + 20);
+	int k = at + 4;
+	AX_DB_POWER_FIGURES(POWER_READ)
+	p->perf_per_w_unit = col_text(&c, k, "perf_per_w_unit");
+	if (!col_null(&c, k + 1))
+		p->throttled = sqlite3_column_int64(c.st, k + 1) != 0;
+	p->throttle_evidence = col_text(&c, k + 2, "throttle_evidence");
+	p->series_id = col_id(&c, k + 3);
 }
 
 #define CPU_COLS                                                               \

@@ -105,17 +105,39 @@ struct ax_db_host_row {
 	int64_t cores; /* AX_DB_NONE: not stored */
 };
 
+/*
+ * The figures of a result's power row, one line each: its name is the
+ * result_power column, the field of struct ax_db_power (what is written)
+ * and of struct ax_db_power_row (what is read), and the key of the
+ * document's "power".  The insert, the select, the reader and the writer
+ * of the document all walk this list, so a new figure is a schema step
+ * (core/db.c), one line here and whatever measures and shows it.
+ */
+#define AX_DB_POWER_FIGURES(X)                                                 \
+	X(seconds) /* what the energy covers */                                \
+	X(mean_w)  /* mean power over the timed span */                        \
+	X(max_w)                                                               \
+	X(idle_w)	    /* the device's idle power before the case */      \
+	X(energy_rep_j)	    /* energy per repetition */                        \
+	X(energy_rep_net_j) /* the same less idle power */                     \
+	X(temp_mean_c)                                                         \
+	X(temp_max_c)                                                          \
+	X(sm_mhz)	/* mean core clock */                                  \
+	X(mem_mhz)	/* mean memory clock */                                \
+	X(mem_peak_b)	/* device memory in use at most */                     \
+	X(mem_budget_b) /* what the device offered */                          \
+	X(perf_per_w)	/* the result's unit per watt */
+#define AX_DB_FIGURE_FIELD(name) double name;
+
 /* A result's power row.  present false: measured before power was stored
  * (schema < 4).  source NULL with reason set: no sensor, and why. */
 struct ax_db_power_row {
 	bool present;
 	const char *source, *reason, *perf_per_w_unit, *throttle_evidence;
-	int64_t readings; /* AX_DB_NONE: not stored */
-	double seconds, mean_w, max_w, idle_w, energy_rep_j, energy_rep_net_j,
-	    temp_mean_c, temp_max_c, sm_mhz, mem_mhz, mem_peak_b, mem_budget_b,
-	    perf_per_w;
-	int throttled;	   /* 1, 0; AX_DB_NONE: unknown */
-	int64_t series_id; /* 0: none */
+	int64_t readings;			/* AX_DB_NONE: not stored */
+	AX_DB_POWER_FIGURES(AX_DB_FIGURE_FIELD) /* NAN: not measured */
+	int throttled;				/* 1, 0; AX_DB_NONE: unknown */
+	int64_t series_id;			/* 0: none */
 };
 
 /* The CPU baseline a result is compared with.  id 0: none. */

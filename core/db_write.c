@@ -299,6 +299,11 @@ static int insert_series(struct ax_db *db, const struct ax_db_series *s,
 	return insert_series_samples(db, *id, s);
 }
 
+/* The figures' columns, placeholders and binds (AX_DB_POWER_FIGURES). */
+#define POWER_COLUMN(name) " " #name ","
+#define POWER_PLACE(name) "?,"
+#define POWER_BIND(name) bind_real(st, k++, p->name);
+
 static int insert_power(struct ax_db *db, int64_t result_id,
 			const struct ax_db_power *p)
 {
@@ -310,34 +315,29 @@ static int insert_power(struct ax_db *db, int64_t result_id,
 	sqlite3_stmt *st;
 	rc = ax_dbi_prepare(
 	    db,
-	    "INSERT INTO result_power (result_id, source, reason,"
-	    " readings, seconds, mean_w, max_w, idle_w, energy_rep_j,"
-	    " energy_rep_net_j, temp_mean_c, temp_max_c, sm_mhz, mem_mhz,"
-	    " mem_peak_b, mem_budget_b, perf_per_w, perf_per_w_unit,"
-	    " throttled, throttle_evidence, series_id)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    "INSERT INTO result_power (result_id, source, reason, "
+	    "readings," AX_DB_POWER_FIGURES(
+		POWER_COLUMN) " perf_per_w_unit, throttled,"
+			      " throttle_evidence, series_id) VALUES "
+			      "(?,?,?,?," AX_DB_POWER_FIGURES(
+				  POWER_PLACE) "?,?,?,?)",
 	    &st);
 	if (rc)
 		return rc;
-	double v[13] = {p->seconds,	p->mean_w,	 p->max_w,
-			p->idle_w,	p->energy_rep_j, p->energy_rep_net_j,
-			p->temp_mean_c, p->temp_max_c,	 p->sm_mhz,
-			p->mem_mhz,	p->mem_peak_b,	 p->mem_budget_b,
-			p->perf_per_w};
 	sqlite3_bind_int64(st, 1, result_id);
 	ax_dbi_bind_text(st, 2, p->source);
 	ax_dbi_bind_text(st, 3, p->reason);
 	sqlite3_bind_int(st, 4, p->readings);
-	for (int k = 0; k < 13; k++)
-		bind_real(st, 5 + k, v[k]);
-	ax_dbi_bind_text(st, 18,
+	int k = 5;
+	AX_DB_POWER_FIGURES(POWER_BIND)
+	ax_dbi_bind_text(st, k++,
 			 isfinite(p->perf_per_w) ? p->perf_per_w_unit : NULL);
 	if (p->throttled >= 0)
-		sqlite3_bind_int(st, 19, p->throttled);
+		sqlite3_bind_int(st, k++, p->throttled);
 	else
-		sqlite3_bind_null(st, 19);
-	ax_dbi_bind_text(st, 20, p->throttle_evidence);
-	ax_dbi_bind_id(st, 21, series_id);
+		sqlite3_bind_null(st, k++);
+	ax_dbi_bind_text(st, k++, p->throttle_evidence);
+	ax_dbi_bind_id(st, k, series_id);
 	return ax_dbi_step_done(db, st, NULL, "storing a result's power");
 }
 
