@@ -377,21 +377,11 @@ json_t *ax_db_series_json(const struct ax_db_series_row *s)
 	json_object_set_new(o, "source", text(s->source));
 	json_object_set_new(o, "interval_s", num(s->interval_s));
 	json_object_set_new(o, "timed_from_s", num(s->timed_from_s));
-	const struct {
-		const char *key;
-		const double *v;
-	} cols[] = {
-	    {"t", s->t},
-	    {"power_w", s->power_w},
-	    {"energy_j", s->energy_j},
-	    {"temp_c", s->temp_c},
-	    {"sm_mhz", s->sm_mhz},
-	    {"mem_mhz", s->mem_mhz},
-	    {"mem_used_b", s->mem_used_b},
-	};
-	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-		json_object_set_new(o, cols[k].key,
-				    values_json(cols[k].v, s->n));
+	json_object_set_new(o, "t", values_json(s->t, s->n));
+#define SERIES_VALUES(name)                                                    \
+	json_object_set_new(o, #name, values_json(s->name, s->n));
+	AX_TEL_STORED(SERIES_VALUES)
+#undef SERIES_VALUES
 	return o;
 }
 

@@ -1154,22 +1154,26 @@ int ax_db_session_row_get(struct ax_db *db, int64_t session_id,
 /* The series' readings, NAN where not measured. */
 static int series_samples(struct ax_db *db, struct ax_db_series_row *s)
 {
-	double **cols[] = {&s->t,      &s->power_w, &s->energy_j,  &s->temp_c,
-			   &s->sm_mhz, &s->mem_mhz, &s->mem_used_b};
+#define SERIES_ARRAY(name) &s->name,
+	double **cols[] = {&s->t, AX_TEL_STORED(SERIES_ARRAY)};
+#undef SERIES_ARRAY
+#define SERIES_COLUMN(name) " " #name ","
 	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db,
-				"SELECT t, power_w, energy_j, temp_c, sm_mhz,"
-				" mem_mhz, mem_used_b, count(*) OVER ()"
-				" FROM telemetry_sample"
-				" WHERE series_id = ? ORDER BY idx",
-				&st);
+	int rc = ax_dbi_prepare(
+	    db,
+	    "SELECT t," AX_TEL_STORED(
+		SERIES_COLUMN) " count(*) OVER () FROM telemetry_sample"
+			       " WHERE series_id = ? ORDER BY idx",
+	    &st);
+#undef SERIES_COLUMN
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, s->id);
 	struct cols c = {st, s->mem, "telemetry_sample"};
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!s->t) {
-			size_t total = (size_t)sqlite3_column_int64(st, 7);
+			size_t total =
+			    (size_t)sqlite3_column_int64(st, NCOLS(cols));
 			for (int k = 0; k < NCOLS(cols); k++)
 				if (!(*cols[k] = mem_alloc(
 					  s->mem, total * sizeof(double))))

@@ -24,6 +24,8 @@
 #ifndef AX_DB_ROWS_H
 #define AX_DB_ROWS_H
 
+#include "core/telemetry.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -236,32 +236,39 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
 		sqlite3_bind_null(st, i);
 }
 
+/* The stored figures' columns and placeholders (AX_DB_POWER_FIGURES,
+ * AX_TEL_STORED: lists of names), and a power figure's bind. */
+#define POWER_COLUMN(name) " " #name ","
+#define POWER_PLACE(name) "?,"
+#define POWER_BIND(name) bind_real(st, k++, p->name);
+
 static int insert_series_samples(struct ax_db *db, int64_t series_id,
 				 const struct ax_db_series *s)
 {
 	sqlite3_stmt *st;
 	int rc = ax_dbi_prepare(
 	    db,
-	    "INSERT INTO telemetry_sample (series_id, idx, t, power_w,"
-	    " energy_j, temp_c, sm_mhz, mem_mhz, mem_used_b, throttle)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?)",
+	    "INSERT INTO telemetry_sample (series_id, idx, "
+	    "t," AX_TEL_STORED(POWER_COLUMN) " throttle) VALUES "
+					     "(?,?,?," AX_TEL_STORED(
+						 POWER_PLACE) "?)",
 	    &st);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ax_tel_reading *r = &s->readings[i];
-		double v[6] = {r->power_w, r->energy_j, r->temp_c,
-			       r->sm_mhz,  r->mem_mhz,	r->mem_used_b};
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, series_id);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
 		sqlite3_bind_double(st, 3, r->t - s->t0);
-		for (int k = 0; k < 6; k++)
-			bind_real(st, 4 + k, v[k]);
+		int k = 4;
+#define READING_BIND(name) bind_real(st, k++, r->name);
+		AX_TEL_STORED(READING_BIND)
+#undef READING_BIND
 		if (r->has_throttle)
-			sqlite3_bind_int64(st, 10, (int64_t)r->throttle);
+			sqlite3_bind_int64(st, k, (int64_t)r->throttle);
 		else
-			sqlite3_bind_null(st, 10);
+			sqlite3_bind_null(st, k);
 		rc = sqlite3_step(st);
 		if (rc != SQLITE_DONE) {
 			rc = ax_dbi_fail_sql(db, rc, "storing telemetry");
@@ -298,11 +305,6 @@ static int insert_series(struct ax_db *db, const struct ax_db_series *s,
 		return rc;
 	return insert_series_samples(db, *id, s);
 }
-
-/* The figures' columns, placeholders and binds (AX_DB_POWER_FIGURES). */
-#define POWER_COLUMN(name) " " #name ","
-#define POWER_PLACE(name) "?,"
-#define POWER_BIND(name) bind_real(st, k++, p->name);
 
 static int insert_power(struct ax_db *db, int64_t result_id,
 			const struct ax_db_power *p)

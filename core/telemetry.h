@@ -57,6 +57,21 @@ struct ax_tel_reading {
 	bool has_throttle; /* the source reports reasons at all */
 };
 
+/*
+ * The figures of a reading that a telemetry series stores, one line each:
+ * the field above, the telemetry_sample column, the array of struct
+ * ax_db_series_row and the key of the series' document.  The insert, the
+ * reader and the document walk this list (core/db_write.c, core/db_rows.c,
+ * core/db_json.c); t and throttle are stored beside them.
+ */
+#define AX_TEL_STORED(X)                                                       \
+	X(power_w)                                                             \
+	X(energy_j)                                                            \
+	X(temp_c)                                                              \
+	X(sm_mhz)                                                              \
+	X(mem_mhz)                                                             \
+	X(mem_used_b)
+
 struct ax_tel_source;
 
 /*
