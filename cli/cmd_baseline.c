@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include "core/db.h"
+#include "core/db_rows.h"
 #include "core/error.h"
 #include "core/text.h"
 
@@ -54,16 +55,18 @@ static bool valid_name(const char *s)
 static int check_run(struct ax_app *app, struct ax_db *db, const char *text,
 		     int64_t id, bool allow_tune)
 {
-	json_t *runs = NULL;
+	struct ax_db_runs runs;
 	struct ax_db_filter f = {.run_ids = &id, .n_run_ids = 1};
-	if (ax_db_runs(db, &f, &runs))
+	if (ax_db_run_rows(db, &f, &runs)) {
+		ax_db_runs_free(&runs);
 		return ax_app_error(app, AX_EXIT_STORAGE, "baseline save: %s",
 				    ax_db_errmsg(db));
-	const json_t *r = json_array_get(runs, 0);
-	const char *kind = json_string_value(json_object_get(r, "kind"));
-	const char *label = json_string_value(json_object_get(r, "label"));
-	const char *status = json_string_value(json_object_get(r, "status"));
-	long long n = json_integer_value(json_object_get(r, "n_results"));
+	}
+	/* A run that is gone since it was resolved has nothing stored. */
+	const struct ax_db_run_row none = {.n_results = 0};
+	const struct ax_db_run_row *r = runs.n ? runs.v[0] : &none;
+	const char *kind = r->kind, *label = r->label, *status = r->status;
+	long long n = r->n_results > 0 ? r->n_results : 0;
 	/* "run 3 (--run last: the newest run; label "ci main")" */
 	char how[600] = "", who[700];
 	if (strcmp(text, "last") == 0)
@@ -100,7 +103,7 @@ static int check_run(struct ax_app *app, struct ax_db *db, const char *text,
 		    "runs compared with it; %s, or pass --allow-tune to name "
 		    "this tuning session anyway",
 		    who, n, pick);
-	json_decref(runs);
+	ax_db_runs_free(&runs);
 	return rc;
 }
 
@@ -144,21 +147,19 @@ static int pick_listed(struct ax_app *app, struct ax_db *db,
 static int pick_last(struct ax_app *app, struct ax_db *db, const struct pick *p,
 		     int64_t *ids, int *n)
 {
-	json_t *runs = NULL;
-	if (ax_db_runs(db, NULL, &runs))
+	struct ax_db_runs runs;
+	if (ax_db_run_rows(db, NULL, &runs)) {
+		ax_db_runs_free(&runs);
 		return ax_app_error(app, AX_EXIT_STORAGE, "baseline save: %s",
 				    ax_db_errmsg(db));
-	/* ax_db_runs lists the newest first. */
-	for (size_t i = 0; i < json_array_size(runs) && *n < p->last; i++) {
-		const json_t *r = json_array_get(runs, i);
-		const char *kind =
-		    json_string_value(json_object_get(r, "kind"));
-		if (kind && strcmp(kind, "run") == 0 &&
-		    json_integer_value(json_object_get(r, "n_results")) > 0)
-			ids[(*n)++] =
-			    json_integer_value(json_object_get(r, "id"));
 	}
-	json_decref(runs);
+	/* ax_db_run_rows lists the newest first. */
+	for (size_t i = 0; i < runs.n && *n < p->last; i++) {
+		const struct ax_db_run_row *r = runs.v[i];
+		if (r->kind && strcmp(r->kind, "run") == 0 && r->n_results > 0)
+			ids[(*n)++] = r->id;
+	}
+	ax_db_runs_free(&runs);
 	if (*n < p->last)
 		return ax_app_error(app, AX_EXIT_USAGE,
 				    "baseline save: --last %d, but %s holds "
@@ -237,37 +238,28 @@ static int save(struct ax_app *app, const char *name, const struct pick *p)
 }
 
 /* "3,4,5": a baseline's runs (its run_ids, else its run_id). */
-static void runs_text(const json_t *o, char *buf, size_t len)
+static void runs_text(const struct ax_db_baseline_row *b, char *buf, size_t len)
 {
-	const json_t *ids = json_object_get(o, "run_ids");
-	size_t i, used = 0;
-	json_t *id;
+	size_t used = 0;
 	buf[0] = '\0';
-	json_array_foreach(ids, i, id) if (used < len) used +=
-	    (size_t)snprintf(buf + used, len - used, "%s%lld", i ? "," : "",
-			     (long long)json_integer_value(id));
+	for (int i = 0; i < b->n_run_ids && used < len; i++)
+		used +=
+		    (size_t)snprintf(buf + used, len - used, "%s%lld",
+				     i ? "," : "", (long long)b->run_ids[i]);
 	if (!buf[0])
-		snprintf(buf, len, "%lld",
-			 (long long)json_integer_value(
-			     json_object_get(o, "run_id")));
+		snprintf(buf, len, "%lld", (long long)b->run_id);
 }
 
-static void print_list(const json_t *b)
+static void print_list(const struct ax_db_baselines *l)
 {
-	size_t i;
-	json_t *o;
 	char runs[256];
 	printf("%-24s %-16s  %s\n", "NAME", "RUNS", "CREATED");
-	json_array_foreach(b, i, o)
-	{
-		runs_text(o, runs, sizeof(runs));
-		printf("%-24s %-16s  %s\n",
-		       ax_term(json_string_value(json_object_get(o, "name"))),
-		       runs,
-		       ax_term(json_string_value(
-			   json_object_get(o, "created_at"))));
+	for (size_t i = 0; i < l->n; i++) {
+		runs_text(&l->v[i], runs, sizeof(runs));
+		printf("%-24s %-16s  %s\n", ax_term(l->v[i].name), runs,
+		       ax_term(l->v[i].created_at));
 	}
-	if (json_array_size(b) == 0)
+	if (l->n == 0)
 		printf("(no baselines; save one with `axbench "
 		       "baseline save NAME`)\n");
 }
@@ -275,23 +267,26 @@ static void print_list(const json_t *b)
 static int list(struct ax_app *app)
 {
 	struct ax_db *db;
-	json_t *b = NULL;
+	struct ax_db_baselines b;
 	int rc = ax_app_open_db(app, true, &db);
 	if (rc)
 		return rc;
-	if (ax_db_baselines(db, &b)) {
+	if (ax_db_baseline_rows(db, &b)) {
 		fprintf(stderr, "axbench: baseline list: %s\n",
 			ax_db_errmsg(db));
+		ax_db_baselines_free(&b);
 		ax_db_close(db);
 		return AX_EXIT_STORAGE;
 	}
 	if (app->json) {
-		json_dumpf(b, stdout, JSON_INDENT(2));
+		json_t *doc = ax_db_baselines_json(&b);
+		json_dumpf(doc, stdout, JSON_INDENT(2));
 		putchar('\n');
+		json_decref(doc);
 	} else {
-		print_list(b);
+		print_list(&b);
 	}
-	json_decref(b);
+	ax_db_baselines_free(&b);
 	ax_db_close(db);
 	return 0;
 }

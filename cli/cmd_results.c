@@ -27,17 +27,8 @@ static const struct ax_cli_opt results_opts[] = {
     {0},
 };
 
-static double num(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : 0.0;
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
+/* A stored text, or "" where none was stored. */
+static const char *text_of(const char *s) { return s ? s : ""; }
 
 /* RFC 4180: quote fields holding a comma, quote or newline. */
 static void csv_field(FILE *out, const char *s, bool last)
@@ -54,17 +45,6 @@ static void csv_field(FILE *out, const char *s, bool last)
 		fputs(s, out);
 	}
 	fputc(last ? '\n' : ',', out);
-}
-
-/* r's field "key", or "obj.key" inside one of its objects. */
-static const json_t *field(const json_t *r, const char *name)
-{
-	const char *dot = strchr(name, '.');
-	if (!dot)
-		return json_object_get(r, name);
-	char obj[32];
-	snprintf(obj, sizeof(obj), "%.*s", (int)(dot - name), name);
-	return json_object_get(json_object_get(r, obj), dot + 1);
 }
 
 static const char *const csv_cols[] = {"id",
@@ -104,43 +84,121 @@ static void csv_header(void)
 		csv_field(stdout, csv_cols[i], i == CSV_COLS - 1);
 }
 
-static void csv_row(const json_t *r)
+/* One CSV line's cells, in csv_cols' order: numbers as the result
+ * documents hold them (integers whole, figures %.6g), "" where nothing
+ * was stored. */
+struct csv_line {
+	const char *v[CSV_COLS];
+	char buf[CSV_COLS][64];
+	int n;
+};
+
+static void put_text(struct csv_line *l, const char *s)
 {
-	char buf[64];
-	for (int i = 0; i < CSV_COLS; i++) {
-		const json_t *v = field(r, csv_cols[i]);
-		char *dumped = NULL;
-		const char *text = "";
-		if (strcmp(csv_cols[i], "device") == 0)
-			text = str(json_object_get(r, "device"), "name");
-		else if (json_is_string(v))
-			text = json_string_value(v);
-		else if (json_is_integer(v))
-			snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT,
-				 json_integer_value(v)),
-			    text = buf;
-		else if (json_is_real(v))
-			snprintf(buf, sizeof(buf), "%.6g", json_real_value(v)),
-			    text = buf;
-		else if (json_is_boolean(v))
-			text = json_is_true(v) ? "true" : "false";
-		else if (json_is_object(v))
-			text = dumped =
-			    json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-		csv_field(stdout, text ? text : "", i == CSV_COLS - 1);
-		free(dumped);
-	}
+	l->v[l->n++] = text_of(s);
+}
+
+static void put_int(struct csv_line *l, int64_t v)
+{
+	snprintf(l->buf[l->n], sizeof(l->buf[0]), "%lld", (long long)v);
+	put_text(l, v == AX_DB_NONE ? "" : l->buf[l->n]);
+}
+
+static void put_num(struct csv_line *l, double v)
+{
+	snprintf(l->buf[l->n], sizeof(l->buf[0]), "%.6g", v);
+	put_text(l, isfinite(v) ? l->buf[l->n] : "");
+}
+
+/* A stored document's cell (the parameters): a text as it is, a number
+ * as put_num and put_int write it, an object as compact JSON (*dumped,
+ * malloc'd), anything else "". */
+static void put_doc(struct csv_line *l, const json_t *v, char **dumped)
+{
+	if (json_is_string(v))
+		put_text(l, json_string_value(v));
+	else if (json_is_integer(v))
+		put_int(l, json_integer_value(v));
+	else if (json_is_real(v))
+		put_num(l, json_real_value(v));
+	else if (json_is_boolean(v))
+		put_text(l, json_is_true(v) ? "true" : "false");
+	else if (json_is_object(v))
+		put_text(l, *dumped =
+				json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS));
+	else
+		put_text(l, "");
+}
+
+/* The words of the "spec" object's status (core/specs.c writes them in
+ * ax_spec_cmp_json; a name function beside it would serve both). */
+static const char *const spec_status[] = {"compared", "unknown",
+					  "not_applicable"};
+
+/* The power, CPU and spec cells: "" for a result measured before power
+ * was stored, or with no CPU baseline. */
+static void put_facts(struct csv_line *l, const struct ax_db_result_row *r,
+		      const struct ax_spec_cmp *c)
+{
+	const struct ax_db_power_row *p = &r->power;
+	put_num(l, p->present ? p->mean_w : NAN);
+	put_num(l, p->present ? p->energy_rep_j : NAN);
+	put_num(l, p->present ? p->perf_per_w : NAN);
+	put_text(l, p->present ? p->perf_per_w_unit : NULL);
+	put_text(l, !p->present || p->throttled == AX_DB_NONE ? ""
+		    : p->throttled			      ? "true"
+							      : "false");
+	put_text(l, p->present ? p->reason : NULL);
+	put_num(l, r->speedup_vs_cpu);
+	put_num(l, r->cpu.id ? r->cpu.median : NAN);
+	put_text(l, spec_status[c->status]);
+	put_text(l, ax_spec_figure_name(c->figure));
+	put_num(l, c->percent);
+}
+
+static void csv_row(const struct ax_db_result_row *r,
+		    const struct ax_spec_cmp *c)
+{
+	struct csv_line l = {.n = 0};
+	char *dumped = NULL;
+	json_t *params = ax_db_params_json(&r->params, r->params_doc);
+	put_int(&l, r->id);
+	put_int(&l, r->run_id);
+	put_text(&l, r->started_at);
+	put_text(&l, r->device.name);
+	put_text(&l, r->suite);
+	put_text(&l, r->case_label);
+	put_text(&l, r->status);
+	put_text(&l, r->unit);
+	double figures[] = {r->median, r->ci_lo, r->ci_hi, r->min, r->max};
+	for (int k = 0; k < 5; k++)
+		put_num(&l, figures[k]);
+	put_int(&l, r->n);
+	put_text(&l, r->stop_reason);
+	put_text(&l, r->timing_mode);
+	put_doc(&l, params, &dumped);
+	put_text(&l, r->error);
+	put_facts(&l, r, c);
+	for (int i = 0; i < l.n; i++)
+		csv_field(stdout, l.v[i], i == CSV_COLS - 1);
+	free(dumped);
+	json_decref(params);
 }
 
 /* A stored figure formatted, or "-" where it was not measured. */
-static const char *figure(char *buf, size_t len, const json_t *o,
-			  const char *key, const char *fmt)
+static const char *figure(char *buf, size_t len, double v, const char *fmt)
 {
-	const json_t *v = json_object_get(o, key);
-	if (!json_is_number(v))
+	if (!isfinite(v))
 		return "-";
-	snprintf(buf, len, fmt, json_number_value(v));
+	snprintf(buf, len, fmt, v);
 	return buf;
+}
+
+/* The median a table cell shows: 0 where an ok result stored none, as
+ * it always read. */
+static double median_shown(const struct ax_db_result_row *r)
+{
+	return isfinite(r->median) ? r->median : 0.0;
 }
 
 /*
@@ -148,86 +206,98 @@ static const char *figure(char *buf, size_t len, const json_t *o,
  * whether its GB/s are memory bandwidth (the bandwidth-peak role).
  */
 struct spec_ctx {
-	struct ax_specs *specs; /* NULL: no specs file */
-	json_t *suites;		/* the suite document */
+	struct ax_specs *specs;		   /* NULL: no specs file */
+	const struct ax_suite_doc *suites; /* the typed suite document */
 };
 
 static int spec_open(const struct ax_app *app, bool note, struct spec_ctx *sc)
 {
-	sc->suites = ax_app_suite_doc();
+	sc->suites = ax_app_suites();
 	return ax_app_load_specs(app, "results", note, &sc->specs);
 }
 
-static void spec_close(struct spec_ctx *sc)
+static void spec_close(struct spec_ctx *sc) { ax_specs_free(sc->specs); }
+
+/* r against its device's vendor figure: ax_specs_compare_result on a row
+ * (that form belongs in core/specs.h once no reader holds documents). */
+static struct ax_spec_cmp spec_of(const struct spec_ctx *sc,
+				  const struct ax_db_result_row *r)
 {
-	ax_specs_free(sc->specs);
-	json_decref(sc->suites);
+	const struct ax_db_device_row *d = &r->device;
+	json_t *params = ax_db_params_json(&r->params, r->params_doc);
+	struct ax_spec_cmp c = ax_specs_compare(
+	    sc->specs, d->id ? d->vendor_id : AX_DB_NONE,
+	    d->id ? d->device_id : AX_DB_NONE, r->unit, params,
+	    ax_suite_info_row_has_role(sc->suites, r, AX_ROLE_BANDWIDTH_PEAK),
+	    r->ok ? r->median : NAN);
+	json_decref(params);
+	return c;
 }
 
-static struct ax_spec_cmp spec_of(const struct spec_ctx *sc, const json_t *r)
+/* Each device's highest median of a compute-peak suite per unit: the
+ * table's "% of measured peak".  Sorted by device and unit and looked up
+ * by bisection: a history of many results must not cost their square. */
+struct peak {
+	const char *fingerprint, *unit;
+	double best;
+};
+
+struct peaks {
+	struct peak *v;
+	size_t n;
+};
+
+static int cmp_peak(const void *x, const void *y)
 {
-	return ax_specs_compare_result(
-	    sc->specs, r,
-	    ax_suite_doc_result_has_role(sc->suites, r,
-					 AX_ROLE_BANDWIDTH_PEAK));
+	const struct peak *a = x, *b = y;
+	int c = strcmp(a->fingerprint, b->fingerprint);
+	return c ? c : strcmp(a->unit, b->unit);
 }
 
-/* r's "spec" member: its comparison with its device's vendor figure. */
-static void add_spec(const struct spec_ctx *sc, json_t *r)
+static struct peaks measured_peaks(const struct spec_ctx *sc,
+				   const struct ax_db_results *l)
 {
-	struct ax_spec_cmp c = spec_of(sc, r);
-	json_object_set_new(r, "spec", ax_spec_cmp_json(&c));
-}
-
-/* The key of r's device and unit in the table of measured peaks. */
-static void peak_key(const json_t *r, char *key, size_t len)
-{
-	snprintf(key, len, "%s\x1f%s",
-		 str(json_object_get(r, "device"), "fingerprint"),
-		 str(r, "unit"));
-}
-
-/* Each device's highest median of a compute-peak suite per unit, in one
- * pass (the table's "% of measured peak"; a history of many results must
- * not cost their square). */
-static json_t *measured_peaks(const struct spec_ctx *sc, const json_t *results)
-{
-	json_t *peaks = json_object();
-	size_t i;
-	const json_t *o;
-	char key[256];
-	json_array_foreach(results, i, o)
-	{
-		if (strcmp(str(o, "status"), "ok") ||
-		    !ax_suite_doc_result_has_role(sc->suites, o,
-						  AX_ROLE_COMPUTE_PEAK))
-			continue;
-		peak_key(o, key, sizeof(key));
-		double m = num(o, "median");
-		const json_t *best = json_object_get(peaks, key);
-		if (!best || m > json_number_value(best))
-			json_object_set_new(peaks, key, json_real(m));
+	struct peaks p = {calloc(l->n + 1, sizeof(struct peak)), 0};
+	for (size_t i = 0; p.v && i < l->n; i++) {
+		const struct ax_db_result_row *r = l->v[i];
+		if (r->ok && ax_suite_info_row_has_role(sc->suites, r,
+							AX_ROLE_COMPUTE_PEAK))
+			p.v[p.n++] =
+			    (struct peak){text_of(r->device.fingerprint),
+					  text_of(r->unit), median_shown(r)};
 	}
-	return peaks;
+	if (!p.n)
+		return p;
+	qsort(p.v, p.n, sizeof(*p.v), cmp_peak);
+	size_t kept = 0;
+	for (size_t i = 1; i < p.n; i++) {
+		if (cmp_peak(&p.v[kept], &p.v[i]) != 0)
+			p.v[++kept] = p.v[i];
+		else if (p.v[i].best > p.v[kept].best)
+			p.v[kept].best = p.v[i].best;
+	}
+	p.n = kept + 1;
+	return p;
 }
 
 /* The table's %peak and %spec cells of r. */
-static void percent_cells(const struct spec_ctx *sc, const json_t *peaks,
-			  const json_t *r, char *peak, char *spec, size_t len)
+static void percent_cells(const struct spec_ctx *sc, const struct peaks *peaks,
+			  const struct ax_db_result_row *r, char *peak,
+			  char *spec, size_t len)
 {
-	char key[256];
-	bool ok = strcmp(str(r, "status"), "ok") == 0;
 	/* A ceiling against itself says nothing (the report leaves it out
 	 * too). */
 	bool ceiling =
-	    ax_suite_doc_result_has_role(sc->suites, r, AX_ROLE_COMPUTE_PEAK);
-	peak_key(r, key, sizeof(key));
-	const json_t *best = json_object_get(peaks, key);
-	double p = ok && !ceiling && best ? json_number_value(best) : NAN;
+	    ax_suite_info_row_has_role(sc->suites, r, AX_ROLE_COMPUTE_PEAK);
+	struct peak key = {text_of(r->device.fingerprint), text_of(r->unit), 0};
+	const struct peak *best =
+	    peaks->n ? bsearch(&key, peaks->v, peaks->n, sizeof(key), cmp_peak)
+		     : NULL;
+	double p = r->ok && !ceiling && best ? best->best : NAN;
 	struct ax_spec_cmp c = spec_of(sc, r);
 	snprintf(peak, len, "-");
 	if (isfinite(p) && p > 0)
-		snprintf(peak, len, "%.1f%%", 100 * num(r, "median") / p);
+		snprintf(peak, len, "%.1f%%", 100 * median_shown(r) / p);
 	snprintf(spec, len, "-");
 	if (c.status == AX_SPEC_COMPARED)
 		snprintf(spec, len, "%.1f%%", c.percent);
@@ -235,40 +305,45 @@ static void percent_cells(const struct spec_ctx *sc, const json_t *peaks,
 		snprintf(spec, len, "unknown");
 }
 
-/* Under the table, once: which devices had no spec, and why. */
-static void print_spec_notes(const struct spec_ctx *sc, const json_t *results)
+/* A stored PCI id as the note prints it (0 where none was stored). */
+static unsigned long long pci_id(const struct ax_db_device_row *d, int64_t v)
 {
-	json_t *said = json_object();
-	size_t i;
-	const json_t *r;
-	json_array_foreach(results, i, r)
-	{
+	return d->id && v != AX_DB_NONE ? (unsigned long long)v : 0;
+}
+
+/* Under the table, once per device: which had no spec, and why. */
+static void print_spec_notes(const struct spec_ctx *sc,
+			     const struct ax_db_results *l)
+{
+	const char **said = calloc(l->n + 1, sizeof(*said));
+	size_t n_said = 0;
+	for (size_t i = 0; said && i < l->n; i++) {
+		const struct ax_db_result_row *r = l->v[i];
+		const struct ax_db_device_row *d = &r->device;
+		const char *fp = text_of(d->fingerprint);
 		struct ax_spec_cmp c = spec_of(sc, r);
-		const json_t *dev = json_object_get(r, "device");
-		const char *fp = str(dev, "fingerprint");
-		if (c.status != AX_SPEC_UNKNOWN || json_object_get(said, fp))
+		bool known = c.status != AX_SPEC_UNKNOWN;
+		for (size_t k = 0; k < n_said && !known; k++)
+			known = strcmp(said[k], fp) == 0;
+		if (known)
 			continue;
-		json_object_set_new(said, fp, json_true());
+		said[n_said++] = fp;
 		printf("%%spec: spec unknown for %s (PCI %04llx:%04llx): %s; "
 		       "devices are matched by PCI ids only, never by name\n",
-		       ax_term(str(dev, "name")),
-		       (unsigned long long)num(dev, "vendor_id"),
-		       (unsigned long long)num(dev, "device_id"), c.why);
+		       ax_term(text_of(d->name)), pci_id(d, d->vendor_id),
+		       pci_id(d, d->device_id), c.why);
 	}
-	json_decref(said);
+	free(said);
 }
 
 /* Runs whose results may be partial are said under the table: one
  * still running, or one abandoned by a process that is gone. */
-static void print_unfinished_runs(const json_t *results)
+static void print_unfinished_runs(const struct ax_db_results *l)
 {
-	size_t idx;
-	const json_t *r;
 	long long last = 0;
-	json_array_foreach(results, idx, r)
-	{
-		long long run = (long long)num(r, "run_id");
-		const char *st = str(r, "run_status");
+	for (size_t i = 0; i < l->n; i++) {
+		long long run = (long long)l->v[i]->run_id;
+		const char *st = text_of(l->v[i]->run_status);
 		if (run == last)
 			continue;
 		last = run;
@@ -285,71 +360,77 @@ static void print_unfinished_runs(const json_t *results)
 	}
 }
 
+static void print_row(const struct spec_ctx *sc, const struct peaks *peaks,
+		      const struct ax_db_result_row *r, int w)
+{
+	char median[32] = "-";
+	if (r->ok)
+		snprintf(median, sizeof(median), "%.4g", median_shown(r));
+	char w_[32], pw[32], x[32], pk[32], sp[32];
+	const struct ax_db_power_row *p = &r->power;
+	percent_cells(sc, peaks, r, pk, sp, sizeof(pk));
+	printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s %7s "
+	       "%7s %s%s%s\n",
+	       (long long)r->id, (long long)r->run_id,
+	       ax_term(text_of(r->suite)), w, ax_term(text_of(r->case_label)),
+	       median, ax_term(text_of(r->unit)),
+	       r->n == AX_DB_NONE ? 0 : (int)r->n,
+	       figure(w_, sizeof(w_), p->present ? p->mean_w : NAN, "%.1f"),
+	       figure(pw, sizeof(pw), p->present ? p->perf_per_w : NAN, "%.3g"),
+	       figure(x, sizeof(x), r->speedup_vs_cpu, "%.2fx"), pk, sp,
+	       ax_term(text_of(r->status)), r->ok ? "" : ": ",
+	       r->ok ? "" : ax_term(text_of(r->error)));
+}
+
 /* Stored text goes through ax_term: a control character or a
  * bidirectional override reaches the terminal as visible text. */
-static void print_table(const struct spec_ctx *sc, const json_t *results)
+static void print_table(const struct spec_ctx *sc,
+			const struct ax_db_results *l)
 {
-	size_t idx;
-	const json_t *r;
 	int w = 4;
-	json_array_foreach(results, idx, r)
-	{
-		int len = (int)strlen(ax_term(str(r, "case")));
+	for (size_t i = 0; i < l->n; i++) {
+		int len = (int)strlen(ax_term(text_of(l->v[i]->case_label)));
 		if (len > w)
 			w = len > 90 ? 90 : len;
 	}
 	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %7s %8s %7s %7s %7s %s\n",
 	       "id", "run", "suite", w, "case", "median", "unit", "n", "W",
 	       "perf/W", "vs-cpu", "%peak", "%spec", "status");
-	json_t *peaks = measured_peaks(sc, results);
-	json_array_foreach(results, idx, r)
-	{
-		bool ok = strcmp(str(r, "status"), "ok") == 0;
-		char median[32] = "-";
-		if (ok)
-			snprintf(median, sizeof(median), "%.4g",
-				 num(r, "median"));
-		char w_[32], pw[32], x[32], pk[32], sp[32];
-		const json_t *power = json_object_get(r, "power");
-		percent_cells(sc, peaks, r, pk, sp, sizeof(pk));
-		printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s %7s "
-		       "%7s %s%s%s\n",
-		       (long long)num(r, "id"), (long long)num(r, "run_id"),
-		       ax_term(str(r, "suite")), w, ax_term(str(r, "case")),
-		       median, ax_term(str(r, "unit")), (int)num(r, "n"),
-		       figure(w_, sizeof(w_), power, "mean_w", "%.1f"),
-		       figure(pw, sizeof(pw), power, "perf_per_w", "%.3g"),
-		       figure(x, sizeof(x), r, "speedup_vs_cpu", "%.2fx"), pk,
-		       sp, ax_term(str(r, "status")), ok ? "" : ": ",
-		       ok ? "" : ax_term(str(r, "error")));
-	}
-	json_decref(peaks);
-	if (json_array_size(results) == 0)
+	struct peaks peaks = measured_peaks(sc, l);
+	for (size_t i = 0; i < l->n; i++)
+		print_row(sc, &peaks, l->v[i], w);
+	free(peaks.v);
+	if (l->n == 0)
 		printf("(no results)\n");
-	print_spec_notes(sc, results);
-	print_unfinished_runs(results);
+	print_spec_notes(sc, l);
+	print_unfinished_runs(l);
 }
 
 /*
- * --json and --csv are written as the results are read
- * (ax_db_results_each), so memory holds one result and its samples,
- * never the history: a million samples would otherwise be a few hundred
- * MiB of JSON objects.  The document is the one jansson writes for the
- * whole array with JSON_INDENT(2), byte for byte: "[", each element
- * dumped alone with its lines indented by two more spaces (jansson
- * escapes newlines inside strings, so every newline of a dump is
- * layout), ",\n" between them, "]".  Nothing is written before the first
- * kept result, so that a selection that keeps nothing is still refused
- * with no output, as when the whole array was read first.
+ * Results are read one at a time (ax_db_result_rows_each).  --json and
+ * --csv are written as they are read, so memory holds one result and its
+ * samples, never the history: a million samples would otherwise be a few
+ * hundred MiB of JSON objects.  The document is the one jansson writes
+ * for the whole array with JSON_INDENT(2), byte for byte: "[", each
+ * element dumped alone with its lines indented by two more spaces
+ * (jansson escapes newlines inside strings, so every newline of a dump
+ * is layout), ",\n" between them, "]".  Nothing is written before the
+ * first kept result, so that a selection that keeps nothing is still
+ * refused with no output, as when the whole array was read first.  The
+ * table sizes its case column to the longest case, so it keeps the rows
+ * (with no samples: it shows none) and prints them at the end.
  */
+enum output { OUT_TABLE, OUT_JSON, OUT_CSV };
+
 struct stream {
 	const struct ax_app *app;
 	const struct spec_ctx *sc;
-	bool csv;
-	size_t read;  /* results read, on any device */
-	size_t shown; /* results written */
-	int rc;	      /* the exit code that stopped the listing */
-	bool broken;  /* a dump stopped: Ctrl-C or a failed write */
+	enum output how;
+	struct ax_db_results kept; /* the table's rows */
+	size_t read;		   /* results read, on any device */
+	size_t shown;		   /* results written (or kept) */
+	int rc;			   /* the exit code that stopped the listing */
+	bool broken; /* a dump stopped: Ctrl-C or a failed write */
 };
 
 /* jansson's output callback: stdout, each line after the first indented
@@ -372,39 +453,65 @@ static int dump_chunk(const char *buf, size_t size, void *data)
 	return 0;
 }
 
-/* ax_db_result_fn: r, if on the --device selected, written at once.
- * A nonzero return stops the listing: s->rc or s->broken says why. */
-static int stream_one(void *ctx, json_t *r)
+/* r's document (docs/JSON.md) with its "spec", as an array element. */
+static int write_json(const struct stream *s, const struct ax_db_result_row *r)
+{
+	json_t *doc = ax_db_result_json(r);
+	struct ax_spec_cmp c = spec_of(s->sc, r);
+	int rc =
+	    doc ? json_object_set_new(doc, "spec", ax_spec_cmp_json(&c)) : -1;
+	if (rc == 0)
+		rc = fputs(s->shown ? ",\n  " : "[\n  ", stdout) == EOF ||
+		     json_dump_callback(doc, dump_chunk, NULL, JSON_INDENT(2));
+	json_decref(doc);
+	return rc;
+}
+
+/* ax_db_result_row_fn: r, if on the --device selected, written at once
+ * (or kept for the table).  A nonzero return stops the listing: s->rc or
+ * s->broken says why. */
+static int stream_one(void *ctx, struct ax_db_result_row **row)
 {
 	struct stream *s = ctx;
+	struct ax_db_result_row *r = *row;
 	const char *sel = s->app->device_sel;
-	/* Refused only once there is a result, as ax_app_filter_device
-	 * after check_suite did: an empty selection is said first. */
+	/* Refused only once there is a result, as the whole listing was
+	 * after check_suite: an empty selection is said first. */
 	if (s->read++ == 0 && (s->rc = ax_app_check_device(s->app, sel)))
 		return 1;
-	if (!ax_app_on_device(r, sel))
+	if (!ax_app_row_on_device(&r->device, sel))
 		return 0;
-	ax_app_type_result_params(r);
-	add_spec(s->sc, r);
-	if (s->csv) {
+	ax_app_type_row_params(r);
+	if (s->how == OUT_TABLE) {
+		if (ax_db_results_push(&s->kept, r))
+			return (s->rc = ax_app_error(s->app, AX_EXIT_STORAGE,
+						     "results: out of memory"));
+		*row = NULL;
+		s->shown++;
+		return 0;
+	}
+	if (s->how == OUT_CSV) {
+		struct ax_spec_cmp c = spec_of(s->sc, r);
 		if (s->shown++ == 0)
 			csv_header();
-		csv_row(r);
+		csv_row(r, &c);
 		/* A reader that went away takes no more rows. */
 		return ferror(stdout) ? (s->broken = true) : 0;
 	}
-	if (fputs(s->shown++ ? ",\n  " : "[\n  ", stdout) == EOF ||
-	    json_dump_callback(r, dump_chunk, NULL, JSON_INDENT(2)))
+	if (write_json(s, r))
 		return (s->broken = true);
+	s->shown++;
 	return 0;
 }
 
 /* The end of a listing that wrote everything it read. */
-static void stream_end(const struct stream *s)
+static void stream_end(struct stream *s)
 {
-	if (s->csv && !s->shown)
+	if (s->how == OUT_TABLE)
+		print_table(s->sc, &s->kept);
+	else if (s->how == OUT_CSV && !s->shown)
 		csv_header();
-	else if (!s->csv)
+	else if (s->how == OUT_JSON)
 		fputs(s->shown ? "\n]\n" : "[]\n", stdout);
 }
 
@@ -448,55 +555,43 @@ static int read_failed(struct ax_db *db, bool partial)
 	return ax_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
 }
 
-/* --json or --csv, streamed (see struct stream). */
-static int stream_results(struct ax_app *app, struct ax_db *db,
-			  const struct ax_db_filter *f, bool csv,
-			  bool runs_selected, const struct spec_ctx *sc)
+/* A listing that read to its end: a selection that kept nothing is said
+ * (2), else the end of the output is written. */
+static int list_end(struct ax_app *app, const struct ax_db_filter *f,
+		    struct stream *s, bool runs_selected)
 {
-	struct stream s = {.app = app, .sc = sc, .csv = csv};
-	struct ax_db_filter sf = *f;
-	sf.with_samples = f->with_samples && !csv; /* CSV has no column */
-	int rc = ax_db_results_each(db, &sf, stream_one, &s);
-	if (rc < 0)
-		return read_failed(db, s.shown > 0);
-	if (s.rc)
-		return s.rc;
-	/* Ctrl-C or a failed write: main and the caller say which. */
-	if (s.broken)
-		return 0;
-	if ((rc = check_suite(app, f->suite, s.read, runs_selected)))
+	int rc = check_suite(app, f->suite, s->read, runs_selected);
+	if (rc)
 		return rc;
-	if (!s.shown && app->device_sel && strcmp(app->device_sel, "all")) {
+	if (!s->shown && app->device_sel && strcmp(app->device_sel, "all")) {
 		/* Nothing was read, so nothing was checked yet. */
 		if ((rc = ax_app_check_device(app, app->device_sel)))
 			return rc;
 		return ax_app_no_device_match(app, app->device_sel);
 	}
-	stream_end(&s);
+	stream_end(s);
 	return 0;
 }
 
-/* The table sizes its case column to the longest case, so it reads every
- * result first (with no samples: it shows none). */
-static int table_results(struct ax_app *app, struct ax_db *db,
-			 const struct ax_db_filter *f, bool runs_selected,
-			 const struct spec_ctx *sc)
+/* The listing in its form (see struct stream); says whatever stopped
+ * it.  The table and CSV read no samples: they show none. */
+static int list_results(struct ax_app *app, struct ax_db *db,
+			const struct ax_db_filter *f, enum output how,
+			bool runs_selected, const struct spec_ctx *sc)
 {
-	struct ax_db_filter tf = *f;
-	tf.with_samples = false;
-	json_t *results = NULL;
-	int rc;
-	if (ax_db_results(db, &tf, &results))
-		return read_failed(db, false);
-	rc =
-	    check_suite(app, f->suite, json_array_size(results), runs_selected);
-	if (rc == 0)
-		rc = ax_app_filter_device(app, results, app->device_sel);
-	if (rc == 0) {
-		ax_app_type_params(results);
-		print_table(sc, results);
-	}
-	json_decref(results);
+	struct stream s = {.app = app, .sc = sc, .how = how};
+	struct ax_db_filter sf = *f;
+	sf.with_samples = f->with_samples && how == OUT_JSON;
+	int rc = ax_db_result_rows_each(db, &sf, stream_one, &s);
+	if (rc < 0)
+		rc = read_failed(db, how != OUT_TABLE && s.shown > 0);
+	else if (s.rc || s.broken)
+		/* broken (s.rc 0): Ctrl-C or a failed write, which main and
+		 * the caller say. */
+		rc = s.rc;
+	else
+		rc = list_end(app, f, &s, runs_selected);
+	ax_db_results_free(&s.kept);
 	return rc;
 }
 
@@ -546,10 +641,9 @@ static int results_main(struct ax_app *app, int argc, char **argv)
 		rc = ax_app_resolve_run(app, db, "results", runs[i], &ids[i]);
 	f.run_ids = ids;
 	f.n_run_ids = n_runs;
-	if (rc == 0 && (app->json || csv))
-		rc = stream_results(app, db, &f, !app->json, n_runs > 0, &sc);
-	else if (rc == 0)
-		rc = table_results(app, db, &f, n_runs > 0, &sc);
+	enum output how = app->json ? OUT_JSON : csv ? OUT_CSV : OUT_TABLE;
+	if (rc == 0)
+		rc = list_results(app, db, &f, how, n_runs > 0, &sc);
 	spec_close(&sc);
 	if (rc == 0 && ax_interrupted)
 		rc = ax_app_error(app, AX_EXIT_INTERRUPTED,

@@ -27,21 +27,28 @@ static const struct ax_cli_opt runs_opts[] = {
 
 extern const struct ax_cli_cmd ax_cmd_runs;
 
-/* The fields `runs` shows of one ax_db_runs row, the table's and the
- * JSON's alike: numbers as numbers, null where nothing is stored. */
-static json_t *brief(const json_t *run)
+/* A text that may not be stored, as the document shows it. */
+static json_t *text_json(const char *s)
 {
-	static const char *const keys[] = {"id",	"started_at", "kind",
-					   "profile",	"label",      "device",
-					   "n_results", "status"};
+	return s ? json_string(s) : json_null();
+}
+
+/* The fields `runs --json` shows of one run (the table's too): numbers
+ * as numbers, null where nothing is stored. */
+static json_t *brief(const struct ax_db_run_row *r)
+{
 	json_t *o = json_object();
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		json_t *v = json_object_get(run, keys[i]);
-		if (strcmp(keys[i], "device") == 0)
-			v = json_object_get(v, "name");
-		json_object_set_new(o, keys[i],
-				    v ? json_incref(v) : json_null());
-	}
+	json_object_set_new(o, "id", json_integer(r->id));
+	json_object_set_new(o, "started_at", text_json(r->started_at));
+	json_object_set_new(o, "kind", text_json(r->kind));
+	json_object_set_new(o, "profile", text_json(r->profile));
+	json_object_set_new(o, "label", text_json(r->label));
+	json_object_set_new(o, "device", text_json(r->device.name));
+	json_object_set_new(o, "n_results",
+			    r->n_results == AX_DB_NONE
+				? json_null()
+				: json_integer(r->n_results));
+	json_object_set_new(o, "status", text_json(r->status));
 	return o;
 }
 
@@ -72,20 +79,14 @@ static void started_text(const char *at, char *buf, size_t len)
 		snprintf(buf, len, "%s", at ? at : "-");
 }
 
-/* One cell as the terminal shows it (malloc'd): stored text with its
- * control characters escaped (core/text.h), whole: a label or device
- * name is never cut.  Escapes at most quadruple a byte. */
-static char *cell(const json_t *v)
+/* One cell as the terminal shows it (malloc'd): stored text ("-" where
+ * none was stored) with its control characters escaped (core/text.h),
+ * whole: a label or device name is never cut.  Escapes at most quadruple
+ * a byte. */
+static char *cell(const char *text)
 {
-	char num[32];
-	const char *text = "-";
-	if (json_is_string(v)) {
-		text = json_string_value(v);
-	} else if (json_is_integer(v)) {
-		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-			 json_integer_value(v));
-		text = num;
-	}
+	if (!text)
+		text = "-";
 	size_t len = 4 * strlen(text) + 1;
 	char *buf = malloc(len);
 	const char *shown = buf ? ax_text_term(text, buf, len) : NULL;
@@ -107,10 +108,28 @@ static void put_cell(const char *s, size_t width, bool right, bool last)
 		fputs("  ", stdout);
 }
 
-/* The table, each column as wide as its widest cell. */
-static int print_table(const struct ax_app *app, const json_t *rows)
+/* A run's cells, as texts (NULL: "-"). */
+static void run_cells(const struct ax_db_run_row *r, const char **v, char *id,
+		      char *at, char *results, size_t len)
 {
-	size_t n = json_array_size(rows), width[N_COLS];
+	snprintf(id, len, "%lld", (long long)r->id);
+	started_text(r->started_at, at, len);
+	snprintf(results, len, "%lld", (long long)r->n_results);
+	v[C_ID] = id;
+	v[C_STARTED] = at;
+	v[C_KIND] = r->kind;
+	v[C_PROFILE] = r->profile;
+	v[C_LABEL] = r->label;
+	v[C_DEVICE] = r->device.name;
+	v[C_RESULTS] = r->n_results == AX_DB_NONE ? NULL : results;
+	v[C_STATUS] = r->status;
+}
+
+/* The table, each column as wide as its widest cell. */
+static int print_table(const struct ax_app *app,
+		       struct ax_db_run_row *const *rows, size_t n)
+{
+	size_t width[N_COLS];
 	char **cells = calloc(n * N_COLS + 1, sizeof(char *));
 	if (!cells)
 		return AX_EXIT_FAIL;
@@ -118,22 +137,9 @@ static int print_table(const struct ax_app *app, const json_t *rows)
 		width[c] = ax_text_chars(heads[c]);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		const json_t *r = json_array_get(rows, i);
-		char at[64];
-		started_text(
-		    json_string_value(json_object_get(r, "started_at")), at,
-		    sizeof(at));
-		json_t *st = json_string(at);
-		const json_t *v[N_COLS] = {
-		    json_object_get(r, "id"),
-		    st,
-		    json_object_get(r, "kind"),
-		    json_object_get(r, "profile"),
-		    json_object_get(r, "label"),
-		    json_object_get(r, "device"),
-		    json_object_get(r, "n_results"),
-		    json_object_get(r, "status"),
-		};
+		char id[64], at[64], results[64];
+		const char *v[N_COLS];
+		run_cells(rows[i], v, id, at, results, sizeof(at));
 		for (int c = 0; c < N_COLS && rc == 0; c++) {
 			char *s = cells[i * N_COLS + c] = cell(v[c]);
 			if (!s)
@@ -141,7 +147,6 @@ static int print_table(const struct ax_app *app, const json_t *rows)
 			else if (ax_text_chars(s) > width[c])
 				width[c] = ax_text_chars(s);
 		}
-		json_decref(st);
 	}
 	for (int c = 0; c < N_COLS && rc == 0; c++)
 		put_cell(heads[c], width[c], c == C_ID || c == C_RESULTS,
@@ -164,38 +169,67 @@ static int print_table(const struct ax_app *app, const json_t *rows)
 	return 0;
 }
 
+/* --device keeps the runs on a matching stored device (the limit then
+ * counts those); matching none is said (2), as for results.  They stay
+ * at the front of l->v, *kept of them; l still frees them all. */
+static int keep_on_device(const struct ax_app *app, struct ax_db_runs *l,
+			  size_t *kept)
+{
+	const char *sel = app->device_sel;
+	int rc;
+	*kept = l->n;
+	if (!sel || !strcmp(sel, "all"))
+		return 0;
+	if ((rc = ax_app_check_device(app, sel)))
+		return rc;
+	*kept = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		struct ax_db_run_row *r = l->v[i];
+		if (ax_app_row_on_device(&r->device, sel)) {
+			l->v[i] = l->v[*kept];
+			l->v[(*kept)++] = r;
+		}
+	}
+	return *kept ? 0 : ax_app_no_device_match(app, sel);
+}
+
+/* The newest runs as one JSON array of their brief fields. */
+static void print_json(struct ax_db_run_row *const *rows, size_t n)
+{
+	json_t *doc = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(doc, brief(rows[i]));
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
+}
+
 static int list(struct ax_app *app, long long limit)
 {
 	struct ax_db *db;
-	json_t *all = NULL;
+	struct ax_db_runs all;
+	size_t total = 0;
 	int rc = ax_app_db(app, &db);
 	if (rc)
 		return rc;
 	struct ax_db_filter f = {.stop = &ax_interrupted};
-	if (ax_db_runs(db, &f, &all))
+	if (ax_db_run_rows(db, &f, &all)) {
+		ax_db_runs_free(&all);
 		return ax_app_error(
 		    app, ax_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE,
 		    "runs: %s", ax_db_errmsg(db));
-	/* --device keeps the runs on a matching stored device; the limit
-	 * then counts those. */
-	if ((rc = ax_app_filter_device(app, all, app->device_sel))) {
-		json_decref(all);
+	}
+	if ((rc = keep_on_device(app, &all, &total))) {
+		ax_db_runs_free(&all);
 		return rc;
 	}
-	size_t total = json_array_size(all);
 	size_t shown =
 	    limit > 0 && (size_t)limit < total ? (size_t)limit : total;
-	json_t *rows = json_array();
-	for (size_t i = 0; i < shown; i++)
-		json_array_append_new(rows, brief(json_array_get(all, i)));
-	json_decref(all);
-	if (app->json) {
-		json_dumpf(rows, stdout, JSON_INDENT(2));
-		putchar('\n');
-	} else {
-		rc = print_table(app, rows);
-	}
-	json_decref(rows);
+	if (app->json)
+		print_json(all.v, shown);
+	else
+		rc = print_table(app, all.v, shown);
+	ax_db_runs_free(&all);
 	/* The note follows the table it is about, also where both streams
 	 * go to one place. */
 	fflush(stdout);

@@ -226,29 +226,35 @@ bool ax_compare_wins(const struct ax_compare_stat *st, bool higher_is_better)
 
 /* ---- matching --------------------------------------------------------- */
 
-static const char *jstr(const json_t *o, const char *key)
+/* A stored text, or "" where none was stored. */
+static const char *text_of(const char *s) { return s ? s : ""; }
+
+char *ax_compare_params_text(const struct ax_db_result_row *r)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
+	json_t *doc = ax_db_params_json(&r->params, r->params_doc);
+	char *s = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS |
+					    JSON_ENCODE_ANY)
+		      : NULL;
+	json_decref(doc);
+	return s;
 }
 
 /* "fingerprint \x1f suite \x1f params hash" (malloc'd). */
-static char *result_key(const json_t *r)
+static char *result_key(const struct ax_db_result_row *r)
 {
-	const char *fp = jstr(json_object_get(r, "device"), "fingerprint");
-	const char *hash = jstr(r, "params_hash");
+	const char *fp = text_of(r->device.fingerprint);
+	const char *suite = text_of(r->suite);
+	const char *hash = text_of(r->params_hash);
 	char *params = NULL;
 	if (!*hash) {
 		/* Older rows without a hash: the canonical text itself. */
-		params =
-		    json_dumps(json_object_get(r, "params"),
-			       JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		params = ax_compare_params_text(r);
 		hash = params ? params : "";
 	}
-	size_t n = strlen(fp) + strlen(jstr(r, "suite")) + strlen(hash) + 3;
+	size_t n = strlen(fp) + strlen(suite) + strlen(hash) + 3;
 	char *k = malloc(n);
 	if (k)
-		snprintf(k, n, "%s\x1f%s\x1f%s", fp, jstr(r, "suite"), hash);
+		snprintf(k, n, "%s\x1f%s\x1f%s", fp, suite, hash);
 	free(params);
 	return k;
 }
@@ -261,18 +267,13 @@ struct group {
 	const char *key; /* borrowed from the side */
 	size_t *members; /* indexes into the side's array, oldest first */
 	int n;
-	size_t first;  /* where the group first appears, for row order */
-	json_t *shown; /* the result a row shows (see pick_shown) */
-	bool used;     /* matched with the other side */
+	size_t first; /* where the group first appears, for row order */
+	const struct ax_db_result_row *shown; /* see pick_shown */
+	bool used;			      /* matched with the other side */
 };
 
-static bool is_ok(const json_t *r)
-{
-	return strcmp(jstr(r, "status"), "ok") == 0;
-}
-
 struct side {
-	json_t *arr;
+	struct ax_db_result_row *const *v; /* the side's results */
 	size_t n;
 	char **keys;
 	struct group *groups; /* sorted by key */
@@ -292,15 +293,15 @@ static int cmp_member(const void *x, const void *y, void *ctx)
 /* The result a row shows: on BASE the newest that is ok (a failed
  * baseline replicate among good ones is set aside); on CAND the newest
  * that failed, if any did (a round that broke is a regression). */
-static json_t *pick_shown(const struct side *s, const struct group *g)
+static const struct ax_db_result_row *pick_shown(const struct side *s,
+						 const struct group *g)
 {
-	json_t *shown = json_array_get(s->arr, g->members[g->n - 1]);
 	for (int k = g->n - 1; k >= 0; k--) {
-		json_t *r = json_array_get(s->arr, g->members[k]);
-		if (is_ok(r) == s->is_base)
+		const struct ax_db_result_row *r = s->v[g->members[k]];
+		if (r->ok == s->is_base)
 			return r;
 	}
-	return shown;
+	return s->v[g->members[g->n - 1]];
 }
 
 static int make_groups(struct side *s, size_t *order)
@@ -327,17 +328,18 @@ static int make_groups(struct side *s, size_t *order)
 	return 0;
 }
 
-static int side_init(struct side *s, json_t *arr, bool is_base, size_t **order)
+static int side_init(struct side *s, const struct ax_db_results *l,
+		     bool is_base, size_t **order)
 {
-	s->arr = arr;
+	s->v = l->v;
 	s->is_base = is_base;
-	s->n = json_array_size(arr);
+	s->n = l->n;
 	s->keys = calloc(s->n + 1, sizeof(char *));
 	*order = calloc(s->n + 1, sizeof(size_t));
 	if (!s->keys || !*order)
 		return AX_ENOMEM;
 	for (size_t i = 0; i < s->n; i++)
-		if (!(s->keys[i] = result_key(json_array_get(arr, i))))
+		if (!(s->keys[i] = result_key(s->v[i])))
 			return AX_ENOMEM;
 	return make_groups(s, *order);
 }
@@ -367,20 +369,18 @@ static const struct group *find_group(const struct side *s, const char *key)
 	return NULL;
 }
 
-/* Append r's raw sample values to *x (grown as needed; *n of them). */
-static int add_samples(const json_t *r, double **x, int *n)
+/* Append r's raw sample values to *x (grown as needed; *n of them).  A
+ * value that is not a finite number was never measured: left out. */
+static int add_samples(const struct ax_db_result_row *r, double **x, int *n)
 {
-	const json_t *arr = json_object_get(r, "samples");
-	size_t k = json_array_size(arr);
+	size_t k = r->samples ? r->n_samples : 0;
 	double *grown = realloc(*x, sizeof(double) * ((size_t)*n + k + 1));
 	if (!grown)
 		return AX_ENOMEM;
 	*x = grown;
-	for (size_t i = 0; i < k; i++) {
-		const json_t *v = json_array_get(arr, i);
-		if (json_is_number(v))
-			(*x)[(*n)++] = json_number_value(v);
-	}
+	for (size_t i = 0; i < k; i++)
+		if (isfinite(r->samples[i]))
+			(*x)[(*n)++] = r->samples[i];
 	return 0;
 }
 
@@ -398,8 +398,8 @@ static int pool(const struct side *s, const struct group *g, struct pooled *out)
 	if (!out->medians)
 		return AX_ENOMEM;
 	for (int k = 0; k < g->n; k++) {
-		const json_t *r = json_array_get(s->arr, g->members[k]);
-		if (!is_ok(r))
+		const struct ax_db_result_row *r = s->v[g->members[k]];
+		if (!r->ok)
 			continue;
 		int before = out->n;
 		if (add_samples(r, &out->x, &out->n))
@@ -417,8 +417,9 @@ static void pooled_release(struct pooled *p)
 	free(p->medians);
 }
 
-static void unmatched(struct ax_compare_pair *p, json_t *base, json_t *cand,
-		      const char *reason)
+static void unmatched(struct ax_compare_pair *p,
+		      const struct ax_db_result_row *base,
+		      const struct ax_db_result_row *cand, const char *reason)
 {
 	memset(p, 0, sizeof(*p));
 	p->base = base;
@@ -438,35 +439,33 @@ static void incomparable(struct ax_compare_pair *p, const char *fmt,
 }
 
 /* The stored error text, or a note that there is none. */
-static const char *why(const json_t *r)
+static const char *why(const struct ax_db_result_row *r)
 {
-	const char *e = jstr(r, "error");
-	return *e ? e : "no error text stored";
+	return r->error && *r->error ? r->error : "no error text stored";
 }
 
 static bool check_comparable(struct ax_compare_pair *p)
 {
-	const json_t *b = p->base, *c = p->cand;
-	if (!is_ok(b) && !is_ok(c)) {
+	const struct ax_db_result_row *b = p->base, *c = p->cand;
+	if (!b->ok && !c->ok) {
 		incomparable(p, "failed on both sides (BASE %s, CAND %s)",
-			     jstr(b, "status"), jstr(c, "status"));
-	} else if (!is_ok(b)) {
+			     text_of(b->status), text_of(c->status));
+	} else if (!b->ok) {
 		incomparable(p,
 			     "BASE result has status %s (%s); nothing to "
 			     "compare against",
-			     jstr(b, "status"), why(b));
-	} else if (!is_ok(c)) {
+			     text_of(b->status), why(b));
+	} else if (!c->ok) {
 		incomparable(p,
 			     "CAND result has status %s (%s): counted as a "
 			     "regression",
-			     jstr(c, "status"), why(c));
+			     text_of(c->status), why(c));
 		p->regression = true;
-	} else if (strcmp(jstr(b, "unit"), jstr(c, "unit")) != 0) {
+	} else if (strcmp(text_of(b->unit), text_of(c->unit)) != 0) {
 		incomparable(p, "units differ (BASE %s, CAND %s)",
-			     jstr(b, "unit"), jstr(c, "unit"));
-	} else if (json_is_true(json_object_get(b, "higher_is_better")) !=
-		   json_is_true(json_object_get(c, "higher_is_better"))) {
-		bool hb = json_is_true(json_object_get(b, "higher_is_better"));
+			     text_of(b->unit), text_of(c->unit));
+	} else if (b->higher_is_better != c->higher_is_better) {
+		bool hb = b->higher_is_better;
 		incomparable(p,
 			     "directions differ (BASE: %s is better, CAND: "
 			     "%s is better)",
@@ -491,12 +490,6 @@ static double noise_of(const double *x, int n)
 	if (n < 2 || ax_stats_summarize(x, n, 0.95, &sum) != 0)
 		return NAN;
 	return sum.rel_noise;
-}
-
-static double target_of(const json_t *r)
-{
-	const json_t *t = json_object_get(r, "noise_target");
-	return json_is_number(t) ? json_number_value(t) : NAN;
 }
 
 /* A shift that a side's missed noise target can explain is "noisy"
@@ -607,11 +600,11 @@ static int compare_groups(struct ax_compare_pair *p, const struct side *bs,
 			  const struct ax_compare_opts *o, char *err,
 			  size_t errlen)
 {
-	double rule = ax_compare_threshold_for(o, jstr(p->base, "suite"));
+	double rule = ax_compare_threshold_for(o, text_of(p->base->suite));
 	double t = rule;
 	stat_reset(&p->stat, t);
-	p->noise = (struct ax_compare_noise){NAN, NAN, target_of(p->base),
-					     target_of(p->cand)};
+	p->noise = (struct ax_compare_noise){NAN, NAN, p->base->noise_target,
+					     p->cand->noise_target};
 	p->reps = (struct ax_compare_replicates){bg->n, cg->n, NAN, 0, NAN};
 	if (!check_comparable(p))
 		return 0;
@@ -623,10 +616,9 @@ static int compare_groups(struct ax_compare_pair *p, const struct side *bs,
 		replicate_effect(p, &a, &b, o->conf);
 		if (p->reps.min_effect > t)
 			t = p->reps.min_effect;
-		bool hib =
-		    json_is_true(json_object_get(p->base, "higher_is_better"));
-		rc = ax_compare_samples(a.x, a.n, b.x, b.n, hib, t, o, &p->stat,
-					err, errlen);
+		rc = ax_compare_samples(a.x, a.n, b.x, b.n,
+					p->base->higher_is_better, t, o,
+					&p->stat, err, errlen);
 		if (rc == 0 && t == p->reps.min_effect)
 			widened(&p->stat, &p->reps, rule, o->strict);
 		p->noise.base = noise_of(a.x, a.n);
@@ -672,18 +664,19 @@ void ax_compare_energy_figures(double base_j, double cand_j,
 			   : AX_ENERGY_SAME;
 }
 
-static double energy_of(const json_t *r)
+/* A result's energy per repetition; NAN where it has none (no side,
+ * measured before power was stored). */
+static double energy_of(const struct ax_db_result_row *r)
 {
-	const json_t *v =
-	    json_object_get(json_object_get(r, "power"), "energy_rep_j");
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	return r && r->power.present ? r->power.energy_rep_j : NAN;
 }
 
-void ax_compare_energy_results(const json_t *base, const json_t *cand,
+void ax_compare_energy_results(const struct ax_db_result_row *base,
+			       const struct ax_db_result_row *cand,
 			       struct ax_compare_energy *out)
 {
 	ax_compare_energy_figures(energy_of(base), energy_of(cand), out);
-	if (!is_ok(base) || !is_ok(cand))
+	if (!base || !cand || !base->ok || !cand->ok)
 		out->verdict = AX_ENERGY_NONE; /* a failure has no energy */
 }
 
@@ -769,15 +762,16 @@ static int match(struct ax_compare *c, struct side *bs, struct side *cs,
 	return rc;
 }
 
-int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
+int ax_compare_run(const struct ax_db_results *base,
+		   const struct ax_db_results *cand, const char *base_label,
 		   const char *cand_label, const struct ax_compare_opts *o,
 		   struct ax_compare **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	if (!json_is_array(base) || !json_is_array(cand))
+	if (!base || !cand)
 		return ax_errf(err, errlen, AX_EINVAL,
-			       "compare: BASE and CAND "
-			       "must be JSON arrays of results");
+			       "compare: BASE and CAND must be lists of "
+			       "results");
 	struct ax_compare_opts defs;
 	if (!o) {
 		ax_compare_opts_init(&defs);
@@ -789,13 +783,10 @@ int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
 	int rc = AX_ENOMEM;
 	if (!c)
 		return ax_errf(err, errlen, rc, "compare: out of memory");
-	c->base_doc = json_incref(base);
-	c->cand_doc = json_incref(cand);
 	c->threshold = o->threshold;
 	c->base_label = strdup(base_label ? base_label : "BASE");
 	c->cand_label = strdup(cand_label ? cand_label : "CAND");
-	c->pairs = calloc(json_array_size(base) + json_array_size(cand) + 1,
-			  sizeof(*c->pairs));
+	c->pairs = calloc(base->n + cand->n + 1, sizeof(*c->pairs));
 	if (c->base_label && c->cand_label && c->pairs &&
 	    side_init(&bs, base, true, &border) == 0 &&
 	    side_init(&cs, cand, false, &corder) == 0)
@@ -816,8 +807,6 @@ void ax_compare_destroy(struct ax_compare *c)
 {
 	if (!c)
 		return;
-	json_decref(c->base_doc);
-	json_decref(c->cand_doc);
 	free(c->pairs);
 	free(c->base_label);
 	free(c->cand_label);

@@ -1,11 +1,11 @@
 /*
  * reports/compare.h - the regression check behind `axbench compare`.
  *
- * Two sets of results (BASE and CAND, each a JSON array in the shape of
- * ax_db_results() with "samples") are matched by device fingerprint, suite
- * and canonical parameter hash.  Each matched pair gets a verdict from its
- * raw samples; everything that could not be paired is listed with the
- * reason, never dropped.
+ * Two sets of results (BASE and CAND, each a list of result rows of
+ * core/db_rows.h read with their samples) are matched by device
+ * fingerprint, suite and canonical parameter hash.  Each matched pair gets a
+ * verdict from its raw samples; everything that could not be paired is listed
+ * with the reason, never dropped.
  *
  * Verdict rules (all relative to the BASE median, and direction-aware: a
  * positive "improvement" means better, i.e. higher for higher_is_better
@@ -54,6 +54,8 @@
  */
 #ifndef AX_COMPARE_H
 #define AX_COMPARE_H
+
+#include "core/db_rows.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -155,8 +157,10 @@ struct ax_compare_energy {
 void ax_compare_energy_figures(double base_j, double cand_j,
 			       struct ax_compare_energy *out);
 
-/* ... of two result objects (their power.energy_rep_j). */
-void ax_compare_energy_results(const json_t *base, const json_t *cand,
+/* ... of two results (their power's energy_rep_j; none for a result
+ * that is not ok). */
+void ax_compare_energy_results(const struct ax_db_result_row *base,
+			       const struct ax_db_result_row *cand,
 			       struct ax_compare_energy *out);
 
 /* How tight each side's median is, against what its run asked for.
@@ -186,9 +190,9 @@ struct ax_compare_replicates {
 
 /* One line of the comparison: a matched pair or an unmatched result. */
 struct ax_compare_pair {
-	json_t *base, *cand; /* result objects (borrowed from the
-				comparison's own references); one may be
-				NULL for an unmatched row */
+	/* The results the row shows (borrowed from the lists given to
+	 * ax_compare_run); one is NULL for an unmatched row. */
+	const struct ax_db_result_row *base, *cand;
 	struct ax_compare_stat stat;
 	struct ax_compare_noise noise;
 	struct ax_compare_replicates reps;
@@ -204,19 +208,20 @@ struct ax_compare {
 	int regressions;
 	char *base_label, *cand_label; /* "run 12", "baseline:nightly" */
 	double threshold;	       /* the default, for the report header */
-	json_t *base_doc, *cand_doc;   /* references held on the inputs */
 };
 
 /*
- * Match and compare.  base and cand are arrays of result objects (with
- * "samples"); the comparison takes its own references.  Labels are
- * copied and may be NULL.  Rows are ordered: matched pairs in BASE order,
+ * Match and compare.  base and cand are lists of results with their
+ * samples (parameters typed: app/suite_doc.h's ax_app_type_row_params);
+ * the comparison borrows their rows, so both lists outlive it.  Labels
+ * are copied and may be NULL.  Rows are ordered: matched pairs in BASE order,
  * then results only in CAND; replicates make one row, which shows the
  * newest BASE result that is ok and the newest CAND result (the newest
  * that failed, where one did: a failed round is a regression).  *out is
  * the caller's to destroy.
  */
-int ax_compare_run(json_t *base, json_t *cand, const char *base_label,
+int ax_compare_run(const struct ax_db_results *base,
+		   const struct ax_db_results *cand, const char *base_label,
 		   const char *cand_label, const struct ax_compare_opts *o,
 		   struct ax_compare **out, char *err, size_t errlen);
 void ax_compare_destroy(struct ax_compare *c);
@@ -225,7 +230,13 @@ void ax_compare_destroy(struct ax_compare *c);
  * slower / ambiguous / noisy). */
 int ax_compare_n_compared(const struct ax_compare *c);
 
-/* The comparison as a JSON document (new reference). */
+/* A result's parameters as one canonical text: compact JSON with sorted
+ * keys, as documents show them ("{\"size\":65536}"; "null" where none
+ * were stored).  malloc'd; NULL when out of memory. */
+char *ax_compare_params_text(const struct ax_db_result_row *r);
+
+/* The comparison as a JSON document (new reference), written from the
+ * verdicts and the rows they show. */
 json_t *ax_compare_to_json(const struct ax_compare *c);
 
 /* Writers.  Each returns 0 or AX_EIO when the stream reports an error.

@@ -11,40 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *jstr(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
+/* A stored text, or "" where none was stored. */
+static const char *text_of(const char *s) { return s ? s : ""; }
 
 /* Whichever side the row has (BASE preferred). */
-static const json_t *any_side(const struct ax_compare_pair *p)
+static const struct ax_db_result_row *any_side(const struct ax_compare_pair *p)
 {
 	return p->base ? p->base : p->cand;
 }
 
 /* "case" when set, else the compact parameters (malloc'd). */
-static char *case_label(const json_t *r)
+static char *case_label(const struct ax_db_result_row *r)
 {
-	const char *c = jstr(r, "case");
-	if (*c)
-		return strdup(c);
-	char *s = json_dumps(json_object_get(r, "params"),
-			     JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	if (r->case_label && *r->case_label)
+		return strdup(r->case_label);
+	char *s = ax_compare_params_text(r);
 	return s ? s : strdup("");
 }
 
-static const char *device_name(const json_t *r)
+static const char *fingerprint_of(const struct ax_db_result_row *r)
 {
-	const json_t *d = json_object_get(r, "device");
-	const char *n = jstr(d, "name");
-	return *n ? n : jstr(d, "fingerprint");
+	return text_of(r->device.fingerprint);
 }
 
-static double median_of(const json_t *r)
+static const char *device_name(const struct ax_db_result_row *r)
 {
-	const json_t *m = json_object_get(r, "median");
-	return r && json_is_number(m) ? json_number_value(m) : NAN;
+	const char *n = r->device.name;
+	return n && *n ? n : fingerprint_of(r);
+}
+
+static double median_of(const struct ax_db_result_row *r)
+{
+	return r ? r->median : NAN;
 }
 
 /* A side's figure: the median of its pooled samples where the row was
@@ -60,13 +58,13 @@ static double figure_of(const struct ax_compare_pair *p, bool base)
 static const char *side_text(const struct ax_compare_pair *p, bool base,
 			     char *buf, size_t len)
 {
-	const json_t *r = base ? p->base : p->cand;
+	const struct ax_db_result_row *r = base ? p->base : p->cand;
 	double m = figure_of(p, base);
 	if (!r)
 		snprintf(buf, len, "-");
-	else if (strcmp(jstr(r, "status"), "ok") != 0)
+	else if (!r->ok)
 		snprintf(buf, len, "%s",
-			 *jstr(r, "status") ? jstr(r, "status") : "failed");
+			 r->status && *r->status ? r->status : "failed");
 	else if (isfinite(m))
 		snprintf(buf, len, "%.4g", m);
 	else
@@ -141,17 +139,16 @@ static void put_cell(FILE *f, const char *s, int width, bool right)
 
 /* The device as a row names it: its name, with the fingerprint where
  * another row's device has the same name (two cards of one model). */
-static char *device_label(const struct ax_compare *c, const json_t *r)
+static char *device_label(const struct ax_compare *c,
+			  const struct ax_db_result_row *r)
 {
 	const char *name = device_name(r);
-	const char *fp = jstr(json_object_get(r, "device"), "fingerprint");
+	const char *fp = fingerprint_of(r);
 	bool clash = false;
 	for (int i = 0; i < c->n_pairs && !clash; i++) {
-		const json_t *o = any_side(&c->pairs[i]);
-		clash =
-		    strcmp(device_name(o), name) == 0 &&
-		    strcmp(jstr(json_object_get(o, "device"), "fingerprint"),
-			   fp) != 0;
+		const struct ax_db_result_row *o = any_side(&c->pairs[i]);
+		clash = strcmp(device_name(o), name) == 0 &&
+			strcmp(fingerprint_of(o), fp) != 0;
 	}
 	char buf[1200];
 	snprintf(buf, sizeof(buf), "%s%s%s%s", ax_term(name), clash ? " [" : "",
@@ -162,16 +159,16 @@ static char *device_label(const struct ax_compare *c, const json_t *r)
 static void row_cells(const struct ax_compare *c,
 		      const struct ax_compare_pair *p, struct text_row *t)
 {
-	const json_t *r = any_side(p);
+	const struct ax_db_result_row *r = any_side(p);
 	char *label = case_label(r);
 	char b[64];
 	t->cell[COL_VERDICT] = strdup(ax_compare_verdict_name(p->stat.verdict));
-	t->cell[COL_SUITE] = strdup(ax_term(jstr(r, "suite")));
+	t->cell[COL_SUITE] = strdup(ax_term(text_of(r->suite)));
 	t->cell[COL_CASE] = strdup(ax_term(label ? label : ""));
 	t->cell[COL_DEVICE] = device_label(c, r);
 	t->cell[COL_BASE] = strdup(ax_term(side_text(p, true, b, sizeof(b))));
 	t->cell[COL_CAND] = strdup(ax_term(side_text(p, false, b, sizeof(b))));
-	t->cell[COL_UNIT] = strdup(ax_term(jstr(r, "unit")));
+	t->cell[COL_UNIT] = strdup(ax_term(text_of(r->unit)));
 	t->cell[COL_CHANGE] =
 	    strdup(ax_compare_change_text(&p->stat, b, sizeof(b)));
 	free(label);
@@ -286,19 +283,24 @@ static json_t *num(double x)
 /* A side of a row: the result it shows, the median of the side's pooled
  * samples (null for a failed result, never 0) and how many results were
  * pooled. */
+/* A text that may not be stored, as a document shows it. */
+static json_t *text_json(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
 static json_t *side_json(const struct ax_compare_pair *p, bool base)
 {
-	const json_t *r = base ? p->base : p->cand;
+	const struct ax_db_result_row *r = base ? p->base : p->cand;
 	if (!r)
 		return json_null();
-	bool ok = strcmp(jstr(r, "status"), "ok") == 0;
 	return json_pack(
-	    "{s:O?,s:O?,s:O?,s:o,s:s,s:O?,s:i}", "result_id",
-	    json_object_get(r, "id"), "run_id", json_object_get(r, "run_id"),
-	    "n", json_object_get(r, "n"), "median",
-	    ok ? num(figure_of(p, base)) : json_null(), "status",
-	    jstr(r, "status"), "error", json_object_get(r, "error"),
-	    "replicates", base ? p->reps.base : p->reps.cand);
+	    "{s:I,s:I,s:o,s:o,s:s,s:o,s:i}", "result_id", (json_int_t)r->id,
+	    "run_id", (json_int_t)r->run_id, "n",
+	    r->n == AX_DB_NONE ? json_null() : json_integer(r->n), "median",
+	    r->ok ? num(figure_of(p, base)) : json_null(), "status",
+	    text_of(r->status), "error", text_json(r->error), "replicates",
+	    base ? p->reps.base : p->reps.cand);
 }
 
 static json_t *pct(double x) { return num(100 * x); }
@@ -317,20 +319,18 @@ static json_t *energy_json(const struct ax_compare_energy *e)
 
 static json_t *row_json(const struct ax_compare_pair *p)
 {
-	const json_t *r = any_side(p);
-	const json_t *d = json_object_get(r, "device");
+	const struct ax_db_result_row *r = any_side(p);
 	const struct ax_compare_stat *s = &p->stat;
 	json_t *o = json_pack(
-	    "{s:s,s:b,s:s,s:s,s:O?,s:O?,s:{s:s,s:s},s:s,s:O?,s:o,s:o,s:o}",
+	    "{s:s,s:b,s:s,s:s,s:o,s:o,s:{s:s,s:s},s:s,s:b,s:o,s:o,s:o}",
 	    "verdict", ax_compare_verdict_name(s->verdict), "regression",
-	    p->regression, "reason", s->reason, "suite", jstr(r, "suite"),
-	    "case", json_object_get(r, "case"), "params",
-	    json_object_get(r, "params"), "device", "fingerprint",
-	    jstr(d, "fingerprint"), "name", jstr(d, "name"), "unit",
-	    jstr(r, "unit"), "higher_is_better",
-	    json_object_get(r, "higher_is_better"), "base", side_json(p, true),
-	    "candidate", side_json(p, false), "threshold_pct",
-	    pct(s->threshold));
+	    p->regression, "reason", s->reason, "suite", text_of(r->suite),
+	    "case", text_json(r->case_label), "params",
+	    ax_db_params_json(&r->params, r->params_doc), "device",
+	    "fingerprint", fingerprint_of(r), "name", text_of(r->device.name),
+	    "unit", text_of(r->unit), "higher_is_better", r->higher_is_better,
+	    "base", side_json(p, true), "candidate", side_json(p, false),
+	    "threshold_pct", pct(s->threshold));
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "p_value", num(s->p_value));
@@ -419,12 +419,12 @@ static void md_verdict(const struct ax_compare_pair *p, FILE *f)
 
 static void md_row(const struct ax_compare_pair *p, FILE *f)
 {
-	const json_t *r = any_side(p);
+	const struct ax_db_result_row *r = any_side(p);
 	char *label = case_label(r);
 	fputs("| ", f);
 	md_verdict(p, f);
 	fputs(" | ", f);
-	ax_md_escape(f, jstr(r, "suite"));
+	ax_md_escape(f, text_of(r->suite));
 	fputs(" | ", f);
 	ax_md_escape(f, label);
 	fputs(" | ", f);
@@ -435,7 +435,7 @@ static void md_row(const struct ax_compare_pair *p, FILE *f)
 	fputs(" | ", f);
 	ax_md_escape(f, side_text(p, false, b2, sizeof(b2)));
 	fputs(" | ", f);
-	ax_md_escape(f, jstr(r, "unit"));
+	ax_md_escape(f, text_of(r->unit));
 	ax_compare_change_text(&p->stat, b1, sizeof(b1));
 	if (*b1)
 		fprintf(f, " | %s | %.3g |\n", b1, p->stat.p_value);
@@ -461,7 +461,7 @@ static void md_reasons(const struct ax_compare *c, FILE *f)
 		fputs("- ", f);
 		md_verdict(p, f);
 		fputs(": ", f);
-		ax_md_escape(f, jstr(any_side(p), "suite"));
+		ax_md_escape(f, text_of(any_side(p)->suite));
 		fputs(" ", f);
 		ax_md_escape(f, label ? label : "");
 		fputs(" on ", f);
@@ -495,11 +495,11 @@ int ax_compare_write_markdown(const struct ax_compare *c, FILE *f)
 
 static void junit_case(const struct ax_compare_pair *p, FILE *f)
 {
-	const json_t *r = any_side(p);
+	const struct ax_db_result_row *r = any_side(p);
 	char *label = case_label(r);
 	const char *w = ax_compare_verdict_name(p->stat.verdict);
 	fputs("    <testcase classname=\"axbench.", f);
-	ax_html_escape(f, jstr(r, "suite"));
+	ax_html_escape(f, text_of(r->suite));
 	fputs("\" name=\"", f);
 	ax_html_escape(f, label);
 	fputs(" on ", f);
