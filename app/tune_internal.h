@@ -18,6 +18,7 @@
 
 #include "app/session.h"
 #include "app/tune.h"
+#include "core/db_rows.h"
 #include "tuner/strategy.h"
 
 #include <jansson.h>
@@ -77,7 +78,8 @@ const char *ax_tl_figure(const struct ax_tl_live *lv, double v, char *buf, size_
 void ax_tl_progress(const struct ax_tl_live *lv, double value, const char *status);
 void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-int ax_tl_replay_stored(struct ax_tl_live *lv, const json_t *session);
+int ax_tl_replay_stored(struct ax_tl_live *lv,
+			const struct ax_db_session_row *session);
 enum ax_stop_rule ax_tl_stop_rule_of(const struct ax_tune_args *a);
 int ax_tl_measure_defaults_first(struct ax_tl_live *lv);
 int ax_tl_finalise(struct ax_tl_live *lv, struct ax_tl_verdict *v);
@@ -85,6 +87,15 @@ const char *ax_tl_end_reason(const struct ax_tl_live *lv, int rc);
 void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc);
 void ax_tl_tell_resume(const struct ax_tl_live *lv);
 int ax_tl_check_objective_sensor(struct ax_tl_live *lv);
-int ax_tl_load_resumed(struct ax_tl_live *lv, json_t **session);
+int ax_tl_load_resumed(struct ax_tl_live *lv,
+		       struct ax_db_session_row **session);
+/* A stored parameter set (a trial's, a session's shape: core/db_rows.h)
+ * parsed against defs[0..n), each value as the text ax_params_from_json
+ * gives it, so the point and the first error are those of the stored
+ * document; AX_EINVAL when what was stored is no mapping.  (This belongs
+ * in core/db_rows.h: reports/export.c has the same step.) */
+int ax_tl_stored_params(struct ax_params *p, const struct ax_param_def *defs,
+			int n, const struct ax_db_params *src,
+			const json_t *doc, char *err, size_t errlen);
 
 #endif

@@ -173,14 +173,12 @@ static int claim_refused(struct ax_tl_live *lv)
 }
 
 /* The prior (app/tune_prior.c), said before the first measurement. */
-static int choose_prior(struct ax_tl_live *lv, const json_t *resumed)
+static int choose_prior(struct ax_tl_live *lv,
+			const struct ax_db_session_row *resumed)
 {
-	const json_t *stored =
-	    resumed ? json_object_get(resumed, "prior_session_id") : NULL;
 	int rc = ax_tune_prior_resolve(
 	    lv->app, lv->db, lv->a, lv->space, lv->session.info->fingerprint,
-	    json_is_integer(stored) ? json_integer_value(stored) : 0,
-	    &lv->prior);
+	    resumed ? resumed->prior_session_id : 0, &lv->prior);
 	if (rc)
 		return rc;
 	const struct ax_prior *p = lv->prior.prior;
@@ -221,7 +219,8 @@ static int take_device_defaults(struct ax_tl_live *lv)
 	return 0;
 }
 
-static int open_session(struct ax_tl_live *lv, const json_t *resumed)
+static int open_session(struct ax_tl_live *lv,
+			const struct ax_db_session_row *resumed)
 {
 	char err[1024];
 	struct ax_tune_args *a = lv->a;
@@ -313,7 +312,7 @@ int ax_tune_live(struct ax_app *app, struct ax_tune_args *a)
 			  .best_obj = NAN,
 			  .defaults_first = NAN};
 	struct ax_tl_verdict v = {0};
-	json_t *resumed = NULL;
+	struct ax_db_session_row *resumed = NULL;
 	a->trial_opts.stop = &ax_interrupted;
 	a->final_opts.stop = &ax_interrupted;
 	ax_session_init(&lv.session, app, "tune");
@@ -334,7 +333,7 @@ int ax_tune_live(struct ax_app *app, struct ax_tune_args *a)
 		rc = take_device_defaults(&lv);
 	if (rc == 0)
 		rc = open_session(&lv, resumed);
-	json_decref(resumed);
+	ax_db_session_row_free(resumed);
 	if (rc == 0)
 		rc = ax_tl_measure_defaults_first(&lv);
 	if (rc == AX_EINTR)

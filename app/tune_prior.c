@@ -16,7 +16,9 @@
  */
 #include "app/tune.h"
 
+#include "app/tune_internal.h"
 #include "core/db.h"
+#include "core/db_rows.h"
 #include "core/error.h"
 #include "tuner/prior.h"
 
@@ -52,11 +54,10 @@ int ax_tune_prior_parse(const char *text, struct ax_tune_args *a, char *err,
 /* The session's trials as (values, cost) in the space's parameter order;
  * then the prior.  AX_EINVAL with the reason in err when it makes none. */
 static int prior_of(const struct ax_tune_args *a, const struct ax_space *space,
-		    const json_t *session, struct ax_prior **out, char *err,
-		    size_t errlen)
+		    const struct ax_db_session_row *session,
+		    struct ax_prior **out, char *err, size_t errlen)
 {
-	const json_t *trials = json_object_get(session, "trials"), *t;
-	size_t n = json_array_size(trials), k, m = 0;
+	size_t n = session->n_trials, m = 0;
 	int D = ax_space_ndims(space);
 	const char *names[AX_MAX_PARAMS];
 	double *vals = malloc((n ? n : 1) * (size_t)D * sizeof(double));
@@ -64,27 +65,19 @@ static int prior_of(const struct ax_tune_args *a, const struct ax_space *space,
 	int rc = vals && cost ? 0 : AX_ENOMEM;
 	for (int d = 0; d < D; d++)
 		names[d] = ax_space_dim_name(space, d);
-	json_array_foreach(trials, k, t)
-	{
+	for (size_t k = 0; k < n && !rc; k++) {
+		const struct ax_db_trial_row *t = &session->trials[k];
 		struct ax_params p;
 		char perr[256];
-		char *text =
-		    json_dumps(json_object_get(t, "params"), JSON_COMPACT);
-		int bad = rc || !text ||
-			  ax_params_from_json(&p, a->base.defs, a->base.n, text,
-					      perr, sizeof(perr));
-		free(text);
-		if (bad)
+		if (ax_tl_stored_params(&p, a->base.defs, a->base.n,
+					&t->params, t->params_doc, perr,
+					sizeof(perr)))
 			continue;
 		for (int d = 0; d < D; d++)
 			vals[m * (size_t)D + (size_t)d] =
 			    (double)p.v[ax_params_find(&p, names[d])];
-		const json_t *sec = json_object_get(t, "seconds");
-		const char *st =
-		    json_string_value(json_object_get(t, "status"));
-		cost[m++] = st && strcmp(st, "ok") == 0 && json_is_number(sec)
-				? json_number_value(sec)
-				: NAN;
+		bool ok = t->status && strcmp(t->status, "ok") == 0;
+		cost[m++] = ok && isfinite(t->seconds) ? t->seconds : NAN;
 	}
 	if (!rc)
 		rc = ax_prior_create(out, space, D, names, vals, cost, m,
@@ -106,14 +99,14 @@ static int from_session(struct ax_app *app, struct ax_db *db,
 			const struct ax_space *space, int64_t id,
 			const char *basis, struct ax_tune_prior *pr)
 {
-	json_t *s;
+	struct ax_db_session_row *s;
 	char err[512];
-	if (ax_db_session_get(db, id, &s))
+	if (ax_db_session_row_get(db, id, &s))
 		return ax_app_error(app, AX_EXIT_USAGE,
 				    "--prior %lld: no such tuning session in "
 				    "%s",
 				    (long long)id, app->db_path);
-	const char *suite = json_string_value(json_object_get(s, "suite"));
+	const char *suite = s->suite;
 	int rc = 0;
 	if (!suite || strcmp(suite, a->suite->name) != 0)
 		rc = ax_app_error(app, AX_EXIT_USAGE,
@@ -128,21 +121,50 @@ static int from_session(struct ax_app *app, struct ax_db *db,
 				  (long long)id, err);
 	else
 		note(pr, id, basis);
-	json_decref(s);
+	ax_db_session_row_free(s);
 	return rc;
 }
 
+/* Was the session started at base's shape: its stored shape is what
+ * ax_params_to_json writes for base (integers as numbers, every other
+ * value as its name), name for name? */
+static bool same_shape(const struct ax_db_params *stored,
+		       const struct ax_params *base)
+{
+	if (stored->n != base->n)
+		return false;
+	for (int i = 0; i < base->n; i++) {
+		const struct ax_param_def *d = &base->defs[i];
+		const struct ax_db_param *v = ax_db_param_find(stored, d->name);
+		char text[64];
+		if (d->type == AX_PT_INT) {
+			if (!v || v->type != AX_DB_VALUE_INT ||
+			    v->i != base->v[i])
+				return false;
+			continue;
+		}
+		const char *want = text;
+		if (d->type == AX_PT_TEXT)
+			want = ax_param_text(d, base->v[i]);
+		else
+			ax_param_format(d, base->v[i], text, sizeof(text));
+		if (!v || v->type != AX_DB_VALUE_TEXT || !v->text || !want ||
+		    strcmp(v->text, want) != 0)
+			return false;
+	}
+	return true;
+}
+
 /* Class of session s for auto (1 best, 0: not a candidate). */
-static int candidate_class(const json_t *s, const json_t *shape,
+static int candidate_class(const struct ax_db_session_row *s,
+			   const struct ax_params *shape,
 			   const char *fingerprint, int64_t self)
 {
-	const json_t *dev = json_object_get(s, "device");
-	const char *fp = json_string_value(json_object_get(dev, "fingerprint"));
+	const char *fp = s->device.fingerprint;
 	int same_dev = fp && strcmp(fp, fingerprint) == 0;
-	int same_shape = json_equal(json_object_get(s, "shape"), shape);
-	if (json_integer_value(json_object_get(s, "id")) == self)
+	if (s->id == self)
 		return 0;
-	if (same_shape)
+	if (same_shape(&s->shape, shape))
 		return same_dev ? 1 : 2;
 	return same_dev ? 3 : 0;
 }
@@ -156,30 +178,26 @@ static int from_auto(struct ax_app *app, struct ax_db *db,
 		     const char *fingerprint, struct ax_tune_prior *pr)
 {
 	struct ax_db_filter f = {.suite = a->suite->name};
-	json_t *all, *s;
+	struct ax_db_sessions all = {0};
 	char err[512];
-	if (ax_db_sessions(db, &f, &all))
+	if (ax_db_session_rows(db, &f, &all)) {
+		ax_db_sessions_free(&all);
 		return ax_app_error(app, AX_EXIT_STORAGE,
 				    "reading tuning sessions for a prior: %s",
 				    ax_db_errmsg(db));
-	char *shape_text = ax_params_to_json(&a->base);
-	json_t *shape = shape_text ? json_loads(shape_text, 0, NULL) : NULL;
-	free(shape_text);
+	}
 	size_t tried = 0;
 	for (int cls = 1; cls <= 3 && !pr->prior; cls++) {
 		/* Newest first: the listing is oldest first. */
-		for (size_t k = json_array_size(all); k-- > 0 && !pr->prior;) {
-			s = json_array_get(all, k);
-			if (candidate_class(s, shape, fingerprint,
+		for (size_t k = all.n; k-- > 0 && !pr->prior;) {
+			const struct ax_db_session_row *s = all.v[k];
+			if (candidate_class(s, &a->base, fingerprint,
 					    a->resume_session) != cls)
 				continue;
 			tried++;
 			if (prior_of(a, space, s, &pr->prior, err,
 				     sizeof(err)) == 0)
-				note(pr,
-				     json_integer_value(
-					 json_object_get(s, "id")),
-				     class_basis[cls]);
+				note(pr, s->id, class_basis[cls]);
 		}
 	}
 	if (!pr->prior && tried)
@@ -192,8 +210,7 @@ static int from_auto(struct ax_app *app, struct ax_db *db,
 		snprintf(pr->basis, sizeof(pr->basis),
 			 "none: no earlier %s session of this shape or device",
 			 a->suite->name);
-	json_decref(shape);
-	json_decref(all);
+	ax_db_sessions_free(&all);
 	return 0;
 }
 

@@ -6,56 +6,76 @@
 #include "suites/registry.h"
 #include "tuner/space.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+int ax_tl_stored_params(struct ax_params *p, const struct ax_param_def *defs,
+			int n, const struct ax_db_params *src,
+			const json_t *doc, char *err, size_t errlen)
+{
+	ax_params_init(p, defs, n);
+	if (!src->n && !json_is_object(doc))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "parameters are not a JSON object");
+	for (int i = 0; i < src->n; i++) {
+		const struct ax_db_param *v = &src->v[i];
+		char text[AX_PARAM_TEXT_MAX + 1] = "";
+		if (v->type == AX_DB_VALUE_INT)
+			snprintf(text, sizeof(text), "%" PRId64, v->i);
+		else if (v->type == AX_DB_VALUE_TEXT && v->text)
+			snprintf(text, sizeof(text), "%s", v->text);
+		else if (v->type == AX_DB_VALUE_BOOL)
+			snprintf(text, sizeof(text), "%s",
+				 v->num != 0 ? "true" : "false");
+		int rc = ax_params_set(p, v->name, text, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Map a stored trial's parameters back to its point of the space. */
-static long stored_index(const struct ax_tl_live *lv, const json_t *params)
+static long stored_index(const struct ax_tl_live *lv,
+			 const struct ax_db_trial_row *t)
 {
 	struct ax_params p;
-	char *text = json_dumps(params, JSON_COMPACT);
 	char err[256];
-	int rc = text ? ax_params_from_json(&p, lv->a->base.defs, lv->a->base.n,
-					    text, err, sizeof(err))
-		      : AX_ENOMEM;
-	free(text);
-	return rc ? -1 : ax_space_find_params(lv->space, &p);
+	if (ax_tl_stored_params(&p, lv->a->base.defs, lv->a->base.n,
+				&t->params, t->params_doc, err, sizeof(err)))
+		return -1;
+	return ax_space_find_params(lv->space, &p);
 }
 
 /* --resume: the tuner relearns every stored trial before asking. */
-int ax_tl_replay_stored(struct ax_tl_live *lv, const json_t *session)
+int ax_tl_replay_stored(struct ax_tl_live *lv,
+			const struct ax_db_session_row *session)
 {
-	const json_t *trials = json_object_get(session, "trials"), *t;
-	size_t k;
-	json_array_foreach(trials, k, t)
-	{
-		long i = stored_index(lv, json_object_get(t, "params"));
+	for (size_t k = 0; k < session->n_trials; k++) {
+		const struct ax_db_trial_row *t = &session->trials[k];
+		long i = stored_index(lv, t);
 		/* The tuner relearns the figure the session minimised
 		 * (sessions from before objectives minimised seconds). */
-		const json_t *sec = json_object_get(t, "seconds");
-		const json_t *ov = json_object_get(t, "objective_value");
-		const json_t *fig = json_is_number(ov) ? ov : sec;
+		double fig = isfinite(t->objective_value) ? t->objective_value
+							  : t->seconds;
 		if (ax_tl_energy_objective(lv))
-			fig = ov;
-		bool ok = strcmp(json_string_value(json_object_get(t, "status"))
-				     ?: "",
-				 "ok") == 0 &&
-			  json_is_number(fig);
+			fig = t->objective_value;
+		bool ok = t->status && strcmp(t->status, "ok") == 0 &&
+			  isfinite(fig);
 		lv->n_trials++;
 		if (i < 0)
 			continue;
-		lv->trial_ids[i] = json_integer_value(json_object_get(t, "id"));
+		lv->trial_ids[i] = t->id;
 		ax_tuner_tell(lv->tuner, (size_t)i,
 			      ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
-			      ok ? json_number_value(fig) : NAN);
-		double v = json_number_value(json_object_get(t, "value"));
-		double o = ok ? json_number_value(fig) : NAN;
-		if (ok && ax_tl_better(lv, v, o)) {
-			lv->best_value = v;
+			      ok ? fig : NAN);
+		double o = ok ? fig : NAN;
+		if (ok && ax_tl_better(lv, t->value, o)) {
+			lv->best_value = t->value;
 			lv->best_obj = o;
-			lv->best_trial_id =
-			    json_integer_value(json_object_get(t, "id"));
+			lv->best_trial_id = t->id;
 			struct ax_params p;
 			ax_tl_point_params(lv, (size_t)i, &p);
 			ax_params_label(&p, AX_PARAM_TUNABLE, lv->best_label,
@@ -74,11 +94,11 @@ int ax_tl_replay_stored(struct ax_tl_live *lv, const json_t *session)
 /* A resumed session stops by the rule it was started with (sessions from
  * before rules were stored: by the one given now, or the default); a
  * different rule given now is refused, as a different strategy is. */
-static int resume_stop_rule(struct ax_tl_live *lv, const json_t *session)
+static int resume_stop_rule(struct ax_tl_live *lv,
+			    const struct ax_db_session_row *session)
 {
 	struct ax_tune_args *a = lv->a;
-	const char *stored =
-	    json_string_value(json_object_get(session, "stop_rule"));
+	const char *stored = session->stop_rule;
 	enum ax_stop_rule rule;
 	char err[128];
 	if (!stored || ax_stop_rule_parse(stored, &rule, err, sizeof(err)))
@@ -100,11 +120,11 @@ static int resume_stop_rule(struct ax_tl_live *lv, const json_t *session)
 
 /* A resumed session minimises what it was started to ("live": from
  * before objectives, time); another --objective is refused. */
-static int resume_objective(struct ax_tl_live *lv, const json_t *session)
+static int resume_objective(struct ax_tl_live *lv,
+			    const struct ax_db_session_row *session)
 {
 	struct ax_tune_args *a = lv->a;
-	const char *stored =
-	    json_string_value(json_object_get(session, "objective"));
+	const char *stored = session->objective;
 	enum ax_tune_objective o = AX_OBJ_TIME;
 	const char *const *names = ax_tune_objectives();
 	for (int i = 0; stored && names[i]; i++)
@@ -140,20 +160,17 @@ int ax_tl_check_objective_sensor(struct ax_tl_live *lv)
 			    ax_tune_objective_name(lv->a->objective), why);
 }
 
-static int resume_settings(struct ax_tl_live *lv, const json_t *session)
+static int resume_settings(struct ax_tl_live *lv,
+			   const struct ax_db_session_row *session)
 {
 	struct ax_tune_args *a = lv->a;
 	long long id = (long long)a->resume_session;
 	static char strategy[32];
 	if (resume_objective(lv, session))
 		return AX_EXIT_USAGE;
-	snprintf(strategy, sizeof(strategy), "%s",
-		 json_string_value(json_object_get(session, "strategy"))
-		     ?: "bo");
-	uint64_t seed =
-	    (uint64_t)json_integer_value(json_object_get(session, "seed"));
-	json_int_t budget =
-	    json_integer_value(json_object_get(session, "budget"));
+	snprintf(strategy, sizeof(strategy), "%s", session->strategy ?: "bo");
+	uint64_t seed = session->has_seed ? session->seed : 0;
+	int64_t budget = session->budget; /* AX_DB_NONE: not stored */
 	if (a->strategy && strcmp(a->strategy, strategy) != 0)
 		return ax_app_error(lv->app, AX_EXIT_USAGE,
 				    "--strategy %s: session %lld searches "
@@ -181,21 +198,21 @@ static int resume_settings(struct ax_tl_live *lv, const json_t *session)
 	return 0;
 }
 
-int ax_tl_load_resumed(struct ax_tl_live *lv, json_t **session)
+int ax_tl_load_resumed(struct ax_tl_live *lv,
+		       struct ax_db_session_row **session)
 {
 	struct ax_tune_args *a = lv->a;
 	char err[512];
 	*session = NULL;
 	if (!a->resume_session)
 		return 0;
-	if (ax_db_session_get(lv->db, a->resume_session, session))
+	if (ax_db_session_row_get(lv->db, a->resume_session, session))
 		return ax_app_error(lv->app, AX_EXIT_USAGE,
 				    "--resume %lld: no such tuning session in "
 				    "%s (axbench results lists runs)",
 				    (long long)a->resume_session,
 				    lv->app->db_path);
-	const char *suite =
-	    json_string_value(json_object_get(*session, "suite"));
+	const char *suite = (*session)->suite;
 	/* `tune --resume ID` alone: the session names its suite. */
 	if (!a->suite && !(a->suite = ax_suite_find(suite ? suite : "")))
 		return ax_app_error(lv->app, AX_EXIT_USAGE,
@@ -210,14 +227,9 @@ int ax_tl_load_resumed(struct ax_tl_live *lv, json_t **session)
 				    "not %s",
 				    (long long)a->resume_session,
 				    suite ? suite : "?", a->suite->name);
-	char *shape =
-	    json_dumps(json_object_get(*session, "shape"), JSON_COMPACT);
-	int rc = shape ? ax_params_from_json(&a->base, a->suite->params,
-					     a->suite->n_params, shape, err,
-					     sizeof(err))
-		       : AX_EINVAL;
-	free(shape);
-	if (rc)
+	if (ax_tl_stored_params(&a->base, a->suite->params, a->suite->n_params,
+				&(*session)->shape, (*session)->shape_doc, err,
+				sizeof(err)))
 		return ax_app_error(lv->app, AX_EXIT_USAGE,
 				    "--resume: stored shape unusable: %s", err);
 	return resume_settings(lv, *session);

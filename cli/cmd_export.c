@@ -11,6 +11,7 @@
 #include "suites/registry.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -65,42 +66,42 @@ static int write_doc(const struct ax_app *app, const json_t *doc, bool json,
 
 /* What export chose for each shape, and why, for the person running it:
  * one line per entry on stderr. */
-static void summarise(const struct ax_app *app, const json_t *doc)
+static void summarise(const struct ax_app *app, const struct ax_export_out *o)
 {
-	size_t i, j;
-	json_t *dev, *list, *e;
-	const char *suite;
 	if (app->verbosity < 0)
 		return;
-	json_array_foreach(json_object_get(doc, "devices"), i, dev)
-	{
-		json_object_foreach(json_object_get(dev, "suites"), suite, list)
-		{
-			json_array_foreach(list, j, e)
-			{
-				char *shape = json_dumps(
-				    json_object_get(e, "shape"), JSON_COMPACT);
-				const char *choice = json_string_value(
-				    json_object_get(e, "choice"));
-				json_t *sp = json_object_get(e, "speedup");
-				fprintf(stderr,
-					"axbench export: %s %s on %s: ", suite,
-					shape ? shape : "?",
-					json_string_value(
-					    json_object_get(dev, "name")));
-				if (json_is_number(sp))
-					fprintf(stderr,
-						"tuned, %.3gx the defaults\n",
-						json_number_value(sp));
-				else
-					fprintf(
-					    stderr, "%s: %s\n", choice,
-					    json_string_value(
-						json_object_get(e, "reason")));
-				free(shape);
-			}
-		}
+	for (size_t i = 0; i < o->n; i++) {
+		const struct ax_export_choice *c = &o->choices[i];
+		fprintf(stderr, "axbench export: %s %s on %s: ", c->suite,
+			c->shape, c->device ? c->device : "?");
+		if (isfinite(c->speedup))
+			fprintf(stderr, "tuned, %.3gx the defaults\n",
+				c->speedup);
+		else
+			fprintf(stderr, "%s: %s\n",
+				c->tuned ? "tuned" : "defaults", c->reason);
 	}
+}
+
+/* --device SEL: only the results on the devices it names (the rows'
+ * form of ax_app_filter_device, which belongs in app/app.h). */
+static int filter_device(const struct ax_app *app, struct ax_db_results *l,
+			 const char *sel)
+{
+	size_t kept = 0;
+	int rc;
+	if (!sel || !strcmp(sel, "all"))
+		return 0;
+	if ((rc = ax_app_check_device(app, sel)))
+		return rc;
+	for (size_t i = 0; i < l->n; i++) {
+		if (ax_app_row_on_device(&l->v[i]->device, sel))
+			l->v[kept++] = l->v[i];
+		else
+			ax_db_result_row_free(l->v[i]);
+	}
+	l->n = kept;
+	return kept ? 0 : ax_app_no_device_match(app, sel);
 }
 
 struct export_args {
@@ -130,7 +131,9 @@ static int export_run(struct ax_app *app, const struct export_args *a,
 	struct ax_export_opts opts = {.shapes = a->shapes,
 				      .n_shapes = a->n_shapes};
 	struct ax_db *db;
-	json_t *results = NULL, *sessions = NULL, *doc = NULL;
+	struct ax_db_results results = {0};
+	struct ax_db_sessions sessions = {0};
+	struct ax_export_out out = {0};
 	char err[1024];
 	if (a->suite && !ax_suite_find(a->suite))
 		return ax_app_error(app, AX_EXIT_USAGE,
@@ -140,32 +143,32 @@ static int export_run(struct ax_app *app, const struct export_args *a,
 	int rc = ax_app_db(app, &db);
 	if (rc)
 		return rc;
-	if (ax_db_results(db, &f, &results) ||
-	    ax_db_sessions(db, &f, &sessions))
+	if (ax_db_result_rows(db, &f, &results) ||
+	    ax_db_session_rows(db, &f, &sessions))
 		rc = ax_app_error(
 		    app, ax_interrupted ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE,
 		    "%s", ax_db_errmsg(db));
 	/* A known suite with nothing stored would export an empty
 	 * document that looks like success. */
-	if (!rc && a->suite && json_array_size(results) == 0)
+	if (!rc && a->suite && results.n == 0)
 		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "export: --suite %s: no stored results of "
 				  "that suite in %s; measure or tune it "
 				  "first (`axbench run %s`)",
 				  a->suite, app->db_path, a->suite);
 	if (!rc)
-		rc = ax_app_filter_device(app, results, app->device_sel);
-	if (!rc && ax_export_build(results, sessions, schema, n, &opts,
-				   "axbench " AX_VERSION_STRING, &doc, err,
+		rc = filter_device(app, &results, app->device_sel);
+	if (!rc && ax_export_build(&results, &sessions, schema, n, &opts,
+				   "axbench " AX_VERSION_STRING, &out, err,
 				   sizeof(err)))
 		rc = ax_app_error(app, AX_EXIT_FAIL, "%s", err);
 	if (!rc)
-		rc = write_doc(app, doc, a->json, a->path);
+		rc = write_doc(app, out.doc, a->json, a->path);
 	if (!rc)
-		summarise(app, doc);
-	json_decref(doc);
-	json_decref(results);
-	json_decref(sessions);
+		summarise(app, &out);
+	ax_export_out_free(&out);
+	ax_db_results_free(&results);
+	ax_db_sessions_free(&sessions);
 	return rc;
 }
 

@@ -1,13 +1,16 @@
 /*
  * reports/export.c - the tuned-config document (see reports/export.h):
- * group stored results by device, suite and shape, keep the best, set it
- * beside the default knobs; and read such a document back.
+ * group stored results (core/db_rows.h) by device, suite and shape, keep
+ * the best, set it beside the default knobs; and read such a document
+ * back.  JSON is made here only for the document written and read only
+ * where a user's document is parsed.
  */
 #include "reports/export.h"
 
 #include "core/error.h"
 #include "reports/compare.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +45,18 @@ static bool is_default(const struct ax_params *p)
 	return true;
 }
 
+/* Same suite table and every non-tunable (shape) value equal. */
+static bool same_fixed(const struct ax_params *a, const struct ax_params *b)
+{
+	if (a->defs != b->defs || a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (!(a->defs[i].flags & AX_PARAM_TUNABLE) &&
+		    a->v[i] != b->v[i])
+			return false;
+	return true;
+}
+
 static const struct ax_config_schema *
 find_schema(const struct ax_config_schema *schema, int n, const char *suite)
 {
@@ -51,25 +66,75 @@ find_schema(const struct ax_config_schema *schema, int n, const char *suite)
 	return NULL;
 }
 
-static const char *str_of(const json_t *o, const char *key)
+/*
+ * A stored parameter set parsed against a suite's table: each value as
+ * the text ax_params_from_json gives it (integers, names, booleans; any
+ * other value is empty and refused by the table), in stored order, so the
+ * values and the first error are the ones a stored document gave.  (This
+ * belongs in core/db_rows.h; app/tune_resume.c has the same step.)
+ */
+static int parse_point(const struct ax_config_schema *sc,
+		       const struct ax_db_params *src, struct ax_params *p,
+		       char *err, size_t errlen)
 {
-	return json_string_value(json_object_get(o, key));
+	ax_params_init(p, sc->params, sc->n_params);
+	for (int i = 0; i < src->n; i++) {
+		const struct ax_db_param *v = &src->v[i];
+		char text[AX_PARAM_TEXT_MAX + 1] = "";
+		if (v->type == AX_DB_VALUE_INT)
+			snprintf(text, sizeof(text), "%" PRId64, v->i);
+		else if (v->type == AX_DB_VALUE_TEXT && v->text)
+			snprintf(text, sizeof(text), "%s", v->text);
+		else if (v->type == AX_DB_VALUE_BOOL)
+			snprintf(text, sizeof(text), "%s",
+				 v->num != 0 ? "true" : "false");
+		int rc = ax_params_set(p, v->name, text, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
-/* Parse a JSON params object against a suite's table. */
-static int parse_point(const struct ax_config_schema *sc, const json_t *obj,
-		       struct ax_params *p, char *err, size_t errlen)
+/* A result's stored parameters, which must have been a mapping. */
+static int result_point(const struct ax_config_schema *sc,
+			const struct ax_db_result_row *r, struct ax_params *p,
+			char *err, size_t errlen)
 {
-	if (!json_is_object(obj))
+	if (!r->params.n && !json_is_object(r->params_doc))
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "params must be an object");
-	char *text = json_dumps(obj, JSON_COMPACT);
-	if (!text)
-		return AX_ENOMEM;
-	int rc =
-	    ax_params_from_json(p, sc->params, sc->n_params, text, err, errlen);
-	free(text);
-	return rc;
+	return parse_point(sc, &r->params, p, err, errlen);
+}
+
+static bool same_value(const struct ax_db_param *x, const struct ax_db_param *y)
+{
+	if (x->type != y->type)
+		return false;
+	if (x->type == AX_DB_VALUE_INT)
+		return x->i == y->i;
+	if (x->type == AX_DB_VALUE_TEXT || x->type == AX_DB_VALUE_OTHER)
+		return !strcmp(x->text ? x->text : "", y->text ? y->text : "");
+	return x->type == AX_DB_VALUE_NULL || x->num == y->num;
+}
+
+/* Two stored parameter sets with the same names, types and values. */
+static bool same_params(const struct ax_db_params *a,
+			const struct ax_db_params *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int i = 0; i < a->n; i++) {
+		const struct ax_db_param *x = &a->v[i];
+		const struct ax_db_param *y = ax_db_param_find(b, x->name);
+		if (!y || !same_value(x, y))
+			return false;
+	}
+	return true;
+}
+
+static bool is_ok(const char *status)
+{
+	return status && !strcmp(status, "ok");
 }
 
 /* ---- choosing --------------------------------------------------------- */
@@ -82,16 +147,17 @@ static int parse_point(const struct ax_config_schema *sc, const json_t *obj,
  */
 
 struct member {
-	const json_t *r; /* an "ok" result (borrowed) */
+	const struct ax_db_result_row *r; /* an "ok" result (borrowed) */
 	struct ax_params p;
 };
 
 struct group {
 	const struct ax_config_schema *sc;
-	const char *fp; /* borrowed from results */
-	json_t *shape;	/* owned */
+	const char *fp;	     /* borrowed from results */
+	struct ax_params at; /* the shape (its first point) */
 	struct member *m;
 	int n, cap;
+	int idx, dev_rank, suite_rank; /* for the document's order */
 };
 
 /* What a group's points were tuned for (tune --objective). */
@@ -109,60 +175,48 @@ struct choice {
 };
 
 struct builder {
-	const json_t *results, *sessions;
+	const struct ax_db_sessions *sessions; /* may be NULL */
 	const struct ax_config_schema *schema;
 	int n_schema;
 	const struct ax_export_opts *opts;
 	struct ax_compare_opts cmp;
 	struct group *g;
 	int n, cap;
-	json_t *index;	 /* "fp|suite|shape" -> group number */
 	json_t *skipped; /* array */
 };
 
-static void skip(struct builder *b, const json_t *r, const char *why)
+static void skip(struct builder *b, const struct ax_db_result_row *r,
+		 const char *why)
 {
-	json_array_append_new(
-	    b->skipped, json_pack("{s:O?, s:O?, s:s}", "result_id",
-				  json_object_get(r, "id"), "suite",
-				  json_object_get(r, "suite"), "reason", why));
+	json_array_append_new(b->skipped,
+			      json_pack("{s:I, s:s?, s:s}", "result_id",
+					(json_int_t)r->id, "suite", r->suite,
+					"reason", why));
 }
 
+/* The group of fp, sc and p's shape, made when there is none yet. */
 static struct group *group_for(struct builder *b,
 			       const struct ax_config_schema *sc,
 			       const char *fp, const struct ax_params *p)
 {
-	json_t *shape = point_json(p, PICK_SHAPE);
-	char *shape_text = json_dumps(shape, JSON_SORT_KEYS | JSON_COMPACT);
-	char key[2048];
-	snprintf(key, sizeof(key), "%s|%s|%s", fp, sc->suite,
-		 shape_text ? shape_text : "");
-	free(shape_text);
-	json_t *at = json_object_get(b->index, key);
-	if (at) {
-		json_decref(shape);
-		return &b->g[json_integer_value(at)];
-	}
+	for (int i = 0; i < b->n; i++)
+		if (b->g[i].sc == sc && !strcmp(b->g[i].fp, fp) &&
+		    same_fixed(&b->g[i].at, p))
+			return &b->g[i];
 	if (b->n == b->cap) {
 		int cap = b->cap ? 2 * b->cap : 16;
 		struct group *grown = realloc(b->g, sizeof(*grown) * cap);
-		if (!grown) {
-			json_decref(shape);
+		if (!grown)
 			return NULL;
-		}
 		b->g = grown;
 		b->cap = cap;
 	}
-	struct group *g = &b->g[b->n];
-	memset(g, 0, sizeof(*g));
-	g->sc = sc;
-	g->fp = fp;
-	g->shape = shape;
-	json_object_set_new(b->index, key, json_integer(b->n++));
+	struct group *g = &b->g[b->n++];
+	*g = (struct group){.sc = sc, .fp = fp, .at = *p};
 	return g;
 }
 
-static int add_member(struct group *g, const json_t *r,
+static int add_member(struct group *g, const struct ax_db_result_row *r,
 		      const struct ax_params *p)
 {
 	if (g->n == g->cap) {
@@ -201,16 +255,14 @@ static bool wanted(const struct builder *b, const struct ax_config_schema *sc,
 	return false;
 }
 
-static int add_result(struct builder *b, const json_t *r)
+static int add_result(struct builder *b, const struct ax_db_result_row *r)
 {
 	char why[512];
 	struct ax_params p;
-	const char *suite = str_of(r, "suite");
-	const char *fp = str_of(json_object_get(r, "device"), "fingerprint");
+	const char *fp = r->device.fingerprint;
 	const struct ax_config_schema *sc =
-	    find_schema(b->schema, b->n_schema, suite);
-	const char *status = str_of(r, "status");
-	if (!status || strcmp(status, "ok"))
+	    find_schema(b->schema, b->n_schema, r->suite);
+	if (!is_ok(r->status))
 		return 0; /* failed results are never a speed */
 	if (!sc || !fp) {
 		skip(b, r,
@@ -218,12 +270,11 @@ static int add_result(struct builder *b, const json_t *r)
 			: "suite unknown to this axbench");
 		return 0;
 	}
-	if (!json_is_number(json_object_get(r, "median"))) {
+	if (!isfinite(r->median)) {
 		skip(b, r, "no median");
 		return 0;
 	}
-	if (parse_point(sc, json_object_get(r, "params"), &p, why,
-			sizeof(why))) {
+	if (result_point(sc, r, &p, why, sizeof(why))) {
 		skip(b, r, why);
 		return 0;
 	}
@@ -235,15 +286,9 @@ static int add_result(struct builder *b, const json_t *r)
 
 /* Tuning trials are sampled with lighter settings than everything else
  * (app/tune_live.c), so they are never set against the defaults. */
-static bool fully_sampled(const json_t *r)
+static bool fully_sampled(const struct ax_db_result_row *r)
 {
-	const char *role = str_of(json_object_get(r, "extra"), "role");
-	return !role || strcmp(role, "trial");
-}
-
-static json_int_t run_of(const json_t *r)
-{
-	return json_integer_value(json_object_get(r, "run_id"));
+	return !r->tune_role || strcmp(r->tune_role, "trial");
 }
 
 /* The newest fully sampled defaults in the run of c, or NULL. */
@@ -253,7 +298,7 @@ static const struct member *defaults_beside(const struct group *g,
 	const struct member *d = NULL;
 	for (int i = 0; i < g->n; i++)
 		if (is_default(&g->m[i].p) && fully_sampled(g->m[i].r) &&
-		    run_of(g->m[i].r) == run_of(c->r))
+		    g->m[i].r->run_id == c->r->run_id)
 			d = &g->m[i]; /* oldest first: keep the newest */
 	return d;
 }
@@ -267,16 +312,15 @@ static const struct member *newest_defaults(const struct group *g)
 	return d;
 }
 
-/* Raw sample values of a result (malloc'd; *n of them). */
-static double *samples_of(const json_t *r, int *n)
+/* Raw sample values of a result that were measured (malloc'd; *n of
+ * them). */
+static double *samples_of(const struct ax_db_result_row *r, int *n)
 {
-	const json_t *arr = json_object_get(r, "samples");
-	size_t k = json_array_size(arr);
-	double *x = malloc(sizeof(double) * (k + 1));
+	double *x = malloc(sizeof(double) * (r->n_samples + 1));
 	*n = 0;
-	for (size_t i = 0; x && i < k; i++)
-		if (json_is_number(json_array_get(arr, i)))
-			x[(*n)++] = json_number_value(json_array_get(arr, i));
+	for (size_t i = 0; x && r->samples && i < r->n_samples; i++)
+		if (isfinite(r->samples[i]))
+			x[(*n)++] = r->samples[i];
 	return x;
 }
 
@@ -288,9 +332,8 @@ static int compare_pair(const struct builder *b, const struct group *g,
 	int na, nb;
 	double *a = samples_of(d->r, &na), *x = samples_of(c->r, &nb);
 	char err[256];
-	bool hib = json_is_true(json_object_get(c->r, "higher_is_better"));
 	int rc = a && x ? ax_compare_samples(
-			      a, na, x, nb, hib,
+			      a, na, x, nb, c->r->higher_is_better,
 			      ax_compare_threshold_for(&b->cmp, g->sc->suite),
 			      &b->cmp, st, err, sizeof(err))
 			: AX_ENOMEM;
@@ -320,28 +363,22 @@ static void explain_defaults(const struct group *g, struct choice *ch,
 			 "count); re-time both with axbench tune, or axbench "
 			 "run -p NAME=DEFAULT,VALUE");
 	else
-		snprintf(ch->reason, sizeof(ch->reason),
-			 "no tuned point beat the defaults beyond noise; the "
-			 "closest (result %lld, run %lld) was %s: %s",
-			 (long long)json_integer_value(
-			     json_object_get(closest->r, "id")),
-			 (long long)run_of(closest->r),
-			 ax_compare_verdict_name(ch->stat.verdict),
-			 ch->stat.reason);
+		snprintf(
+		    ch->reason, sizeof(ch->reason),
+		    "no tuned point beat the defaults beyond noise; the "
+		    "closest (result %lld, run %lld) was %s: %s",
+		    (long long)closest->r->id, (long long)closest->r->run_id,
+		    ax_compare_verdict_name(ch->stat.verdict), ch->stat.reason);
 }
 
 /* The session a result was measured by, from the exported sessions. */
-static const json_t *session_by_id(const struct builder *b, const json_t *r)
+static const struct ax_db_session_row *
+session_by_id(const struct builder *b, const struct ax_db_result_row *r)
 {
-	const json_t *id =
-	    json_object_get(json_object_get(r, "extra"), "tune_session");
-	size_t i;
-	json_t *s;
-	if (!json_is_integer(id))
-		return NULL;
-	json_array_foreach(
-	    b->sessions, i,
-	    s) if (json_equal(json_object_get(s, "id"), (json_t *)id)) return s;
+	for (size_t i = 0;
+	     b->sessions && r->tune_session > 0 && i < b->sessions->n; i++)
+		if (b->sessions->v[i]->id == r->tune_session)
+			return b->sessions->v[i];
 	return NULL;
 }
 
@@ -352,8 +389,8 @@ static enum objective group_objective(const struct builder *b,
 {
 	enum objective o = OBJ_TIME;
 	for (int i = 0; i < g->n; i++) {
-		const char *name =
-		    str_of(session_by_id(b, g->m[i].r), "objective");
+		const struct ax_db_session_row *s = session_by_id(b, g->m[i].r);
+		const char *name = s ? s->objective : NULL;
 		for (int k = 0; name && k < 3; k++)
 			if (!strcmp(name, objective_names[k]))
 				o = (enum objective)k;
@@ -363,12 +400,10 @@ static enum objective group_objective(const struct builder *b,
 
 /* The figure an energy objective minimises for a result: J, or J*s (the
  * time per repetition is energy over mean power); NAN when not measured. */
-static double energy_figure(const json_t *r, enum objective o)
+static double energy_figure(const struct ax_db_result_row *r, enum objective o)
 {
-	const json_t *p = json_object_get(r, "power");
-	double e = json_number_value(json_object_get(p, "energy_rep_j"));
-	double w = json_number_value(json_object_get(p, "mean_w"));
-	if (!json_is_number(json_object_get(p, "energy_rep_j")))
+	double e = r->power.energy_rep_j, w = r->power.mean_w;
+	if (!r->power.present || !isfinite(e))
 		return NAN;
 	return o == OBJ_EDP ? (w > 0 ? e * e / w : NAN) : e;
 }
@@ -434,9 +469,7 @@ static int choose(const struct builder *b, const struct group *g,
 		int rc = compare_pair(b, g, d, c, &st);
 		if (rc)
 			return rc;
-		bool wins = ax_compare_wins(
-		    &st,
-		    json_is_true(json_object_get(c->r, "higher_is_better")));
+		bool wins = ax_compare_wins(&st, c->r->higher_is_better);
 		if (wins &&
 		    (!ch->tuned || st.improvement > ch->stat.improvement)) {
 			ch->tuned = c;
@@ -458,52 +491,43 @@ static int choose(const struct builder *b, const struct group *g,
 
 /* ---- the document ----------------------------------------------------- */
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
 /* The id of the newest tuning session on this device and suite with an
  * "ok" trial at the exported point, or JSON null. */
 static json_t *session_of(const struct builder *b, const struct group *g,
-			  const json_t *r)
+			  const struct ax_db_result_row *r)
 {
-	json_t *own =
-	    json_object_get(json_object_get(r, "extra"), "tune_session");
-	if (json_is_integer(own))
-		return json_incref(own); /* measured by that session */
-	json_t *id = NULL;
-	size_t i;
-	json_t *s;
-	json_array_foreach(b->sessions, i, s)
-	{
-		json_t *dev = json_object_get(s, "device");
-		const char *fp = json_is_string(dev)
-				     ? json_string_value(dev)
-				     : str_of(dev, "fingerprint");
-		const char *suite = str_of(s, "suite");
-		if (!fp || !suite || strcmp(fp, g->fp) ||
-		    strcmp(suite, g->sc->suite))
+	if (r->tune_session > 0)
+		return json_integer(r->tune_session); /* measured by it */
+	int64_t id = 0;
+	for (size_t i = 0; b->sessions && i < b->sessions->n; i++) {
+		const struct ax_db_session_row *s = b->sessions->v[i];
+		const char *fp = s->device.fingerprint;
+		if (!fp || !s->suite || strcmp(fp, g->fp) ||
+		    strcmp(s->suite, g->sc->suite))
 			continue;
-		size_t j;
-		json_t *t;
-		json_array_foreach(json_object_get(s, "trials"), j, t)
-		{
-			const char *st = str_of(t, "status");
-			if (st && !strcmp(st, "ok") &&
-			    json_equal(json_object_get(t, "params"),
-				       json_object_get(r, "params")))
-				id = json_object_get(s, "id");
-		}
+		for (size_t j = 0; j < s->n_trials; j++)
+			if (is_ok(s->trials[j].status) &&
+			    same_params(&s->trials[j].params, &r->params))
+				id = s->id;
 	}
-	return id ? json_incref(id) : json_null();
+	return id ? json_integer(id) : json_null();
 }
 
 /* The statistics behind the choice, as `compare` reports them. */
 static json_t *evidence_json(const struct choice *ch)
 {
 	const struct ax_compare_stat *st = &ch->stat;
-	json_t *e = json_pack(
-	    "{s:s, s:f, s:O?, s:O?, s:O?}", "verdict",
-	    ax_compare_verdict_name(st->verdict), "threshold", st->threshold,
-	    "run_id", json_object_get(ch->def->r, "run_id"),
-	    "default_result_id", json_object_get(ch->def->r, "id"),
-	    "tuned_result_id", json_object_get(ch->tuned->r, "id"));
+	json_t *e =
+	    json_pack("{s:s, s:f, s:I, s:I, s:I}", "verdict",
+		      ax_compare_verdict_name(st->verdict), "threshold",
+		      st->threshold, "run_id", (json_int_t)ch->def->r->run_id,
+		      "default_result_id", (json_int_t)ch->def->r->id,
+		      "tuned_result_id", (json_int_t)ch->tuned->r->id);
 	/* NaN (no test was made) is not JSON: leave such figures out */
 	const double figs[] = {st->p_value, st->improvement, st->impr_lo,
 			       st->impr_hi};
@@ -515,34 +539,34 @@ static json_t *evidence_json(const struct choice *ch)
 	return e;
 }
 
-static void set_speedup(json_t *e, const struct choice *ch, bool hib)
+/* The tuned point's figure over the defaults' (direction-aware); NAN
+ * when a figure is zero. */
+static double speedup_of(const struct choice *ch, bool hib)
 {
-	double def = json_number_value(json_object_get(ch->def->r, "median"));
-	double best =
-	    json_number_value(json_object_get(ch->tuned->r, "median"));
-	if (def > 0 && best > 0) {
-		json_object_set_new(e, "speedup",
-				    json_real(hib ? best / def : def / best));
-	} else {
-		json_object_set_new(e, "speedup", json_null());
-		json_object_set_new(e, "speedup_reason",
-				    json_string("a zero figure has no ratio"));
-	}
+	double def = ch->def->r->median, best = ch->tuned->r->median;
+	if (def > 0 && best > 0)
+		return hib ? best / def : def / best;
+	return NAN;
 }
 
-static json_t *real_or_null(double v)
+static void set_speedup(json_t *e, double speedup)
 {
-	return isfinite(v) ? json_real(v) : json_null();
+	json_object_set_new(e, "speedup", real_or_null(speedup));
+	if (!isfinite(speedup))
+		json_object_set_new(e, "speedup_reason",
+				    json_string("a zero figure has no ratio"));
 }
 
 /* The objective the choice was made for and, where measured, the energy
  * per repetition of the exported point and of the defaults. */
-static void set_objective(json_t *e, const struct choice *ch, const json_t *r)
+static void set_objective(json_t *e, const struct choice *ch,
+			  const struct ax_db_result_row *r)
 {
 	json_object_set_new(e, "objective",
 			    json_string(objective_names[ch->objective]));
-	json_object_set_new(e, "energy_rep_j",
-			    real_or_null(energy_figure(r, OBJ_ENERGY)));
+	json_object_set_new(
+	    e, "energy_rep_j",
+	    real_or_null(r ? energy_figure(r, OBJ_ENERGY) : NAN));
 	json_object_set_new(
 	    e, "default_energy_rep_j",
 	    real_or_null(ch->def ? energy_figure(ch->def->r, OBJ_ENERGY)
@@ -552,177 +576,268 @@ static void set_objective(json_t *e, const struct choice *ch, const json_t *r)
 /* shape + tunables at their defaults */
 static struct ax_params defaults_at(const struct group *g)
 {
-	struct ax_params p = g->m[0].p;
+	struct ax_params p = g->at;
 	for (int i = 0; i < p.n; i++)
 		if (p.defs[i].flags & AX_PARAM_TUNABLE)
 			p.v[i] = p.defs[i].def;
 	return p;
 }
 
-static json_t *entry_json(const struct builder *b, const struct group *g,
-			  const struct choice *ch)
+/* What the entry says of the choice: its speed-up (NAN: none) and why. */
+struct verdict_text {
+	double speedup;
+	const char *reason;
+};
+
+static struct verdict_text verdict_of(const struct choice *ch, bool hib)
 {
-	const json_t *any = g->m[0].r;
-	const json_t *r = ch->tuned ? ch->tuned->r
-			  : ch->def ? ch->def->r
-				    : NULL;
+	if (ch->tuned && ch->objective != OBJ_TIME)
+		return (struct verdict_text){speedup_of(ch, hib),
+					     "measured beside the defaults "
+					     "in the same run, with less "
+					     "energy beyond the 5 % margin"};
+	if (ch->tuned)
+		return (struct verdict_text){speedup_of(ch, hib),
+					     "measured beside the defaults "
+					     "in the same run and faster "
+					     "beyond noise"};
+	/* identical parameters are never a speed-up */
+	return (struct verdict_text){NAN, ch->reason};
+}
+
+static json_t *int_or_null(int64_t v, int64_t none)
+{
+	return v == none ? json_null() : json_integer(v);
+}
+
+static json_t *entry_json(const struct builder *b, const struct group *g,
+			  const struct choice *ch, json_t *shape,
+			  struct verdict_text *vt)
+{
+	const struct ax_db_result_row *any = g->m[0].r;
+	const struct ax_db_result_row *r = ch->tuned ? ch->tuned->r
+					   : ch->def ? ch->def->r
+						     : NULL;
 	struct ax_params p = ch->tuned ? ch->tuned->p : defaults_at(g);
-	bool hib = json_is_true(json_object_get(any, "higher_is_better"));
+	bool hib = any->higher_is_better;
 	json_t *e = json_pack(
-	    "{s:O, s:o, s:o, s:s, s:O?, s:O?, s:b, s:O?, s:O?, s:O?, s:O?, "
-	    "s:O?, s:O?}",
-	    "shape", g->shape, "tuned", point_json(&p, PICK_TUNED), "params",
+	    "{s:O, s:o, s:o, s:s, s:o, s:s?, s:b, s:o, s:o, s:s?, s:o, s:s?, "
+	    "s:s?}",
+	    "shape", shape, "tuned", point_json(&p, PICK_TUNED), "params",
 	    point_json(&p, PICK_ALL), "choice",
 	    ch->tuned ? "tuned" : "defaults", "value",
-	    json_object_get(r, "median"), "unit", json_object_get(any, "unit"),
+	    real_or_null(r ? r->median : NAN), "unit", any->unit,
 	    "higher_is_better", hib, "default_value",
-	    ch->def ? json_object_get(ch->def->r, "median") : NULL, "result_id",
-	    json_object_get(r, "id"), "result_uuid", json_object_get(r, "uuid"),
-	    "run_id", json_object_get(r, "run_id"), "run_uuid",
-	    json_object_get(r, "run_uuid"), "date",
-	    json_object_get(r, "started_at"));
+	    real_or_null(ch->def ? ch->def->r->median : NAN), "result_id",
+	    r ? json_integer(r->id) : json_null(), "result_uuid",
+	    r ? r->uuid : NULL, "run_id",
+	    r ? json_integer(r->run_id) : json_null(), "run_uuid",
+	    r ? r->run_uuid : NULL, "date", r ? r->started_at : NULL);
 	if (!e)
 		return NULL;
+	*vt = verdict_of(ch, hib);
 	set_objective(e, ch, r);
-	if (ch->tuned && ch->objective != OBJ_TIME) {
-		set_speedup(e, ch, hib);
-		json_object_set_new(
-		    e, "reason",
-		    json_string("measured beside the defaults "
-				"in the same run, with less "
-				"energy beyond the 5 % margin"));
-		json_object_set_new(e, "evidence", json_null());
-	} else if (ch->tuned) {
-		set_speedup(e, ch, hib);
-		json_object_set_new(e, "reason",
-				    json_string("measured beside the defaults "
-						"in the same run and faster "
-						"beyond noise"));
-		json_object_set_new(e, "evidence", evidence_json(ch));
-	} else {
-		/* identical parameters are never a speed-up */
+	if (ch->tuned)
+		set_speedup(e, vt->speedup);
+	else {
 		json_object_set_new(e, "speedup", json_null());
 		json_object_set_new(e, "speedup_reason",
-				    json_string(ch->reason));
-		json_object_set_new(e, "reason", json_string(ch->reason));
+				    json_string(vt->reason));
 	}
+	json_object_set_new(e, "reason", json_string(vt->reason));
+	if (ch->tuned)
+		json_object_set_new(e, "evidence",
+				    ch->objective != OBJ_TIME
+					? json_null()
+					: evidence_json(ch));
 	json_object_set_new(e, "session_id",
 			    r && ch->tuned ? session_of(b, g, r) : json_null());
 	return e;
 }
 
-/* The device part of the document, from the first result seen on it. */
-static json_t *device_json(const json_t *dev)
+/* The device part of the document, from the first result seen on it:
+ * versions as results read them, "X.Y.Z" text (null where not recorded)
+ * beside the packed integers the device row stores. */
+static json_t *device_json(const struct ax_db_device_row *d)
 {
-	/* Versions as results read them: "X.Y.Z" text (null where not
-	 * recorded) beside the packed integers the device row stores. */
-	static const char *const keys[] = {"fingerprint",
-					   "name",
-					   "vendor",
-					   "type",
-					   "vendor_id",
-					   "device_id",
-					   "driver_name",
-					   "driver_info",
-					   "driver_version",
-					   "driver_version_packed",
-					   "api_version",
-					   "api_version_packed",
-					   "device_uuid",
-					   "pci_bus_id",
-					   NULL};
-	json_t *o = json_object();
-	for (int i = 0; o && keys[i]; i++) {
-		json_t *v = json_object_get(dev, keys[i]);
-		if (v || !strcmp(keys[i], "pci_bus_id") ||
-		    !strcmp(keys[i], "device_uuid"))
-			json_object_set(o, keys[i], v ? v : json_null());
-	}
-	json_object_set_new(o, "suites", json_object());
-	return o;
+	return json_pack(
+	    "{s:s?, s:s?, s:s?, s:s?, s:o, s:o, s:s?, s:s?, s:s?, s:o, s:s?, "
+	    "s:o, s:s?, s:s?, s:{}}",
+	    "fingerprint", d->fingerprint, "name", d->name, "vendor", d->vendor,
+	    "type", d->type, "vendor_id", int_or_null(d->vendor_id, AX_DB_NONE),
+	    "device_id", int_or_null(d->device_id, AX_DB_NONE), "driver_name",
+	    d->driver_name, "driver_info", d->driver_info, "driver_version",
+	    d->driver_version, "driver_version_packed",
+	    int_or_null(d->driver_version_packed, AX_DB_NONE), "api_version",
+	    d->api_version, "api_version_packed",
+	    int_or_null(d->api_version_packed, AX_DB_NONE), "device_uuid",
+	    d->device_uuid, "pci_bus_id", d->pci_bus_id, "suites");
 }
 
-static json_t *device_for(json_t *devices, json_t *by_fp, const json_t *r)
+/*
+ * Groups in the document's order: devices by their first group, within a
+ * device its suites by their first group, within a suite the groups as
+ * they came; so the document is written (and its choices said) in one
+ * pass, a device or suite starting where the one before ends.
+ */
+static int group_order(const void *pa, const void *pb)
 {
-	const json_t *dev = json_object_get(r, "device");
-	const char *fp = str_of(dev, "fingerprint");
-	json_t *d = json_object_get(by_fp, fp);
-	if (!d) {
-		d = device_json(dev);
-		json_array_append_new(devices, d);
-		json_object_set(by_fp, fp, d);
-	}
-	return d;
+	const struct group *a = pa, *b = pb;
+	if (a->dev_rank != b->dev_rank)
+		return a->dev_rank < b->dev_rank ? -1 : 1;
+	if (a->suite_rank != b->suite_rank)
+		return a->suite_rank < b->suite_rank ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
-static int assemble(struct builder *b, const char *generator, json_t **out)
+static void order_groups(struct builder *b)
 {
-	json_t *devices = json_array(), *by_fp = json_object();
-	int rc = 0;
-	for (int i = 0; i < b->n && !rc; i++) {
+	for (int i = 0; i < b->n; i++) {
 		struct group *g = &b->g[i];
-		struct choice ch;
-		json_t *suites = json_object_get(
-		    device_for(devices, by_fp, g->m[0].r), "suites");
-		json_t *list = json_object_get(suites, g->sc->suite);
-		if (!list) {
-			list = json_array();
-			json_object_set_new(suites, g->sc->suite, list);
+		g->idx = i;
+		g->dev_rank = g->suite_rank = -1;
+		for (int k = 0; k <= i && g->suite_rank < 0; k++) {
+			if (strcmp(b->g[k].fp, g->fp))
+				continue;
+			if (g->dev_rank < 0)
+				g->dev_rank = k;
+			if (b->g[k].sc == g->sc)
+				g->suite_rank = k;
 		}
-		if ((rc = choose(b, g, &ch)))
-			break;
-		json_t *e = entry_json(b, g, &ch);
-		rc = e ? json_array_append_new(list, e) : AX_ENOMEM;
 	}
-	json_decref(by_fp);
-	*out =
+	if (b->n)
+		qsort(b->g, (size_t)b->n, sizeof(*b->g), group_order);
+}
+
+/* Group g's choice as the person running export is told it. */
+static int say_choice(struct ax_export_out *out, const struct group *g,
+		      const json_t *shape, const struct choice *ch,
+		      const struct verdict_text *vt)
+{
+	struct ax_export_choice *c = &out->choices[out->n];
+	*c = (struct ax_export_choice){
+	    .suite = g->sc->suite,
+	    .device = g->m[0].r->device.name,
+	    .shape = json_dumps(shape, JSON_COMPACT),
+	    .tuned = ch->tuned != NULL,
+	    .speedup = vt->speedup,
+	    .reason = strdup(vt->reason),
+	};
+	out->n++;
+	return c->shape && c->reason ? 0 : AX_ENOMEM;
+}
+
+/* One device's part, its suites and each suite's list, opened as the
+ * ordered groups reach them. */
+struct cursor {
+	json_t *devices, *suites, *list;
+	const struct group *prev;
+};
+
+static json_t *list_for(struct cursor *at, const struct group *g)
+{
+	if (!at->prev || strcmp(at->prev->fp, g->fp)) {
+		json_t *d = device_json(&g->m[0].r->device);
+		if (!d || json_array_append_new(at->devices, d))
+			return NULL;
+		at->suites = json_object();
+		if (json_object_set_new(d, "suites", at->suites))
+			return NULL;
+		at->list = NULL;
+	}
+	if (!at->list || at->prev->sc != g->sc) {
+		at->list = json_array();
+		if (json_object_set_new(at->suites, g->sc->suite, at->list))
+			return NULL;
+	}
+	at->prev = g;
+	return at->list;
+}
+
+/* Group g's entry, appended to list, and its choice said in out. */
+static int write_group(const struct builder *b, const struct group *g,
+		       json_t *list, struct ax_export_out *out)
+{
+	struct choice ch;
+	struct verdict_text vt;
+	int rc = choose(b, g, &ch);
+	if (rc)
+		return rc;
+	json_t *shape = point_json(&g->at, PICK_SHAPE);
+	json_t *e = shape ? entry_json(b, g, &ch, shape, &vt) : NULL;
+	rc = e && !json_array_append_new(list, e)
+		 ? say_choice(out, g, shape, &ch, &vt)
+		 : AX_ENOMEM;
+	json_decref(shape);
+	return rc;
+}
+
+static int assemble(struct builder *b, const char *generator,
+		    struct ax_export_out *out)
+{
+	struct cursor at = {.devices = json_array()};
+	int rc = at.devices ? 0 : AX_ENOMEM;
+	order_groups(b);
+	out->choices = calloc((size_t)b->n + 1, sizeof(*out->choices));
+	if (!out->choices)
+		rc = AX_ENOMEM;
+	for (int i = 0; i < b->n && !rc; i++) {
+		json_t *list = list_for(&at, &b->g[i]);
+		rc = list ? write_group(b, &b->g[i], list, out) : AX_ENOMEM;
+	}
+	out->doc =
 	    rc ? NULL
 	       : json_pack("{s:s, s:s, s:o, s:O}", "schema", AX_EXPORT_SCHEMA,
 			   "generated_by", generator ? generator : "axbench",
-			   "devices", devices, "skipped", b->skipped);
+			   "devices", at.devices, "skipped", b->skipped);
 	if (rc)
-		json_decref(devices);
-	return rc ? rc : (*out ? 0 : AX_ENOMEM);
+		json_decref(at.devices);
+	return rc ? rc : (out->doc ? 0 : AX_ENOMEM);
 }
 
-int ax_export_build(const json_t *results, const json_t *sessions,
+int ax_export_build(const struct ax_db_results *results,
+		    const struct ax_db_sessions *sessions,
 		    const struct ax_config_schema *schema, int n_schema,
 		    const struct ax_export_opts *opts, const char *generator,
-		    json_t **out, char *err, size_t errlen)
+		    struct ax_export_out *out, char *err, size_t errlen)
 {
-	struct builder b = {.results = results,
-			    .sessions = sessions,
+	struct builder b = {.sessions = sessions,
 			    .schema = schema,
 			    .n_schema = n_schema,
 			    .opts = opts};
-	size_t i;
-	json_t *r;
 	int rc = 0;
-	*out = NULL;
-	if (!json_is_array(results))
+	memset(out, 0, sizeof(*out));
+	if (!results)
 		return ax_errf(err, errlen, AX_EINVAL,
-			       "export: results must be a JSON array");
+			       "export: no results given");
 	if (opts && opts->compare)
 		b.cmp = *opts->compare;
 	else
 		ax_compare_opts_init(&b.cmp);
-	b.index = json_object();
-	b.skipped = json_array();
-	json_array_foreach(results, i, r)
-	{
-		if ((rc = add_result(&b, r)))
-			break;
-	}
+	if (!(b.skipped = json_array()))
+		return AX_ENOMEM;
+	for (size_t i = 0; i < results->n && !rc; i++)
+		rc = add_result(&b, results->v[i]);
 	if (!rc)
 		rc = assemble(&b, generator, out);
-	for (int k = 0; k < b.n; k++) {
-		json_decref(b.g[k].shape);
+	for (int k = 0; k < b.n; k++)
 		free(b.g[k].m);
-	}
 	free(b.g);
-	json_decref(b.index);
 	json_decref(b.skipped);
+	if (rc)
+		ax_export_out_free(out);
 	return rc;
+}
+
+void ax_export_out_free(struct ax_export_out *o)
+{
+	for (size_t i = 0; o->choices && i < o->n; i++) {
+		free(o->choices[i].shape);
+		free(o->choices[i].reason);
+	}
+	free(o->choices);
+	json_decref(o->doc);
+	memset(o, 0, sizeof(*o));
 }
 
 /* ---- --shapes ----------------------------------------------------------- */
@@ -786,6 +901,120 @@ int ax_export_shape_parse(const char *text,
 
 /* ---- reading back ----------------------------------------------------- */
 
+/*
+ * A document given back (run --tuned), read once into what the checks
+ * below look at; texts and params are borrowed from the parsed document.
+ * A value of the wrong kind reads as absent (NULL, false), so that the
+ * checks, made in document order, say what it must be.
+ */
+struct doc_entry {
+	bool mapping;	      /* the entry is a mapping */
+	const json_t *params; /* as given: parsed by the suite's table */
+	const char *choice, *unit;
+	double value; /* 0 where absent */
+};
+
+struct doc_suite {
+	const char *name;
+	bool list; /* its value is a list */
+	struct doc_entry *e;
+	size_t n;
+};
+
+struct doc_device {
+	const char *fingerprint;
+	bool suites; /* it has a suites mapping */
+	struct doc_suite *s;
+	size_t n;
+};
+
+struct tuned_doc {
+	const char *schema;
+	bool devices; /* devices is a list */
+	struct doc_device *d;
+	size_t n;
+};
+
+static void read_entry(const json_t *e, struct doc_entry *out)
+{
+	json_t *params = NULL, *choice = NULL, *value = NULL, *unit = NULL;
+	out->mapping = json_is_object(e);
+	json_unpack((json_t *)e, "{s?o, s?o, s?o, s?o}", "params", &params,
+		    "choice", &choice, "value", &value, "unit", &unit);
+	out->params = params;
+	out->choice = json_string_value(choice);
+	out->value = json_number_value(value);
+	out->unit = json_string_value(unit);
+}
+
+static int read_suite(const char *name, const json_t *list,
+		      struct doc_suite *out)
+{
+	size_t i;
+	json_t *e;
+	out->name = name;
+	out->list = json_is_array(list);
+	out->n = json_array_size(list);
+	if (out->n && !(out->e = calloc(out->n, sizeof(*out->e))))
+		return AX_ENOMEM;
+	json_array_foreach(list, i, e) read_entry(e, &out->e[i]);
+	return 0;
+}
+
+static int read_device(const json_t *dev, struct doc_device *out)
+{
+	json_t *fp = NULL, *suites = NULL, *list;
+	const char *name;
+	int rc = 0;
+	json_unpack((json_t *)dev, "{s?o, s?o}", "fingerprint", &fp, "suites",
+		    &suites);
+	out->fingerprint = json_string_value(fp);
+	out->suites = json_is_object(suites);
+	if (!out->suites || !json_object_size(suites))
+		return 0;
+	out->s = calloc(json_object_size(suites), sizeof(*out->s));
+	if (!out->s)
+		return AX_ENOMEM;
+	json_object_foreach(suites, name, list)
+	{
+		if ((rc = read_suite(name, list, &out->s[out->n++])))
+			break;
+	}
+	return rc;
+}
+
+static void free_doc(struct tuned_doc *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		for (size_t k = 0; k < d->d[i].n; k++)
+			free(d->d[i].s[k].e);
+		free(d->d[i].s);
+	}
+	free(d->d);
+}
+
+static int read_doc(const json_t *doc, struct tuned_doc *out)
+{
+	json_t *schema = NULL, *devices = NULL, *dev;
+	size_t i;
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	json_unpack((json_t *)doc, "{s?o, s?o}", "schema", &schema, "devices",
+		    &devices);
+	out->schema = json_string_value(schema);
+	out->devices = json_is_array(devices);
+	size_t n = json_array_size(devices);
+	if (n && !(out->d = calloc(n, sizeof(*out->d))))
+		return AX_ENOMEM;
+	json_array_foreach(devices, i, dev)
+	{
+		out->n++;
+		if ((rc = read_device(dev, &out->d[i])))
+			break;
+	}
+	return rc;
+}
+
 static int bad(char *err, size_t errlen, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -799,26 +1028,41 @@ static int bad(char *err, size_t errlen, const char *name, const char *fmt, ...)
 	return ax_errf(err, errlen, AX_ECONFIG, "%s: %s", name, msg);
 }
 
+/* A params mapping as given, parsed against a suite's table. */
+static int doc_point(const struct ax_config_schema *sc, const json_t *obj,
+		     struct ax_params *p, char *err, size_t errlen)
+{
+	if (!json_is_object(obj))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "params must be an object");
+	char *text = json_dumps(obj, JSON_COMPACT);
+	if (!text)
+		return AX_ENOMEM;
+	int rc =
+	    ax_params_from_json(p, sc->params, sc->n_params, text, err, errlen);
+	free(text);
+	return rc;
+}
+
 /* An entry says whether its point beat the defaults; a document without
  * that word predates measured choices and may hold points that are
  * slower than the defaults, so it is refused rather than trusted. */
-static int check_choice(const json_t *e, const struct ax_params *p,
+static int check_choice(const struct doc_entry *e, const struct ax_params *p,
 			const char *where, const char *name, char *err,
 			size_t errlen)
 {
-	const char *choice = str_of(e, "choice");
-	if (!choice)
+	if (!e->choice)
 		return bad(err, errlen, name,
 			   "%s has no choice (tuned or defaults): it was "
 			   "written by an axbench that exported points "
 			   "without measuring them beside the defaults; "
 			   "write it again with `axbench export`",
 			   where);
-	if (strcmp(choice, "tuned") && strcmp(choice, "defaults"))
+	if (strcmp(e->choice, "tuned") && strcmp(e->choice, "defaults"))
 		return bad(err, errlen, name,
 			   "%s.choice must be tuned or defaults (got '%s')",
-			   where, choice);
-	if (!strcmp(choice, "defaults") && !is_default(p))
+			   where, e->choice);
+	if (!strcmp(e->choice, "defaults") && !is_default(p))
 		return bad(err, errlen, name,
 			   "%s: choice is defaults, but its params are not "
 			   "the default tunable values; set them back or "
@@ -828,73 +1072,83 @@ static int check_choice(const json_t *e, const struct ax_params *p,
 }
 
 static int add_entry(struct ax_tuned *t, const char *fp,
-		     const struct ax_config_schema *sc, const json_t *e,
-		     const char *where, const char *name, char *err,
-		     size_t errlen)
+		     const struct ax_config_schema *sc,
+		     const struct doc_entry *e, const char *where,
+		     const char *name, char *err, size_t errlen)
 {
 	char msg[512];
 	struct ax_tuned_entry *x = &t->entries[t->n];
-	if (!json_is_object(e))
+	if (!e->mapping)
 		return bad(err, errlen, name,
 			   "%s must be a mapping with "
 			   "params, value and unit",
 			   where);
-	if (parse_point(sc, json_object_get(e, "params"), &x->params, msg,
-			sizeof(msg)))
+	if (doc_point(sc, e->params, &x->params, msg, sizeof(msg)))
 		return bad(err, errlen, name, "%s.params: %s", where, msg);
 	int rc = check_choice(e, &x->params, where, name, err, errlen);
 	if (rc)
 		return rc;
 	x->suite = sc;
-	x->value = json_number_value(json_object_get(e, "value"));
+	x->value = e->value;
 	x->fingerprint = strdup(fp);
-	x->unit = strdup(str_of(e, "unit") ? str_of(e, "unit") : "");
+	x->unit = strdup(e->unit ? e->unit : "");
 	t->n++;
 	return x->fingerprint && x->unit ? 0 : AX_ENOMEM;
 }
 
-static int add_suites(struct ax_tuned *t, const json_t *dev, int di,
-		      const struct ax_config_schema *schema, int n_schema,
-		      const char *name, char *err, size_t errlen)
+static int add_suite(struct ax_tuned *t, const struct doc_device *dev, int di,
+		     const struct doc_suite *s,
+		     const struct ax_config_schema *schema, int n_schema,
+		     const char *name, char *err, size_t errlen)
 {
-	const char *fp = str_of(dev, "fingerprint");
-	json_t *suites = json_object_get(dev, "suites");
-	const char *suite;
-	json_t *list;
-	if (!fp || !json_is_object(suites))
+	const struct ax_config_schema *sc =
+	    find_schema(schema, n_schema, s->name);
+	if (!sc)
 		return bad(err, errlen, name,
-			   "devices[%d] needs a fingerprint "
-			   "string and a suites mapping",
-			   di);
-	json_object_foreach(suites, suite, list)
-	{
-		const struct ax_config_schema *sc =
-		    find_schema(schema, n_schema, suite);
-		if (!sc)
+			   "devices[%d].suites: unknown suite '%s'", di,
+			   s->name);
+	if (!s->list)
+		return bad(err, errlen, name,
+			   "devices[%d].suites.%s must be a list", di, s->name);
+	struct ax_tuned_entry *grown =
+	    realloc(t->entries, sizeof(*grown) * (t->n + s->n + 1));
+	if (!grown)
+		return AX_ENOMEM;
+	t->entries = grown;
+	for (size_t i = 0; i < s->n; i++) {
+		char where[160];
+		snprintf(where, sizeof(where), "devices[%d].suites.%s[%zu]", di,
+			 s->name, i);
+		int rc = add_entry(t, dev->fingerprint, sc, &s->e[i], where,
+				   name, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The entries of a document read, checked in document order. */
+static int take_doc(struct ax_tuned *t, const struct tuned_doc *d,
+		    const struct ax_config_schema *schema, int n_schema,
+		    const char *name, char *err, size_t errlen)
+{
+	if (!d->schema || strcmp(d->schema, AX_EXPORT_SCHEMA))
+		return bad(err, errlen, name,
+			   "schema must be %s (got %s); "
+			   "give a file written by axbench export",
+			   AX_EXPORT_SCHEMA, d->schema ? d->schema : "none");
+	if (!d->devices)
+		return bad(err, errlen, name, "devices must be a list");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct doc_device *dev = &d->d[i];
+		if (!dev->fingerprint || !dev->suites)
 			return bad(err, errlen, name,
-				   "devices[%d].suites: "
-				   "unknown suite '%s'",
-				   di, suite);
-		if (!json_is_array(list))
-			return bad(err, errlen, name,
-				   "devices[%d].suites.%s "
-				   "must be a list",
-				   di, suite);
-		struct ax_tuned_entry *grown =
-		    realloc(t->entries,
-			    sizeof(*grown) * (t->n + json_array_size(list)));
-		if (!grown)
-			return AX_ENOMEM;
-		t->entries = grown;
-		size_t i;
-		json_t *e;
-		json_array_foreach(list, i, e)
-		{
-			char where[160];
-			snprintf(where, sizeof(where),
-				 "devices[%d].suites.%s[%zu]", di, suite, i);
-			int rc =
-			    add_entry(t, fp, sc, e, where, name, err, errlen);
+				   "devices[%d] needs a fingerprint "
+				   "string and a suites mapping",
+				   (int)i);
+		for (size_t k = 0; k < dev->n; k++) {
+			int rc = add_suite(t, dev, (int)i, &dev->s[k], schema,
+					   n_schema, name, err, errlen);
 			if (rc)
 				return rc;
 		}
@@ -907,29 +1161,14 @@ int ax_export_tuned_from_json(const json_t *doc, const char *name,
 			      int n_schema, struct ax_tuned **out, char *err,
 			      size_t errlen)
 {
-	const char *version = str_of(doc, "schema");
-	json_t *devices = json_object_get(doc, "devices");
+	struct tuned_doc d;
 	*out = NULL;
-	if (!version || strcmp(version, AX_EXPORT_SCHEMA))
-		return bad(err, errlen, name,
-			   "schema must be %s (got %s); "
-			   "give a file written by axbench export",
-			   AX_EXPORT_SCHEMA, version ? version : "none");
-	if (!json_is_array(devices))
-		return bad(err, errlen, name, "devices must be a list");
 	struct ax_tuned *t = calloc(1, sizeof(*t));
-	if (!t)
-		return AX_ENOMEM;
-	size_t i;
-	json_t *dev;
-	int rc = 0;
-	json_array_foreach(devices, i, dev)
-	{
-		rc = add_suites(t, dev, (int)i, schema, n_schema, name, err,
-				errlen);
-		if (rc)
-			break;
-	}
+	int rc = t ? read_doc(doc, &d) : AX_ENOMEM;
+	if (t && !rc)
+		rc = take_doc(t, &d, schema, n_schema, name, err, errlen);
+	if (t)
+		free_doc(&d);
 	if (rc) {
 		ax_export_tuned_destroy(t);
 		return rc;
@@ -963,17 +1202,6 @@ void ax_export_tuned_destroy(struct ax_tuned *t)
 	}
 	free(t->entries);
 	free(t);
-}
-
-static bool same_fixed(const struct ax_params *a, const struct ax_params *b)
-{
-	if (a->defs != b->defs || a->n != b->n)
-		return false;
-	for (int i = 0; i < a->n; i++)
-		if (!(a->defs[i].flags & AX_PARAM_TUNABLE) &&
-		    a->v[i] != b->v[i])
-			return false;
-	return true;
 }
 
 const struct ax_tuned_entry *ax_export_tuned_apply(const struct ax_tuned *t,

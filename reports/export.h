@@ -54,6 +54,7 @@
 #define AX_EXPORT_H
 
 #include "core/config.h"
+#include "core/db_rows.h"
 #include "core/params.h"
 #include "reports/compare.h"
 
@@ -83,19 +84,41 @@ struct ax_export_opts {
 	const struct ax_compare_opts *compare; /* NULL: compare's defaults */
 };
 
+/* What export chose for one shape (an entry of the document), to be
+ * said to the person running it. */
+struct ax_export_choice {
+	const char *suite;  /* borrowed from the schema */
+	const char *device; /* the device's name, borrowed from the results
+			       (NULL: none stored) */
+	char *shape;	    /* the shape, as compact JSON */
+	bool tuned;	    /* choice: tuned (else defaults) */
+	double speedup;	    /* over the defaults; NAN: none */
+	char *reason;	    /* the entry's reason */
+};
+
+/* The document and its choices, in the document's order. */
+struct ax_export_out {
+	json_t *doc;
+	struct ax_export_choice *choices;
+	size_t n;
+};
+
 /*
- * Build the document from results (the array core/db.h ax_db_results
- * returns, with "samples") and sessions (ax_db_sessions' array, or NULL),
- * knowing each suite's parameter table from schema[0..n_schema).  opts
- * may be NULL.  Results of suites the schema lacks, or whose parameters
- * no longer parse, go to `skipped`.  generator is the `generated_by`
- * text.  *out is a new reference.  AX_EINVAL with a message when results
- * is not an array.
+ * Build the document from results (core/db_rows.h, read with samples:
+ * the choice is made from them) and sessions (or NULL), knowing each
+ * suite's parameter table from schema[0..n_schema).  opts may be NULL.
+ * Results of suites the schema lacks, or whose parameters no longer
+ * parse, go to `skipped`.  generator is the `generated_by` text.  *out
+ * is the caller's to ax_export_out_free (its choices borrow from schema
+ * and results, which must outlive it).  AX_EINVAL with a message when
+ * results is NULL.
  */
-int ax_export_build(const json_t *results, const json_t *sessions,
+int ax_export_build(const struct ax_db_results *results,
+		    const struct ax_db_sessions *sessions,
 		    const struct ax_config_schema *schema, int n_schema,
 		    const struct ax_export_opts *opts, const char *generator,
-		    json_t **out, char *err, size_t errlen);
+		    struct ax_export_out *out, char *err, size_t errlen);
+void ax_export_out_free(struct ax_export_out *o);
 
 /* One tuned point read back. */
 struct ax_tuned_entry {
@@ -122,7 +145,8 @@ int ax_export_load_tuned(const char *path,
 			 struct ax_tuned **out, char *err, size_t errlen);
 
 /* As ax_export_load_tuned, from a document already parsed (name is used
- * in messages). */
+ * in messages): read once into a typed form, then checked in document
+ * order. */
 int ax_export_tuned_from_json(const json_t *doc, const char *name,
 			      const struct ax_config_schema *schema,
 			      int n_schema, struct ax_tuned **out, char *err,

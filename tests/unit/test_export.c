@@ -1,10 +1,14 @@
 /*
  * tests/unit/test_export.c - the tuned-config document: best point per
  * device, suite and shape, speed-up over the defaults, skipped results,
- * and the YAML round trip back into parameter points.  Results are
- * written by hand in the JSON shape core/db.h documents.
+ * and the YAML round trip back into parameter points.  Results and
+ * sessions are written into a real SQLite file with core/db.h's write
+ * API and read back as core/db_rows.h's rows, as `axbench export` reads
+ * them.
  */
 #include "core/config.h"
+#include "core/db.h"
+#include "core/db_rows.h"
 #include "core/error.h"
 #include "reports/export.h"
 
@@ -18,72 +22,194 @@ static const struct ax_param_def mm_params[] = {
     {"fp16", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE, "half"},
 };
 
-static const struct ax_config_schema schema[] = {{"gemm", mm_params, 4}};
+static const struct ax_config_schema schema[] = {{"gemm", mm_params, 4},
+						 {"mm2", mm_params, 4}};
 
-/* One result row as ax_db_results returns it: ten samples spread evenly
- * around median (+-0.5 %), measured in run `run` with extra.role `role`
- * (NULL: a plain `axbench run`). */
-static json_t *result_in(int id, const char *fp, int m, int tile, int run,
-			 const char *role, double median, const char *status)
+/* ---- a database to export from ------------------------------------------ */
+
+static char tmpdir[256];
+
+/* A fresh database file of the temporary directory. */
+static struct ax_db *fresh_db(void)
 {
-	json_t *samples = json_array();
-	for (int i = 0; i < 10; i++)
-		json_array_append_new(
-		    samples, json_real(median * (1 + (i - 4.5) * 0.001)));
-	return json_pack(
-	    "{s:i, s:s, s:i, s:s, s:s, s:s, s:{s:i, s:i, s:i, s:s}, s:s, s:b, "
-	    "s:s, s:f, s:o, s:o, s:{s:i, s:s, s:s, s:n, s:s}}",
-	    "id", id, "uuid", "u", "run_id", run, "run_uuid", "ru",
-	    "started_at", "2024-05-01T10:00:00Z", "suite", "gemm", "params",
-	    "m", m, "n", 64, "tile", tile, "fp16", "false", "unit", "GFLOP/s",
-	    "higher_is_better", 1, "status", status, "median", median,
-	    "samples", samples, "extra",
-	    role ? json_pack("{s:s, s:i}", "role", role, "tune_session", 9)
-		 : json_null(),
-	    "device", "id", 1, "fingerprint", fp, "name", "llvmpipe",
-	    "pci_bus_id", "device_uuid", "abc");
+	static int next;
+	char path[512], err[512] = "";
+	struct ax_db *db = NULL;
+	if (!tmpdir[0]) {
+		strcpy(tmpdir, "/tmp/ax_test_export.XXXXXX");
+		if (!mkdtemp(tmpdir))
+			abort();
+	}
+	snprintf(path, sizeof(path), "%s/t%d.db", tmpdir, next++);
+	int rc = ax_db_open(path, 0, &db, err, sizeof(err));
+	if (rc)
+		printf("#   open %s: %s\n", path, err);
+	AX_CHECK_INT(rc, 0);
+	return db;
 }
 
-static json_t *result(int id, const char *fp, int m, int tile, double median,
-		      const char *status)
+static int64_t device_id(struct ax_db *db, const char *fp)
 {
-	return result_in(id, fp, m, tile, 1, NULL, median, status);
+	struct ax_db_device d = {.fingerprint = fp,
+				 .name = "llvmpipe",
+				 .vendor = "Mesa",
+				 .type = "cpu",
+				 .driver_name = "llvmpipe",
+				 .driver_info = "Mesa 22.3.6",
+				 .device_uuid = "abc",
+				 .properties_json = "{}"};
+	int64_t id = 0;
+	AX_CHECK_INT(ax_db_device_upsert(db, &d, &id), 0);
+	return id;
 }
 
-static json_t *sample_results(void)
+/* A new run on the device with fingerprint fp. */
+static int64_t run_on(struct ax_db *db, const char *fp)
 {
-	json_t *a = json_array();
-	json_array_append_new(a, result(1, "dev1", 256, 16, 10.0, "ok"));
-	json_array_append_new(a, result(2, "dev1", 256, 32, 15.0, "ok"));
-	json_array_append_new(
-	    a, result(3, "dev1", 256, 64, 99.0, "failed-verification"));
-	json_array_append_new(a, result(4, "dev1", 512, 64, 20.0, "ok"));
-	json_array_append_new(a, result(5, "dev2", 256, 8, 5.0, "ok"));
-	json_array_append_new(a, result(8, "dev2", 256, 16, 4.0, "ok"));
-	json_t *odd = result(6, "dev1", 256, 16, 1.0, "ok");
-	json_object_set_new(odd, "suite", json_string("warp"));
-	json_array_append_new(a, odd);
-	json_t *stale = result(7, "dev1", 256, 16, 1.0, "ok");
-	json_object_set_new(json_object_get(stale, "params"), "tile",
-			    json_integer(3));
-	json_array_append_new(a, stale);
-	return a;
+	struct ax_db_host h = {"testhost", "Linux", "Test CPU", 2,
+			       1,	   1 << 30, NULL};
+	struct ax_db_run r = {.axbench_version = "0.1",
+			      .git_sha = "abc",
+			      .argv_json = "[\"axbench\",\"run\"]",
+			      .config_json = "{}"};
+	int64_t id = 0;
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &r.host_id), 0);
+	r.device_id = device_id(db, fp);
+	AX_CHECK_INT(ax_db_run_begin(db, &r, &id), 0);
+	return id;
 }
 
-static json_t *build(json_t *res, const struct ax_export_opts *o)
+/* A stored point, canonical as ax_params_to_json writes it. */
+static const char *point(char *buf, size_t len, int m, int tile)
 {
-	json_t *doc = NULL;
+	snprintf(buf, len, "{\"fp16\":\"false\",\"m\":%d,\"n\":64,\"tile\":%d}",
+		 m, tile);
+	return buf;
+}
+
+/* One result of suite in run `run`: ten samples spread evenly around
+ * median (+-0.5 %), measured with extra.role `role` (NULL: a plain
+ * `axbench run`).  Returns its id. */
+static int64_t add_result(struct ax_db *db, int64_t run, const char *suite,
+			  int m, int tile, const char *role, double median,
+			  const char *status)
+{
+	char params[128], extra[128];
+	double values[10], seconds[10];
+	for (int i = 0; i < 10; i++) {
+		values[i] = median * (1 + (i - 4.5) * 0.001);
+		seconds[i] = 1e-3 / values[i];
+	}
+	snprintf(extra, sizeof(extra), "{\"role\":\"%s\",\"tune_session\":9}",
+		 role ? role : "");
+	struct ax_db_result r = {.run_id = run,
+				 .suite = suite,
+				 .case_label = "c",
+				 .params_json =
+				     point(params, sizeof(params), m, tile),
+				 .unit = "GFLOP/s",
+				 .higher_is_better = true,
+				 .work = 1,
+				 .timing_mode = "host",
+				 .stop_reason = "max-samples",
+				 .status = status,
+				 .n = 10,
+				 .median = median,
+				 .min = values[0],
+				 .max = values[9],
+				 .mean = median,
+				 .stddev = 0,
+				 .q1 = median,
+				 .q3 = median,
+				 .mad = 0,
+				 .ci_lo = median,
+				 .ci_hi = median,
+				 .rel_noise = 0,
+				 .extra_json = role ? extra : NULL,
+				 .speedup_vs_cpu = NAN};
+	int64_t id = 0;
+	AX_CHECK_INT(ax_db_result_add(db, &r, seconds, values, 10, &id), 0);
+	return id;
+}
+
+/* A tuning session of gemm on fp with one "ok" trial at (m, tile). */
+static int64_t add_session(struct ax_db *db, const char *fp, int m, int tile)
+{
+	char params[128];
+	struct ax_db_session s = {.device_id = device_id(db, fp),
+				  .suite = "gemm",
+				  .shape_json = "{\"m\":256,\"n\":64}",
+				  .strategy = "random",
+				  .objective = "time",
+				  .seed = 1,
+				  .budget = 4};
+	int64_t id = 0, trial = 0;
+	AX_CHECK_INT(ax_db_session_begin(db, &s, &id), 0);
+	struct ax_db_trial t = {.session_id = id,
+				.params_json =
+				    point(params, sizeof(params), m, tile),
+				.status = "ok",
+				.value = 15,
+				.seconds = 1e-4,
+				.compile_ms = 1,
+				.objective_value = 1e-4};
+	AX_CHECK_INT(ax_db_trial_add(db, &t, &trial), 0);
+	return id;
+}
+
+/* Results 1..8 of the tests: on dev1 (one run) the defaults (10), a
+ * faster tile 32, a failed tile 64, another shape's tile 64, a suite this
+ * axbench lacks and a point stored before its table changed (tile 3 is
+ * no power of two); on dev2 (another run) tile 8 beating the defaults. */
+static struct ax_db *sample_db(void)
+{
+	struct ax_db *db = fresh_db();
+	int64_t r1 = run_on(db, "dev1");
+	add_result(db, r1, "gemm", 256, 16, NULL, 10.0, "ok");
+	add_result(db, r1, "gemm", 256, 32, NULL, 15.0, "ok");
+	add_result(db, r1, "gemm", 256, 64, NULL, 99.0, "failed-verification");
+	add_result(db, r1, "gemm", 512, 64, NULL, 20.0, "ok");
+	add_result(db, r1, "warp", 256, 16, NULL, 1.0, "ok");
+	add_result(db, r1, "gemm", 256, 3, NULL, 1.0, "ok");
+	int64_t r2 = run_on(db, "dev2");
+	add_result(db, r2, "gemm", 256, 8, NULL, 5.0, "ok");
+	add_result(db, r2, "gemm", 256, 16, NULL, 4.0, "ok");
+	return db;
+}
+
+/* The rows export reads: every result with its samples, and the
+ * sessions. */
+static void read_rows(struct ax_db *db, struct ax_db_results *res,
+		      struct ax_db_sessions *ss)
+{
+	struct ax_db_filter f = {.with_samples = true};
+	AX_CHECK_INT(ax_db_result_rows(db, &f, res), 0);
+	AX_CHECK_INT(ax_db_session_rows(db, &f, ss), 0);
+}
+
+/* The document of db's rows (NULL, with the check failed, when none). */
+static json_t *build(struct ax_db *db, const struct ax_export_opts *o)
+{
+	struct ax_db_results res = {0};
+	struct ax_db_sessions ss = {0};
+	struct ax_export_out out;
 	char err[512] = "";
-	int rc = ax_export_build(res, NULL, schema, 1, o, "t", &doc, err,
+	read_rows(db, &res, &ss);
+	int rc = ax_export_build(&res, &ss, schema, 2, o, "t", &out, err,
 				 sizeof(err));
 	AX_CHECK_INT(rc, 0);
 	if (rc)
 		printf("#   %s\n", err);
-	json_decref(res);
+	json_t *doc = rc ? NULL : json_incref(out.doc);
+	if (!rc)
+		ax_export_out_free(&out);
+	ax_db_results_free(&res);
+	ax_db_sessions_free(&ss);
+	ax_db_close(db);
 	return doc;
 }
 
-/* The entries of device 0, suite gemm. */
+/* The entries of device dev, suite gemm. */
 static json_t *entries(json_t *doc, int dev)
 {
 	return json_object_get(
@@ -97,22 +223,26 @@ static const char *choice_of(json_t *e)
 	return json_string_value(json_object_get(e, "choice"));
 }
 
+/* The unknown suite and the stale point are skipped, with reasons. */
+static void check_skipped(json_t *doc)
+{
+	json_t *sk = json_object_get(doc, "skipped");
+	AX_CHECK_INT(json_array_size(sk), 2);
+	AX_CHECK_STR(
+	    json_string_value(json_object_get(json_array_get(sk, 0), "suite")),
+	    "warp");
+	AX_CHECK(strstr(json_string_value(
+			    json_object_get(json_array_get(sk, 1), "reason")),
+			"tile must be a power of two") != NULL);
+}
+
 static void test_build(void)
 {
-	json_t *res = sample_results(), *doc;
-	json_t *sessions = json_pack(
-	    "[{s:i, s:s, s:{s:s}, s:[{s:{s:i, s:i, s:i, s:s}, s:s}]}]", "id", 9,
-	    "suite", "gemm", "device", "fingerprint", "dev1", "trials",
-	    "params", "m", 256, "n", 64, "tile", 32, "fp16", "false", "status",
-	    "ok");
-	char err[512] = "";
-	int rc = ax_export_build(res, sessions, schema, 1, NULL, "axbench test",
-				 &doc, err, sizeof(err));
-	AX_CHECK_INT(rc, 0);
-	if (rc) {
-		printf("#   %s\n", err);
+	struct ax_db *db = sample_db();
+	int64_t session = add_session(db, "dev1", 256, 32);
+	json_t *doc = build(db, NULL);
+	if (!doc)
 		return;
-	}
 	AX_CHECK_STR(json_string_value(json_object_get(doc, "schema")),
 		     "axbench.tuned/v1");
 	json_t *devs = json_object_get(doc, "devices");
@@ -121,6 +251,8 @@ static void test_build(void)
 	AX_CHECK_STR(json_string_value(json_object_get(d1, "fingerprint")),
 		     "dev1");
 	AX_CHECK(json_is_null(json_object_get(d1, "pci_bus_id")));
+	AX_CHECK_STR(json_string_value(json_object_get(d1, "device_uuid")),
+		     "abc");
 	json_t *g = entries(doc, 0);
 	AX_CHECK_INT(json_array_size(g), 2);
 	json_t *e = json_array_get(g, 0);
@@ -139,7 +271,9 @@ static void test_build(void)
 	    json_integer_value(json_object_get(ev, "default_result_id")), 1);
 	AX_CHECK(json_real_value(json_object_get(ev, "p_value")) < 0.05);
 	AX_CHECK_INT(json_integer_value(json_object_get(e, "result_id")), 2);
-	AX_CHECK_INT(json_integer_value(json_object_get(e, "session_id")), 9);
+	/* a plain run's point that a session tried: that session */
+	AX_CHECK_INT(json_integer_value(json_object_get(e, "session_id")),
+		     session);
 	AX_CHECK_INT(json_integer_value(
 			 json_object_get(json_object_get(e, "tuned"), "tile")),
 		     32);
@@ -154,22 +288,64 @@ static void test_build(void)
 			 json_object_get(json_object_get(e2, "tuned"), "tile")),
 		     16);
 	AX_CHECK(json_is_null(json_object_get(e2, "value")));
+	AX_CHECK(json_is_null(json_object_get(e2, "result_id")));
 	AX_CHECK(json_is_null(json_object_get(e2, "speedup")));
 	AX_CHECK(strstr(json_string_value(json_object_get(e2, "reason")),
 			"never measured") != NULL);
 	AX_CHECK(json_is_null(json_object_get(e2, "session_id")));
-	/* dev2: tile 8 (5.0) beat the defaults (4.0) in the same run */
+	/* dev2: tile 8 (5.0) beat the defaults (4.0) in the same run; the
+	 * session tuned on dev1 is not dev2's */
 	json_t *e3 = json_array_get(entries(doc, 1), 0);
 	AX_CHECK_STR(choice_of(e3), "tuned");
-	/* the unknown suite and the stale point are skipped, with reasons */
-	json_t *sk = json_object_get(doc, "skipped");
-	AX_CHECK_INT(json_array_size(sk), 2);
-	AX_CHECK(strstr(json_string_value(
-			    json_object_get(json_array_get(sk, 1), "reason")),
-			"tile must be a power of two") != NULL);
+	AX_CHECK(json_is_null(json_object_get(e3, "session_id")));
+	check_skipped(doc);
 	json_decref(doc);
-	json_decref(res);
-	json_decref(sessions);
+}
+
+/* The document lists devices by their first result, a device's suites
+ * by their first result, and each suite's shapes as they came, however
+ * the results interleave; the choices said come in that order too. */
+static void test_document_order(void)
+{
+	struct ax_db *db = fresh_db();
+	add_result(db, run_on(db, "dev1"), "gemm", 256, 16, NULL, 1, "ok");
+	add_result(db, run_on(db, "dev2"), "gemm", 256, 16, NULL, 1, "ok");
+	add_result(db, run_on(db, "dev1"), "mm2", 256, 16, NULL, 1, "ok");
+	add_result(db, run_on(db, "dev1"), "gemm", 512, 16, NULL, 1, "ok");
+	struct ax_db_results res = {0};
+	struct ax_db_sessions ss = {0};
+	struct ax_export_out out;
+	char err[512] = "";
+	read_rows(db, &res, &ss);
+	AX_CHECK_INT(ax_export_build(&res, NULL, schema, 2, NULL, "t", &out,
+				     err, sizeof(err)),
+		     0);
+	json_t *devs = json_object_get(out.doc, "devices");
+	AX_CHECK_INT(json_array_size(devs), 2);
+	AX_CHECK_INT(json_array_size(entries(out.doc, 0)), 2);
+	AX_CHECK_INT(json_array_size(entries(out.doc, 1)), 1);
+	const char *key = json_object_iter_key(json_object_iter(
+	    json_object_get(json_array_get(devs, 0), "suites")));
+	AX_CHECK(key && !strcmp(key, "gemm"));
+	static const char *const said[][2] = {
+	    {"gemm", "{\"m\":256,\"n\":64}"},
+	    {"gemm", "{\"m\":512,\"n\":64}"},
+	    {"mm2", "{\"m\":256,\"n\":64}"},
+	    {"gemm", "{\"m\":256,\"n\":64}"},
+	};
+	AX_CHECK_INT(out.n, 4);
+	for (size_t i = 0; i < out.n && i < 4; i++) {
+		const struct ax_export_choice *c = &out.choices[i];
+		AX_CHECK_STR(c->suite, said[i][0]);
+		AX_CHECK_STR(c->shape, said[i][1]);
+		AX_CHECK_STR(c->device, "llvmpipe");
+		AX_CHECK(!c->tuned && isnan(c->speedup));
+		AX_CHECK(strstr(c->reason, "only the default") != NULL);
+	}
+	ax_export_out_free(&out);
+	ax_db_results_free(&res);
+	ax_db_sessions_free(&ss);
+	ax_db_close(db);
 }
 
 /* A point is exported only when measured beside the defaults, fully
@@ -190,13 +366,13 @@ static void test_choice_needs_evidence(void)
 	    {2, NULL, 15.0, "defaults", "same run as the defaults"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		json_t *res = json_array();
-		json_array_append_new(
-		    res, result_in(1, "d", 256, 16, 1, NULL, 10.0, "ok"));
-		json_array_append_new(
-		    res, result_in(2, "d", 256, 32, cases[i].tile_run,
-				   cases[i].role, cases[i].tile_median, "ok"));
-		json_t *doc = build(res, NULL);
+		struct ax_db *db = fresh_db();
+		int64_t run1 = run_on(db, "d");
+		add_result(db, run1, "gemm", 256, 16, NULL, 10.0, "ok");
+		add_result(db, cases[i].tile_run == 1 ? run1 : run_on(db, "d"),
+			   "gemm", 256, 32, cases[i].role, cases[i].tile_median,
+			   "ok");
+		json_t *doc = build(db, NULL);
 		json_t *e = json_array_get(entries(doc, 0), 0);
 		const char *reason =
 		    json_string_value(json_object_get(e, "reason"));
@@ -206,6 +382,11 @@ static void test_choice_needs_evidence(void)
 			       reason);
 			AX_CHECK(0);
 		}
+		/* a point measured by a session names it */
+		if (cases[i].role && !strcmp(cases[i].choice, "tuned"))
+			AX_CHECK_INT(json_integer_value(
+					 json_object_get(e, "session_id")),
+				     9);
 		json_decref(doc);
 	}
 }
@@ -214,12 +395,11 @@ static void test_choice_needs_evidence(void)
  * far apart their figures. */
 static void test_identical_is_no_speedup(void)
 {
-	json_t *res = json_array();
-	json_array_append_new(
-	    res, result_in(1, "d", 256, 16, 1, "default", 10.0, "ok"));
-	json_array_append_new(
-	    res, result_in(2, "d", 256, 16, 1, "retime", 12.0, "ok"));
-	json_t *doc = build(res, NULL);
+	struct ax_db *db = fresh_db();
+	int64_t run = run_on(db, "d");
+	add_result(db, run, "gemm", 256, 16, "default", 10.0, "ok");
+	add_result(db, run, "gemm", 256, 16, "retime", 12.0, "ok");
+	json_t *doc = build(db, NULL);
 	json_t *e = json_array_get(entries(doc, 0), 0);
 	AX_CHECK_STR(choice_of(e), "defaults");
 	AX_CHECK(json_is_null(json_object_get(e, "speedup")));
@@ -236,7 +416,7 @@ static void test_shapes_filter(void)
 					   sizeof(err)),
 		     0);
 	struct ax_export_opts o = {.shapes = f, .n_shapes = 1};
-	json_t *doc = build(sample_results(), &o);
+	json_t *doc = build(sample_db(), &o);
 	json_t *g = entries(doc, 0);
 	AX_CHECK_INT(json_array_size(g), 1);
 	AX_CHECK_INT(json_integer_value(json_object_get(
@@ -265,12 +445,11 @@ static void test_shapes_filter(void)
 
 static void test_round_trip(void)
 {
-	json_t *res = sample_results(), *doc, *back;
+	json_t *doc = build(sample_db(), NULL), *back;
 	char err[512] = "", *yaml = NULL;
 	struct ax_tuned *t = NULL;
-	AX_CHECK_INT(ax_export_build(res, NULL, schema, 1, NULL, "t", &doc, err,
-				     sizeof(err)),
-		     0);
+	if (!doc)
+		return;
 	AX_CHECK_INT(ax_config_emit_yaml_string(doc, &yaml), 0);
 	int rc = ax_config_parse_yaml_json(yaml, strlen(yaml), "x.yaml", &back,
 					   err, sizeof(err));
@@ -303,7 +482,6 @@ static void test_round_trip(void)
 out:
 	free(yaml);
 	json_decref(doc);
-	json_decref(res);
 }
 
 static void test_bad_documents(void)
@@ -348,6 +526,19 @@ static void test_bad_documents(void)
 	}
 }
 
-AX_TEST_MAIN(AX_TEST(test_build), AX_TEST(test_choice_needs_evidence),
+/* Last: the temporary databases go. */
+static void cleanup(void)
+{
+	char cmd[600];
+	if (!tmpdir[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", tmpdir);
+}
+
+AX_TEST_MAIN(AX_TEST(test_build), AX_TEST(test_document_order),
+	     AX_TEST(test_choice_needs_evidence),
 	     AX_TEST(test_identical_is_no_speedup), AX_TEST(test_shapes_filter),
-	     AX_TEST(test_round_trip), AX_TEST(test_bad_documents))
+	     AX_TEST(test_round_trip), AX_TEST(test_bad_documents),
+	     AX_TEST(cleanup))
