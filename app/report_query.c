@@ -17,50 +17,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool sel_matches(const char *sel, const json_t *dev)
+static bool sel_matches(const char *sel, const struct ax_db_device_row *dev)
 {
-	static const char *const exact[] = {"fingerprint", "pci_bus_id",
-					    "device_uuid"};
-	for (int i = 0; i < 3; i++) {
-		const char *v =
-		    json_string_value(json_object_get(dev, exact[i]));
-		if (v && strcmp(v, sel) == 0)
+	const char *const exact[] = {dev->fingerprint, dev->pci_bus_id,
+				     dev->device_uuid};
+	if (!dev->id)
+		return false;
+	for (int i = 0; i < 3; i++)
+		if (exact[i] && strcmp(exact[i], sel) == 0)
 			return true;
-	}
 	int64_t id;
-	if (ax_app_parse_id(sel, &id) &&
-	    json_integer_value(json_object_get(dev, "id")) == id)
+	if (ax_app_parse_id(sel, &id) && dev->id == id)
 		return true;
-	const char *name = json_string_value(json_object_get(dev, "name"));
-	return name && *sel && strcasestr(name, sel);
+	return dev->name && *sel && strcasestr(dev->name, sel);
 }
 
-/* Keep only the elements whose "device" matches one of the selectors. */
-static void filter_devices(json_t *arr, const struct ax_report_sel *a)
+/* Does dev match one of the --device selectors (or are there none)? */
+static bool dev_kept(const struct ax_report_sel *a,
+		     const struct ax_db_device_row *dev)
 {
-	if (!a->n_devs || !arr)
-		return;
-	for (size_t i = json_array_size(arr); i-- > 0;) {
-		const json_t *dev =
-		    json_object_get(json_array_get(arr, i), "device");
-		bool keep = false;
-		for (int k = 0; k < a->n_devs && !keep; k++)
-			keep = sel_matches(a->devs[k], dev);
-		if (!keep)
-			json_array_remove(arr, i);
-	}
+	bool keep = a->n_devs == 0;
+	for (int k = 0; k < a->n_devs && !keep; k++)
+		keep = sel_matches(a->devs[k], dev);
+	return keep;
 }
 
-/* Is any element of arr on a device matching sel? */
-static bool any_matches(const json_t *arr, const char *sel)
+/* Is any run or session of s on a device matching sel? */
+static bool any_matches(const struct ax_report_source *s, const char *sel)
 {
-	size_t i;
-	const json_t *o;
-	json_array_foreach(arr, i, o)
-	{
-		if (sel_matches(sel, json_object_get(o, "device")))
+	for (size_t i = 0; i < s->runs.n; i++)
+		if (sel_matches(sel, &s->runs.v[i]->device))
 			return true;
-	}
+	for (size_t i = 0; i < s->sessions.n; i++)
+		if (sel_matches(sel, &s->sessions.v[i]->device))
+			return true;
 	return false;
 }
 
@@ -73,8 +63,7 @@ static int check_devices(const struct ax_app *app, const struct ax_report_sel *a
 	for (int k = 0; k < a->n_devs; k++) {
 		bool found = matched[k];
 		for (int i = 0; i < n && !found; i++)
-			found = any_matches(src[i].runs, a->devs[k]) ||
-				any_matches(src[i].sessions, a->devs[k]);
+			found = any_matches(&src[i], a->devs[k]);
 		if (!found)
 			return ax_app_error(
 			    app, AX_EXIT_USAGE,
@@ -97,8 +86,7 @@ static int check_since(const struct ax_app *app, const struct ax_report_sel *a,
 	if (!a->since)
 		return 0;
 	for (int i = 0; i < n; i++)
-		if (json_array_size(src[i].runs) ||
-		    json_array_size(src[i].sessions))
+		if (src[i].runs.n || src[i].sessions.n)
 			return 0;
 	return ax_app_error(app, AX_EXIT_USAGE,
 			    "report: --since %s: no %srun or tuning session "
@@ -169,46 +157,47 @@ static int resolve_runs(const struct ax_app *app, const struct ax_report_sel *a,
 }
 
 /* Is r from `run --sustain` with a stored telemetry series? */
-static bool sustained_with_series(const json_t *r)
+static bool sustained_with_series(const struct ax_db_result_row *r)
 {
-	return json_is_true(
-		   json_object_get(json_object_get(r, "extra"), "sustained")) &&
-	       json_is_number(
-		   json_object_get(json_object_get(r, "power"), "series_id"));
+	return r->sustained && r->power.present && r->power.series_id;
 }
 
-/* The database a result came from: its "source" tag names it when the
- * report reads several. */
-static struct ax_db *db_of(const json_t *r, const struct ax_report_source *src, int n)
+/* The database a result came from: its source names it when the report
+ * reads several. */
+static struct ax_db *db_of(const struct ax_db_result_row *r,
+			   const struct ax_report_source *src, int n)
 {
-	const char *path = json_string_value(json_object_get(r, "source"));
-	for (int i = 0; path && i < n; i++)
-		if (!strcmp(path, src[i].path))
+	for (int i = 0; r->source && i < n; i++)
+		if (!strcmp(r->source, src[i].path))
 			return src[i].db;
 	return src[0].db;
 }
 
 /*
- * Attach each sustained result's telemetry series as its "telemetry"
- * member, for the report to draw: the writer never reads the database.
- * The newest AX_HTML_TELEMETRY_MAX only, each thinned to
- * AX_HTML_TELEMETRY_POINTS readings, so that a day of readings neither
- * fills memory with JSON nor makes a report no browser opens.
+ * Each sustained result's telemetry series, for the report to draw: the
+ * writer never reads the database.  The newest AX_HTML_TELEMETRY_MAX
+ * only, each thinned to AX_HTML_TELEMETRY_POINTS readings, so that a day
+ * of readings neither fills memory nor makes a report no browser opens.
  */
-static int attach_telemetry(const struct ax_app *app, const struct ax_report_source *src,
-			    int n, json_t *results)
+static int attach_telemetry(const struct ax_app *app,
+			    const struct ax_report_source *src, int n,
+			    const struct ax_db_results *results,
+			    struct ax_report_rows *rows)
 {
 	int attached = 0;
-	for (size_t i = json_array_size(results);
-	     i-- > 0 && attached < AX_HTML_TELEMETRY_MAX;) {
-		json_t *r = json_array_get(results, i), *series;
+	rows->telemetry = calloc(results->n + 1, sizeof(*rows->telemetry));
+	if (!rows->telemetry)
+		return ax_app_error(app, AX_EXIT_STORAGE,
+				    "report: out of memory reading telemetry");
+	for (size_t i = results->n; i-- > 0 && attached < AX_HTML_TELEMETRY_MAX;) {
+		const struct ax_db_result_row *r = results->v[i];
+		struct ax_db_series_row *series;
 		if (!sustained_with_series(r))
 			continue;
 		if (ax_interrupted)
 			return AX_EXIT_INTERRUPTED;
 		struct ax_db *db = db_of(r, src, n);
-		int rc = ax_db_result_series(
-		    db, json_integer_value(json_object_get(r, "id")), &series);
+		int rc = ax_db_series_row_get(db, r->id, &series);
 		if (rc == AX_ENOTFOUND)
 			continue;
 		if (rc) {
@@ -217,15 +206,9 @@ static int attach_telemetry(const struct ax_app *app, const struct ax_report_sou
 			return ax_interrupted ? AX_EXIT_INTERRUPTED
 					      : AX_EXIT_STORAGE;
 		}
-		rc = ax_html_telemetry_thin(series, AX_HTML_TELEMETRY_POINTS);
-		if (rc)
-			json_decref(series);
-		else if (json_object_set_new(r, "telemetry", series))
-			rc = AX_ENOMEM;
-		if (rc)
-			return ax_app_error(app, ax_app_exit_code(rc),
-					    "report: out of memory reading "
-					    "telemetry");
+		ax_html_telemetry_thin(series, AX_HTML_TELEMETRY_POINTS,
+				       &rows->telemetry[i]);
+		rows->n_telemetry = results->n;
 		attached++;
 	}
 	return 0;
@@ -241,40 +224,28 @@ int ax_report_open_source(const struct ax_app *app, struct ax_report_source *s)
 				 &s->db);
 }
 
-/* Mark every element with the database it came from: run and session
- * ids repeat across databases, and the report names runs by both. */
-static void tag_source(json_t *arr, const char *path)
-{
-	size_t i;
-	json_t *o;
-	json_array_foreach(arr, i, o)
-	    json_object_set_new(o, "source", json_string(path));
-}
-
 /* What the stream of one database's results goes through. */
 struct reading {
 	const struct ax_report_sel *a;
 	struct ax_html_collect *keep;
-	const char *path; /* tagged on each result when n_sources > 1 */
+	const char *path; /* each result's source when n_sources > 1 */
 	int source, n_sources;
 	bool *matched; /* per --device selector: a result matched it */
 };
 
 /* A result is kept when its device matches a --device selector (when
  * there are any); the collection keeps what the report shows of it. */
-static int read_one(void *ctx, json_t *r)
+static int read_one(void *ctx, struct ax_db_result_row **r)
 {
 	struct reading *g = ctx;
-	const json_t *dev = json_object_get(r, "device");
 	bool keep = g->a->n_devs == 0;
 	for (int k = 0; k < g->a->n_devs; k++)
-		if (sel_matches(g->a->devs[k], dev))
+		if (sel_matches(g->a->devs[k], &(*r)->device))
 			keep = g->matched[k] = true;
 	if (!keep)
 		return 0;
-	if (g->n_sources > 1 &&
-	    json_object_set_new(r, "source", json_string(g->path)))
-		return AX_ENOMEM;
+	if (g->n_sources > 1)
+		(*r)->source = g->path;
 	return ax_html_collect_add(g->keep, r, g->source);
 }
 
@@ -289,11 +260,11 @@ static int read_source(const struct ax_report_sel *a, struct ax_report_source *s
 				 .since = a->since,
 				 .stop = &ax_interrupted};
 	struct ax_db_filter sf = {.since = a->since, .stop = &ax_interrupted};
-	int rc = ax_db_runs(s->db, &f, &s->runs);
+	int rc = ax_db_run_rows(s->db, &f, &s->runs);
 	if (!rc)
-		rc = ax_db_sessions(s->db, &sf, &s->sessions);
+		rc = ax_db_session_rows(s->db, &sf, &s->sessions);
 	if (!rc)
-		rc = ax_db_results_each(s->db, &f, read_one, g);
+		rc = ax_db_result_rows_each(s->db, &f, read_one, g);
 	if (rc == AX_ENOMEM) {
 		fprintf(stderr, "axbench: report: out of memory\n");
 		return AX_EXIT_STORAGE;
@@ -377,42 +348,99 @@ static int resolve_sampled(const struct ax_app *app,
 	return 0;
 }
 
-/* The results, with their raw samples, of the --samples-for runs, on
- * the selected devices, into d->sampled. */
-static int read_sampled(const struct ax_report_sel *a, struct ax_report_source *src, int n,
-			struct ax_html_data *d)
+/* What the sampled results of one database go through. */
+struct sampling {
+	const struct ax_report_sel *a;
+	const char *path; /* each result's source, when several */
+	struct ax_db_results *out;
+};
+
+/* A sampled result on a selected device is kept, its byte counts
+ * filled in where it predates them. */
+static int sample_one(void *ctx, struct ax_db_result_row **r)
 {
-	d->sampled = json_array();
-	for (int i = 0; i < n && d->sampled; i++) {
-		json_t *rs;
+	struct sampling *g = ctx;
+	if (!dev_kept(g->a, &(*r)->device))
+		return 0;
+	(*r)->source = g->path;
+	ax_app_fill_row_bytes(*r);
+	if (ax_db_results_push(g->out, *r))
+		return AX_ENOMEM;
+	*r = NULL;
+	return 0;
+}
+
+/* The results, with their raw samples, of the --samples-for runs, on
+ * the selected devices, into rows->sampled. */
+static int read_sampled(const struct ax_report_sel *a,
+			struct ax_report_source *src, int n,
+			struct ax_report_rows *rows)
+{
+	for (int i = 0; i < n; i++) {
 		struct ax_db_filter f = {.run_ids = src[i].sampled,
 					 .n_run_ids = src[i].n_sampled,
 					 .with_samples = true,
 					 .stop = &ax_interrupted};
+		struct sampling g = {a, n > 1 ? src[i].path : NULL,
+				     &rows->sampled};
 		if (!src[i].n_sampled)
 			continue;
-		if (ax_db_results(src[i].db, &f, &rs)) {
+		int rc = ax_db_result_rows_each(src[i].db, &f, sample_one, &g);
+		if (rc == AX_ENOMEM)
+			return AX_EXIT_STORAGE;
+		if (rc) {
 			fprintf(stderr, "axbench: report: %s: %s\n",
 				src[i].path, ax_db_errmsg(src[i].db));
 			return ax_interrupted ? AX_EXIT_INTERRUPTED
 					      : AX_EXIT_STORAGE;
 		}
-		filter_devices(rs, a);
-		if (n > 1)
-			tag_source(rs, src[i].path);
-		ax_app_fill_bytes(rs);
-		json_array_extend(d->sampled, rs);
-		json_decref(rs);
 	}
-	return d->sampled ? 0 : AX_EXIT_STORAGE;
+	return 0;
+}
+
+/* Every source's runs and sessions on the selected devices into the
+ * report's lists (the rows stay the sources'), each with its database
+ * where there are several. */
+static int list_rows(const struct ax_report_sel *a,
+		     struct ax_report_source *src, int n,
+		     struct ax_report_rows *rows)
+{
+	size_t nr = 0, ns = 0;
+	for (int i = 0; i < n; i++) {
+		nr += src[i].runs.n;
+		ns += src[i].sessions.n;
+	}
+	rows->runs.v = calloc(nr + 1, sizeof(*rows->runs.v));
+	rows->sessions.v = calloc(ns + 1, sizeof(*rows->sessions.v));
+	if (!rows->runs.v || !rows->sessions.v)
+		return AX_ENOMEM;
+	for (int i = 0; i < n; i++) {
+		const char *path = n > 1 ? src[i].path : NULL;
+		for (size_t k = 0; k < src[i].runs.n; k++) {
+			struct ax_db_run_row *r = src[i].runs.v[k];
+			if (!dev_kept(a, &r->device))
+				continue;
+			r->source = path;
+			rows->runs.v[rows->runs.n++] = r;
+		}
+		for (size_t k = 0; k < src[i].sessions.n; k++) {
+			struct ax_db_session_row *s = src[i].sessions.v[k];
+			if (!dev_kept(a, &s->device))
+				continue;
+			s->source = path;
+			rows->sessions.v[rows->sessions.n++] = s;
+		}
+	}
+	return 0;
 }
 
 /* Results, runs and sessions of the selection in every database, into
  * d: each database's in turn, the first (--db) first, the results
  * streamed into keep. */
 int ax_report_query(const struct ax_app *app, const struct ax_report_sel *a,
-		 struct ax_report_source *src, int n, struct ax_html_collect *keep,
-		 struct ax_html_data *d)
+		    struct ax_report_source *src, int n,
+		    struct ax_html_collect *keep, struct ax_report_rows *rows,
+		    struct ax_html_data *d)
 {
 	bool matched[AX_REPORT_MAX_SEL] = {0};
 	int rc = resolve_runs(app, a, src, n);
@@ -431,66 +459,65 @@ int ax_report_query(const struct ax_app *app, const struct ax_report_sel *a,
 	    (rc = check_devices(app, a, src, n, matched)))
 		return rc;
 	ax_html_collect_finish(keep);
-	d->results = keep->results;
+	d->results = &keep->results;
 	d->history = keep;
-	d->runs = json_array();
-	d->sessions = json_array();
 	d->n_sources = n;
-	ax_app_fill_bytes(d->results);
-	if ((rc = attach_telemetry(app, src, n, d->results)) ||
-	    (rc = read_sampled(a, src, n, d)))
+	for (size_t i = 0; i < keep->results.n; i++)
+		ax_app_fill_row_bytes(keep->results.v[i]);
+	if ((rc = attach_telemetry(app, src, n, &keep->results, rows)) ||
+	    (rc = read_sampled(a, src, n, rows)))
 		return rc;
-	for (int i = 0; i < n; i++) {
-		struct ax_report_source *s = &src[i];
-		filter_devices(s->runs, a);
-		filter_devices(s->sessions, a);
-		if (n > 1) {
-			tag_source(s->runs, s->path);
-			tag_source(s->sessions, s->path);
-		}
-		if (json_array_extend(d->runs, s->runs) ||
-		    json_array_extend(d->sessions, s->sessions))
-			return ax_app_error(app, AX_EXIT_STORAGE,
-					    "report: out of memory");
-	}
+	d->telemetry = rows->telemetry;
+	d->sampled = &rows->sampled;
+	if (list_rows(a, src, n, rows))
+		return ax_app_error(app, AX_EXIT_STORAGE,
+				    "report: out of memory");
+	d->runs = &rows->runs;
+	d->sessions = &rows->sessions;
 	return 0;
 }
 
-
 /* What the report is made of, once every source is open: the suite
- * document (*suites), the vendor peaks (*specs) and the selected results
- * (the specs path is static: d keeps pointing at it).  *kept says keep
- * needs its release. */
-int ax_report_gather(struct ax_app *app, const struct ax_report_sel *a, struct ax_report_source *src,
-		  int n, struct ax_html_collect *keep, struct ax_html_data *d,
-		  bool *kept, json_t **suites, struct ax_specs **specs)
+ * document, the vendor peaks (*specs) and the selected results (the
+ * specs path is static: d keeps pointing at it).  *kept says keep needs
+ * its release. */
+int ax_report_gather(struct ax_app *app, const struct ax_report_sel *a,
+		     struct ax_report_source *src, int n,
+		     struct ax_html_collect *keep, struct ax_report_rows *rows,
+		     struct ax_html_data *d, bool *kept,
+		     struct ax_specs **specs)
 {
 	static char specs_path[PATH_MAX];
 	*kept = ax_html_collect_init(keep, a->label_by, a->include_tune) == 0;
 	if (!*kept)
 		return ax_app_error(app, AX_EXIT_STORAGE,
 				    "report: out of memory");
-	d->suites = *suites = ax_app_suite_doc();
+	d->suites = ax_app_suites();
 	snprintf(specs_path, sizeof(specs_path), "%s/specs.yaml",
 		 ax_app_config_dir());
 	/* The report says itself that no file was read. */
 	int rc = ax_app_load_specs(app, "report", false, specs);
 	d->specs = *specs;
 	d->specs_path = specs_path;
-	return rc ? rc : ax_report_query(app, a, src, n, keep, d);
+	return rc ? rc : ax_report_query(app, a, src, n, keep, rows, d);
 }
 
-void ax_report_release(struct ax_html_data *d, struct ax_html_collect *keep,
-			struct ax_report_source *src, int n)
+void ax_report_release(struct ax_html_collect *keep,
+		       struct ax_report_rows *rows,
+		       struct ax_report_source *src, int n)
 {
-	json_decref(d->runs);
-	json_decref(d->sessions);
-	json_decref(d->sampled);
 	if (keep)
 		ax_html_collect_release(keep);
+	for (size_t i = 0; i < rows->n_telemetry; i++)
+		ax_db_series_row_free(rows->telemetry[i].series);
+	free(rows->telemetry);
+	free(rows->runs.v);
+	free(rows->sessions.v);
+	ax_db_results_free(&rows->sampled);
+	memset(rows, 0, sizeof(*rows));
 	for (int i = 0; i < n; i++) {
-		json_decref(src[i].runs);
-		json_decref(src[i].sessions);
+		ax_db_runs_free(&src[i].runs);
+		ax_db_sessions_free(&src[i].sessions);
 		ax_db_close(src[i].db);
 	}
 }

@@ -13,7 +13,6 @@
 #include "app/app.h"
 #include "reports/html.h"
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,7 +45,20 @@ struct ax_report_source {
 	int n_ids;
 	int64_t sampled[AX_REPORT_MAX_SAMPLED]; /* runs whose samples are drawn */
 	int n_sampled;
-	json_t *runs, *sessions;
+	struct ax_db_runs runs;		/* of the selection (owned) */
+	struct ax_db_sessions sessions; /* since --since (owned) */
+};
+
+/* What the report's data points at beside the collection: the runs and
+ * sessions of every source on the selected devices (the rows stay the
+ * sources'), the sampled runs' results and the sustained results'
+ * telemetry (owned). */
+struct ax_report_rows {
+	struct ax_db_runs runs;
+	struct ax_db_sessions sessions;
+	struct ax_db_results sampled;
+	struct ax_html_telemetry *telemetry; /* one per kept result */
+	size_t n_telemetry;		     /* of them holding a series */
 };
 
 /* Open s->path read-only: --db (or AXBENCH_DB) as every reader opens it,
@@ -56,27 +68,31 @@ int ax_report_open_source(const struct ax_app *app,
 
 /*
  * Results, runs and sessions of the selection in every open source (the
- * first, --db, first), into d, the results streamed into keep.  Prints
- * what is wrong; returns the exit code.
+ * first, --db, first), into d (pointing into keep, rows and the
+ * sources), the results streamed into keep.  Prints what is wrong;
+ * returns the exit code.
  */
 int ax_report_query(const struct ax_app *app, const struct ax_report_sel *a,
 		    struct ax_report_source *src, int n,
-		    struct ax_html_collect *keep, struct ax_html_data *d);
+		    struct ax_html_collect *keep, struct ax_report_rows *rows,
+		    struct ax_html_data *d);
 
 /*
  * What the report is made of, once every source is open: the collection
- * (*kept: keep needs ax_report_release), the suite document (*suites),
- * the vendor peaks (*specs; the caller frees both) and ax_report_query's
- * results.  Returns the exit code.
+ * (*kept: keep needs ax_report_release), the suite document
+ * (ax_app_suites()), the vendor peaks (*specs; the caller frees them) and
+ * ax_report_query's results.  Returns the exit code.
  */
 int ax_report_gather(struct ax_app *app, const struct ax_report_sel *a,
 		     struct ax_report_source *src, int n,
-		     struct ax_html_collect *keep, struct ax_html_data *d,
-		     bool *kept, json_t **suites, struct ax_specs **specs);
+		     struct ax_html_collect *keep, struct ax_report_rows *rows,
+		     struct ax_html_data *d, bool *kept,
+		     struct ax_specs **specs);
 
-/* Release what ax_report_query put in d, keep (NULL: not made) and the
- * n sources. */
-void ax_report_release(struct ax_html_data *d, struct ax_html_collect *keep,
+/* Release keep (NULL: not made), rows (zeroed or filled by
+ * ax_report_query) and the n sources. */
+void ax_report_release(struct ax_html_collect *keep,
+		       struct ax_report_rows *rows,
 		       struct ax_report_source *src, int n);
 
 #endif

@@ -485,12 +485,12 @@ static int report_main(struct ax_app *app, int argc, char **argv)
 				.owned = json_array()};
 	struct ax_html_data d = {0};
 	struct ax_html_collect keep;
+	struct ax_report_rows rows = {0};
 	struct ax_report_source src[MAX_DB];
 	char sel[2048], sampled[1024], err[1024];
 	int n = 0;
 	int64_t size = 0;
 	bool kept = false;
-	json_t *suites = NULL;
 	struct ax_specs *specs = NULL;
 	memset(src, 0, sizeof(src));
 	int rc = a.owned ? parse(app, argc, argv, &a) : AX_EXIT_STORAGE;
@@ -505,8 +505,8 @@ static int report_main(struct ax_app *app, int argc, char **argv)
 		rc = ax_report_open_source(app, &src[n]);
 	}
 	if (rc == 0)
-		rc = ax_report_gather(app, &a.sel, src, n, &keep, &d, &kept,
-				      &suites, &specs);
+		rc = ax_report_gather(app, &a.sel, src, n, &keep, &rows, &d,
+				      &kept, &specs);
 	describe(&a, sel, sizeof(sel));
 	describe_sampled(src, n, sampled, sizeof(sampled));
 	d.selection = sel;
@@ -531,8 +531,7 @@ static int report_main(struct ax_app *app, int argc, char **argv)
 			size_text(size, b1, sizeof(b1)),
 			size_text(a.max_size, b2, sizeof(b2)));
 	}
-	ax_report_release(&d, kept ? &keep : NULL, src, n);
-	json_decref(suites);
+	ax_report_release(kept ? &keep : NULL, &rows, src, n);
 	ax_specs_free(specs);
 	json_decref(a.owned);
 	return rc == -2 ? AX_EXIT_OK : rc;

@@ -57,41 +57,56 @@ static const char css[] =
     "svg text.alert{fill:#a33b00;font-weight:bold}svg .sep{stroke:#e4e4e4}"
     "svg text.note{font-style:italic}";
 
-const char *ax_html_jstr(const json_t *o, const char *key)
+const char *ax_html_str(const char *s) { return s ? s : ""; }
+
+double ax_html_int(int64_t v) { return v == AX_DB_NONE ? NAN : (double)v; }
+
+bool ax_html_throttled(const struct ax_db_result_row *r)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
+	return r->power.present && r->power.throttled == 1;
 }
 
-double ax_html_jnum(const json_t *o, const char *key)
+const char *ax_html_param_text(const struct ax_db_param *p, char *buf,
+			       size_t len)
 {
-	const json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	json_t *v = NULL;
+	if (p->type == AX_DB_VALUE_TEXT) {
+		snprintf(buf, len, "%s", ax_html_str(p->text));
+		return buf;
+	}
+	/* Reals and stored documents as jansson writes them, so the page
+	 * and its embedded data spell a value alike. */
+	if (p->type == AX_DB_VALUE_REAL)
+		v = json_real(p->num);
+	else if (p->type == AX_DB_VALUE_OTHER)
+		v = json_loads(p->text ? p->text : "null", JSON_DECODE_ANY,
+			       NULL);
+	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	if (s)
+		snprintf(buf, len, "%s", s);
+	else if (v)
+		snprintf(buf, len, "?");
+	else
+		ax_db_param_value_text(p, buf, len);
+	free(s);
+	json_decref(v);
+	return buf;
 }
 
-bool ax_html_ok(const json_t *r)
+char *ax_html_case_label(const struct ax_db_result_row *r)
 {
-	return strcmp(ax_html_jstr(r, "status"), "ok") == 0;
-}
-
-char *ax_html_case_label(const json_t *r)
-{
-	const char *cl = ax_html_jstr(r, "case");
-	if (*cl)
-		return strdup(cl);
+	if (r->case_label && *r->case_label)
+		return strdup(r->case_label);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return NULL;
-	const char *k;
-	json_t *v;
-	json_object_foreach(json_object_get(r, "params"), k, v)
-	{
-		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		const char *txt = json_is_string(v) ? json_string_value(v) : s;
-		fprintf(f, "%s%s=%s", ftell(f) ? " " : "", k, txt ? txt : "?");
-		free(s);
+	for (int i = 0; i < r->params.n; i++) {
+		char v[512];
+		const struct ax_db_param *p = &r->params.v[i];
+		fprintf(f, "%s%s=%s", ftell(f) ? " " : "", p->name,
+			ax_html_param_text(p, v, sizeof(v)));
 	}
 	fclose(f);
 	return buf;
@@ -129,14 +144,14 @@ const char *ax_html_status_words(const char *st)
 	return *st ? st : "no status";
 }
 
-void ax_html_badges(const json_t *r, char *buf, size_t len)
+void ax_html_badges(const struct ax_db_result_row *r, char *buf, size_t len)
 {
-	const char *stop = ax_html_jstr(r, "stop_reason");
-	double noise = ax_html_jnum(r, "rel_noise");
+	const char *stop = ax_html_str(r->stop_reason);
+	double noise = r->rel_noise;
 	buf[0] = 0;
-	if (!ax_html_ok(r))
+	if (!r->ok)
 		snprintf(buf, len, "%s",
-			 ax_html_status_words(ax_html_jstr(r, "status")));
+			 ax_html_status_words(ax_html_str(r->status)));
 	/* 5 %: the median's interval half-width above which a figure is
 	 * too unsteady to read differences of a few percent from. */
 	if (isfinite(noise) && noise > 0.05)
@@ -146,13 +161,12 @@ void ax_html_badges(const json_t *r, char *buf, size_t len)
 			 *buf ? ", " : "", 100 * noise);
 	/* A time or sample limit is a normal end of sampling (the noise
 	 * badge says when the figure suffered); Ctrl-C is not. */
-	if (!strcmp(stop, "interrupted") && ax_html_ok(r))
+	if (!strcmp(stop, "interrupted") && r->ok)
 		snprintf(buf + strlen(buf), len - strlen(buf),
 			 "%ssampling interrupted", *buf ? ", " : "");
 	/* A throttled median is the speed of a slowed device, not of the
 	 * kernel: worth a look wherever the figure is shown. */
-	if (json_is_true(
-		json_object_get(json_object_get(r, "power"), "throttled")))
+	if (ax_html_throttled(r))
 		snprintf(buf + strlen(buf), len - strlen(buf), "%sthrottled",
 			 *buf ? ", " : "");
 }
@@ -174,32 +188,28 @@ void ax_html_empty(struct ax_html_ctx *c, const char *what)
 /* ---- context ---------------------------------------------------------- */
 
 /* The history and counts of d->results, for a caller that passed every
- * result rather than a collection: each database (its "source") a
- * number in the order first seen. */
+ * result rather than a collection: each database (its source) a number
+ * in the order first seen. */
 static int collect_results(struct ax_html_ctx *c)
 {
 	const struct ax_html_data *d = c->d;
 	struct ax_html_collect *k = &c->local_history;
-	json_t *sources = json_object(), *r;
-	size_t i;
+	const char **sources = calloc(d->results->n + 1, sizeof(char *));
+	int n = 0;
 	int rc = sources ? ax_html_collect_init(k, d->label_by, d->include_tune)
 			 : AX_ENOMEM;
 	c->own_history = rc == 0;
-	json_array_foreach(d->results, i, r)
-	{
-		const char *src = ax_html_jstr(r, "source");
-		if (rc)
-			break;
-		if (!json_object_get(sources, src))
-			json_object_set_new(
-			    sources, src,
-			    json_integer(
-				(json_int_t)json_object_size(sources)));
-		rc = ax_html_collect_add(
-		    k, r,
-		    (int)json_integer_value(json_object_get(sources, src)));
+	for (size_t i = 0; !rc && i < d->results->n; i++) {
+		const struct ax_db_result_row *r = d->results->v[i];
+		const char *src = ax_html_str(r->source);
+		int at = 0;
+		while (at < n && strcmp(sources[at], src))
+			at++;
+		if (at == n)
+			sources[n++] = src;
+		rc = ax_html_collect_point(k, r, at);
 	}
-	json_decref(sources);
+	free(sources);
 	if (!rc)
 		ax_html_collect_finish(k);
 	c->history = k;
@@ -252,7 +262,7 @@ static void head(struct ax_html_ctx *c, const char *title)
 static void summary(struct ax_html_ctx *c, const char *when)
 {
 	size_t n = c->history->n_read, bad = c->history->n_bad;
-	size_t shown = json_array_size(c->d->results);
+	size_t shown = c->d->results->n;
 	fputs("<p>Generated ", c->f);
 	ax_html_escape(c->f, when);
 	fprintf(c->f,
@@ -287,41 +297,92 @@ bool ax_html_stopped(const struct ax_html_ctx *c)
 	return c->d->stop && *c->d->stop;
 }
 
-/* The runs of the results shown or sampled: the rest of the history is
- * in the series (run ids), so a year of runs does not fill the page. */
+/* "source\x1frun id" of a run of results (into buf). */
+static const char *run_key(const char *source, int64_t run_id, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "%s\x1f%lld", ax_html_str(source),
+		 (long long)run_id);
+	return buf;
+}
+
+static int key_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The runs of the results shown or sampled, as documents: the rest of
+ * the history is in the series (run ids), so a year of runs does not
+ * fill the page. */
 static json_t *shown_runs(const struct ax_html_ctx *c)
 {
-	json_t *want = json_object(), *out = json_array(), *r;
-	size_t i;
-	const json_t *sets[] = {c->d->results, c->d->sampled};
+	const struct ax_db_results *sets[] = {c->d->results, c->d->sampled};
+	size_t cap = 1, n = 0;
 	for (int k = 0; k < 2; k++)
-		json_array_foreach(sets[k], i, r)
-		{
+		cap += sets[k] ? sets[k]->n : 0;
+	char **want = calloc(cap, sizeof(char *));
+	json_t *out = json_array();
+	for (int k = 0; want && k < 2; k++)
+		for (size_t i = 0; sets[k] && i < sets[k]->n; i++) {
 			char key[600];
-			snprintf(key, sizeof(key), "%s\x1f%.0f",
-				 ax_html_jstr(r, "source"),
-				 ax_html_jnum(r, "run_id"));
-			json_object_set_new(want, key, json_true());
+			const struct ax_db_result_row *r = sets[k]->v[i];
+			want[n] = strdup(
+			    run_key(r->source, r->run_id, key, sizeof(key)));
+			n += want[n] != NULL;
 		}
-	json_array_foreach(c->d->runs, i, r)
-	{
-		char key[600];
-		snprintf(key, sizeof(key), "%s\x1f%.0f",
-			 ax_html_jstr(r, "source"), ax_html_jnum(r, "id"));
-		if (json_object_get(want, key))
-			json_array_append(out, r);
+	if (want)
+		qsort(want, n, sizeof(char *), key_cmp);
+	for (size_t i = 0; want && out && i < c->d->runs->n; i++) {
+		char key[600], *kp = key;
+		const struct ax_db_run_row *r = c->d->runs->v[i];
+		run_key(r->source, r->id, key, sizeof(key));
+		if (bsearch(&kp, want, n, sizeof(char *), key_cmp))
+			json_array_append_new(out, ax_db_run_json(r));
 	}
-	json_decref(want);
+	for (size_t i = 0; i < n; i++)
+		free(want[i]);
+	free(want);
+	return out;
+}
+
+/* The results shown as documents, each sustained one with its series as
+ * "telemetry". */
+static json_t *results_json(const struct ax_html_ctx *c)
+{
+	const struct ax_html_data *d = c->d;
+	json_t *out = json_array();
+	for (size_t i = 0; out && i < d->results->n; i++) {
+		json_t *r = ax_db_result_json(d->results->v[i]);
+		const struct ax_html_telemetry *t =
+		    d->telemetry ? &d->telemetry[i] : NULL;
+		if (r && t && t->series) {
+			json_t *s = ax_db_series_json(t->series);
+			if (s && t->thinned_every > 1) {
+				json_object_set_new(
+				    s, "n_readings",
+				    json_integer((json_int_t)t->n_readings));
+				json_object_set_new(
+				    s, "thinned_every",
+				    json_integer((json_int_t)t->thinned_every));
+			}
+			json_object_set_new(r, "telemetry", s);
+		}
+		if (json_array_append_new(out, r)) {
+			json_decref(out);
+			return NULL;
+		}
+	}
 	return out;
 }
 
 static int embed_data(struct ax_html_ctx *c, const char *when)
 {
-	json_t *runs = c->d->runs ? shown_runs(c) : NULL;
-	json_t *doc =
-	    json_pack("{s:s,s:O,s:o?,s:O?,s:O?}", "generated_at", when,
-		      "results", c->d->results, "runs", runs, "sessions",
-		      c->d->sessions, "sampled", c->d->sampled);
+	const struct ax_html_data *d = c->d;
+	json_t *doc = json_pack(
+	    "{s:s,s:o,s:o?,s:o?,s:o?}", "generated_at", when, "results",
+	    results_json(c), "runs", d->runs ? shown_runs(c) : NULL, "sessions",
+	    d->sessions ? ax_db_sessions_json(d->sessions) : NULL, "sampled",
+	    d->sampled ? ax_db_results_json(d->sampled) : NULL);
 	char *txt = doc ? ax_json_for_html(doc) : NULL;
 	json_decref(doc);
 	if (!txt)
@@ -345,7 +406,7 @@ static int embed_data(struct ax_html_ctx *c, const char *when)
 int ax_html_report_check(const struct ax_html_data *d, char *err, size_t errlen)
 {
 	struct ax_html_ctx c;
-	if (!d || !json_is_array(d->results))
+	if (!d || !d->results)
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "report: no results array to report on");
 	int rc = ctx_init(&c, NULL, d, err, errlen);
@@ -356,7 +417,7 @@ int ax_html_report_check(const struct ax_html_data *d, char *err, size_t errlen)
 int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 			 size_t errlen)
 {
-	if (!d || !json_is_array(d->results))
+	if (!d || !d->results)
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "report: no results "
 			       "array to report on (query the database "

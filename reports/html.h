@@ -31,13 +31,15 @@
 #ifndef AX_HTML_H
 #define AX_HTML_H
 
-#include <jansson.h>
+#include "core/db_rows.h"
+#include "core/roles.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* The report draws the "telemetry" of at most AX_HTML_TELEMETRY_MAX
+/* The report draws the telemetry of at most AX_HTML_TELEMETRY_MAX
  * results (a caller need attach no more), each with at most
  * AX_HTML_TELEMETRY_POINTS points. */
 #define AX_HTML_TELEMETRY_MAX 64
@@ -84,26 +86,37 @@ struct ax_html_series {
 struct ax_html_collect {
 	enum ax_html_label_by label_by;
 	bool include_tune;
-	json_t *results;      /* kept results, oldest first seen (owned) */
-	json_t *index;	      /* reduction key -> index in results */
-	json_t *runs;	      /* "source\x1frun id" -> true: runs read */
-	json_t *series_index; /* history key -> index in series */
+	struct ax_db_results results; /* kept results, oldest first seen
+					 (owned) */
+	/* String maps (jansson objects used as hash tables, never
+	 * documents): reduction key -> index in results, "source\x1frun
+	 * id" -> true for the runs read, history key -> index in series. */
+	json_t *index, *runs, *series_index;
 	struct ax_html_series *series;
 	size_t n_series, cap_series;
 	size_t n_read, n_bad; /* results read, and those not ok */
 };
 
+/* A sustained result's telemetry as the report draws and embeds it:
+ * its series, thinned (ax_html_telemetry_thin), and how. */
+struct ax_html_telemetry {
+	struct ax_db_series_row *series; /* NULL: none attached; borrowed */
+	size_t n_readings;		 /* before thinning */
+	size_t thinned_every;		 /* 1: not thinned */
+};
+
 struct ax_html_data {
-	json_t *results;	  /* ax_db_results() array, ideally with samples
-				     (history verdicts need them), a sustained
-				     result's ax_db_result_series() as its
-				     "telemetry" member; borrowed */
-	json_t *runs;		  /* ax_db_runs() array or NULL; borrowed */
-	json_t *sessions;	  /* ax_db_sessions() array or NULL; borrowed */
-	const json_t *suites;	  /* the suite document (app/suite_doc.h): roles
-				     decide ceilings, curves and roofline
-				     points; NULL: no suite has any */
-	const char *title;	  /* NULL: "axbench report" */
+	const struct ax_db_results *results; /* the results shown (borrowed;
+				     NULL: an error) */
+	const struct ax_html_telemetry *telemetry; /* results->n entries, the
+				     sustained results' series; NULL: none */
+	const struct ax_db_runs *runs;		   /* NULL: none; borrowed */
+	const struct ax_db_sessions *sessions;	   /* NULL: none; borrowed */
+	const struct ax_suite_doc *suites;	   /* the suite document
+					     (app/suite_doc.h): roles decide ceilings,
+					     curves and roofline points; NULL: no
+					     suite has any */
+	const char *title;			   /* NULL: "axbench report" */
 	const char *generated_at; /* shown and embedded; NULL: now (UTC) */
 	const char *selection;	  /* how the data was chosen, e.g. "runs
 				     3, 4"; NULL to omit */
@@ -115,17 +128,17 @@ struct ax_html_data {
 	bool include_tune;	  /* tuning sessions' measurements in the case
 				     charts and overview too */
 	int n_sources;		  /* databases read; with more than one every
-				     result, run and session carries "source"
-				     (the database's path) */
+				     result, run and session row carries its
+				     source (the database's path) */
 	const volatile int *stop; /* non-NULL: writing stops (AX_EINTR) once
 				   *stop is set (Ctrl-C) */
-	struct ax_html_collect *history; /* NULL: the history and the
-				     counts come from results; else from
-				     here, results holding its kept ones */
-	json_t *sampled;	  /* results with "samples" of the runs whose
-				     raw samples are drawn (NULL or empty:
-				     none); borrowed */
-	const char *sampled_runs; /* which runs those are, in words */
+	struct ax_html_collect *history;     /* NULL: the history and the
+					 counts come from results; else from
+					 here, results holding its kept ones */
+	const struct ax_db_results *sampled; /* results with samples of the
+				     runs whose raw samples are drawn (NULL or
+				     empty: none); borrowed */
+	const char *sampled_runs;     /* which runs those are, in words */
 	const struct ax_specs *specs; /* vendor figures for "% of spec"
 				     (core/specs.h); NULL: no specs file,
 				     every device "spec unknown" */
@@ -138,23 +151,28 @@ struct ax_html_data {
 int ax_html_collect_init(struct ax_html_collect *k,
 			 enum ax_html_label_by label_by, bool include_tune);
 void ax_html_collect_release(struct ax_html_collect *k);
-/* Take one result (an ax_db_results() object, with "source" (the
- * database's path) when the report reads several databases, source
- * their index): counted, added to its case's series, and kept when it is
- * its system's newest of its case (a reference is taken; r may be freed
- * after).  Results must come oldest first within each database.
+/* Take one result (row->source the database's path when the report
+ * reads several, source their index): counted, added to its case's
+ * series, and kept when it is its system's newest of its case (then
+ * *r is set to NULL: the collection owns it; a row it replaces is
+ * freed).  Results must come oldest first within each database.
  * Returns 0 or AX_ENOMEM. */
-int ax_html_collect_add(struct ax_html_collect *k, json_t *r, int source);
+int ax_html_collect_add(struct ax_html_collect *k, struct ax_db_result_row **r,
+			int source);
+/* Count r and add it to its case's series without keeping it (r stays
+ * the caller's).  Returns 0 or AX_ENOMEM. */
+int ax_html_collect_point(struct ax_html_collect *k,
+			  const struct ax_db_result_row *r, int source);
 /* Sort every series by start time (databases read one after another
  * make one history). */
 void ax_html_collect_finish(struct ax_html_collect *k);
 
 /*
- * Write the whole report to f.  results must be an array (it may be
- * empty: every section then says it has no data).  Results, runs and
- * sessions may carry a run label as "label" (results also "run_label").
+ * Write the whole report to f.  results must be set (it may be empty:
+ * every section then says it has no data).  The embedded data is the
+ * documents of core/db_json.c made from the rows.
  * Returns 0, AX_EINVAL (message in err, nothing written) for a missing
- * results array or a reference that names no system or several,
+ * results list or a reference that names no system or several,
  * AX_ENOMEM, AX_EINTR
  * when d->stop was set (between sections and charts), or AX_EIO when the
  * stream reports a write error.
@@ -171,13 +189,14 @@ int ax_html_report_check(const struct ax_html_data *d, char *err,
 			 size_t errlen);
 
 /*
- * Thin a telemetry series (ax_db_result_series' shape) in place to at most
- * max readings: every k-th is kept in each column, and "n_readings" (how
- * many there were) and "thinned_every" (k) are added, so that the report
- * says what it draws and its embedded data stays a size a browser opens.
- * A series of max readings or fewer is left as it is.  Returns 0 or
- * AX_ENOMEM (the series then unchanged).
+ * Thin a telemetry series in place to at most max readings: every k-th
+ * is kept in each column, and out says how many there were and k (its
+ * embedded document then has "n_readings" and "thinned_every"), so that
+ * the report says what it draws and its embedded data stays a size a
+ * browser opens.  A series of max readings or fewer is left as it is
+ * (k 1).  out->series is s.
  */
-int ax_html_telemetry_thin(json_t *series, size_t max);
+void ax_html_telemetry_thin(struct ax_db_series_row *s, size_t max,
+			    struct ax_html_telemetry *out);
 
 #endif

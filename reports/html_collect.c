@@ -16,11 +16,10 @@ int ax_html_collect_init(struct ax_html_collect *k,
 	memset(k, 0, sizeof(*k));
 	k->label_by = label_by;
 	k->include_tune = include_tune;
-	k->results = json_array();
 	k->index = json_object();
 	k->runs = json_object();
 	k->series_index = json_object();
-	if (!k->results || !k->index || !k->runs || !k->series_index) {
+	if (!k->index || !k->runs || !k->series_index) {
 		ax_html_collect_release(k);
 		return AX_ENOMEM;
 	}
@@ -29,7 +28,7 @@ int ax_html_collect_init(struct ax_html_collect *k,
 
 void ax_html_collect_release(struct ax_html_collect *k)
 {
-	json_decref(k->results);
+	ax_db_results_free(&k->results);
 	json_decref(k->index);
 	json_decref(k->runs);
 	json_decref(k->series_index);
@@ -45,72 +44,70 @@ void ax_html_collect_release(struct ax_html_collect *k)
 	memset(k, 0, sizeof(*k));
 }
 
-static const char *run_label(const json_t *r)
-{
-	const char *s = ax_html_jstr(r, "run_label");
-	return *s ? s : ax_html_jstr(r, "label");
-}
-
 /* The case of r as html_systems.c's build_cases keys it (suite, unit and
  * parameters: their hash, else the parameters themselves), and finer:
  * the charts pick their newest from what is kept. */
-static void case_key(const json_t *r, char *buf, size_t len)
+static void case_key(const struct ax_db_result_row *r, char *buf, size_t len)
 {
-	const char *hash = ax_html_jstr(r, "params_hash");
+	const char *hash = ax_html_str(r->params_hash);
 	char *params = NULL;
-	if (!*hash)
-		params =
-		    json_dumps(json_object_get(r, "params"),
-			       JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!*hash) {
+		json_t *doc = ax_db_params_json(&r->params, r->params_doc);
+		params = json_dumps(doc, JSON_SORT_KEYS | JSON_COMPACT |
+					     JSON_ENCODE_ANY);
+		json_decref(doc);
+	}
 	/* A sustained run's result is kept beside a short run's of the
 	 * same case: the efficiency section shows its throttling. */
-	bool sustained = json_is_true(
-	    json_object_get(json_object_get(r, "extra"), "sustained"));
-	snprintf(buf, len, "%s\x1f%s\x1f%s%s%s", ax_html_jstr(r, "suite"),
-		 ax_html_jstr(r, "unit"), ax_html_is_tune(r) ? "tune:" : "",
-		 sustained ? "sustained:" : "",
+	snprintf(buf, len, "%s\x1f%s\x1f%s%s%s", ax_html_str(r->suite),
+		 ax_html_str(r->unit), ax_html_is_tune(r) ? "tune:" : "",
+		 r->sustained ? "sustained:" : "",
 		 *hash	  ? hash
 		 : params ? params
 			  : "");
 	free(params);
 }
 
-/* Keep r when it is the newest of its system and case: the newer run
+/* Keep *r when it is the newest of its system and case: the newer run
  * wins, failed or not, as in the report's case charts. */
-static int keep_newest(struct ax_html_collect *k, json_t *r)
+static int keep_newest(struct ax_html_collect *k, struct ax_db_result_row **r)
 {
 	char sys[2048], cas[1024], key[3100];
-	ax_html_system_key(k->label_by, run_label(r), r, sys, sizeof(sys));
-	case_key(r, cas, sizeof(cas));
+	struct ax_html_of of = ax_html_of_result(*r);
+	ax_html_system_key(k->label_by, ax_html_str(of.label), &of, sys,
+			   sizeof(sys));
+	case_key(*r, cas, sizeof(cas));
 	snprintf(key, sizeof(key), "%s\x1e%s", sys, cas);
 	const json_t *at = json_object_get(k->index, key);
 	if (!at) {
 		if (json_object_set_new(
 			k->index, key,
-			json_integer(
-			    (json_int_t)json_array_size(k->results))) ||
-		    json_array_append(k->results, r))
+			json_integer((json_int_t)k->results.n)) ||
+		    ax_db_results_push(&k->results, *r))
 			return AX_ENOMEM;
+		*r = NULL;
 		return 0;
 	}
-	size_t i = (size_t)json_integer_value(at);
-	const json_t *old = json_array_get(k->results, i);
-	if (strcmp(ax_html_jstr(r, "started_at"),
-		   ax_html_jstr(old, "started_at")) >= 0)
-		return json_array_set(k->results, i, r) ? AX_ENOMEM : 0;
+	struct ax_db_result_row **old = &k->results.v[json_integer_value(at)];
+	if (strcmp(ax_html_str((*r)->started_at),
+		   ax_html_str((*old)->started_at)) >= 0) {
+		ax_db_result_row_free(*old);
+		*old = *r;
+		*r = NULL;
+	}
 	return 0;
 }
 
 static struct ax_html_series *series_of(struct ax_html_collect *k,
-					const json_t *r)
+					const struct ax_db_result_row *r)
 {
-	const json_t *dev = json_object_get(r, "device");
 	char key[1400];
 	/* As the report's history always keyed a case: device, suite and
 	 * parameter hash. */
 	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s",
-		 ax_html_jstr(dev, "fingerprint"), ax_html_jstr(dev, "name"),
-		 ax_html_jstr(r, "suite"), ax_html_jstr(r, "params_hash"));
+		 ax_html_str(r->device.fingerprint),
+		 ax_html_str(r->device.name), ax_html_str(r->suite),
+		 ax_html_str(r->params_hash));
 	const json_t *at = json_object_get(k->series_index, key);
 	if (at)
 		return &k->series[json_integer_value(at)];
@@ -125,10 +122,10 @@ static struct ax_html_series *series_of(struct ax_html_collect *k,
 	}
 	struct ax_html_series *s = &k->series[k->n_series];
 	memset(s, 0, sizeof(*s));
-	s->suite = strdup(ax_html_jstr(r, "suite"));
+	s->suite = strdup(ax_html_str(r->suite));
 	s->label = ax_html_case_label(r);
-	s->device = strdup(ax_html_jstr(dev, "name"));
-	s->unit = strdup(ax_html_jstr(r, "unit"));
+	s->device = strdup(ax_html_str(r->device.name));
+	s->unit = strdup(ax_html_str(r->unit));
 	if (!s->suite || !s->label || !s->device || !s->unit ||
 	    json_object_set_new(k->series_index, key,
 				json_integer((json_int_t)k->n_series))) {
@@ -144,12 +141,13 @@ static struct ax_html_series *series_of(struct ax_html_collect *k,
 
 /* r's run's figure of its case.  A run that measured a case more than
  * once (rounds) gives its last result, as the case charts show. */
-static int add_point(struct ax_html_collect *k, const json_t *r, int source)
+static int add_point(struct ax_html_collect *k,
+		     const struct ax_db_result_row *r, int source)
 {
 	struct ax_html_series *s = series_of(k, r);
 	if (!s)
 		return AX_ENOMEM;
-	int64_t run = (int64_t)ax_html_jnum(r, "run_id");
+	int64_t run = r->run_id;
 	struct ax_html_point *p = s->n ? &s->pts[s->n - 1] : NULL;
 	if (!p || p->run_id != run || p->source != source) {
 		if (s->n == s->cap) {
@@ -167,31 +165,38 @@ static int add_point(struct ax_html_collect *k, const json_t *r, int source)
 	p->run_id = run;
 	p->source = source;
 	snprintf(p->started_at, sizeof(p->started_at), "%s",
-		 ax_html_jstr(r, "started_at"));
-	p->ok = ax_html_ok(r);
-	p->median = p->ok ? ax_html_jnum(r, "median") : NAN;
-	p->ci_lo = p->ok ? ax_html_jnum(r, "ci_lo") : NAN;
-	p->ci_hi = p->ok ? ax_html_jnum(r, "ci_hi") : NAN;
-	s->hib = json_is_true(json_object_get(r, "higher_is_better"));
+		 ax_html_str(r->started_at));
+	p->ok = r->ok;
+	p->median = p->ok ? r->median : NAN;
+	p->ci_lo = p->ok ? r->ci_lo : NAN;
+	p->ci_hi = p->ok ? r->ci_hi : NAN;
+	s->hib = r->higher_is_better;
 	return 0;
 }
 
-int ax_html_collect_add(struct ax_html_collect *k, json_t *r, int source)
+int ax_html_collect_point(struct ax_html_collect *k,
+			  const struct ax_db_result_row *r, int source)
 {
 	char run[600];
-	snprintf(run, sizeof(run), "%s\x1f%.0f", ax_html_jstr(r, "source"),
-		 ax_html_jnum(r, "run_id"));
+	snprintf(run, sizeof(run), "%s\x1f%lld", ax_html_str(r->source),
+		 (long long)r->run_id);
 	k->n_read++;
-	k->n_bad += !ax_html_ok(r);
+	k->n_bad += !r->ok;
 	if (!json_object_get(k->runs, run) &&
 	    json_object_set_new(k->runs, run, json_true()))
 		return AX_ENOMEM;
-	int rc = keep_newest(k, r);
 	/* A tuning session measures with its own settings: in a case's
 	 * history it would read as a change that is none. */
-	if (!rc && (!ax_html_is_tune(r) || k->include_tune))
-		rc = add_point(k, r, source);
-	return rc;
+	if (!ax_html_is_tune(r) || k->include_tune)
+		return add_point(k, r, source);
+	return 0;
+}
+
+int ax_html_collect_add(struct ax_html_collect *k, struct ax_db_result_row **r,
+			int source)
+{
+	int rc = ax_html_collect_point(k, *r, source);
+	return rc ? rc : keep_newest(k, r);
 }
 
 static int by_start(const void *x, const void *y)

@@ -35,26 +35,30 @@ static int pt_cmp(const void *a, const void *b)
 	return (p->order > q->order) - (p->order < q->order);
 }
 
-/* Text of parameter name of r ("" when absent). */
-static void param_text(const json_t *r, const char *name, char *buf, size_t len)
+/* Text of parameter name of r ("" when absent or neither text nor a
+ * number). */
+static void param_text(const struct ax_db_result_row *r, const char *name,
+		       char *buf, size_t len)
 {
-	const json_t *v = json_object_get(json_object_get(r, "params"), name);
-	if (json_is_string(v))
-		snprintf(buf, len, "%s", json_string_value(v));
-	else if (json_is_number(v))
-		snprintf(buf, len, "%g", json_number_value(v));
+	const struct ax_db_param *v = ax_db_param_find(&r->params, name);
+	if (v && v->type == AX_DB_VALUE_TEXT)
+		snprintf(buf, len, "%s", ax_html_str(v->text));
+	else if (v &&
+		 (v->type == AX_DB_VALUE_INT || v->type == AX_DB_VALUE_REAL))
+		snprintf(buf, len, "%g", v->num);
 	else
 		snprintf(buf, len, "%s", "");
 }
 
-/* Result r (of index i) as a point at xv: its system, and its series
+/* Result r (of index i) as a point at x: its system, and its series
  * key from the system and the values of the parameters in group[]. */
-static void fill_point(struct ax_html_ctx *c, const json_t *r, size_t i,
-		       const json_t *xv, const char *const *group, struct pt *p)
+static void fill_point(struct ax_html_ctx *c, const struct ax_db_result_row *r,
+		       size_t i, double x, const char *const *group,
+		       struct pt *p)
 {
 	p->sys = ax_html_system_of(c, r);
 	int k = 0;
-	for (int g = 0; group[g]; g++) {
+	for (int g = 0; group && group[g]; g++) {
 		char v[64];
 		param_text(r, group[g], v, sizeof(v));
 		k += snprintf(p->group + k, sizeof(p->group) - (size_t)k,
@@ -65,8 +69,8 @@ static void fill_point(struct ax_html_ctx *c, const json_t *r, size_t i,
 	snprintf(p->key, sizeof(p->key), "#%d %s%s%s", p->sys + 1,
 		 ax_html_system_name(c, p->sys), *p->group ? " " : "",
 		 p->group);
-	p->x = json_number_value(xv);
-	p->y = ax_html_jnum(r, "median");
+	p->x = x;
+	p->y = r->median;
 	p->order = i;
 }
 
@@ -76,18 +80,17 @@ static size_t collect_points(struct ax_html_ctx *c, const char *suite,
 			     const char *xp, const char *const *group,
 			     struct pt *pts, const char **unit)
 {
-	size_t n = 0, i;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r)
-	{
-		const json_t *xv =
-		    json_object_get(json_object_get(r, "params"), xp);
-		if (!ax_html_ok(r) || strcmp(ax_html_jstr(r, "suite"), suite) ||
-		    !json_is_number(xv) ||
+	size_t n = 0;
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		const struct ax_db_param *xv = ax_db_param_find(&r->params, xp);
+		bool num = xv && (xv->type == AX_DB_VALUE_INT ||
+				  xv->type == AX_DB_VALUE_REAL);
+		if (!r->ok || strcmp(ax_html_str(r->suite), suite) || !num ||
 		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
-		fill_point(c, r, i, xv, group, &pts[n++]);
-		*unit = ax_html_jstr(r, "unit");
+		fill_point(c, r, i, xv->num, group, &pts[n++]);
+		*unit = ax_html_str(r->unit);
 	}
 	return n;
 }
@@ -134,8 +137,7 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 			const char *xp, const char *const *group,
 			const char *title, const char *xlabel)
 {
-	struct pt *pts =
-	    calloc(json_array_size(c->d->results) + 1, sizeof(*pts));
+	struct pt *pts = calloc(c->d->results->n + 1, sizeof(*pts));
 	const char *unit = "";
 	if (!pts)
 		return false;
@@ -165,77 +167,59 @@ static bool curve_chart(struct ax_html_ctx *c, const char *suite,
 
 /* The curve a suite declares in the suite document, drawn, or one line
  * saying how to get it. */
-static void declared_curve(struct ax_html_ctx *c, const char *suite,
-			   const json_t *curve)
+static void declared_curve(struct ax_html_ctx *c,
+			   const struct ax_suite_info *suite)
 {
+	const struct ax_suite_curve *curve = suite->curve;
 	const char *group[9] = {NULL};
-	const json_t *g = json_object_get(curve, "group");
-	for (size_t i = 0; i < json_array_size(g) && i < 8; i++)
-		group[i] = json_string_value(json_array_get(g, i));
-	const char *xp = ax_html_jstr(curve, "x");
+	for (int i = 0; curve->group && curve->group[i] && i < 8; i++)
+		group[i] = curve->group[i];
+	const char *xp = ax_html_str(curve->x);
 	char title[200], msg[300];
-	snprintf(title, sizeof(title), "%s (%s)", ax_html_jstr(curve, "title"),
-		 json_is_true(
-		     ax_suite_doc_get(c->d->suites, suite, "higher_is_better"))
-		     ? "higher is better"
-		     : "lower is better");
-	if (curve_chart(c, suite, xp, group, title,
-			ax_html_jstr(curve, "x_label")))
+	snprintf(title, sizeof(title), "%s (%s)", ax_html_str(curve->title),
+		 suite->higher_is_better ? "higher is better"
+					 : "lower is better");
+	if (curve_chart(c, suite->name, xp, group, title,
+			ax_html_str(curve->x_label)))
 		return;
 	snprintf(msg, sizeof(msg),
 		 "No %s results with a %s parameter: run `axbench run %s` to "
 		 "get this curve.",
-		 suite, xp, suite);
+		 suite->name, xp, suite->name);
 	ax_html_empty(c, msg);
 }
 
 void ax_html_section_curves(struct ax_html_ctx *c)
 {
-	const char *suite;
-	const json_t *entry;
+	const struct ax_suite_doc *doc = c->d->suites;
 	int n = 0;
 	ax_html_h2(c, "curves", "Curves");
-	json_object_foreach((json_t *)c->d->suites, suite, entry)
-	{
-		const json_t *curve = json_object_get(entry, "curve");
-		if (json_is_object(curve)) {
-			declared_curve(c, suite, curve);
+	for (int i = 0; doc && i < doc->n; i++)
+		if (doc->v[i].curve) {
+			declared_curve(c, &doc->v[i]);
 			n++;
 		}
-	}
 	if (n == 0)
 		ax_html_empty(c, "No suite declares a curve.");
 }
 
 /* ---- roofline --------------------------------------------------------- */
 
-/* Bytes moved per repetition, as the suite declared them (extra.bytes):
- * the compulsory traffic, which is what a roofline's intensity means. */
-static double bytes_of(const json_t *r)
-{
-	return ax_html_jnum(json_object_get(r, "extra"), "bytes");
-}
-
 /* Highest median on system sys in unit among the results of suites with
- * role; *from (may be NULL) gets that result. */
+ * role. */
 static double ceiling(const struct ax_html_ctx *c, int sys, const char *unit,
-		      enum ax_role role, const json_t **from)
+		      enum ax_role role)
 {
 	double best = NAN;
-	size_t i;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r)
-	{
-		if (!ax_suite_doc_result_has_role(c->d->suites, r, role) ||
-		    !ax_html_ok(r) || ax_html_system_of(c, r) != sys ||
-		    strcmp(ax_html_jstr(r, "unit"), unit))
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		if (!ax_suite_info_row_has_role(c->d->suites, r, role) ||
+		    !r->ok || ax_html_system_of(c, r) != sys ||
+		    strcmp(ax_html_str(r->unit), unit))
 			continue;
-		double m = ax_html_jnum(r, "median");
-		if (isfinite(m) && !(m <= best)) {
+		double m = r->median;
+		if (isfinite(m) && !(m <= best))
 			best = m;
-			if (from)
-				*from = r;
-		}
 	}
 	return best;
 }
@@ -245,22 +229,23 @@ static double ceiling(const struct ax_html_ctx *c, int sys, const char *unit,
 static int roof_points(const struct ax_html_ctx *c, int sys, double *x,
 		       double *y, char **names, double P, double B)
 {
-	size_t i;
-	json_t *r;
 	int n = 0;
-	json_array_foreach(c->d->results, i, r)
-	{
-		if (!ax_html_ok(r) || ax_html_system_of(c, r) != sys ||
-		    strcmp(ax_html_jstr(r, "unit"), "GFLOP/s") ||
-		    ax_suite_doc_result_has_role(c->d->suites, r,
-						 AX_ROLE_COMPUTE_PEAK) ||
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		if (!r->ok || ax_html_system_of(c, r) != sys ||
+		    strcmp(ax_html_str(r->unit), "GFLOP/s") ||
+		    ax_suite_info_row_has_role(c->d->suites, r,
+					       AX_ROLE_COMPUTE_PEAK) ||
 		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
-		double ai = ax_html_jnum(r, "work") / bytes_of(r);
+		/* Bytes moved per repetition, as the suite declared them:
+		 * the compulsory traffic, which is what a roofline's
+		 * intensity means. */
+		double ai = r->work / r->bytes;
 		if (!isfinite(ai) || ai <= 0)
 			continue;
 		x[n] = ai;
-		y[n] = ax_html_jnum(r, "median");
+		y[n] = r->median;
 		/* Name, figure, intensity and the share of the roof above
 		 * it: what a reader hovering a point wants. */
 		double roof = fmin(isfinite(P) ? P : INFINITY,
@@ -270,7 +255,7 @@ static int roof_points(const struct ax_html_ctx *c, int sys, double *x,
 			snprintf(share, sizeof(share), ", %.0f %% of the roof",
 				 100 * y[n] / roof);
 		if (asprintf(&names[n], "%s %s (%.3g GFLOP/s at %.3g FLOP/B%s)",
-			     ax_html_jstr(r, "suite"), label ? label : "", y[n],
+			     ax_html_str(r->suite), label ? label : "", y[n],
 			     ai, share) < 0)
 			names[n] = NULL;
 		free(label);
@@ -281,12 +266,12 @@ static int roof_points(const struct ax_html_ctx *c, int sys, double *x,
 
 static bool roofline(struct ax_html_ctx *c, int sys)
 {
-	size_t cap = json_array_size(c->d->results) + 1;
+	size_t cap = c->d->results->n + 1;
 	double *x = calloc(cap, sizeof(double));
 	double *y = calloc(cap, sizeof(double));
 	char **names = calloc(cap, sizeof(char *));
-	double P = ceiling(c, sys, "GFLOP/s", AX_ROLE_COMPUTE_PEAK, NULL);
-	double B = ceiling(c, sys, "GB/s", AX_ROLE_BANDWIDTH_PEAK, NULL);
+	double P = ceiling(c, sys, "GFLOP/s", AX_ROLE_COMPUTE_PEAK);
+	double B = ceiling(c, sys, "GB/s", AX_ROLE_BANDWIDTH_PEAK);
 	int n = x && y && names ? roof_points(c, sys, x, y, names, P, B) : 0;
 	bool drawn = n > 0 || isfinite(P);
 	if (drawn) {

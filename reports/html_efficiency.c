@@ -2,8 +2,8 @@
  * power and energy per repetition and per unit of work, temperatures,
  * clocks, memory and throttling, the speed-up over the host CPU's
  * library, and the telemetry of sustained runs against time
- * (html_telemetry.c).  A figure that was not measured is JSON null in the
- * data and a dash here, never a 0. */
+ * (html_telemetry.c).  A figure that was not measured is NAN in the rows
+ * (null in the data) and a dash here, never a 0. */
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
 #include "reports/svg.h"
@@ -15,31 +15,38 @@
 #define BARS_PER_CHART 40
 #define REASONS_SHOWN 4
 
-/* A result's power object, or NULL: measured before axbench recorded
+typedef struct ax_db_result_row row_t;
+typedef struct ax_db_power_row power_t;
+
+/* A result's power row, or NULL: measured before axbench recorded
  * power (the data has null there). */
-static const json_t *power_of(const json_t *r)
+static const power_t *power_of(const row_t *r)
 {
-	const json_t *p = json_object_get(r, "power");
-	return json_is_object(p) ? p : NULL;
+	return r->power.present ? &r->power : NULL;
 }
 
 /* Did a sensor give this result a power or energy figure? */
-static bool has_figures(const json_t *r)
+static bool has_figures(const row_t *r)
 {
-	const json_t *p = power_of(r);
-	return ax_html_ok(r) && p &&
-	       (isfinite(ax_html_jnum(p, "mean_w")) ||
-		isfinite(ax_html_jnum(p, "energy_rep_j")));
+	const power_t *p = power_of(r);
+	return r->ok && p && (isfinite(p->mean_w) || isfinite(p->energy_rep_j));
 }
 
-static bool has_speedup(const json_t *r)
+static bool has_speedup(const row_t *r)
 {
-	return ax_html_ok(r) && isfinite(ax_html_jnum(r, "speedup_vs_cpu"));
+	return r->ok && isfinite(r->speedup_vs_cpu);
+}
+
+/* Its perf per watt; NAN without a power row. */
+static double ppw_of(const row_t *r)
+{
+	const power_t *p = power_of(r);
+	return p ? p->perf_per_w : NAN;
 }
 
 /* A bar's label: what varies of the case, then the system where the
  * report has several and the run where one system has several. */
-static void bar_label(const struct ax_html_ctx *c, const json_t *r,
+static void bar_label(const struct ax_html_ctx *c, const row_t *r,
 		      const char *varying, char *buf, size_t len)
 {
 	char run[300];
@@ -49,10 +56,10 @@ static void bar_label(const struct ax_html_ctx *c, const json_t *r,
 		n += snprintf(buf + n, len - (size_t)n, "%s#%d %s",
 			      n ? " - " : "", sys + 1,
 			      ax_html_system_name(c, sys));
-	if (sys >= 0 && json_array_size(c->sys[sys].runs) > 1 && n >= 0 &&
-	    (size_t)n < len)
+	if (sys >= 0 && c->sys[sys].n_runs > 1 && n >= 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "%s%s", n ? " - " : "",
-			 ax_html_run_name(c, r, run, sizeof(run)));
+			 ax_html_run_name(c, r->source, r->run_id, run,
+					  sizeof(run)));
 }
 
 /* ---- cells ------------------------------------------------------------- */
@@ -113,12 +120,13 @@ static void text_cell(struct ax_html_ctx *c, const char *s)
 }
 
 /* Run, suite, case and device: the first cells of every table here. */
-static void id_cells(struct ax_html_ctx *c, const json_t *r)
+static void id_cells(struct ax_html_ctx *c, const row_t *r)
 {
 	char *label = ax_html_case_label(r), run[300];
 	fputs("<tr>", c->f);
-	text_cell(c, ax_html_run_name(c, r, run, sizeof(run)));
-	text_cell(c, ax_html_jstr(r, "suite"));
+	text_cell(c,
+		  ax_html_run_name(c, r->source, r->run_id, run, sizeof(run)));
+	text_cell(c, ax_html_str(r->suite));
 	text_cell(c, label ? label : "");
 	fputs("<td>", c->f);
 	ax_html_system_chip(c, ax_html_system_of(c, r));
@@ -139,16 +147,15 @@ struct reason {
  * object but no figure, first seen first; returns how many. */
 static size_t collect_reasons(const struct ax_html_ctx *c, struct reason *out)
 {
-	size_t i, n = 0;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r)
-	{
-		const json_t *p = power_of(r);
-		if (!ax_html_ok(r) || !p || has_figures(r))
+	size_t n = 0;
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const row_t *r = c->d->results->v[i];
+		const power_t *p = power_of(r);
+		if (!r->ok || !p || has_figures(r))
 			continue;
-		const char *src = ax_html_jstr(p, "source");
-		const char *why = *ax_html_jstr(p, "reason")
-				      ? ax_html_jstr(p, "reason")
+		const char *src = ax_html_str(p->source);
+		const char *why = *ax_html_str(p->reason)
+				      ? p->reason
 				      : "no reason was stored";
 		size_t k = 0;
 		while (k < n &&
@@ -166,8 +173,7 @@ static size_t collect_reasons(const struct ax_html_ctx *c, struct reason *out)
  * sensor" is said with its cause rather than shown as empty columns. */
 static void no_figure_lines(struct ax_html_ctx *c, int n_fig)
 {
-	struct reason *rs =
-	    calloc(json_array_size(c->d->results) + 1, sizeof(*rs));
+	struct reason *rs = calloc(c->d->results->n + 1, sizeof(*rs));
 	size_t distinct = rs ? collect_reasons(c, rs) : 0;
 	for (size_t i = 0; i < distinct && i < REASONS_SHOWN; i++) {
 		fputs("<p class=\"empty\">", c->f);
@@ -195,10 +201,9 @@ static void no_figure_lines(struct ax_html_ctx *c, int n_fig)
 /* Results measured before axbench recorded power have null there. */
 static void old_results_line(struct ax_html_ctx *c)
 {
-	size_t i, n = 0;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r) n +=
-	    ax_html_ok(r) && !power_of(r);
+	size_t n = 0;
+	for (size_t i = 0; i < c->d->results->n; i++)
+		n += c->d->results->v[i]->ok && !power_of(c->d->results->v[i]);
 	if (n)
 		fprintf(c->f,
 			"<p class=\"empty\">%zu result%s carr%s no power "
@@ -209,8 +214,8 @@ static void old_results_line(struct ax_html_ctx *c)
 /* ---- perf per watt ----------------------------------------------------- */
 
 static void ppw_chart(struct ax_html_ctx *c, const char *suite,
-		      const char *unit, const json_t **rs, char **varying,
-		      int n, int part, int parts)
+		      const char *unit, const row_t **rs, char **varying, int n,
+		      int part, int parts)
 {
 	struct ax_svg_bar *bars = calloc((size_t)n, sizeof(*bars));
 	char(*labels)[240] = calloc((size_t)n, sizeof(*labels));
@@ -219,18 +224,15 @@ static void ppw_chart(struct ax_html_ctx *c, const char *suite,
 	char(*names)[300] = calloc((size_t)nd + 1, sizeof(*names));
 	if (bars && labels && legend && names) {
 		for (int i = 0; i < n; i++) {
-			const json_t *p = power_of(rs[i]);
 			bar_label(c, rs[i], varying[i], labels[i],
 				  sizeof(labels[i]));
 			bars[i] = (struct ax_svg_bar){
 			    labels[i],
 			    ax_html_system_of(c, rs[i]),
-			    ax_html_jnum(p, "perf_per_w"),
+			    ppw_of(rs[i]),
 			    NAN,
 			    NAN,
-			    json_is_true(json_object_get(p, "throttled"))
-				? "[throttled]"
-				: NULL};
+			    ax_html_throttled(rs[i]) ? "[throttled]" : NULL};
 		}
 		for (int i = 0; i < nd; i++) {
 			snprintf(names[i], sizeof(names[i]), "#%d %s", i + 1,
@@ -260,18 +262,15 @@ static void ppw_chart(struct ax_html_ctx *c, const char *suite,
 static void ppw_charts(struct ax_html_ctx *c, const char *suite,
 		       const char *unit)
 {
-	size_t cap = json_array_size(c->d->results) + 1, i;
-	const json_t **rs = calloc(cap, sizeof(*rs));
+	size_t cap = c->d->results->n + 1;
+	const row_t **rs = calloc(cap, sizeof(*rs));
 	char **varying = calloc(cap, sizeof(*varying));
-	json_t *r;
 	int n = 0;
-	json_array_foreach(c->d->results, i, r)
-	{
-		const json_t *p = power_of(r);
-		if (!rs || !varying || !ax_html_ok(r) ||
-		    !isfinite(ax_html_jnum(p, "perf_per_w")) ||
-		    strcmp(ax_html_jstr(r, "suite"), suite) ||
-		    strcmp(ax_html_jstr(p, "perf_per_w_unit"), unit))
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const row_t *r = c->d->results->v[i];
+		if (!rs || !varying || !r->ok || !isfinite(ppw_of(r)) ||
+		    strcmp(ax_html_str(r->suite), suite) ||
+		    strcmp(ax_html_str(r->power.perf_per_w_unit), unit))
 			continue;
 		char *l = ax_html_case_label(r);
 		if (!l && !(l = strdup("")))
@@ -300,32 +299,37 @@ static void ppw_charts(struct ax_html_ctx *c, const char *suite,
 	free(rs);
 }
 
+/* Has a result before i the suite and perf/W unit of result i? */
+static bool ppw_seen(const struct ax_html_ctx *c, size_t i)
+{
+	const row_t *r = c->d->results->v[i];
+	for (size_t j = 0; j < i; j++) {
+		const row_t *o = c->d->results->v[j];
+		if (o->ok && isfinite(ppw_of(o)) &&
+		    !strcmp(ax_html_str(o->suite), ax_html_str(r->suite)) &&
+		    !strcmp(ax_html_str(o->power.perf_per_w_unit),
+			    ax_html_str(r->power.perf_per_w_unit)))
+			return true;
+	}
+	return false;
+}
+
 /* One chart group per suite and perf/W unit, first seen first. */
 static void section_ppw(struct ax_html_ctx *c)
 {
-	json_t *seen = json_object();
-	size_t i;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r)
-	{
-		const json_t *p = power_of(r);
-		char key[300];
-		if (!ax_html_ok(r) || !isfinite(ax_html_jnum(p, "perf_per_w")))
+	int groups = 0;
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const row_t *r = c->d->results->v[i];
+		if (!r->ok || !isfinite(ppw_of(r)) || ppw_seen(c, i))
 			continue;
-		snprintf(key, sizeof(key), "%s\x1f%s", ax_html_jstr(r, "suite"),
-			 ax_html_jstr(p, "perf_per_w_unit"));
-		if (json_object_get(seen, key))
-			continue;
-		if (json_object_size(seen) == 0)
+		if (groups++ == 0)
 			fputs("<h3>Performance per watt</h3>\n<p>Each bar is "
 			      "the result's median over the mean power of "
 			      "its timed span.</p>\n",
 			      c->f);
-		json_object_set_new(seen, key, json_true());
-		ppw_charts(c, ax_html_jstr(r, "suite"),
-			   ax_html_jstr(p, "perf_per_w_unit"));
+		ppw_charts(c, ax_html_str(r->suite),
+			   ax_html_str(r->power.perf_per_w_unit));
 	}
-	json_decref(seen);
 }
 
 /* ---- energy table ------------------------------------------------------ */
@@ -348,13 +352,13 @@ static bool work_unit(const char *unit, char *name, size_t len, double *scale)
 
 /* Energy per unit of work: J per repetition over the repetition's work
  * in the result's unit ("4.4 J/GFLOP"). */
-static void energy_work_cell(struct ax_html_ctx *c, const json_t *r)
+static void energy_work_cell(struct ax_html_ctx *c, const row_t *r)
 {
 	char name[64];
 	double scale = 1;
-	double e = ax_html_jnum(power_of(r), "energy_rep_j");
-	double work = ax_html_jnum(r, "work");
-	if (!work_unit(ax_html_jstr(r, "unit"), name, sizeof(name), &scale) ||
+	double e = r->power.energy_rep_j;
+	double work = r->work;
+	if (!work_unit(ax_html_str(r->unit), name, sizeof(name), &scale) ||
 	    !isfinite(e) || !(work > 0)) {
 		num_cell(c, NAN, "");
 		return;
@@ -364,23 +368,23 @@ static void energy_work_cell(struct ax_html_ctx *c, const json_t *r)
 	fputs("</td>", c->f);
 }
 
-static void ppw_cell(struct ax_html_ctx *c, const json_t *p)
+static void ppw_cell(struct ax_html_ctx *c, const power_t *p)
 {
-	double v = ax_html_jnum(p, "perf_per_w");
+	double v = p->perf_per_w;
 	if (!isfinite(v)) {
 		num_cell(c, NAN, "");
 		return;
 	}
 	fprintf(c->f, "<td class=\"num\">%.3g ", v);
-	ax_html_escape(c->f, ax_html_jstr(p, "perf_per_w_unit"));
+	ax_html_escape(c->f, ax_html_str(p->perf_per_w_unit));
 	fputs("</td>", c->f);
 }
 
-static void memory_cell(struct ax_html_ctx *c, const json_t *p)
+static void memory_cell(struct ax_html_ctx *c, const power_t *p)
 {
 	char a[64], b[64];
-	double peak = ax_html_jnum(p, "mem_peak_b");
-	double budget = ax_html_jnum(p, "mem_budget_b");
+	double peak = p->mem_peak_b;
+	double budget = p->mem_budget_b;
 	fprintf(c->f, "<td class=\"num\">%s", bytes_text(peak, a, sizeof(a)));
 	if (isfinite(peak) && isfinite(budget))
 		fprintf(c->f, " of %s", bytes_text(budget, b, sizeof(b)));
@@ -391,19 +395,19 @@ static void memory_cell(struct ax_html_ctx *c, const json_t *p)
  * throttled, "no" or "unknown" otherwise.  The evidence is also written
  * out where it is what a reader checks (throttled, or a table with room
  * for it: with_text). */
-static void throttle_cell(struct ax_html_ctx *c, const json_t *p,
+static void throttle_cell(struct ax_html_ctx *c, const power_t *p,
 			  bool with_text)
 {
-	const json_t *t = json_object_get(p, "throttled");
-	const char *ev = ax_html_jstr(p, "throttle_evidence");
+	bool yes = p->throttled == 1;
+	const char *ev = ax_html_str(p->throttle_evidence);
 	fprintf(c->f, "<td><span class=\"%s\" title=\"",
-		json_is_true(t) ? "badge throttled" : "verdict");
+		yes ? "badge throttled" : "verdict");
 	ax_html_escape(c->f, ev);
 	fprintf(c->f, "\">%s</span>",
-		json_is_true(t)	   ? "throttled"
-		: json_is_false(t) ? "no"
-				   : "unknown");
-	if (*ev && (with_text || json_is_true(t))) {
+		yes		    ? "throttled"
+		: p->throttled == 0 ? "no"
+				    : "unknown");
+	if (*ev && (with_text || yes)) {
 		fputs("<br><small>", c->f);
 		ax_html_escape(c->f, ev);
 		fputs("</small>", c->f);
@@ -411,22 +415,19 @@ static void throttle_cell(struct ax_html_ctx *c, const json_t *p,
 	fputs("</td>", c->f);
 }
 
-static void energy_row(struct ax_html_ctx *c, const json_t *r)
+static void energy_row(struct ax_html_ctx *c, const row_t *r)
 {
-	const json_t *p = power_of(r);
+	const power_t *p = &r->power;
 	id_cells(c, r);
-	text_cell(c, ax_html_jstr(p, "source"));
-	pair_cell(c, ax_html_jnum(p, "mean_w"), ax_html_jnum(p, "max_w"),
-		  "%.3g");
-	num_cell(c, ax_html_jnum(p, "idle_w"), "%.3g");
-	num_cell(c, ax_html_jnum(p, "energy_rep_j"), "%.3g");
-	num_cell(c, ax_html_jnum(p, "energy_rep_net_j"), "%.3g");
+	text_cell(c, ax_html_str(p->source));
+	pair_cell(c, p->mean_w, p->max_w, "%.3g");
+	num_cell(c, p->idle_w, "%.3g");
+	num_cell(c, p->energy_rep_j, "%.3g");
+	num_cell(c, p->energy_rep_net_j, "%.3g");
 	energy_work_cell(c, r);
 	ppw_cell(c, p);
-	pair_cell(c, ax_html_jnum(p, "temp_mean_c"),
-		  ax_html_jnum(p, "temp_max_c"), "%.0f");
-	pair_cell(c, ax_html_jnum(p, "sm_mhz"), ax_html_jnum(p, "mem_mhz"),
-		  "%.0f");
+	pair_cell(c, p->temp_mean_c, p->temp_max_c, "%.0f");
+	pair_cell(c, p->sm_mhz, p->mem_mhz, "%.0f");
 	memory_cell(c, p);
 	throttle_cell(c, p, false);
 	fputs("</tr>\n", c->f);
@@ -434,8 +435,6 @@ static void energy_row(struct ax_html_ctx *c, const json_t *r)
 
 static void section_energy(struct ax_html_ctx *c)
 {
-	size_t i;
-	json_t *r;
 	fputs("<h3>Power and energy per result</h3>\n<p>Over each result's "
 	      "timed span. J per repetition is the mean power times the "
 	      "median time of one repetition; net of idle, the power above "
@@ -451,27 +450,26 @@ static void section_energy(struct ax_html_ctx *c)
 	      "<th>&deg;C mean / max</th><th>MHz SM / memory</th>"
 	      "<th>Peak memory</th><th>Throttled</th></tr>\n",
 	      c->f);
-	json_array_foreach(c->d->results, i, r) if (has_figures(r))
-	    energy_row(c, r);
+	for (size_t i = 0; i < c->d->results->n; i++)
+		if (has_figures(c->d->results->v[i]))
+			energy_row(c, c->d->results->v[i]);
 	fputs("</table></div>\n", c->f);
 }
 
 /* A sustained run judges throttling from its own samples (the slowdown
  * rule), sensor or not: results without a power figure keep that
  * verdict here. */
-static bool verdict_only(const json_t *r)
+static bool verdict_only(const row_t *r)
 {
-	return ax_html_ok(r) && !has_figures(r) &&
-	       json_is_boolean(json_object_get(power_of(r), "throttled"));
+	return r->ok && !has_figures(r) && power_of(r) &&
+	       r->power.throttled != AX_DB_NONE;
 }
 
 static void section_verdicts(struct ax_html_ctx *c)
 {
-	size_t i;
-	json_t *r;
 	int n = 0;
-	json_array_foreach(c->d->results, i, r)
-	{
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const row_t *r = c->d->results->v[i];
 		if (!verdict_only(r))
 			continue;
 		if (n++ == 0)
@@ -546,50 +544,54 @@ static void median_cell(struct ax_html_ctx *c, double median, const char *unit)
 }
 
 /* "OpenBLAS 0.3.21, Haswell kernel, 2 threads" and its note. */
-static void library_cell(struct ax_html_ctx *c, const json_t *cpu)
+static void library_cell(struct ax_html_ctx *c, const struct ax_db_cpu_row *cpu)
 {
 	char threads[48] = "";
-	double n = ax_html_jnum(cpu, "threads");
+	double n = ax_html_int(cpu->threads);
 	if (isfinite(n))
 		snprintf(threads, sizeof(threads), ", %.0f thread%s", n,
 			 n == 1 ? "" : "s");
 	fputs("<td>", c->f);
-	ax_html_escape(c->f, *ax_html_jstr(cpu, "library")
-				 ? ax_html_jstr(cpu, "library")
-				 : AX_HTML_DASH);
-	if (*ax_html_jstr(cpu, "version")) {
+	ax_html_escape(c->f, *ax_html_str(cpu->library) ? cpu->library
+							: AX_HTML_DASH);
+	if (*ax_html_str(cpu->version)) {
 		fputs(" ", c->f);
-		ax_html_escape(c->f, ax_html_jstr(cpu, "version"));
+		ax_html_escape(c->f, cpu->version);
 	}
-	if (*ax_html_jstr(cpu, "corename")) {
+	if (*ax_html_str(cpu->corename)) {
 		fputs(", ", c->f);
-		ax_html_escape(c->f, ax_html_jstr(cpu, "corename"));
+		ax_html_escape(c->f, cpu->corename);
 		fputs(" kernel", c->f);
 	}
 	fputs(threads, c->f);
-	if (*ax_html_jstr(cpu, "note")) {
+	if (*ax_html_str(cpu->note)) {
 		fputs("<br><small>", c->f);
-		ax_html_escape(c->f, ax_html_jstr(cpu, "note"));
+		ax_html_escape(c->f, cpu->note);
 		fputs("</small>", c->f);
 	}
 	fputs("</td>", c->f);
 }
 
-static void speedup_row(struct ax_html_ctx *c, const json_t *r)
+static void speedup_row(struct ax_html_ctx *c, const row_t *r)
 {
-	const json_t *cpu = json_object_get(r, "cpu");
+	/* A result compared with no CPU baseline shows none of its
+	 * fields. */
+	static const struct ax_db_cpu_row none = {.threads = AX_DB_NONE,
+						  .n = AX_DB_NONE,
+						  .median = NAN,
+						  .ci_lo = NAN,
+						  .ci_hi = NAN};
+	const struct ax_db_cpu_row *cpu = r->cpu.id ? &r->cpu : &none;
 	id_cells(c, r);
-	median_cell(c, ax_html_jnum(r, "median"), ax_html_jstr(r, "unit"));
-	median_cell(c, ax_html_jnum(cpu, "median"), ax_html_jstr(cpu, "unit"));
+	median_cell(c, r->median, ax_html_str(r->unit));
+	median_cell(c, cpu->median, ax_html_str(cpu->unit));
 	library_cell(c, cpu);
-	speedup_cell(c, ax_html_jnum(r, "speedup_vs_cpu"));
+	speedup_cell(c, r->speedup_vs_cpu);
 	fputs("</tr>\n", c->f);
 }
 
 static void section_speedup(struct ax_html_ctx *c)
 {
-	size_t i;
-	json_t *r;
 	fputs("<h3>Speed-up over the host CPU</h3>\n<p>The device's median "
 	      "over the median of the same shape computed by a CPU library "
 	      "on the same host: below 1&times; the device is slower than "
@@ -600,8 +602,9 @@ static void section_speedup(struct ax_html_ctx *c)
 	      "<th>CPU median</th><th>CPU library</th><th>Speed-up</th>"
 	      "</tr>\n",
 	      c->f);
-	json_array_foreach(c->d->results, i, r) if (has_speedup(r))
-	    speedup_row(c, r);
+	for (size_t i = 0; i < c->d->results->n; i++)
+		if (has_speedup(c->d->results->v[i]))
+			speedup_row(c, c->d->results->v[i]);
 	fputs("</table></div>\n", c->f);
 }
 
@@ -609,12 +612,10 @@ static void section_speedup(struct ax_html_ctx *c)
 
 void ax_html_section_efficiency(struct ax_html_ctx *c)
 {
-	size_t i;
-	json_t *r;
 	int n_power = 0, n_fig = 0, n_speed = 0;
-	json_array_foreach(c->d->results, i, r)
-	{
-		n_power += ax_html_ok(r) && power_of(r);
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const row_t *r = c->d->results->v[i];
+		n_power += r->ok && power_of(r);
 		n_fig += has_figures(r);
 		n_speed += has_speedup(r);
 	}

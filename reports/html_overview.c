@@ -40,18 +40,19 @@ const char *ax_html_ratio_text(double r, char *buf, size_t len)
 static bool shared(const struct ax_html_ctx *c, const struct ax_html_case *k)
 {
 	for (int s = 0; s < c->n_sys; s++)
-		if (!k->by_sys[s] || !ax_html_ok(k->by_sys[s]) ||
-		    !(ax_html_jnum(k->by_sys[s], "median") > 0))
+		if (!k->by_sys[s] || !k->by_sys[s]->ok ||
+		    !(k->by_sys[s]->median > 0))
 			return false;
 	return true;
 }
 
 /* Do the 95 % intervals of two results overlap?  Then a difference is
  * within what the measurements can tell apart. */
-static bool overlap(const json_t *a, const json_t *b)
+static bool overlap(const struct ax_db_result_row *a,
+		    const struct ax_db_result_row *b)
 {
-	double al = ax_html_jnum(a, "ci_lo"), ah = ax_html_jnum(a, "ci_hi");
-	double bl = ax_html_jnum(b, "ci_lo"), bh = ax_html_jnum(b, "ci_hi");
+	double al = a->ci_lo, ah = a->ci_hi;
+	double bl = b->ci_lo, bh = b->ci_hi;
 	return isfinite(al) && isfinite(ah) && isfinite(bl) && isfinite(bh) &&
 	       al <= bh && bl <= ah;
 }
@@ -63,11 +64,10 @@ struct tally {
 					     intervals overlapping */
 };
 
-static void tally_add(struct tally *t, const json_t *a, const json_t *ref,
-		      bool hib)
+static void tally_add(struct tally *t, const struct ax_db_result_row *a,
+		      const struct ax_db_result_row *ref, bool hib)
 {
-	double r = ax_html_ratio(ax_html_jnum(a, "median"),
-				 ax_html_jnum(ref, "median"), hib);
+	double r = ax_html_ratio(a->median, ref->median, hib);
 	if (!isfinite(r))
 		return;
 	t->log_sum += log(r);

@@ -23,16 +23,14 @@ static int dbl_cmp(const void *x, const void *y)
 }
 
 /* The finite sample values of r, sorted (caller frees); n of them. */
-static double *sorted_values(const json_t *r, size_t *n)
+static double *sorted_values(const struct ax_db_result_row *r, size_t *n)
 {
-	const json_t *a = json_object_get(r, "samples");
-	double *v = malloc(sizeof(double) * (json_array_size(a) + 1));
+	size_t m = r->samples ? r->n_samples : 0;
+	double *v = malloc(sizeof(double) * (m + 1));
 	*n = 0;
-	for (size_t i = 0; v && i < json_array_size(a); i++) {
-		double x = json_number_value(json_array_get(a, i));
-		if (json_is_number(json_array_get(a, i)) && isfinite(x))
-			v[(*n)++] = x;
-	}
+	for (size_t i = 0; v && i < m; i++)
+		if (isfinite(r->samples[i]))
+			v[(*n)++] = r->samples[i];
 	if (v)
 		qsort(v, *n, sizeof(double), dbl_cmp);
 	return v;
@@ -46,12 +44,11 @@ static double quantile(const double *v, size_t n, double q)
 }
 
 /* The case of a sampled result: device, suite and parameters. */
-static void key_of(const json_t *r, char *buf, size_t len)
+static void key_of(const struct ax_db_result_row *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%s",
-		 ax_html_jstr(json_object_get(r, "device"), "fingerprint"),
-		 ax_html_jstr(r, "suite"), ax_html_jstr(r, "unit"),
-		 ax_html_jstr(r, "params_hash"));
+		 ax_html_str(r->device.fingerprint), ax_html_str(r->suite),
+		 ax_html_str(r->unit), ax_html_str(r->params_hash));
 }
 
 static double x_of(double v, double lo, double hi)
@@ -60,14 +57,14 @@ static double x_of(double v, double lo, double hi)
 	return LABEL_W + (hi > lo ? w * (v - lo) / (hi - lo) : w / 2);
 }
 
-static void plot_row(struct ax_html_ctx *c, const json_t *r, int row, double lo,
-		     double hi)
+static void plot_row(struct ax_html_ctx *c, const struct ax_db_result_row *r,
+		     int row, double lo, double hi)
 {
 	size_t n;
 	double *v = sorted_values(r, &n);
 	double y = 8 + ROW_H * row + ROW_H / 2.0;
 	char name[300], tip[600];
-	ax_html_run_name(c, r, name, sizeof(name));
+	ax_html_run_name(c, r->source, r->run_id, name, sizeof(name));
 	fprintf(c->f, "<text x=\"4\" y=\"%.1f\">", y + 4);
 	ax_html_escape(c->f, name);
 	fputs("</text>", c->f);
@@ -84,7 +81,7 @@ static void plot_row(struct ax_html_ctx *c, const json_t *r, int row, double lo,
 	snprintf(tip, sizeof(tip),
 		 "%s: %zu samples, min %.4g, quartiles %.4g / %.4g / %.4g, "
 		 "max %.4g %s",
-		 name, n, v[0], q1, q2, q3, v[n - 1], ax_html_jstr(r, "unit"));
+		 name, n, v[0], q1, q2, q3, v[n - 1], ax_html_str(r->unit));
 	fputs("<g><title>", c->f);
 	ax_html_escape(c->f, tip);
 	fprintf(c->f,
@@ -111,7 +108,8 @@ static void plot_row(struct ax_html_ctx *c, const json_t *r, int row, double lo,
 }
 
 /* One case: every sampled result of it, a row each. */
-static void plot_case(struct ax_html_ctx *c, const json_t **rs, int n)
+static void plot_case(struct ax_html_ctx *c, const struct ax_db_result_row **rs,
+		      int n)
 {
 	double lo = INFINITY, hi = -INFINITY;
 	for (int i = 0; i < n; i++) {
@@ -125,14 +123,13 @@ static void plot_case(struct ax_html_ctx *c, const json_t **rs, int n)
 	}
 	char *label = ax_html_case_label(rs[0]);
 	fputs("<p class=\"cap\">", c->f);
-	ax_html_escape(c->f, ax_html_jstr(rs[0], "suite"));
+	ax_html_escape(c->f, ax_html_str(rs[0]->suite));
 	fputs(" ", c->f);
 	ax_html_escape(c->f, label ? label : "");
 	fputs(" on ", c->f);
-	ax_html_escape(c->f,
-		       ax_html_jstr(json_object_get(rs[0], "device"), "name"));
+	ax_html_escape(c->f, ax_html_str(rs[0]->device.name));
 	fputs(" (", c->f);
-	ax_html_escape(c->f, ax_html_jstr(rs[0], "unit"));
+	ax_html_escape(c->f, ax_html_str(rs[0]->unit));
 	fprintf(c->f, ", %.4g to %.4g)</p>\n", lo, hi);
 	free(label);
 	int h = 16 + ROW_H * n;
@@ -147,8 +144,8 @@ static void plot_case(struct ax_html_ctx *c, const json_t **rs, int n)
 
 void ax_html_section_samples(struct ax_html_ctx *c)
 {
-	const json_t *sampled = c->d->sampled;
-	size_t n = json_array_size(sampled);
+	const struct ax_db_results *sampled = c->d->sampled;
+	size_t n = sampled ? sampled->n : 0;
 	ax_html_h2(c, "samples", "Samples of the compared runs");
 	if (n == 0) {
 		ax_html_empty(c, "No run's raw samples were asked for "
@@ -162,19 +159,19 @@ void ax_html_section_samples(struct ax_html_ctx *c)
 	      "bar is the median, the line runs from the fastest to the "
 	      "slowest sample and the dots are the samples.</p>\n",
 	      c->f);
-	const json_t **rs = calloc(n + 1, sizeof(*rs));
+	const struct ax_db_result_row **rs = calloc(n + 1, sizeof(*rs));
 	bool *done = calloc(n + 1, sizeof(*done));
 	for (size_t i = 0; rs && done && i < n && !ax_html_stopped(c); i++) {
 		char key[1200], other[1200];
-		const json_t *r = json_array_get(sampled, i);
-		if (done[i] || !ax_html_ok(r))
+		const struct ax_db_result_row *r = sampled->v[i];
+		if (done[i] || !r->ok)
 			continue;
 		key_of(r, key, sizeof(key));
 		int m = 0;
 		for (size_t j = i; j < n; j++) {
-			const json_t *o = json_array_get(sampled, j);
+			const struct ax_db_result_row *o = sampled->v[j];
 			key_of(o, other, sizeof(other));
-			if (!done[j] && ax_html_ok(o) && !strcmp(key, other)) {
+			if (!done[j] && o->ok && !strcmp(key, other)) {
 				rs[m++] = o;
 				done[j] = true;
 			}

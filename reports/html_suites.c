@@ -70,17 +70,15 @@ static double measured_peak(const struct ax_html_ctx *c, int sys,
 			    const char *unit)
 {
 	double best = NAN;
-	size_t i;
-	json_t *r;
-	json_array_foreach(c->d->results, i, r)
-	{
-		if (!ax_html_ok(r) ||
-		    !ax_suite_doc_result_has_role(c->d->suites, r,
-						  AX_ROLE_COMPUTE_PEAK) ||
-		    strcmp(ax_html_jstr(r, "unit"), unit) ||
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		if (!r->ok ||
+		    !ax_suite_info_row_has_role(c->d->suites, r,
+						AX_ROLE_COMPUTE_PEAK) ||
+		    strcmp(ax_html_str(r->unit), unit) ||
 		    ax_html_system_of(c, r) != sys)
 			continue;
-		double m = ax_html_jnum(r, "median");
+		double m = r->median;
 		if (isfinite(m) && !(m <= best))
 			best = m;
 	}
@@ -155,20 +153,27 @@ void ax_html_strip_common(char **labels, int n, char *common, size_t clen)
 
 /* r against its device's vendor figure (core/specs.h: GFLOP/s by the
  * precision its parameters state, GB/s of a bandwidth-peak suite). */
-static struct ax_spec_cmp spec_of(const struct ax_html_ctx *c, const json_t *r)
+static struct ax_spec_cmp spec_of(const struct ax_html_ctx *c,
+				  const struct ax_db_result_row *r)
 {
-	return ax_specs_compare_result(
-	    c->d->specs, r,
-	    ax_suite_doc_result_has_role(c->d->suites, r,
-					 AX_ROLE_BANDWIDTH_PEAK));
+	/* core/specs.h reads parameters as a document; a row form of
+	 * ax_specs_compare_result belongs there. */
+	json_t *params = ax_db_params_json(&r->params, r->params_doc);
+	struct ax_spec_cmp sc = ax_specs_compare(
+	    c->d->specs, r->device.id ? r->device.vendor_id : -1,
+	    r->device.id ? r->device.device_id : -1, r->unit, params,
+	    ax_suite_info_row_has_role(c->d->suites, r, AX_ROLE_BANDWIDTH_PEAK),
+	    r->ok ? r->median : NAN);
+	json_decref(params);
+	return sc;
 }
 
 /* " · 42% of spec" or " · spec unknown" (nothing where no figure
  * applies, or with no specs file) at text + n; the tooltip gets the
  * product and the source. */
-static size_t spec_texts(const struct ax_html_ctx *c, const json_t *r,
-			 const char *unit, char *text, size_t n, size_t tl,
-			 char *tip, size_t pl)
+static size_t spec_texts(const struct ax_html_ctx *c,
+			 const struct ax_db_result_row *r, const char *unit,
+			 char *text, size_t n, size_t tl, char *tip, size_t pl)
 {
 	/* No specs file at all: the per-case section says so once, rather
 	 * than "spec unknown" on every bar. */
@@ -201,7 +206,8 @@ static size_t spec_texts(const struct ax_html_ctx *c, const json_t *r,
 static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 		      int s, char *text, size_t tl, char *tip, size_t pl)
 {
-	const json_t *r = k->by_sys[s], *ref = k->by_sys[c->ref];
+	const struct ax_db_result_row *r = k->by_sys[s],
+				      *ref = k->by_sys[c->ref];
 	char v[32], ratio[80], run[300];
 	size_t n;
 	if (!r) {
@@ -210,18 +216,17 @@ static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 			 ax_html_system_name(c, s));
 		return;
 	}
-	ax_html_run_name(c, r, run, sizeof(run));
-	if (!ax_html_ok(r)) {
-		const char *why =
-		    ax_html_status_words(ax_html_jstr(r, "status"));
+	ax_html_run_name(c, r->source, r->run_id, run, sizeof(run));
+	if (!r->ok) {
+		const char *why = ax_html_status_words(ax_html_str(r->status));
+		const char *e = ax_html_str(r->error);
 		snprintf(text, tl, "failed: %s (no figure)", why);
 		snprintf(tip, pl, "%s, %s: %s%s%s", ax_html_system_name(c, s),
-			 run, why, *ax_html_jstr(r, "error") ? ": " : "",
-			 ax_html_jstr(r, "error"));
+			 run, why, *e ? ": " : "", e);
 		return;
 	}
-	double m = ax_html_jnum(r, "median");
-	double lo = ax_html_jnum(r, "ci_lo"), hi = ax_html_jnum(r, "ci_hi");
+	double m = r->median;
+	double lo = r->ci_lo, hi = r->ci_hi;
 	ax_svg_format(m, AX_SVG_NUM, v, sizeof(v));
 	n = (size_t)snprintf(text, tl, "%s", v);
 	if (isfinite(lo) && isfinite(hi) && n < tl)
@@ -231,18 +236,16 @@ static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 		if (s == c->ref)
 			n += (size_t)snprintf(text + n, tl - n,
 					      " \xc2\xb7 reference");
-		else if (ref && ax_html_ok(ref))
+		else if (ref && ref->ok)
 			n += (size_t)snprintf(
 			    text + n, tl - n, " \xc2\xb7 %s",
 			    ax_html_ratio_text(
-				ax_html_ratio(m, ax_html_jnum(ref, "median"),
-					      k->hib),
-				ratio, sizeof(ratio)));
+				ax_html_ratio(m, ref->median, k->hib), ratio,
+				sizeof(ratio)));
 	}
 	double peak = measured_peak(c, s, k->unit);
 	if (isfinite(peak) && peak > 0 && n < tl &&
-	    !ax_suite_doc_result_has_role(c->d->suites, r,
-					  AX_ROLE_COMPUTE_PEAK))
+	    !ax_suite_info_row_has_role(c->d->suites, r, AX_ROLE_COMPUTE_PEAK))
 		n += (size_t)snprintf(text + n, tl - n,
 				      " \xc2\xb7 %.0f%% of measured peak",
 				      100 * m / peak);
@@ -250,12 +253,10 @@ static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 		 "%s, %s: median %.4g %s, 95 %% interval %.4g to %.4g, "
 		 "%.0f samples, %s",
 		 ax_html_system_name(c, s), run, m, k->unit, lo, hi,
-		 ax_html_jnum(r, "n"),
-		 ax_html_stop_words(ax_html_jstr(r, "stop_reason")));
+		 ax_html_int(r->n),
+		 ax_html_stop_words(ax_html_str(r->stop_reason)));
 	n = spec_texts(c, r, k->unit, text, n, tl, tip, pl);
-	if (json_is_true(
-		json_object_get(json_object_get(r, "power"), "throttled")) &&
-	    n < tl)
+	if (ax_html_throttled(r) && n < tl)
 		snprintf(text + n, tl - n, " [throttled]");
 }
 
@@ -281,20 +282,20 @@ static void case_chart(struct ax_html_ctx *c, const struct ax_html_case *k,
 	}
 	for (int i = 0; i < n; i++) {
 		for (int s = 0; s < ns; s++) {
-			const json_t *r = k[i].by_sys[s];
+			const struct ax_db_result_row *r = k[i].by_sys[s];
 			int at = i * ns + s;
-			bool ok = r && ax_html_ok(r);
+			bool ok = r && r->ok;
 			bar_texts(c, &k[i], s, texts[at], sizeof(texts[at]),
 				  tips[at], sizeof(tips[at]));
-			b[at] = (struct ax_svg_gbar){
-			    .series = s,
-			    .tag = ns > 1 ? tags[s] : NULL,
-			    .value = ok ? ax_html_jnum(r, "median") : NAN,
-			    .lo = ok ? ax_html_jnum(r, "ci_lo") : NAN,
-			    .hi = ok ? ax_html_jnum(r, "ci_hi") : NAN,
-			    .text = texts[at],
-			    .tip = tips[at],
-			    .alert = r && !ok};
+			b[at] =
+			    (struct ax_svg_gbar){.series = s,
+						 .tag = ns > 1 ? tags[s] : NULL,
+						 .value = ok ? r->median : NAN,
+						 .lo = ok ? r->ci_lo : NAN,
+						 .hi = ok ? r->ci_hi : NAN,
+						 .text = texts[at],
+						 .tip = tips[at],
+						 .alert = r && !ok};
 		}
 		g[i] = (struct ax_svg_group){
 		    *labels[i] ? labels[i] : "(the parameters above)",
@@ -435,15 +436,16 @@ void ax_html_section_medians(struct ax_html_ctx *c)
 
 /* ---- attention -------------------------------------------------------- */
 
-static void attention_row(struct ax_html_ctx *c, const json_t *r,
-			  const char *badges)
+static void attention_row(struct ax_html_ctx *c,
+			  const struct ax_db_result_row *r, const char *badges)
 {
 	char *label = ax_html_case_label(r);
 	char run[300];
 	fputs("<tr><td>", c->f);
-	ax_html_escape(c->f, ax_html_run_name(c, r, run, sizeof(run)));
+	ax_html_escape(
+	    c->f, ax_html_run_name(c, r->source, r->run_id, run, sizeof(run)));
 	fputs("</td><td>", c->f);
-	ax_html_escape(c->f, ax_html_jstr(r, "suite"));
+	ax_html_escape(c->f, ax_html_str(r->suite));
 	fputs("</td><td>", c->f);
 	ax_html_escape(c->f, label);
 	fputs("</td><td>", c->f);
@@ -458,28 +460,25 @@ static void attention_row(struct ax_html_ctx *c, const json_t *r,
 	}
 	free(tok);
 	fputs("</td><td>", c->f);
-	ax_html_escape(c->f,
-		       ax_html_stop_words(ax_html_jstr(r, "stop_reason")));
+	ax_html_escape(c->f, ax_html_stop_words(ax_html_str(r->stop_reason)));
 	fputs("</td><td>", c->f);
-	ax_html_escape(c->f, ax_html_jstr(r, "error"));
+	ax_html_escape(c->f, ax_html_str(r->error));
 	fputs("</td></tr>\n", c->f);
 	free(label);
 }
 
 void ax_html_section_attention(struct ax_html_ctx *c)
 {
-	size_t i;
-	json_t *r;
 	int n = 0;
 	ax_html_h2(c, "attention", "Results that need attention");
-	json_array_foreach(c->d->results, i, r)
-	{
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
 		char badges[200];
 		ax_html_badges(r, badges, sizeof(badges));
 		/* A tuning trial's noise is the tuner's business (it
 		 * re-times its best); its failures are listed. */
-		if (!*badges || (ax_html_is_tune(r) && ax_html_ok(r) &&
-				 !c->d->include_tune))
+		if (!*badges ||
+		    (ax_html_is_tune(r) && r->ok && !c->d->include_tune))
 			continue;
 		if (n++ == 0)
 			fputs(

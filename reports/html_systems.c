@@ -9,6 +9,7 @@
 #include "reports/html_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,40 +21,37 @@ const char *const *ax_html_label_by_names(void) { return label_by_names; }
 
 /* ---- what a result or run belongs to ----------------------------------- */
 
-/* The run id of a result ("run_id") or a run ("id"). */
-static double run_id_of(const json_t *r)
+struct ax_html_of ax_html_of_result(const struct ax_db_result_row *r)
 {
-	return json_object_get(r, "run_id") ? ax_html_jnum(r, "run_id")
-					    : ax_html_jnum(r, "id");
+	return (struct ax_html_of){&r->device, &r->host,     r->source,
+				   r->run_id,  r->run_label, false};
 }
 
-static bool same_run(const json_t *a, const json_t *b)
+struct ax_html_of ax_html_of_run(const struct ax_db_run_row *r)
 {
-	return run_id_of(a) == run_id_of(b) &&
-	       strcmp(ax_html_jstr(a, "source"), ax_html_jstr(b, "source")) ==
-		   0;
+	return (struct ax_html_of){&r->device, &r->host, r->source,
+				   r->id,      r->label, true};
 }
 
-const char *ax_html_run_label(const struct ax_html_ctx *c, const json_t *r)
+const char *ax_html_run_label(const struct ax_html_ctx *c,
+			      const struct ax_html_of *r)
 {
-	const char *s = ax_html_jstr(r, "run_label");
-	if (!*s)
-		s = ax_html_jstr(r, "label");
-	if (*s || !json_object_get(r, "run_id"))
+	const char *s = ax_html_str(r->label);
+	if (*s || r->is_run || !c->d->runs)
 		return s;
 	/* A result without its run's label: the run row may have it. */
-	size_t i;
-	json_t *run;
-	json_array_foreach(
-	    c->d->runs, i,
-	    run) if (same_run(run, r)) return ax_html_jstr(run, "label");
+	for (size_t i = 0; i < c->d->runs->n; i++) {
+		const struct ax_db_run_row *run = c->d->runs->v[i];
+		if (run->id == r->run_id &&
+		    !strcmp(ax_html_str(run->source), ax_html_str(r->source)))
+			return ax_html_str(run->label);
+	}
 	return "";
 }
 
-bool ax_html_is_tune(const json_t *r)
+bool ax_html_is_tune(const struct ax_db_result_row *r)
 {
-	return json_object_get(json_object_get(r, "extra"), "tune_session") !=
-	       NULL;
+	return r->tune_session != 0;
 }
 
 static const char *base_name(const char *path)
@@ -62,41 +60,41 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-const char *ax_html_run_name(const struct ax_html_ctx *c, const json_t *r,
-			     char *buf, size_t len)
+const char *ax_html_run_name(const struct ax_html_ctx *c, const char *source,
+			     int64_t run_id, char *buf, size_t len)
 {
-	const char *src = ax_html_jstr(r, "source");
+	const char *src = ax_html_str(source);
 	if (c->d->n_sources > 1 && *src)
-		snprintf(buf, len, "%s run %.0f", base_name(src), run_id_of(r));
+		snprintf(buf, len, "%s run %lld", base_name(src),
+			 (long long)run_id);
 	else
-		snprintf(buf, len, "run %.0f", run_id_of(r));
+		snprintf(buf, len, "run %lld", (long long)run_id);
 	return buf;
 }
 
-static void dev_key(const json_t *r, char *buf, size_t len)
+static void dev_key(const struct ax_db_device_row *d, char *buf, size_t len)
 {
-	const json_t *d = json_object_get(r, "device");
-	snprintf(buf, len, "%s\x1f%s", ax_html_jstr(d, "fingerprint"),
-		 ax_html_jstr(d, "name"));
+	snprintf(buf, len, "%s\x1f%s", ax_html_str(d->fingerprint),
+		 ax_html_str(d->name));
 }
 
-static void host_key(const json_t *r, char *buf, size_t len)
+static void host_key(const struct ax_db_host_row *h, char *buf, size_t len)
 {
-	const json_t *h = json_object_get(r, "host");
-	snprintf(buf, len, "%s\x1f%s\x1f%.0f", ax_html_jstr(h, "hostname"),
-		 ax_html_jstr(h, "cpu_model"), ax_html_jnum(h, "cores"));
+	snprintf(buf, len, "%s\x1f%s\x1f%.0f", ax_html_str(h->hostname),
+		 ax_html_str(h->cpu_model),
+		 h->id ? ax_html_int(h->cores) : NAN);
 }
 
 void ax_html_system_key(enum ax_html_label_by by, const char *label,
-			const json_t *r, char *buf, size_t len)
+			const struct ax_html_of *r, char *buf, size_t len)
 {
 	char dk[640], hk[640];
-	dev_key(r, dk, sizeof(dk));
-	host_key(r, hk, sizeof(hk));
+	dev_key(r->device, dk, sizeof(dk));
+	host_key(r->host, hk, sizeof(hk));
 	switch (by) {
 	case AX_HTML_BY_RUN:
-		snprintf(buf, len, "R\x1f%s\x1f%.0f", ax_html_jstr(r, "source"),
-			 run_id_of(r));
+		snprintf(buf, len, "R\x1f%s\x1f%lld", ax_html_str(r->source),
+			 (long long)r->run_id);
 		break;
 	case AX_HTML_BY_DEVICE:
 		snprintf(buf, len, "D\x1f%s", dk);
@@ -111,32 +109,33 @@ void ax_html_system_key(enum ax_html_label_by by, const char *label,
 }
 
 /* The key of r's system under d->label_by. */
-static void sys_key(const struct ax_html_ctx *c, const json_t *r, char *buf,
-		    size_t len)
+static void sys_key(const struct ax_html_ctx *c, const struct ax_html_of *r,
+		    char *buf, size_t len)
 {
 	ax_html_system_key(c->d->label_by, ax_html_run_label(c, r), r, buf,
 			   len);
 }
 
-static const char *dev_name(const json_t *r)
+static const char *dev_name(const struct ax_html_of *r)
 {
-	const char *s = ax_html_jstr(json_object_get(r, "device"), "name");
+	const char *s = ax_html_str(r->device->name);
 	return *s ? s : "unnamed device";
 }
 
-static const char *host_name(const json_t *r)
+static const char *host_name(const struct ax_html_of *r)
 {
-	const char *s = ax_html_jstr(json_object_get(r, "host"), "hostname");
+	const char *s = ax_html_str(r->host->hostname);
 	return *s ? s : "unnamed host";
 }
 
-static char *base_sys_name(const struct ax_html_ctx *c, const json_t *r)
+static char *base_sys_name(const struct ax_html_ctx *c,
+			   const struct ax_html_of *r)
 {
 	char buf[1024], run[300];
 	const char *label = ax_html_run_label(c, r);
 	switch (c->d->label_by) {
 	case AX_HTML_BY_RUN:
-		ax_html_run_name(c, r, run, sizeof(run));
+		ax_html_run_name(c, r->source, r->run_id, run, sizeof(run));
 		if (*label)
 			snprintf(buf, sizeof(buf), "%s (%s)", label, run);
 		else
@@ -170,17 +169,17 @@ static void unique_names(struct ax_html_ctx *c)
 	for (int i = 0; i < c->n_sys; i++) {
 		int dups = 0, nth = 0;
 		bool dev = false, host = false, src = false;
-		const json_t *a = c->sys[i].first;
+		const struct ax_html_of *a = &c->sys[i].first;
 		for (int j = 0; j < c->n_sys; j++) {
 			if (!base[i] || !base[j] || strcmp(base[i], base[j]))
 				continue;
-			const json_t *b = c->sys[j].first;
+			const struct ax_html_of *b = &c->sys[j].first;
 			dups++;
 			nth += j <= i;
 			dev |= strcmp(dev_name(a), dev_name(b)) != 0;
 			host |= strcmp(host_name(a), host_name(b)) != 0;
-			src |= strcmp(ax_html_jstr(a, "source"),
-				      ax_html_jstr(b, "source")) != 0;
+			src |= strcmp(ax_html_str(a->source),
+				      ax_html_str(b->source)) != 0;
 		}
 		if (dups < 2)
 			continue;
@@ -193,7 +192,7 @@ static void unique_names(struct ax_html_ctx *c)
 				 host_name(a));
 		else if (src)
 			snprintf(buf, sizeof(buf), "%s in %s", base[i],
-				 base_name(ax_html_jstr(a, "source")));
+				 base_name(ax_html_str(a->source)));
 		else
 			snprintf(buf, sizeof(buf), "%s #%d", base[i], nth);
 		char *s = strdup(buf);
@@ -207,19 +206,42 @@ static void unique_names(struct ax_html_ctx *c)
 	free(base);
 }
 
-static int add_to_system(struct ax_html_ctx *c, const json_t *r, bool is_run)
+static int sys_of_cmp(const void *x, const void *y)
 {
-	char key[2048], ptr[32];
-	if (!json_is_object(json_object_get(r, "device")))
+	const struct ax_html_sys_of *a = x, *b = y;
+	uintptr_t p = (uintptr_t)a->row, q = (uintptr_t)b->row;
+	return (p > q) - (p < q);
+}
+
+/* Remember that row belongs to system i. */
+static int mark_system(struct ax_html_ctx *c, const void *row, int i)
+{
+	struct ax_html_sys_of *grown =
+	    realloc(c->sys_of, sizeof(*grown) * (c->n_sys_of + 1));
+	if (!grown)
+		return AX_ENOMEM;
+	c->sys_of = grown;
+	c->sys_of[c->n_sys_of++] = (struct ax_html_sys_of){row, i};
+	return 0;
+}
+
+/* The system of who (of row, a result when run is NULL, else run),
+ * made when it is new. */
+static int add_to_system(struct ax_html_ctx *c, const void *row,
+			 const struct ax_html_of *who,
+			 const struct ax_db_run_row *run, bool ok)
+{
+	char key[2048];
+	if (!who->device->id)
 		return 0;
-	sys_key(c, r, key, sizeof(key));
+	sys_key(c, who, key, sizeof(key));
 	int i = 0;
 	while (i < c->n_sys && strcmp(c->sys[i].key, key))
 		i++;
 	/* A run without results (a monitor's, or one emptied by the
 	 * selection) makes no system: a column with nothing in it would
 	 * leave the overview without a shared case. */
-	if (i == c->n_sys && is_run && json_array_size(c->d->results))
+	if (i == c->n_sys && run && c->d->results->n)
 		return 0;
 	if (i == c->n_sys) {
 		struct ax_html_sys *grown =
@@ -230,50 +252,54 @@ static int add_to_system(struct ax_html_ctx *c, const json_t *r, bool is_run)
 		struct ax_html_sys *s = &c->sys[c->n_sys];
 		memset(s, 0, sizeof(*s));
 		s->key = strdup(key);
-		s->first = r;
-		s->name = base_sys_name(c, r);
-		s->runs = json_array();
+		s->first = *who;
+		s->name = base_sys_name(c, who);
 		c->n_sys++;
-		if (!s->key || !s->name || !s->runs)
+		if (!s->key || !s->name)
 			return AX_ENOMEM;
 	}
-	snprintf(ptr, sizeof(ptr), "%p", (const void *)r);
-	json_object_set_new(c->sys_of, ptr, json_integer(i));
-	if (is_run)
-		json_array_append(c->sys[i].runs, (json_t *)r);
-	else if (ax_html_ok(r))
-		c->sys[i].n_ok++;
-	else
-		c->sys[i].n_bad++;
+	struct ax_html_sys *s = &c->sys[i];
+	if (mark_system(c, row, i))
+		return AX_ENOMEM;
+	if (run) {
+		const struct ax_db_run_row **grown =
+		    realloc(s->runs, sizeof(*grown) * (s->n_runs + 1));
+		if (!grown)
+			return AX_ENOMEM;
+		s->runs = grown;
+		s->runs[s->n_runs++] = run;
+	} else if (ok) {
+		s->n_ok++;
+	} else {
+		s->n_bad++;
+	}
 	return 0;
 }
 
-int ax_html_system_of(const struct ax_html_ctx *c, const json_t *r)
+int ax_html_system_of(const struct ax_html_ctx *c, const void *row)
 {
-	char ptr[32];
-	snprintf(ptr, sizeof(ptr), "%p", (const void *)r);
-	const json_t *v = json_object_get(c->sys_of, ptr);
-	return v ? (int)json_integer_value(v) : -1;
+	struct ax_html_sys_of want = {row, -1};
+	const struct ax_html_sys_of *at =
+	    c->n_sys_of ? bsearch(&want, c->sys_of, c->n_sys_of,
+				  sizeof(*c->sys_of), sys_of_cmp)
+			: NULL;
+	return at ? at->sys : -1;
 }
 
-int ax_html_session_system(const struct ax_html_ctx *c, const json_t *s)
+int ax_html_session_system(const struct ax_html_ctx *c,
+			   const struct ax_db_session_row *s)
 {
-	size_t i;
-	json_t *r;
-	const char *src = ax_html_jstr(s, "source");
-	double id = ax_html_jnum(s, "id");
-	json_array_foreach(c->d->results, i, r)
-	{
-		const json_t *ts = json_object_get(json_object_get(r, "extra"),
-						   "tune_session");
-		if (json_is_number(ts) && json_number_value(ts) == id &&
-		    !strcmp(ax_html_jstr(r, "source"), src))
+	const char *src = ax_html_str(s->source);
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		if (r->tune_session > 0 && r->tune_session == s->id &&
+		    !strcmp(ax_html_str(r->source), src))
 			return ax_html_system_of(c, r);
 	}
 	char want[640], k[640];
-	dev_key(s, want, sizeof(want));
+	dev_key(&s->device, want, sizeof(want));
 	for (int j = 0; j < c->n_sys; j++) {
-		dev_key(c->sys[j].first, k, sizeof(k));
+		dev_key(c->sys[j].first.device, k, sizeof(k));
 		if (!strcmp(k, want))
 			return j;
 	}
@@ -305,10 +331,11 @@ void ax_html_system_chip(const struct ax_html_ctx *c, int i)
 /* Does a replace b as a system's figure for a case?  The newer run
  * wins, failed or not (a case that failed last time is failed now); in
  * one run the later result (results come oldest first). */
-static bool preferred(const json_t *a, const json_t *b)
+static bool preferred(const struct ax_db_result_row *a,
+		      const struct ax_db_result_row *b)
 {
-	return strcmp(ax_html_jstr(a, "started_at"),
-		      ax_html_jstr(b, "started_at")) >= 0;
+	return strcmp(ax_html_str(a->started_at), ax_html_str(b->started_at)) >=
+	       0;
 }
 
 static int case_cmp(const void *x, const void *y)
@@ -320,15 +347,54 @@ static int case_cmp(const void *x, const void *y)
 	return k ? k : ax_html_label_cmp(a->label, b->label);
 }
 
+/* The key of r's case: suite, unit and parameters (their hash, else
+ * the parameters themselves). */
+static void case_key(const struct ax_db_result_row *r, char *key, size_t len)
+{
+	char *params = NULL;
+	const char *hash = ax_html_str(r->params_hash);
+	if (!*hash) {
+		json_t *doc = ax_db_params_json(&r->params, r->params_doc);
+		params = json_dumps(doc, JSON_SORT_KEYS | JSON_COMPACT |
+					     JSON_ENCODE_ANY);
+		json_decref(doc);
+	}
+	snprintf(key, len, "%s\x1f%s\x1f%s", ax_html_str(r->suite),
+		 ax_html_str(r->unit),
+		 *hash	  ? hash
+		 : params ? params
+			  : "");
+	free(params);
+}
+
+/* A new case of r (index[key] its index). */
+static struct ax_html_case *new_case(struct ax_html_ctx *c, json_t *index,
+				     const char *key,
+				     const struct ax_db_result_row *r)
+{
+	struct ax_html_case *grown =
+	    realloc(c->cases, sizeof(*grown) * (size_t)(c->n_cases + 1));
+	if (!grown)
+		return NULL;
+	c->cases = grown;
+	struct ax_html_case *k = &c->cases[c->n_cases];
+	memset(k, 0, sizeof(*k));
+	k->suite = ax_html_str(r->suite);
+	k->unit = ax_html_str(r->unit);
+	k->label = ax_html_case_label(r);
+	k->by_sys = calloc((size_t)c->n_sys + 1, sizeof(*k->by_sys));
+	json_object_set_new(index, key, json_integer(c->n_cases++));
+	return k->label && k->by_sys ? k : NULL;
+}
+
 static int build_cases(struct ax_html_ctx *c)
 {
+	/* A string map (a jansson object): case key -> index. */
 	json_t *index = json_object();
-	size_t i;
-	json_t *r;
 	if (!index)
 		return AX_ENOMEM;
-	json_array_foreach(c->d->results, i, r)
-	{
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
 		int s = ax_html_system_of(c, r);
 		if (s < 0)
 			continue;
@@ -336,43 +402,17 @@ static int build_cases(struct ax_html_ctx *c)
 			c->n_tune_left++;
 			continue;
 		}
-		char key[1024], *params = NULL;
-		const char *hash = ax_html_jstr(r, "params_hash");
-		if (!*hash)
-			params = json_dumps(json_object_get(r, "params"),
-					    JSON_SORT_KEYS | JSON_COMPACT |
-						JSON_ENCODE_ANY);
-		snprintf(key, sizeof(key), "%s\x1f%s\x1f%s",
-			 ax_html_jstr(r, "suite"), ax_html_jstr(r, "unit"),
-			 *hash	  ? hash
-			 : params ? params
-				  : "");
-		free(params);
+		char key[1024];
+		case_key(r, key, sizeof(key));
 		const json_t *at = json_object_get(index, key);
-		struct ax_html_case *k;
-		if (at) {
-			k = &c->cases[json_integer_value(at)];
-		} else {
-			struct ax_html_case *grown =
-			    realloc(c->cases,
-				    sizeof(*grown) * (size_t)(c->n_cases + 1));
-			if (!grown)
-				goto oom;
-			c->cases = grown;
-			k = &c->cases[c->n_cases];
-			memset(k, 0, sizeof(*k));
-			k->suite = ax_html_jstr(r, "suite");
-			k->unit = ax_html_jstr(r, "unit");
-			k->label = ax_html_case_label(r);
-			k->by_sys =
-			    calloc((size_t)c->n_sys + 1, sizeof(*k->by_sys));
-			json_object_set_new(index, key,
-					    json_integer(c->n_cases++));
-			if (!k->label || !k->by_sys)
-				goto oom;
+		struct ax_html_case *k = at ? &c->cases[json_integer_value(at)]
+					    : new_case(c, index, key, r);
+		if (!k) {
+			json_decref(index);
+			return AX_ENOMEM;
 		}
 		/* The direction of the newest result of the case. */
-		k->hib = json_is_true(json_object_get(r, "higher_is_better"));
+		k->hib = r->higher_is_better;
 		if (!k->by_sys[s] || preferred(r, k->by_sys[s]))
 			k->by_sys[s] = r;
 	}
@@ -381,9 +421,6 @@ static int build_cases(struct ax_html_ctx *c)
 		qsort(c->cases, (size_t)c->n_cases, sizeof(*c->cases),
 		      case_cmp);
 	return 0;
-oom:
-	json_decref(index);
-	return AX_ENOMEM;
 }
 
 /* ---- the reference ------------------------------------------------------- */
@@ -399,7 +436,7 @@ static bool picks(const struct ax_html_ctx *c, int i, const char *sel,
 		return true;
 	if (exact || !*sel)
 		return false;
-	const json_t *r = c->sys[i].first;
+	const struct ax_html_of *r = &c->sys[i].first;
 	return strcasestr(c->sys[i].name, sel) ||
 	       strcasestr(dev_name(r), sel) || strcasestr(host_name(r), sel) ||
 	       strcasestr(ax_html_run_label(c, r), sel);
@@ -444,18 +481,22 @@ static int find_reference(struct ax_html_ctx *c, char *err, size_t errlen)
 
 int ax_html_systems_init(struct ax_html_ctx *c, char *err, size_t errlen)
 {
-	size_t i;
-	json_t *r;
+	const struct ax_db_results *res = c->d->results;
+	const struct ax_db_runs *runs = c->d->runs;
 	int rc = 0;
-	c->sys_of = json_object();
-	if (!c->sys_of)
-		return ax_errf(err, errlen, AX_ENOMEM, "report: out of memory");
-	json_array_foreach(c->d->results, i, r) if (!rc) rc =
-	    add_to_system(c, r, false);
+	for (size_t i = 0; i < res->n && !rc; i++) {
+		struct ax_html_of who = ax_html_of_result(res->v[i]);
+		rc = add_to_system(c, res->v[i], &who, NULL, res->v[i]->ok);
+	}
 	/* Runs oldest first, so that a system lists its runs in order. */
-	for (size_t k = json_array_size(c->d->runs); k-- > 0 && !rc;)
-		rc = add_to_system(c, json_array_get(c->d->runs, k), true);
+	for (size_t k = runs ? runs->n : 0; k-- > 0 && !rc;) {
+		struct ax_html_of who = ax_html_of_run(runs->v[k]);
+		rc = add_to_system(c, runs->v[k], &who, runs->v[k], true);
+	}
 	if (!rc) {
+		if (c->n_sys_of)
+			qsort(c->sys_of, c->n_sys_of, sizeof(*c->sys_of),
+			      sys_of_cmp);
 		unique_names(c);
 		rc = build_cases(c);
 	}
@@ -469,7 +510,7 @@ void ax_html_systems_release(struct ax_html_ctx *c)
 	for (int i = 0; i < c->n_sys; i++) {
 		free(c->sys[i].key);
 		free(c->sys[i].name);
-		json_decref(c->sys[i].runs);
+		free(c->sys[i].runs);
 	}
 	free(c->sys);
 	for (int i = 0; i < c->n_cases; i++) {
@@ -477,42 +518,47 @@ void ax_html_systems_release(struct ax_html_ctx *c)
 		free(c->cases[i].by_sys);
 	}
 	free(c->cases);
-	json_decref(c->sys_of);
+	free(c->sys_of);
 	c->sys = NULL;
 	c->cases = NULL;
 	c->sys_of = NULL;
+	c->n_sys_of = 0;
 	c->n_sys = c->n_cases = 0;
 }
 
 /* ---- the systems table ------------------------------------------------- */
 
-/* A field of system i as text into buf. */
+/* A field of system i as text into buf; off: where the row below holds
+ * it. */
 typedef void (*field_fn)(const struct ax_html_ctx *c, int i, const char *key,
-			 char *buf, size_t len);
+			 size_t off, char *buf, size_t len);
 
-/* A member of the system's device ("host.x": of its host). */
-static void obj_field(const struct ax_html_ctx *c, int i, const char *key,
-		      char *buf, size_t len)
+/* A text of the device or host row at off, or "not recorded". */
+static void text_at(const void *row, size_t off, char *buf, size_t len)
 {
-	const json_t *o = json_object_get(c->sys[i].first, "device");
-	if (strncmp(key, "host.", 5) == 0) {
-		o = json_object_get(c->sys[i].first, "host");
-		key += 5;
-	}
-	const json_t *v = json_object_get(o, key);
-	if (strcmp(key, "api_version") == 0 && json_is_integer(v)) {
-		/* Vulkan's packed version: 7-bit variant, 7 major, 10 minor,
-		 * 12 patch. */
-		long long x = json_integer_value(v);
-		snprintf(buf, len, "%lld.%lld.%lld", (x >> 22) & 0x7f,
-			 (x >> 12) & 0x3ff, x & 0xfff);
-	} else if (json_is_string(v) && *json_string_value(v)) {
-		snprintf(buf, len, "%s", json_string_value(v));
-	} else if (json_is_number(v)) {
-		snprintf(buf, len, "%g", json_number_value(v));
-	} else {
+	const char *v = *(const char *const *)((const char *)row + off);
+	snprintf(buf, len, "%s", v && *v ? v : "not recorded");
+}
+
+/* A text of the system's device. */
+static void dev_field(const struct ax_html_ctx *c, int i, const char *key,
+		      size_t off, char *buf, size_t len)
+{
+	(void)key;
+	text_at(c->sys[i].first.device, off, buf, len);
+}
+
+/* A text of the system's host, or its CPU cores. */
+static void host_field(const struct ax_html_ctx *c, int i, const char *key,
+		       size_t off, char *buf, size_t len)
+{
+	const struct ax_db_host_row *h = c->sys[i].first.host;
+	if (strcmp(key, "host.cores"))
+		text_at(h, off, buf, len);
+	else if (h->id && h->cores != AX_DB_NONE)
+		snprintf(buf, len, "%g", (double)h->cores);
+	else
 		snprintf(buf, len, "not recorded");
-	}
 }
 
 /* An argument as a shell would need it typed: bare when it is plain. */
@@ -536,29 +582,32 @@ static void shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* One run's value of key: the stored text, the command line joined. */
-static void run_value(const json_t *run, const char *key, FILE *f)
+/* The command line, joined as a shell would need it typed. */
+static void argv_value(const struct ax_db_run_row *run, FILE *f)
 {
-	const json_t *v = json_object_get(run, key);
-	if (!strcmp(key, "argv") && json_is_array(v)) {
-		size_t i;
-		json_t *a;
-		json_array_foreach(v, i, a)
-		{
-			if (i)
-				fputc(' ', f);
-			shell_word(f, json_is_string(a) ? json_string_value(a)
-							: "?");
-		}
-	} else if (json_is_string(v) && *json_string_value(v)) {
-		fputs(json_string_value(v), f);
-	} else if (json_is_number(v)) {
-		fprintf(f, "%g", json_number_value(v));
-	} else if (!strcmp(key, "label")) {
-		fputs("none", f);
-	} else {
-		fputs("not recorded", f);
+	for (int i = 0; i < run->argc; i++) {
+		if (i)
+			fputc(' ', f);
+		shell_word(f, run->argv[i] ? run->argv[i] : "?");
 	}
+}
+
+/* One run's value of key: the stored text, the command line joined. */
+static void run_value(const struct ax_db_run_row *run, const char *key, FILE *f)
+{
+	const char *v = !strcmp(key, "profile")		  ? run->profile
+			: !strcmp(key, "git_sha")	  ? run->git_sha
+			: !strcmp(key, "axbench_version") ? run->axbench_version
+			: !strcmp(key, "label")		  ? run->label
+							  : NULL;
+	if (!strcmp(key, "argv") && (run->argc || json_is_array(run->argv_doc)))
+		argv_value(run, f);
+	else if (v && *v)
+		fputs(v, f);
+	else if (!strcmp(key, "label"))
+		fputs("none", f);
+	else
+		fputs("not recorded", f);
 }
 
 /* A run-level field lists at most this many distinct values, the
@@ -566,8 +615,8 @@ static void run_value(const json_t *run, const char *key, FILE *f)
 #define RUN_FIELD_MAX 6
 
 /* One run's text for key (the caller frees; NULL on failure). */
-static char *run_text(const struct ax_html_ctx *c, const json_t *run,
-		      const char *key)
+static char *run_text(const struct ax_html_ctx *c,
+		      const struct ax_db_run_row *run, const char *key)
 {
 	char *v = NULL, name[300];
 	size_t vl = 0;
@@ -576,11 +625,9 @@ static char *run_text(const struct ax_html_ctx *c, const json_t *run,
 		return NULL;
 	if (!strcmp(key, "id"))
 		fprintf(m, "%s (%s, %s)",
-			ax_html_run_name(c, run, name, sizeof(name)),
-			ax_html_jstr(run, "started_at"),
-			ax_html_jstr(run, "status"));
-	else if (!strcmp(key, "label") && !json_object_get(run, key))
-		fputs(ax_html_run_label(c, run), m);
+			ax_html_run_name(c, run->source, run->id, name,
+					 sizeof(name)),
+			ax_html_str(run->started_at), ax_html_str(run->status));
 	else
 		run_value(run, key, m);
 	fclose(m);
@@ -592,78 +639,87 @@ static char *run_text(const struct ax_html_ctx *c, const json_t *run,
  * RUN_FIELD_MAX values the newest, after a line saying how many earlier
  * ones there are. */
 static void run_field(const struct ax_html_ctx *c, int i, const char *key,
-		      char *buf, size_t len)
+		      size_t off, char *buf, size_t len)
 {
-	const json_t *runs = c->sys[i].runs;
-	json_t *seen = json_object(), *vals = json_array();
+	const struct ax_html_sys *sy = &c->sys[i];
+	char **vals = calloc(sy->n_runs + 1, sizeof(char *));
+	size_t n = 0, used = 0;
+	(void)off;
 	buf[0] = 0;
 	/* Newest first, so that the values kept are the newest. */
-	for (size_t k = json_array_size(runs); seen && vals && k-- > 0;) {
-		char *v = run_text(c, json_array_get(runs, k), key);
-		if (v && *v && !json_object_get(seen, v)) {
-			json_object_set_new(seen, v, json_true());
-			json_array_append_new(vals, json_string(v));
-		}
-		free(v);
+	for (size_t k = sy->n_runs; vals && k-- > 0;) {
+		char *v = run_text(c, sy->runs[k], key);
+		size_t j = 0;
+		while (v && j < n && strcmp(vals[j], v))
+			j++;
+		if (v && *v && j == n)
+			vals[n++] = v;
+		else
+			free(v);
 	}
-	size_t n = json_array_size(vals), used = 0;
 	size_t shown = n > RUN_FIELD_MAX ? RUN_FIELD_MAX : n;
 	if (n > shown)
 		used +=
 		    (size_t)snprintf(buf, len, "(%zu earlier %s)", n - shown,
 				     strcmp(key, "id") ? "values" : "runs");
 	for (size_t k = shown; k-- > 0 && used + 1 < len;)
-		used += (size_t)snprintf(
-		    buf + used, len - used, "%s%s", used ? "\n" : "",
-		    json_string_value(json_array_get(vals, k)));
-	json_decref(seen);
-	json_decref(vals);
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 used ? "\n" : "", vals[k]);
+	for (size_t k = 0; k < n; k++)
+		free(vals[k]);
+	free(vals);
 	if (!buf[0])
 		snprintf(buf, len, "%s",
 			 !strcmp(key, "label") ? "none" : "no run recorded");
 }
 
 static void results_field(const struct ax_html_ctx *c, int i, const char *key,
-			  char *buf, size_t len)
+			  size_t off, char *buf, size_t len)
 {
 	(void)key;
+	(void)off;
 	snprintf(buf, len, "%d ok, %d not ok", c->sys[i].n_ok, c->sys[i].n_bad);
 }
 
 static void source_field(const struct ax_html_ctx *c, int i, const char *key,
-			 char *buf, size_t len)
+			 size_t off, char *buf, size_t len)
 {
 	(void)key;
-	snprintf(buf, len, "%s", ax_html_jstr(c->sys[i].first, "source"));
+	(void)off;
+	snprintf(buf, len, "%s", ax_html_str(c->sys[i].first.source));
 }
 
 struct sys_row {
 	const char *key, *title;
 	field_fn fn;
-	bool code; /* shown as code (command lines, hashes) */
+	bool code;  /* shown as code (command lines, hashes) */
+	size_t off; /* where dev_field and host_field find it */
 };
 
+#define DEV(f) offsetof(struct ax_db_device_row, f)
+#define HOST(f) offsetof(struct ax_db_host_row, f)
+
 static const struct sys_row sys_rows[] = {
-    {"label", "Run label", run_field, false},
-    {"name", "Device", obj_field, false},
-    {"vendor", "Vendor", obj_field, false},
-    {"type", "Type", obj_field, false},
-    {"driver_name", "Driver", obj_field, false},
-    {"driver_info", "Driver version", obj_field, false},
-    {"api_version", "Vulkan API", obj_field, false},
-    {"pci_bus_id", "PCI bus id", obj_field, false},
-    {"device_uuid", "Device UUID", obj_field, true},
-    {"fingerprint", "Fingerprint", obj_field, true},
-    {"host.hostname", "Host", obj_field, false},
-    {"host.cpu_model", "CPU", obj_field, false},
-    {"host.cores", "CPU cores", obj_field, false},
-    {"source", "Database", source_field, true},
-    {"id", "Runs", run_field, false},
-    {"profile", "Profile", run_field, false},
-    {"git_sha", "Commit", run_field, true},
-    {"axbench_version", "axbench version", run_field, false},
-    {"argv", "Command line", run_field, true},
-    {"results", "Results", results_field, false},
+    {"label", "Run label", run_field, false, 0},
+    {"name", "Device", dev_field, false, DEV(name)},
+    {"vendor", "Vendor", dev_field, false, DEV(vendor)},
+    {"type", "Type", dev_field, false, DEV(type)},
+    {"driver_name", "Driver", dev_field, false, DEV(driver_name)},
+    {"driver_info", "Driver version", dev_field, false, DEV(driver_info)},
+    {"api_version", "Vulkan API", dev_field, false, DEV(api_version)},
+    {"pci_bus_id", "PCI bus id", dev_field, false, DEV(pci_bus_id)},
+    {"device_uuid", "Device UUID", dev_field, true, DEV(device_uuid)},
+    {"fingerprint", "Fingerprint", dev_field, true, DEV(fingerprint)},
+    {"host.hostname", "Host", host_field, false, HOST(hostname)},
+    {"host.cpu_model", "CPU", host_field, false, HOST(cpu_model)},
+    {"host.cores", "CPU cores", host_field, false, 0},
+    {"source", "Database", source_field, true, 0},
+    {"id", "Runs", run_field, false, 0},
+    {"profile", "Profile", run_field, false, 0},
+    {"git_sha", "Commit", run_field, true, 0},
+    {"axbench_version", "axbench version", run_field, false, 0},
+    {"argv", "Command line", run_field, true, 0},
+    {"results", "Results", results_field, false, 0},
 };
 
 static void cell_text(struct ax_html_ctx *c, const char *v, bool code)
@@ -680,9 +736,9 @@ static void system_row(struct ax_html_ctx *c, const struct sys_row *row)
 	char first[4096], v[4096];
 	int n = c->n_sys;
 	bool same = true;
-	row->fn(c, 0, row->key, first, sizeof(first));
+	row->fn(c, 0, row->key, row->off, first, sizeof(first));
 	for (int i = 1; i < n && same; i++) {
-		row->fn(c, i, row->key, v, sizeof(v));
+		row->fn(c, i, row->key, row->off, v, sizeof(v));
 		same = strcmp(first, v) == 0;
 	}
 	/* Rows that differ are what a comparison is about: marked by
@@ -696,7 +752,7 @@ static void system_row(struct ax_html_ctx *c, const struct sys_row *row)
 		fputs(" (all systems)</td>", c->f);
 	}
 	for (int i = 0; i < n && !(same && n > 1); i++) {
-		row->fn(c, i, row->key, v, sizeof(v));
+		row->fn(c, i, row->key, row->off, v, sizeof(v));
 		fputs("<td>", c->f);
 		cell_text(c, v, row->code);
 		fputs("</td>", c->f);

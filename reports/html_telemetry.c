@@ -8,98 +8,66 @@
 #include "reports/svg.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct ax_db_series_row series_t;
+
 struct metric {
-	const char *key;   /* column of the series */
+	size_t off;	   /* the column of the series */
 	const char *title; /* chart title */
 	const char *axis;  /* value axis */
 	const char *name;  /* legend and "not measured" list */
 };
 
 #define DEGREES "\xc2\xb0" /* the degree sign, UTF-8 */
+#define COL(f) offsetof(series_t, f)
 
 static const struct metric metrics[] = {
-    {"power_w", "Power (W)", "W", "power"},
-    {"temp_c", "Temperature (" DEGREES "C)", DEGREES "C", "temperature"},
-    {"sm_mhz", "SM clock (MHz)", "MHz", "SM clock"},
+    {COL(power_w), "Power (W)", "W", "power"},
+    {COL(temp_c), "Temperature (" DEGREES "C)", DEGREES "C", "temperature"},
+    {COL(sm_mhz), "SM clock (MHz)", "MHz", "SM clock"},
 };
 #define N_METRICS (sizeof(metrics) / sizeof(metrics[0]))
 
-/* ---- thinning ---------------------------------------------------------- */
-
-static json_t *every_kth(const json_t *arr, size_t k)
+static const double *column(const series_t *s, const struct metric *m)
 {
-	json_t *out = json_array();
-	for (size_t j = 0; out && j < json_array_size(arr); j += k)
-		if (json_array_append(out, json_array_get(arr, j))) {
-			json_decref(out);
-			return NULL;
-		}
-	return out;
+	return *(double *const *)((const char *)s + m->off);
 }
 
-int ax_html_telemetry_thin(json_t *series, size_t max)
+/* ---- thinning ---------------------------------------------------------- */
+
+void ax_html_telemetry_thin(series_t *s, size_t max,
+			    struct ax_html_telemetry *out)
 {
-	size_t n = json_array_size(json_object_get(series, "t"));
-	if (max == 0 || n <= max)
-		return 0;
-	size_t k = (n + max - 1) / max;
-	/* Every column first, then the swap: out of memory halfway must
-	 * not leave columns of different lengths. */
-	json_t *thin = json_object();
-	const char *key;
-	json_t *v;
-	if (!thin)
-		return AX_ENOMEM;
-	json_object_foreach(series, key, v)
-	{
-		if (!json_is_array(v) || json_array_size(v) != n)
-			continue;
-		json_t *col = every_kth(v, k);
-		if (!col || json_object_set_new(thin, key, col)) {
-			json_decref(thin);
-			return AX_ENOMEM;
-		}
-	}
-	int rc = json_object_set_new(thin, "n_readings",
-				     json_integer((json_int_t)n)) ||
-		 json_object_set_new(thin, "thinned_every",
-				     json_integer((json_int_t)k)) ||
-		 json_object_update(series, thin);
-	json_decref(thin);
-	return rc ? AX_ENOMEM : 0;
+	*out = (struct ax_html_telemetry){s, s->n, 1};
+	if (max == 0 || s->n <= max)
+		return;
+	size_t k = (s->n + max - 1) / max, kept = 0;
+	double *cols[] = {s->t,	     s->power_w, s->energy_j,  s->temp_c,
+			  s->sm_mhz, s->mem_mhz, s->mem_used_b};
+	for (size_t j = 0; j < s->n; j += k, kept++)
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+			if (cols[i])
+				cols[i][kept] = cols[i][j];
+	s->n = kept;
+	out->thinned_every = k;
 }
 
 /* ---- charts ------------------------------------------------------------ */
 
-static double elem(const json_t *arr, size_t j)
+static bool any_finite(const series_t *s, const double *v)
 {
-	const json_t *v = json_array_get(arr, j);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static bool any_finite(const json_t *arr)
-{
-	for (size_t j = 0; j < json_array_size(arr); j++)
-		if (isfinite(elem(arr, j)))
+	for (size_t j = 0; v && j < s->n; j++)
+		if (isfinite(v[j]))
 			return true;
 	return false;
 }
 
-/* Readings the series had before thinning, and one in how many of them
- * this chart draws (the caller's thinning times the drawing's own). */
-static size_t total_readings(const json_t *tel)
+static size_t draw_stride(const series_t *s)
 {
-	double n = ax_html_jnum(tel, "n_readings");
-	size_t here = json_array_size(json_object_get(tel, "t"));
-	return isfinite(n) && n > (double)here ? (size_t)n : here;
-}
-
-static size_t draw_stride(const json_t *tel)
-{
-	size_t n = json_array_size(json_object_get(tel, "t"));
+	size_t n = s->n;
 	return n <= AX_HTML_TELEMETRY_POINTS
 		   ? 1
 		   : (n + AX_HTML_TELEMETRY_POINTS - 1) /
@@ -108,25 +76,23 @@ static size_t draw_stride(const json_t *tel)
 
 /* One metric against time, one line in the device's colour, and a dashed
  * vertical line where the timed span starts. */
-static void metric_chart(struct ax_html_ctx *c, const json_t *tel,
+static void metric_chart(struct ax_html_ctx *c, const series_t *tel,
 			 const struct metric *m, int dev)
 {
-	const json_t *t = json_object_get(tel, "t");
-	const json_t *v = json_object_get(tel, m->key);
-	size_t n = json_array_size(t) < json_array_size(v) ? json_array_size(t)
-							   : json_array_size(v);
+	const double *t = tel->t, *v = column(tel, m);
+	size_t n = t && v ? tel->n : 0;
 	size_t stride = draw_stride(tel), cap = n / stride + 1;
 	double *x = calloc(cap, sizeof(double)),
 	       *y = calloc(cap, sizeof(double));
 	double ymax = 0;
 	int k = 0;
 	for (size_t j = 0; x && y && j < n; j += stride, k++) {
-		x[k] = elem(t, j);
-		y[k] = elem(v, j);
+		x[k] = t[j];
+		y[k] = v[j];
 		if (isfinite(y[k]))
 			ymax = fmax(ymax, y[k]);
 	}
-	double t0 = ax_html_jnum(tel, "timed_from_s");
+	double t0 = tel->timed_from_s;
 	double mx[2] = {t0, t0}, my[2] = {0, ymax > 0 ? ymax : 1};
 	char mark[80];
 	snprintf(mark, sizeof(mark), "timed span from %.3g s", t0);
@@ -146,43 +112,44 @@ static void metric_chart(struct ax_html_ctx *c, const json_t *tel,
 /* What the charts of one result show: the case, the sensor and its
  * interval, how many readings and how many of them are drawn, where the
  * timed span lies, and what the sensor did not measure. */
-static void caption(struct ax_html_ctx *c, const json_t *r, const json_t *tel,
-		    int dev)
+static void caption(struct ax_html_ctx *c, const struct ax_db_result_row *r,
+		    const struct ax_html_telemetry *tm, int dev)
 {
+	const series_t *tel = tm->series;
 	char *label = ax_html_case_label(r);
-	const json_t *p = json_object_get(r, "power");
-	size_t total = total_readings(tel);
+	/* The readings the series had before thinning, and one in how many
+	 * of them this chart draws (the thinning times the drawing's
+	 * own). */
+	size_t total = tm->n_readings > tel->n ? tm->n_readings : tel->n;
 	size_t every = draw_stride(tel);
-	double thinned = ax_html_jnum(tel, "thinned_every");
-	if (isfinite(thinned) && thinned > 1)
-		every *= (size_t)thinned;
+	if (tm->thinned_every > 1)
+		every *= tm->thinned_every;
 	fputs("<p class=\"cap\"><strong>", c->f);
-	ax_html_escape(c->f, ax_html_jstr(r, "suite"));
+	ax_html_escape(c->f, ax_html_str(r->suite));
 	fputs(" ", c->f);
 	ax_html_escape(c->f, label ? label : "");
 	fputs("</strong> on ", c->f);
 	char run[300];
 	ax_html_system_chip(c, dev);
 	fprintf(c->f, ", ");
-	ax_html_escape(c->f, ax_html_run_name(c, r, run, sizeof(run)));
-	if (!ax_html_ok(r)) {
+	ax_html_escape(
+	    c->f, ax_html_run_name(c, r->source, r->run_id, run, sizeof(run)));
+	if (!r->ok) {
 		fputs(" <span class=\"badge\">", c->f);
-		ax_html_escape(c->f, ax_html_jstr(r, "status"));
+		ax_html_escape(c->f, ax_html_str(r->status));
 		fputs("</span>", c->f);
 	}
 	fputs(": ", c->f);
-	ax_html_escape(c->f, *ax_html_jstr(tel, "source")
-				 ? ax_html_jstr(tel, "source")
-				 : "sensor");
-	fprintf(c->f, " every %.3g s, %zu readings",
-		ax_html_jnum(tel, "interval_s"), total);
+	ax_html_escape(c->f,
+		       *ax_html_str(tel->source) ? tel->source : "sensor");
+	fprintf(c->f, " every %.3g s, %zu readings", tel->interval_s, total);
 	if (every > 1)
 		fprintf(c->f,
 			", 1 in %zu drawn (to keep the report small; the "
 			"table's maximum covers them all)",
 			every);
-	double t0 = ax_html_jnum(tel, "timed_from_s");
-	double span = ax_html_jnum(p, "seconds");
+	double t0 = tel->timed_from_s;
+	double span = r->power.present ? r->power.seconds : NAN;
 	if (isfinite(t0))
 		fprintf(c->f, "; the timed span starts at %.3g s (dashed line)",
 			t0);
@@ -190,7 +157,7 @@ static void caption(struct ax_html_ctx *c, const json_t *r, const json_t *tel,
 		fprintf(c->f, " and lasts %.3g s", span);
 	int missing = 0;
 	for (size_t i = 0; i < N_METRICS; i++)
-		if (!any_finite(json_object_get(tel, metrics[i].key)))
+		if (!any_finite(tel, column(tel, &metrics[i])))
 			fprintf(c->f, "%s%s",
 				missing++ ? ", " : ". Not measured: ",
 				metrics[i].name);
@@ -198,39 +165,38 @@ static void caption(struct ax_html_ctx *c, const json_t *r, const json_t *tel,
 	free(label);
 }
 
-static void result_charts(struct ax_html_ctx *c, const json_t *r,
-			  const json_t *tel)
+static void result_charts(struct ax_html_ctx *c,
+			  const struct ax_db_result_row *r,
+			  const struct ax_html_telemetry *tm)
 {
 	int dev = ax_html_system_of(c, r);
-	caption(c, r, tel, dev);
+	caption(c, r, tm, dev);
 	fputs("<div class=\"tl\">\n", c->f);
 	for (size_t i = 0; i < N_METRICS && !ax_html_stopped(c); i++)
-		if (any_finite(json_object_get(tel, metrics[i].key)))
-			metric_chart(c, tel, &metrics[i], dev);
+		if (any_finite(tm->series, column(tm->series, &metrics[i])))
+			metric_chart(c, tm->series, &metrics[i], dev);
 	fputs("</div>\n", c->f);
 }
 
 /* A sustained result whose series the database holds (the caller may
  * have left it out: it attaches at most AX_HTML_TELEMETRY_MAX). */
-static bool has_stored_series(const json_t *r)
+static bool has_stored_series(const struct ax_db_result_row *r)
 {
-	return json_is_true(
-		   json_object_get(json_object_get(r, "extra"), "sustained")) &&
-	       json_is_number(
-		   json_object_get(json_object_get(r, "power"), "series_id"));
+	return r->sustained && r->power.present && r->power.series_id;
 }
 
 void ax_html_section_telemetry(struct ax_html_ctx *c)
 {
-	size_t i;
-	json_t *r;
 	int drawn = 0, left_out = 0;
-	json_array_foreach(c->d->results, i, r)
-	{
-		const json_t *tel = json_object_get(r, "telemetry");
-		if (!json_is_object(tel) || drawn == AX_HTML_TELEMETRY_MAX ||
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		const struct ax_html_telemetry *tel =
+		    c->d->telemetry && c->d->telemetry[i].series
+			? &c->d->telemetry[i]
+			: NULL;
+		if (!tel || drawn == AX_HTML_TELEMETRY_MAX ||
 		    ax_html_stopped(c)) {
-			left_out += has_stored_series(r) || json_is_object(tel);
+			left_out += has_stored_series(r) || tel;
 			continue;
 		}
 		if (drawn++ == 0)

@@ -5,42 +5,41 @@
 #include "reports/html_internal.h"
 #include "reports/svg.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct ax_db_session_row session_t;
+typedef struct ax_db_trial_row trial_t;
+
 /* Whether bigger objective values are better for suite: the direction
  * of that suite's results when the report has any, else the session's
  * objective name ("min..." or a time means lower is better). */
-static bool higher_better(const struct ax_html_ctx *c, const json_t *s)
+static bool higher_better(const struct ax_html_ctx *c, const session_t *s)
 {
-	size_t i;
-	json_t *r;
-	const char *suite = ax_html_jstr(s, "suite");
-	json_array_foreach(c->d->results, i, r) if (
-	    !strcmp(ax_html_jstr(r, "suite"),
-		    suite)) return json_is_true(json_object_get(r, "higher_is_"
-								   "better"));
-	const char *obj = ax_html_jstr(s, "objective");
+	const char *suite = ax_html_str(s->suite);
+	for (size_t i = 0; i < c->d->results->n; i++)
+		if (!strcmp(ax_html_str(c->d->results->v[i]->suite), suite))
+			return c->d->results->v[i]->higher_is_better;
+	const char *obj = ax_html_str(s->objective);
 	return !(strstr(obj, "min") || strstr(obj, "time") ||
 		 strstr(obj, "seconds"));
 }
 
-static bool trial_ok(const json_t *t)
+static bool trial_ok(const trial_t *t)
 {
-	return !strcmp(ax_html_jstr(t, "status"), "ok") &&
-	       isfinite(ax_html_jnum(t, "value"));
+	return !strcmp(ax_html_str(t->status), "ok") && isfinite(t->value);
 }
 
 /* Best-so-far series of session s into x, y (n trials); returns count. */
-static int best_so_far(const json_t *s, bool hib, double *x, double *y)
+static int best_so_far(const session_t *s, bool hib, double *x, double *y)
 {
-	const json_t *trials = json_object_get(s, "trials");
 	double best = NAN;
 	int n = 0;
-	for (size_t i = 0; i < json_array_size(trials); i++) {
-		const json_t *t = json_array_get(trials, i);
-		double v = ax_html_jnum(t, "value");
+	for (size_t i = 0; i < s->n_trials; i++) {
+		const trial_t *t = &s->trials[i];
+		double v = t->value;
 		if (trial_ok(t) &&
 		    (!isfinite(best) || (hib ? v > best : v < best)))
 			best = v;
@@ -50,51 +49,45 @@ static int best_so_far(const json_t *s, bool hib, double *x, double *y)
 	return n;
 }
 
-static void session_name(const struct ax_html_ctx *c, const json_t *s,
+static void session_name(const struct ax_html_ctx *c, const session_t *s,
 			 char *buf, size_t len)
 {
-	char seed[32];
-	const json_t *sv = json_object_get(s, "seed");
-	if (json_is_integer(sv))
-		snprintf(seed, sizeof(seed), "%lld",
-			 (long long)json_integer_value(sv));
-	else
-		snprintf(seed, sizeof(seed), "%s", ax_html_jstr(s, "seed"));
+	char seed[32] = "";
+	if (s->has_seed)
+		snprintf(seed, sizeof(seed), "%" PRIu64, s->seed);
 	int sys = ax_html_session_system(c, s);
-	const char *src = ax_html_jstr(s, "source");
+	const char *src = ax_html_str(s->source);
 	const char *base = strrchr(src, '/');
 	char where[300] = "";
 	if (c->d->n_sources > 1 && *src)
 		snprintf(where, sizeof(where), " in %s", base ? base + 1 : src);
 	if (sys >= 0)
-		snprintf(buf, len, "#%d %s: %s seed %s, session %.0f%s",
+		snprintf(buf, len, "#%d %s: %s seed %s, session %lld%s",
 			 sys + 1, ax_html_system_name(c, sys),
-			 ax_html_jstr(s, "strategy"), seed,
-			 ax_html_jnum(s, "id"), where);
+			 ax_html_str(s->strategy), seed, (long long)s->id,
+			 where);
 	else
-		snprintf(buf, len, "%s seed %s, session %.0f%s on %s",
-			 ax_html_jstr(s, "strategy"), seed,
-			 ax_html_jnum(s, "id"), where,
-			 ax_html_jstr(json_object_get(s, "device"), "name"));
+		snprintf(buf, len, "%s seed %s, session %lld%s on %s",
+			 ax_html_str(s->strategy), seed, (long long)s->id,
+			 where, ax_html_str(s->device.name));
 }
 
 static void convergence_chart(struct ax_html_ctx *c, const char *suite)
 {
-	size_t i, cap = 0;
-	json_t *s;
+	const struct ax_db_sessions *all = c->d->sessions;
+	size_t cap = 0, nsess = all->n;
 	int ns = 0;
-	json_array_foreach(c->d->sessions, i, s) cap +=
-	    json_array_size(json_object_get(s, "trials")) + 1;
+	for (size_t i = 0; i < nsess; i++)
+		cap += all->v[i]->n_trials + 1;
 	double *xy = calloc(2 * cap + 2, sizeof(double));
-	size_t nsess = json_array_size(c->d->sessions);
 	struct ax_svg_series *ser = calloc(nsess + 1, sizeof(*ser));
 	char(*names)[400] = calloc(nsess + 1, sizeof(*names));
 	bool hib = true;
 	size_t used = 0;
-	json_array_foreach(c->d->sessions, i, s)
-	{
+	for (size_t i = 0; i < nsess; i++) {
+		const session_t *s = all->v[i];
 		if (!xy || !ser || !names ||
-		    strcmp(ax_html_jstr(s, "suite"), suite))
+		    strcmp(ax_html_str(s->suite), suite))
 			continue;
 		hib = higher_better(c, s);
 		double *x = xy + used, *y = xy + cap + used;
@@ -136,24 +129,18 @@ static void convergence_chart(struct ax_html_ctx *c, const char *suite)
 
 /* The session's results of role ("default", "retime"): the best median
  * in the suite's direction, and its unit; NAN when there is none. */
-static double role_best(const struct ax_html_ctx *c, const json_t *s,
+static double role_best(const struct ax_html_ctx *c, const session_t *s,
 			const char *role, bool hib, const char **unit)
 {
-	size_t i;
-	json_t *r;
 	double best = NAN;
-	json_array_foreach(c->d->results, i, r)
-	{
-		const json_t *x = json_object_get(r, "extra");
-		const json_t *ts = json_object_get(x, "tune_session");
-		if (!json_is_number(ts) ||
-		    json_number_value(ts) != ax_html_jnum(s, "id") ||
-		    strcmp(ax_html_jstr(r, "source"),
-			   ax_html_jstr(s, "source")))
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		if (r->tune_session <= 0 || r->tune_session != s->id ||
+		    strcmp(ax_html_str(r->source), ax_html_str(s->source)))
 			continue;
-		*unit = ax_html_jstr(r, "unit");
-		double m = ax_html_jnum(r, "median");
-		if (!ax_html_ok(r) || strcmp(ax_html_jstr(x, "role"), role) ||
+		*unit = ax_html_str(r->unit);
+		double m = r->median;
+		if (!r->ok || strcmp(ax_html_str(r->tune_role), role) ||
 		    !isfinite(m))
 			continue;
 		if (!isfinite(best) || (hib ? m > best : m < best))
@@ -162,51 +149,68 @@ static double role_best(const struct ax_html_ctx *c, const json_t *s,
 	return best;
 }
 
-/* The best trial's parameters that some trial changed (the tunables);
- * all of them when no trial differs. */
-static void best_params(const json_t *trials, const json_t *best, FILE *f)
+/* Are two stored parameter values the same value of the same type? */
+static bool same_value(const struct ax_db_param *a, const struct ax_db_param *b)
 {
-	const char *k;
-	json_t *v;
-	int n = 0;
-	json_object_foreach((json_t *)json_object_get(best, "params"), k, v)
-	{
-		bool varies = false;
-		for (size_t i = 0; i < json_array_size(trials) && !varies; i++)
-			varies = !json_equal(
-			    json_object_get(
-				json_object_get(json_array_get(trials, i),
-						"params"),
-				k),
-			    v);
-		if (!varies && json_array_size(trials) > 1)
-			continue;
-		char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		fprintf(f, "%s%s=", n++ ? " " : "", k);
-		ax_html_escape(f, json_is_string(v) ? json_string_value(v)
-				  : t		    ? t
-						    : "?");
-		free(t);
+	if (!a || !b || a->type != b->type)
+		return a == b;
+	switch (a->type) {
+	case AX_DB_VALUE_INT:
+		return a->i == b->i;
+	case AX_DB_VALUE_REAL:
+	case AX_DB_VALUE_BOOL:
+		return a->num == b->num;
+	case AX_DB_VALUE_NULL:
+		return true;
+	default:
+		return !strcmp(ax_html_str(a->text), ax_html_str(b->text));
 	}
-	if (!n)
-		fputs("none varied", f);
 }
 
-static void best_row(struct ax_html_ctx *c, const json_t *s)
+/* "k=v k=v" of the parameters p, escaped (those some trial of s varied
+ * only, when s is set and has more than one); returns how many. */
+static int params_text(const struct ax_db_params *p, const session_t *s,
+		       FILE *f)
 {
-	const json_t *trials = json_object_get(s, "trials"), *best = NULL;
-	bool hib = higher_better(c, s);
-	int ok = 0;
-	for (size_t i = 0; i < json_array_size(trials); i++) {
-		const json_t *t = json_array_get(trials, i);
+	int n = 0;
+	for (int k = 0; k < p->n; k++) {
+		const struct ax_db_param *v = &p->v[k];
+		bool varies = false;
+		for (size_t i = 0; s && i < s->n_trials && !varies; i++)
+			varies = !same_value(
+			    ax_db_param_find(&s->trials[i].params, v->name), v);
+		if (s && !varies && s->n_trials > 1)
+			continue;
+		char t[512];
+		fprintf(f, "%s%s=", n++ ? " " : "", v->name);
+		ax_html_escape(f, ax_html_param_text(v, t, sizeof(t)));
+	}
+	return n;
+}
+
+/* The best trial of s in the direction hib (NULL: none passed); *ok
+ * gets how many passed. */
+static const trial_t *best_trial(const session_t *s, bool hib, int *ok)
+{
+	const trial_t *best = NULL;
+	*ok = 0;
+	for (size_t i = 0; i < s->n_trials; i++) {
+		const trial_t *t = &s->trials[i];
 		if (!trial_ok(t))
 			continue;
-		ok++;
-		double v = ax_html_jnum(t, "value");
-		if (!best || (hib ? v > ax_html_jnum(best, "value")
-				  : v < ax_html_jnum(best, "value")))
+		++*ok;
+		if (!best ||
+		    (hib ? t->value > best->value : t->value < best->value))
 			best = t;
 	}
+	return best;
+}
+
+static void best_row(struct ax_html_ctx *c, const session_t *s)
+{
+	bool hib = higher_better(c, s);
+	int ok;
+	const trial_t *best = best_trial(s, hib, &ok);
 	const char *unit = "";
 	double def = role_best(c, s, "default", hib, &unit);
 	double re = role_best(c, s, "retime", hib, &unit);
@@ -215,30 +219,18 @@ static void best_row(struct ax_html_ctx *c, const json_t *s)
 	fputs("<tr><td>", c->f);
 	ax_html_escape(c->f, name);
 	fputs("</td><td>", c->f);
-	const char *k;
-	json_t *v;
-	int n = 0;
-	json_object_foreach(json_object_get(s, "shape"), k, v)
-	{
-		char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		fprintf(c->f, "%s%s=", n++ ? " " : "", k);
-		ax_html_escape(c->f, json_is_string(v) ? json_string_value(v)
-				     : t	       ? t
-						       : "?");
-		free(t);
-	}
+	params_text(&s->shape, NULL, c->f);
 	fprintf(c->f, "</td><td class=\"num\">%d of %zu</td><td>", ok,
-		json_array_size(trials));
-	ax_html_escape(c->f, *ax_html_jstr(s, "stop_reason")
-				 ? ax_html_jstr(s, "stop_reason")
-				 : "not finished");
+		s->n_trials);
+	ax_html_escape(c->f, *ax_html_str(s->stop_reason) ? s->stop_reason
+							  : "not finished");
 	fputs("</td>", c->f);
 	if (best) {
-		fprintf(c->f, "<td class=\"num\">%.4g ",
-			ax_html_jnum(best, "value"));
+		fprintf(c->f, "<td class=\"num\">%.4g ", best->value);
 		ax_html_escape(c->f, unit);
 		fputs("</td><td>", c->f);
-		best_params(trials, best, c->f);
+		if (!params_text(&best->params, s, c->f))
+			fputs("none varied", c->f);
 		fputs("</td>", c->f);
 	} else {
 		fputs("<td>" AX_HTML_DASH "</td><td>no trial passed</td>",
@@ -263,49 +255,47 @@ struct effect {
 	double spread; /* range of per-value mean objective / |best| */
 };
 
+/* One value of a parameter among the trials: its sum and count. */
+struct level {
+	char key[520]; /* its type and text: 64 and "64" are two values */
+	double sum;
+	int n;
+};
+
 /* Spread of the mean objective over the values of parameter name. */
-static struct effect param_effect(const json_t *trials, const char *name,
+static struct effect param_effect(const session_t *s, const char *name,
 				  double best)
 {
 	struct effect e = {.levels = 0, .spread = NAN};
-	json_t *groups = json_object(), *g;
+	struct level *lv = calloc(s->n_trials + 1, sizeof(*lv));
 	snprintf(e.name, sizeof(e.name), "%s", name);
-	for (size_t i = 0; i < json_array_size(trials); i++) {
-		const json_t *t = json_array_get(trials, i);
-		if (!trial_ok(t))
+	for (size_t i = 0; lv && i < s->n_trials; i++) {
+		const trial_t *t = &s->trials[i];
+		const struct ax_db_param *p =
+		    ax_db_param_find(&t->params, name);
+		char key[520], txt[512];
+		if (!trial_ok(t) || !p)
 			continue;
-		char *v = json_dumps(
-		    json_object_get(json_object_get(t, "params"), name),
-		    JSON_ENCODE_ANY | JSON_COMPACT);
-		if (!v)
-			continue;
-		g = json_object_get(groups, v);
-		if (!g) {
-			g = json_pack("[f,i]", 0.0, 0);
-			json_object_set_new(groups, v, g);
-		}
-		json_array_set_new(
-		    g, 0,
-		    json_real(json_real_value(json_array_get(g, 0)) +
-			      ax_html_jnum(t, "value")));
-		json_array_set_new(
-		    g, 1,
-		    json_integer(json_integer_value(json_array_get(g, 1)) + 1));
-		free(v);
+		snprintf(key, sizeof(key), "%d:%s", (int)p->type,
+			 ax_html_param_text(p, txt, sizeof(txt)));
+		int k = 0;
+		while (k < e.levels && strcmp(lv[k].key, key))
+			k++;
+		if (k == e.levels)
+			snprintf(lv[e.levels++].key, sizeof(lv->key), "%s",
+				 key);
+		lv[k].sum += t->value;
+		lv[k].n++;
 	}
 	double lo = INFINITY, hi = -INFINITY;
-	const char *k;
-	json_object_foreach(groups, k, g)
-	{
-		double m = json_real_value(json_array_get(g, 0)) /
-			   (double)json_integer_value(json_array_get(g, 1));
+	for (int k = 0; k < e.levels; k++) {
+		double m = lv[k].sum / (double)lv[k].n;
 		lo = fmin(lo, m);
 		hi = fmax(hi, m);
 	}
-	e.levels = (int)json_object_size(groups);
 	if (e.levels > 1 && fabs(best) > 0)
 		e.spread = (hi - lo) / fabs(best);
-	json_decref(groups);
+	free(lv);
 	return e;
 }
 
@@ -317,30 +307,24 @@ static int effect_cmp(const void *a, const void *b)
 	return (q > p) - (q < p);
 }
 
-static void mattered(struct ax_html_ctx *c, const json_t *s)
+static void mattered(struct ax_html_ctx *c, const session_t *s)
 {
-	const json_t *trials = json_object_get(s, "trials");
 	double best = NAN;
-	const json_t *params = NULL;
+	const struct ax_db_params *params = NULL;
 	bool hib = higher_better(c, s);
-	for (size_t i = 0; i < json_array_size(trials); i++) {
-		const json_t *t = json_array_get(trials, i);
-		double v = ax_html_jnum(t, "value");
+	for (size_t i = 0; i < s->n_trials; i++) {
+		const trial_t *t = &s->trials[i];
+		double v = t->value;
 		if (!trial_ok(t))
 			continue;
-		params = json_object_get(t, "params");
+		params = &t->params;
 		if (!isfinite(best) || (hib ? v > best : v < best))
 			best = v;
 	}
 	struct effect e[64];
 	int n = 0;
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)params, k, v)
-	{
-		if (n < 64)
-			e[n++] = param_effect(trials, k, best);
-	}
+	for (int k = 0; params && k < params->n && n < 64; k++)
+		e[n++] = param_effect(s, params->v[k].name, best);
 	qsort(e, (size_t)n, sizeof(*e), effect_cmp);
 	char name[400];
 	session_name(c, s, name, sizeof(name));
@@ -360,13 +344,11 @@ static void mattered(struct ax_html_ctx *c, const json_t *s)
 
 void ax_html_section_tuner(struct ax_html_ctx *c)
 {
-	json_t *seen = json_object(), *s;
-	size_t i;
+	const struct ax_db_sessions *all = c->d->sessions;
 	ax_html_h2(c, "tuner", "Tuning sessions");
-	if (json_array_size(c->d->sessions) == 0) {
+	if (!all || all->n == 0) {
 		ax_html_empty(c, "No tuning sessions in the selected data: run "
 				 "`axbench tune` to see convergence here.");
-		json_decref(seen);
 		return;
 	}
 	fprintf(c->f,
@@ -378,15 +360,15 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 				   : "left out of the per-case charts and the "
 				     "overview (<code>--include-tune</code> "
 				     "puts them there)");
-	json_array_foreach(c->d->sessions, i, s)
-	{
-		const char *suite = ax_html_jstr(s, "suite");
-		if (json_object_get(seen, suite))
-			continue;
-		json_object_set_new(seen, suite, json_true());
-		convergence_chart(c, suite);
+	for (size_t i = 0; i < all->n; i++) {
+		/* One chart per suite, where its first session is. */
+		const char *suite = ax_html_str(all->v[i]->suite);
+		size_t j = 0;
+		while (j < i && strcmp(ax_html_str(all->v[j]->suite), suite))
+			j++;
+		if (j == i)
+			convergence_chart(c, suite);
 	}
-	json_decref(seen);
 	fputs("<h3>Best point of each session</h3>\n<p>The best trial, the "
 	      "parameters the session varied, and, where the session "
 	      "re-timed its best points beside the defaults at the end, "
@@ -396,7 +378,8 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 	      "</th><th>Best parameters</th><th>Re-timed best / defaults"
 	      "</th><th>Best against defaults</th></tr>\n",
 	      c->f);
-	json_array_foreach(c->d->sessions, i, s) best_row(c, s);
+	for (size_t i = 0; i < all->n; i++)
+		best_row(c, all->v[i]);
 	fputs("</table></div>\n", c->f);
 	fputs("<h3>Which parameters mattered</h3>\n<p>For each parameter, the "
 	      "range of the mean objective over the values tried, as a "
@@ -404,6 +387,7 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 	      "</th><th>Parameter</th><th>Values tried</th><th>Spread of "
 	      "mean objective</th></tr>\n",
 	      c->f);
-	json_array_foreach(c->d->sessions, i, s) mattered(c, s);
+	for (size_t i = 0; i < all->n; i++)
+		mattered(c, all->v[i]);
 	fputs("</table>\n", c->f);
 }

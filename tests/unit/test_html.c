@@ -1,12 +1,17 @@
 /* tests/unit/test_html.c - escaping and the HTML report built from
- * hand-made documents in the shapes core/db.h documents. */
+ * rows made by hand (core/db_rows.h). */
 #include "ax_test.h"
 
+#include "core/db_rows.h"
 #include "core/error.h"
+#include "core/roles.h"
 #include "reports/html.h"
 #include "reports/html_escape.h"
 
 #include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define EVIL "<script>alert(1)</script>"
 
@@ -40,82 +45,194 @@ static void escape_json(void)
 	free(s);
 }
 
-static json_t *device(const char *fp, const char *name)
+/* ---- rows built by hand (core/db_rows.h: mem NULL, texts anywhere) --- */
+
+/* What a test builds, freed by arena_free at its end. */
+static void *arena[8192];
+static int n_arena;
+
+static void *grab(void *p)
 {
-	return json_pack(
-	    "{s:i,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:n,s:n}", "id", 1, "fingerprint",
-	    fp, "name", name, "vendor", "Mesa", "type", "cpu", "driver_name",
-	    "llvmpipe", "driver_info", "Mesa 22.3.6", "api_version",
-	    (1 << 22) | (3 << 12) | 230, "pci_bus_id", "device_uuid");
+	if (p && n_arena < (int)(sizeof(arena) / sizeof(arena[0])))
+		arena[n_arena++] = p;
+	return p;
 }
 
-static json_t *result(int run, const char *fp, const char *name,
-		      const char *suite, json_t *params, const char *unit,
-		      double median, const char *status)
+static char *text_of(const char *s) { return grab(strdup(s)); }
+
+static void arena_free(void)
 {
-	json_t *s = json_array();
+	while (n_arena > 0)
+		free(arena[--n_arena]);
+}
+
+static struct ax_db_device_row device(const char *fp, const char *name)
+{
+	return (struct ax_db_device_row){.id = 1,
+					 .fingerprint = fp,
+					 .name = name,
+					 .vendor = "Mesa",
+					 .type = "cpu",
+					 .driver_name = "llvmpipe",
+					 .driver_info = "Mesa 22.3.6",
+					 .api_version = "1.3.230",
+					 .vendor_id = AX_DB_NONE,
+					 .device_id = AX_DB_NONE,
+					 .api_version_packed = AX_DB_NONE,
+					 .driver_version_packed = AX_DB_NONE};
+}
+
+static const struct ax_db_host_row box = {1, "box", "Xeon", 2};
+
+/* "op=copy size=65536": integers as integers, the rest as text, in the
+ * order given. */
+static struct ax_db_params params(const char *spec)
+{
+	struct ax_db_params p = {grab(calloc(16, sizeof(*p.v))), 0};
+	char *copy = text_of(spec), *save = NULL;
+	for (char *t = strtok_r(copy, " ", &save); t && p.n < 16;
+	     t = strtok_r(NULL, " ", &save)) {
+		struct ax_db_param *v = &p.v[p.n++];
+		char *eq = strchr(t, '='), *end;
+		*eq = 0;
+		v->name = t;
+		v->text = eq + 1;
+		v->i = strtoll(eq + 1, &end, 10);
+		v->num = (double)v->i;
+		v->type =
+		    *end || end == eq + 1 ? AX_DB_VALUE_TEXT : AX_DB_VALUE_INT;
+	}
+	return p;
+}
+
+/* A power row not measured (a result without one has present false). */
+static struct ax_db_power_row power_none(const char *reason)
+{
+	return (struct ax_db_power_row){.present = true,
+					.reason = reason,
+					.readings = 0,
+					.seconds = NAN,
+					.mean_w = NAN,
+					.max_w = NAN,
+					.idle_w = NAN,
+					.energy_rep_j = NAN,
+					.energy_rep_net_j = NAN,
+					.temp_mean_c = NAN,
+					.temp_max_c = NAN,
+					.sm_mhz = NAN,
+					.mem_mhz = NAN,
+					.mem_peak_b = NAN,
+					.mem_budget_b = NAN,
+					.perf_per_w = NAN,
+					.throttled = AX_DB_NONE};
+}
+
+static struct ax_db_result_row *result(int run, const char *fp,
+				       const char *name, const char *suite,
+				       const char *spec, const char *unit,
+				       double median, const char *status)
+{
+	struct ax_db_result_row *r = calloc(1, sizeof(*r));
+	double *s = grab(calloc(8, sizeof(double)));
 	for (int i = 0; i < 8; i++)
-		json_array_append_new(s, json_real(median * (1 + 0.001 * i)));
-	/* The canonical text stands in for the hash: equal params match. */
-	char *hash = json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT);
-	json_t *r = json_pack(
-	    "{s:i,s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:b,s:f,s:s,s:s,s:n,s:i,"
-	    "s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:{s:s,s:s,s:i}}",
-	    "id", run * 100, "run_id", run, "started_at",
-	    "2024-01-01T00:00:00Z", "suite", suite, "case", "", "params",
-	    params, "params_hash", hash, "unit", unit, "higher_is_better", 1,
-	    "work", 2e9, "stop_reason", "noise", "status", status, "error", "n",
-	    8, "median", median, "q1", median * 0.99, "q3", median * 1.01,
-	    "ci_lo", median * 0.995, "ci_hi", median * 1.005, "rel_noise", 0.01,
-	    "device", device(fp, name), "samples", s, "host", "hostname", "box",
-	    "cpu_model", "Xeon", "cores", 2);
-	free(hash);
+		s[i] = median * (1 + 0.001 * i);
+	*r = (struct ax_db_result_row){
+	    .id = run * 100,
+	    .run_id = run,
+	    .started_at = "2024-01-01T00:00:00Z",
+	    .suite = suite,
+	    .case_label = "",
+	    /* The parameters' text stands in for the hash: equal params
+	     * match. */
+	    .params_hash = spec,
+	    .unit = unit,
+	    .stop_reason = "noise",
+	    .status = status,
+	    .ok = !strcmp(status, "ok"),
+	    .higher_is_better = true,
+	    .work = 2e9,
+	    .n = 8,
+	    .median = median,
+	    .min = NAN,
+	    .max = NAN,
+	    .mean = NAN,
+	    .stddev = NAN,
+	    .q1 = median * 0.99,
+	    .q3 = median * 1.01,
+	    .mad = NAN,
+	    .ci_lo = median * 0.995,
+	    .ci_hi = median * 1.005,
+	    .rel_noise = 0.01,
+	    .noise_target = NAN,
+	    .speedup_vs_cpu = NAN,
+	    .params = params(spec),
+	    .bytes = NAN,
+	    .input_bytes = NAN,
+	    .device = device(fp, name),
+	    .host = box,
+	    .power = {.throttled = AX_DB_NONE},
+	    .cpu = {.threads = AX_DB_NONE, .n = AX_DB_NONE},
+	    .samples = s,
+	    .seconds = s,
+	    .n_samples = 8};
 	return r;
 }
 
-/* The suite document of the suites these tests use, as app/suite_doc.c
- * writes it: the report finds ceilings and curves by role. */
-static json_t *suite_doc(void)
+static void push(struct ax_db_results *l, struct ax_db_result_row *r)
 {
-	return json_pack(
-	    "{s:{s:b,s:[s,s],s:{s:s,s:[s],s:s,s:s}},s:{s:b,s:[s]},"
-	    "s:{s:b,s:[s]}}",
-	    "bandwidth", "higher_is_better", 1, "roles", "bandwidth-peak",
-	    "workload", "curve", "x", "size", "group", "op", "title",
-	    "Bandwidth against working-set size", "x_label",
-	    "working set (bytes)", "peak", "higher_is_better", 1, "roles",
-	    "compute-peak", "gemm", "higher_is_better", 1, "roles", "workload");
+	AX_CHECK_INT(ax_db_results_push(l, r), 0);
+}
+
+/* The suite document of the suites these tests use, as app/suite_doc.c
+ * builds it: the report finds ceilings and curves by role. */
+static const char *const bw_group[] = {"op", NULL};
+static const struct ax_suite_curve bw_curve = {
+    "size", bw_group, "Bandwidth against working-set size",
+    "working set (bytes)"};
+static const struct ax_suite_info suite_infos[] = {
+    {"bandwidth", "GB/s", true, AX_ROLE_BANDWIDTH_PEAK | AX_ROLE_WORKLOAD, NULL,
+     &bw_curve, NULL},
+    {"peak", "GFLOP/s", true, AX_ROLE_COMPUTE_PEAK, NULL, NULL, NULL},
+    {"gemm", "GFLOP/s", true, AX_ROLE_WORKLOAD, NULL, NULL, NULL},
+};
+static const struct ax_suite_doc suites = {suite_infos, 3};
+
+/* The report of d, as a string (its rc in *rc). */
+static char *report_d(struct ax_html_data *d, int *rc)
+{
+	char *buf = NULL, err[400] = "";
+	size_t len = 0;
+	d->suites = &suites;
+	d->generated_at = "2024-01-01T00:00:00Z";
+	FILE *f = open_memstream(&buf, &len);
+	*rc = ax_html_report_write(f, d, err, sizeof(err));
+	fclose(f);
+	if (*rc)
+		printf("# %s\n", err);
+	return buf;
 }
 
 /* The report of a small but complete data set, as a string. */
-static char *report(json_t *results, json_t *sessions)
+static char *report(const struct ax_db_results *results,
+		    const struct ax_db_sessions *sessions,
+		    const struct ax_html_telemetry *telemetry)
 {
-	json_t *suites = suite_doc();
-	struct ax_html_data d = {.results = results,
-				 .sessions = sessions,
-				 .generated_at = "2024-01-01T00:00:00Z",
-				 .suites = suites};
-	char *buf = NULL, err[200] = "";
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	AX_CHECK_INT(ax_html_report_write(f, &d, err, sizeof(err)), 0);
-	fclose(f);
-	json_decref(suites);
-	return buf;
+	struct ax_html_data d = {
+	    .results = results, .sessions = sessions, .telemetry = telemetry};
+	int rc;
+	char *html = report_d(&d, &rc);
+	AX_CHECK_INT(rc, 0);
+	return html;
 }
 
 static void report_escapes_device_names(void)
 {
-	json_t *res = json_array();
-	json_array_append_new(
-	    res, result(1, "A", EVIL, "bandwidth",
-			json_pack("{s:s,s:i}", "op", "copy", "size", 65536),
-			"GB/s", 10, "ok"));
-	json_array_append_new(
-	    res, result(1, "B", "llvmpipe", "bandwidth",
-			json_pack("{s:s,s:i}", "op", "copy", "size", 65536),
-			"GB/s", 12, "failed-verification"));
-	char *html = report(res, NULL);
+	struct ax_db_results res = {0};
+	push(&res, result(1, "A", EVIL, "bandwidth", "op=copy size=65536",
+			  "GB/s", 10, "ok"));
+	push(&res, result(1, "B", "llvmpipe", "bandwidth", "op=copy size=65536",
+			  "GB/s", 12, "failed-verification"));
+	char *html = report(&res, NULL, NULL);
 	AX_CHECK(html && strstr(html, "<script>") == NULL);
 	AX_CHECK(html && strstr(html, "&lt;script&gt;alert(1)") != NULL);
 	AX_CHECK(html && strstr(html, "\\u003cscript\\u003e") != NULL);
@@ -128,13 +245,14 @@ static void report_escapes_device_names(void)
 	/* Failed results are badged, not charted as speeds. */
 	AX_CHECK(html && strstr(html, "failed verification") != NULL);
 	free(html);
-	json_decref(res);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 static void empty_sections_say_so(void)
 {
-	json_t *res = json_array();
-	char *html = report(res, NULL);
+	struct ax_db_results res = {0};
+	char *html = report(&res, NULL, NULL);
 	AX_CHECK(html && strstr(html, "No devices in the selected data."));
 	AX_CHECK(html && strstr(html, "No successful results"));
 	/* A declared curve without results says how to get it. */
@@ -147,7 +265,7 @@ static void empty_sections_say_so(void)
 	AX_CHECK(html && strstr(html, "No power figures and no speed-up"));
 	free(html);
 	/* Without a suite document no suite has a curve or a ceiling. */
-	struct ax_html_data bare = {.results = res,
+	struct ax_html_data bare = {.results = &res,
 				    .generated_at = "2024-01-01T00:00:00Z"};
 	size_t len = 0;
 	FILE *f = open_memstream(&html, &len);
@@ -155,40 +273,58 @@ static void empty_sections_say_so(void)
 	fclose(f);
 	AX_CHECK(html && strstr(html, "No suite declares a curve."));
 	free(html);
-	json_decref(res);
 	struct ax_html_data d = {0};
 	AX_CHECK_INT(ax_html_report_write(stdout, &d, NULL, 0), -1);
 }
 
+/* A tuning trial of session 1 (suite gemm): tile and its value. */
+static struct ax_db_trial_row trial(int index, const char *spec, double value)
+{
+	return (struct ax_db_trial_row){.id = index + 1,
+					.index = index,
+					.status = "ok",
+					.value = value,
+					.seconds = NAN,
+					.compile_ms = NAN,
+					.objective_value = NAN,
+					.params = params(spec)};
+}
+
 static void sections_with_data(void)
 {
-	json_t *res = json_array();
+	struct ax_db_results res = {0};
+	char specs[8][64];
+	int k = 0;
 	for (int run = 1; run <= 2; run++)
-		for (int sz = 4096; sz <= 1 << 20; sz *= 4)
-			json_array_append_new(
-			    res, result(run, "A", "gpu", "bandwidth",
-					json_pack("{s:s,s:i}", "op", "copy",
-						  "size", sz),
-					"GB/s", run == 1 ? 10 : 5, "ok"));
-	json_array_append_new(res, result(1, "A", "gpu", "peak",
-					  json_pack("{s:s}", "op", "fma"),
-					  "GFLOP/s", 400, "ok"));
-	json_t *gemm =
-	    result(1, "A", "gpu", "gemm",
-		   json_pack("{s:i,s:i,s:i}", "m", 512, "n", 512, "k", 512),
-		   "GFLOP/s", 100, "ok");
+		for (int sz = 4096; sz <= 1 << 20; sz *= 4, k++) {
+			snprintf(specs[k % 8], sizeof(specs[0]),
+				 "op=copy size=%d", sz);
+			push(&res, result(run, "A", "gpu", "bandwidth",
+					  text_of(specs[k % 8]), "GB/s",
+					  run == 1 ? 10 : 5, "ok"));
+		}
+	push(&res,
+	     result(1, "A", "gpu", "peak", "op=fma", "GFLOP/s", 400, "ok"));
+	struct ax_db_result_row *gemm = result(
+	    1, "A", "gpu", "gemm", "m=512 n=512 k=512", "GFLOP/s", 100, "ok");
 	/* The bytes the suite declares: a point on the roofline. */
-	json_object_set_new(gemm, "extra",
-			    json_pack("{s:f}", "bytes", 3.0 * 512 * 512 * 4));
-	json_array_append_new(res, gemm);
-	json_t *ses = json_pack(
-	    "[{s:i,s:s,s:s,s:i,s:s,s:{s:s},s:[{s:i,s:{s:i},s:s,s:f},"
-	    "{s:i,s:{s:i},s:s,s:f}]}]",
-	    "id", 1, "suite", "gemm", "strategy", "bo", "seed", 7, "objective",
-	    "GFLOP/s", "device", "fingerprint", "A", "trials", "index", 0,
-	    "params", "tile", 8, "status", "ok", "value", 50.0, "index", 1,
-	    "params", "tile", 16, "status", "ok", "value", 90.0);
-	char *html = report(res, ses);
+	gemm->bytes = 3.0 * 512 * 512 * 4;
+	push(&res, gemm);
+	struct ax_db_trial_row trials[] = {trial(0, "tile=8", 50),
+					   trial(1, "tile=16", 90)};
+	struct ax_db_session_row ses = {.id = 1,
+					.suite = "gemm",
+					.strategy = "bo",
+					.seed = 7,
+					.has_seed = true,
+					.objective = "GFLOP/s",
+					.budget = AX_DB_NONE,
+					.device = device("A", "gpu"),
+					.trials = trials,
+					.n_trials = 2};
+	struct ax_db_session_row *sv[] = {&ses};
+	struct ax_db_sessions sessions = {sv, 1};
+	char *html = report(&res, &sessions, NULL);
 	AX_CHECK(html && strstr(html, "Bandwidth against working-set size"));
 	AX_CHECK(html && strstr(html, "Roofline of #1 box/gpu"));
 	/* The ceilings named with their values, several y ticks, and each
@@ -201,6 +337,11 @@ static void sections_with_data(void)
 		 strstr(html, ">200</text>") && strstr(html, ">50</text>"));
 	AX_CHECK(html && strstr(html, "25% of measured peak"));
 	AX_CHECK(html && strstr(html, "Tuner convergence on gemm"));
+	/* The best point and which parameter mattered. */
+	AX_CHECK(html && strstr(html, "<td class=\"num\">90 </td>"
+				      "<td>tile=16</td>"));
+	AX_CHECK(html && strstr(html, "<td>tile</td><td class=\"num\">2</td>"
+				      "<td class=\"num\">44.4 %</td>"));
 	/* Run 2 halved every bandwidth case: marked worse in the history,
 	 * from the stored medians and intervals. */
 	AX_CHECK(html && strstr(html, "(-50.0 %, worse)"));
@@ -208,8 +349,8 @@ static void sections_with_data(void)
 	AX_CHECK(html && strstr(html, "(higher is better)"));
 	AX_CHECK(html && strstr(html, "<title>"));
 	free(html);
-	json_decref(res);
-	json_decref(ses);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 /* ---- efficiency ------------------------------------------------------- */
@@ -220,89 +361,88 @@ static void sections_with_data(void)
 	"no sensor for llvmpipe (LLVM 15.0.6, 256 bits): RAPL: "               \
 	"/sys/class/powercap: No such file or directory"
 
-/* A power object as core/db.h documents it, every figure null. */
-static json_t *power_none(const char *reason)
-{
-	return json_pack(
-	    "{s:s?,s:i,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:n,"
-	    "s:n,s:n,s:n,s:n,s:n}",
-	    "reason", reason, "readings", 0, "source", "seconds", "mean_w",
-	    "max_w", "idle_w", "energy_rep_j", "energy_rep_net_j",
-	    "temp_mean_c", "temp_max_c", "sm_mhz", "mem_mhz", "mem_peak_b",
-	    "mem_budget_b", "perf_per_w", "perf_per_w_unit", "throttled",
-	    "throttle_evidence", "series_id");
-}
-
 /* gemm at 100 GFLOP/s (2 GFLOP a repetition) drawing 50 W on RAPL: no
  * temperature, a clock, 1.5 GiB of 8 GiB, throttled, sustained. */
-static json_t *power_rapl(void)
+static struct ax_db_power_row power_rapl(void)
 {
-	json_t *p = power_none(NULL);
-	json_object_set_new(p, "source", json_string("RAPL"));
-	json_object_set_new(p, "readings", json_integer(40));
-	json_object_set_new(p, "seconds", json_real(4.0));
-	json_object_set_new(p, "mean_w", json_real(50));
-	json_object_set_new(p, "max_w", json_real(61));
-	json_object_set_new(p, "idle_w", json_real(10));
-	json_object_set_new(p, "energy_rep_j", json_real(1.0));
-	json_object_set_new(p, "energy_rep_net_j", json_real(0.8));
-	json_object_set_new(p, "sm_mhz", json_real(1410));
-	json_object_set_new(p, "mem_peak_b", json_real(1.5 * (1 << 30)));
-	json_object_set_new(p, "mem_budget_b", json_real(8.0 * (1 << 30)));
-	json_object_set_new(p, "perf_per_w", json_real(2));
-	json_object_set_new(p, "perf_per_w_unit", json_string("GFLOP/s/W"));
-	json_object_set_new(p, "throttled", json_true());
-	json_object_set_new(p, "throttle_evidence",
-			    json_string("median of the last 20 % of 40 "
-					"samples 12 % slower <b>"));
-	json_object_set_new(p, "series_id", json_integer(7));
+	struct ax_db_power_row p = power_none(NULL);
+	p.source = "RAPL";
+	p.readings = 40;
+	p.seconds = 4.0;
+	p.mean_w = 50;
+	p.max_w = 61;
+	p.idle_w = 10;
+	p.energy_rep_j = 1.0;
+	p.energy_rep_net_j = 0.8;
+	p.sm_mhz = 1410;
+	p.mem_peak_b = 1.5 * (1 << 30);
+	p.mem_budget_b = 8.0 * (1 << 30);
+	p.perf_per_w = 2;
+	p.perf_per_w_unit = "GFLOP/s/W";
+	p.throttled = 1;
+	p.throttle_evidence = "median of the last 20 % of 40 "
+			      "samples 12 % slower <b>";
+	p.series_id = 7;
 	return p;
 }
 
 /* n readings every 0.1 s: power 40..60 W, no temperature, a clock. */
-static json_t *series(int n)
+static struct ax_db_series_row *series(int n)
 {
-	json_t *t = json_array(), *w = json_array(), *temp = json_array(),
-	       *sm = json_array();
-	for (int i = 0; i < n; i++) {
-		json_array_append_new(t, json_real(0.1 * i));
-		json_array_append_new(w, json_real(40 + 20 * (i % 2)));
-		json_array_append_new(temp, json_null());
-		json_array_append_new(sm, json_real(1410));
+	struct ax_db_series_row *s = grab(calloc(1, sizeof(*s)));
+	double **cols[] = {&s->t,      &s->power_w, &s->energy_j,  &s->temp_c,
+			   &s->sm_mhz, &s->mem_mhz, &s->mem_used_b};
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+		*cols[k] = grab(calloc((size_t)n + 1, sizeof(double)));
+		for (int i = 0; i < n; i++)
+			(*cols[k])[i] = NAN;
 	}
-	return json_pack("{s:i,s:s,s:s,s:f,s:f,s:o,s:o,s:o,s:o}", "id", 7,
-			 "kind", "case", "source", "RAPL", "interval_s", 0.1,
-			 "timed_from_s", 0.5, "t", t, "power_w", w, "temp_c",
-			 temp, "sm_mhz", sm);
+	for (int i = 0; i < n; i++) {
+		s->t[i] = 0.1 * i;
+		s->power_w[i] = 40 + 20 * (i % 2);
+		s->sm_mhz[i] = 1410;
+	}
+	s->id = 7;
+	s->kind = "case";
+	s->source = "RAPL";
+	s->interval_s = 0.1;
+	s->timed_from_s = 0.5;
+	s->n = (size_t)n;
+	return s;
 }
 
-static json_t *gemm_result(int run, double median, double speedup)
+static struct ax_db_result_row *gemm_result(int run, double median,
+					    double speedup)
 {
-	json_t *r =
-	    result(run, "A", "llvmpipe", "gemm",
-		   json_pack("{s:i,s:i,s:i}", "m", 1024, "n", 1024, "k", 1024),
+	struct ax_db_result_row *r =
+	    result(run, "A", "llvmpipe", "gemm", "m=1024 n=1024 k=1024",
 		   "GFLOP/s", median, "ok");
-	json_object_set_new(r, "speedup_vs_cpu", json_real(speedup));
-	json_object_set_new(
-	    r, "cpu",
-	    json_pack("{s:i,s:s,s:s,s:s,s:i,s:s,s:f,s:s}", "id", 1, "library",
-		      "OpenBLAS", "version", "0.3.21", "corename", "Haswell",
-		      "threads", 2, "note", "same inputs", "median",
-		      median / speedup, "unit", "GFLOP/s"));
+	r->speedup_vs_cpu = speedup;
+	r->cpu = (struct ax_db_cpu_row){.id = 1,
+					.library = "OpenBLAS",
+					.version = "0.3.21",
+					.corename = "Haswell",
+					.threads = 2,
+					.note = "same inputs",
+					.median = median / speedup,
+					.unit = "GFLOP/s",
+					.n = AX_DB_NONE,
+					.ci_lo = NAN,
+					.ci_hi = NAN};
 	return r;
 }
 
 static void efficiency_with_a_sensor(void)
 {
-	json_t *res = json_array();
-	json_t *r = gemm_result(1, 100, 0.42);
-	json_object_set_new(r, "power", power_rapl());
-	json_object_set_new(r, "extra", json_pack("{s:b}", "sustained", 1));
-	json_object_set_new(r, "telemetry", series(30));
-	json_array_append_new(res, r);
+	struct ax_db_results res = {0};
+	struct ax_db_result_row *r = gemm_result(1, 100, 0.42);
+	r->power = power_rapl();
+	r->sustained = true;
+	push(&res, r);
 	/* 0.996 must not read as "1.00x". */
-	json_array_append_new(res, gemm_result(2, 99.6, 0.996));
-	char *html = report(res, NULL);
+	push(&res, gemm_result(2, 99.6, 0.996));
+	struct ax_html_telemetry tel[2] = {{series(30), 30, 1}, {NULL, 0, 0}};
+	char *html = report(&res, NULL, tel);
 	AX_CHECK(html && strstr(html, "<h2 id=\"efficiency\">Efficiency"));
 	AX_CHECK(html && strstr(html, "href=\"#efficiency\""));
 	/* perf/W: the bar chart and the table cell. */
@@ -347,8 +487,11 @@ static void efficiency_with_a_sensor(void)
 	AX_CHECK(html && strstr(html, "RAPL every 0.1 s, 30 readings;"));
 	/* Every result has power or none is missing one: no reason line. */
 	AX_CHECK(html && !strstr(html, "No power sensor"));
+	/* The embedded data has the series as the result's "telemetry". */
+	AX_CHECK(html && strstr(html, "\"telemetry\":{\"energy_j\":["));
 	free(html);
-	json_decref(res);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 static size_t count(const char *s, const char *what)
@@ -361,13 +504,13 @@ static size_t count(const char *s, const char *what)
 
 static void efficiency_without_a_sensor(void)
 {
-	json_t *res = json_array();
+	struct ax_db_results res = {0};
 	for (int i = 0; i < 2; i++) {
-		json_t *r = gemm_result(1, 30 + i, 0.4);
-		json_object_set_new(r, "power", power_none(NO_RAPL));
-		json_array_append_new(res, r);
+		struct ax_db_result_row *r = gemm_result(1, 30 + i, 0.4);
+		r->power = power_none(NO_RAPL);
+		push(&res, r);
 	}
-	char *html = report(res, NULL);
+	char *html = report(&res, NULL, NULL);
 	/* One line, the stored reason quoted once for both results (the
 	 * embedded data, cut off here, has it with each). */
 	char *data = html ? strstr(html, "<h2 id=\"data\">") : NULL;
@@ -383,132 +526,135 @@ static void efficiency_without_a_sensor(void)
 				      " &mdash; slower than the host CPU"));
 	free(html);
 	/* Stored text of the section is escaped like every other. */
-	json_t *r = gemm_result(1, 30, 0.4);
-	json_object_set_new(r, "power", power_none(EVIL));
-	json_object_set_new(json_object_get(r, "cpu"), "library",
-			    json_string(EVIL));
-	json_array_append_new(res, r);
-	html = report(res, NULL);
+	struct ax_db_result_row *r = gemm_result(1, 30, 0.4);
+	r->power = power_none(EVIL);
+	r->cpu.library = EVIL;
+	push(&res, r);
+	html = report(&res, NULL, NULL);
 	AX_CHECK(html && !strstr(html, "<script>"));
 	AX_CHECK_INT(count(html, "No power sensor (1 result): &lt;script&gt;"),
 		     1);
 	AX_CHECK(html && strstr(html, "<td>&lt;script&gt;alert(1)"));
 	free(html);
-	json_decref(res);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 static void telemetry_thinned(void)
 {
-	json_t *s = series(5000);
-	AX_CHECK_INT(ax_html_telemetry_thin(s, 2000), 0);
-	AX_CHECK_INT(json_array_size(json_object_get(s, "t")), 1667);
-	AX_CHECK_INT(json_array_size(json_object_get(s, "temp_c")), 1667);
-	AX_CHECK_INT(json_integer_value(json_object_get(s, "n_readings")),
-		     5000);
-	AX_CHECK_INT(json_integer_value(json_object_get(s, "thinned_every")),
-		     3);
-	AX_CHECK_NEAR(
-	    json_number_value(json_array_get(json_object_get(s, "t"), 1)), 0.3,
-	    1e-12);
+	struct ax_db_series_row *s = series(5000);
+	struct ax_html_telemetry t;
+	ax_html_telemetry_thin(s, 2000, &t);
+	AX_CHECK(t.series == s);
+	AX_CHECK_INT(s->n, 1667);
+	AX_CHECK_INT(t.n_readings, 5000);
+	AX_CHECK_INT(t.thinned_every, 3);
+	AX_CHECK_NEAR(s->t[1], 0.3, 1e-12);
+	AX_CHECK_NEAR(s->power_w[1], 60, 1e-12);
+	AX_CHECK(isnan(s->temp_c[1]));
 	/* Short series stay as they are. */
-	json_t *short_one = series(10);
-	AX_CHECK_INT(ax_html_telemetry_thin(short_one, 2000), 0);
-	AX_CHECK(json_object_get(short_one, "n_readings") == NULL);
-	json_decref(short_one);
+	struct ax_db_series_row *short_one = series(10);
+	struct ax_html_telemetry st;
+	ax_html_telemetry_thin(short_one, 2000, &st);
+	AX_CHECK_INT(short_one->n, 10);
+	AX_CHECK_INT(st.thinned_every, 1);
 	/* The caption says how many readings there were and how many are
-	 * drawn. */
-	json_t *res = json_array();
-	json_t *r = gemm_result(1, 100, 2.5);
-	json_object_set_new(r, "power", power_rapl());
-	json_object_set_new(r, "telemetry", s);
-	json_array_append_new(res, r);
-	char *html = report(res, NULL);
+	 * drawn; the embedded series says it was thinned. */
+	struct ax_db_results res = {0};
+	struct ax_db_result_row *r = gemm_result(1, 100, 2.5);
+	r->power = power_rapl();
+	push(&res, r);
+	char *html = report(&res, NULL, &t);
 	AX_CHECK(html && strstr(html, "5000 readings, 1 in 3 drawn"));
 	AX_CHECK(html && strstr(html, "2.50" TIMES
 				      " &mdash; faster than the host CPU"));
+	AX_CHECK(html && strstr(html, "\"n_readings\":5000,") &&
+		 strstr(html, "\"thinned_every\":3,"));
 	free(html);
-	json_decref(res);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 /* ---- systems side by side ------------------------------------------ */
 
 /* A result with its 95 % interval (+-5 %) and a run label. */
-static json_t *labelled(int run, const char *fp, const char *name,
-			const char *suite, json_t *params, const char *unit,
-			double median, bool hib, const char *label)
+static struct ax_db_result_row *labelled(int run, const char *fp,
+					 const char *name, const char *suite,
+					 const char *spec, const char *unit,
+					 double median, bool hib,
+					 const char *label)
 {
-	json_t *r = result(run, fp, name, suite, params, unit, median, "ok");
-	json_object_set_new(r, "ci_lo", json_real(median * 0.95));
-	json_object_set_new(r, "ci_hi", json_real(median * 1.05));
-	json_object_set_new(r, "higher_is_better", json_boolean(hib));
-	if (label)
-		json_object_set_new(r, "label", json_string(label));
+	struct ax_db_result_row *r =
+	    result(run, fp, name, suite, spec, unit, median, "ok");
+	r->ci_lo = median * 0.95;
+	r->ci_hi = median * 1.05;
+	r->higher_is_better = hib;
+	r->run_label = label;
 	return r;
-}
-
-static char *report_d(struct ax_html_data *d, int *rc)
-{
-	json_t *suites = suite_doc();
-	char *buf = NULL, err[400] = "";
-	size_t len = 0;
-	d->suites = suites;
-	d->generated_at = "2024-01-01T00:00:00Z";
-	FILE *f = open_memstream(&buf, &len);
-	*rc = ax_html_report_write(f, d, err, sizeof(err));
-	fclose(f);
-	json_decref(suites);
-	if (*rc)
-		printf("# %s\n", err);
-	return buf;
 }
 
 /* Two systems, B at 0.8 of A on two bandwidth cases and 1.25x on a
  * latency case (lower is better, 8 us against 10 us), one failed case. */
-static json_t *two_systems(void)
+static void two_systems(struct ax_db_results *res)
 {
-	json_t *res = json_array();
-	for (int sz = 4096; sz <= 8192; sz *= 2) {
-		json_array_append_new(
-		    res,
-		    labelled(1, "A", "gpu-a", "bandwidth",
-			     json_pack("{s:s,s:i}", "op", "copy", "size", sz),
-			     "GB/s", 10, true, NULL));
-		json_array_append_new(
-		    res,
-		    labelled(2, "B", "gpu-b", "bandwidth",
-			     json_pack("{s:s,s:i}", "op", "copy", "size", sz),
-			     "GB/s", 8, true, NULL));
-	}
-	json_array_append_new(res, labelled(1, "A", "gpu-a", "latency",
-					    json_pack("{s:s}", "op", "submit"),
-					    "us", 10, false, NULL));
-	json_array_append_new(res, labelled(2, "B", "gpu-b", "latency",
-					    json_pack("{s:s}", "op", "submit"),
-					    "us", 8, false, NULL));
-	json_array_append_new(res, result(1, "A", "gpu-a", "gemm",
-					  json_pack("{s:i}", "m", 64),
-					  "GFLOP/s", 30, "ok"));
-	json_array_append_new(res, result(2, "B", "gpu-b", "gemm",
-					  json_pack("{s:i}", "m", 64),
-					  "GFLOP/s", 0, "failed-verification"));
-	return res;
+	push(res, labelled(1, "A", "gpu-a", "bandwidth", "op=copy size=4096",
+			   "GB/s", 10, true, NULL));
+	push(res, labelled(2, "B", "gpu-b", "bandwidth", "op=copy size=4096",
+			   "GB/s", 8, true, NULL));
+	push(res, labelled(1, "A", "gpu-a", "bandwidth", "op=copy size=8192",
+			   "GB/s", 10, true, NULL));
+	push(res, labelled(2, "B", "gpu-b", "bandwidth", "op=copy size=8192",
+			   "GB/s", 8, true, NULL));
+	push(res, labelled(1, "A", "gpu-a", "latency", "op=submit", "us", 10,
+			   false, NULL));
+	push(res, labelled(2, "B", "gpu-b", "latency", "op=submit", "us", 8,
+			   false, NULL));
+	push(res, result(1, "A", "gpu-a", "gemm", "m=64", "GFLOP/s", 30, "ok"));
+	push(res, result(2, "B", "gpu-b", "gemm", "m=64", "GFLOP/s", 0,
+			 "failed-verification"));
+}
+
+/* A run row (texts borrowed). */
+static struct ax_db_run_row run_row(int id, const char *started, const char *fp,
+				    const char *name)
+{
+	return (struct ax_db_run_row){.id = id,
+				      .started_at = started,
+				      .status = "complete",
+				      .n_results = AX_DB_NONE,
+				      .device = device(fp, name),
+				      .host = box};
+}
+
+/* The runs of two_systems: B's newer, each with its own profile and
+ * command line, one commit and version. */
+static struct ax_db_runs two_runs(void)
+{
+	static const char *const argv2[] = {"axbench", "run",
+					    "--profile=quick"};
+	static const char *const argv1[] = {"axbench", "it's <b>"};
+	static struct ax_db_run_row r1, r2;
+	static struct ax_db_run_row *rv[] = {&r2, &r1};
+	r2 = run_row(2, "2024-01-02", "B", "gpu-b");
+	r1 = run_row(1, "2024-01-01", "A", "gpu-a");
+	r2.status = r1.status = NULL;
+	r2.profile = "quick";
+	r1.profile = "full";
+	r2.git_sha = r1.git_sha = "abc1234";
+	r2.axbench_version = r1.axbench_version = "0.1.0";
+	r2.argv = argv2;
+	r2.argc = 3;
+	r1.argv = argv1;
+	r1.argc = 2;
+	return (struct ax_db_runs){rv, 2};
 }
 
 static void systems_side_by_side(void)
 {
-	json_t *res = two_systems();
-	json_t *runs = json_pack(
-	    "[{s:i,s:s,s:s,s:s,s:s,s:[s,s,s],s:o,s:{s:s,s:s,s:i}},"
-	    "{s:i,s:s,s:s,s:s,s:s,s:[s,s],s:o,s:{s:s,s:s,s:i}}]",
-	    "id", 2, "started_at", "2024-01-02", "profile", "quick", "git_sha",
-	    "abc1234", "axbench_version", "0.1.0", "argv", "axbench", "run",
-	    "--profile=quick", "device", device("B", "gpu-b"), "host",
-	    "hostname", "box", "cpu_model", "Xeon", "cores", 2, "id", 1,
-	    "started_at", "2024-01-01", "profile", "full", "git_sha", "abc1234",
-	    "axbench_version", "0.1.0", "argv", "axbench", "it's <b>", "device",
-	    device("A", "gpu-a"), "host", "hostname", "box", "cpu_model",
-	    "Xeon", "cores", 2);
-	struct ax_html_data d = {.results = res, .runs = runs};
+	struct ax_db_results res = {0};
+	two_systems(&res);
+	struct ax_db_runs runs = two_runs();
+	struct ax_html_data d = {.results = &res, .runs = &runs};
 	int rc;
 	char *html = report_d(&d, &rc);
 	AX_CHECK_INT(rc, 0);
@@ -575,31 +721,25 @@ static void systems_side_by_side(void)
 	d.reference = "gpu";
 	AX_CHECK_INT(ax_html_report_check(&d, err, sizeof(err)), AX_EINVAL);
 	AX_CHECK(strstr(err, "matches 2 systems") != NULL);
-	json_decref(res);
-	json_decref(runs);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 static void label_by_and_tuning(void)
 {
-	json_t *res = json_array();
+	struct ax_db_results res = {0};
 	/* Two labelled runs on one device, and a tuning trial. */
-	json_array_append_new(
-	    res, labelled(1, "A", "gpu", "bandwidth",
-			  json_pack("{s:s,s:i}", "op", "copy", "size", 4096),
-			  "GB/s", 10, true, "before"));
-	json_array_append_new(
-	    res, labelled(2, "A", "gpu", "bandwidth",
-			  json_pack("{s:s,s:i}", "op", "copy", "size", 4096),
-			  "GB/s", 12.5, true, "after"));
-	json_t *trial = labelled(
-	    2, "A", "gpu", "bandwidth",
-	    json_pack("{s:s,s:i,s:i}", "op", "copy", "size", 4096, "wg", 32),
-	    "GB/s", 3, true, "after");
-	json_object_set_new(
-	    trial, "extra",
-	    json_pack("{s:i,s:s}", "tune_session", 1, "role", "trial"));
-	json_array_append_new(res, trial);
-	struct ax_html_data d = {.results = res};
+	push(&res, labelled(1, "A", "gpu", "bandwidth", "op=copy size=4096",
+			    "GB/s", 10, true, "before"));
+	push(&res, labelled(2, "A", "gpu", "bandwidth", "op=copy size=4096",
+			    "GB/s", 12.5, true, "after"));
+	struct ax_db_result_row *tr =
+	    labelled(2, "A", "gpu", "bandwidth", "op=copy size=4096 wg=32",
+		     "GB/s", 3, true, "after");
+	tr->tune_session = 1;
+	tr->tune_role = "trial";
+	push(&res, tr);
+	struct ax_html_data d = {.results = &res};
 	int rc;
 	char *html = report_d(&d, &rc);
 	/* By label (the default): each label a system. */
@@ -626,10 +766,12 @@ static void label_by_and_tuning(void)
 	free(html);
 	/* By run: "run 1" and "run 2" with their labels; a run without
 	 * results (a monitor's) is no system. */
-	json_t *runs =
-	    json_pack("[{s:i,s:s,s:o,s:{s:s}}]", "id", 3, "profile", "monitor",
-		      "device", device("A", "gpu"), "host", "hostname", "box");
-	d.runs = runs;
+	struct ax_db_run_row monitor = run_row(3, NULL, "A", "gpu");
+	monitor.profile = "monitor";
+	monitor.host = (struct ax_db_host_row){1, "box", NULL, AX_DB_NONE};
+	struct ax_db_run_row *mv[] = {&monitor};
+	struct ax_db_runs runs = {mv, 1};
+	d.runs = &runs;
 	d.label_by = AX_HTML_BY_RUN;
 	html = report_d(&d, &rc);
 	AX_CHECK(html && strstr(html, "#1 before (run 1)</span>"));
@@ -637,53 +779,51 @@ static void label_by_and_tuning(void)
 	AX_CHECK(html && !strstr(html, "#3 "));
 	AX_CHECK(html && strstr(html, "over the 1 case that every system"));
 	free(html);
-	json_decref(runs);
-	json_decref(res);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 static void stop_reasons_in_words(void)
 {
-	json_t *res = json_array();
-	json_t *r =
-	    result(1, "A", "gpu", "peak", json_pack("{s:s}", "op", "fma"),
-		   "GFLOP/s", 10, "ok");
-	json_object_set_new(r, "stop_reason", json_string("time-limit"));
-	json_object_set_new(r, "rel_noise", json_real(0.2));
-	json_array_append_new(res, r);
-	r = result(1, "A", "gpu", "gemm", json_pack("{s:i}", "m", 64),
-		   "GFLOP/s", 0, "timeout");
-	json_array_append_new(res, r);
-	char *html = report(res, NULL);
+	struct ax_db_results res = {0};
+	struct ax_db_result_row *r =
+	    result(1, "A", "gpu", "peak", "op=fma", "GFLOP/s", 10, "ok");
+	r->stop_reason = "time-limit";
+	r->rel_noise = 0.2;
+	push(&res, r);
+	push(&res,
+	     result(1, "A", "gpu", "gemm", "m=64", "GFLOP/s", 0, "timeout"));
+	char *html = report(&res, NULL, NULL);
 	/* --max-time is a normal end of sampling, not a timeout... */
 	AX_CHECK(html && strstr(html, "<td>time limit reached</td>"));
 	AX_CHECK(html && !strstr(html, "timed out sampling"));
 	/* ...while a fence that ran out is. */
 	AX_CHECK(html && strstr(html, "GPU work timed out"));
 	free(html);
-	json_decref(res);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 /* A system of many runs lists its newest six in the systems table, after
  * how many earlier runs there were; the history draws every run. */
 static void long_history_stays_short(void)
 {
-	json_t *res = json_array(), *runs = json_array();
+	struct ax_db_results res = {0};
+	struct ax_db_run_row rows[40], *rv[40];
 	for (int run = 1; run <= 40; run++) {
 		char at[32];
 		snprintf(at, sizeof(at), "2024-01-01T00:%02d:00Z", run);
-		json_t *r = result(run, "A", "gpu", "bandwidth",
-				   json_pack("{s:s}", "op", "copy"), "GB/s",
-				   run <= 20 ? 10 : 20, "ok");
-		json_object_set_new(r, "started_at", json_string(at));
-		json_array_append_new(res, r);
-		json_array_insert_new(
-		    runs, 0,
-		    json_pack("{s:i,s:s,s:s,s:o,s:{s:s,s:s,s:i}}", "id", run,
-			      "started_at", at, "status", "complete", "device",
-			      device("A", "gpu"), "host", "hostname", "box",
-			      "cpu_model", "Xeon", "cores", 2));
+		struct ax_db_result_row *r =
+		    result(run, "A", "gpu", "bandwidth", "op=copy", "GB/s",
+			   run <= 20 ? 10 : 20, "ok");
+		r->started_at = text_of(at);
+		push(&res, r);
+		/* Runs newest first, as ax_db_run_rows gives them. */
+		rows[40 - run] = run_row(run, r->started_at, "A", "gpu");
+		rv[40 - run] = &rows[40 - run];
 	}
-	struct ax_html_data d = {.results = res, .runs = runs};
+	struct ax_db_runs runs = {rv, 40};
+	struct ax_html_data d = {.results = &res, .runs = &runs};
 	int rc;
 	char *html = report_d(&d, &rc);
 	AX_CHECK_INT(rc, 0);
@@ -697,8 +837,8 @@ static void long_history_stays_short(void)
 	AX_CHECK(html && strstr(html, "\"change\":[0,0,0,0,0,0,0,0,0,0,0,0,"
 				      "0,0,0,0,0,0,0,0,1,0,"));
 	free(html);
-	json_decref(res);
-	json_decref(runs);
+	ax_db_results_free(&res);
+	arena_free();
 }
 
 AX_TEST_MAIN(AX_TEST(escape_html), AX_TEST(escape_json),
