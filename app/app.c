@@ -348,22 +348,6 @@ int ax_app_register(const struct ax_app *app, struct ax_db *db,
 	return 0;
 }
 
-/* Does a stored device match SEL?  Fingerprint, UUID and PCI bus id match
- * exactly, a name as a case-insensitive substring. */
-static bool stored_device_matches(const json_t *dev, const char *sel)
-{
-	static const char *const exact[] = {"fingerprint", "device_uuid",
-					    "pci_bus_id"};
-	for (int i = 0; i < 3; i++) {
-		const char *v =
-		    json_string_value(json_object_get(dev, exact[i]));
-		if (v && *v && !strcasecmp(v, sel))
-			return true;
-	}
-	const char *name = json_string_value(json_object_get(dev, "name"));
-	return name && strcasestr(name, sel);
-}
-
 int ax_app_check_device(const struct ax_app *app, const char *sel)
 {
 	if (!sel || strspn(sel, "0123456789") != strlen(sel))
@@ -374,12 +358,6 @@ int ax_app_check_device(const struct ax_app *app, const char *sel)
 			    "changes with drivers and layers); give "
 			    "a name, UUID, PCI bus id or fingerprint",
 			    sel);
-}
-
-bool ax_app_on_device(const json_t *r, const char *sel)
-{
-	return !sel || !strcmp(sel, "all") ||
-	       stored_device_matches(json_object_get(r, "device"), sel);
 }
 
 bool ax_app_row_on_device(const struct ax_db_device_row *dev, const char *sel)
@@ -403,7 +381,7 @@ int ax_app_no_device_match(const struct ax_app *app, const char *sel)
 			    sel);
 }
 
-int ax_app_filter_device(const struct ax_app *app, json_t *results,
+int ax_app_filter_device(const struct ax_app *app, struct ax_db_results *l,
 			 const char *sel)
 {
 	int rc;
@@ -411,12 +389,15 @@ int ax_app_filter_device(const struct ax_app *app, json_t *results,
 		return 0;
 	if ((rc = ax_app_check_device(app, sel)))
 		return rc;
-	for (size_t i = json_array_size(results); i-- > 0;)
-		if (!ax_app_on_device(json_array_get(results, i), sel))
-			json_array_remove(results, i);
-	if (json_array_size(results) == 0)
-		return ax_app_no_device_match(app, sel);
-	return 0;
+	size_t kept = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (ax_app_row_on_device(&l->v[i]->device, sel))
+			l->v[kept++] = l->v[i];
+		else
+			ax_db_result_row_free(l->v[i]);
+	}
+	l->n = kept;
+	return kept ? 0 : ax_app_no_device_match(app, sel);
 }
 
 int ax_app_check_label(const struct ax_app *app, const char *cmd,

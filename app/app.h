@@ -152,21 +152,20 @@ bool ax_app_parse_id(const char *text, int64_t *id);
 int ax_app_resolve_run(const struct ax_app *app, struct ax_db *db,
 		       const char *cmd, const char *text, int64_t *id);
 
-/* Keep the stored results (ax_db_results JSON) whose device matches
- * --device SEL: fingerprint, UUID or PCI bus id exactly, or a name part;
+/* Keep the results of l whose device matches --device SEL (the others
+ * are freed): fingerprint, UUID or PCI bus id exactly, or a name part;
  * NULL or "all" keeps everything.  A bare Vulkan index is refused: stored
  * devices are never keyed by it.  Prints the error, returns the code. */
-int ax_app_filter_device(const struct ax_app *app, json_t *results,
+int ax_app_filter_device(const struct ax_app *app, struct ax_db_results *l,
 			 const char *sel);
 
 /* ax_app_filter_device in parts, for a reader that streams results one at
- * a time (ax_db_results_each) and so cannot remove them from an array:
+ * a time (ax_db_result_rows_each) and so cannot remove them from an array:
  * ax_app_check_device refuses a bare Vulkan index (printing the error,
- * returning the exit code; "all" and NULL pass), ax_app_on_device says
- * whether result r is kept, and ax_app_no_device_match prints the error
+ * returning the exit code; "all" and NULL pass), ax_app_row_on_device
+ * says whether a row's device is kept, and ax_app_no_device_match prints the error
  * for a selection that kept nothing and returns its exit code. */
 int ax_app_check_device(const struct ax_app *app, const char *sel);
-bool ax_app_on_device(const json_t *r, const char *sel);
 /* The same test of a stored device (a row's): a fingerprint, UUID or PCI
  * bus id exactly, a name as a case-insensitive substring; NULL or "all"
  * matches every device. */

@@ -160,29 +160,6 @@ static int resolve_run(const struct ax_app *app, struct side *s,
 	return 0;
 }
 
-/* The global --device narrows both sides; matching nothing on a side is
- * said (2), as for results and export.  (The row form of
- * ax_app_filter_device: it belongs in app/ once nothing reads the JSON
- * listing.) */
-static int keep_on_device(const struct ax_app *app, struct ax_db_results *l,
-			  const char *sel)
-{
-	int rc;
-	if (!sel || !strcmp(sel, "all"))
-		return 0;
-	if ((rc = ax_app_check_device(app, sel)))
-		return rc;
-	size_t kept = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		if (ax_app_row_on_device(&l->v[i]->device, sel))
-			l->v[kept++] = l->v[i];
-		else
-			ax_db_result_row_free(l->v[i]);
-	}
-	l->n = kept;
-	return kept ? 0 : ax_app_no_device_match(app, sel);
-}
-
 static int load_side(const struct ax_app *app, struct side *s)
 {
 	const char *run = NULL;
@@ -212,7 +189,7 @@ static int load_side(const struct ax_app *app, struct side *s)
 	 * matching uses the stored hash, which keeps the canonical text. */
 	for (size_t i = 0; i < s->results.n; i++)
 		ax_app_type_row_params(s->results.v[i]);
-	return keep_on_device(app, &s->results, app->device_sel);
+	return ax_app_filter_device(app, &s->results, app->device_sel);
 }
 
 static void side_release(struct side *s)

@@ -83,27 +83,6 @@ static void summarise(const struct ax_app *app, const struct ax_export_out *o)
 	}
 }
 
-/* --device SEL: only the results on the devices it names (the rows'
- * form of ax_app_filter_device, which belongs in app/app.h). */
-static int filter_device(const struct ax_app *app, struct ax_db_results *l,
-			 const char *sel)
-{
-	size_t kept = 0;
-	int rc;
-	if (!sel || !strcmp(sel, "all"))
-		return 0;
-	if ((rc = ax_app_check_device(app, sel)))
-		return rc;
-	for (size_t i = 0; i < l->n; i++) {
-		if (ax_app_row_on_device(&l->v[i]->device, sel))
-			l->v[kept++] = l->v[i];
-		else
-			ax_db_result_row_free(l->v[i]);
-	}
-	l->n = kept;
-	return kept ? 0 : ax_app_no_device_match(app, sel);
-}
-
 struct export_args {
 	const char *suite, *path;
 	bool json;
@@ -157,7 +136,7 @@ static int export_run(struct ax_app *app, const struct export_args *a,
 				  "first (`axbench run %s`)",
 				  a->suite, app->db_path, a->suite);
 	if (!rc)
-		rc = filter_device(app, &results, app->device_sel);
+		rc = ax_app_filter_device(app, &results, app->device_sel);
 	if (!rc && ax_export_build(&results, &sessions, schema, n, &opts,
 				   "axbench " AX_VERSION_STRING, &out, err,
 				   sizeof(err)))

@@ -10,21 +10,7 @@
 #include "core/db_rows.h"
 #include "core/roles.h"
 
-#include <jansson.h>
 #include <stdbool.h>
-
-/* Does the document give suite the role?  False for a NULL document or an
- * unknown suite. */
-bool ax_suite_doc_has_role(const json_t *doc, const char *suite,
-			   enum ax_role role);
-
-/* Does result r (an ax_db_results() entry) come from a suite with role? */
-bool ax_suite_doc_result_has_role(const json_t *doc, const json_t *r,
-				  enum ax_role role);
-
-/* The suite's entry key ("curve", "batch_param"...), or NULL (borrowed). */
-const json_t *ax_suite_doc_get(const json_t *doc, const char *suite,
-			       const char *key);
 
 /* ---- the typed document (struct ax_suite_doc, core/roles.h) ----------- */
 
