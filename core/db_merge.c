@@ -41,6 +41,10 @@ struct table {
 	const char *later;  /* columns set after the rows they name exist */
 };
 
+/* A stored figure's column in a copied list (AX_DB_POWER_FIGURES,
+ * AX_TEL_STORED): a new figure is merged with no edit here. */
+#define MERGE_COLUMN(name) " " #name ","
+
 static const struct table tables[] = {
     {"host",
      AX_DB_MERGE_HOST,
@@ -123,18 +127,15 @@ static const struct table tables[] = {
      NULL},
     {"telemetry_sample",
      AX_DB_MERGE_TELEMETRY_SAMPLE,
-     "idx, t, power_w, energy_j, temp_c, sm_mhz, mem_mhz, mem_used_b,"
-     " throttle",
+     "idx, t," AX_TEL_STORED(MERGE_COLUMN) " throttle",
      {{"series_id", "telemetry_series", "uuid"}},
      "series_id",
      "idx",
      NULL},
     {"result_power",
      AX_DB_MERGE_RESULT_POWER,
-     "source, reason, readings, seconds, mean_w, max_w, idle_w,"
-     " energy_rep_j, energy_rep_net_j, temp_mean_c, temp_max_c, sm_mhz,"
-     " mem_mhz, mem_peak_b, mem_budget_b, perf_per_w, perf_per_w_unit,"
-     " throttled, throttle_evidence",
+     "source, reason, readings," AX_DB_POWER_FIGURES(
+	 MERGE_COLUMN) " perf_per_w_unit, throttled, throttle_evidence",
      {{"result_id", "result", "uuid"},
       {"series_id", "telemetry_series", "uuid"}},
      "result_id",

@@ -310,7 +310,10 @@ struct ax_db_series_row {
 	const char *kind, *source;
 	double interval_s, timed_from_s;
 	size_t n;
-	double *t, *power_w, *energy_j, *temp_c, *sm_mhz, *mem_mhz, *mem_used_b;
+	double *t; /* seconds from the series' start */
+#define AX_DB_SERIES_FIELD(name) double *name;
+	AX_TEL_STORED(AX_DB_SERIES_FIELD) /* core/telemetry.h */
+#undef AX_DB_SERIES_FIELD
 	struct ax_db_mem *mem;
 };
 /* The newest series of result result_id; AX_ENOTFOUND when it has none. */
