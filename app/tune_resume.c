@@ -16,25 +16,12 @@ int ax_tl_stored_params(struct ax_params *p, const struct ax_param_def *defs,
 			int n, const struct ax_db_params *src,
 			const json_t *doc, char *err, size_t errlen)
 {
-	ax_params_init(p, defs, n);
-	if (!src->n && !json_is_object(doc))
+	if (!src->n && !json_is_object(doc)) {
+		ax_params_init(p, defs, n);
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "parameters are not a JSON object");
-	for (int i = 0; i < src->n; i++) {
-		const struct ax_db_param *v = &src->v[i];
-		char text[AX_PARAM_TEXT_MAX + 1] = "";
-		if (v->type == AX_DB_VALUE_INT)
-			snprintf(text, sizeof(text), "%" PRId64, v->i);
-		else if (v->type == AX_DB_VALUE_TEXT && v->text)
-			snprintf(text, sizeof(text), "%s", v->text);
-		else if (v->type == AX_DB_VALUE_BOOL)
-			snprintf(text, sizeof(text), "%s",
-				 v->num != 0 ? "true" : "false");
-		int rc = ax_params_set(p, v->name, text, err, errlen);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	return ax_db_params_point(p, defs, n, src, err, errlen);
 }
 
 /* Map a stored trial's parameters back to its point of the space. */

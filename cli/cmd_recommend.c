@@ -125,27 +125,6 @@ static int write_out(const struct ax_app *app, const json_t *doc,
 	return 0;
 }
 
-/* Keep the results on the --device selection (NULL or "all": every
- * one), freeing the others; a selection that keeps none is an error. */
-static int keep_device(const struct ax_app *app, struct ax_db_results *l,
-		       const char *sel)
-{
-	int rc;
-	if (!sel || !strcmp(sel, "all"))
-		return 0;
-	if ((rc = ax_app_check_device(app, sel)))
-		return rc;
-	size_t n = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		if (ax_app_row_on_device(&l->v[i]->device, sel))
-			l->v[n++] = l->v[i];
-		else
-			ax_db_result_row_free(l->v[i]);
-	}
-	l->n = n;
-	return n ? 0 : ax_app_no_device_match(app, sel);
-}
-
 /* The stored results the rules read: on the selected device, with their
  * byte counts filled in and their parameters typed, as the document
  * cites them (app/suite_doc.h). */
@@ -161,7 +140,7 @@ static int read_results(struct ax_app *app, struct ax_db_results *results)
 	if (ax_db_result_rows(db, &f, results))
 		return ax_app_error(app, AX_EXIT_STORAGE, "%s",
 				    ax_db_errmsg(db));
-	if ((rc = keep_device(app, results, app->device_sel)))
+	if ((rc = ax_app_filter_device(app, results, app->device_sel)))
 		return rc;
 	for (size_t i = 0; i < results->n; i++) {
 		ax_app_fill_row_bytes(results->v[i]);

@@ -283,6 +283,28 @@ bool ax_db_param_equal(const struct ax_db_param *a, const struct ax_db_param *b)
 	}
 }
 
+int ax_db_params_point(struct ax_params *p, const struct ax_param_def *defs,
+		       int n, const struct ax_db_params *src, char *err,
+		       size_t errlen)
+{
+	ax_params_init(p, defs, n);
+	for (int i = 0; i < src->n; i++) {
+		const struct ax_db_param *v = &src->v[i];
+		char text[AX_PARAM_TEXT_MAX + 1] = "";
+		if (v->type == AX_DB_VALUE_INT)
+			snprintf(text, sizeof(text), "%" PRId64, v->i);
+		else if (v->type == AX_DB_VALUE_TEXT && v->text)
+			snprintf(text, sizeof(text), "%s", v->text);
+		else if (v->type == AX_DB_VALUE_BOOL)
+			snprintf(text, sizeof(text), "%s",
+				 v->num != 0 ? "true" : "false");
+		int rc = ax_params_set(p, v->name, text, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 void ax_db_role_point(unsigned role, const struct ax_db_params *p, void *out)
 {
 	int nc;

@@ -33,6 +33,8 @@
 
 struct ax_db;
 struct ax_db_filter;
+struct ax_param_def;
+struct ax_params;
 
 /* An integer the row did not store. */
 #define AX_DB_NONE (-1)
@@ -81,6 +83,13 @@ const char *ax_db_param_value_text(const struct ax_db_param *v, char *buf,
 /* Do two stored values hold the same type and value? */
 bool ax_db_param_equal(const struct ax_db_param *a,
 		       const struct ax_db_param *b);
+/* The point of a parameter table (defs[0..n)) that stored parameters
+ * name: each set as its text (an integer, a text, true/false), the rest
+ * at their defaults.  AX_EINVAL (err says which and why) for one the
+ * table refuses. */
+int ax_db_params_point(struct ax_params *p, const struct ax_param_def *defs,
+		       int n, const struct ax_db_params *src, char *err,
+		       size_t errlen);
 /* Fill role's point struct (core/params.h) from stored parameters, as
  * ax_role_point does from a document: an integer missing or of another
  * type reads 0, a text NULL (texts point into p's row). */

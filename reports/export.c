@@ -66,35 +66,6 @@ find_schema(const struct ax_config_schema *schema, int n, const char *suite)
 	return NULL;
 }
 
-/*
- * A stored parameter set parsed against a suite's table: each value as
- * the text ax_params_from_json gives it (integers, names, booleans; any
- * other value is empty and refused by the table), in stored order, so the
- * values and the first error are the ones a stored document gave.  (This
- * belongs in core/db_rows.h; app/tune_resume.c has the same step.)
- */
-static int parse_point(const struct ax_config_schema *sc,
-		       const struct ax_db_params *src, struct ax_params *p,
-		       char *err, size_t errlen)
-{
-	ax_params_init(p, sc->params, sc->n_params);
-	for (int i = 0; i < src->n; i++) {
-		const struct ax_db_param *v = &src->v[i];
-		char text[AX_PARAM_TEXT_MAX + 1] = "";
-		if (v->type == AX_DB_VALUE_INT)
-			snprintf(text, sizeof(text), "%" PRId64, v->i);
-		else if (v->type == AX_DB_VALUE_TEXT && v->text)
-			snprintf(text, sizeof(text), "%s", v->text);
-		else if (v->type == AX_DB_VALUE_BOOL)
-			snprintf(text, sizeof(text), "%s",
-				 v->num != 0 ? "true" : "false");
-		int rc = ax_params_set(p, v->name, text, err, errlen);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* A result's stored parameters, which must have been a mapping. */
 static int result_point(const struct ax_config_schema *sc,
 			const struct ax_db_result_row *r, struct ax_params *p,
@@ -103,18 +74,8 @@ static int result_point(const struct ax_config_schema *sc,
 	if (!r->params.n && !json_is_object(r->params_doc))
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "params must be an object");
-	return parse_point(sc, &r->params, p, err, errlen);
-}
-
-static bool same_value(const struct ax_db_param *x, const struct ax_db_param *y)
-{
-	if (x->type != y->type)
-		return false;
-	if (x->type == AX_DB_VALUE_INT)
-		return x->i == y->i;
-	if (x->type == AX_DB_VALUE_TEXT || x->type == AX_DB_VALUE_OTHER)
-		return !strcmp(x->text ? x->text : "", y->text ? y->text : "");
-	return x->type == AX_DB_VALUE_NULL || x->num == y->num;
+	return ax_db_params_point(p, sc->params, sc->n_params, &r->params, err,
+				  errlen);
 }
 
 /* Two stored parameter sets with the same names, types and values. */
@@ -126,7 +87,7 @@ static bool same_params(const struct ax_db_params *a,
 	for (int i = 0; i < a->n; i++) {
 		const struct ax_db_param *x = &a->v[i];
 		const struct ax_db_param *y = ax_db_param_find(b, x->name);
-		if (!y || !same_value(x, y))
+		if (!y || !ax_db_param_equal(x, y))
 			return false;
 	}
 	return true;

@@ -149,22 +149,11 @@ static double role_best(const struct ax_html_ctx *c, const session_t *s,
 	return best;
 }
 
-/* Are two stored parameter values the same value of the same type? */
+/* Are two stored parameter values the same value of the same type (two
+ * missing ones too)? */
 static bool same_value(const struct ax_db_param *a, const struct ax_db_param *b)
 {
-	if (!a || !b || a->type != b->type)
-		return a == b;
-	switch (a->type) {
-	case AX_DB_VALUE_INT:
-		return a->i == b->i;
-	case AX_DB_VALUE_REAL:
-	case AX_DB_VALUE_BOOL:
-		return a->num == b->num;
-	case AX_DB_VALUE_NULL:
-		return true;
-	default:
-		return !strcmp(ax_html_str(a->text), ax_html_str(b->text));
-	}
+	return a && b ? ax_db_param_equal(a, b) : a == b;
 }
 
 /* "k=v k=v" of the parameters p, escaped (those some trial of s varied
