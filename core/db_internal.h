@@ -62,7 +62,8 @@ void ax_dbi_bind_owner(struct sqlite3_stmt *st, int first);
 /*
  * A run's kind as readers show it: "monitor" (a monitor's telemetry, no
  * results), "tune" (a live tuning session: its trials and re-timings),
- * "recommend" (recommend --measure), else "run".  Read from what every
+ * "recommend" (recommend --measure), "ab" (a paired A/B comparison:
+ * both sides' results, suites/runner.h), else "run".  Read from what every
  * schema already holds, so older runs have a kind too: a monitor's
  * profile is "monitor", and tune (since the first live session) and
  * recommend (since schema 5) write {"command": NAME} as the run's
@@ -73,7 +74,8 @@ void ax_dbi_bind_owner(struct sqlite3_stmt *st, int first);
 	"(CASE WHEN " r ".profile IS 'monitor' THEN 'monitor' ELSE"            \
 	" coalesce(CASE WHEN json_valid(" r ".config_json) THEN"               \
 	" CASE json_extract(" r ".config_json, '$.command')"                   \
-	" WHEN 'tune' THEN 'tune' WHEN 'recommend' THEN 'recommend' END"       \
+	" WHEN 'tune' THEN 'tune' WHEN 'recommend' THEN 'recommend'"           \
+	" WHEN 'ab' THEN 'ab' END"                                             \
 	" END, 'run') END)"
 
 /* Monotonic seconds. */

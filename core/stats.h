@@ -58,4 +58,28 @@ double ax_stats_t_quantile(double p, double df);
 double ax_stats_replicate_spread(const double *const *groups, const int *sizes,
 				 int n_groups, int *df);
 
+/* The paired test of one-sample differences (log ratios of rounds). */
+struct ax_signed_rank {
+	int n;		 /* differences */
+	double w_plus;	 /* Wilcoxon's W+: ranks of |d| summed over d > 0 */
+	double p_value;	 /* two-sided, of "centred on 0"; exact for n <= 200
+			    without ties, else normal with tie correction */
+	double center;	 /* Hodges-Lehmann: median of the Walsh averages */
+	double lo, hi;	 /* its interval at the requested level */
+	double ci_level; /* the level actually achieved (below conf when n
+			    is too small for it: [min, max] is used then) */
+};
+
+/*
+ * Wilcoxon signed-rank test of d[0..n) (not modified) against a centre of
+ * 0, with the Hodges-Lehmann estimate of the centre and its
+ * distribution-free interval (two order statistics of the Walsh averages
+ * given by the signed-rank distribution's critical value).  What paired
+ * A/B rounds are judged by: each round's log ratio cancels the machine's
+ * state common to both sides.  n >= 1 and every d finite, else AX_EINVAL;
+ * AX_ENOMEM.  Costs O(n^2 log n): meant for rounds, not raw samples.
+ */
+int ax_stats_signed_rank(const double *d, int n, double conf,
+			 struct ax_signed_rank *out);
+
 #endif

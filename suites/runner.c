@@ -318,15 +318,21 @@ static int choose_reps(const struct timing *t, uint32_t *reps)
 	return 0;
 }
 
+/* A sample's figure in the suite's unit, from seconds per repetition. */
+static double value_of(const struct ax_suite *s, const struct ax_params *p,
+		       double sec)
+{
+	if (s->metric == AX_METRIC_TIME)
+		return sec * s->scale;
+	return s->work(p) / sec / s->scale;
+}
+
 static void store_sample(struct ax_runner_samples *out,
 			 const struct ax_suite *s, const struct ax_params *p,
 			 double sec)
 {
 	out->seconds[out->n] = sec;
-	if (s->metric == AX_METRIC_TIME)
-		out->values[out->n] = sec * s->scale;
-	else
-		out->values[out->n] = s->work(p) / sec / s->scale;
+	out->values[out->n] = value_of(s, p, sec);
 	out->n++;
 }
 
@@ -426,10 +432,11 @@ static void keep_samples(struct ax_runner_result *out,
 	out->reps_per_sample = s->reps_per_sample;
 }
 
-static int measure(struct case_run *cr, const struct ax_params *p)
+/* Everything before the first timed sample: the host-time calibration,
+ * cold mode's scrub buffer, warm-up and verification. */
+static int prepare(struct case_run *cr)
 {
 	struct ax_vk_ctx *vk = cr->vk;
-	struct ax_runner_result *out = cr->out;
 	int rc = 0;
 	if (cr->suite->record && !vk->timestamps)
 		rc = calibrate_empty(cr);
@@ -437,11 +444,6 @@ static int measure(struct case_run *cr, const struct ax_params *p)
 		rc = create_scrub(cr);
 	if (rc == 0)
 		rc = warm_up_and_verify(cr);
-	struct ax_runner_samples s = {.reps_per_sample = 1};
-	if (rc == 0)
-		rc = ax_runner_time_fn(cr->suite, p, cr->opts, case_sample, cr,
-				       &s);
-	keep_samples(out, &s);
 	return rc;
 }
 
@@ -498,60 +500,198 @@ static void note_injected(char *error, size_t len)
 		 " [stall injected by " AX_STALL_ENV ", test-only]");
 }
 
+/* A case set up, warmed up and verified, its repetitions per sample
+ * chosen: what ax_runner_run_case samples in one go and a paired
+ * measurement in rounds. */
+struct ax_runner_case {
+	struct case_run cr;
+	const struct ax_params *p;
+	uint32_t reps;
+	int cap; /* room in out->seconds and out->values */
+};
+
+/* The end of a case, measured or not: its device left usable where it
+ * can be, its error said, its buffers and state released. */
+static int close_case(struct case_run *cr, int rc)
+{
+	struct ax_runner_result *out = cr->out;
+	struct ax_vk_ctx *vk = cr->vk;
+	if (rc == AX_ETIMEOUT && vk->lost)
+		wait_for_overrun(cr);
+	if (rc && !out->error[0])
+		snprintf(out->error, sizeof(out->error), "%s",
+			 vk->err[0] ? vk->err : ax_strerror(rc));
+	if (rc && ax_stall_recorded(cr->stall))
+		note_injected(out->error, sizeof(out->error));
+	ax_stall_destroy(vk, cr->stall);
+	if (rc)
+		fail(cr, rc, outcome_for(rc), NULL);
+	else
+		finish_ok(cr);
+	ax_vk_buffer_destroy(vk, &cr->scrub);
+	/* Also after a loss: host memory is freed, and the ax_vk_*_destroy
+	 * calls a suite makes are no-ops on a lost context. */
+	cr->suite->teardown(vk, cr->state);
+	return out->status;
+}
+
+/* Checks, setup and the stall injection: a case ready to prepare.
+ * Failing before setup, nothing is left to release. */
+static int set_up(struct case_run *cr, const struct ax_params *p, bool *built)
+{
+	struct ax_runner_result *out = cr->out;
+	struct ax_vk_ctx *vk = cr->vk;
+	const struct ax_suite *suite = cr->suite;
+	bool stall_hold;
+	*built = false;
+	vk->timeout_ns = timeout_ns(cr->opts);
+	out->timing_mode = timing_mode(cr);
+	if (suite->shader)
+		ax_vk_shader_hash(suite->shader(p), out->shader_hash);
+	int stall_picked =
+	    ax_stall_pick(&stall_hold, out->error, sizeof(out->error));
+	if (stall_picked < 0)
+		return fail(cr, AX_EINVAL, AX_CASE_ERROR, NULL);
+	int rc = check_point(cr, p);
+	if (rc)
+		return fail(cr, rc, outcome_for(rc), NULL);
+	if (vk->lost)
+		return fail(cr, AX_EDEVLOST, AX_CASE_SKIPPED,
+			    "the device was lost by an earlier case (a timeout "
+			    "or device loss)");
+	double t0 = now_s(), c0 = vk->compile_ms_total;
+	rc = suite->setup(vk, p, &cr->state, out->error, sizeof(out->error));
+	out->setup_ms = (now_s() - t0) * 1e3;
+	out->compile_ms = vk->compile_ms_total - c0;
+	if (rc)
+		return fail(cr, rc, outcome_for(rc), NULL);
+	*built = true;
+	if (suite->spirv_hash)
+		snprintf(out->shader_hash, sizeof(out->shader_hash), "%s",
+			 suite->spirv_hash(cr->state));
+	return stall_picked ? ax_stall_create(vk, stall_hold, &cr->stall) : 0;
+}
+
+int ax_runner_case_open(struct ax_vk_ctx *vk, const struct ax_suite *suite,
+			const struct ax_params *p,
+			const struct ax_runner_opts *opts,
+			struct ax_runner_result *out,
+			struct ax_runner_case **cp)
+{
+	memset(out, 0, sizeof(*out));
+	*cp = NULL;
+	struct ax_runner_case *c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(out->error, sizeof(out->error), "out of memory");
+		out->status = AX_ENOMEM;
+		out->outcome = AX_CASE_ERROR;
+		out->status_text = ax_case_status_name(AX_CASE_ERROR);
+		return AX_ENOMEM;
+	}
+	c->cr = (struct case_run){
+	    .vk = vk, .suite = suite, .opts = opts, .out = out};
+	c->p = p;
+	c->reps = 1;
+	bool built;
+	int rc = set_up(&c->cr, p, &built);
+	if (rc && !built) {
+		free(c);
+		return out->status;
+	}
+	if (rc == 0)
+		rc = prepare(&c->cr);
+	struct ax_runner_samples none = {0};
+	struct timing t = {suite, p, opts, case_sample, &c->cr, &none};
+	if (rc == 0)
+		rc = choose_reps(&t, &c->reps);
+	out->reps_per_sample = c->reps;
+	if (rc) {
+		close_case(&c->cr, rc);
+		free(c);
+		return out->status;
+	}
+	*cp = c;
+	return 0;
+}
+
+int ax_runner_case_close(struct ax_runner_case *c, int rc)
+{
+	if (!c)
+		return AX_EINVAL;
+	rc = close_case(&c->cr, rc);
+	free(c);
+	return rc;
+}
+
+/* The timing loop over an open case: its samples become the result's. */
+static int sample_case(struct ax_runner_case *c)
+{
+	const struct ax_runner_opts *o = c->cr.opts;
+	struct ax_runner_samples s = {.reps_per_sample = c->reps};
+	struct timing t = {c->cr.suite, c->p, o, case_sample, &c->cr, &s};
+	if (o->phase)
+		o->phase(o->phase_ctx, AX_PHASE_TIMED);
+	int rc = sample_loop(&t, c->reps);
+	if (o->phase)
+		o->phase(o->phase_ctx, AX_PHASE_DONE);
+	keep_samples(c->cr.out, &s);
+	return rc;
+}
+
 int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 		       const struct ax_params *p,
 		       const struct ax_runner_opts *opts,
 		       struct ax_runner_result *out)
 {
-	memset(out, 0, sizeof(*out));
-	struct case_run cr = {
-	    .vk = vk, .suite = suite, .opts = opts, .out = out};
-	vk->timeout_ns = timeout_ns(opts);
-	out->timing_mode = timing_mode(&cr);
-	if (suite->shader)
-		ax_vk_shader_hash(suite->shader(p), out->shader_hash);
-	bool stall_hold;
-	int stall_picked =
-	    ax_stall_pick(&stall_hold, out->error, sizeof(out->error));
-	if (stall_picked < 0)
-		return fail(&cr, AX_EINVAL, AX_CASE_ERROR, NULL);
-	int rc = check_point(&cr, p);
-	if (rc)
-		return fail(&cr, rc, outcome_for(rc), NULL);
-	if (vk->lost)
-		return fail(&cr, AX_EDEVLOST, AX_CASE_SKIPPED,
-			    "the device was lost by an earlier case (a timeout "
-			    "or device loss)");
-	double t0 = now_s(), c0 = vk->compile_ms_total;
-	rc = suite->setup(vk, p, &cr.state, out->error, sizeof(out->error));
-	out->setup_ms = (now_s() - t0) * 1e3;
-	out->compile_ms = vk->compile_ms_total - c0;
-	if (rc)
-		return fail(&cr, rc, outcome_for(rc), NULL);
-	if (suite->spirv_hash)
-		snprintf(out->shader_hash, sizeof(out->shader_hash), "%s",
-			 suite->spirv_hash(cr.state));
-	if (stall_picked)
-		rc = ax_stall_create(vk, stall_hold, &cr.stall);
-	if (rc == 0)
-		rc = measure(&cr, p);
-	if (rc == AX_ETIMEOUT && vk->lost)
-		wait_for_overrun(&cr);
-	if (rc && !out->error[0])
-		snprintf(out->error, sizeof(out->error), "%s",
-			 vk->err[0] ? vk->err : ax_strerror(rc));
-	if (rc && ax_stall_recorded(cr.stall))
-		note_injected(out->error, sizeof(out->error));
-	ax_stall_destroy(vk, cr.stall);
-	if (rc)
-		fail(&cr, rc, outcome_for(rc), NULL);
-	else
-		finish_ok(&cr);
-	ax_vk_buffer_destroy(vk, &cr.scrub);
-	/* Also after a loss: host memory is freed, and the ax_vk_*_destroy
-	 * calls a suite makes are no-ops on a lost context. */
-	suite->teardown(vk, cr.state);
-	return out->status;
+	struct ax_runner_case *c;
+	if (ax_runner_case_open(vk, suite, p, opts, out, &c))
+		return out->status;
+	return ax_runner_case_close(c, sample_case(c));
+}
+
+/* Room for more samples in the case's result. */
+static int grow(struct ax_runner_case *c, int more)
+{
+	struct ax_runner_result *out = c->cr.out;
+	if (out->n + more <= c->cap)
+		return 0;
+	int cap = (out->n + more) * 2;
+	double *sec = realloc(out->seconds, sizeof(double) * (size_t)cap);
+	if (sec)
+		out->seconds = sec;
+	double *val =
+	    sec ? realloc(out->values, sizeof(double) * (size_t)cap) : NULL;
+	if (val)
+		out->values = val;
+	if (!sec || !val)
+		return AX_ENOMEM;
+	c->cap = cap;
+	return 0;
+}
+
+int ax_runner_case_round(void *ctx, int samples, double *value)
+{
+	struct ax_runner_case *c = ctx;
+	struct ax_runner_result *out = c->cr.out;
+	const struct ax_suite *s = c->cr.suite;
+	*value = NAN;
+	if (samples < 1)
+		samples = 1;
+	int rc = grow(c, samples);
+	for (int i = 0; rc == 0 && i < samples; i++) {
+		double sec;
+		if ((rc = sample(&c->cr, c->reps, &sec)))
+			break;
+		out->seconds[out->n] = sec;
+		out->values[out->n] = value_of(s, c->p, sec);
+		out->n++;
+	}
+	struct ax_summary m;
+	if (rc == 0 && ax_stats_summarize(out->values + out->n - samples,
+					  samples, 0.95, &m) == 0)
+		*value = m.median;
+	out->stop_reason = "paired";
+	return rc;
 }
 
 void ax_runner_result_release(struct ax_runner_result *r)

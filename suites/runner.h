@@ -135,4 +135,100 @@ int ax_runner_time_fn(const struct ax_suite *suite, const struct ax_params *p,
 		      int (*one)(void *ctx, uint32_t reps, double *sec),
 		      void *ctx, struct ax_runner_samples *out);
 
+/* ---- cases kept open, and paired measurement ------------------------ */
+
+/* A case set up, warmed up and verified, ready to be sampled in rounds. */
+struct ax_runner_case;
+
+/*
+ * The first half of ax_runner_run_case: the point checked, the suite set
+ * up, warmed up and its output verified against the reference, the
+ * repetitions per sample chosen.  out (the caller's, alive until the case
+ * is closed) is filled as run_case fills it.  On success *c is the open
+ * case; on failure *c is NULL, everything is released and out says why
+ * (release out as after run_case).  Returns out->status.
+ */
+int ax_runner_case_open(struct ax_vk_ctx *vk, const struct ax_suite *suite,
+			const struct ax_params *p,
+			const struct ax_runner_opts *opts,
+			struct ax_runner_result *out,
+			struct ax_runner_case **c);
+
+/*
+ * One round of an open case (ctx is the struct ax_runner_case *):
+ * `samples` samples at the case's repetitions, appended to its result;
+ * *value is their median in the suite's unit.  The shape of
+ * ax_runner_pair_side.round.  The result's stop reason becomes "paired".
+ * Returns 0 or the sample's error (close the case with it).
+ */
+int ax_runner_case_round(void *ctx, int samples, double *value);
+
+/* The second half: the result summarised over every sample taken (or
+ * failed with rc when rc != 0), the suite torn down, c freed.  Returns
+ * the result's status. */
+int ax_runner_case_close(struct ax_runner_case *c, int rc);
+
+/*
+ * Paired A/B measurement (suites/runner_pair.c): two variants measured in
+ * alternating rounds, A then B, then B then A (ABBA), and judged on the
+ * per-round ratios.  Whatever the machine does that lasts longer than a
+ * round -- another process, a clock change, a warmer chip -- slows both
+ * sides of that round alike and cancels in the ratio, which is why this
+ * verdict survives a machine whose speed drifts between processes.  A
+ * side is anything that measures one round: an open case
+ * (ax_runner_case_round), another device's case, or another process.
+ */
+struct ax_runner_pair_side {
+	/* Measure one round of `samples` samples; *value in the suite's
+	 * unit (the median of the round).  Non-zero stops the pairing. */
+	int (*round)(void *ctx, int samples, double *value);
+	void *ctx;
+};
+
+struct ax_runner_pair_result;
+
+struct ax_runner_pair_opts {
+	int min_rounds, max_rounds;
+	int samples_per_round;
+	double max_noise;  /* stop once the speed-up's interval is within
+			      +/- this fraction of it */
+	double max_time_s; /* stop after this long (past min_rounds) */
+	double conf;	   /* level of the interval (0.95) */
+	bool higher_is_better;
+	volatile int *stop; /* set asynchronously to stop early */
+	/* Called after each round with the judgement so far (may be NULL). */
+	void (*progress)(void *ctx, const struct ax_runner_pair_result *r);
+	void *progress_ctx;
+};
+
+/* Defaults: 10..100 rounds of 3 samples, noise 1 %, 60 s, 95 %. */
+void ax_runner_pair_opts_default(struct ax_runner_pair_opts *o);
+
+struct ax_runner_pair_result {
+	int rounds;
+	double *a, *b;		    /* each round's value per side (owned) */
+	double *log_speedup;	    /* per round: log(B's speed / A's speed) */
+	struct ax_signed_rank test; /* of log_speedup */
+	/* B's speed over A's (above 1: B is faster), the Hodges-Lehmann
+	 * estimate of the per-round ratios and its interval; NAN before
+	 * the first round. */
+	double speedup, lo, hi;
+	double half_width;	 /* (hi - lo) / 2 / speedup */
+	const char *stop_reason; /* "noise", "max-rounds", "time-limit",
+				    "interrupted", "error" */
+};
+
+/*
+ * Alternate rounds of a and b until the stop rule of o holds (at least
+ * min_rounds, then the interval within max_noise, or max_rounds, or
+ * max_time_s, or the stop flag).  Always fills out (release it); returns
+ * 0, AX_EINVAL (bad options), AX_ENOMEM or a side's error, which stops
+ * the rounds with what was measured kept.
+ */
+int ax_runner_pair(const struct ax_runner_pair_side *a,
+		   const struct ax_runner_pair_side *b,
+		   const struct ax_runner_pair_opts *o,
+		   struct ax_runner_pair_result *out);
+void ax_runner_pair_result_release(struct ax_runner_pair_result *r);
+
 #endif

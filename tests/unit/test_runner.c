@@ -14,6 +14,8 @@
 #include "suites/registry.h"
 #include "suites/runner.h"
 
+#include <math.h>
+#include <string.h>
 #include <time.h>
 
 static struct ax_vk_instance *inst;
@@ -275,6 +277,102 @@ static void test_gpu_suite_uses_timestamps(void)
 	ax_runner_result_release(&r);
 }
 
+/* Paired rounds of two open cases: B spins three times as long, so its
+ * speed is a third of A's whatever the load (a preempted round slows the
+ * side it hits, and the signed-rank estimate moves by one rank for it);
+ * each side's result keeps every round's samples. */
+static void test_paired_cases(void)
+{
+	NEED_DEVICE();
+	struct ax_runner_opts o;
+	ax_runner_opts_default(&o);
+	struct ax_params pa, pb;
+	ax_params_init(&pa, spin_params, 2);
+	ax_params_init(&pb, spin_params, 2);
+	pa.v[0] = 100;
+	pb.v[0] = 300;
+	struct ax_runner_result ra, rb;
+	struct ax_runner_case *ca, *cb;
+	AX_CHECK_INT(ax_runner_case_open(vk, &spin_suite, &pa, &o, &ra, &ca),
+		     0);
+	AX_CHECK_INT(ax_runner_case_open(vk, &spin_suite, &pb, &o, &rb, &cb),
+		     0);
+	struct ax_runner_pair_opts po;
+	ax_runner_pair_opts_default(&po);
+	po.min_rounds = 8;
+	po.max_rounds = 12;
+	po.max_noise = 0.05;
+	struct ax_runner_pair_side a = {ax_runner_case_round, ca};
+	struct ax_runner_pair_side b = {ax_runner_case_round, cb};
+	struct ax_runner_pair_result pr;
+	AX_CHECK_INT(ax_runner_pair(&a, &b, &po, &pr), 0);
+	AX_CHECK(pr.rounds >= 8 && pr.rounds <= 12);
+	AX_CHECK(pr.speedup > 0.2 && pr.speedup < 0.5);
+	AX_CHECK(pr.lo <= pr.speedup && pr.speedup <= pr.hi);
+	AX_CHECK(pr.hi < 1);
+	AX_CHECK(!strcmp(pr.stop_reason, "noise") ||
+		 !strcmp(pr.stop_reason, "max-rounds"));
+	AX_CHECK_INT(ax_runner_case_close(ca, 0), 0);
+	AX_CHECK_INT(ax_runner_case_close(cb, 0), 0);
+	AX_CHECK_INT(ra.n, pr.rounds * po.samples_per_round);
+	AX_CHECK_STR(ra.stop_reason, "paired");
+	AX_CHECK(ra.summary.median > rb.summary.median);
+	ax_runner_pair_result_release(&pr);
+	ax_runner_result_release(&ra);
+	ax_runner_result_release(&rb);
+}
+
+/* A case that fails verification never opens: no case, the status said,
+ * nothing to close. */
+static void test_case_open_fails_cleanly(void)
+{
+	NEED_DEVICE();
+	struct ax_runner_opts o;
+	ax_runner_opts_default(&o);
+	struct ax_params p;
+	ax_params_init(&p, spin_params, 2);
+	p.v[1] = 1;
+	struct ax_runner_result r;
+	struct ax_runner_case *c = (struct ax_runner_case *)&r;
+	AX_CHECK_INT(ax_runner_case_open(vk, &spin_suite, &p, &o, &r, &c),
+		     AX_EVERIFY);
+	AX_CHECK(c == NULL);
+	AX_CHECK_STR(r.status_text, "failed-verification");
+	ax_runner_result_release(&r);
+}
+
+/* The stop flag ends the rounds with what was measured kept; bad options
+ * are refused. */
+static void test_pair_stop_and_bad_opts(void)
+{
+	NEED_DEVICE();
+	struct ax_runner_opts o;
+	ax_runner_opts_default(&o);
+	struct ax_params p;
+	ax_params_init(&p, spin_params, 2);
+	struct ax_runner_result r;
+	struct ax_runner_case *c;
+	AX_CHECK_INT(ax_runner_case_open(vk, &spin_suite, &p, &o, &r, &c), 0);
+	struct ax_runner_pair_side s = {ax_runner_case_round, c};
+	struct ax_runner_pair_opts po;
+	struct ax_runner_pair_result pr;
+	ax_runner_pair_opts_default(&po);
+	volatile int stop = 1;
+	po.stop = &stop;
+	AX_CHECK_INT(ax_runner_pair(&s, &s, &po, &pr), 0);
+	AX_CHECK_STR(pr.stop_reason, "interrupted");
+	AX_CHECK_INT(pr.rounds, 0);
+	AX_CHECK(isnan(pr.speedup));
+	ax_runner_pair_result_release(&pr);
+	po.stop = NULL;
+	po.min_rounds = 0;
+	AX_CHECK_INT(ax_runner_pair(&s, &s, &po, &pr), AX_EINVAL);
+	ax_runner_pair_result_release(&pr);
+	AX_CHECK_INT(ax_runner_case_close(c, 0), AX_EINTR);
+	AX_CHECK_STR(r.status_text, "interrupted");
+	ax_runner_result_release(&r);
+}
+
 static void open_device(void)
 {
 	const char *v = getenv("AXBENCH_VALIDATE");
@@ -302,6 +400,9 @@ static const struct ax_test_case tests[] = {
     AX_TEST(test_failed_verification_has_no_time),
     AX_TEST(test_check_decides_invalid_and_skipped),
     AX_TEST(test_gpu_suite_uses_timestamps),
+    AX_TEST(test_paired_cases),
+    AX_TEST(test_case_open_fails_cleanly),
+    AX_TEST(test_pair_stop_and_bad_opts),
     AX_TEST(test_no_validation_messages),
 };
 

@@ -1,0 +1,148 @@
+/*
+ * suites/runner_pair.c - paired A/B measurement in alternating rounds
+ * (runner.h).  The judgement is the Wilcoxon signed-rank test of the
+ * per-round log speed-ups with the Hodges-Lehmann interval
+ * (core/stats.h): no normality is assumed, and one round a scheduler
+ * preempted moves the estimate by one rank, not by its size.
+ */
+#include "suites/runner.h"
+
+#include "core/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void ax_runner_pair_opts_default(struct ax_runner_pair_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->min_rounds = 10;
+	o->max_rounds = 100;
+	o->samples_per_round = 3;
+	o->max_noise = 0.01;
+	o->max_time_s = 60;
+	o->conf = 0.95;
+	o->higher_is_better = true;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool opts_valid(const struct ax_runner_pair_opts *o)
+{
+	return o->min_rounds >= 1 && o->max_rounds >= o->min_rounds &&
+	       o->samples_per_round >= 1 && o->max_noise >= 0 &&
+	       o->max_time_s >= 0 && o->conf > 0 && o->conf < 1;
+}
+
+/* A round's speed from its value: the value itself where higher is
+ * better, its reciprocal where it is a time. */
+static double speed(const struct ax_runner_pair_opts *o, double v)
+{
+	return o->higher_is_better ? v : 1 / v;
+}
+
+/* The judgement over the rounds so far. */
+static int judge(struct ax_runner_pair_result *r, double conf)
+{
+	int rc =
+	    ax_stats_signed_rank(r->log_speedup, r->rounds, conf, &r->test);
+	if (rc)
+		return rc;
+	r->speedup = exp(r->test.center);
+	r->lo = exp(r->test.lo);
+	r->hi = exp(r->test.hi);
+	r->half_width = (r->hi - r->lo) / 2 / r->speedup;
+	return 0;
+}
+
+/* One round, in the order that alternates which side goes first. */
+static int one_round(const struct ax_runner_pair_side *a,
+		     const struct ax_runner_pair_side *b,
+		     const struct ax_runner_pair_opts *o,
+		     struct ax_runner_pair_result *r)
+{
+	int i = r->rounds, k = o->samples_per_round, rc;
+	double va = NAN, vb = NAN;
+	if (i % 2 == 0) {
+		if ((rc = a->round(a->ctx, k, &va)) == 0)
+			rc = b->round(b->ctx, k, &vb);
+	} else {
+		if ((rc = b->round(b->ctx, k, &vb)) == 0)
+			rc = a->round(a->ctx, k, &va);
+	}
+	if (rc)
+		return rc;
+	double sa = speed(o, va), sb = speed(o, vb);
+	if (!(sa > 0) || !(sb > 0) || !isfinite(sa) || !isfinite(sb))
+		return AX_EINVAL; /* a side measured nothing usable */
+	r->a[i] = va;
+	r->b[i] = vb;
+	r->log_speedup[i] = log(sb / sa);
+	r->rounds++;
+	return judge(r, o->conf);
+}
+
+/* Why to stop after this round, or NULL to go on. */
+static const char *stop_now(const struct ax_runner_pair_opts *o,
+			    const struct ax_runner_pair_result *r,
+			    double elapsed)
+{
+	if (r->rounds >= o->max_rounds)
+		return "max-rounds";
+	if (r->rounds < o->min_rounds)
+		return NULL;
+	if (r->half_width <= o->max_noise)
+		return "noise";
+	if (elapsed >= o->max_time_s)
+		return "time-limit";
+	return NULL;
+}
+
+int ax_runner_pair(const struct ax_runner_pair_side *a,
+		   const struct ax_runner_pair_side *b,
+		   const struct ax_runner_pair_opts *o,
+		   struct ax_runner_pair_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->speedup = out->lo = out->hi = out->half_width = NAN;
+	out->stop_reason = "error";
+	if (!a || !b || !a->round || !b->round || !o || !opts_valid(o))
+		return AX_EINVAL;
+	size_t n = (size_t)o->max_rounds;
+	out->a = calloc(n, sizeof(double));
+	out->b = calloc(n, sizeof(double));
+	out->log_speedup = calloc(n, sizeof(double));
+	if (!out->a || !out->b || !out->log_speedup)
+		return AX_ENOMEM;
+	double start = now_s();
+	for (;;) {
+		if (o->stop && *o->stop) {
+			out->stop_reason = "interrupted";
+			return 0;
+		}
+		int rc = one_round(a, b, o, out);
+		if (rc)
+			return rc;
+		if (o->progress)
+			o->progress(o->progress_ctx, out);
+		const char *why = stop_now(o, out, now_s() - start);
+		if (why) {
+			out->stop_reason = why;
+			return 0;
+		}
+	}
+}
+
+void ax_runner_pair_result_release(struct ax_runner_pair_result *r)
+{
+	free(r->a);
+	free(r->b);
+	free(r->log_speedup);
+	memset(r, 0, sizeof(*r));
+}
