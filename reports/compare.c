@@ -118,8 +118,7 @@ const char *ax_compare_change_text(const struct ax_compare_stat *s, char *buf,
 	return buf;
 }
 
-/* Apply the documented rules to an interval of the improvement. */
-static void decide(struct ax_compare_stat *s, double alpha)
+void ax_compare_decide(struct ax_compare_stat *s, double alpha)
 {
 	double t = s->threshold;
 	bool sig = s->p_value < alpha;
@@ -213,7 +212,7 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 		out->impr_lo = -out->rel_hi;
 		out->impr_hi = -out->rel_lo;
 	}
-	decide(out, o->alpha);
+	ax_compare_decide(out, o->alpha);
 	return 0;
 }
 

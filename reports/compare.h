@@ -126,6 +126,11 @@ int ax_compare_samples(const double *a, int na, const double *b, int nb,
 		       const struct ax_compare_opts *o,
 		       struct ax_compare_stat *out, char *err, size_t errlen);
 
+/* The documented rules applied to s's improvement interval (impr_lo,
+ * impr_hi), p_value and threshold: sets s->verdict and s->reason.  The
+ * one place the rules live, for sample and paired comparisons alike. */
+void ax_compare_decide(struct ax_compare_stat *s, double alpha);
+
 /*
  * A win a tuned point may claim over the defaults: the shift test says
  * faster (st->verdict) and the candidate's median is better too.  The
