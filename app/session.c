@@ -349,3 +349,104 @@ int ax_session_finish(struct ax_session *s, int rc)
 	memset(s, 0, sizeof(*s));
 	return rc;
 }
+
+/* ---- paired measurement ------------------------------------------------ */
+
+/* The pairing's facts, stored in both sides' extra JSON as "pair", so
+ * that a reader of either result finds the verdict's figures and the
+ * other side. */
+static json_t *pair_extra(const struct ax_session_pair_side *side,
+			  const char *name,
+			  const struct ax_runner_pair_result *pr,
+			  int64_t other_id)
+{
+	json_t *o = json_is_object(side->extra) ? json_deep_copy(side->extra)
+						: json_object();
+	json_t *pair = json_pack("{s:s, s:i, s:s}", "side", name, "rounds",
+				 pr->rounds, "stop_reason", pr->stop_reason);
+	/* B's speed over A's and its interval (json_real of NAN is NULL,
+	 * so an unmeasured figure is simply absent). */
+	json_object_set_new(pair, "speedup", json_real(pr->speedup));
+	json_object_set_new(pair, "speedup_lo", json_real(pr->lo));
+	json_object_set_new(pair, "speedup_hi", json_real(pr->hi));
+	json_object_set_new(pair, "p_value", json_real(pr->test.p_value));
+	json_object_set_new(pair, "level", json_real(pr->test.ci_level));
+	if (other_id > 0)
+		json_object_set_new(pair, "other_result_id",
+				    json_integer(other_id));
+	json_object_set_new(o, "pair", pair);
+	return o;
+}
+
+/* Store one side as ax_session_measure stores a case (no power: the
+ * sensor cannot tell two interleaved sides apart). */
+static int store_side(struct ax_session *s, const struct ax_runner_opts *opts,
+		      struct ax_session_pair_side *side, const char *name,
+		      const struct ax_runner_pair_result *pr, int64_t other_id)
+{
+	struct ax_session_case *c = &side->c;
+	int64_t cpu_id;
+	ax_session_cpu_compare(s, side->suite, side->p, opts, &c->r, &cpu_id,
+			       &c->speedup_vs_cpu);
+	json_t *extra = pair_extra(side, name, pr, other_id);
+	int rc = store(s, side->suite, side->p, extra, NULL, cpu_id, c);
+	json_decref(extra);
+	if (rc) {
+		c->result_id = 0;
+		say_not_stored(s, side->suite, c);
+		return rc == AX_EINTR ? AX_EXIT_INTERRUPTED : AX_EXIT_STORAGE;
+	}
+	count(s, &c->r);
+	return 0;
+}
+
+static void side_init(struct ax_session_pair_side *side)
+{
+	memset(&side->c, 0, sizeof(side->c));
+	side->c.mean_w = side->c.perf_per_w = side->c.energy_rep_j = NAN;
+	side->c.speedup_vs_cpu = NAN;
+	ax_session_case_label(side->p, side->c.label, sizeof(side->c.label));
+}
+
+int ax_session_measure_pair(struct ax_session *s,
+			    const struct ax_runner_opts *opts,
+			    const struct ax_runner_pair_opts *po,
+			    struct ax_session_pair_side *a,
+			    struct ax_session_pair_side *b,
+			    struct ax_runner_pair_result *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->speedup = pr->lo = pr->hi = pr->half_width = NAN;
+	pr->stop_reason = "error";
+	side_init(a);
+	side_init(b);
+	if (s->vk->lost)
+		replace_lost_device(s);
+	struct ax_runner_case *ca = NULL, *cb = NULL;
+	int rc = 0;
+	ax_runner_case_open(s->vk, a->suite, a->p, opts, &a->c.r, &ca);
+	if (ca)
+		ax_runner_case_open(s->vk, b->suite, b->p, opts, &b->c.r, &cb);
+	if (ca && cb) {
+		struct ax_runner_pair_side sa = {ax_runner_case_round, ca};
+		struct ax_runner_pair_side sb = {ax_runner_case_round, cb};
+		rc = ax_runner_pair(&sa, &sb, po, pr);
+	}
+	/* A side's error stopped the rounds: it fails with it, the other
+	 * keeps what it measured. */
+	bool both = ca && cb;
+	if (ca)
+		ax_runner_case_close(ca, pr->failed_side == 1 ? rc : 0);
+	if (cb)
+		ax_runner_case_close(cb, pr->failed_side == 2 ? rc : 0);
+	if (s->vk->lost)
+		s->was_lost = true;
+	/* A side that never opened is stored with its reason; its partner,
+	 * never sampled, has nothing to store. */
+	int st = 0;
+	if (both || !ca)
+		st = store_side(s, opts, a, "A", pr, 0);
+	if (st == 0 && ca)
+		st = store_side(s, opts, b, "B", pr, a->c.result_id);
+	return st;
+}

@@ -10,6 +10,8 @@
  *   ax_session_measure         one case through the runner, stored with
  *                              its samples as it finishes; a device lost
  *                              by an earlier case is replaced first
+ *   ax_session_measure_pair    two cases in alternating rounds (paired
+ *                              A/B), both stored with the judgement
  *   ax_session_finish          the run's final status, the validation
  *                              verdict, everything closed
  *
@@ -145,6 +147,35 @@ void ax_session_case_release(struct ax_session_case *c);
  * interrupt when rc was 0).
  */
 int ax_session_finish(struct ax_session *s, int rc);
+
+/* One side of a paired measurement (ax_session_measure_pair). */
+struct ax_session_pair_side {
+	const struct ax_suite *suite;
+	const struct ax_params *p;
+	const json_t *extra; /* fields for its stored result (borrowed) */
+	struct ax_session_case c; /* out: release with
+				     ax_session_case_release */
+};
+
+/*
+ * Measure two variants on the session's device in alternating rounds
+ * (ax_runner_pair with po; each case set up, warmed up and verified once
+ * with opts) and store both results with every round's samples, A
+ * first.  Each side's extra JSON gets "pair": side ("A" / "B"), rounds,
+ * stop_reason, speedup, speedup_lo, speedup_hi (B's speed over A's),
+ * p_value, level, and on B other_result_id (A's result).  A side that
+ * cannot run (invalid, failed verification ...) is stored with its
+ * reason and no pairing is done; its partner, never sampled, is not
+ * stored (its result_id stays 0).  No power is stored: one sensor
+ * cannot tell two interleaved sides apart.  *pr is the judgement
+ * (release it).  Returns 0 or the exit code of a storage failure.
+ */
+int ax_session_measure_pair(struct ax_session *s,
+			    const struct ax_runner_opts *opts,
+			    const struct ax_runner_pair_opts *po,
+			    struct ax_session_pair_side *a,
+			    struct ax_session_pair_side *b,
+			    struct ax_runner_pair_result *pr);
 
 /* The defaults (what ax_session_init sets). */
 void ax_session_efficiency_default(struct ax_session_efficiency *e);

@@ -216,6 +216,8 @@ struct ax_runner_pair_result {
 	double half_width;	 /* (hi - lo) / 2 / speedup */
 	const char *stop_reason; /* "noise", "max-rounds", "time-limit",
 				    "interrupted", "error" */
+	int failed_side;	 /* 1 (A) or 2 (B) when a side's error
+				    stopped the rounds, else 0 */
 };
 
 /*

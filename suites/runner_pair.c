@@ -69,17 +69,23 @@ static int one_round(const struct ax_runner_pair_side *a,
 {
 	int i = r->rounds, k = o->samples_per_round, rc;
 	double va = NAN, vb = NAN;
-	if (i % 2 == 0) {
-		if ((rc = a->round(a->ctx, k, &va)) == 0)
-			rc = b->round(b->ctx, k, &vb);
-	} else {
-		if ((rc = b->round(b->ctx, k, &vb)) == 0)
-			rc = a->round(a->ctx, k, &va);
-	}
+	const struct ax_runner_pair_side *first = i % 2 ? b : a;
+	const struct ax_runner_pair_side *second = i % 2 ? a : b;
+	double *v1 = i % 2 ? &vb : &va, *v2 = i % 2 ? &va : &vb;
+	if ((rc = first->round(first->ctx, k, v1)) == 0)
+		rc = second->round(second->ctx, k, v2);
+	else
+		r->failed_side = first == a ? 1 : 2;
+	if (rc && !r->failed_side)
+		r->failed_side = second == a ? 1 : 2;
 	if (rc)
 		return rc;
 	double sa = speed(o, va), sb = speed(o, vb);
-	if (!(sa > 0) || !(sb > 0) || !isfinite(sa) || !isfinite(sb))
+	if (!(sa > 0) || !isfinite(sa))
+		r->failed_side = 1;
+	else if (!(sb > 0) || !isfinite(sb))
+		r->failed_side = 2;
+	if (r->failed_side)
 		return AX_EINVAL; /* a side measured nothing usable */
 	r->a[i] = va;
 	r->b[i] = vb;

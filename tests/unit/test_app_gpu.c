@@ -187,6 +187,78 @@ static void test_tune_stores_session_and_trials(void)
 	AX_CHECK(strstr(text, "random on bandwidth, 3 trials") != NULL);
 }
 
+/* A paired measurement through the session: two bandwidth cases in
+ * alternating rounds, both stored with every round's samples and the
+ * pairing's facts, B naming A. */
+static void test_session_pairs_and_stores_both(void)
+{
+	AX_NEED_DEVICE();
+	struct ax_app app = app_here();
+	struct ax_session s;
+	ax_session_init(&s, &app, "ab");
+	quiet_efficiency(&s.eff);
+	const struct ax_suite *bw = ax_suite_find("bandwidth");
+	struct ax_params pa, pb;
+	ax_params_init(&pa, bw->params, bw->n_params);
+	ax_params_init(&pb, bw->params, bw->n_params);
+	char err[256];
+	AX_CHECK_INT(ax_params_set(&pa, "size", "64K", err, sizeof(err)), 0);
+	AX_CHECK_INT(ax_params_set(&pb, "size", "128K", err, sizeof(err)), 0);
+	struct ax_session_run run = {.config_json = "{\"command\": \"ab\"}"};
+	AX_CHECK_INT(ax_session_choose_device(&s), 0);
+	AX_CHECK_INT(ax_session_begin_run(&s, &run), 0);
+	struct ax_runner_opts o;
+	quick_opts(&o);
+	struct ax_runner_pair_opts po;
+	ax_runner_pair_opts_default(&po);
+	po.min_rounds = po.max_rounds = 6;
+	struct ax_session_pair_side a = {bw, &pa, NULL}, b = {bw, &pb, NULL};
+	struct ax_runner_pair_result pr;
+	AX_CHECK_INT(ax_session_measure_pair(&s, &o, &po, &a, &b, &pr), 0);
+	AX_CHECK_INT(pr.rounds, 6);
+	AX_CHECK_STR(pr.stop_reason, "max-rounds");
+	AX_CHECK(pr.lo <= pr.speedup && pr.speedup <= pr.hi);
+	AX_CHECK(a.c.result_id > 0 && b.c.result_id > a.c.result_id);
+	AX_CHECK_INT(a.c.r.n, 6 * po.samples_per_round);
+	int64_t a_id = a.c.result_id;
+	ax_session_case_release(&a.c);
+	ax_session_case_release(&b.c);
+	ax_runner_pair_result_release(&pr);
+	AX_CHECK_INT(ax_session_finish(&s, 0), 0);
+	json_t *results = stored(ax_db_results);
+	size_t i;
+	json_t *r;
+	int seen = 0;
+	json_array_foreach(results, i, r)
+	{
+		json_t *pair =
+		    json_object_get(json_object_get(r, "extra"), "pair");
+		if (!pair)
+			continue;
+		seen++;
+		const char *side =
+		    json_string_value(json_object_get(pair, "side"));
+		AX_CHECK_INT(json_array_size(json_object_get(r, "samples")),
+			     18);
+		if (side && !strcmp(side, "B"))
+			AX_CHECK_INT(json_integer_value(json_object_get(
+					 pair, "other_result_id")),
+				     a_id);
+	}
+	AX_CHECK_INT(seen, 2);
+	json_decref(results);
+	json_t *runs = stored(ax_db_runs);
+	int ab_runs = 0;
+	json_array_foreach(runs, i, r)
+	{
+		const char *kind =
+		    json_string_value(json_object_get(r, "kind"));
+		ab_runs += kind && !strcmp(kind, "ab");
+	}
+	AX_CHECK_INT(ab_runs, 1);
+	json_decref(runs);
+}
+
 static void test_setup(void)
 {
 	AX_CHECK(mkdtemp(dir) != NULL);
@@ -208,5 +280,6 @@ static void test_cleanup(void)
 AX_TEST_MAIN(AX_TEST(test_setup), AX_TEST(test_open),
 	     AX_TEST(test_run_executes_and_stores_each_case),
 	     AX_TEST(test_tune_stores_session_and_trials),
+	     AX_TEST(test_session_pairs_and_stores_both),
 	     AX_TEST(test_no_validation_messages), AX_TEST(test_close),
 	     AX_TEST(test_cleanup))
