@@ -8,6 +8,8 @@
 #include "core/error.h"
 #include "core/outfile.h"
 #include "reports/compare.h"
+#include "suites/registry.h"
+#include "suites/suite.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -120,13 +122,58 @@ static void baseline_label(char *buf, size_t len, const char *run,
 	s->run_id = s->run_ids[s->n_run_ids - 1];
 }
 
+/*
+ * "last": the newest run of kind "run" (AX_RUN_KIND_SQL): a tuning
+ * session, a monitor, recommend --measure or a paired comparison
+ * measures something else than the cases a CI run compares, so it is
+ * named by its id when meant.  (ax_db_last_run keeps every kind but a
+ * monitor's: `baseline save` and `results --run last` name a tune run
+ * with "last", and say what it is.)
+ */
+static int last_plain_run(struct ax_db *db, int64_t *id, size_t *n_runs)
+{
+	struct ax_db_runs runs; /* newest first */
+	int rc = ax_db_run_rows(db, NULL, &runs);
+	*n_runs = runs.n;
+	if (rc == 0)
+		rc = AX_ENOTFOUND;
+	for (size_t i = 0; rc == AX_ENOTFOUND && i < runs.n; i++)
+		if (runs.v[i]->kind && strcmp(runs.v[i]->kind, "run") == 0) {
+			*id = runs.v[i]->id;
+			rc = 0;
+		}
+	ax_db_runs_free(&runs);
+	return rc;
+}
+
+/* Say why "last" names no run: none at all, or none of kind "run". */
+static int no_last_run(const struct ax_app *app, const struct side *s,
+		       size_t n_runs)
+{
+	if (n_runs == 0)
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "compare: %s: %s holds no runs yet; run "
+				    "`axbench run` first",
+				    s->spec, s->path);
+	return ax_app_error(app, AX_EXIT_USAGE,
+			    "compare: %s: 'last' is the newest run of "
+			    "`axbench run`, and %s holds none (its %zu runs "
+			    "are tuning sessions, monitors, recommend or "
+			    "paired runs); name one by its id (`axbench "
+			    "runs` lists them)",
+			    s->spec, s->path, n_runs);
+}
+
 static int resolve_run(const struct ax_app *app, struct side *s,
 		       const char *run)
 {
 	int rc;
-	if (strcmp(run, "last") == 0)
-		rc = ax_db_last_run(s->db, &s->run_id);
-	else if (strncmp(run, "baseline:", 9) == 0)
+	size_t n_runs;
+	if (strcmp(run, "last") == 0) {
+		if ((rc = last_plain_run(s->db, &s->run_id, &n_runs)) ==
+		    AX_ENOTFOUND)
+			return no_last_run(app, s, n_runs);
+	} else if (strncmp(run, "baseline:", 9) == 0)
 		rc = ax_db_baseline_runs(s->db, run + 9, &s->run_ids,
 					 &s->n_run_ids);
 	else if (!ax_app_parse_id(run, &s->run_id))
@@ -190,6 +237,17 @@ static int load_side(const struct ax_app *app, struct side *s)
 	for (size_t i = 0; i < s->results.n; i++)
 		ax_app_type_row_params(s->results.v[i]);
 	return ax_app_filter_device(app, &s->results, app->device_sel);
+}
+
+/* Is param a tunable of the built-in or registered suite (the table's
+ * AX_PARAM_TUNABLE), for compare's matching on the case? */
+static bool suite_tunable(const char *suite, const char *param)
+{
+	const struct ax_suite *s = ax_suite_find(suite);
+	for (int i = 0; s && i < s->n_params; i++)
+		if (strcmp(s->params[i].name, param) == 0)
+			return s->params[i].flags & AX_PARAM_TUNABLE;
+	return false;
 }
 
 static void side_release(struct side *s)
@@ -268,6 +326,7 @@ static int parse_args(struct ax_app *app, int argc, char **argv,
 	int opt, rc = 0;
 	ax_compare_opts_init(&a->o);
 	a->o.rules = a->rules;
+	a->o.is_tunable = suite_tunable;
 	ax_cli_iter_init(it, app, &ax_cmd_compare, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(it)) > 0) {
 		if (opt == OPT_THRESHOLD)
@@ -396,9 +455,17 @@ const struct ax_cli_cmd ax_cmd_compare = {
 	     "[--json [FILE]] [--markdown FILE] [--junit FILE] [--strict]",
     .details = "BASE and CAND are each a run id, 'last', 'baseline:NAME', "
 	       "a database file\n"
-	       "(its newest run) or FILE:RUN with RUN as before. Results "
-	       "are matched by\n"
-	       "device fingerprint, suite and canonical parameters.\n\n"
+	       "(its newest run) or FILE:RUN with RUN as before. 'last' and "
+	       "a file alone take\n"
+	       "the newest run of `axbench run`: a tuning session, monitor, "
+	       "recommend or\n"
+	       "paired run is named by its id. Results are matched by "
+	       "device fingerprint,\n"
+	       "suite and canonical parameters; those left over, by their "
+	       "case alone (the\n"
+	       "parameters less the suite's tunables: a `run --tuned` "
+	       "against a default\n"
+	       "run), the row naming the tunables that differ.\n\n"
 	       "Each pair is judged from its raw samples: Mann-Whitney U "
 	       "(significant at p\n"
 	       "< 0.05) and the Hodges-Lehmann shift with its 95% "
@@ -428,6 +495,14 @@ const struct ax_cli_cmd ax_cmd_compare = {
 	       "regression (--strict judges the samples alone). Large "
 	       "changes read as ratios\n"
 	       "(\"18.6x slower\"), small ones in percent.\n\n"
+	       "Every output states its minimum detectable effect (MDE): "
+	       "per case the\n"
+	       "threshold the interval had to clear plus the interval's "
+	       "half-width, and the\n"
+	       "median and range over the cases, with the runs a side "
+	       "(baseline save --last K,\n"
+	       "run --rounds K) that would bring the noise down to the "
+	       "threshold.\n\n"
 	       "Exit status: 0 no regression (improvements pass); 1 "
 	       "regression; 2 usage\n"
 	       "error or nothing comparable; 3 ambiguous verdicts with "

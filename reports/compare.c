@@ -258,13 +258,48 @@ static char *result_key(const struct ax_db_result_row *r)
 	return k;
 }
 
+/* A parameter's value in a key: its type and its text. */
+static void key_value(FILE *f, const struct ax_db_param *v)
+{
+	char buf[2048];
+	fprintf(f, "%s\x1e%d:%s\x1d", v->name, (int)v->type,
+		ax_db_param_value_text(v, buf, sizeof(buf)));
+}
+
+/* "fingerprint \x1f suite \x1f" and r's parameters less the suite's
+ * tunables: the case a tuned and a default result share (malloc'd in
+ * *out; NULL where no tunables are known).  0 or AX_ENOMEM. */
+static int case_key(const struct ax_db_result_row *r,
+		    const struct ax_compare_opts *o, char **out)
+{
+	*out = NULL;
+	if (!o->is_tunable)
+		return 0;
+	size_t len = 0;
+	FILE *f = open_memstream(out, &len);
+	if (!f)
+		return AX_ENOMEM;
+	fprintf(f, "%s\x1f%s\x1f", text_of(r->device.fingerprint),
+		text_of(r->suite));
+	for (int i = 0; i < r->params.n; i++)
+		if (!o->is_tunable(text_of(r->suite), r->params.v[i].name))
+			key_value(f, &r->params.v[i]);
+	if (fclose(f) != 0 || !*out) {
+		free(*out);
+		*out = NULL;
+		return AX_ENOMEM;
+	}
+	return 0;
+}
+
 /* The results of one side that share a key are replicates of one
  * measurement: the rounds of a run (run --rounds), the runs of a baseline
  * saved from several.  They are judged as one, their samples pooled, and
  * the spread between their medians widens the minimum effect. */
 struct group {
-	const char *key; /* borrowed from the side */
-	size_t *members; /* indexes into the side's array, oldest first */
+	const char *key;   /* borrowed from the side */
+	const char *loose; /* its case key (case_key); NULL: none */
+	size_t *members;   /* indexes into the side's array, oldest first */
 	int n;
 	size_t first; /* where the group first appears, for row order */
 	const struct ax_db_result_row *shown; /* see pick_shown */
@@ -275,6 +310,7 @@ struct side {
 	struct ax_db_result_row *const *v; /* the side's results */
 	size_t n;
 	char **keys;
+	char **loose;	      /* case keys (case_key), by index */
 	struct group *groups; /* sorted by key */
 	int n_groups;
 	bool is_base;
@@ -318,6 +354,7 @@ static int make_groups(struct side *s, size_t *order)
 		       strcmp(s->keys[order[i]], s->keys[order[j]]) == 0)
 			j++;
 		g->key = s->keys[order[i]];
+		g->loose = s->loose[order[i]];
 		g->members = order + i;
 		g->n = (int)(j - i);
 		g->first = order[i];
@@ -328,17 +365,20 @@ static int make_groups(struct side *s, size_t *order)
 }
 
 static int side_init(struct side *s, const struct ax_db_results *l,
-		     bool is_base, size_t **order)
+		     bool is_base, const struct ax_compare_opts *o,
+		     size_t **order)
 {
 	s->v = l->v;
 	s->is_base = is_base;
 	s->n = l->n;
 	s->keys = calloc(s->n + 1, sizeof(char *));
+	s->loose = calloc(s->n + 1, sizeof(char *));
 	*order = calloc(s->n + 1, sizeof(size_t));
-	if (!s->keys || !*order)
+	if (!s->keys || !s->loose || !*order)
 		return AX_ENOMEM;
 	for (size_t i = 0; i < s->n; i++)
-		if (!(s->keys[i] = result_key(s->v[i])))
+		if (!(s->keys[i] = result_key(s->v[i])) ||
+		    case_key(s->v[i], o, &s->loose[i]))
 			return AX_ENOMEM;
 	return make_groups(s, *order);
 }
@@ -347,7 +387,10 @@ static void side_release(struct side *s, size_t *order)
 {
 	for (size_t i = 0; s->keys && i < s->n; i++)
 		free(s->keys[i]);
+	for (size_t i = 0; s->loose && i < s->n; i++)
+		free(s->loose[i]);
 	free(s->keys);
+	free(s->loose);
 	free(s->groups);
 	free(order);
 }
@@ -425,6 +468,7 @@ static void unmatched(struct ax_compare_pair *p,
 	p->cand = cand;
 	stat_reset(&p->stat, NAN);
 	p->noise = (struct ax_compare_noise){NAN, NAN, NAN, NAN};
+	p->mde = (struct ax_compare_mde){NAN, NAN, NAN, NAN, 0, 0};
 	p->stat.verdict = AX_VERDICT_UNMATCHED;
 	snprintf(p->stat.reason, sizeof(p->stat.reason), "%s", reason);
 }
@@ -605,6 +649,7 @@ static int compare_groups(struct ax_compare_pair *p, const struct side *bs,
 	p->noise = (struct ax_compare_noise){NAN, NAN, p->base->noise_target,
 					     p->cand->noise_target};
 	p->reps = (struct ax_compare_replicates){bg->n, cg->n, NAN, 0, NAN};
+	p->mde = (struct ax_compare_mde){NAN, NAN, NAN, rule, 0, 0};
 	if (!check_comparable(p))
 		return 0;
 	struct pooled a = {0}, b = {0};
@@ -629,6 +674,8 @@ static int compare_groups(struct ax_compare_pair *p, const struct side *bs,
 	pooled_release(&b);
 	if (rc == 0)
 		judge_noise(p, o);
+	if (rc == 0)
+		ax_compare_mde_row(p, rule, t, o->strict);
 	p->regression = p->stat.verdict == AX_VERDICT_SLOWER;
 	return rc;
 }
@@ -708,9 +755,9 @@ static void add_unmatched(struct ax_compare *c, const struct group *g,
 	struct ax_compare_pair *p = &c->pairs[c->n_pairs++];
 	unmatched(p, in_base ? g->shown : NULL, in_base ? NULL : g->shown,
 		  in_base ? "only in BASE: no CAND result with this device, "
-			    "suite and parameters"
+			    "suite and parameters (or case)"
 			  : "only in CAND: no BASE result with this device, "
-			    "suite and parameters");
+			    "suite and parameters (or case)");
 	p->reps = (struct ax_compare_replicates){
 	    in_base ? g->n : 0, in_base ? 0 : g->n, NAN, 0, NAN};
 	tally(c, p);
@@ -735,29 +782,78 @@ static struct group **in_side_order(struct side *s)
 	return v;
 }
 
+/* The tunables whose values differ between b and c (both parameter
+ * lists sorted by name, as stored) into p (malloc'd). */
+static int diff_tunables(struct ax_compare_pair *p,
+			 const struct ax_db_result_row *b,
+			 const struct ax_db_result_row *c,
+			 const struct ax_compare_opts *o)
+{
+	const struct ax_db_params *x = &b->params, *y = &c->params;
+	p->tunables = calloc((size_t)(x->n + y->n) + 1, sizeof(*p->tunables));
+	if (!p->tunables)
+		return AX_ENOMEM;
+	const char *suite = text_of(b->suite);
+	for (int i = 0, j = 0; i < x->n || j < y->n;) {
+		int k = i == x->n   ? 1
+			: j == y->n ? -1
+				    : strcmp(x->v[i].name, y->v[j].name);
+		const struct ax_db_param *u = k <= 0 ? &x->v[i++] : NULL;
+		const struct ax_db_param *w = k >= 0 ? &y->v[j++] : NULL;
+		const char *name = u ? u->name : w->name;
+		if (o->is_tunable(suite, name) &&
+		    !(u && w && ax_db_param_equal(u, w)))
+			p->tunables[p->n_tunables++] =
+			    (struct ax_compare_tunable){name, u, w};
+	}
+	return 0;
+}
+
+/* The first group of cv[0..n) not yet used whose case key is key. */
+static struct group *find_case(struct group **cv, int n, const char *key)
+{
+	for (int j = 0; key && j < n; j++)
+		if (!cv[j]->used && cv[j]->loose &&
+		    strcmp(cv[j]->loose, key) == 0)
+			return cv[j];
+	return NULL;
+}
+
 /* Rows: BASE's groups in BASE order (matched or only in BASE), then the
- * groups only in CAND in CAND order. */
+ * groups only in CAND in CAND order.  A group pairs with the one of the
+ * same exact key first; only then do the groups left over pair on their
+ * case (a tuned run against a default run of one shape). */
 static int match(struct ax_compare *c, struct side *bs, struct side *cs,
 		 const struct ax_compare_opts *o, char *err, size_t errlen)
 {
 	struct group **bv = in_side_order(bs), **cv = in_side_order(cs);
-	int rc = bv && cv ? 0 : AX_ENOMEM;
-	if (rc)
-		ax_errf(err, errlen, rc, "compare: out of memory");
+	struct group **to = calloc((size_t)bs->n_groups + 1, sizeof(*to));
+	int rc = bv && cv && to ? 0 : AX_ENOMEM;
+	for (int i = 0; rc == 0 && i < bs->n_groups; i++)
+		if ((to[i] = (struct group *)find_group(cs, bv[i]->key)))
+			to[i]->used = true;
+	for (int i = 0; rc == 0 && i < bs->n_groups; i++)
+		if (!to[i] &&
+		    (to[i] = find_case(cv, cs->n_groups, bv[i]->loose)))
+			to[i]->used = true;
 	for (int i = 0; rc == 0 && i < bs->n_groups; i++) {
-		struct group *cg = (struct group *)find_group(cs, bv[i]->key);
-		if (!cg) {
+		if (!to[i]) {
 			add_unmatched(c, bv[i], true);
 			continue;
 		}
-		cg->used = true;
-		rc = add_pair(c, bs, bv[i], cs, cg, o, err, errlen);
+		rc = add_pair(c, bs, bv[i], cs, to[i], o, err, errlen);
+		struct ax_compare_pair *p = &c->pairs[c->n_pairs - 1];
+		if (rc == 0 && strcmp(to[i]->key, bv[i]->key) != 0)
+			rc = diff_tunables(p, p->base, p->cand, o);
 	}
 	for (int j = 0; rc == 0 && j < cs->n_groups; j++)
 		if (!cv[j]->used)
 			add_unmatched(c, cv[j], false);
+	if (rc == AX_ENOMEM)
+		ax_errf(err, errlen, rc, "compare: out of memory");
 	free(bv);
 	free(cv);
+	free(to);
 	return rc;
 }
 
@@ -787,9 +883,11 @@ int ax_compare_run(const struct ax_db_results *base,
 	c->cand_label = strdup(cand_label ? cand_label : "CAND");
 	c->pairs = calloc(base->n + cand->n + 1, sizeof(*c->pairs));
 	if (c->base_label && c->cand_label && c->pairs &&
-	    side_init(&bs, base, true, &border) == 0 &&
-	    side_init(&cs, cand, false, &corder) == 0)
+	    side_init(&bs, base, true, o, &border) == 0 &&
+	    side_init(&cs, cand, false, o, &corder) == 0)
 		rc = match(c, &bs, &cs, o, err, errlen);
+	if (rc == 0)
+		ax_compare_mde_summarize(c);
 	else
 		ax_errf(err, errlen, rc, "compare: out of memory");
 	side_release(&bs, border);
@@ -806,6 +904,8 @@ void ax_compare_destroy(struct ax_compare *c)
 {
 	if (!c)
 		return;
+	for (int i = 0; c->pairs && i < c->n_pairs; i++)
+		free(c->pairs[i].tunables);
 	free(c->pairs);
 	free(c->base_label);
 	free(c->cand_label);

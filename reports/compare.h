@@ -3,9 +3,13 @@
  *
  * Two sets of results (BASE and CAND, each a list of result rows of
  * core/db_rows.h read with their samples) are matched by device
- * fingerprint, suite and canonical parameter hash.  Each matched pair gets a
- * verdict from its raw samples; everything that could not be paired is listed
- * with the reason, never dropped.
+ * fingerprint, suite and canonical parameter hash; a result left over is
+ * then matched on its case alone - its parameters less the suite's
+ * tunables (opts.is_tunable) - so that a tuned run (`run --tuned`) and a
+ * default run of one shape compare as one case, the row naming the
+ * tunables that differ.  Each matched pair gets a verdict from its raw
+ * samples; everything that could not be paired is listed with the
+ * reason, never dropped.
  *
  * Verdict rules (all relative to the BASE median, and direction-aware: a
  * positive "improvement" means better, i.e. higher for higher_is_better
@@ -88,6 +92,11 @@ struct ax_compare_opts {
 	double conf;	 /* confidence level of the shift CI (0.95) */
 	int min_samples; /* per side (5) */
 	bool strict;	 /* no "noisy": keep the statistical verdict */
+	/* Is param one of suite's tunables (a knob the tuner turns, not the
+	 * case's shape)?  Reports never see suites/: the caller, who does,
+	 * says (cli/cmd_compare.c, from the suite table).  NULL: none are,
+	 * and results match on their exact parameters only. */
+	bool (*is_tunable)(const char *suite, const char *param);
 };
 
 /* Fill o with the documented defaults. */
@@ -193,6 +202,58 @@ struct ax_compare_replicates {
 	double min_effect; /* fraction; NAN where neither side has two */
 };
 
+/*
+ * The minimum detectable effect (MDE) of a row: the smallest change, as a
+ * direction-aware fraction of the BASE median, that this comparison could
+ * have called faster or slower given the noise it saw.  A change is
+ * called when the whole interval of the improvement lies beyond the
+ * threshold the verdict used, so
+ *
+ *   effect = threshold + half_width, where
+ *   threshold  = the rule's threshold, or the replicates' minimum effect
+ *                where larger, plus both sides' relative noise where a
+ *                side missed its noise target (the "noisy" allowance;
+ *                not under --strict) - what the interval must clear;
+ *   half_width = half the width of the 95 % interval of the change
+ *                (impr_hi - impr_lo) / 2, as measured.
+ *
+ * A change of `effect` measured with an interval as wide as this one
+ * just clears the threshold; anything smaller reads same, ambiguous or
+ * noisy (the interval need not be symmetric: the verdict, not this
+ * figure, decides each row).  NAN where no test was made (too few
+ * samples, a failed or unmatched side).
+ *
+ * What would bring it down: everything above the rule's threshold is
+ * noise (noise = effect - rule), and noise shrinks with the square root
+ * of the replicates, as the replicates' minimum effect does:
+ * noise(K_b, K_c) = noise * sqrt((1/K_b + 1/K_c) / (1/n_b + 1/n_c)) with
+ * n_b, n_c the replicates pooled now.  The target is noise no larger than
+ * the rule's threshold (effect at most twice the threshold):
+ *   runs_both: K replicates a side (K baseline runs, `baseline save NAME
+ *              --last K`, and K candidate rounds, `run --rounds K`);
+ *   runs_base: K baseline runs with the candidate as it is.
+ * Both are 0 where the noise is already within the target; runs_both is
+ * -1 where more than AX_COMPARE_RUNS_MAX would be needed (or the
+ * threshold is 0), runs_base -1 where no number of baseline runs alone
+ * can (the candidate's own share of the noise is above the target).
+ * With one run a side the spread between runs is not measured: the
+ * counts then assume it is no larger than the noise within a run, and
+ * are a lower bound.
+ */
+#define AX_COMPARE_RUNS_MAX 1000
+struct ax_compare_mde {
+	double effect, threshold, half_width; /* fractions; NAN: none */
+	double rule;		  /* the rule's threshold for the row's suite */
+	int runs_both, runs_base; /* 0: within the target; -1: see above */
+};
+
+/* A tunable whose value differs between the two sides of a row matched
+ * on its case alone (either value NULL where that side lacks it). */
+struct ax_compare_tunable {
+	const char *name; /* borrowed from a side's parameters */
+	const struct ax_db_param *base, *cand;
+};
+
 /* One line of the comparison: a matched pair or an unmatched result. */
 struct ax_compare_pair {
 	/* The results the row shows (borrowed from the lists given to
@@ -202,7 +263,26 @@ struct ax_compare_pair {
 	struct ax_compare_noise noise;
 	struct ax_compare_replicates reps;
 	struct ax_compare_energy energy;
+	struct ax_compare_mde mde;
+	/* The tunables that differ (malloc'd, n_tunables of them; NULL and
+	 * 0 for a row matched on its exact parameters). */
+	struct ax_compare_tunable *tunables;
+	int n_tunables;
 	bool regression; /* counts towards exit status 1 */
+};
+
+/* p's MDE from its verdict's figures (p->stat, p->noise, p->reps): rule
+ * is the suite's threshold, t the one the verdict compared with (rule or
+ * the replicates' minimum effect). */
+void ax_compare_mde_row(struct ax_compare_pair *p, double rule, double t,
+			bool strict);
+
+/* The MDE over the rows that have one (struct ax_compare_mde). */
+struct ax_compare_mde_summary {
+	int n;				       /* rows with an MDE */
+	double median, min, max;	       /* fractions; NAN when n is 0 */
+	const struct ax_compare_pair *typical; /* the median's row */
+	char advice[640]; /* what would bring it down, in words */
 };
 
 struct ax_compare {
@@ -213,13 +293,19 @@ struct ax_compare {
 	int regressions;
 	char *base_label, *cand_label; /* "run 12", "baseline:nightly" */
 	double threshold;	       /* the default, for the report header */
+	struct ax_compare_mde_summary mde;
 };
+
+/* Fill c->mde from its rows' (ax_compare_run does, after matching). */
+void ax_compare_mde_summarize(struct ax_compare *c);
 
 /*
  * Match and compare.  base and cand are lists of results with their
  * samples (parameters typed: app/suite_doc.h's ax_app_type_row_params);
  * the comparison borrows their rows, so both lists outlive it.  Labels
- * are copied and may be NULL.  Rows are ordered: matched pairs in BASE order,
+ * are copied and may be NULL.  Results pair on their exact parameters
+ * first, then what is left on their case alone (o->is_tunable; see the
+ * top).  Rows are ordered: matched pairs in BASE order,
  * then results only in CAND; replicates make one row, which shows the
  * newest BASE result that is ok and the newest CAND result (the newest
  * that failed, where one did: a failed round is a regression).  *out is
@@ -234,6 +320,12 @@ void ax_compare_destroy(struct ax_compare *c);
 /* Number of rows that got a statistical verdict (same / faster /
  * slower / ambiguous / noisy). */
 int ax_compare_n_compared(const struct ax_compare *c);
+
+/* "detects changes above 12.3 % (median; range 3.1-45 % over 38 cases)"
+ * or "detects nothing: no case was compared" into buf (the summary line
+ * of every output). */
+const char *ax_compare_mde_text(const struct ax_compare *c, char *buf,
+				size_t len);
 
 /* A result's parameters as one canonical text: compact JSON with sorted
  * keys, as documents show them ("{\"size\":65536}"; "null" where none

@@ -85,6 +85,8 @@ static void summary_line(const struct ax_compare *c, FILE *f)
 		c->count[AX_VERDICT_NOISY], c->count[AX_VERDICT_INCOMPARABLE],
 		c->count[AX_VERDICT_UNMATCHED], c->regressions,
 		c->regressions == 1 ? "" : "s", 100 * c->threshold);
+	char mde[160];
+	fprintf(f, "; %s", ax_compare_mde_text(c, mde, sizeof(mde)));
 	int with_energy = c->energy_count[AX_ENERGY_SAME] +
 			  c->energy_count[AX_ENERGY_LESS] +
 			  c->energy_count[AX_ENERGY_MORE];
@@ -95,6 +97,48 @@ static void summary_line(const struct ax_compare *c, FILE *f)
 			c->energy_count[AX_ENERGY_MORE],
 			c->energy_count[AX_ENERGY_SAME],
 			100 * AX_COMPARE_ENERGY_MARGIN);
+}
+
+/* A row's MDE as a cell: "12.3%", "-" where it has none. */
+static const char *mde_cell(const struct ax_compare_pair *p, char *buf,
+			    size_t len)
+{
+	if (isfinite(p->mde.effect))
+		snprintf(buf, len, "%.3g%%", 100 * p->mde.effect);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* A tunable's value on one side as text ("-" where the side lacks it). */
+static const char *tunable_value(const struct ax_db_param *v, char *buf,
+				 size_t len)
+{
+	if (!v)
+		return "-";
+	return ax_db_param_value_text(v, buf, len);
+}
+
+/* "wg 256 -> 64, vec 4 -> 2" (malloc'd; "" for none). */
+static char *tunables_text(const struct ax_compare_pair *p)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return NULL;
+	for (int i = 0; i < p->n_tunables; i++) {
+		const struct ax_compare_tunable *t = &p->tunables[i];
+		char a[1100], b[1100];
+		fprintf(f, "%s%s %s -> %s", i ? ", " : "", t->name,
+			tunable_value(t->base, a, sizeof(a)),
+			tunable_value(t->cand, b, sizeof(b)));
+	}
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 /* Whether a row says why it got its verdict. */
@@ -113,12 +157,14 @@ enum {
 	COL_BASE,
 	COL_CAND,
 	COL_UNIT,
+	COL_MDE,
 	COL_CHANGE,
 	N_COLS
 };
 static const char *const col_names[N_COLS] = {
-    "VERDICT", "SUITE", "CASE", "DEVICE",
-    "BASE",    "CAND",	"UNIT", "CHANGE (+ is better)"};
+    "VERDICT", "SUITE", "CASE",
+    "DEVICE",  "BASE",	"CAND",
+    "UNIT",    "MDE",	"CHANGE (+ is better)"};
 
 /* One row's cells, each already made safe for a terminal (malloc'd). */
 struct text_row {
@@ -169,6 +215,7 @@ static void row_cells(const struct ax_compare *c,
 	t->cell[COL_BASE] = strdup(ax_term(side_text(p, true, b, sizeof(b))));
 	t->cell[COL_CAND] = strdup(ax_term(side_text(p, false, b, sizeof(b))));
 	t->cell[COL_UNIT] = strdup(ax_term(text_of(r->unit)));
+	t->cell[COL_MDE] = strdup(mde_cell(p, b, sizeof(b)));
 	t->cell[COL_CHANGE] =
 	    strdup(ax_compare_change_text(&p->stat, b, sizeof(b)));
 	free(label);
@@ -219,7 +266,7 @@ static void text_line(FILE *f, const struct layout *l, char *const *cells)
 			continue;
 		fputs(sep, f);
 		sep = "  ";
-		bool right = k == COL_BASE || k == COL_CAND;
+		bool right = k == COL_BASE || k == COL_CAND || k == COL_MDE;
 		/* The last column is not padded: no trailing blanks. */
 		if (k == COL_CHANGE)
 			fputs(cells[k], f);
@@ -238,6 +285,11 @@ static void text_row_out(FILE *f, const struct layout *l,
 		fprintf(f, "    case: %s\n", t->cell[COL_CASE]);
 	if (l->wrap && l->many_devices)
 		fprintf(f, "    device: %s\n", t->cell[COL_DEVICE]);
+	char *tun = p->n_tunables ? tunables_text(p) : NULL;
+	if (tun)
+		fprintf(f, "    tunables differ (BASE -> CAND): %s\n",
+			ax_term(tun));
+	free(tun);
 	if (p->energy.verdict != AX_ENERGY_NONE)
 		fprintf(f, "    energy %s (%+.1f%%: %.3g -> %.3g J)\n",
 			ax_energy_verdict_name(p->energy.verdict),
@@ -260,6 +312,8 @@ int ax_compare_write_text(const struct ax_compare *c, FILE *f, int width)
 		ax_term(c->cand_label));
 	summary_line(c, f);
 	fputc('\n', f);
+	if (c->mde.n)
+		fprintf(f, "%s.\n", c->mde.advice);
 	if (!l.many_devices && c->n_pairs)
 		fprintf(f, "device: %s\n", rows[0].cell[COL_DEVICE]);
 	fputc('\n', f);
@@ -317,6 +371,57 @@ static json_t *energy_json(const struct ax_compare_energy *e)
 			 pct(AX_COMPARE_ENERGY_MARGIN));
 }
 
+/* A stored value as a document shows it (a bool a JSON boolean). */
+static json_t *param_value_json(const struct ax_db_param *v)
+{
+	if (!v)
+		return json_null();
+	switch (v->type) {
+	case AX_DB_VALUE_INT:
+		return json_integer((json_int_t)v->i);
+	case AX_DB_VALUE_REAL:
+		return num(v->num);
+	case AX_DB_VALUE_BOOL:
+		return json_boolean(v->num != 0);
+	case AX_DB_VALUE_TEXT:
+	case AX_DB_VALUE_OTHER:
+		return ax_text_json_string(v->text, "a tunable's value");
+	default:
+		return json_null();
+	}
+}
+
+static json_t *tunables_json(const struct ax_compare_pair *p)
+{
+	json_t *a = json_array();
+	for (int i = 0; a && i < p->n_tunables; i++) {
+		const struct ax_compare_tunable *t = &p->tunables[i];
+		json_array_append_new(
+		    a, json_pack("{s:s,s:o,s:o}", "name", t->name, "base",
+				 param_value_json(t->base), "candidate",
+				 param_value_json(t->cand)));
+	}
+	return a;
+}
+
+/* A run count of struct ax_compare_mde: null for -1. */
+static json_t *runs_json(int k)
+{
+	return k < 0 ? json_null() : json_integer(k);
+}
+
+/* null where the row got no test. */
+static json_t *mde_json(const struct ax_compare_mde *m)
+{
+	if (!isfinite(m->effect))
+		return json_null();
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "effect_pct",
+			 pct(m->effect), "threshold_pct", pct(m->threshold),
+			 "half_width_pct", pct(m->half_width), "rule_pct",
+			 pct(m->rule), "runs_a_side", runs_json(m->runs_both),
+			 "baseline_runs", runs_json(m->runs_base));
+}
+
 static json_t *row_json(const struct ax_compare_pair *p)
 {
 	const struct ax_db_result_row *r = any_side(p);
@@ -360,6 +465,8 @@ static json_t *row_json(const struct ax_compare_pair *p)
 				      p->reps.df, "min_effect_pct",
 				      pct(p->reps.min_effect)));
 	json_object_set_new(o, "energy", energy_json(&p->energy));
+	json_object_set_new(o, "mde", mde_json(&p->mde));
+	json_object_set_new(o, "tunables", tunables_json(p));
 	return o;
 }
 
@@ -377,6 +484,15 @@ static json_t *summary_json(const struct ax_compare *c)
 		json_object_set_new(e, ax_energy_verdict_name(v),
 				    json_integer(c->energy_count[v]));
 	json_object_set_new(o, "energy", e);
+	const struct ax_compare_mde_summary *m = &c->mde;
+	char text[160];
+	json_object_set_new(
+	    o, "mde",
+	    json_pack("{s:i,s:o,s:o,s:o,s:s,s:s}", "cases", m->n, "median_pct",
+		      pct(m->median), "min_pct", pct(m->min), "max_pct",
+		      pct(m->max), "text",
+		      ax_compare_mde_text(c, text, sizeof(text)), "advice",
+		      m->advice));
 	return o;
 }
 
@@ -417,6 +533,24 @@ static void md_verdict(const struct ax_compare_pair *p, FILE *f)
 		fputs(w, f);
 }
 
+/* " (tunables differ: wg 256 → 64)" after the case; nothing where the
+ * row matched on its exact parameters. */
+static void md_tunables(const struct ax_compare_pair *p, FILE *f)
+{
+	for (int i = 0; i < p->n_tunables; i++) {
+		const struct ax_compare_tunable *t = &p->tunables[i];
+		char a[1100], b[1100];
+		fputs(i ? ", " : " (tunables differ: ", f);
+		ax_md_escape(f, t->name);
+		fputs(" ", f);
+		ax_md_escape(f, tunable_value(t->base, a, sizeof(a)));
+		fputs(" \xe2\x86\x92 ", f); /* U+2192, an arrow */
+		ax_md_escape(f, tunable_value(t->cand, b, sizeof(b)));
+	}
+	if (p->n_tunables)
+		fputs(")", f);
+}
+
 static void md_row(const struct ax_compare_pair *p, FILE *f)
 {
 	const struct ax_db_result_row *r = any_side(p);
@@ -427,6 +561,7 @@ static void md_row(const struct ax_compare_pair *p, FILE *f)
 	ax_md_escape(f, text_of(r->suite));
 	fputs(" | ", f);
 	ax_md_escape(f, label);
+	md_tunables(p, f);
 	fputs(" | ", f);
 	ax_md_escape(f, device_name(r));
 	char b1[64], b2[64];
@@ -436,6 +571,7 @@ static void md_row(const struct ax_compare_pair *p, FILE *f)
 	ax_md_escape(f, side_text(p, false, b2, sizeof(b2)));
 	fputs(" | ", f);
 	ax_md_escape(f, text_of(r->unit));
+	fprintf(f, " | %s", mde_cell(p, b2, sizeof(b2)));
 	ax_compare_change_text(&p->stat, b1, sizeof(b1));
 	if (*b1)
 		fprintf(f, " | %s | %.3g |\n", b1, p->stat.p_value);
@@ -481,9 +617,13 @@ int ax_compare_write_markdown(const struct ax_compare *c, FILE *f)
 	ax_md_escape(f, c->cand_label);
 	fputs(" (candidate)\n\n", f);
 	summary_line(c, f);
-	fputs(".\n\n| Verdict | Suite | Case | Device | Base | Candidate | "
-	      "Unit | Change (+ is better) [95% CI] | p |\n"
-	      "|---|---|---|---|---:|---:|---|---|---:|\n",
+	fputs(".\n\n", f);
+	/* compare's own words (no stored text): backticks kept. */
+	if (c->mde.n)
+		fprintf(f, "%s.\n\n", c->mde.advice);
+	fputs("| Verdict | Suite | Case | Device | Base | Candidate | "
+	      "Unit | MDE | Change (+ is better) [95% CI] | p |\n"
+	      "|---|---|---|---|---:|---:|---|---:|---|---:|\n",
 	      f);
 	for (int i = 0; i < c->n_pairs; i++)
 		md_row(&c->pairs[i], f);
@@ -520,6 +660,9 @@ static void junit_case(const struct ax_compare_pair *p, FILE *f)
 	fputs("      <system-out>", f);
 	fprintf(f, "%s: ", w);
 	ax_html_escape(f, p->stat.reason);
+	if (isfinite(p->mde.effect))
+		fprintf(f, " (minimum detectable effect %.3g%%)",
+			100 * p->mde.effect);
 	fputs("</system-out>\n    </testcase>\n", f);
 	free(label);
 }

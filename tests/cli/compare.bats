@@ -252,3 +252,92 @@ noisy_copy() { # dest center mult
 	assert_failure 5
 	[ -s "$T/ok.json" ]
 }
+
+@test "every output states the minimum detectable effect, per case and as a range; a change below it is not called slower" {
+	measure
+	noisy_copy "$T/base.db" 10 7
+	noisy_copy "$T/cand.db" 9 5
+	run "$AX" compare "$T/base.db" "$T/cand.db" --json "$T/c.json" \
+		--markdown "$T/c.md"
+	assert_success
+	assert_output --regexp "can detect changes above [0-9.]+% \(median; range [0-9.]+% to [0-9.]+% over 2 cases\)"
+	assert_output --partial "a paired comparison (\`axbench ab\`)"
+	assert_output --partial "--rounds"
+	assert_output --partial " MDE "
+	grep -q "can detect changes above" "$T/c.md"
+	grep -q "| MDE |" "$T/c.md"
+	grep -q '`axbench ab`' "$T/c.md"
+	python3 docs/json/check.py compare <"$T/c.json"
+	run python3 - "$T/c.json" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	s = d["summary"]["mde"]
+	assert s["cases"] == 2 and s["min_pct"] <= s["median_pct"] <= s["max_pct"], s
+	assert "can detect changes above" in s["text"] and "axbench ab" in s["advice"], s
+	for r in d["rows"]:
+	    m = r["mde"]
+	    # a 10 % drop through +/-20 % samples: the MDE is above it, and
+	    # the row is not a regression
+	    assert m["effect_pct"] > 10 and r["verdict"] != "slower", (m, r["verdict"])
+	    assert abs(m["effect_pct"] - m["threshold_pct"] - m["half_width_pct"]) < 1e-9
+	    assert m["runs_a_side"] is None or m["runs_a_side"] > 1, m
+	print("ok")
+	EOF
+	assert_success
+	assert_output "ok"
+	# The steady 10 % slower copy: called slower, its MDE below 10 %.
+	slower_copy "$T/slow.db"
+	run "$AX" --db "$DB" compare 1 "$T/slow.db" --json -
+	assert_failure 1
+	run python3 -c 'import json,sys; print(all(r["verdict"] == "slower" and r["mde"]["effect_pct"] < 10 for r in json.load(sys.stdin)["rows"]))' <<<"$output"
+	assert_output "True"
+}
+
+@test "'last' skips a tuning session; the tune run is named by its id" {
+	measure
+	"$AX" --db "$DB" tune bandwidth -p op=copy -p size=4K --budget 3 \
+		--retime 0 >/dev/null 2>&1
+	[ "$(sql 'select count(*) from run')" = 2 ]
+	run "$AX" --db "$DB" compare 1 last
+	assert_success
+	assert_output --partial "with run 1 (CAND)"
+	assert_output --partial "2 same"
+	run "$AX" --db "$DB" compare "$DB" 1
+	assert_success
+	assert_output --partial "compare run 1 (BASE)"
+	run "$AX" --db "$DB" compare 1 2
+	assert_output --partial "with run 2 (CAND)"
+	# A database of tuning sessions only: 'last' names none, and says so.
+	"$AX" --db "$T/tune.db" tune bandwidth -p op=copy -p size=4K \
+		--budget 2 --retime 0 >/dev/null 2>&1
+	run "$AX" --db "$T/tune.db" compare last 1
+	assert_failure 2
+	assert_output --partial "'last' is the newest run of \`axbench run\`"
+	assert_output --partial "\`axbench runs\` lists them"
+}
+
+@test "a --tuned run and a default run of the same shape compare as one case, naming the tunables" {
+	M=(--min-samples 6 --max-samples 6 --min-time 0 --max-time 2 --warmup 1)
+	"$AX" --db "$DB" run bandwidth -p op=copy -p size=64K -p wg=64,256 \
+		"${M[@]}" >/dev/null 2>&1
+	# wg=64 made certainly faster, so export picks it
+	sql "update sample set value = (case when (select json_extract(params_json,
+		'$.wg') from result where id = sample.result_id) = 64 then 4
+		else 2 end) * (1 + 0.001 * idx);
+	     update result set median = (case when json_extract(params_json,
+		'$.wg') = 64 then 4 else 2 end) * 1.0025"
+	"$AX" --db "$DB" export -o "$T/t.yaml" >/dev/null
+	"$AX" --db "$DB" run --tuned "$T/t.yaml" "${M[@]}" >/dev/null 2>&1
+	"$AX" --db "$DB" run bandwidth -p op=copy -p size=64K "${M[@]}" \
+		>/dev/null 2>&1
+	[ "$(sql "select json_extract(params_json, '$.wg') from result where run_id = 2")" = 64 ]
+	[ "$(sql "select json_extract(params_json, '$.wg') from result where run_id = 3")" = 256 ]
+	run "$AX" --db "$DB" compare 3 2 --markdown "$T/c.md"
+	assert_output --partial "0 unmatched"
+	assert_output --partial "tunables differ (BASE -> CAND): wg 256 -> 64"
+	grep -qF "(tunables differ: wg 256 → 64)" "$T/c.md"
+	run "$AX" --db "$DB" compare 3 2 --json -
+	python3 docs/json/check.py compare <<<"$output"
+	run python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; print(len(r), r[0]["tunables"])' <<<"$output"
+	assert_output "1 [{'base': 256, 'candidate': 64, 'name': 'wg'}]"
+}

@@ -599,6 +599,314 @@ static void replicates_widen_the_minimum_effect(void)
 	sides_release(&s);
 }
 
+/* ---- minimum detectable effect (issue 33) ----------------------------- */
+
+/* The verdict and the MDE agree: a row is called faster or slower only
+ * when its interval clears mde.threshold, and never for a change smaller
+ * than the MDE less the interval's asymmetry (exactly so for a symmetric
+ * interval).  Over many draws of noise and shift, with and without a
+ * missed noise target. */
+static void mde_agrees_with_the_verdict(void)
+{
+	struct ax_compare_opts o;
+	ax_compare_opts_init(&o);
+	int called = 0, not_called = 0;
+	for (int k = 0; k < 60; k++) {
+		double shift = 1 - 0.01 * (k % 20);	 /* 0 .. -19 % */
+		double spread = k < 30 ? 0.01 : 0.25;	 /* quiet, noisy */
+		double target = k % 3 == 0 ? NAN : 0.02; /* stored or not */
+		struct sides s;
+		compare_two(
+		    &s,
+		    spread_result(1, "h", "x", 100, spread, 100 + k, target),
+		    spread_result(2, "h", "x", 100 * shift, spread, 200 + k,
+				  target),
+		    &o);
+		const struct ax_compare_pair *p = s.c ? &s.c->pairs[0] : NULL;
+		AX_CHECK(p && isfinite(p->mde.effect));
+		if (!p || !isfinite(p->mde.effect)) {
+			sides_release(&s);
+			continue;
+		}
+		const struct ax_compare_stat *st = &p->stat;
+		AX_CHECK_NEAR(p->mde.effect,
+			      p->mde.threshold + p->mde.half_width, 1e-12);
+		AX_CHECK(p->mde.threshold >= st->threshold - 1e-12);
+		double up = st->impr_hi - st->improvement;
+		double down = st->improvement - st->impr_lo;
+		double asym = fabs(up - down) / 2;
+		bool is_called = st->verdict == AX_VERDICT_SLOWER ||
+				 st->verdict == AX_VERDICT_FASTER;
+		if (is_called) {
+			called++;
+			AX_CHECK(fabs(st->improvement) >=
+				 p->mde.effect - asym - 1e-12);
+			AX_CHECK(st->impr_hi < -p->mde.threshold ||
+				 st->impr_lo > p->mde.threshold);
+		} else {
+			not_called++;
+		}
+		if (fabs(st->improvement) < p->mde.effect - asym)
+			AX_CHECK(!is_called);
+		sides_release(&s);
+	}
+	/* Both kinds occur, or the loop checked nothing. */
+	AX_CHECK(called > 5);
+	AX_CHECK(not_called > 5);
+}
+
+/* A 12 % drop through +/-40 % samples whose runs asked for +/-2 %: the
+ * MDE is far above 12 %, and the row is not called slower; the JSON, the
+ * Markdown and the text all say it. */
+static void big_mde_is_said_everywhere(void)
+{
+	struct ax_compare_opts o;
+	struct sides s;
+	ax_compare_opts_init(&o);
+	compare_two(&s, spread_result(1, "h", "x", 100, 0.4, 21, 0.02),
+		    spread_result(2, "h", "x", 88, 0.4, 22, 0.02), &o);
+	struct ax_compare *c = s.c;
+	if (!c) {
+		sides_release(&s);
+		return;
+	}
+	const struct ax_compare_pair *p = &c->pairs[0];
+	AX_CHECK(p->mde.effect > 0.3);
+	AX_CHECK(p->stat.verdict != AX_VERDICT_SLOWER);
+	/* The missed targets' allowance is in what the interval must clear. */
+	AX_CHECK_NEAR(p->mde.threshold, 0.02 + p->noise.base + p->noise.cand,
+		      1e-12);
+	AX_CHECK_INT(c->mde.n, 1);
+	AX_CHECK_NEAR(c->mde.median, p->mde.effect, 0);
+	/* One run a side: the counts assume no spread between runs. */
+	AX_CHECK(p->mde.runs_both > 1);
+	AX_CHECK_INT(p->mde.runs_base, -1);
+	AX_CHECK(strstr(c->mde.advice, "`axbench ab`") != NULL);
+	AX_CHECK(strstr(c->mde.advice, "--rounds") != NULL);
+	AX_CHECK(strstr(c->mde.advice, "lower bound") != NULL);
+	char want[64];
+	snprintf(want, sizeof(want), "can detect changes above %.3g%%",
+		 100 * p->mde.effect);
+	char *txt = render(c, text_whole);
+	AX_CHECK(strstr(txt, want) != NULL);
+	AX_CHECK(strstr(txt, " MDE ") != NULL);
+	AX_CHECK(strstr(txt, "`axbench ab`") != NULL);
+	char *md = render(c, ax_compare_write_markdown);
+	AX_CHECK(strstr(md, want) != NULL);
+	AX_CHECK(strstr(md, "| MDE |") != NULL);
+	AX_CHECK(strstr(md, "`axbench ab`") != NULL);
+	char *js = render(c, ax_compare_write_json);
+	json_t *doc = json_loads(js, 0, NULL);
+	json_t *row = json_array_get(json_object_get(doc, "rows"), 0);
+	json_t *m = json_object_get(row, "mde");
+	AX_CHECK_NEAR(json_real_value(json_object_get(m, "effect_pct")),
+		      100 * p->mde.effect, 1e-9);
+	AX_CHECK(json_is_null(json_object_get(m, "baseline_runs")));
+	json_t *sm = json_object_get(json_object_get(doc, "summary"), "mde");
+	AX_CHECK_INT(json_integer_value(json_object_get(sm, "cases")), 1);
+	AX_CHECK(strstr(json_string_value(json_object_get(sm, "text")), want) !=
+		 NULL);
+	AX_CHECK(strstr(json_string_value(json_object_get(sm, "advice")),
+			"axbench ab") != NULL);
+	json_decref(doc);
+	free(js);
+	free(md);
+	free(txt);
+	sides_release(&s);
+}
+
+/* The replicates' minimum effect is the threshold the MDE starts from,
+ * and the run counts follow the square-root law: K runs a side bring the
+ * noise to the threshold, K - 1 do not. */
+static void mde_runs_needed(void)
+{
+	struct ax_compare_opts o;
+	ax_compare_opts_init(&o);
+	double medians[3] = {100, 106, 95};
+	struct sides s = {0};
+	for (int i = 0; i < 3; i++)
+		push(&s.base, spread_result(i + 1, "h", "x", medians[i], 0.005,
+					    51 + i, NAN));
+	push(&s.cand, spread_result(9, "h", "x", 92, 0.005, 59, NAN));
+	compare_sides(&s, &o, "a", "b");
+	const struct ax_compare_pair *p = s.c ? &s.c->pairs[0] : NULL;
+	AX_CHECK(p != NULL);
+	if (p) {
+		const struct ax_compare_mde *m = &p->mde;
+		AX_CHECK_NEAR(m->threshold, p->reps.min_effect, 1e-12);
+		AX_CHECK(m->effect > m->threshold);
+		double noise = m->effect - m->rule;
+		double now = 1.0 / 3 + 1.0;
+		int k = m->runs_both;
+		AX_CHECK(k > 3);
+		AX_CHECK(noise * sqrt((2.0 / k) / now) <= m->rule + 1e-12);
+		AX_CHECK(noise * sqrt((2.0 / (k - 1)) / now) > m->rule);
+		/* The candidate's one run keeps noise * sqrt(1 / now)
+		 * above the rule: baseline runs alone cannot. */
+		AX_CHECK_INT(m->runs_base, -1);
+		AX_CHECK(strstr(s.c->mde.advice, "--last") != NULL);
+		AX_CHECK(strstr(s.c->mde.advice, "lower bound") == NULL);
+	}
+	sides_release(&s);
+
+	/* Identical samples and no target: MDE is the threshold itself. */
+	struct sides t;
+	struct ax_db_result_row *a =
+	    spread_result(1, "h", "x", 100, 0.01, 70, NAN);
+	struct ax_db_result_row *b =
+	    spread_result(2, "h", "x", 100, 0.01, 70, NAN);
+	compare_two(&t, a, b, &o);
+	AX_CHECK(t.c && t.c->pairs[0].stat.verdict == AX_VERDICT_SAME);
+	AX_CHECK(t.c && t.c->pairs[0].mde.effect == 0.02);
+	AX_CHECK(t.c && t.c->pairs[0].mde.runs_both == 0);
+	AX_CHECK(t.c &&
+		 strstr(t.c->mde.advice, "no larger than the threshold"));
+	sides_release(&t);
+}
+
+/* Rows without a test have no MDE, and the summary counts only those
+ * with one; a comparison with none says it can detect nothing. */
+static void mde_only_where_tested(void)
+{
+	struct sides s;
+	fixture(&s);
+	struct ax_compare *c = s.c;
+	if (!c)
+		return;
+	int tested = 0;
+	for (int i = 0; i < c->n_pairs; i++) {
+		const struct ax_compare_pair *p = &c->pairs[i];
+		bool has = isfinite(p->mde.effect);
+		AX_CHECK(has == (p->stat.verdict <= AX_VERDICT_NOISY));
+		tested += has;
+	}
+	AX_CHECK_INT(c->mde.n, tested);
+	AX_CHECK(c->mde.min <= c->mde.median && c->mde.median <= c->mde.max);
+	char buf[160];
+	AX_CHECK(strstr(ax_compare_mde_text(c, buf, sizeof(buf)),
+			"over 2 cases") != NULL);
+	sides_release(&s);
+
+	struct sides u = {0};
+	push(&u.base, result(1, "F", "d", "bw", "a", "GB/s", "ok", 10, 1, 1));
+	push(&u.cand, result(2, "F", "d", "bw", "z", "GB/s", "ok", 10, 1, 2));
+	compare_sides(&u, NULL, "a", "b");
+	AX_CHECK(u.c && u.c->mde.n == 0);
+	AX_CHECK(u.c && strstr(ax_compare_mde_text(u.c, buf, sizeof(buf)),
+			       "can detect nothing"));
+	char *md = u.c ? render(u.c, ax_compare_write_markdown) : NULL;
+	AX_CHECK(md && strstr(md, "can detect nothing"));
+	free(md);
+	sides_release(&u);
+}
+
+/* ---- a tuned result against a default one of the same case ------------ */
+
+static bool wg_is_tunable(const char *suite, const char *param)
+{
+	return strcmp(suite, "bw") == 0 && strcmp(param, "wg") == 0;
+}
+
+static struct ax_db_param tuned_params[] = {
+    {"size", AX_DB_VALUE_INT, 64, 64, NULL},
+    {"wg", AX_DB_VALUE_INT, 64, 64, NULL}};
+static struct ax_db_param default_params[] = {
+    {"size", AX_DB_VALUE_INT, 64, 64, NULL},
+    {"wg", AX_DB_VALUE_INT, 256, 256, NULL}};
+static struct ax_db_param other_shape[] = {
+    {"size", AX_DB_VALUE_INT, 128, 128, NULL},
+    {"wg", AX_DB_VALUE_INT, 64, 64, NULL}};
+
+static struct ax_db_result_row *with_params(struct ax_db_result_row *r,
+					    struct ax_db_param *v, int n)
+{
+	r->params = (struct ax_db_params){v, n};
+	return r;
+}
+
+static void tuned_matches_default(void)
+{
+	struct ax_compare_opts o;
+	ax_compare_opts_init(&o);
+	o.is_tunable = wg_is_tunable;
+	struct sides s = {0};
+	push(&s.base, with_params(result(1, "F", "d", "bw", "h256", "GB/s",
+					 "ok", 10, 1, 1),
+				  default_params, 2));
+	push(&s.cand, with_params(result(2, "F", "d", "bw", "h64", "GB/s", "ok",
+					 10, 2, 2),
+				  tuned_params, 2));
+	push(&s.cand, with_params(result(3, "F", "d", "bw", "o64", "GB/s", "ok",
+					 10, 1, 3),
+				  other_shape, 2));
+	compare_sides(&s, &o, "default", "tuned");
+	struct ax_compare *c = s.c;
+	AX_CHECK(c != NULL);
+	if (c) {
+		/* One case compared (twice as fast), the other shape alone. */
+		AX_CHECK_INT(c->n_pairs, 2);
+		AX_CHECK_INT(c->pairs[0].stat.verdict, AX_VERDICT_FASTER);
+		AX_CHECK(c->pairs[0].cand == s.cand.v[0]);
+		AX_CHECK_INT(c->pairs[0].n_tunables, 1);
+		AX_CHECK_STR(c->pairs[0].tunables[0].name, "wg");
+		AX_CHECK_INT(c->pairs[0].tunables[0].base->i, 256);
+		AX_CHECK_INT(c->pairs[0].tunables[0].cand->i, 64);
+		AX_CHECK_INT(c->pairs[1].stat.verdict, AX_VERDICT_UNMATCHED);
+		char *txt = render(c, text_whole);
+		AX_CHECK(strstr(txt, "tunables differ (BASE -> CAND): wg 256 "
+				     "-> 64"));
+		char *md = render(c, ax_compare_write_markdown);
+		AX_CHECK(strstr(md, "(tunables differ: wg 256 \xe2\x86\x92 "
+				    "64)"));
+		char *js = render(c, ax_compare_write_json);
+		json_t *doc = json_loads(js, 0, NULL);
+		json_t *rows = json_object_get(doc, "rows");
+		json_t *t = json_array_get(
+		    json_object_get(json_array_get(rows, 0), "tunables"), 0);
+		AX_CHECK_STR(json_string_value(json_object_get(t, "name")),
+			     "wg");
+		AX_CHECK_INT(json_integer_value(json_object_get(t, "base")),
+			     256);
+		AX_CHECK_INT(
+		    json_integer_value(json_object_get(t, "candidate")), 64);
+		AX_CHECK_INT(json_array_size(json_object_get(
+				 json_array_get(rows, 1), "tunables")),
+			     0);
+		json_decref(doc);
+		free(js);
+		free(md);
+		free(txt);
+	}
+	ax_compare_destroy(c);
+
+	/* An exact match wins over the case: the default pairs with the
+	 * default, and the tuned one is left over. */
+	push(&s.cand, with_params(result(4, "F", "d", "bw", "h256", "GB/s",
+					 "ok", 10, 1, 4),
+				  default_params, 2));
+	compare_sides(&s, &o, "default", "both");
+	c = s.c;
+	AX_CHECK(c && c->pairs[0].cand == s.cand.v[2]);
+	AX_CHECK(c && c->pairs[0].n_tunables == 0);
+	AX_CHECK(c && c->count[AX_VERDICT_UNMATCHED] == 2);
+	ax_compare_destroy(c);
+
+	/* Without the suite's tunables known, only exact parameters pair. */
+	o.is_tunable = NULL;
+	struct ax_db_results one = {0};
+	push(&one, s.cand.v[0]);
+	c = NULL;
+	char err[200];
+	AX_CHECK_INT(
+	    ax_compare_run(&s.base, &one, "a", "b", &o, &c, err, sizeof(err)),
+	    0);
+	AX_CHECK(c && c->count[AX_VERDICT_UNMATCHED] == 2);
+	ax_compare_destroy(c);
+	free(one.v);
+	s.c = NULL;
+	sides_release(&s);
+}
+
 AX_TEST_MAIN(AX_TEST(identical_is_same), AX_TEST(ten_percent_slower),
 	     AX_TEST(direction_awareness), AX_TEST(tiny_noisy_is_ambiguous),
 	     AX_TEST(too_few_samples), AX_TEST(threshold_globs),
@@ -607,4 +915,7 @@ AX_TEST_MAIN(AX_TEST(identical_is_same), AX_TEST(ten_percent_slower),
 	     AX_TEST(missed_noise_target_is_noisy),
 	     AX_TEST(change_as_people_read_it),
 	     AX_TEST(whole_names_and_failures),
-	     AX_TEST(replicates_widen_the_minimum_effect))
+	     AX_TEST(replicates_widen_the_minimum_effect),
+	     AX_TEST(mde_agrees_with_the_verdict),
+	     AX_TEST(big_mde_is_said_everywhere), AX_TEST(mde_runs_needed),
+	     AX_TEST(mde_only_where_tested), AX_TEST(tuned_matches_default))
