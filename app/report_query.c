@@ -261,6 +261,12 @@ static int read_source(const struct ax_report_sel *a, struct ax_report_source *s
 				 .stop = &ax_interrupted};
 	struct ax_db_filter sf = {.since = a->since, .stop = &ax_interrupted};
 	int rc = ax_db_run_rows(s->db, &f, &s->runs);
+	/* Each run's source as its results' will be, so that the
+	 * collection knows the runs whose kind makes no system. */
+	for (size_t i = 0; !rc && i < s->runs.n; i++)
+		s->runs.v[i]->source = g->n_sources > 1 ? g->path : NULL;
+	if (!rc)
+		rc = ax_html_collect_runs(g->keep, &s->runs, a->n_runs > 0);
 	if (!rc)
 		rc = ax_db_session_rows(s->db, &sf, &s->sessions);
 	if (!rc)
@@ -277,73 +283,119 @@ static int read_source(const struct ax_report_sel *a, struct ax_report_source *s
 	return 0;
 }
 
-/* The runs of --samples-for in each database: ids and last as --run
- * gives them (an id a database lacks is left out there), baseline:NAME
- * the runs of that baseline wherever one has it; none for none.  A name
- * no database has is an error, as a typo would silently draw nothing. */
-static int resolve_sampled(const struct ax_app *app,
-			   const struct ax_report_sel *a, struct ax_report_source *src,
-			   int n)
+/* The newest plain run (kind "run": no tuning session, monitor,
+ * recommendation or paired comparison) of s's selection on a selected
+ * device: what --samples-for last draws; 0 when there is none. */
+static int64_t newest_plain(const struct ax_report_sel *a,
+			    const struct ax_report_source *s)
 {
-	for (int k = 0; k < a->n_sampled; k++) {
-		const char *sel = a->sampled[k];
-		int found = 0;
-		if (!strcmp(sel, "none"))
-			continue;
-		for (int i = 0; i < n; i++) {
-			int64_t *ids = NULL, one = 0;
-			int m = 0, rc;
-			if (!strncmp(sel, "baseline:", 9)) {
-				rc = ax_db_baseline_runs(src[i].db, sel + 9,
-							 &ids, &m);
-			} else if (!strcmp(sel, "last")) {
-				rc = ax_db_last_run(src[i].db, &one);
-				m = 1;
-			} else if (ax_app_parse_id(sel, &one)) {
-				rc = ax_db_run_exists(src[i].db, one);
-				m = 1;
-			} else {
-				return ax_app_error(
-				    app, AX_EXIT_USAGE,
-				    "report: --samples-for item '%s' is not a "
-				    "run; give run ids, last, baseline:NAME "
+	for (size_t i = 0; i < s->runs.n; i++) /* newest first */
+		if (ax_html_kind_shown(s->runs.v[i]->kind, false, false) &&
+		    dev_kept(a, &s->runs.v[i]->device))
+			return s->runs.v[i]->id;
+	return 0;
+}
+
+/* Is run id among s's selected runs? */
+static bool selected(const struct ax_report_source *s, int64_t id)
+{
+	for (size_t i = 0; i < s->runs.n; i++)
+		if (s->runs.v[i]->id == id)
+			return true;
+	return false;
+}
+
+/* The selected runs one --samples-for item names in s into s->sampled;
+ * *found: how many, *outside: how many it names that the selection
+ * (--runs, --since) leaves out.  0, or an exit code. */
+static int sample_item(const struct ax_app *app, const char *sel,
+		       const struct ax_report_sel *a,
+		       struct ax_report_source *s, int *found, int *outside)
+{
+	int64_t *ids = NULL, one = 0;
+	int m = 1, rc = 0;
+	if (!strncmp(sel, "baseline:", 9))
+		rc = ax_db_baseline_runs(s->db, sel + 9, &ids, &m);
+	else if (!strcmp(sel, "last"))
+		m = (one = newest_plain(a, s)) != 0;
+	else if (ax_app_parse_id(sel, &one))
+		rc = ax_db_run_exists(s->db, one);
+	else
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "report: --samples-for item '%s' is not "
+				    "a run; give run ids, last, baseline:NAME "
 				    "or none, like --samples-for "
 				    "last,baseline:main",
 				    sel);
-			}
-			if (rc == AX_ENOTFOUND)
-				continue;
-			if (rc) {
-				fprintf(stderr, "axbench: report: %s\n",
-					ax_db_errmsg(src[i].db));
-				return AX_EXIT_STORAGE;
-			}
-			for (int j = 0; j < m; j++) {
-				if (src[i].n_sampled == AX_REPORT_MAX_SAMPLED) {
-					free(ids);
-					return ax_app_error(
-					    app, AX_EXIT_USAGE,
-					    "report: --samples-for names more "
-					    "than %d runs in %s; raw samples "
-					    "are for comparing a few runs, "
-					    "name fewer",
-					    AX_REPORT_MAX_SAMPLED, src[i].path);
-				}
-				src[i].sampled[src[i].n_sampled++] =
-				    ids ? ids[j] : one;
-			}
-			free(ids);
-			found++;
+	if (rc && rc != AX_ENOTFOUND) {
+		fprintf(stderr, "axbench: report: %s\n", ax_db_errmsg(s->db));
+		return AX_EXIT_STORAGE;
+	}
+	for (int j = 0; !rc && j < m; j++) {
+		int64_t id = ids ? ids[j] : one;
+		/* Samples only of runs the report shows: never a tuning
+		 * session's run the selection left out. */
+		if (!selected(s, id)) {
+			(*outside)++;
+			continue;
 		}
-		if (!found && !a->sampled_default)
-			return ax_app_error(app, AX_EXIT_USAGE,
-					    "report: --samples-for %s: no such "
-					    "run or baseline in %s%s; `axbench "
-					    "runs` and `axbench baseline list` "
-					    "list them",
-					    sel, src[0].path,
-					    n > 1 ? " or the other databases"
-						  : "");
+		if (s->n_sampled == AX_REPORT_MAX_SAMPLED) {
+			free(ids);
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
+			    "report: --samples-for names more than %d runs "
+			    "in %s; raw samples are for comparing a few "
+			    "runs, name fewer",
+			    AX_REPORT_MAX_SAMPLED, s->path);
+		}
+		s->sampled[s->n_sampled++] = id;
+		(*found)++;
+	}
+	free(ids);
+	return 0;
+}
+
+/* The runs of --samples-for in each database, among its selected runs:
+ * ids (an id a database lacks is left out there), last (the newest plain
+ * run of the selection), baseline:NAME (the runs of that baseline
+ * wherever one has them); none for none.  An item that draws nothing
+ * is an error, as a typo would silently draw nothing, and so is one
+ * naming only runs outside the selection. */
+static int resolve_sampled(const struct ax_app *app,
+			   const struct ax_report_sel *a,
+			   struct ax_report_source *src, int n)
+{
+	for (int k = 0; k < a->n_sampled; k++) {
+		const char *sel = a->sampled[k];
+		int found = 0, outside = 0;
+		if (!strcmp(sel, "none"))
+			continue;
+		for (int i = 0; i < n; i++) {
+			int rc = sample_item(app, sel, a, &src[i], &found,
+					     &outside);
+			if (rc)
+				return rc;
+		}
+		if (found || a->sampled_default)
+			continue;
+		if (outside)
+			return ax_app_error(
+			    app, AX_EXIT_USAGE,
+			    "report: --samples-for %s: the selection "
+			    "(--runs, --since) leaves out %s; samples are "
+			    "drawn from the selected runs only, so select "
+			    "it too or name a selected run",
+			    sel, outside == 1 ? "that run" : "those runs");
+		return ax_app_error(
+		    app, AX_EXIT_USAGE,
+		    "report: --samples-for %s: no such %s in %s%s; `axbench "
+		    "runs` and `axbench baseline list` list them",
+		    sel,
+		    !strcmp(sel, "last") ? "plain run (not a tune, monitor, "
+					   "recommend or ab run) among the "
+					   "selected runs"
+					 : "run or baseline",
+		    src[0].path, n > 1 ? " or the other databases" : "");
 	}
 	return 0;
 }
@@ -444,8 +496,6 @@ int ax_report_query(const struct ax_app *app, const struct ax_report_sel *a,
 {
 	bool matched[AX_REPORT_MAX_SEL] = {0};
 	int rc = resolve_runs(app, a, src, n);
-	if (!rc)
-		rc = resolve_sampled(app, a, src, n);
 	for (int i = 0; i < n && !rc; i++) {
 		struct reading g = {.a = a,
 				    .keep = keep,
@@ -455,9 +505,12 @@ int ax_report_query(const struct ax_app *app, const struct ax_report_sel *a,
 				    .matched = matched};
 		rc = read_source(a, &src[i], &g);
 	}
+	/* The sampled runs are picked from the selected ones. */
 	if (rc || (rc = check_since(app, a, src, n)) ||
-	    (rc = check_devices(app, a, src, n, matched)))
+	    (rc = check_devices(app, a, src, n, matched)) ||
+	    (rc = resolve_sampled(app, a, src, n)))
 		return rc;
+	d->all_kinds = a->n_runs > 0;
 	ax_html_collect_finish(keep);
 	d->results = &keep->results;
 	d->history = keep;

@@ -53,7 +53,8 @@ static const struct ax_cli_opt report_opts[] = {
      "last the newest of each"},
     {OPT_RUNS, "runs", 0, "ID,...",
      "only these runs, a comma-separated --run list (3,5 or last; "
-     "default: every run)"},
+     "default: every run); runs named here make systems whatever their "
+     "kind (a recommend or ab run too; a tune run with --include-tune)"},
     {OPT_DEVICE, "device", 'd', "SEL",
      "only devices matching SEL: fingerprint, database id, PCI bus id, "
      "UUID or part of the name (repeatable; default: every device)"},
@@ -73,15 +74,17 @@ static const struct ax_cli_opt report_opts[] = {
      "table, its name or a unique part of its name, device, host or "
      "label (default: the first)"},
     {OPT_INCLUDE_TUNE, "include-tune", 0, NULL,
-     "chart tuning sessions' trials with the other cases too (default: "
-     "only in the Tuning section)"},
+     "chart tuning sessions' trials with the other cases too, and tune "
+     "runs as systems (default: only in the Tuning section; only plain "
+     "runs, not tune, monitor, recommend or ab ones, make systems)"},
     {OPT_DB_EXTRA, "db-extra", 0, "FILE",
      "another database to report on beside --db, opened read-only "
      "(repeatable; positional FILEs do the same; default: none)"},
     {OPT_SAMPLES_FOR, "samples-for", 0, "RUN,...",
-     "draw the raw samples of these runs only: ids, last (the newest run "
-     "of each database), baseline:NAME (its runs) or none (default: "
-     "last); every other run is drawn from its median and interval"},
+     "draw the raw samples of these of the selected runs only: ids, "
+     "last (the newest plain run of each database's selection, never a "
+     "tune run), baseline:NAME (its runs) or none (default: last); "
+     "every other run is drawn from its median and interval"},
     {OPT_MAX_SIZE, "max-size", 0, "BYTES",
      "refuse to write a report larger than this, with K/M/G suffixes "
      "(default 8M): narrow the selection or sample fewer runs instead"},
@@ -561,8 +564,9 @@ const struct ax_cli_cmd ax_cmd_report = {
 	       "chart. An overview\n"
 	       "comes first: each system's geometric mean ratio to the "
 	       "reference over the\n"
-	       "cases all systems share (above 1 is better, latency "
-	       "included), and wins,\n"
+	       "cases all systems share (else over those each shares with "
+	       "the reference;\n"
+	       "above 1 is better, latency included), and wins,\n"
 	       "losses and ties (within 2 %) per suite. Then per case one "
 	       "bar per system with\n"
 	       "its median, 95 % interval and ratio; rooflines with "
@@ -582,7 +586,10 @@ const struct ax_cli_cmd ax_cmd_report = {
 	       "and never passes --max-size. Several databases (positional "
 	       "DB files or\n"
 	       "--db-extra, all opened read-only) make one report: two "
-	       "machines side by side.",
+	       "machines side by side.\n"
+	       "Only plain runs make systems: tune, monitor, recommend and "
+	       "ab runs do not\n"
+	       "unless --runs names them (--include-tune adds tune runs).",
     .examples = {"axbench report                           # every run, "
 		 "axbench-report.html",
 		 "axbench report --samples-for last,baseline:main --max-size "

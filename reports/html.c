@@ -199,6 +199,8 @@ static int collect_results(struct ax_html_ctx *c)
 	int rc = sources ? ax_html_collect_init(k, d->label_by, d->include_tune)
 			 : AX_ENOMEM;
 	c->own_history = rc == 0;
+	if (!rc)
+		rc = ax_html_collect_runs(k, d->runs, d->all_kinds);
 	for (size_t i = 0; !rc && i < d->results->n; i++) {
 		const struct ax_db_result_row *r = d->results->v[i];
 		const char *src = ax_html_str(r->source);
@@ -259,6 +261,41 @@ static void head(struct ax_html_ctx *c, const char *title)
 	fputs("</h1>\n", c->f);
 }
 
+/* The runs read whose kind makes no system, by kind: "; 1 tune run and
+ * 2 recommend runs make no system, as only plain runs ...". */
+static void left_out_runs(struct ax_html_ctx *c)
+{
+	static const char *const kinds[] = {"tune", "recommend", "ab",
+					    "monitor", NULL};
+	const json_t *left = c->history->left_out;
+	int shown = 0, total = 0, n[5] = {0};
+	const char *key;
+	json_t *kind;
+	json_object_foreach((json_t *)left, key, kind)
+	{
+		int k = 0;
+		if (!json_object_get(c->history->runs, key))
+			continue; /* no result of it was read */
+		while (kinds[k] && strcmp(kinds[k], json_string_value(kind)))
+			k++;
+		n[k]++;
+		total++;
+	}
+	for (int k = 0; k < 5; k++) {
+		if (!n[k])
+			continue;
+		fprintf(c->f, "%s%d %s run%s", shown++ ? " and " : "; ", n[k],
+			kinds[k] ? kinds[k] : "other", n[k] == 1 ? "" : "s");
+	}
+	if (shown)
+		fprintf(c->f,
+			" make%s no system, as only plain runs make systems "
+			"(<code>--include-tune</code> adds tune runs, "
+			"<code>--runs</code> naming a recommend or ab run "
+			"adds it)",
+			total == 1 ? "s" : "");
+}
+
 static void summary(struct ax_html_ctx *c, const char *when)
 {
 	size_t n = c->history->n_read, bad = c->history->n_bad;
@@ -277,6 +314,7 @@ static void summary(struct ax_html_ctx *c, const char *when)
 			shown);
 	if (c->d->n_sources > 1)
 		fprintf(c->f, " from %d databases", c->d->n_sources);
+	left_out_runs(c);
 	if (c->d->selection) {
 		fputs("; selection: ", c->f);
 		ax_html_escape(c->f, c->d->selection);

@@ -13,20 +13,20 @@
  * The report is built around systems side by side: a system, that is a
  * run label, else host and device, or a run, a device or a host, as
  * label_by says, is one column of the systems table and one colour in
- * every chart.  Sections, each saying in one line when it has no data:
- * summary; overview (each system's geometric mean of its ratios to the
- * reference over the cases every system measured, direction-aware, and
- * wins, losses and ties per suite); systems (device, host, driver, run
- * label, profile, commit, version and command line, rows that differ
- * marked); per case grouped bars, one per system, with the median, its
- * 95 % interval and the ratio to the reference (tuning measurements left
- * out unless include_tune); rooflines with labelled ceilings; efficiency
- * (perf per watt, power and energy per repetition and per unit of work,
- * temperatures, clocks, memory, throttling, the speed-up over the host
- * CPU's library, sustained runs' power, temperature and clock against
- * time); each suite's declared curve; tuning sessions (convergence, the
- * best point, the parameters that mattered); history across runs with
- * verdicts; and results that need attention.
+ * every chart; only plain runs make systems (ax_html_kind_shown).  Sections,
+ * each saying in one line when it has no data: summary; overview (each system's
+ * geometric mean of its ratios to the reference over the cases every system
+ * measured, else over those it shares with the reference, direction-aware, and
+ * wins, losses and ties per suite); systems (device, host, driver, run label,
+ * profile, commit, version and command line, rows that differ marked); per case
+ * grouped bars, one per system, with the median, its 95 % interval and the
+ * ratio to the reference (tuning measurements left out unless include_tune);
+ * rooflines with labelled ceilings; efficiency (perf per watt, power and energy
+ * per repetition and per unit of work, temperatures, clocks, memory,
+ * throttling, the speed-up over the host CPU's library, sustained runs' power,
+ * temperature and clock against time); each suite's declared curve; tuning
+ * sessions (convergence, the best point, the parameters that mattered); history
+ * across runs with verdicts; and results that need attention.
  */
 #ifndef AX_HTML_H
 #define AX_HTML_H
@@ -86,15 +86,21 @@ struct ax_html_series {
 struct ax_html_collect {
 	enum ax_html_label_by label_by;
 	bool include_tune;
+	bool all_kinds; /* every run kind shown (ax_html_collect_runs) */
 	struct ax_db_results results; /* kept results, oldest first seen
 					 (owned) */
 	/* String maps (jansson objects used as hash tables, never
 	 * documents): reduction key -> index in results, "source\x1frun
 	 * id" -> true for the runs read, history key -> index in series. */
 	json_t *index, *runs, *series_index;
+	/* "source\x1frun id" -> kind, of the runs whose kind the report
+	 * does not show (ax_html_collect_runs). */
+	json_t *left_out;
 	struct ax_html_series *series;
 	size_t n_series, cap_series;
 	size_t n_read, n_bad; /* results read, and those not ok */
+	size_t n_left;	      /* of them, of runs left out (tuning
+				 sessions' measurements not counted) */
 };
 
 /* A sustained result's telemetry as the report draws and embeds it:
@@ -126,7 +132,11 @@ struct ax_html_data {
 				     its name, device or label matching one
 				     system only; NULL: the first */
 	bool include_tune;	  /* tuning sessions' measurements in the case
-				     charts and overview too */
+				     charts and overview too, and tune runs
+				     among the systems' runs */
+	bool all_kinds;		  /* every kind of run makes systems (the
+				     runs were named, report --runs), not
+				     only plain runs (ax_html_kind_shown) */
 	int n_sources;		  /* databases read; with more than one every
 				     result, run and session row carries its
 				     source (the database's path) */
@@ -146,6 +156,16 @@ struct ax_html_data {
 					 text; NULL to omit */
 };
 
+/*
+ * Which runs make the report's systems, by their kind (AX_RUN_KIND_SQL,
+ * struct ax_db_run_row.kind): plain runs ("run", or NULL: not known)
+ * always; tune runs with include_tune; monitor, recommend and ab runs,
+ * and every other kind, only with all_kinds (runs named by --runs).  A
+ * tuning session's measurements reach the case charts only with
+ * include_tune, whatever run holds them.
+ */
+bool ax_html_kind_shown(const char *kind, bool include_tune, bool all_kinds);
+
 /* An empty collection for d's label_by and include_tune.  Returns 0 or
  * AX_ENOMEM. */
 int ax_html_collect_init(struct ax_html_collect *k,
@@ -159,6 +179,16 @@ void ax_html_collect_release(struct ax_html_collect *k);
  * Returns 0 or AX_ENOMEM. */
 int ax_html_collect_add(struct ax_html_collect *k, struct ax_db_result_row **r,
 			int source);
+/* Note which of runs (each run's source as its results' will be) the
+ * report does not show (ax_html_kind_shown with k->include_tune and
+ * all_kinds), before their results come: those are counted (n_read,
+ * n_left) but neither kept nor in a series; a tuning session's are kept
+ * still, for the Tuning section.  Returns 0 or AX_ENOMEM. */
+int ax_html_collect_runs(struct ax_html_collect *k,
+			 const struct ax_db_runs *runs, bool all_kinds);
+/* Is r of a run ax_html_collect_runs left out? */
+bool ax_html_collect_left_out(const struct ax_html_collect *k,
+			      const struct ax_db_result_row *r);
 /* Count r and add it to its case's series without keeping it (r stays
  * the caller's).  Returns 0 or AX_ENOMEM. */
 int ax_html_collect_point(struct ax_html_collect *k,

@@ -19,7 +19,8 @@ int ax_html_collect_init(struct ax_html_collect *k,
 	k->index = json_object();
 	k->runs = json_object();
 	k->series_index = json_object();
-	if (!k->index || !k->runs || !k->series_index) {
+	k->left_out = json_object();
+	if (!k->index || !k->runs || !k->series_index || !k->left_out) {
 		ax_html_collect_release(k);
 		return AX_ENOMEM;
 	}
@@ -32,6 +33,7 @@ void ax_html_collect_release(struct ax_html_collect *k)
 	json_decref(k->index);
 	json_decref(k->runs);
 	json_decref(k->series_index);
+	json_decref(k->left_out);
 	for (size_t i = 0; i < k->n_series; i++) {
 		struct ax_html_series *s = &k->series[i];
 		free(s->suite);
@@ -42,6 +44,54 @@ void ax_html_collect_release(struct ax_html_collect *k)
 	}
 	free(k->series);
 	memset(k, 0, sizeof(*k));
+}
+
+bool ax_html_kind_shown(const char *kind, bool include_tune, bool all_kinds)
+{
+	if (!kind || !strcmp(kind, "run") || all_kinds)
+		return true;
+	return include_tune && !strcmp(kind, "tune");
+}
+
+/* "source\x1frun id": a run as k->runs and k->left_out key it. */
+static void run_key(const char *source, int64_t run_id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s\x1f%lld", ax_html_str(source),
+		 (long long)run_id);
+}
+
+int ax_html_collect_runs(struct ax_html_collect *k,
+			 const struct ax_db_runs *runs, bool all_kinds)
+{
+	k->all_kinds = all_kinds;
+	for (size_t i = 0; runs && i < runs->n; i++) {
+		const struct ax_db_run_row *r = runs->v[i];
+		char key[600];
+		if (ax_html_kind_shown(r->kind, k->include_tune, all_kinds))
+			continue;
+		run_key(r->source, r->id, key, sizeof(key));
+		if (json_object_set_new(k->left_out, key, json_string(r->kind)))
+			return AX_ENOMEM;
+	}
+	return 0;
+}
+
+bool ax_html_collect_left_out(const struct ax_html_collect *k,
+			      const struct ax_db_result_row *r)
+{
+	char key[600];
+	if (!k || !json_object_size(k->left_out))
+		return false;
+	run_key(r->source, r->run_id, key, sizeof(key));
+	return json_object_get(k->left_out, key) != NULL;
+}
+
+/* Is r a result the report shows nowhere: of a run left out, and no
+ * tuning session's (the Tuning section reads those)? */
+static bool dropped(const struct ax_html_collect *k,
+		    const struct ax_db_result_row *r)
+{
+	return !ax_html_is_tune(r) && ax_html_collect_left_out(k, r);
 }
 
 /* The case of r as html_systems.c's build_cases keys it (suite, unit and
@@ -178,15 +228,20 @@ int ax_html_collect_point(struct ax_html_collect *k,
 			  const struct ax_db_result_row *r, int source)
 {
 	char run[600];
-	snprintf(run, sizeof(run), "%s\x1f%lld", ax_html_str(r->source),
-		 (long long)r->run_id);
+	run_key(r->source, r->run_id, run, sizeof(run));
 	k->n_read++;
 	k->n_bad += !r->ok;
 	if (!json_object_get(k->runs, run) &&
 	    json_object_set_new(k->runs, run, json_true()))
 		return AX_ENOMEM;
-	/* A tuning session measures with its own settings: in a case's
-	 * history it would read as a change that is none. */
+	/* A run of another kind (a recommendation's, a paired
+	 * comparison's) measured for its own end: in a case's history it
+	 * would read as a change that is none.  So does a tuning session,
+	 * measuring with its own settings. */
+	if (dropped(k, r)) {
+		k->n_left++;
+		return 0;
+	}
 	if (!ax_html_is_tune(r) || k->include_tune)
 		return add_point(k, r, source);
 	return 0;
@@ -196,7 +251,7 @@ int ax_html_collect_add(struct ax_html_collect *k, struct ax_db_result_row **r,
 			int source)
 {
 	int rc = ax_html_collect_point(k, *r, source);
-	return rc ? rc : keep_newest(k, r);
+	return rc || dropped(k, *r) ? rc : keep_newest(k, r);
 }
 
 static int by_start(const void *x, const void *y)

@@ -134,7 +134,14 @@ const char *ax_html_run_label(const struct ax_html_ctx *c,
 			      const struct ax_html_of *r);
 /* Is r a measurement of a tuning session (trial, re-timing, defaults)? */
 bool ax_html_is_tune(const struct ax_db_result_row *r);
-/* A coloured swatch and "#n name" of system i, as HTML. */
+/* Does r make its system and count in its case: not a tuning session's
+ * (unless include_tune), not of a run whose kind is not shown
+ * (ax_html_kind_shown)?  A result that does not may still join a
+ * system that exists. */
+bool ax_html_counted(const struct ax_html_ctx *c,
+		     const struct ax_db_result_row *r);
+/* A coloured swatch and "#n name" of system i, as HTML; for -1 (a
+ * tuning session's result on no system) words saying so. */
 void ax_html_system_chip(const struct ax_html_ctx *c, int i);
 
 /* The ratio of value v against the reference's ref, > 1 when v is

@@ -36,14 +36,37 @@ const char *ax_html_ratio_text(double r, char *buf, size_t len)
 	return buf;
 }
 
+/* Did system s measure case k with an ok, positive median? */
+static bool measured(const struct ax_html_case *k, int s)
+{
+	return k->by_sys[s] && k->by_sys[s]->ok && k->by_sys[s]->median > 0;
+}
+
 /* A case every system measured with an ok, positive median. */
 static bool shared(const struct ax_html_ctx *c, const struct ax_html_case *k)
 {
 	for (int s = 0; s < c->n_sys; s++)
-		if (!k->by_sys[s] || !k->by_sys[s]->ok ||
-		    !(k->by_sys[s]->median > 0))
+		if (!measured(k, s))
 			return false;
 	return true;
+}
+
+/* Does case k count for system s: every system measured it, or, where
+ * no case is shared by all (pairwise), s and the reference did? */
+static bool counts(const struct ax_html_ctx *c, const struct ax_html_case *k,
+		   int s, bool pairwise)
+{
+	return pairwise ? measured(k, s) && measured(k, c->ref) : shared(c, k);
+}
+
+/* Does case k count for some system other than the reference? */
+static bool counts_any(const struct ax_html_ctx *c,
+		       const struct ax_html_case *k, bool pairwise)
+{
+	for (int s = 0; s < c->n_sys; s++)
+		if (s != c->ref && counts(c, k, s, pairwise))
+			return true;
+	return false;
 }
 
 /* Do the 95 % intervals of two results overlap?  Then a difference is
@@ -88,45 +111,60 @@ static double tally_mean(const struct tally *t)
 	return t->n ? exp(t->log_sum / t->n) : NAN;
 }
 
-static void tally_text(const struct tally *t, char *buf, size_t len)
+/* "1.25× faster; 2 wins, 0 losses, 0 ties", and pairwise, where each
+ * figure has its own cases, " over 2 shared cases". */
+static void tally_text(const struct tally *t, bool pairwise, char *buf,
+		       size_t len)
 {
 	char r[80];
+	if (pairwise && t->n == 0) {
+		snprintf(buf, len, "no case shared with the reference");
+		return;
+	}
 	int k = snprintf(buf, len, "%s; %d win%s, %d loss%s, %d tie%s",
 			 ax_html_ratio_text(tally_mean(t), r, sizeof(r)),
 			 t->wins, t->wins == 1 ? "" : "s", t->losses,
 			 t->losses == 1 ? "" : "es", t->ties,
 			 t->ties == 1 ? "" : "s");
 	if (t->noisy && k > 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, " (%d within the intervals)",
-			 t->noisy);
+		k += snprintf(buf + k, len - (size_t)k,
+			      " (%d within the intervals)", t->noisy);
+	if (pairwise && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, " over %d shared case%s",
+			 t->n, t->n == 1 ? "" : "s");
 }
 
-/* The tallies of every system over the shared cases of suite (NULL: all
- * suites); returns how many cases that was. */
+/* The tallies of every system over the cases of suite (NULL: all
+ * suites) that count (counts); returns how many cases counted for some
+ * system. */
 static int tallies(const struct ax_html_ctx *c, const char *suite,
-		   struct tally *t)
+		   bool pairwise, struct tally *t)
 {
 	int n = 0;
 	memset(t, 0, sizeof(*t) * (size_t)c->n_sys);
 	for (int i = 0; i < c->n_cases; i++) {
 		const struct ax_html_case *k = &c->cases[i];
-		if ((suite && strcmp(k->suite, suite)) || !shared(c, k))
+		if ((suite && strcmp(k->suite, suite)) ||
+		    !counts_any(c, k, pairwise))
 			continue;
 		n++;
 		for (int s = 0; s < c->n_sys; s++)
-			tally_add(&t[s], k->by_sys[s], k->by_sys[c->ref],
-				  k->hib);
+			if (counts(c, k, s, pairwise))
+				tally_add(&t[s], k->by_sys[s],
+					  k->by_sys[c->ref], k->hib);
 	}
 	return n;
 }
 
-/* Suites with at least one shared case, in case order. */
-static int shared_suites(const struct ax_html_ctx *c, const char **out)
+/* Suites with at least one case that counts, in case order. */
+static int shared_suites(const struct ax_html_ctx *c, bool pairwise,
+			 const char **out)
 {
 	int n = 0;
 	for (int i = 0; i < c->n_cases; i++) {
 		const char *s = c->cases[i].suite;
-		if (!shared(c, &c->cases[i]) || (n && !strcmp(out[n - 1], s)))
+		if (!counts_any(c, &c->cases[i], pairwise) ||
+		    (n && !strcmp(out[n - 1], s)))
 			continue;
 		out[n++] = s;
 	}
@@ -135,7 +173,8 @@ static int shared_suites(const struct ax_html_ctx *c, const char **out)
 
 /* The chart: one group per suite (all suites first), one bar per system
  * at its geometric mean ratio. */
-static void overview_chart(struct ax_html_ctx *c, const char **suites, int ns)
+static void overview_chart(struct ax_html_ctx *c, const char **suites, int ns,
+			   bool pairwise)
 {
 	int ng = ns + 1;
 	struct ax_svg_group *g = calloc((size_t)ng, sizeof(*g));
@@ -156,7 +195,7 @@ static void overview_chart(struct ax_html_ctx *c, const char **suites, int ns)
 	}
 	for (int gi = 0; gi < ng; gi++) {
 		const char *suite = gi ? suites[gi - 1] : NULL;
-		int n = tallies(c, suite, t);
+		int n = tallies(c, suite, pairwise, t);
 		snprintf(labels[gi], sizeof(labels[gi]), "%s (%d case%s)",
 			 suite ? suite : "all suites", n, n == 1 ? "" : "s");
 		for (int s = 0; s < c->n_sys; s++) {
@@ -165,7 +204,8 @@ static void overview_chart(struct ax_html_ctx *c, const char **suites, int ns)
 				snprintf(texts[at], sizeof(texts[at]),
 					 "1 (reference)");
 			else
-				tally_text(&t[s], texts[at], sizeof(texts[at]));
+				tally_text(&t[s], pairwise, texts[at],
+					   sizeof(texts[at]));
 			b[at] = (struct ax_svg_gbar){.series = s,
 						     .tag = tags[s],
 						     .value = tally_mean(&t[s]),
@@ -179,9 +219,10 @@ static void overview_chart(struct ax_html_ctx *c, const char **suites, int ns)
 	char title[400];
 	snprintf(title, sizeof(title),
 		 "Relative performance against #%d %s: geometric mean of the "
-		 "ratios over the cases every system measured (higher is "
-		 "better)",
-		 c->ref + 1, ax_html_system_name(c, c->ref));
+		 "ratios over the cases %s (higher is better)",
+		 c->ref + 1, ax_html_system_name(c, c->ref),
+		 pairwise ? "each system shares with it"
+			  : "every system measured");
 	struct ax_svg_gchart ch = {
 	    .title = title,
 	    .axis = "times the reference's performance (dashed: 1)",
@@ -200,7 +241,8 @@ out:
 	free(t);
 }
 
-static void suite_table(struct ax_html_ctx *c, const char **suites, int ns)
+static void suite_table(struct ax_html_ctx *c, const char **suites, int ns,
+			bool pairwise)
 {
 	struct tally *t = calloc((size_t)c->n_sys, sizeof(*t));
 	if (!t)
@@ -217,7 +259,7 @@ static void suite_table(struct ax_html_ctx *c, const char **suites, int ns)
 	fputs("</tr>\n", c->f);
 	for (int gi = 0; gi <= ns; gi++) {
 		const char *suite = gi ? suites[gi - 1] : NULL;
-		int n = tallies(c, suite, t);
+		int n = tallies(c, suite, pairwise, t);
 		fputs(gi ? "<tr><td>" : "<tr class=\"all\"><td>", c->f);
 		ax_html_escape(c->f, suite ? suite : "all suites");
 		fprintf(c->f, "</td><td class=\"num\">%d</td>", n);
@@ -225,7 +267,7 @@ static void suite_table(struct ax_html_ctx *c, const char **suites, int ns)
 			char txt[300];
 			if (s == c->ref)
 				continue;
-			tally_text(&t[s], txt, sizeof(txt));
+			tally_text(&t[s], pairwise, txt, sizeof(txt));
 			fputs("<td>", c->f);
 			ax_html_escape(c->f, txt);
 			fputs("</td>", c->f);
@@ -234,6 +276,43 @@ static void suite_table(struct ax_html_ctx *c, const char **suites, int ns)
 	}
 	fputs("</table></div>\n", c->f);
 	free(t);
+}
+
+/* The overview's words: what each figure is, over which cases. */
+static void overview_words(struct ax_html_ctx *c, int all, int some,
+			   bool pairwise)
+{
+	fputs("<p>Reference: ", c->f);
+	ax_html_system_chip(c, c->ref);
+	fputs(" (<code>--reference</code> names another). Each figure is "
+	      "the geometric mean of a system's ratios to the reference ",
+	      c->f);
+	if (pairwise)
+		fputs("over the cases that system and the reference both "
+		      "measured with a result, their number beside it: no "
+		      "case was measured by every system, so the figures "
+		      "are over different cases and compare each system "
+		      "with the reference only, not with each other",
+		      c->f);
+	else
+		fprintf(c->f,
+			"over the %d case%s that every system measured with "
+			"a result",
+			all, all == 1 ? "" : "s");
+	fprintf(c->f,
+		"; where lower is better (latency) the ratio is inverted, "
+		"so above 1 is always better. A tie is a ratio within "
+		"&plusmn;%.0f %%; wins and losses whose 95 %% intervals "
+		"overlap are counted as well and said.",
+		100 * AX_HTML_TIE);
+	if (some && !pairwise)
+		fprintf(c->f,
+			" %d case%s measured (or passed) on some systems only "
+			"%s left out of the means; the per-case charts show "
+			"%s.",
+			some, some == 1 ? "" : "s", some == 1 ? "is" : "are",
+			some == 1 ? "it" : "them");
+	fputs("</p>\n", c->f);
 }
 
 void ax_html_section_overview(struct ax_html_ctx *c)
@@ -257,37 +336,24 @@ void ax_html_section_overview(struct ax_html_ctx *c)
 	const char **suites = calloc((size_t)c->n_cases + 1, sizeof(char *));
 	if (!suites)
 		return;
-	int ns = shared_suites(c, suites), all = 0, some = 0;
+	int all = 0, some = 0;
 	for (int i = 0; i < c->n_cases; i++) {
 		bool sh = shared(c, &c->cases[i]);
 		all += sh;
 		some += !sh;
 	}
-	fputs("<p>Reference: ", c->f);
-	ax_html_system_chip(c, c->ref);
-	fprintf(c->f,
-		" (<code>--reference</code> names another). Each figure is "
-		"the geometric mean of a system's ratios to the reference "
-		"over the %d case%s that every system measured with a "
-		"result; where lower is better (latency) the ratio is "
-		"inverted, so above 1 is always better. A tie is a ratio "
-		"within &plusmn;%.0f %%; wins and losses whose 95 %% "
-		"intervals overlap are counted as well and said.",
-		all, all == 1 ? "" : "s", 100 * AX_HTML_TIE);
-	if (some)
-		fprintf(c->f,
-			" %d case%s measured (or passed) on some systems only "
-			"%s left out of the means; the per-case charts show "
-			"%s.",
-			some, some == 1 ? "" : "s", some == 1 ? "is" : "are",
-			some == 1 ? "it" : "them");
-	fputs("</p>\n", c->f);
-	if (all == 0)
-		ax_html_empty(c, "No case was measured by every system, so "
-				 "there is no overall figure.");
+	/* With no case common to all, each system against the reference
+	 * over the cases the two share still says something. */
+	bool pairwise = all == 0;
+	int ns = shared_suites(c, pairwise, suites);
+	overview_words(c, all, some, pairwise);
+	if (ns == 0)
+		ax_html_empty(c, "No case was measured by every system, and "
+				 "no system shares a case with the reference, "
+				 "so there is no overall figure.");
 	else {
-		overview_chart(c, suites, ns);
-		suite_table(c, suites, ns);
+		overview_chart(c, suites, ns, pairwise);
+		suite_table(c, suites, ns, pairwise);
 	}
 	free(suites);
 }

@@ -54,6 +54,14 @@ bool ax_html_is_tune(const struct ax_db_result_row *r)
 	return r->tune_session != 0;
 }
 
+bool ax_html_counted(const struct ax_html_ctx *c,
+		     const struct ax_db_result_row *r)
+{
+	if (ax_html_is_tune(r))
+		return c->d->include_tune;
+	return !ax_html_collect_left_out(c->history, r);
+}
+
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -225,39 +233,62 @@ static int mark_system(struct ax_html_ctx *c, const void *row, int i)
 	return 0;
 }
 
-/* The system of who (of row, a result when run is NULL, else run),
- * made when it is new. */
+/* The index of the system keyed key, or c->n_sys when there is none. */
+static int find_system(const struct ax_html_ctx *c, const char *key)
+{
+	int i = 0;
+	while (i < c->n_sys && strcmp(c->sys[i].key, key))
+		i++;
+	return i;
+}
+
+static int new_system(struct ax_html_ctx *c, const char *key,
+		      const struct ax_html_of *who)
+{
+	struct ax_html_sys *grown =
+	    realloc(c->sys, sizeof(*grown) * (size_t)(c->n_sys + 1));
+	if (!grown)
+		return AX_ENOMEM;
+	c->sys = grown;
+	struct ax_html_sys *s = &c->sys[c->n_sys];
+	memset(s, 0, sizeof(*s));
+	s->key = strdup(key);
+	s->first = *who;
+	s->name = base_sys_name(c, who);
+	c->n_sys++;
+	return s->key && s->name ? 0 : AX_ENOMEM;
+}
+
+/* How add_to_system joins a row to its system. */
+enum join {
+	JOIN_RESULT, /* a result shown: makes its system when new */
+	JOIN_ONLY,   /* a result not shown (a tuning session's): joins a
+			system that exists, makes none, counts in none */
+	JOIN_RUN,    /* a run: joins a system that exists (makes one only
+			where there are no results at all) */
+};
+
+/* The system of who (of row, a result, else run), made when it is new
+ * and how allows. */
 static int add_to_system(struct ax_html_ctx *c, const void *row,
 			 const struct ax_html_of *who,
-			 const struct ax_db_run_row *run, bool ok)
+			 const struct ax_db_run_row *run, enum join how,
+			 bool ok)
 {
 	char key[2048];
 	if (!who->device->id)
 		return 0;
 	sys_key(c, who, key, sizeof(key));
-	int i = 0;
-	while (i < c->n_sys && strcmp(c->sys[i].key, key))
-		i++;
+	int i = find_system(c, key);
 	/* A run without results (a monitor's, or one emptied by the
-	 * selection) makes no system: a column with nothing in it would
-	 * leave the overview without a shared case. */
-	if (i == c->n_sys && run && c->d->results->n)
+	 * selection), or a result the report does not show, makes no
+	 * system: a column with nothing in it would leave the overview
+	 * without a shared case. */
+	if (i == c->n_sys &&
+	    (how == JOIN_ONLY || (how == JOIN_RUN && c->d->results->n)))
 		return 0;
-	if (i == c->n_sys) {
-		struct ax_html_sys *grown =
-		    realloc(c->sys, sizeof(*grown) * (size_t)(c->n_sys + 1));
-		if (!grown)
-			return AX_ENOMEM;
-		c->sys = grown;
-		struct ax_html_sys *s = &c->sys[c->n_sys];
-		memset(s, 0, sizeof(*s));
-		s->key = strdup(key);
-		s->first = *who;
-		s->name = base_sys_name(c, who);
-		c->n_sys++;
-		if (!s->key || !s->name)
-			return AX_ENOMEM;
-	}
+	if (i == c->n_sys && new_system(c, key, who))
+		return AX_ENOMEM;
 	struct ax_html_sys *s = &c->sys[i];
 	if (mark_system(c, row, i))
 		return AX_ENOMEM;
@@ -268,10 +299,9 @@ static int add_to_system(struct ax_html_ctx *c, const void *row,
 			return AX_ENOMEM;
 		s->runs = grown;
 		s->runs[s->n_runs++] = run;
-	} else if (ok) {
-		s->n_ok++;
-	} else {
-		s->n_bad++;
+	} else if (how == JOIN_RESULT) {
+		s->n_ok += ok;
+		s->n_bad += !ok;
 	}
 	return 0;
 }
@@ -315,6 +345,13 @@ const char *ax_html_system_name(const struct ax_html_ctx *c, int i)
 
 void ax_html_system_chip(const struct ax_html_ctx *c, int i)
 {
+	if (i < 0 || i >= c->n_sys) {
+		/* A tuning session's result on no system of the report
+		 * (its run is no system: ax_html_kind_shown). */
+		fputs("<span class=\"sys\">no system of this report</span>",
+		      c->f);
+		return;
+	}
 	/* A square in the system's colour (a glyph, so that it prints and
 	 * needs no empty element), then its number, as the charts tag
 	 * bars. */
@@ -398,8 +435,8 @@ static int build_cases(struct ax_html_ctx *c)
 		int s = ax_html_system_of(c, r);
 		if (s < 0)
 			continue;
-		if (ax_html_is_tune(r) && !c->d->include_tune) {
-			c->n_tune_left++;
+		if (!ax_html_counted(c, r)) {
+			c->n_tune_left += ax_html_is_tune(r);
 			continue;
 		}
 		char key[1024];
@@ -479,20 +516,38 @@ static int find_reference(struct ax_html_ctx *c, char *err, size_t errlen)
 		       sel, c->n_sys ? names : "none (no results)");
 }
 
-int ax_html_systems_init(struct ax_html_ctx *c, char *err, size_t errlen)
+/* Every result and run into its system: the results shown first, so
+ * that they make the systems, then those that only join one (a tuning
+ * session's on a system it shares), then the runs of the kinds shown,
+ * oldest first, so that a system lists its runs in order. */
+static int add_all(struct ax_html_ctx *c)
 {
 	const struct ax_db_results *res = c->d->results;
 	const struct ax_db_runs *runs = c->d->runs;
 	int rc = 0;
-	for (size_t i = 0; i < res->n && !rc; i++) {
-		struct ax_html_of who = ax_html_of_result(res->v[i]);
-		rc = add_to_system(c, res->v[i], &who, NULL, res->v[i]->ok);
-	}
-	/* Runs oldest first, so that a system lists its runs in order. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < res->n && !rc; i++) {
+			const struct ax_db_result_row *r = res->v[i];
+			struct ax_html_of who = ax_html_of_result(r);
+			bool shown = ax_html_counted(c, r);
+			if (shown == (pass == 0))
+				rc = add_to_system(
+				    c, r, &who, NULL,
+				    shown ? JOIN_RESULT : JOIN_ONLY, r->ok);
+		}
 	for (size_t k = runs ? runs->n : 0; k-- > 0 && !rc;) {
-		struct ax_html_of who = ax_html_of_run(runs->v[k]);
-		rc = add_to_system(c, runs->v[k], &who, runs->v[k], true);
+		const struct ax_db_run_row *run = runs->v[k];
+		struct ax_html_of who = ax_html_of_run(run);
+		if (ax_html_kind_shown(run->kind, c->d->include_tune,
+				       c->d->all_kinds))
+			rc = add_to_system(c, run, &who, run, JOIN_RUN, true);
 	}
+	return rc;
+}
+
+int ax_html_systems_init(struct ax_html_ctx *c, char *err, size_t errlen)
+{
+	int rc = add_all(c);
 	if (!rc) {
 		if (c->n_sys_of)
 			qsort(c->sys_of, c->n_sys_of, sizeof(*c->sys_of),
@@ -763,6 +818,16 @@ static void system_row(struct ax_html_ctx *c, const struct sys_row *row)
 void ax_html_section_systems(struct ax_html_ctx *c)
 {
 	ax_html_h2(c, "system", "Systems");
+	if (c->n_sys == 0 && c->history->n_read) {
+		/* Only tuning sessions' or other kinds' results. */
+		ax_html_empty(c, "No plain run in the selected data: the "
+				 "results of tune, recommend and ab runs make "
+				 "no system. The Tuning section has tuning "
+				 "sessions; --include-tune adds tune runs, "
+				 "--runs naming a recommend or ab run adds "
+				 "it.");
+		return;
+	}
 	if (c->n_sys == 0) {
 		ax_html_empty(c, "No devices in the selected data.");
 		return;

@@ -216,3 +216,108 @@ assert not d["overflow"], d["overflow"]' "$output"
 	assert_output --partial "no run 7 in any of the 2 databases"
 	[ ! -e "$T/x.html" ]
 }
+
+# The runs whose raw samples the report $1 draws, "db run" each.
+sampled_runs() {
+	python3 - "$1" <<-'PY'
+	import json, re, sys
+	html = open(sys.argv[1], encoding="utf-8").read()
+	m = re.search(r'id="axbench-data">(.*?)</script>', html, re.S)
+	d = json.loads(m.group(1))
+	print(" ".join(sorted({"%s:%d" % ((r.get("source") or "-")
+	                                  .rsplit("/", 1)[-1], r["run_id"])
+	                       for r in d["sampled"]})))
+	PY
+}
+
+@test "a tune session beside two runs: two systems, an overall figure, samples of a plain run" {
+	# Two systems (labels A and B, two databases), then a tuning
+	# session in the first: its run carries the default label, so it
+	# used to be a third system, measured nowhere in the case charts.
+	run "$AX" --db "$DB" run bandwidth -p op=copy -p size=16K,64K \
+		--label A "${FAST[@]}"
+	assert_success
+	cp "$DB" "$T/b.db"
+	sqlite3 "$T/b.db" "
+	    UPDATE device SET name = 'Other GPU 8000';
+	    UPDATE run SET label = 'B';
+	    UPDATE result SET median = median * 0.8, ci_lo = ci_lo * 0.8,
+		ci_hi = ci_hi * 0.8;"
+	run "$AX" --db "$DB" tune bandwidth -p op=copy -p size=16K \
+		--budget 3 --retime 0 --strategy random --seed 1
+	assert_success
+	[ "$(sql "select count(*) from run")" -eq 2 ]
+	run "$AX" report "$DB" "$T/b.db" -o "$T/r.html"
+	assert_success
+	shown "$T/r.html" >"$T/shown"
+	grep -qF ' in 3 runs on 2 systems;' "$T/shown"
+	grep -qF '; 1 tune run makes no system' "$T/shown"
+	grep -qF '#1 A</span>' "$T/shown"
+	grep -qF '#2 B</span>' "$T/shown"
+	run ! grep -qF '#3 ' "$T/shown"
+	run ! grep -qF 'not measured' "$T/shown"
+	# The overall figure, over the two cases both systems measured.
+	grep -qF 'over the 2 cases that every system measured' "$T/shown"
+	grep -qE '0\.80× \(-20 %, slower\); 0 wins, 2 losses, 0 ties' \
+		"$T/shown"
+	run ! grep -qF 'No case was measured by every system' "$T/shown"
+	# The systems table lists no tune run; the Tuning section still
+	# charts the session.
+	run ! grep -qF 'ax.db run 2 (' "$T/shown"
+	grep -qF 'Tuner convergence on bandwidth' "$T/shown"
+	# Samples: of each database's newest plain run, not the tune run.
+	[ "$(sampled_runs "$T/r.html")" = "ax.db:1 b.db:1" ]
+	# One database: --run 1, the default and last never draw run 2...
+	for sel in "--run 1" "" "--samples-for last" "--run 1 --samples-for last"; do
+		# shellcheck disable=SC2086
+		run "$AX" --db "$DB" report $sel -o "$T/s.html"
+		assert_success
+		[ "$(sampled_runs "$T/s.html")" = "-:1" ]
+	done
+	grep -qF 'on 1 system; ' "$T/s.html"
+	# ...an explicit id is drawn, but only from the selected runs.
+	run "$AX" --db "$DB" report --samples-for 2 -o "$T/s.html"
+	assert_success
+	[ "$(sampled_runs "$T/s.html")" = "-:2" ]
+	run "$AX" --db "$DB" report --run 1 --samples-for 2 -o "$T/x.html"
+	assert_failure 2
+	assert_output --partial "--samples-for 2: the selection (--runs, --since) leaves out that run"
+	[ ! -e "$T/x.html" ]
+	# --include-tune: the tune run is a system again, its trials charted.
+	run "$AX" --db "$DB" report --include-tune -o "$T/t.html"
+	assert_success
+	grep -qF 'on 2 systems; ' "$T/t.html"
+	grep -qF 'Tuner convergence on bandwidth' "$T/t.html"
+}
+
+@test "no case shared by every system: each against the reference over the cases the two share" {
+	# A measures two cases, B one of them, C the other.
+	for l in "A 16K,64K" "B 16K" "C 64K"; do
+		set -- $l
+		run "$AX" --db "$DB" run bandwidth -p op=copy -p size="$2" \
+			--label "$1" "${FAST[@]}"
+		assert_success
+	done
+	# Figures that hold at any load: A 10, B 8, C 12.5 GB/s.
+	sql "UPDATE result SET median = CASE run_id WHEN 1 THEN 10
+		WHEN 2 THEN 8 ELSE 12.5 END;
+	     UPDATE result SET ci_lo = median * 0.99, ci_hi = median * 1.01"
+	run "$AX" --db "$DB" report -o "$T/r.html"
+	assert_success
+	shown "$T/r.html" >"$T/shown"
+	grep -qF 'on 3 systems' "$T/shown"
+	grep -qF 'over the cases that system and the reference both measured' \
+		"$T/shown"
+	grep -qF '0.80× (-20 %, slower); 0 wins, 1 loss, 0 ties over 1 shared case' \
+		"$T/shown"
+	grep -qF '1.25× faster (+25 %); 1 win, 0 losses, 0 ties over 1 shared case' \
+		"$T/shown"
+	run ! grep -qF 'there is no overall figure' "$T/shown"
+	# The longer bar texts still fit their chart.
+	run python3 "$CHECK" geometry "$T/r.html"
+	assert_success
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not d["overflow"], d["overflow"]' "$output"
+}

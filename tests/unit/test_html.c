@@ -783,6 +783,122 @@ static void label_by_and_tuning(void)
 	arena_free();
 }
 
+/* Runs of other kinds beside two plain runs: a recommend run and a
+ * tune run, each labelled, make no system (so the overview keeps its
+ * shared case), unless named (all_kinds) or, for the tune run,
+ * include_tune. */
+static void run_kinds_make_systems(void)
+{
+	struct ax_db_results res = {0};
+	const char *const labels[] = {"A", "B", "R", "T"};
+	const double medians[] = {10, 8, 20, 30};
+	struct ax_db_run_row rows[4], *rv[4];
+	for (int run = 1; run <= 4; run++) {
+		struct ax_db_result_row *r =
+		    labelled(run, "A", "gpu", "bandwidth", "op=copy size=4096",
+			     "GB/s", medians[run - 1], true, labels[run - 1]);
+		if (run == 4) {
+			r->tune_session = 1;
+			r->tune_role = "trial";
+		}
+		push(&res, r);
+		rows[4 - run] = run_row(run, "2024-01-01", "A", "gpu");
+		rows[4 - run].label = labels[run - 1];
+		rv[4 - run] = &rows[4 - run];
+	}
+	rows[1].kind = "recommend"; /* run 3 */
+	rows[0].kind = "tune";	    /* run 4 */
+	rows[2].kind = rows[3].kind = "run";
+	struct ax_db_runs runs = {rv, 4};
+	struct ax_html_data d = {.results = &res, .runs = &runs};
+	int rc;
+	char *html = report_d(&d, &rc);
+	AX_CHECK_INT(rc, 0);
+	AX_CHECK(html && strstr(html, "in 4 runs on 2 systems"));
+	AX_CHECK(html && strstr(html, "; 1 tune run and 1 recommend run make "
+				      "no system"));
+	AX_CHECK(html && !strstr(html, "#3 "));
+	AX_CHECK(html && strstr(html, "over the 1 case that every system"));
+	AX_CHECK(html && strstr(html, "0.80" TIMES " (-20 %, slower); 0 "
+				      "wins, 1 loss, 0 ties"));
+	/* The recommend run's figure is in no history either: one series
+	 * of the two plain runs. */
+	AX_CHECK(html && strstr(html, "<title>2 runs, medians from 8 to 10 "));
+	free(html);
+	/* Named runs (report --runs): the recommend run is a system. */
+	d.all_kinds = true;
+	html = report_d(&d, &rc);
+	AX_CHECK(html && strstr(html, "in 4 runs on 3 systems"));
+	AX_CHECK(html && strstr(html, "#3 R</span>"));
+	AX_CHECK(html && !strstr(html, "#4 "));
+	free(html);
+	/* --include-tune: the tune run is a system, the recommend run
+	 * not. */
+	d.all_kinds = false;
+	d.include_tune = true;
+	html = report_d(&d, &rc);
+	AX_CHECK(html && strstr(html, "in 4 runs on 3 systems"));
+	AX_CHECK(html && strstr(html, "#3 T</span>"));
+	AX_CHECK(html && strstr(html, "; 1 recommend run makes no system"));
+	free(html);
+	ax_db_results_free(&res);
+	arena_free();
+}
+
+/* No case shared by all three systems: each against the reference over
+ * the cases the two share, with their count. */
+static void pairwise_overview(void)
+{
+	struct ax_db_results res = {0};
+	push(&res, labelled(1, "A", "gpu", "bandwidth", "op=copy size=4096",
+			    "GB/s", 10, true, "A"));
+	push(&res, labelled(1, "A", "gpu", "bandwidth", "op=copy size=8192",
+			    "GB/s", 10, true, "A"));
+	push(&res, labelled(1, "A", "gpu", "latency", "op=submit", "us", 10,
+			    false, "A"));
+	push(&res, labelled(2, "A", "gpu", "bandwidth", "op=copy size=4096",
+			    "GB/s", 8, true, "B"));
+	push(&res, labelled(3, "A", "gpu", "bandwidth", "op=copy size=8192",
+			    "GB/s", 12.5, true, "C"));
+	push(&res, labelled(3, "A", "gpu", "latency", "op=submit", "us", 8,
+			    false, "C"));
+	struct ax_html_data d = {.results = &res};
+	int rc;
+	char *html = report_d(&d, &rc);
+	AX_CHECK_INT(rc, 0);
+	AX_CHECK(html && strstr(html, "over the cases that system and the "
+				      "reference both measured"));
+	AX_CHECK(html && !strstr(html, "there is no overall figure"));
+	AX_CHECK(html && strstr(html, "0.80" TIMES " (-20 %, slower); 0 wins, "
+				      "1 loss, 0 ties over 1 shared case"));
+	AX_CHECK(html && strstr(html, "1.25" TIMES " faster (+25 %); 2 wins, "
+				      "0 losses, 0 ties over 2 shared cases"));
+	AX_CHECK(html && strstr(html, "over the cases each system shares "
+				      "with it"));
+	free(html);
+	/* B as the reference: C shares no case with it. */
+	d.reference = "B";
+	html = report_d(&d, &rc);
+	AX_CHECK(html && strstr(html, "no case shared with the reference"));
+	AX_CHECK(html && strstr(html, "1.25" TIMES " faster (+25 %); 1 win, "
+				      "0 losses, 0 ties over 1 shared case"));
+	free(html);
+	ax_db_results_free(&res);
+	/* Two systems with no case in common: nothing to figure. */
+	push(&res, labelled(1, "A", "gpu", "bandwidth", "op=copy size=4096",
+			    "GB/s", 10, true, "A"));
+	push(&res, labelled(2, "A", "gpu", "bandwidth", "op=copy size=8192",
+			    "GB/s", 8, true, "B"));
+	d.reference = NULL;
+	html = report_d(&d, &rc);
+	AX_CHECK(html && strstr(html, "no system shares a case with the "
+				      "reference, so there is no overall "
+				      "figure"));
+	free(html);
+	ax_db_results_free(&res);
+	arena_free();
+}
+
 static void stop_reasons_in_words(void)
 {
 	struct ax_db_results res = {0};
@@ -847,4 +963,5 @@ AX_TEST_MAIN(AX_TEST(escape_html), AX_TEST(escape_json),
 	     AX_TEST(efficiency_with_a_sensor),
 	     AX_TEST(efficiency_without_a_sensor), AX_TEST(telemetry_thinned),
 	     AX_TEST(systems_side_by_side), AX_TEST(label_by_and_tuning),
+	     AX_TEST(run_kinds_make_systems), AX_TEST(pairwise_overview),
 	     AX_TEST(stop_reasons_in_words), AX_TEST(long_history_stays_short))
