@@ -382,6 +382,33 @@ static void print_row(const struct spec_ctx *sc, const struct peaks *peaks,
 	       r->ok ? "" : ax_term(text_of(r->error)));
 }
 
+/* Under the table, each result whose samples fall in several modes
+ * (extra "distribution", core/stats_dist.h): its median sits between
+ * them, so the modes and p10 / p50 / p90 are said. */
+static void print_distributions(const struct ax_db_results *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ax_db_result_row *r = l->v[i];
+		const json_t *d = json_object_get(r->extra_doc, "distribution");
+		if (!r->ok || !json_is_true(json_object_get(d, "multimodal")))
+			continue;
+		const char *unit = ax_term(text_of(r->unit));
+		printf("result %lld (%s %s) is multimodal: modes",
+		       (long long)r->id, ax_term(text_of(r->suite)),
+		       ax_term(text_of(r->case_label)));
+		size_t k;
+		const json_t *m;
+		json_array_foreach(json_object_get(d, "modes"), k, m) printf(
+		    "%s %.4g %s (%.0f%%)", k ? "," : "",
+		    json_number_value(json_object_get(m, "value")), unit,
+		    100 * json_number_value(json_object_get(m, "share")));
+		printf("; p10 %.4g, p50 %.4g, p90 %.4g %s\n",
+		       json_number_value(json_object_get(d, "p10")),
+		       json_number_value(json_object_get(d, "p50")),
+		       json_number_value(json_object_get(d, "p90")), unit);
+	}
+}
+
 /* Stored text goes through ax_term: a control character or a
  * bidirectional override reaches the terminal as visible text. */
 static void print_table(const struct spec_ctx *sc,
@@ -402,6 +429,7 @@ static void print_table(const struct spec_ctx *sc,
 	free(peaks.v);
 	if (l->n == 0)
 		printf("(no results)\n");
+	print_distributions(l);
 	print_spec_notes(sc, l);
 	print_unfinished_runs(l);
 }

@@ -97,8 +97,12 @@ static void lat_record(void *state, VkCommandBuffer cb, uint32_t reps)
 	uint32_t token = LAT_TOKEN;
 	for (uint32_t r = 0; r < reps; r++) {
 		/* Without the barrier the dispatches write the same word
-		 * unordered; the value is the same, so that is benign. */
-		if (r && s->pt.barrier)
+		 * unordered; the value is the same, so that is benign.  With
+		 * it, every repetition is one barrier and one dispatch, the
+		 * first too (it waits for the timestamp before it): a
+		 * one-repetition sample, such as the runner's probes, then
+		 * times the same work as a long one. */
+		if (s->pt.barrier)
 			ax_vk_cmd_barrier(cb);
 		ax_vk_cmd_dispatch(cb, &s->pipe, &token, s->pt.groups, 1, 1);
 	}

@@ -2,6 +2,7 @@
 #include "suites/runner.h"
 
 #include "core/error.h"
+#include "core/stats_dist.h"
 #include "suites/stall.h"
 
 #include <math.h>
@@ -466,6 +467,21 @@ static int check_point(struct case_run *cr, const struct ax_params *p)
 	return rc;
 }
 
+/* The samples' shape (core/stats_dist.h) in the result's extra: a median
+ * alone hides two modes (the latency suite on a 2-vCPU VM,
+ * docs/RELIABILITY.md).  Nothing with too few samples to tell. */
+static void add_distribution(struct ax_runner_result *out)
+{
+	struct ax_dist d;
+	if (ax_stats_dist_describe(out->values, out->n, &d))
+		return;
+	if (!out->extra)
+		out->extra = json_object();
+	if (json_is_object(out->extra))
+		json_object_set_new(out->extra, "distribution",
+				    ax_stats_dist_json(&d));
+}
+
 static void finish_ok(struct case_run *cr)
 {
 	struct ax_runner_result *out = cr->out;
@@ -478,6 +494,7 @@ static void finish_ok(struct case_run *cr)
 	ax_stats_summarize(out->values, out->n, 0.95, &out->summary);
 	if (cr->suite->describe)
 		out->extra = cr->suite->describe(cr->state);
+	add_distribution(out);
 }
 
 /* Work that merely overran its timeout usually finishes soon after: wait
