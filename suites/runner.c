@@ -45,6 +45,7 @@ struct case_run {
 	uint32_t scrub_pattern;
 	double empty_submit_s;	/* host fallback calibration */
 	bool warming;		/* warm-up: lazy compilation may run */
+	bool host;		/* timed by host_op (ax_suite host_timed) */
 	struct ax_stall *stall; /* test-only fault injection, or NULL */
 	struct ax_runner_result *out;
 };
@@ -217,7 +218,7 @@ static int host_sample(struct case_run *cr, uint32_t reps, double *sec)
 
 static int sample(struct case_run *cr, uint32_t reps, double *sec)
 {
-	if (cr->suite->record)
+	if (!cr->host)
 		return gpu_sample(cr, reps, sec);
 	return host_sample(cr, reps, sec);
 }
@@ -432,9 +433,9 @@ static int measure(struct case_run *cr, const struct ax_params *p)
 	struct ax_vk_ctx *vk = cr->vk;
 	struct ax_runner_result *out = cr->out;
 	int rc = 0;
-	if (cr->suite->record && !vk->timestamps)
+	if (!cr->host && !vk->timestamps)
 		rc = calibrate_empty(cr);
-	if (rc == 0 && cr->opts->mode == AX_MODE_COLD && cr->suite->record)
+	if (rc == 0 && cr->opts->mode == AX_MODE_COLD && !cr->host)
 		rc = create_scrub(cr);
 	if (rc == 0)
 		rc = warm_up_and_verify(cr);
@@ -448,7 +449,7 @@ static int measure(struct case_run *cr, const struct ax_params *p)
 
 static const char *timing_mode(const struct case_run *cr)
 {
-	if (!cr->suite->record)
+	if (cr->host)
 		return "host";
 	return cr->vk->timestamps ? "gpu-timestamp" : "host-minus-empty";
 }
@@ -524,6 +525,7 @@ int ax_runner_run_case(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 	struct case_run cr = {
 	    .vk = vk, .suite = suite, .opts = opts, .out = out};
 	vk->timeout_ns = timeout_ns(opts);
+	cr.host = !suite->record || (suite->host_timed && suite->host_timed(p));
 	out->timing_mode = timing_mode(&cr);
 	if (suite->shader)
 		ax_vk_shader_hash(suite->shader(p), out->shader_hash);
