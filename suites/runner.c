@@ -45,6 +45,7 @@ struct case_run {
 	uint32_t scrub_pattern;
 	double empty_submit_s;	/* host fallback calibration */
 	bool warming;		/* warm-up: lazy compilation may run */
+	bool host;		/* timed by host_op (ax_suite host_timed) */
 	struct ax_stall *stall; /* test-only fault injection, or NULL */
 	struct ax_runner_result *out;
 };
@@ -217,7 +218,7 @@ static int host_sample(struct case_run *cr, uint32_t reps, double *sec)
 
 static int sample(struct case_run *cr, uint32_t reps, double *sec)
 {
-	if (cr->suite->record)
+	if (!cr->host)
 		return gpu_sample(cr, reps, sec);
 	return host_sample(cr, reps, sec);
 }
@@ -439,9 +440,9 @@ static int prepare(struct case_run *cr)
 {
 	struct ax_vk_ctx *vk = cr->vk;
 	int rc = 0;
-	if (cr->suite->record && !vk->timestamps)
+	if (!cr->host && !vk->timestamps)
 		rc = calibrate_empty(cr);
-	if (rc == 0 && cr->opts->mode == AX_MODE_COLD && cr->suite->record)
+	if (rc == 0 && cr->opts->mode == AX_MODE_COLD && !cr->host)
 		rc = create_scrub(cr);
 	if (rc == 0)
 		rc = warm_up_and_verify(cr);
@@ -450,7 +451,7 @@ static int prepare(struct case_run *cr)
 
 static const char *timing_mode(const struct case_run *cr)
 {
-	if (!cr->suite->record)
+	if (cr->host)
 		return "host";
 	return cr->vk->timestamps ? "gpu-timestamp" : "host-minus-empty";
 }
@@ -562,6 +563,8 @@ static int set_up(struct case_run *cr, const struct ax_params *p, bool *built)
 	bool stall_hold;
 	*built = false;
 	vk->timeout_ns = timeout_ns(cr->opts);
+	cr->host =
+	    !suite->record || (suite->host_timed && suite->host_timed(p));
 	out->timing_mode = timing_mode(cr);
 	if (suite->shader)
 		ax_vk_shader_hash(suite->shader(p), out->shader_hash);

@@ -30,9 +30,12 @@ static const char *hooks_rule(const struct ax_suite *s)
 		       "time counts";
 	if (!s->work)
 		return "work is required: it is the result's numerator";
-	if (!s->record == !s->host_op)
+	if (s->host_timed && !(s->record && s->host_op))
+		return "host_timed chooses between record and host_op: both "
+		       "are set with it";
+	if (!s->host_timed && !s->record == !s->host_op)
 		return "exactly one of record (GPU-timed) and host_op "
-		       "(host-timed) is set";
+		       "(host-timed) is set, or both with host_timed";
 	if (s->host_prepare && !s->host_op)
 		return "host_prepare is for host-timed suites (host_op)";
 	if (s->spirv_hash && s->shader)

@@ -86,6 +86,14 @@ struct ax_suite {
 	int (*host_op)(void *state, char *err, size_t errlen);
 
 	/*
+	 * Suites with both kinds of timing (latency: mode=dispatch is
+	 * GPU-timed, mode=roundtrip host time of submit -> fence): true
+	 * when point p is timed by host_op, false for record.  Set only
+	 * with both record and host_op; NULL otherwise.
+	 */
+	bool (*host_timed)(const struct ax_params *p);
+
+	/*
 	 * Host-timed suites: called before every repetition, outside the
 	 * timed span (ingest drops the page cache for a cold read here).
 	 * When set, the runner times each repetition on its own and sums

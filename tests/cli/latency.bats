@@ -51,10 +51,27 @@ dist() {
 		where id = 1"
 	run "$AX" --db "$DB" results
 	assert_success
-	assert_output --partial "result 2 (latency groups=1 barrier=true) is multimodal: modes 12 us (60%), 50 us (40%); p10 11, p50 13, p90 52 us"
+	assert_output --partial "result 2 (latency groups=1 barrier=true mode=dispatch) is multimodal: modes 12 us (60%), 50 us (40%); p10 11, p50 13, p90 52 us"
 	refute_output --partial "result 1 (latency"
 	run "$AX" --db "$DB" results --json
 	assert_success
 	run python3 -c 'import json,sys; d=json.load(sys.stdin); print(d[1]["extra"]["distribution"]["modes"][1]["share"], d[0]["extra"]["distribution"]["multimodal"])' <<<"$output"
 	assert_output "0.4 False"
+}
+
+@test "latency mode=roundtrip is host-timed per launch and verified; dispatch stays GPU-timed" {
+	run "$AX" --db "$DB" run latency -p groups=1,4 -p mode=dispatch,roundtrip "${FAST[@]}"
+	assert_success
+	run sql "select json_extract(params_json, '\$.mode'), timing_mode, count(*) from result
+		where status = 'ok' and unit = 'us' and median > 0 group by 1, 2 order by 1"
+	assert_output "dispatch|gpu-timestamp|2
+roundtrip|host|2"
+	[ "$(sql "select count(*) from result where status != 'ok'")" -eq 0 ]
+}
+
+@test "suites latency documents the round-trip mode" {
+	run "$AX" suites latency
+	assert_success
+	assert_output --partial "roundtrip"
+	assert_output --partial "submit"
 }
