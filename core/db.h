@@ -307,7 +307,9 @@ struct ax_db_filter {
  *           "throttle_evidence", "series_id"},
  *  "speedup_vs_cpu": number or null,
  *  "cpu": null or {"id", "library", "version", "corename", "threads",
- *         "note", "median", "ci_lo", "ci_hi", "n", "unit", "created_at"},
+ *         "note", "median", "ci_lo", "ci_hi", "n", "unit", "created_at",
+ *         "rel_noise", "stop_reason", "load_1m", "busy_other",
+ *         "online_cpus", "fit"},
  *  "samples": [...] when with_samples, "seconds": [...] likewise}
  * *out is a new reference.
  */
