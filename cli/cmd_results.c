@@ -336,6 +336,81 @@ static void print_spec_notes(const struct spec_ctx *sc,
 	free(said);
 }
 
+/* The load a CPU baseline was taken under, in words ("other processes
+ * kept 0.02 of 2 CPUs busy, load average 1.35"). */
+static const char *cpu_load_text(const struct ax_db_cpu_row *c, char *buf,
+				 size_t len)
+{
+	if (!isfinite(c->busy_other) || c->online_cpus < 1)
+		snprintf(buf, len, "load not recorded");
+	else
+		snprintf(buf, len,
+			 "other processes kept %.2f of %lld CPUs busy, load "
+			 "average %.2f",
+			 c->busy_other, (long long)c->online_cpus, c->load_1m);
+	return buf;
+}
+
+/* Does r's vs-cpu figure use a CPU baseline? */
+static bool uses_cpu(const struct ax_db_result_row *r)
+{
+	return r->cpu.id && isfinite(r->speedup_vs_cpu);
+}
+
+/* "result 4" or "results 4, 9, 12 and 3 more": those from l->v[from]
+ * on whose vs-cpu figure used CPU baseline id. */
+static const char *results_using(const struct ax_db_results *l, size_t from,
+				 int64_t id, char *buf, size_t len)
+{
+	char ids[80] = ""; /* three ids of at most 20 digits */
+	size_t n = 0, at = 0;
+	for (size_t i = from; i < l->n; i++)
+		if (uses_cpu(l->v[i]) && l->v[i]->cpu.id == id && ++n <= 3)
+			at += (size_t)snprintf(ids + at, sizeof(ids) - at,
+					       "%s%lld", n > 1 ? ", " : "",
+					       (long long)l->v[i]->id);
+	int k = snprintf(buf, len, "result%s %s", n > 1 ? "s" : "", ids);
+	if (n > 3 && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, " and %zu more", n - 3);
+	return buf;
+}
+
+/* Under the table, once per CPU baseline that a vs-cpu figure used: its
+ * id, median and interval, when and under which load it was taken, and
+ * whether it is fit to reuse (core/db_rows.h ax_db_cpu_fit, against the
+ * noise target of the first result's run). */
+static void print_cpu_notes(const struct ax_db_results *l)
+{
+	int64_t *said = calloc(l->n + 1, sizeof(*said));
+	size_t n_said = 0;
+	for (size_t i = 0; said && i < l->n; i++) {
+		const struct ax_db_result_row *r = l->v[i];
+		const struct ax_db_cpu_row *c = &r->cpu;
+		bool known = !uses_cpu(r);
+		for (size_t k = 0; k < n_said && !known; k++)
+			known = said[k] == c->id;
+		if (known)
+			continue;
+		said[n_said++] = c->id;
+		char who[128], ci[64] = "", load[128];
+		if (isfinite(c->ci_lo) && isfinite(c->ci_hi))
+			snprintf(ci, sizeof(ci), " [%.4g, %.4g]", c->ci_lo,
+				 c->ci_hi);
+		enum ax_db_cpu_fit fit = ax_db_cpu_fit(c, r->noise_target);
+		printf("vs-cpu of %s: CPU baseline %lld, %.4g %s%s, taken %s; "
+		       "%s; %s%s\n",
+		       results_using(l, i, c->id, who, sizeof(who)),
+		       (long long)c->id, c->median, ax_term(text_of(c->unit)),
+		       ci, ax_term(text_of(c->created_at)),
+		       cpu_load_text(c, load, sizeof(load)),
+		       ax_db_cpu_fit_name(fit),
+		       fit == AX_DB_CPU_CLEAN
+			   ? " (reusable)"
+			   : " (measured again when next needed)");
+	}
+	free(said);
+}
+
 /* Runs whose results may be partial are said under the table: one
  * still running, or one abandoned by a process that is gone. */
 static void print_unfinished_runs(const struct ax_db_results *l)
@@ -431,6 +506,7 @@ static void print_table(const struct spec_ctx *sc,
 		printf("(no results)\n");
 	print_distributions(l);
 	print_spec_notes(sc, l);
+	print_cpu_notes(l);
 	print_unfinished_runs(l);
 }
 

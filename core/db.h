@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 7
+#define AX_DB_SCHEMA_VERSION 8
 
 struct ax_db;
 
@@ -211,6 +211,12 @@ struct ax_db_cpu_baseline {
 	const char *unit, *status, *error_text, *stop_reason;
 	int n;
 	double median, ci_lo, ci_hi, rel_noise;
+	/* The machine's load while it was timed (schema 8; see struct
+	 * ax_cpu_load): load_known false stores NULLs, "unknown", never a
+	 * quiet 0. */
+	bool load_known;
+	double load_1m, busy_other;
+	int online_cpus;
 };
 int ax_db_cpu_baseline_add(struct ax_db *db, const struct ax_db_cpu_baseline *b,
 			   int64_t *id);
@@ -222,6 +228,16 @@ int ax_db_cpu_baseline_add(struct ax_db *db, const struct ax_db_cpu_baseline *b,
 int ax_db_cpu_baseline_find(struct ax_db *db,
 			    const struct ax_db_cpu_baseline *key, int64_t *id,
 			    double *median);
+/*
+ * Every "ok" baseline that ax_db_cpu_baseline_find matches with key,
+ * newest first, given to fn (valid during the call only) until fn returns
+ * nonzero, which is returned; 0 after the last, or a negative AX_E* code.
+ * The caller judges which one it may reuse (ax_db_cpu_fit).
+ */
+typedef int (*ax_db_cpu_row_fn)(void *ctx, const struct ax_db_cpu_row *c);
+int ax_db_cpu_baselines_each(struct ax_db *db,
+			     const struct ax_db_cpu_baseline *key,
+			     ax_db_cpu_row_fn fn, void *ctx);
 
 /* Store a series without a result (an idle baseline, a monitor). */
 int ax_db_series_add(struct ax_db *db, const struct ax_db_series *s,
@@ -291,7 +307,9 @@ struct ax_db_filter {
  *           "throttle_evidence", "series_id"},
  *  "speedup_vs_cpu": number or null,
  *  "cpu": null or {"id", "library", "version", "corename", "threads",
- *         "note", "median", "ci_lo", "ci_hi", "n", "unit", "created_at"},
+ *         "note", "median", "ci_lo", "ci_hi", "n", "unit", "created_at",
+ *         "rel_noise", "stop_reason", "load_1m", "busy_other",
+ *         "online_cpus", "fit"},
  *  "samples": [...] when with_samples, "seconds": [...] likewise}
  * *out is a new reference.
  */

@@ -120,7 +120,9 @@ static json_t *power_json(const struct ax_db_power_row *p)
 	return o;
 }
 
-static json_t *cpu_json(const struct ax_db_cpu_row *c)
+/* The CPU baseline, with the load it was taken under and whether it was
+ * fit to reuse against the noise target of the result's run. */
+static json_t *cpu_json(const struct ax_db_cpu_row *c, double noise_target)
 {
 	if (!c->id)
 		return json_null();
@@ -137,6 +139,14 @@ static json_t *cpu_json(const struct ax_db_cpu_row *c)
 	json_object_set_new(o, "n", opt_int(c->n));
 	json_object_set_new(o, "unit", text(c->unit));
 	json_object_set_new(o, "created_at", text(c->created_at));
+	json_object_set_new(o, "rel_noise", num(c->rel_noise));
+	json_object_set_new(o, "stop_reason", text(c->stop_reason));
+	json_object_set_new(o, "load_1m", num(c->load_1m));
+	json_object_set_new(o, "busy_other", num(c->busy_other));
+	json_object_set_new(o, "online_cpus", opt_int(c->online_cpus));
+	json_object_set_new(
+	    o, "fit",
+	    json_string(ax_db_cpu_fit_name(ax_db_cpu_fit(c, noise_target))));
 	return o;
 }
 
@@ -231,7 +241,7 @@ json_t *ax_db_result_json(const struct ax_db_result_row *r)
 	json_object_set_new(o, "device", ax_db_device_json(&r->device));
 	json_object_set_new(o, "host", host_json(&r->host));
 	json_object_set_new(o, "power", power_json(&r->power));
-	json_object_set_new(o, "cpu", cpu_json(&r->cpu));
+	json_object_set_new(o, "cpu", cpu_json(&r->cpu, r->noise_target));
 	if (r->samples) {
 		json_object_set_new(o, "samples",
 				    values_json(r->samples, r->n_samples));

@@ -78,7 +78,8 @@ static const struct table tables[] = {
      AX_DB_MERGE_CPU_BASELINE,
      "uuid, suite, shape_json, shape_hash, library, version, corename,"
      " config, note, threads, unit, status, error_text, stop_reason, n,"
-     " median, ci_lo, ci_hi, rel_noise, created_at",
+     " median, ci_lo, ci_hi, rel_noise, created_at, load_1m, busy_other,"
+     " online_cpus",
      {{"host_id", "host", "fingerprint"}},
      "uuid",
      NULL,

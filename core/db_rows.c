@@ -469,14 +469,17 @@ static void power_cols(struct cols c, int at, struct ax_db_power_row *p)
 
 #define CPU_COLS                                                               \
 	"c.id, c.library, c.version, c.corename, c.threads, c.note,"           \
-	" c.median, c.ci_lo, c.ci_hi, c.n, c.unit, c.created_at"
-#define N_CPU_COLS 12
+	" c.median, c.ci_lo, c.ci_hi, c.n, c.unit, c.created_at,"              \
+	" c.rel_noise, c.stop_reason, c.load_1m, c.busy_other,"                \
+	" c.online_cpus"
+#define N_CPU_COLS 17
 
 static void cpu_cols(struct cols c, int at, struct ax_db_cpu_row *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->threads = b->n = AX_DB_NONE;
-	b->median = b->ci_lo = b->ci_hi = NAN;
+	b->threads = b->n = b->online_cpus = AX_DB_NONE;
+	b->median = b->ci_lo = b->ci_hi = b->rel_noise = NAN;
+	b->load_1m = b->busy_other = NAN;
 	if (col_null(&c, at))
 		return;
 	c.table = "cpu_baseline";
@@ -492,6 +495,107 @@ static void cpu_cols(struct cols c, int at, struct ax_db_cpu_row *b)
 	b->n = col_int(&c, at + 9);
 	b->unit = col_text(&c, at + 10, "unit");
 	b->created_at = col_text(&c, at + 11, "created_at");
+	b->rel_noise = col_num(&c, at + 12);
+	b->stop_reason = col_text(&c, at + 13, "stop_reason");
+	b->load_1m = col_num(&c, at + 14);
+	b->busy_other = col_num(&c, at + 15);
+	b->online_cpus = col_int(&c, at + 16);
+}
+
+enum ax_db_cpu_fit ax_db_cpu_fit(const struct ax_db_cpu_row *c,
+				 double noise_target)
+{
+	if (!isfinite(c->busy_other) || c->online_cpus < 1)
+		return AX_DB_CPU_LOAD_UNKNOWN;
+	if (c->busy_other > AX_DB_CPU_BUSY_MAX * (double)c->online_cpus)
+		return AX_DB_CPU_LOADED;
+	/* A NAN rel_noise (never summarised) is as wide as can be. */
+	if (isfinite(noise_target) &&
+	    !(isfinite(c->rel_noise) && c->rel_noise <= noise_target))
+		return AX_DB_CPU_NOISY;
+	return AX_DB_CPU_CLEAN;
+}
+
+const char *ax_db_cpu_fit_name(enum ax_db_cpu_fit f)
+{
+	static const char *const names[] = {"clean", "load-unknown",
+					    "under-load", "noisy"};
+	return (unsigned)f < NCOLS(names) ? names[f] : "unknown";
+}
+
+const char *ax_db_cpu_fit_why(const struct ax_db_cpu_row *c,
+			      double noise_target, char *buf, size_t len)
+{
+	switch (ax_db_cpu_fit(c, noise_target)) {
+	case AX_DB_CPU_LOAD_UNKNOWN:
+		snprintf(buf, len,
+			 "its machine load is unknown (stored before axbench "
+			 "kept it)");
+		break;
+	case AX_DB_CPU_LOADED:
+		snprintf(buf, len,
+			 "it was taken under load: other processes kept "
+			 "%.2f of %" PRId64 " CPUs busy, above %.2f",
+			 c->busy_other, c->online_cpus,
+			 AX_DB_CPU_BUSY_MAX * (double)c->online_cpus);
+		break;
+	case AX_DB_CPU_NOISY:
+		snprintf(buf, len,
+			 "its interval is wider than the noise target "
+			 "(+-%.1f %% against %.1f %%)",
+			 100 * c->rel_noise, 100 * noise_target);
+		break;
+	default:
+		snprintf(buf, len, "%s", "");
+	}
+	return buf;
+}
+
+int ax_db_cpu_baselines_each(struct ax_db *db,
+			     const struct ax_db_cpu_baseline *key,
+			     ax_db_cpu_row_fn fn, void *ctx)
+{
+	char sh[17];
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(
+	    db,
+	    "SELECT " CPU_COLS " FROM cpu_baseline c WHERE host_id = ? AND"
+	    " suite = ? AND shape_hash = ? AND shape_json = ? AND"
+	    " threads = ? AND library = ? AND version IS ? AND"
+	    " corename IS ? AND status = 'ok' AND median > 0"
+	    " ORDER BY id DESC",
+	    &st);
+	if (rc)
+		return rc;
+	ax_dbi_hash_hex(key->shape_json, sh);
+	sqlite3_bind_int64(st, 1, key->host_id);
+	ax_dbi_bind_text(st, 2, key->suite);
+	ax_dbi_bind_text(st, 3, sh);
+	ax_dbi_bind_text(st, 4, key->shape_json);
+	sqlite3_bind_int(st, 5, key->threads);
+	ax_dbi_bind_text(st, 6, key->library);
+	ax_dbi_bind_text(st, 7, key->version);
+	ax_dbi_bind_text(st, 8, key->corename);
+	int stop = 0;
+	bool oom = false;
+	while (!stop && !oom && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct cols c = {st, mem_new(), "cpu_baseline"};
+		struct ax_db_cpu_row row;
+		if (c.mem)
+			cpu_cols(c, 0, &row);
+		oom = !c.mem || c.mem->oom;
+		if (!oom)
+			stop = fn(ctx, &row);
+		mem_free(c.mem);
+	}
+	sqlite3_finalize(st);
+	if (oom)
+		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
+	if (stop)
+		return stop;
+	return rc == SQLITE_DONE
+		   ? 0
+		   : ax_dbi_fail_sql(db, rc, "looking up a CPU baseline");
 }
 
 /* ---- filters ------------------------------------------------------------ */

@@ -154,10 +154,45 @@ struct ax_db_power_row {
 /* The CPU baseline a result is compared with.  id 0: none. */
 struct ax_db_cpu_row {
 	int64_t id;
-	const char *library, *version, *corename, *note, *unit, *created_at;
+	const char *library, *version, *corename, *note, *unit, *created_at,
+	    *stop_reason;
 	int64_t threads, n; /* AX_DB_NONE: not stored */
-	double median, ci_lo, ci_hi;
+	double median, ci_lo, ci_hi, rel_noise;
+	/* The machine's load while it was timed (schema 8), NAN or
+	 * AX_DB_NONE where unknown (stored before): the 1-minute load
+	 * average, the CPUs' worth of time other processes used (mean over
+	 * the timed span) and the online CPUs it could run on. */
+	double load_1m, busy_other;
+	int64_t online_cpus;
 };
+
+/*
+ * May a stored CPU baseline stand for the CPU today?  Judged in this
+ * order: its load unknown (stored before schema 8), taken under load
+ * (other processes used more than AX_DB_CPU_BUSY_MAX of its CPUs), its
+ * interval wider than noise_target (rel_noise above it; NAN: not
+ * judged), else clean.  Only a clean one is reused (app/session_cpu.c);
+ * OpenBLAS splits a call evenly over its threads, so a call waits for
+ * its slowest thread, and a tenth of the machine taken by others already
+ * costs more than the 2 % a noise target allows.  The 1-minute load
+ * average is kept but not judged: it counts axbench's own threads (a
+ * CPU device's case just ran on every core) and lags by a minute.
+ */
+#define AX_DB_CPU_BUSY_MAX 0.10
+enum ax_db_cpu_fit {
+	AX_DB_CPU_CLEAN,
+	AX_DB_CPU_LOAD_UNKNOWN,
+	AX_DB_CPU_LOADED,
+	AX_DB_CPU_NOISY,
+};
+enum ax_db_cpu_fit ax_db_cpu_fit(const struct ax_db_cpu_row *c,
+				 double noise_target);
+/* "clean", "load-unknown", "under-load", "noisy". */
+const char *ax_db_cpu_fit_name(enum ax_db_cpu_fit f);
+/* Why c is not clean, in words ("other processes kept 1.2 of 2 CPUs
+ * busy, above 0.2"), into buf; "" when clean. */
+const char *ax_db_cpu_fit_why(const struct ax_db_cpu_row *c,
+			      double noise_target, char *buf, size_t len);
 
 /* ---- results ------------------------------------------------------------ */
 

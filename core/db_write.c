@@ -546,8 +546,9 @@ int ax_db_cpu_baseline_add(struct ax_db *db, const struct ax_db_cpu_baseline *b,
 	    "INSERT INTO cpu_baseline (uuid, host_id, suite, shape_json,"
 	    " shape_hash, library, version, corename, config, note,"
 	    " threads, unit, status, error_text, stop_reason, n, median,"
-	    " ci_lo, ci_hi, rel_noise, created_at) VALUES"
-	    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW ")"
+	    " ci_lo, ci_hi, rel_noise, load_1m, busy_other, online_cpus,"
+	    " created_at) VALUES"
+	    " (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW ")"
 	    " RETURNING id",
 	    &st);
 	if (rc)
@@ -573,5 +574,12 @@ int ax_db_cpu_baseline_add(struct ax_db *db, const struct ax_db_cpu_baseline *b,
 	bind_real(st, 18, b->ci_lo);
 	bind_real(st, 19, b->ci_hi);
 	bind_real(st, 20, b->rel_noise);
+	/* Unknown load stays NULL (bind nothing): never a quiet 0. */
+	if (b->load_known) {
+		bind_real(st, 21, b->load_1m);
+		bind_real(st, 22, b->busy_other);
+		if (b->online_cpus > 0)
+			sqlite3_bind_int(st, 23, b->online_cpus);
+	}
 	return ax_dbi_step_done(db, st, id, "storing a CPU baseline");
 }

@@ -10,9 +10,11 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -547,6 +549,90 @@ static bool stopped(const struct ax_runner_opts *o)
 	return o->stop && *o->stop;
 }
 
+/* ---- the machine's load (struct ax_cpu_load) ---- */
+
+/* What the load is computed from, at one moment. */
+struct load_mark {
+	bool ok;
+	double wall, self_s, busy_s; /* busy_s: of the CPUs counted */
+	int cpus;
+};
+
+/* The busy seconds since boot of the online CPUs this thread may run
+ * on, from /proc/stat's per-CPU lines ("cpuN user nice system idle
+ * iowait irq softirq steal ..."; idle and iowait are not busy, guest
+ * time is inside user). */
+static bool read_busy(struct load_mark *m)
+{
+	cpu_set_t set;
+	FILE *f = fopen("/proc/stat", "r");
+	long tck = sysconf(_SC_CLK_TCK);
+	if (!f || tck <= 0 || sched_getaffinity(0, sizeof(set), &set)) {
+		if (f)
+			fclose(f);
+		return false;
+	}
+	char line[512];
+	unsigned long long sum = 0;
+	m->cpus = 0;
+	while (fgets(line, sizeof(line), f)) {
+		int cpu;
+		unsigned long long v[8] = {0};
+		/* The "cpu " line of all CPUs has no number: left out. */
+		if (sscanf(line,
+			   "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6], &v[7]) < 8 ||
+		    cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set))
+			continue;
+		sum += v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+		m->cpus++;
+	}
+	fclose(f);
+	m->busy_s = (double)sum / (double)tck;
+	return m->cpus > 0;
+}
+
+static void load_mark(struct load_mark *m)
+{
+	struct rusage ru;
+	m->wall = now_s();
+	m->ok = read_busy(m) && getrusage(RUSAGE_SELF, &ru) == 0;
+	if (m->ok)
+		m->self_s =
+		    (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Wait out what is left of AX_CPU_LOAD_MIN_S since `from`, in steps
+ * that see the stop flag. */
+static void load_window(double from, const struct ax_runner_opts *o)
+{
+	struct timespec step = {0, 10 * 1000 * 1000};
+	while (now_s() - from < AX_CPU_LOAD_MIN_S && !stopped(o))
+		nanosleep(&step, NULL);
+}
+
+/* The load between two marks: others' busy time over the wall time, in
+ * CPUs, within [0, cpus] (the two clocks count differently, so a quiet
+ * machine can read a hair below 0). */
+static void load_between(const struct load_mark *a, const struct load_mark *b,
+			 struct ax_cpu_load *out)
+{
+	double l1 = NAN;
+	out->load_1m = getloadavg(&l1, 1) == 1 ? l1 : NAN;
+	double wall = b->wall - a->wall;
+	out->known = a->ok && b->ok && a->cpus == b->cpus && wall > 0;
+	if (!out->known)
+		return;
+	double other = (b->busy_s - a->busy_s) - (b->self_s - a->self_s);
+	other /= wall;
+	out->online_cpus = b->cpus;
+	out->busy_other = other < 0	    ? 0
+			  : other > b->cpus ? (double)b->cpus
+					    : other;
+}
+
 /* As the runner: warm up (caches, OpenBLAS's thread pool), then check
  * the last repetition's output before any time counts. */
 static int warm_up_and_verify(struct cpu_work *w,
@@ -578,7 +664,12 @@ static int sample(struct cpu_work *w, const struct ax_suite *suite,
 	/* Not the device case's timed span (cpu_baseline.h). */
 	struct ax_runner_opts cpu_opts = *o;
 	cpu_opts.phase = NULL;
+	struct load_mark before, after;
+	load_mark(&before);
 	int rc = ax_runner_time_fn(suite, p, &cpu_opts, time_reps, w, &s);
+	load_window(before.wall, o);
+	load_mark(&after);
+	load_between(&before, &after, &out->load);
 	out->stop_reason = s.stop_reason;
 	out->n = s.n;
 	out->seconds = s.seconds;
@@ -658,6 +749,7 @@ int ax_cpu_baseline_run(const struct ax_suite *suite, const struct ax_params *p,
 	memset(out, 0, sizeof(*out));
 	snprintf(out->lib.name, sizeof(out->lib.name), "OpenBLAS");
 	snprintf(out->lib.version, sizeof(out->lib.version), "unknown");
+	out->load.load_1m = out->load.busy_other = NAN;
 	out->status = run(suite, p, threads, opts, out);
 	if (out->status == AX_EINTR)
 		out->stop_reason = "interrupted";

@@ -41,6 +41,29 @@ struct ax_cpu_lib {
 			      or "" */
 };
 
+/*
+ * The machine's load while a baseline was timed (issue 33): whether the
+ * figure is the CPU's or the share other processes left it.  busy_other
+ * is the CPUs' worth of time that everything but this process used on
+ * the CPUs it may run on (online and in its affinity mask), mean over the
+ * sampling and at least AX_CPU_LOAD_MIN_S: /proc/stat's busy time of
+ * those CPUs (user, nice, system, irq, softirq, steal) less this
+ * process's own (getrusage: every thread, OpenBLAS's and the driver's),
+ * over the wall time.  /proc/stat counts in clock ticks, so a window of
+ * a few ticks could not tell a tenth of a CPU; a shorter sampling is
+ * followed by a wait (the CPU's workers sleep meanwhile).  load_1m is
+ * the 1-minute load average at the end (getloadavg), which counts this
+ * process too.  known false: /proc/stat could not be read.
+ */
+#define AX_CPU_LOAD_MIN_S 0.25
+struct ax_cpu_load {
+	bool known;
+	double load_1m;	   /* NAN: none */
+	double busy_other; /* in CPUs, in [0, online_cpus]; NAN unless
+			      known */
+	int online_cpus;   /* the CPUs counted */
+};
+
 struct ax_cpu_result {
 	int status;	  /* 0, AX_EVERIFY, AX_EUNSUPPORTED, AX_ENOTFOUND,
 			     AX_ENOMEM, AX_EINTR, AX_EINVAL */
@@ -53,6 +76,7 @@ struct ax_cpu_result {
 	struct ax_summary summary; /* of values (core/stats.h) */
 	uint32_t reps_per_sample;
 	struct ax_cpu_lib lib;
+	struct ax_cpu_load load; /* known once sampling ended */
 };
 
 /* Has suite a CPU baseline?  (gemm, conv, attention: by suite->name). */

@@ -180,7 +180,10 @@ else:
 		and abs(x.speedup_vs_cpu - x.median / c.median)
 		    <= 1e-9 * x.speedup_vs_cpu")" = 3 ]
 	[ "$(sql "select count(*) from cpu_baseline")" = 3 ]
-	# auto: the second run reads the stored baselines ...
+	# auto: the second run reads the stored baselines (marked clean
+	# here, whatever load this machine had while they were measured:
+	# the reuse rule has its own test below) ...
+	sql "update cpu_baseline set busy_other = 0, rel_noise = 0"
 	run "$AX" --db "$DB" run gemm --profile quick "${FAST[@]}"
 	assert_success
 	refute_output --partial "CPU baseline of gemm:"
@@ -204,6 +207,98 @@ import json, sys
 r = json.load(sys.stdin)[0]
 assert r["cpu"]["library"] == "OpenBLAS" and r["cpu"]["threads"] >= 1, r["cpu"]
 assert r["speedup_vs_cpu"] > 0, r'
+}
+
+CPUG=(gemm -p m=64 -p n=64 -p k=64 "${FAST[@]}")
+# The baseline the newest result used.
+last_cpu() { sql "select cpu_baseline_id from result order by id desc limit 1"; }
+
+@test "a CPU baseline taken under load or wider than the noise target is measured again under auto; the newest clean one is reused; results says which one a speed-up used" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	"$AX" --db "$DB" run "${CPUG[@]}"
+	# Every baseline keeps its interval and the load it was taken under.
+	[ "$(sql "select count(*) from cpu_baseline where ci_lo <= median
+		and median <= ci_hi and rel_noise >= 0 and load_1m >= 0
+		and online_cpus >= 1 and busy_other between 0 and online_cpus")" = 1 ]
+	# Taken under load (others kept every CPU busy; written here, so
+	# that the test does not hang on this machine's real load): measured
+	# again, the old one kept for history.
+	sql "update cpu_baseline set busy_other = online_cpus, rel_noise = 0"
+	run "$AX" --db "$DB" run "${CPUG[@]}"
+	assert_success
+	assert_output --partial "CPU baseline of gemm: measuring it again: stored baseline 1 is not reused: it was taken under load: other processes kept"
+	[ "$(sql "select count(*) from cpu_baseline")" = 2 ]
+	[ "$(last_cpu)" = 2 ]
+	# 1 clean, the newer 2 under load: the newest clean one (1) is
+	# reused and nothing is measured.
+	sql "update cpu_baseline set busy_other = 0 where id = 1;
+		update cpu_baseline set busy_other = online_cpus, rel_noise = 0
+		where id = 2"
+	run "$AX" --db "$DB" run "${CPUG[@]}"
+	assert_success
+	refute_output --partial "CPU baseline of gemm:"
+	[ "$(sql "select count(*) from cpu_baseline")" = 2 ]
+	[ "$(last_cpu)" = 1 ]
+	# 1's interval wider than the run's noise target (2 %): measured again.
+	sql "update cpu_baseline set rel_noise = 0.5 where id = 1"
+	run "$AX" --db "$DB" run "${CPUG[@]}"
+	assert_success
+	assert_output --partial "stored baseline 2 is not reused: it was taken under load"
+	[ "$(sql "select count(*) from cpu_baseline")" = 3 ]
+	[ "$(last_cpu)" = 3 ]
+	# results names the baseline each speed-up used, its median and
+	# interval, when and under which load, and whether it is reusable.
+	sql "update cpu_baseline set busy_other = 0, rel_noise = 0.001 where id = 3"
+	run "$AX" --db "$DB" results
+	assert_success
+	assert_line --regexp '^vs-cpu of results 1, 3: CPU baseline 1, [0-9.]+ GFLOP/s \[[0-9.]+, [0-9.]+\], taken 20[0-9-]+T[0-9:.]+Z; other processes kept 0\.00 of [0-9]+ CPUs busy, load average [0-9.]+; noisy \(measured again when next needed\)$'
+	assert_line --regexp '^vs-cpu of result 2: CPU baseline 2, .*; other processes kept ([0-9]+)\.00 of \1 CPUs busy, .*; under-load \(measured again when next needed\)$'
+	assert_line --regexp '^vs-cpu of result 4: CPU baseline 3, .*; clean \(reusable\)$'
+	run "$AX" --db "$DB" --json results
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+rs = json.load(sys.stdin)
+assert [r["cpu"]["id"] for r in rs] == [1, 2, 1, 3], rs
+fits = [r["cpu"]["fit"] for r in rs]
+assert fits == ["noisy", "under-load", "noisy", "clean"], fits
+c = rs[3]["cpu"]
+assert c["ci_lo"] <= c["median"] <= c["ci_hi"], c
+assert c["busy_other"] == 0 and c["online_cpus"] >= 1, c
+assert c["load_1m"] >= 0 and c["rel_noise"] == 0.001, c
+assert c["stop_reason"] in ("noise", "max-samples", "time-limit"), c
+for r in rs:
+    assert abs(r["speedup_vs_cpu"] - r["median"] / r["cpu"]["median"]) <= 1e-9 * r["speedup_vs_cpu"], r'
+	python3 docs/json/check.py results <<<"$output"
+}
+
+@test "a CPU baseline stored before its load was kept (schema 7) is of unknown load: measured again once, then the clean one is reused" {
+	export AXBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/empty"
+	"$AX" --db "$DB" run "${CPUG[@]}"
+	# The file as axbench before migration 8 left it.
+	sql "alter table cpu_baseline drop column load_1m;
+		alter table cpu_baseline drop column busy_other;
+		alter table cpu_baseline drop column online_cpus;
+		update cpu_baseline set rel_noise = 0; pragma user_version = 7"
+	run "$AX" --db "$DB" results
+	assert_success
+	assert_output --partial "its schema is older than this build's"
+	assert_line --regexp '^vs-cpu of result 1: CPU baseline 1, .*; load not recorded; load-unknown \(measured again when next needed\)$'
+	run "$AX" --db "$DB" run "${CPUG[@]}"
+	assert_success
+	assert_output --partial "stored baseline 1 is not reused: its machine load is unknown (stored before axbench kept it)"
+	[ "$(sql 'pragma user_version')" = 8 ]
+	[ "$(sql "select group_concat(id || ':' || coalesce(busy_other, 'null') ||
+		':' || (median > 0), ' ') from (select * from cpu_baseline
+		order by id)" | sed 's/:[0-9.]*:1$/:known:1/')" = "1:null:1 2:known:1" ]
+	[ "$(last_cpu)" = 2 ]
+	# The new one, clean, is reused from then on; the old one is kept.
+	sql "update cpu_baseline set busy_other = 0, rel_noise = 0 where id = 2"
+	run "$AX" --db "$DB" run "${CPUG[@]}"
+	assert_success
+	refute_output --partial "CPU baseline of gemm:"
+	[ "$(sql "select count(*) from cpu_baseline")" = 2 ]
+	[ "$(last_cpu)" = 2 ]
 }
 
 @test "without OpenBLAS the run goes on and says there is no speed-up" {

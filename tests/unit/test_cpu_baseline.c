@@ -11,6 +11,8 @@
 #include "suites/registry.h"
 
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Short runs: these check what is measured, not how fast. */
 static void quick_opts(struct ax_runner_opts *o)
@@ -282,6 +284,44 @@ static void test_stop_flag_interrupts(void)
 	ax_cpu_result_release(&r);
 }
 
+static double wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The load a baseline was taken under (issue 33) is measured on every
+ * run: other processes' busy CPUs within [0, the CPUs it may use], over
+ * a window of at least AX_CPU_LOAD_MIN_S even for a shape that samples
+ * in milliseconds, and the load average.  What the figures are depends
+ * on the machine; that they are there and in range does not. */
+static void test_load_is_recorded(void)
+{
+	struct ax_cpu_result r;
+	double t0 = wall_s();
+	AX_CHECK_INT(run_point("gemm", "m=8 n=8 k=8", 1, &r), 0);
+	double took = wall_s() - t0;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	AX_CHECK(r.load.known);
+	AX_CHECK(r.load.online_cpus >= 1 && r.load.online_cpus <= online);
+	AX_CHECK(r.load.busy_other >= 0 &&
+		 r.load.busy_other <= r.load.online_cpus);
+	AX_CHECK(r.load.load_1m >= 0);
+	AX_CHECK(took >= AX_CPU_LOAD_MIN_S);
+	ax_cpu_result_release(&r);
+	/* Interrupted before the first sample: no load to speak of. */
+	volatile int stop = 1;
+	struct ax_params p;
+	struct ax_runner_opts o;
+	quick_opts(&o);
+	o.stop = &stop;
+	const struct ax_suite *s = point("gemm", "m=8 n=8 k=8", &p);
+	AX_CHECK_INT(ax_cpu_baseline_run(s, &p, 1, &o, &r), AX_EINTR);
+	AX_CHECK(!r.load.known && isnan(r.load.busy_other));
+	ax_cpu_result_release(&r);
+}
+
 AX_TEST_MAIN(AX_TEST(test_gemm_layouts), AX_TEST(test_conv_layouts),
 	     AX_TEST(test_conv_edges), AX_TEST(test_attention_masks),
 	     AX_TEST(test_f16_is_fp32_on_rounded_inputs),
@@ -289,4 +329,5 @@ AX_TEST_MAIN(AX_TEST(test_gemm_layouts), AX_TEST(test_conv_layouts),
 	     AX_TEST(test_wrong_output_fails_verification),
 	     AX_TEST(test_missing_library_named),
 	     AX_TEST(test_suite_without_baseline), AX_TEST(test_bad_requests),
-	     AX_TEST(test_phase_not_called), AX_TEST(test_stop_flag_interrupts))
+	     AX_TEST(test_phase_not_called), AX_TEST(test_stop_flag_interrupts),
+	     AX_TEST(test_load_is_recorded))

@@ -1104,6 +1104,182 @@ static void efficiency_round_trip(void)
 	ax_db_close(db);
 }
 
+/* The CPU baselines of one key, newest first, as ax_db_cpu_baselines_each
+ * gives them; stops after `stop_at` (0: never). */
+struct cpu_seen {
+	int n, stop_at;
+	int64_t id[8];
+	struct ax_db_cpu_row row[8]; /* figures only: texts die with fn */
+};
+
+static int see_cpu(void *ctx, const struct ax_db_cpu_row *c)
+{
+	struct cpu_seen *s = ctx;
+	if (s->n < 8) {
+		s->id[s->n] = c->id;
+		s->row[s->n] = *c;
+		s->row[s->n].created_at = s->row[s->n].stop_reason = NULL;
+		s->row[s->n].library = s->row[s->n].unit = NULL;
+	}
+	s->n++;
+	return s->stop_at && s->n == s->stop_at ? 7 : 0;
+}
+
+static struct ax_db_cpu_baseline cpu_key(int64_t host)
+{
+	return (struct ax_db_cpu_baseline){.host_id = host,
+					   .suite = "gemm",
+					   .shape_json = "{\"m\":256}",
+					   .library = "OpenBLAS",
+					   .version = "0.3.21",
+					   .corename = "Haswell",
+					   .threads = 2,
+					   .unit = "GFLOP/s",
+					   .status = "ok",
+					   .stop_reason = "noise",
+					   .n = 9,
+					   .median = 150,
+					   .ci_lo = 148,
+					   .ci_hi = 152,
+					   .rel_noise = 0.01};
+}
+
+/* A result names its baseline (bid: taken under load); the document
+ * carries its load and the verdict against the run's noise target (none
+ * stored: the interval is not judged). */
+static void cpu_baseline_in_results(struct ax_db *db, int64_t bid)
+{
+	int64_t run = add_run(db, "fp-cpuload");
+	struct ax_db_result r = {.run_id = run,
+				 .suite = "gemm",
+				 .unit = "GFLOP/s",
+				 .higher_is_better = true,
+				 .status = "ok",
+				 .median = 30,
+				 .cpu_baseline_id = bid,
+				 .speedup_vs_cpu = 30 / 14.4};
+	AX_CHECK_INT(ax_db_result_add(db, &r, NULL, NULL, 0, NULL), 0);
+	json_t *res = NULL;
+	struct ax_db_filter f = {.run_ids = &run, .n_run_ids = 1};
+	AX_CHECK_INT(ax_db_results(db, &f, &res), 0);
+	json_t *c = json_object_get(json_array_get(res, 0), "cpu");
+	AX_CHECK_INT(json_integer_value(json_object_get(c, "id")), bid);
+	AX_CHECK_NEAR(json_real_value(json_object_get(c, "busy_other")), 1.5,
+		      0);
+	AX_CHECK_INT(json_integer_value(json_object_get(c, "online_cpus")), 2);
+	AX_CHECK_NEAR(json_real_value(json_object_get(c, "rel_noise")), 0.01,
+		      0);
+	AX_CHECK_STR(json_string_value(json_object_get(c, "stop_reason")),
+		     "noise");
+	AX_CHECK_STR(json_string_value(json_object_get(c, "fit")),
+		     "under-load");
+	json_decref(res);
+}
+
+/* Schema 8: a baseline keeps the load it was taken under (NULL where
+ * unknown, never 0), the stored ones come newest first, and the reuse
+ * rule tells clean from taken under load, of unknown load or too noisy
+ * (issue 33: 14.4 GFLOP/s measured on a busy machine against 144-199). */
+static void cpu_baseline_load_and_reuse_rule(void)
+{
+	struct ax_db *db = open_ok(tmp_path("cpuload.db"));
+	if (!db)
+		return;
+	int64_t host = 0, id[3] = {0};
+	struct ax_db_host h = {"testhost", "Linux 6.1",	     "Test CPU",   2,
+			       1,	   (int64_t)8 << 30, "{\"pus\":2}"};
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &host), 0);
+	struct ax_db_cpu_baseline b = cpu_key(host);
+	AX_CHECK_INT(ax_db_cpu_baseline_add(db, &b, &id[0]), 0); /* unknown */
+	b.load_known = true;
+	b.load_1m = 0.4;
+	b.busy_other = 0.2; /* a tenth of 2 CPUs: at the limit, clean */
+	b.online_cpus = 2;
+	AX_CHECK_INT(ax_db_cpu_baseline_add(db, &b, &id[1]), 0);
+	b.busy_other = 1.5;
+	b.median = 14.4;
+	AX_CHECK_INT(ax_db_cpu_baseline_add(db, &b, &id[2]), 0);
+
+	struct cpu_seen s = {0};
+	AX_CHECK_INT(ax_db_cpu_baselines_each(db, &b, see_cpu, &s), 0);
+	AX_CHECK_INT(s.n, 3);
+	AX_CHECK_INT(s.id[0], id[2]);
+	AX_CHECK_INT(s.id[2], id[0]);
+	AX_CHECK_NEAR(s.row[0].busy_other, 1.5, 0);
+	AX_CHECK_INT(s.row[0].online_cpus, 2);
+	AX_CHECK_NEAR(s.row[1].load_1m, 0.4, 0);
+	AX_CHECK_NEAR(s.row[1].rel_noise, 0.01, 0);
+	AX_CHECK(isnan(s.row[2].busy_other) && isnan(s.row[2].load_1m));
+	AX_CHECK_INT(s.row[2].online_cpus, AX_DB_NONE);
+	AX_CHECK_INT(ax_db_cpu_fit(&s.row[0], 0.02), AX_DB_CPU_LOADED);
+	AX_CHECK_INT(ax_db_cpu_fit(&s.row[1], 0.02), AX_DB_CPU_CLEAN);
+	AX_CHECK_INT(ax_db_cpu_fit(&s.row[2], 0.02), AX_DB_CPU_LOAD_UNKNOWN);
+	/* Wider than a 0.5 % target: noisy; no target: not judged. */
+	AX_CHECK_INT(ax_db_cpu_fit(&s.row[1], 0.005), AX_DB_CPU_NOISY);
+	AX_CHECK_INT(ax_db_cpu_fit(&s.row[1], NAN), AX_DB_CPU_CLEAN);
+	s.row[1].rel_noise = NAN;
+	AX_CHECK_INT(ax_db_cpu_fit(&s.row[1], 0.02), AX_DB_CPU_NOISY);
+	char why[256];
+	ax_db_cpu_fit_why(&s.row[0], 0.02, why, sizeof(why));
+	AX_CHECK(strstr(why, "1.50 of 2 CPUs busy, above 0.20") != NULL);
+	AX_CHECK_STR(ax_db_cpu_fit_name(AX_DB_CPU_LOADED), "under-load");
+	AX_CHECK_STR(ax_db_cpu_fit_why(&s.row[1], NAN, why, sizeof(why)), "");
+
+	/* fn's nonzero return stops the walk and is returned. */
+	struct cpu_seen one = {.stop_at = 1};
+	AX_CHECK_INT(ax_db_cpu_baselines_each(db, &b, see_cpu, &one), 7);
+	AX_CHECK_INT(one.n, 1);
+	/* Another kernel is another key: nothing. */
+	struct cpu_seen none = {0};
+	b.corename = "Zen";
+	AX_CHECK_INT(ax_db_cpu_baselines_each(db, &b, see_cpu, &none), 0);
+	AX_CHECK_INT(none.n, 0);
+
+	cpu_baseline_in_results(db, id[2]);
+	ax_db_close(db);
+}
+
+/* A baseline stored by schema 7 has no load: after the upgrade it reads
+ * as unknown (NULL, not 0), which the rule does not reuse. */
+static void v7_cpu_baseline_load_unknown(void)
+{
+	const char *p = tmp_path("v7cpu.db");
+	sqlite3 *h;
+	char sh[17], *sql;
+	ax_dbi_hash_hex("{\"m\":256}", sh);
+	AX_CHECK_INT(sqlite3_open(p, &h), SQLITE_OK);
+	for (int v = 1; v <= 7; v++)
+		AX_CHECK_INT(sqlite3_exec(h, ax_dbi_migration(v), 0, 0, 0),
+			     SQLITE_OK);
+	sql = sqlite3_mprintf(
+	    "PRAGMA user_version=7;"
+	    "INSERT INTO host (uuid, fingerprint, created_at)"
+	    " VALUES ('h', 'fp', '2026-01-01');"
+	    "INSERT INTO cpu_baseline (uuid, host_id, suite, shape_json,"
+	    " shape_hash, library, version, corename, threads, unit, status,"
+	    " n, median, ci_lo, ci_hi, rel_noise, created_at)"
+	    " VALUES ('old', 1, 'gemm', '{\"m\":256}', %Q, 'OpenBLAS',"
+	    " '0.3.21', 'Haswell', 2, 'GFLOP/s', 'ok', 9, 14.4, 14, 15,"
+	    " 0.01, '2026-01-01')",
+	    sh);
+	AX_CHECK_INT(sqlite3_exec(h, sql, 0, 0, 0), SQLITE_OK);
+	sqlite3_free(sql);
+	sqlite3_close(h);
+	struct ax_db *db = open_ok(p);
+	if (!db)
+		return;
+	AX_CHECK_INT(ax_db_schema_version(db), AX_DB_SCHEMA_VERSION);
+	struct ax_db_cpu_baseline b = cpu_key(1);
+	struct cpu_seen s = {0};
+	AX_CHECK_INT(ax_db_cpu_baselines_each(db, &b, see_cpu, &s), 0);
+	AX_CHECK_INT(s.n, 1);
+	AX_CHECK_NEAR(s.row[0].median, 14.4, 0);
+	AX_CHECK(isnan(s.row[0].busy_other) && isnan(s.row[0].load_1m));
+	AX_CHECK_INT(s.row[0].online_cpus, AX_DB_NONE);
+	AX_CHECK_INT(ax_db_cpu_fit(&s.row[0], 0.02), AX_DB_CPU_LOAD_UNKNOWN);
+	ax_db_close(db);
+}
+
 static void cleanup(void)
 {
 	char cmd[600];
@@ -1115,14 +1291,14 @@ static void cleanup(void)
 		printf("# could not remove %s\n", tmpdir);
 }
 
-AX_TEST_MAIN(AX_TEST(uuid_format), AX_TEST(migrate_and_reopen),
-	     AX_TEST(newer_schema_refused_untouched),
-	     AX_TEST(old_schema_read_from_copy),
-	     AX_TEST(v4_schema_gains_labels),
-	     AX_TEST(text_file_refused_untouched),
-	     AX_TEST(corrupt_file_refused_untouched),
-	     AX_TEST(unwritable_path_refused), AX_TEST(unwritable_file_refused),
-	     AX_TEST(two_writers_lose_nothing), AX_TEST(two_creators_race),
-	     AX_TEST(results_round_trip), AX_TEST(run_kinds_and_labels),
-	     AX_TEST(efficiency_round_trip), AX_TEST(upserts_are_idempotent),
-	     AX_TEST(baselines), AX_TEST(sessions_and_trials), AX_TEST(cleanup))
+AX_TEST_MAIN(
+    AX_TEST(uuid_format), AX_TEST(migrate_and_reopen),
+    AX_TEST(newer_schema_refused_untouched), AX_TEST(old_schema_read_from_copy),
+    AX_TEST(v4_schema_gains_labels), AX_TEST(text_file_refused_untouched),
+    AX_TEST(corrupt_file_refused_untouched), AX_TEST(unwritable_path_refused),
+    AX_TEST(unwritable_file_refused), AX_TEST(two_writers_lose_nothing),
+    AX_TEST(two_creators_race), AX_TEST(results_round_trip),
+    AX_TEST(run_kinds_and_labels), AX_TEST(efficiency_round_trip),
+    AX_TEST(cpu_baseline_load_and_reuse_rule),
+    AX_TEST(v7_cpu_baseline_load_unknown), AX_TEST(upserts_are_idempotent),
+    AX_TEST(baselines), AX_TEST(sessions_and_trials), AX_TEST(cleanup))

@@ -437,6 +437,69 @@ static void merge_counts_and_renames(void)
 	ax_db_merge_summary_free(s);
 }
 
+/* The first column of sql's first row in the database at path, as text
+ * ("" when none), into buf. */
+static const char *sql_text(const char *path, const char *sql, char *buf,
+			    size_t len)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	snprintf(buf, len, "%s", "");
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) ==
+		SQLITE_OK &&
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, len, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return buf;
+}
+
+/* Merge copies a CPU baseline's load (schema 8) with it, unknown load
+ * staying NULL. */
+static void merge_keeps_cpu_load(void)
+{
+	const char *a = tmp_path("cpu_a.db"), *out = tmp_path("cpu_out.db");
+	struct ax_db *db = open_ok(a, 0);
+	if (!db)
+		return;
+	int64_t run = add_run(db, "{}", false), host = 0;
+	struct ax_db_host h = {"testhost", "Linux 6.1",	      "Test CPU", 2,
+			       1,	   (int64_t)24 << 30, NULL};
+	AX_CHECK_INT(ax_db_host_upsert(db, &h, &host), 0);
+	struct ax_db_cpu_baseline b = {.host_id = host,
+				       .suite = "gemm",
+				       .shape_json = "{\"m\":64}",
+				       .library = "OpenBLAS",
+				       .threads = 2,
+				       .status = "ok",
+				       .n = 5,
+				       .median = 40,
+				       .ci_lo = 39,
+				       .ci_hi = 41,
+				       .rel_noise = 0.01,
+				       .load_known = true,
+				       .load_1m = 1.25,
+				       .busy_other = 0.75,
+				       .online_cpus = 2};
+	AX_CHECK_INT(ax_db_cpu_baseline_add(db, &b, NULL), 0);
+	b.load_known = false;
+	AX_CHECK_INT(ax_db_cpu_baseline_add(db, &b, NULL), 0);
+	(void)run;
+	ax_db_close(db);
+	struct ax_db_merge_summary *s = merge(out, a, "a");
+	AX_CHECK_INT(s ? s->tables[AX_DB_MERGE_CPU_BASELINE].added : -1, 2);
+	ax_db_merge_summary_free(s);
+	char got[128];
+	AX_CHECK_STR(sql_text(out,
+			      "SELECT group_concat(coalesce(load_1m, 'null')"
+			      " || '/' || coalesce(busy_other, 'null') || '/'"
+			      " || coalesce(online_cpus, 'null'), ' ') FROM"
+			      " (SELECT * FROM cpu_baseline ORDER BY id)",
+			      got, sizeof(got)),
+		     "1.25/0.75/2 null/null/null");
+}
+
 static void cleanup(void)
 {
 	char cmd[600];
@@ -450,4 +513,5 @@ static void cleanup(void)
 
 AX_TEST_MAIN(AX_TEST(prune_plan_policy), AX_TEST(prune_plan_named),
 	     AX_TEST(info_of_a_history), AX_TEST(check_finds_problems),
-	     AX_TEST(merge_counts_and_renames), AX_TEST(cleanup))
+	     AX_TEST(merge_counts_and_renames), AX_TEST(merge_keeps_cpu_load),
+	     AX_TEST(cleanup))
