@@ -178,7 +178,10 @@ EOF
 	# The file as axbench before labels left it.
 	sql "drop table baseline_run; drop index trial_result;
 		drop index result_power_series;
-		alter table run drop column label; pragma user_version = 4"
+		alter table run drop column label;
+		alter table cpu_baseline drop column load_1m;
+		alter table cpu_baseline drop column busy_other;
+		alter table cpu_baseline drop column online_cpus; pragma user_version = 4"
 	sum=$(sha256sum "$DB")
 	run "$AX" --db "$DB" runs
 	assert_success
@@ -189,6 +192,6 @@ EOF
 	assert_output --partial '"run_label": null'
 	[ "$(sha256sum "$DB")" = "$sum" ]
 	"$AX" --db "$DB" run "${TINY[@]}" "${FAST[@]}" --label new
-	[ "$(sql 'pragma user_version')" = 7 ]
+	[ "$(sql 'pragma user_version')" = 8 ]
 	[ "$(sql "select id || ':' || coalesce(label, 'NULL') from run order by id" | tr '\n' ' ')" = "1:NULL 2:new " ]
 }
