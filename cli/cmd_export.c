@@ -74,8 +74,16 @@ static void summarise(const struct ax_app *app, const struct ax_export_out *o)
 		const struct ax_export_choice *c = &o->choices[i];
 		fprintf(stderr, "axbench export: %s %s on %s: ", c->suite,
 			c->shape, c->device ? c->device : "?");
-		if (isfinite(c->speedup))
-			fprintf(stderr, "tuned, %.3gx the defaults\n",
+		if (isfinite(c->speedup) && c->rounds > 0)
+			fprintf(stderr,
+				"tuned, %.3gx [%.3g, %.3g] the defaults, %d "
+				"paired rounds\n",
+				c->speedup, c->speedup_lo, c->speedup_hi,
+				c->rounds);
+		else if (isfinite(c->speedup))
+			fprintf(stderr,
+				"tuned, %.3gx the defaults (no interval: not "
+				"measured in paired rounds)\n",
 				c->speedup);
 		else
 			fprintf(stderr, "%s: %s\n",
