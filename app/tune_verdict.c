@@ -224,9 +224,10 @@ static void check_first(const struct ax_tl_live *lv, struct ax_tl_verdict *v,
 		   "the defaults measured first read %s, the paired "
 		   "re-measurement %s: the first is %s (better is +, p=%.2g), "
 		   "beyond noise.  The first figure was taken under different "
-		   "conditions (before the trials, not beside the best), so "
-		   "the progress lines' reference was off; the verdict uses "
-		   "the paired figure",
+		   "conditions (alone, before the trials; the paired one "
+		   "round by round beside the best), so the progress lines' "
+		   "reference is not the verdict's; the verdict uses the "
+		   "paired figure",
 		   ax_tl_figure(lv, lv->defaults_first, f[0], sizeof(f[0])),
 		   ax_tl_figure(lv, v->defaults, f[1], sizeof(f[1])), change,
 		   st.p_value);
