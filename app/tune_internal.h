@@ -6,7 +6,8 @@
  *                         row, ask -> measure -> store -> tell, the end
  *   app/tune_objective.c  what is minimised: time, energy or edp
  *   app/tune_verdict.c    the defaults measured first, the best points
- *                         re-timed, and whether they beat the defaults
+ *                         re-timed, the best of them and the defaults
+ *                         measured in paired rounds for the verdict
  *   app/tune_report.c     progress lines and the closing report
  *   app/tune_resume.c     --resume: the stored trials replayed into the
  *                         tuner, the stored settings checked
@@ -19,6 +20,7 @@
 #include "app/session.h"
 #include "app/tune.h"
 #include "core/db_rows.h"
+#include "reports/compare.h"
 #include "tuner/strategy.h"
 
 #include <jansson.h>
@@ -42,6 +44,8 @@ struct ax_tl_live {
 	int64_t *trial_ids;	    /* per point of the space, 0 if untried */
 	char best_label[512];	    /* the best point's tunables */
 	double defaults_first; /* the defaults, measured before any trial */
+	double *first_values;  /* its samples (owned), for the check that */
+	int first_n;	       /* the paired figure agrees with it */
 	double run_start_s;    /* when this run's first trial began */
 	int run_trials;	       /* trials measured by this run */
 };
@@ -56,12 +60,33 @@ struct ax_tl_timed {
 };
 
 
+/* The paired measurement of the candidate (B) against the defaults
+ * (A) at the end of a time-objective session (ax_session_measure_pair). */
+struct ax_tl_pair {
+	bool done;		 /* at least one round was measured */
+	int rounds;
+	double speedup, lo, hi;	 /* B's speed over A's, its interval */
+	double level, p_value;	 /* the interval's level, the test's p */
+	const char *stop_reason; /* static text (runner.h) */
+	struct ax_compare_stat stat; /* compare's rules on the interval */
+	int64_t default_id, best_id; /* the two stored results */
+};
+
 struct ax_tl_verdict {
 	size_t best_index;
 	double best, defaults;
 	double best_obj, defaults_obj; /* their objective figures */
 	bool have_best;
 	bool defaults_win; /* no tried point beat the defaults re-timed */
+	/* The best re-timed point that was set against the defaults (its
+	 * index and figure stay when the defaults win). */
+	bool have_candidate;
+	size_t cand_index;
+	double cand;
+	struct ax_tl_pair pair;
+	/* The defaults measured first disagree with the paired figure
+	 * beyond noise (compare's sample rules): said as a warning. */
+	bool first_disagrees;
 };
 
 void ax_tl_point_params(const struct ax_tl_live *lv, size_t i, struct ax_params *p);
@@ -77,6 +102,9 @@ double ax_tl_now_s(void);
 const char *ax_tl_figure(const struct ax_tl_live *lv, double v, char *buf, size_t n);
 void ax_tl_progress(const struct ax_tl_live *lv, double value, const char *status);
 void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* As ax_tl_say, marked as a warning (--json says it in the document). */
+void ax_tl_warn(const struct ax_tl_live *lv, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int ax_tl_replay_stored(struct ax_tl_live *lv,
 			const struct ax_db_session_row *session);

@@ -301,6 +301,7 @@ static int close_all(struct ax_tl_live *lv, int rc)
 	ax_tune_prior_release(&lv->prior);
 	ax_space_destroy(lv->space);
 	free(lv->trial_ids);
+	free(lv->first_values);
 	return ax_session_finish(&lv->session, rc);
 }
 

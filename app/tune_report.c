@@ -91,6 +91,21 @@ void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)
 	fflush(stderr);
 }
 
+void ax_tl_warn(const struct ax_tl_live *lv, const char *fmt, ...)
+{
+	if (quiet(lv))
+		return;
+	va_list ap;
+	if (isatty(2))
+		fprintf(stderr, "\r\033[K");
+	fputs("axbench tune: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
 /*
  * Why the session ended: what close_all stores in tune_session.stop_reason
  * and what report prints, from one place so they never disagree.  A
@@ -188,6 +203,71 @@ static void print_objective(const struct ax_tl_live *lv, const struct ax_tl_verd
 	printf("\n");
 }
 
+/* How the verdict was reached: "paired" (time: the candidate and the
+ * defaults in alternating rounds), "energy-margin" (energy and edp: no
+ * paired test), or "none" (nothing to set against the defaults). */
+static const char *verdict_basis(const struct ax_tl_live *lv,
+				 const struct ax_tl_verdict *v)
+{
+	if (v->pair.done)
+		return "paired";
+	if (v->have_candidate && ax_tl_energy_objective(lv) &&
+	    !isnan(v->defaults))
+		return "energy-margin";
+	return "none";
+}
+
+/* The paired measurement in the JSON output (null when none): the
+ * candidate it set against the defaults, both figures, the speed-up of
+ * the candidate with its interval, and compare's verdict on it. */
+static json_t *pair_json(const struct ax_tl_live *lv,
+			 const struct ax_tl_verdict *v)
+{
+	const struct ax_tl_pair *pp = &v->pair;
+	if (!pp->done)
+		return json_null();
+	struct ax_params p;
+	ax_tl_point_params(lv, v->cand_index, &p);
+	const double figs[] = {v->cand,	 v->defaults, pp->speedup, pp->lo,
+			       pp->hi,	 pp->level,   pp->p_value,
+			       pp->stat.threshold};
+	static const char *const keys[] = {
+	    "candidate", "default",	"speedup",  "speedup_lo",
+	    "speedup_hi", "level",	"p_value", "threshold"};
+	json_t *o = json_pack(
+	    "{s:o,s:i,s:s,s:s,s:s,s:I,s:I}", "candidate_params",
+	    ax_params_json(&p), "rounds", pp->rounds, "stop_reason",
+	    pp->stop_reason ? pp->stop_reason : "", "verdict",
+	    ax_compare_verdict_name(pp->stat.verdict), "reason",
+	    pp->stat.reason, "default_result_id", (json_int_t)pp->default_id,
+	    "candidate_result_id", (json_int_t)pp->best_id);
+	for (size_t i = 0; o && i < sizeof(figs) / sizeof(figs[0]); i++)
+		json_object_set_new(o, keys[i],
+				    isfinite(figs[i]) ? json_real(figs[i])
+						      : json_null());
+	return o;
+}
+
+/* The answer's interval: the pair's when the candidate won it; null
+ * when the defaults are the answer or nothing was paired. */
+static void set_interval_json(const struct ax_tl_live *lv,
+			      const struct ax_tl_verdict *v, json_t *o)
+{
+	bool won = v->pair.done && !v->defaults_win;
+	json_object_set_new(o, "speedup_lo",
+			    won ? json_real(v->pair.lo) : json_null());
+	json_object_set_new(o, "speedup_hi",
+			    won ? json_real(v->pair.hi) : json_null());
+	json_object_set_new(o, "rounds",
+			    v->pair.done ? json_integer(v->pair.rounds)
+					 : json_null());
+	json_object_set_new(o, "verdict_basis",
+			    json_string(verdict_basis(lv, v)));
+	json_object_set_new(o, "default_first_disagrees",
+			    json_boolean(v->first_disagrees));
+	json_object_set_new(o, "pair", pair_json(lv, v));
+}
+
 /* The closing report as one JSON document (--json). */
 static void report_json(struct ax_tl_live *lv, const struct ax_tl_verdict *v,
 			const char *stop, const struct ax_params *p,
@@ -210,6 +290,7 @@ static void report_json(struct ax_tl_live *lv, const struct ax_tl_verdict *v,
 	    "speedup", isnan(speedup) ? json_null() : json_real(speedup),
 	    "best_params", v->have_best ? ax_params_json(p) : NULL);
 	json_object_set_new(o, "prior", prior_json(lv));
+	set_interval_json(lv, v, o);
 	set_objective_json(lv, v, o);
 	json_dumpf(o, stdout, JSON_INDENT(2));
 	putchar('\n');
@@ -235,6 +316,60 @@ static void report_no_best(const struct ax_tl_live *lv)
 		       lv->defaults_first, s->unit);
 }
 
+/* "speed-up 1.24x [1.18, 1.31], 20 paired rounds" and compare's word on
+ * it; when the defaults stay, what the best tried point measured. */
+static void print_pair(const struct ax_tl_live *lv, const struct ax_tl_verdict *v)
+{
+	const struct ax_tl_pair *pp = &v->pair;
+	char cand[512];
+	struct ax_params p;
+	printf("defaults: %.4g %s  measured beside the best in alternating "
+	       "rounds at the end\n",
+	       v->defaults, lv->a->suite->unit);
+	if (!v->defaults_win) {
+		printf("speed-up %.2fx [%.2f, %.2f], %d paired rounds (%.0f %% "
+		       "interval; %s beyond the %.3g %% threshold)\n",
+		       pp->speedup, pp->lo, pp->hi, pp->rounds,
+		       100 * pp->level, ax_compare_verdict_name(pp->stat.verdict),
+		       100 * pp->stat.threshold);
+		return;
+	}
+	ax_tl_point_params(lv, v->cand_index, &p);
+	ax_params_label(&p, AX_PARAM_TUNABLE, cand, sizeof(cand));
+	printf("speed-up 1.00x: the defaults stay; the best tried point (%s) "
+	       "read %.2fx [%.2f, %.2f] over them in %d paired rounds (%.0f "
+	       "%% interval; %s: its lower end does not clear the %.3g %% "
+	       "threshold)\n",
+	       cand, pp->speedup, pp->lo, pp->hi, pp->rounds, 100 * pp->level,
+	       ax_compare_verdict_name(pp->stat.verdict),
+	       100 * pp->stat.threshold);
+}
+
+/* The figures beside the best: the paired ones, or (energy, or nothing
+ * paired) the defaults re-timed after it; then the first figure. */
+static void print_defaults(const struct ax_tl_live *lv,
+			   const struct ax_tl_verdict *v, double speedup)
+{
+	const struct ax_suite *s = lv->a->suite;
+	if (v->pair.done)
+		print_pair(lv, v);
+	else if (!isnan(v->defaults))
+		printf("defaults: %.4g %s  re-timed beside the best at the "
+		       "end (speed-up %.2fx%s)\n",
+		       v->defaults, s->unit, speedup,
+		       ax_tl_energy_objective(lv) && v->have_candidate
+			   ? "; no paired test for an energy objective"
+			   : "");
+	if (!isnan(lv->defaults_first))
+		printf("defaults: %.4g %s  measured first, before the "
+		       "trials%s\n",
+		       lv->defaults_first, s->unit,
+		       v->first_disagrees
+			   ? " (disagrees with the paired figure beyond "
+			     "noise: taken under different conditions)"
+			   : "");
+}
+
 void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc)
 {
 	const struct ax_suite *s = lv->a->suite;
@@ -248,7 +383,11 @@ void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc)
 		else
 			ax_tl_point_params(lv, v->best_index, &p);
 		ax_session_case_label(&p, label, sizeof(label));
-		if (!isnan(v->defaults) && v->defaults > 0)
+		/* The paired estimate where the candidate won its pairing;
+		 * else the ratio of the figures (1 for the defaults). */
+		if (v->pair.done && !v->defaults_win)
+			speedup = v->pair.speedup;
+		else if (!isnan(v->defaults) && v->defaults > 0)
 			speedup = s->higher_is_better ? v->best / v->defaults
 						      : v->defaults / v->best;
 	}
@@ -269,14 +408,7 @@ void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc)
 	printf("best:     %.4g %s  %s%s\n", v->best, s->unit, label,
 	       v->defaults_win ? " (the defaults: no tried point beat them)"
 			       : "");
-	if (!isnan(v->defaults))
-		printf("defaults: %.4g %s  re-timed beside the best at the "
-		       "end (speed-up %.2fx)\n",
-		       v->defaults, s->unit, speedup);
-	if (!isnan(lv->defaults_first))
-		printf("defaults: %.4g %s  measured first, before the "
-		       "trials\n",
-		       lv->defaults_first, s->unit);
+	print_defaults(lv, v, speedup);
 	print_objective(lv, v);
 }
 

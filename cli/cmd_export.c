@@ -74,8 +74,16 @@ static void summarise(const struct ax_app *app, const struct ax_export_out *o)
 		const struct ax_export_choice *c = &o->choices[i];
 		fprintf(stderr, "axbench export: %s %s on %s: ", c->suite,
 			c->shape, c->device ? c->device : "?");
-		if (isfinite(c->speedup))
-			fprintf(stderr, "tuned, %.3gx the defaults\n",
+		if (isfinite(c->speedup) && c->rounds > 0)
+			fprintf(stderr,
+				"tuned, %.3gx [%.3g, %.3g] the defaults, %d "
+				"paired rounds\n",
+				c->speedup, c->speedup_lo, c->speedup_hi,
+				c->rounds);
+		else if (isfinite(c->speedup))
+			fprintf(stderr,
+				"tuned, %.3gx the defaults (no interval: not "
+				"measured in paired rounds)\n",
 				c->speedup);
 		else
 			fprintf(stderr, "%s: %s\n",
@@ -220,12 +228,17 @@ const struct ax_cli_cmd ax_cmd_export = {
 	"shape, the\nparameters to use, their measured figure and unit, and "
 	"the run / result /\nsession they came from.  `axbench run --tuned "
 	"FILE` reads it back.\n\nA tuned point is exported only when it was "
-	"measured beside the defaults\n(same run, both fully sampled: "
-	"`axbench tune` re-times its best points\nand the defaults at the "
-	"end; tuning trials do not count) and beat them\nbeyond noise by "
-	"the statistics of `axbench compare` (Mann-Whitney U,\nthe "
-	"Hodges-Lehmann shift's confidence interval, a 2 % minimum "
-	"effect).\nOtherwise the shape gets the default parameters "
+	"measured beside the defaults\n(same run, both fully sampled; tuning "
+	"trials do not count) and beat them\nbeyond noise by the rules of "
+	"`axbench compare` (a 2 % minimum effect).\n`axbench tune` measures "
+	"its best point and the defaults in alternating\n(paired) rounds at "
+	"the end: such a point is tuned only when the lower\nend of its "
+	"speed-up's 95 % interval clears the threshold, and the entry\n"
+	"keeps speedup, speedup_lo, speedup_hi and rounds.  Points measured "
+	"one\nafter the other (a run, a session stored before pairing) are "
+	"judged by\ntheir samples (Mann-Whitney U, the Hodges-Lehmann "
+	"shift's interval);\ntheir speed-up, a ratio of medians, has no "
+	"interval.\nOtherwise the shape gets the default parameters "
 	"(choice: defaults) and\nthe reason, in the document and on "
 	"stderr; its speedup is null.\n\n--shapes SUITE[:NAME=VALUE,...] "
 	"exports only that suite's shapes whose\nnamed shape parameters "

@@ -500,7 +500,10 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "
 	       "it.  At the end the best points are re-timed\nwith more "
-	       "samples beside the defaults, and the speed-up is printed.",
+	       "samples, and the best of them and the defaults are measured "
+	       "in\nalternating rounds: the speed-up is printed with its 95 % "
+	       "interval, and\nthe best is the answer only when the "
+	       "interval's lower end clears 2 %.",
     .examples = {"axbench tune gemm -p m=1024 -p n=1024 -p k=1024 --budget 30",
 		 "axbench tune bandwidth --strategy random --seed 7",
 		 "axbench tune --resume 3"},

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "reports/compare.h"
+#include "reports/compare_paired.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -104,7 +105,11 @@ static bool is_ok(const char *status)
  * Why a point is exported: a tuned point only when it was measured beside
  * the defaults (same run, same device, same shape, both sampled with the
  * full settings) and `compare`'s statistics call it faster beyond the
- * minimum effect.  Anything else exports the defaults, with the reason.
+ * minimum effect.  Where the two were measured in paired rounds
+ * (extra.pair, app/session.h: `tune` does so for its verdict) the rules
+ * are applied to the paired interval of the speed-up, and only such a
+ * pairing counts in that run: its lower end must clear the threshold.
+ * Anything else exports the defaults, with the reason.
  */
 
 struct member {
@@ -125,6 +130,15 @@ struct group {
 enum objective { OBJ_TIME, OBJ_ENERGY, OBJ_EDP };
 static const char *const objective_names[] = {"time", "energy", "edp"};
 
+/* A paired measurement of a point against the defaults, from the
+ * stored extra.pair: the point's speed over the defaults' (above 1: the
+ * point is better) and its interval. */
+struct pair_fig {
+	bool paired; /* false: no pairing (the other fields unset) */
+	double speedup, lo, hi, level, p_value;
+	int rounds;
+};
+
 /* The outcome for one group. */
 struct choice {
 	enum objective objective;
@@ -132,6 +146,8 @@ struct choice {
 	const struct member *def;    /* the defaults it was compared with, or
 					the newest defaults measured */
 	struct ax_compare_stat stat; /* of tuned, else of the closest try */
+	bool paired;		     /* tuned won a paired measurement */
+	struct pair_fig pf;	     /* its figures, when paired */
 	char reason[768];	     /* room for a verdict's reason and more */
 };
 
@@ -285,6 +301,97 @@ static double *samples_of(const struct ax_db_result_row *r, int *n)
 	return x;
 }
 
+static bool has_pair(const struct ax_db_result_row *r)
+{
+	return ax_db_extra_text(r, "pair.side") != NULL;
+}
+
+/* The member of g stored as result id, or NULL. */
+static const struct member *member_by_id(const struct group *g, int64_t id)
+{
+	for (int i = 0; i < g->n; i++)
+		if (g->m[i].r->id == id)
+			return &g->m[i];
+	return NULL;
+}
+
+/* The side A partner of b (side B, which names it), or of a (side A:
+ * the B that names it); NULL when not in g. */
+static const struct member *partner(const struct group *g,
+				    const struct member *c, bool *c_is_b)
+{
+	*c_is_b = !strcmp(ax_db_extra_text(c->r, "pair.side"), "B");
+	if (*c_is_b) {
+		double id = ax_db_extra_num(c->r, "pair.other_result_id");
+		return isfinite(id) ? member_by_id(g, (int64_t)id) : NULL;
+	}
+	for (int i = 0; i < g->n; i++) {
+		const struct ax_db_result_row *r = g->m[i].r;
+		const char *side = ax_db_extra_text(r, "pair.side");
+		if (side && !strcmp(side, "B") &&
+		    ax_db_extra_num(r, "pair.other_result_id") == c->r->id)
+			return &g->m[i];
+	}
+	return NULL;
+}
+
+/*
+ * How c was set against the defaults: 1 when paired with them (*d, and
+ * *pf as c's speed over theirs), 0 when nothing in c's run at this shape
+ * was paired (a run, or a session stored before tune paired its
+ * verdict: the sample rules apply), -1 when c's run decided by pairing
+ * but c was not paired with the defaults (it does not count).
+ */
+static int paired_defaults(const struct group *g, const struct member *c,
+			   const struct member **d, struct pair_fig *pf)
+{
+	bool c_is_b;
+	if (!has_pair(c->r)) {
+		for (int i = 0; i < g->n; i++)
+			if (g->m[i].r->run_id == c->r->run_id &&
+			    has_pair(g->m[i].r))
+				return -1;
+		return 0;
+	}
+	const struct member *o = partner(g, c, &c_is_b);
+	if (!o || !is_default(&o->p) || o->r->run_id != c->r->run_id)
+		return -1;
+	const struct ax_db_result_row *b = c_is_b ? c->r : o->r;
+	double s = ax_db_extra_num(b, "pair.speedup");
+	double lo = ax_db_extra_num(b, "pair.speedup_lo");
+	double hi = ax_db_extra_num(b, "pair.speedup_hi");
+	double rounds = ax_db_extra_num(b, "pair.rounds");
+	*pf = (struct pair_fig){
+	    .paired = true,
+	    .speedup = c_is_b ? s : 1 / s,
+	    .lo = c_is_b ? lo : 1 / hi,
+	    .hi = c_is_b ? hi : 1 / lo,
+	    .level = ax_db_extra_num(b, "pair.level"),
+	    .p_value = ax_db_extra_num(b, "pair.p_value"),
+	    .rounds = isfinite(rounds) ? (int)rounds : 0,
+	};
+	*d = o;
+	return 1;
+}
+
+/* compare's rules on a paired interval, and the win: faster, and the
+ * point's median better than the defaults' too (a speed-up shown must
+ * never be below 1). */
+static bool paired_wins(const struct builder *b, const struct group *g,
+			const struct member *d, const struct member *c,
+			const struct pair_fig *pf, struct ax_compare_stat *st)
+{
+	double mde;
+	struct ax_compare_paired_in in = {pf->speedup, pf->lo, pf->hi,
+					  pf->p_value, pf->rounds};
+	ax_compare_paired(&in, ax_compare_threshold_for(&b->cmp, g->sc->suite),
+			  b->cmp.alpha, st, &mde);
+	bool hib = c->r->higher_is_better;
+	return st->verdict == AX_VERDICT_FASTER &&
+	       (hib ? c->r->median > d->r->median
+		    : c->r->median < d->r->median);
+}
+
 /* compare's verdict for candidate c against defaults d. */
 static int compare_pair(const struct builder *b, const struct group *g,
 			const struct member *d, const struct member *c,
@@ -407,6 +514,28 @@ static void choose_by_energy(const struct group *g, struct choice *ch)
 		       "re-times both where the device has a sensor)");
 }
 
+/* c against the defaults beside it: 0 and *st, *d, *paired, *pf when
+ * it was measured so (paired, or by the sample rules); 1 when it was
+ * not (it does not count); else an error. */
+static int judge(const struct builder *b, const struct group *g,
+		 const struct member *c, const struct member **d,
+		 struct ax_compare_stat *st, bool *wins, struct pair_fig *pf)
+{
+	int how = paired_defaults(g, c, d, pf);
+	if (how < 0)
+		return 1;
+	if (how == 1) {
+		*wins = paired_wins(b, g, *d, c, pf, st);
+		return 0;
+	}
+	if (!(*d = defaults_beside(g, c)))
+		return 1;
+	pf->paired = false;
+	int rc = compare_pair(b, g, *d, c, st);
+	*wins = !rc && ax_compare_wins(st, c->r->higher_is_better);
+	return rc;
+}
+
 static int choose(const struct builder *b, const struct group *g,
 		  struct choice *ch)
 {
@@ -419,23 +548,28 @@ static int choose(const struct builder *b, const struct group *g,
 		return 0;
 	}
 	for (int i = 0; i < g->n; i++) {
-		const struct member *c = &g->m[i], *d;
+		const struct member *c = &g->m[i], *d = NULL;
 		struct ax_compare_stat st;
+		struct pair_fig pf;
+		bool wins = false;
 		if (is_default(&c->p))
 			continue; /* the defaults never beat themselves */
 		n_tried++;
-		if (!fully_sampled(c->r) || !(d = defaults_beside(g, c)))
+		if (!fully_sampled(c->r))
 			continue;
-		n_paired++;
-		int rc = compare_pair(b, g, d, c, &st);
+		int rc = judge(b, g, c, &d, &st, &wins, &pf);
+		if (rc == 1)
+			continue;
 		if (rc)
 			return rc;
-		bool wins = ax_compare_wins(&st, c->r->higher_is_better);
+		n_paired++;
 		if (wins &&
 		    (!ch->tuned || st.improvement > ch->stat.improvement)) {
 			ch->tuned = c;
 			ch->def = d;
 			ch->stat = st;
+			ch->paired = pf.paired;
+			ch->pf = pf;
 		}
 		if (!ch->tuned &&
 		    (!closest || !(st.improvement <= ch->stat.improvement))) {
@@ -497,13 +631,22 @@ static json_t *evidence_json(const struct choice *ch)
 	for (int i = 0; e && i < 4; i++)
 		if (isfinite(figs[i]))
 			json_object_set_new(e, names[i], json_real(figs[i]));
+	json_object_set_new(e, "method",
+			    json_string(ch->paired ? "paired" : "samples"));
+	if (ch->paired) {
+		json_object_set_new(e, "rounds", json_integer(ch->pf.rounds));
+		json_object_set_new(e, "level", real_or_null(ch->pf.level));
+	}
 	return e;
 }
 
-/* The tuned point's figure over the defaults' (direction-aware); NAN
- * when a figure is zero. */
+/* The tuned point's speed-up over the defaults (direction-aware): the
+ * paired estimate where they were paired, else the ratio of the medians;
+ * NAN when a figure is zero. */
 static double speedup_of(const struct choice *ch, bool hib)
 {
+	if (ch->paired)
+		return ch->pf.speedup;
 	double def = ch->def->r->median, best = ch->tuned->r->median;
 	if (def > 0 && best > 0)
 		return hib ? best / def : def / best;
@@ -516,6 +659,27 @@ static void set_speedup(json_t *e, double speedup)
 	if (!isfinite(speedup))
 		json_object_set_new(e, "speedup_reason",
 				    json_string("a zero figure has no ratio"));
+}
+
+/* The speed-up's interval and paired rounds: the pairing's for a point
+ * that won one; null otherwise, with the reason for a tuned point that
+ * has a speed-up but no interval (never made up from unpaired
+ * figures). */
+static void set_interval(json_t *e, const struct choice *ch)
+{
+	bool p = ch->tuned && ch->paired;
+	json_object_set_new(e, "speedup_lo", real_or_null(p ? ch->pf.lo : NAN));
+	json_object_set_new(e, "speedup_hi", real_or_null(p ? ch->pf.hi : NAN));
+	json_object_set_new(e, "rounds",
+			    p ? json_integer(ch->pf.rounds) : json_null());
+	if (ch->tuned && !p && ch->objective == OBJ_TIME)
+		json_object_set_new(
+		    e, "interval_reason",
+		    json_string("measured one after the other, not in paired "
+				"rounds (an axbench run, or a tuning session "
+				"stored before tune paired its verdict): the "
+				"speed-up is a ratio of two medians and has "
+				"no interval"));
 }
 
 /* The objective the choice was made for and, where measured, the energy
@@ -557,6 +721,12 @@ static struct verdict_text verdict_of(const struct choice *ch, bool hib)
 					     "measured beside the defaults "
 					     "in the same run, with less "
 					     "energy beyond the 5 % margin"};
+	if (ch->tuned && ch->paired)
+		return (struct verdict_text){
+		    speedup_of(ch, hib),
+		    "measured beside the defaults in alternating (paired) "
+		    "rounds and faster: the lower end of the speed-up's "
+		    "interval clears the threshold"};
 	if (ch->tuned)
 		return (struct verdict_text){speedup_of(ch, hib),
 					     "measured beside the defaults "
@@ -605,6 +775,7 @@ static json_t *entry_json(const struct builder *b, const struct group *g,
 		json_object_set_new(e, "speedup_reason",
 				    json_string(vt->reason));
 	}
+	set_interval(e, ch);
 	json_object_set_new(e, "reason", json_string(vt->reason));
 	if (ch->tuned)
 		json_object_set_new(e, "evidence",
@@ -682,6 +853,9 @@ static int say_choice(struct ax_export_out *out, const struct group *g,
 	    .shape = json_dumps(shape, JSON_COMPACT),
 	    .tuned = ch->tuned != NULL,
 	    .speedup = vt->speedup,
+	    .speedup_lo = ch->tuned && ch->paired ? ch->pf.lo : NAN,
+	    .speedup_hi = ch->tuned && ch->paired ? ch->pf.hi : NAN,
+	    .rounds = ch->tuned && ch->paired ? ch->pf.rounds : 0,
 	    .reason = strdup(vt->reason),
 	};
 	out->n++;

@@ -26,8 +26,15 @@
  *             default_value: 98.1 | null        # the defaults, measured
  *             speedup: 1.258 | null             # only for choice: tuned
  *             speedup_reason: "..."             # only when speedup is null
+ *             speedup_lo: 1.18 | null           # the paired interval (95 %)
+ *             speedup_hi: 1.31 | null           # of speedup, and the rounds
+ *             rounds: 20 | null                 # behind it; null unless the
+ *                                               # point won a paired
+ *                                               # measurement
+ *             interval_reason: "..."            # a tuned point without one
  *             evidence: {verdict: faster, threshold, p_value,
  *                        improvement, improvement_lo, improvement_hi,
+ *                        method: paired | samples, rounds, level,
  *                        run_id, default_result_id, tuned_result_id}
  *                                               # only for choice: tuned
  *             result_id, result_uuid, run_id, run_uuid, date
@@ -44,7 +51,13 @@
  * (tuning trials, role "trial", are sampled lightly and never count) --
  * and compare's statistics (reports/compare.h: Mann-Whitney U, the
  * Hodges-Lehmann shift's confidence interval and the minimum effect) call
- * it "faster" than those defaults.  Of several such points the largest
+ * it "faster" than those defaults.  Where the point and the defaults were
+ * measured in paired rounds (extra.pair: `tune` measures its verdict so),
+ * compare's rules apply to the paired speed-up's interval instead
+ * (reports/compare_paired.h): tuned only when its lower end clears the
+ * threshold, and in such a run only the paired point counts.  Results
+ * stored before pairing keep the sample rule, and their speed-up (a
+ * ratio of medians) has no interval.  Of several such points the largest
  * improvement wins.  Otherwise the entry holds the defaults at that shape
  * (choice: defaults) and the reason.  Parameters identical to the
  * defaults are never a speed-up.  Failed, skipped or unverified results
@@ -93,6 +106,9 @@ struct ax_export_choice {
 	char *shape;	    /* the shape, as compact JSON */
 	bool tuned;	    /* choice: tuned (else defaults) */
 	double speedup;	    /* over the defaults; NAN: none */
+	double speedup_lo;  /* its paired interval; NAN: none (not */
+	double speedup_hi;  /* measured in paired rounds) */
+	int rounds;	    /* paired rounds behind it; 0: none */
 	char *reason;	    /* the entry's reason */
 };
 

@@ -149,6 +149,67 @@ static double role_best(const struct ax_html_ctx *c, const session_t *s,
 	return best;
 }
 
+/* The session's paired candidate (side B of the pairing its verdict
+ * came from, app/tune_verdict.c) and its defaults (side A); NULL when
+ * the session measured no pair (energy, or stored before pairing). */
+static const struct ax_db_result_row *
+paired_best(const struct ax_html_ctx *c, const session_t *s,
+	    const struct ax_db_result_row **a)
+{
+	const struct ax_db_result_row *b = NULL;
+	*a = NULL;
+	for (size_t i = 0; i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		const char *side = ax_db_extra_text(r, "pair.side");
+		if (r->tune_session == s->id && r->ok && side &&
+		    !strcmp(side, "B") &&
+		    !strcmp(ax_html_str(r->source), ax_html_str(s->source)))
+			b = r;
+	}
+	double id = b ? ax_db_extra_num(b, "pair.other_result_id") : NAN;
+	for (size_t i = 0; isfinite(id) && i < c->d->results->n; i++) {
+		const struct ax_db_result_row *r = c->d->results->v[i];
+		if (r->id == (int64_t)id && r->ok &&
+		    !strcmp(ax_html_str(r->source), ax_html_str(b->source)))
+			*a = r;
+	}
+	return *a ? b : NULL;
+}
+
+/* The figures of the end of session s: the paired ones ("1.17x faster
+ * (+17 %) [1.14, 1.19], 100 paired rounds"), else the best re-timed and
+ * the best defaults with their ratio. */
+static void end_cells(struct ax_html_ctx *c, const session_t *s, bool hib)
+{
+	const char *unit = "";
+	const struct ax_db_result_row *a, *b = paired_best(c, s, &a);
+	char ratio[80];
+	if (b) {
+		double lo = ax_db_extra_num(b, "pair.speedup_lo");
+		double hi = ax_db_extra_num(b, "pair.speedup_hi");
+		fprintf(c->f,
+			"<td class=\"num\">%.4g / %.4g</td><td>%s [%.2f, "
+			"%.2f], %.0f paired rounds</td></tr>\n",
+			b->median, a->median,
+			ax_html_ratio_text(ax_db_extra_num(b, "pair.speedup"),
+					   ratio, sizeof(ratio)),
+			lo, hi, ax_db_extra_num(b, "pair.rounds"));
+		return;
+	}
+	double def = role_best(c, s, "default", hib, &unit);
+	double re = role_best(c, s, "retime", hib, &unit);
+	if (isfinite(def) && isfinite(re))
+		fprintf(c->f,
+			"<td class=\"num\">%.4g / %.4g</td><td>%s, one after "
+			"the other (no interval)</td></tr>\n",
+			re, def,
+			ax_html_ratio_text(ax_html_ratio(re, def, hib), ratio,
+					   sizeof(ratio)));
+	else
+		fputs("<td>" AX_HTML_DASH "</td><td>not re-timed</td></tr>\n",
+		      c->f);
+}
+
 /* Are two stored parameter values the same value of the same type (two
  * missing ones too)? */
 static bool same_value(const struct ax_db_param *a, const struct ax_db_param *b)
@@ -201,9 +262,9 @@ static void best_row(struct ax_html_ctx *c, const session_t *s)
 	int ok;
 	const trial_t *best = best_trial(s, hib, &ok);
 	const char *unit = "";
-	double def = role_best(c, s, "default", hib, &unit);
-	double re = role_best(c, s, "retime", hib, &unit);
-	char name[400], ratio[80];
+	char name[400];
+	/* the unit of the session's figures */
+	role_best(c, s, "default", hib, &unit);
 	session_name(c, s, name, sizeof(name));
 	fputs("<tr><td>", c->f);
 	ax_html_escape(c->f, name);
@@ -225,15 +286,7 @@ static void best_row(struct ax_html_ctx *c, const session_t *s)
 		fputs("<td>" AX_HTML_DASH "</td><td>no trial passed</td>",
 		      c->f);
 	}
-	if (isfinite(def) && isfinite(re))
-		fprintf(c->f,
-			"<td class=\"num\">%.4g / %.4g</td><td>%s</td></tr>\n",
-			re, def,
-			ax_html_ratio_text(ax_html_ratio(re, def, hib), ratio,
-					   sizeof(ratio)));
-	else
-		fputs("<td>" AX_HTML_DASH "</td><td>not re-timed</td></tr>\n",
-		      c->f);
+	end_cells(c, s, hib);
 }
 
 /* ---- which parameters mattered ---------------------------------------- */
@@ -360,12 +413,14 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 	}
 	fputs("<h3>Best point of each session</h3>\n<p>The best trial, the "
 	      "parameters the session varied, and, where the session "
-	      "re-timed its best points beside the defaults at the end, "
-	      "both re-timed figures and their ratio.</p>\n<div "
-	      "class=\"wide\"><table><tr><th>Session</th><th>Shape</th>"
-	      "<th>Trials ok</th><th>Stopped because</th><th>Best trial"
-	      "</th><th>Best parameters</th><th>Re-timed best / defaults"
-	      "</th><th>Best against defaults</th></tr>\n",
+	      "measured its best point beside the defaults at the end, both "
+	      "figures and the speed-up: with its 95 % interval where the "
+	      "two were measured in alternating (paired) rounds, a ratio "
+	      "of two figures taken one after the other otherwise.</p>\n"
+	      "<div class=\"wide\"><table><tr><th>Session</th><th>Shape"
+	      "</th><th>Trials ok</th><th>Stopped because</th><th>Best "
+	      "trial</th><th>Best parameters</th><th>Re-timed best / "
+	      "defaults</th><th>Best against defaults</th></tr>\n",
 	      c->f);
 	for (size_t i = 0; i < all->n; i++)
 		best_row(c, all->v[i]);

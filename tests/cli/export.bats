@@ -69,3 +69,100 @@ assert list(d["devices"][0]["suites"]) == ["bandwidth"]' <"$BATS_TEST_TMPDIR/doc
 	n=$(sql "select count(*) from result where run_id = (select max(id) from run) and status = 'ok'")
 	[ "$n" -eq 2 ]
 }
+
+# A real tuning session's paired verdict (issue 33): the two results the
+# pairing stored, as `sql` prints them.
+TUNE=(tune bandwidth -p op=copy -p size=16K --strategy random --seed 4 --budget 3)
+pair_b() { sql "select id from result where json_extract(extra_json, '$.pair.side') = 'B'"; }
+pair_a() { sql "select json_extract(extra_json, '$.pair.other_result_id') from result where id = $(pair_b)"; }
+
+# The exported entry of bandwidth at size 16K, as JSON.
+entry_16k() {
+	"$AX" --db "$DB" export --format json 2>"$BATS_TEST_TMPDIR/said" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = [e for e in d["devices"][0]["suites"]["bandwidth"] if e["shape"]["size"] == 16384]
+assert len(e) == 1, d
+print(json.dumps(e[0]))'
+}
+
+@test "export after a real tune: tuned only as its pairing says, with the stored interval" {
+	"$AX" --db "$DB" --json "${TUNE[@]}" 2>/dev/null >"$BATS_TEST_TMPDIR/tune.json"
+	e=$(entry_16k)
+	E="$e" A="$(pair_a)" B="$(pair_b)" \
+	PAIR="$(sql "select extra_json from result where id = $(pair_b)")" python3 - "$BATS_TEST_TMPDIR/tune.json" <<'PY'
+import json, os, sys
+e = json.loads(os.environ["E"])
+tune = json.load(open(sys.argv[1]))
+p = json.loads(os.environ["PAIR"])["pair"]
+a, b = int(os.environ["A"]), int(os.environ["B"])
+# export and tune apply the same rule to the same stored figures
+assert (e["choice"] == "tuned") == (tune["speedup_lo"] is not None), (e, tune)
+if e["choice"] == "tuned":
+    assert p["speedup_lo"] > 1.02, p
+    assert (e["speedup"], e["speedup_lo"], e["speedup_hi"], e["rounds"]) == \
+        (p["speedup"], p["speedup_lo"], p["speedup_hi"], p["rounds"]), (e, p)
+    ev = e["evidence"]
+    assert ev["method"] == "paired" and ev["rounds"] == p["rounds"], ev
+    assert (ev["default_result_id"], ev["tuned_result_id"]) == (a, b), ev
+    assert e["result_id"] == b, e
+else:
+    assert e["speedup"] is None and e["speedup_lo"] is None, e
+    assert e["rounds"] is None and "paired rounds" in e["reason"], e
+PY
+}
+
+@test "export: a pairing whose lower end clears the threshold is tuned, one straddling it is not" {
+	"$AX" --db "$DB" "${TUNE[@]}" >/dev/null 2>&1
+	b=$(pair_b) a=$(pair_a)
+	# Stand-ins for the two verdicts (the machine's noise decides the
+	# real one): the stored figures rewritten on both sides, the
+	# candidate's median above the defaults'.
+	set_pair() {
+		sql "update result set extra_json = json_set(extra_json,
+			'$.pair.speedup', $1, '$.pair.speedup_lo', $2,
+			'$.pair.speedup_hi', $3, '$.pair.p_value', $4,
+			'$.pair.rounds', 20) where id in ($a, $b);
+		     update result set median = 2 where id = $b;
+		     update result set median = 1 where id = $a"
+	}
+	set_pair 1.07 1.05 1.10 0.0001
+	e=$(entry_16k)
+	grep -F 'bandwidth {"op":"copy","size":16384}' "$BATS_TEST_TMPDIR/said" |
+		grep -F 'tuned, 1.07x [1.05, 1.1] the defaults, 20 paired rounds'
+	python3 -c '
+import json, sys
+e = json.loads(sys.argv[1])
+assert e["choice"] == "tuned", e
+assert (e["speedup"], e["speedup_lo"], e["speedup_hi"], e["rounds"]) == (1.07, 1.05, 1.10, 20), e' "$e"
+	set_pair 1.05 1.01 1.09 0.01
+	e=$(entry_16k)
+	python3 -c '
+import json, sys
+e = json.loads(sys.argv[1])
+assert e["choice"] == "defaults" and e["speedup"] is None, e
+assert "ambiguous" in e["reason"] and "20 paired rounds" in e["reason"], e' "$e"
+}
+
+@test "export: a session stored before tune paired its verdict has a speed-up without an interval" {
+	"$AX" --db "$DB" "${TUNE[@]}" >/dev/null 2>&1
+	b=$(pair_b) a=$(pair_a)
+	# what such a session stored: the same roles, no extra.pair; its
+	# samples made certain (the candidate 100x the defaults, every
+	# sample: far beyond any real re-timed point of the run)
+	sql "update result set extra_json = json_remove(extra_json, '$.pair')"
+	sql "update sample set value = 100 * (1 + 0.001 * idx) where result_id = $b;
+	     update result set median = 100 where id = $b;
+	     update sample set value = 1 + 0.001 * idx where result_id = $a;
+	     update result set median = 1 where id = $a"
+	e=$(entry_16k)
+	grep -F 'tuned, 100x the defaults (no interval: not measured in paired rounds)' "$BATS_TEST_TMPDIR/said"
+	python3 -c '
+import json, sys
+e = json.loads(sys.argv[1])
+assert e["choice"] == "tuned" and e["result_id"] == int(sys.argv[2]), e
+assert abs(e["speedup"] - 100) < 1e-9, e
+assert e["speedup_lo"] is None and e["speedup_hi"] is None and e["rounds"] is None, e
+assert "no interval" in e["interval_reason"], e
+assert e["evidence"]["method"] == "samples", e' "$e" "$b"
+}

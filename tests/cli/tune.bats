@@ -46,7 +46,7 @@ assert d["speedup"] >= 1.0'
 	[ "$(sql 'select count(*) from trial')" -eq 6 ]
 	[ "$(sql "select count(*) from trial t join result r on r.id = t.result_id")" -eq 6 ]
 	[ "$(sql 'select stop_reason from tune_session')" != "" ]
-	# the defaults: measured first, and re-timed beside the best at the end
+	# the defaults: measured first, and paired with the best at the end
 	[ "$(sql "select count(*) from result where extra_json like '%\"role\":\"default\"%'")" -eq 2 ]
 }
 

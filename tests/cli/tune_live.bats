@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Live tuning a person can follow and trust (issue 12, section 4): the
-# progress line, the defaults measured first, the final re-timing saying
-# what it does, the message after Ctrl-C, `tune --resume ID` alone, and
+# progress line, the defaults measured first, the final re-timing and
+# the paired verdict saying what they do, the message after Ctrl-C, `tune --resume ID` alone, and
 # points the suite's check accepts but the kernel got wrong.  Real runs on
 # lavapipe, real SQLite files, a real SIGINT.
 load helper
@@ -26,21 +26,24 @@ TUNE=(tune bandwidth -p op=copy -p size=64K --strategy random --seed 2)
 	trial1=$(grep -n '^trial 1/3 ' <<<"$output" | cut -d: -f1)
 	[ -n "$first" ]
 	[ "$first" -lt "$trial1" ]
-	# Stored before any trial's result, as the final re-timing stores
-	# the defaults: the session holds both, first and last.
+	# Stored before any trial's result; at the end the defaults are
+	# measured again, paired with the best (side A, role default, just
+	# before side B, role retime): the session holds both.
 	[ "$(sql "select json_extract(extra_json, '$.role') from result order by id limit 1")" = default ]
-	[ "$(sql "select json_extract(extra_json, '$.role') from result order by id desc limit 1")" = default ]
+	[ "$(sql "select json_extract(extra_json, '$.role') || ' ' || json_extract(extra_json, '$.pair.side') from result order by id desc limit 2" | tr '\n' ,)" = "retime B,default A," ]
 	[ "$(sql "select count(*) from result where json_extract(extra_json, '$.role') = 'default'")" -eq 2 ]
 	assert_output --partial "measured first, before the trials"
-	assert_output --partial "re-timed beside the best at the end"
+	assert_output --partial "measured beside the best in alternating rounds at the end"
 }
 
 @test "live tune: the final re-timing says what it is doing" {
 	run "$AX" --db "$DB" "${TUNE[@]}" --budget 3 --retime 2
 	assert_success
-	assert_output --partial "axbench tune: re-timing the 2 best points and then the defaults with full sampling"
+	assert_output --partial "axbench tune: re-timing the 2 best points with full sampling, one after the other, to pick the candidate"
 	[ "$(grep -c 'axbench tune: re-timed [12]/2 (vec=' <<<"$output")" -ge 1 ]
-	assert_output --partial "axbench tune: re-timed the defaults: "
+	assert_output --partial "axbench tune: measuring the best (vec="
+	assert_output --partial ") and the defaults in alternating rounds (ABBA"
+	grep -E '^axbench tune: paired: best [0-9.e+]+ GB/s, defaults [0-9.e+]+ GB/s; speed-up [0-9.e+]+x \[[0-9.e+]+, [0-9.e+]+\], [0-9]+ rounds' <<<"$output"
 }
 
 @test "live tune: on a terminal the progress line is rewritten in place" {

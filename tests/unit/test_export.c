@@ -90,18 +90,16 @@ static const char *point(char *buf, size_t len, int m, int tile)
 /* One result of suite in run `run`: ten samples spread evenly around
  * median (+-0.5 %), measured with extra.role `role` (NULL: a plain
  * `axbench run`).  Returns its id. */
-static int64_t add_result(struct ax_db *db, int64_t run, const char *suite,
-			  int m, int tile, const char *role, double median,
-			  const char *status)
+static int64_t add_result_x(struct ax_db *db, int64_t run, const char *suite,
+			    int m, int tile, const char *extra, double median,
+			    const char *status)
 {
-	char params[128], extra[128];
+	char params[128];
 	double values[10], seconds[10];
 	for (int i = 0; i < 10; i++) {
 		values[i] = median * (1 + (i - 4.5) * 0.001);
 		seconds[i] = 1e-3 / values[i];
 	}
-	snprintf(extra, sizeof(extra), "{\"role\":\"%s\",\"tune_session\":9}",
-		 role ? role : "");
 	struct ax_db_result r = {.run_id = run,
 				 .suite = suite,
 				 .case_label = "c",
@@ -125,11 +123,66 @@ static int64_t add_result(struct ax_db *db, int64_t run, const char *suite,
 				 .ci_lo = median,
 				 .ci_hi = median,
 				 .rel_noise = 0,
-				 .extra_json = role ? extra : NULL,
+				 .extra_json = extra,
 				 .speedup_vs_cpu = NAN};
 	int64_t id = 0;
 	AX_CHECK_INT(ax_db_result_add(db, &r, seconds, values, 10, &id), 0);
 	return id;
+}
+
+static int64_t add_result(struct ax_db *db, int64_t run, const char *suite,
+			  int m, int tile, const char *role, double median,
+			  const char *status)
+{
+	char extra[128];
+	snprintf(extra, sizeof(extra), "{\"role\":\"%s\",\"tune_session\":9}",
+		 role ? role : "");
+	return add_result_x(db, run, suite, m, tile, role ? extra : NULL,
+			    median, status);
+}
+
+/* What a paired measurement stores (app/session.c): B's speed over A's
+ * and its interval, on both sides. */
+struct pair_case {
+	double speedup, lo, hi, p;
+	int rounds;
+};
+
+/* The extra of one side of a pairing: its tune role and extra.pair as
+ * ax_session_measure_pair writes it (other_result_id on B only). */
+static void pair_extra(char *buf, size_t n, const char *role, const char *side,
+		       const struct pair_case *pc, int64_t other)
+{
+	int k = snprintf(buf, n,
+			 "{\"tune_session\":9,\"role\":\"%s\",\"pair\":"
+			 "{\"side\":\"%s\",\"rounds\":%d,\"stop_reason\":"
+			 "\"max-rounds\",\"speedup\":%.17g,\"speedup_lo\":"
+			 "%.17g,\"speedup_hi\":%.17g,\"p_value\":%.17g,"
+			 "\"level\":0.95",
+			 role, side, pc->rounds, pc->speedup, pc->lo, pc->hi,
+			 pc->p);
+	if (other > 0)
+		k += snprintf(buf + k, n - (size_t)k,
+			      ",\"other_result_id\":%lld", (long long)other);
+	snprintf(buf + k, n - (size_t)k, "}}");
+}
+
+/* A pairing in run `run` at m=256: side A at tile a_tile, B at b_tile,
+ * their medians; *b_id gets B's id.  Returns A's. */
+static int64_t add_pair(struct ax_db *db, int64_t run, int a_tile,
+			double a_median, int b_tile, double b_median,
+			const struct pair_case *pc, int64_t *b_id)
+{
+	char extra[512];
+	pair_extra(extra, sizeof(extra), a_tile == 16 ? "default" : "retime",
+		   "A", pc, 0);
+	int64_t a =
+	    add_result_x(db, run, "gemm", 256, a_tile, extra, a_median, "ok");
+	pair_extra(extra, sizeof(extra), b_tile == 16 ? "default" : "retime",
+		   "B", pc, a);
+	*b_id =
+	    add_result_x(db, run, "gemm", 256, b_tile, extra, b_median, "ok");
+	return a;
 }
 
 /* A tuning session of gemm on fp with one "ok" trial at (m, tile). */
@@ -407,6 +460,141 @@ static void test_identical_is_no_speedup(void)
 	json_decref(doc);
 }
 
+static double num(json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/* Where the point and the defaults were paired, the paired interval
+ * decides: tuned only when its lower end clears the 2 % threshold, with
+ * the stored figures; an interval that straddles the threshold, or one
+ * within it, exports the defaults. */
+static void test_paired_interval_decides(void)
+{
+	static const struct {
+		struct pair_case pc;
+		const char *choice, *reason;
+	} cases[] = {
+	    {{1.07, 1.05, 1.10, 1e-4, 20}, "tuned", "lower end"},
+	    {{1.05, 1.01, 1.09, 0.01, 20}, "defaults", "ambiguous"},
+	    {{1.00, 0.99, 1.01, 0.8, 20}, "defaults", "same"},
+	    {{0.90, 0.88, 0.92, 1e-4, 20}, "defaults", "slower"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct pair_case *pc = &cases[i].pc;
+		struct ax_db *db = fresh_db();
+		int64_t run = run_on(db, "d"), b;
+		int64_t a =
+		    add_pair(db, run, 16, 10.0, 32, 10.0 * pc->speedup, pc, &b);
+		json_t *doc = build(db, NULL);
+		json_t *e = json_array_get(entries(doc, 0), 0);
+		const char *reason =
+		    json_string_value(json_object_get(e, "reason"));
+		if (!choice_of(e) || strcmp(choice_of(e), cases[i].choice) ||
+		    !reason || !strstr(reason, cases[i].reason)) {
+			printf("#   case %zu: %s: %s\n", i, choice_of(e),
+			       reason);
+			AX_CHECK(0);
+		}
+		if (!strcmp(cases[i].choice, "tuned")) {
+			AX_CHECK_NEAR(num(e, "speedup"), pc->speedup, 0);
+			AX_CHECK_NEAR(num(e, "speedup_lo"), pc->lo, 0);
+			AX_CHECK_NEAR(num(e, "speedup_hi"), pc->hi, 0);
+			AX_CHECK_INT(
+			    json_integer_value(json_object_get(e, "rounds")),
+			    pc->rounds);
+			json_t *ev = json_object_get(e, "evidence");
+			AX_CHECK_STR(
+			    json_string_value(json_object_get(ev, "method")),
+			    "paired");
+			AX_CHECK_INT(json_integer_value(json_object_get(
+					 ev, "default_result_id")),
+				     a);
+			AX_CHECK_INT(json_integer_value(json_object_get(
+					 ev, "tuned_result_id")),
+				     b);
+			AX_CHECK(json_object_get(e, "interval_reason") == NULL);
+		} else {
+			AX_CHECK(json_is_null(json_object_get(e, "speedup")));
+			AX_CHECK(
+			    json_is_null(json_object_get(e, "speedup_lo")));
+			AX_CHECK(json_is_null(json_object_get(e, "rounds")));
+			AX_CHECK(strstr(reason, "paired rounds") != NULL);
+		}
+		json_decref(doc);
+	}
+}
+
+/* In a run whose verdict is paired, only the pairing counts: a point
+ * re-timed one after the other, however far ahead by its samples, is no
+ * evidence (the 4.10x of issue 33 was such a pair of figures).  A
+ * pairing with the defaults on side B is read from the tuned point's
+ * side: its speed-up is the reciprocal. */
+static void test_only_the_pairing_counts(void)
+{
+	struct pair_case straddles = {1.05, 1.01, 1.09, 0.01, 20};
+	struct ax_db *db = fresh_db();
+	int64_t run = run_on(db, "d"), b;
+	add_result(db, run, "gemm", 256, 64, "retime", 40.0, "ok");
+	add_pair(db, run, 16, 10.0, 32, 10.5, &straddles, &b);
+	json_t *doc = build(db, NULL);
+	json_t *e = json_array_get(entries(doc, 0), 0);
+	AX_CHECK_STR(choice_of(e), "defaults");
+	json_decref(doc);
+	/* A = the tuned point, B = the defaults, B 0.8x A's speed */
+	struct pair_case flipped = {0.8, 0.75, 0.85, 1e-4, 30};
+	db = fresh_db();
+	run = run_on(db, "d");
+	int64_t a = add_pair(db, run, 32, 12.5, 16, 10.0, &flipped, &b);
+	doc = build(db, NULL);
+	e = json_array_get(entries(doc, 0), 0);
+	AX_CHECK_STR(choice_of(e), "tuned");
+	AX_CHECK_INT(json_integer_value(json_object_get(e, "result_id")), a);
+	AX_CHECK_NEAR(num(e, "speedup"), 1 / 0.8, 1e-12);
+	AX_CHECK_NEAR(num(e, "speedup_lo"), 1 / 0.85, 1e-12);
+	AX_CHECK_NEAR(num(e, "speedup_hi"), 1 / 0.75, 1e-12);
+	json_decref(doc);
+}
+
+/* A session stored before tune paired its verdict (re-timed points and
+ * defaults, no extra.pair) still exports by the sample rule, and its
+ * speed-up says it has no interval rather than inventing one. */
+static void test_unpaired_has_no_interval(void)
+{
+	struct ax_db *db = fresh_db();
+	int64_t run = run_on(db, "d");
+	add_result(db, run, "gemm", 256, 16, "default", 10.0, "ok");
+	add_result(db, run, "gemm", 256, 32, "retime", 15.0, "ok");
+	add_result(db, run, "gemm", 256, 16, "default", 10.0, "ok");
+	struct ax_db_results res = {0};
+	struct ax_db_sessions ss = {0};
+	struct ax_export_out out;
+	char err[512] = "";
+	read_rows(db, &res, &ss);
+	AX_CHECK_INT(ax_export_build(&res, &ss, schema, 2, NULL, "t", &out, err,
+				     sizeof(err)),
+		     0);
+	json_t *e = json_array_get(entries(out.doc, 0), 0);
+	AX_CHECK_STR(choice_of(e), "tuned");
+	AX_CHECK_NEAR(num(e, "speedup"), 1.5, 1e-12);
+	AX_CHECK(json_is_null(json_object_get(e, "speedup_lo")));
+	AX_CHECK(json_is_null(json_object_get(e, "speedup_hi")));
+	AX_CHECK(json_is_null(json_object_get(e, "rounds")));
+	AX_CHECK(
+	    strstr(json_string_value(json_object_get(e, "interval_reason")),
+		   "no interval") != NULL);
+	AX_CHECK_STR(json_string_value(json_object_get(
+			 json_object_get(e, "evidence"), "method")),
+		     "samples");
+	AX_CHECK_INT(out.n, 1);
+	AX_CHECK(out.n == 1 && isnan(out.choices[0].speedup_lo) &&
+		 out.choices[0].rounds == 0);
+	ax_export_out_free(&out);
+	ax_db_results_free(&res);
+	ax_db_sessions_free(&ss);
+	ax_db_close(db);
+}
+
 /* --shapes: only the shapes named are exported; bad filters say why. */
 static void test_shapes_filter(void)
 {
@@ -539,6 +727,9 @@ static void cleanup(void)
 
 AX_TEST_MAIN(AX_TEST(test_build), AX_TEST(test_document_order),
 	     AX_TEST(test_choice_needs_evidence),
-	     AX_TEST(test_identical_is_no_speedup), AX_TEST(test_shapes_filter),
-	     AX_TEST(test_round_trip), AX_TEST(test_bad_documents),
-	     AX_TEST(cleanup))
+	     AX_TEST(test_identical_is_no_speedup),
+	     AX_TEST(test_paired_interval_decides),
+	     AX_TEST(test_only_the_pairing_counts),
+	     AX_TEST(test_unpaired_has_no_interval),
+	     AX_TEST(test_shapes_filter), AX_TEST(test_round_trip),
+	     AX_TEST(test_bad_documents), AX_TEST(cleanup))
