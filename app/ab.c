@@ -400,6 +400,12 @@ static int side_failed(struct ab *ab, const struct variant *v,
 	const struct ax_runner_result *rr = &s->c.r;
 	if (rr->outcome == AX_CASE_OK)
 		return 0;
+	/* Closed unsampled because its partner could not run: not its
+	 * failure, and not stored. */
+	if (rr->outcome == AX_CASE_INTERRUPTED && !ax_interrupted) {
+		r->status = "not-measured";
+		return 0;
+	}
 	r->status = rr->status_text;
 	if (!ab->out->error[0])
 		snprintf(ab->out->error, sizeof(ab->out->error),
@@ -633,25 +639,21 @@ static int argv_tail(const struct ab *ab, const struct variant *v, char **argv,
 }
 
 /* The round's value from the child's `run --json` document. */
-static int read_value(struct ab *ab, struct variant *v, const char *text,
+static int read_value(struct ab *ab, struct variant *v, const json_t *doc,
 		      double *value)
 {
-	json_t *doc = text ? json_loads(text, 0, NULL) : NULL;
 	json_t *row = json_array_get(json_object_get(doc, "results"), 0);
 	const char *status = json_string_value(json_object_get(row, "status"));
 	json_t *median = json_object_get(row, "median");
-	int rc = 0;
 	if (status && !strcmp(status, "ok") && json_is_number(median)) {
 		*value = json_number_value(median);
-	} else {
-		const char *why = json_string_value(json_object_get(row, "error"));
-		snprintf(ab->out->error, sizeof(ab->out->error),
-			 "%s: %s: %s", v->name, status ? status : "no result",
-			 why ? why : "its `run --json` gave no median");
-		rc = AX_EINVAL;
+		return 0;
 	}
-	json_decref(doc);
-	return rc;
+	const char *why = json_string_value(json_object_get(row, "error"));
+	snprintf(ab->out->error, sizeof(ab->out->error), "%s: %s: %.900s",
+		 v->name, status ? status : "no result",
+		 why ? why : "its `run --json` gave no median");
+	return AX_EINVAL;
 }
 
 /* ax_runner_pair_side.round of a side in processes: one `run` of the
@@ -668,15 +670,19 @@ static int process_round(void *ctx, int samples, double *value)
 		free(out);
 		return AX_EINTR;
 	}
-	int rc = st == 0 ? read_value(ab, v, out, value) : 0;
-	if (st != 0 || rc)
+	/* A failed case (exit 1) still prints its document, whose row
+	 * says why; with none, what the process said on stderr does. */
+	json_t *doc = out ? json_loads(out, 0, NULL) : NULL;
+	int rc = doc ? read_value(ab, v, doc, value) : AX_EINVAL;
+	json_decref(doc);
+	if (rc)
 		(v == &ab->a ? &ab->out->a : &ab->out->b)->status = "failed";
-	if (st != 0) {
+	if (!doc || (rc == 0 && st != 0)) {
 		char err[900];
 		child_stderr(v, err, sizeof(err));
 		snprintf(ab->out->error, sizeof(ab->out->error),
-			 "%s: `%.200s` exited with %d: %.700s", v->name, v->exe, st,
-			 err[0] ? ax_term(err) : "no message");
+			 "%s: `%.200s` exited with %d: %.700s", v->name, v->exe,
+			 st, err[0] ? ax_term(err) : "no message");
 		rc = AX_EINVAL;
 	}
 	free(out);
@@ -865,15 +871,21 @@ json_t *ax_ab_json(const struct ax_ab_result *r)
 	    "round_values", "a", values_json(p->a, p->rounds), "b",
 	    values_json(p->b, p->rounds));
 	const char *keys[] = {"speedup", "speedup_lo", "speedup_hi",
-			      "level",	 "p_value",    "change",
-			      "change_lo", "change_hi", "threshold",
-			      "min_detectable_effect"};
-	double vals[] = {p->speedup,	 p->lo,		 p->hi,
+			      "level", "p_value", "improvement_pct",
+			      "threshold_pct", "min_detectable_effect_pct"};
+	double vals[] = {p->speedup,
+			 p->lo,
+			 p->hi,
 			 p->rounds ? p->test.ci_level : NAN,
-			 st->p_value,	 st->improvement, st->impr_lo,
-			 st->impr_hi,	 st->threshold,	 r->mde};
+			 st->p_value,
+			 100 * st->improvement,
+			 100 * st->threshold,
+			 100 * r->mde};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
 		json_object_set_new(doc, keys[i], num(vals[i]));
+	json_object_set_new(doc, "improvement_ci_pct",
+			    json_pack("[o, o]", num(100 * st->impr_lo),
+				      num(100 * st->impr_hi)));
 	json_object_set_new(doc, "change_text",
 			    json_string(ax_ab_change_text(r, change,
 							  sizeof(change))));

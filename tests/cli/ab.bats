@@ -85,9 +85,10 @@ import json, sys
 d = json.load(sys.stdin)
 for k in ("mode", "run_id", "device", "unit", "higher_is_better", "a", "b",
           "rounds", "stop_reason", "round_values", "speedup", "speedup_lo",
-          "speedup_hi", "level", "p_value", "change", "change_lo",
-          "change_hi", "change_text", "threshold", "min_detectable_effect",
-          "verdict", "reason", "interrupted", "error"):
+          "speedup_hi", "level", "p_value", "improvement_pct",
+          "improvement_ci_pct", "change_text", "threshold_pct",
+          "min_detectable_effect_pct", "verdict", "reason", "interrupted",
+          "error"):
     assert k in d, k
 for s in ("a", "b"):
     for k in ("suite", "case", "kernel", "params", "result_id", "median",
@@ -96,8 +97,9 @@ for s in ("a", "b"):
 assert d["mode"] == "in-process" and d["verdict"] == "slower", d
 assert d["unit"] == "GFLOP/s" and d["a"]["suite"] == "kernel:fma", d
 assert len(d["round_values"]["a"]) == d["rounds"] >= 8, d
-assert d["change_hi"] < -d["threshold"], d
-assert d["min_detectable_effect"] > d["threshold"], d'
+lo, hi = d["improvement_ci_pct"]
+assert lo <= d["improvement_pct"] <= hi < -d["threshold_pct"], d
+assert d["min_detectable_effect_pct"] > d["threshold_pct"] == 2, d'
 }
 
 @test "kernel compare: two files naming one kernel, and one file at two sets" {
@@ -153,4 +155,16 @@ assert d["min_detectable_effect"] > d["threshold"], d'
 	run "$AX" --db "$DB" runs --json
 	assert_output --partial '"status": "interrupted"'
 	assert_output --partial '"n_results": 2'
+}
+
+@test "ab: a side that fails verification fails the comparison (exit 1), named" {
+	# m = 2 doubles each element per iteration: B's output differs from
+	# its reference configuration's (iters=256).
+	sed 's|file: fma.comp|file: '"$PWD"'/bench/kernels/fma.comp|; s|value: 1}|value: 2}|' \
+		"$K" >"$BATS_TEST_TMPDIR/wrong.yaml"
+	run "$AX" --db "$DB" kernel compare "$K" "$BATS_TEST_TMPDIR/wrong.yaml" \
+		"${SHORT[@]}" --a iters=256 --b iters=282
+	assert_failure 1
+	assert_output --partial "B (kernel:fma n=4096 iters=282): failed-verification"
+	assert_output --partial "no paired round was measured"
 }
