@@ -7,7 +7,8 @@
  * same session, database, tuner, stopping rules and output, so results,
  * compare, report and export treat it as any suite.  check validates the
  * file, compiles the default configuration and runs it once with
- * verification, storing nothing.
+ * verification, storing nothing.  compare hands both files to `ab`
+ * (app/ab.h), which loads them itself.
  */
 #include "cli/cli.h"
 #include "core/error.h"
@@ -26,6 +27,8 @@ extern const struct ax_cli_cmd ax_cmd_run;
 extern const struct ax_cli_cmd ax_cmd_tune;
 extern const struct ax_cli_cmd ax_cmd_export;
 extern const struct ax_cli_cmd ax_cmd_kernel;
+extern const struct ax_cli_cmd ax_cmd_ab;
+extern const struct ax_cli_cmd ax_cmd_kernel_compare;
 
 /* FILE must follow the subcommand's word: the options after it belong
  * to `run` / `tune`, whose parsers never see it. */
@@ -94,6 +97,41 @@ static int kernel_tune_main(struct ax_app *app, int argc, char **argv)
 static int kernel_export_main(struct ax_app *app, int argc, char **argv)
 {
 	return delegate(app, "export", &ax_cmd_export, "--suite", argc, argv);
+}
+
+/* `kernel compare A.yaml [B.yaml] ...` is `ab --a-kernel A.yaml
+ * --b-kernel B.yaml ...` (or `ab --kernel A.yaml ...`: one file at two
+ * parameter sets); ab loads the files, named in its messages as this
+ * command. */
+static int kernel_compare_main(struct ax_app *app, int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "--help")) {
+		ax_cli_print_help(stdout, &ax_cmd_kernel_compare);
+		return 0;
+	}
+	if (argc < 2 || argv[1][0] == '-')
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "kernel compare: give the kernel files "
+				    "first: axbench kernel compare A.yaml "
+				    "B.yaml, or K.yaml --a X=1 --b X=2");
+	bool two = argc >= 3 && argv[2][0] != '-';
+	char **v = calloc((size_t)argc + 4, sizeof(*v));
+	if (!v)
+		return ax_app_error(app, AX_EXIT_FAIL, "out of memory");
+	int n = 0;
+	v[n++] = "kernel compare";
+	v[n++] = two ? "--a-kernel" : "--kernel";
+	v[n++] = argv[1];
+	if (two) {
+		v[n++] = "--b-kernel";
+		v[n++] = argv[2];
+	}
+	for (int i = two ? 3 : 2; i < argc; i++)
+		v[n++] = argv[i];
+	app->needs = ax_cmd_ab.needs;
+	int rc = ax_cmd_ab.fn(app, n, v);
+	free(v);
+	return rc;
 }
 
 /* ---- check ------------------------------------------------------------ */
@@ -364,9 +402,31 @@ const struct ax_cli_cmd ax_cmd_kernel_export = {
     .fn = kernel_export_main,
 };
 
+const struct ax_cli_cmd ax_cmd_kernel_compare = {
+    .name = "kernel compare",
+    .summary = "paired A/B of two kernel files, or one at two parameter "
+	       "sets",
+    .usage = "A.yaml [B.yaml] [--a NAME=VALUE...] [--b NAME=VALUE...] "
+	     "[any option of `axbench ab`]",
+    .details = "The same as `axbench ab --a-kernel A.yaml --b-kernel "
+	       "B.yaml [options]` (one file:\n`--kernel K.yaml`): both "
+	       "kernels are compiled, verified and kept open on\none device "
+	       "and measured in alternating rounds; B is judged against A "
+	       "on the\nper-round ratios, under compare's rules (exit 1 when "
+	       "B is slower beyond the\nthreshold).  The two files may name "
+	       "the same kernel (a modified copy); the\nfiles come first.  "
+	       "`axbench help ab` lists the options.",
+    .examples = {"axbench kernel compare saxpy.yaml saxpy-new.yaml   # two "
+		 "versions of one kernel",
+		 "axbench kernel compare transpose.yaml --a tile=16 --b "
+		 "tile=32 -p n=1024"},
+    .opts = no_opts,
+    .fn = kernel_compare_main,
+};
+
 static const struct ax_cli_cmd *const kernel_subs[] = {
-    &ax_cmd_kernel_check, &ax_cmd_kernel_run, &ax_cmd_kernel_tune,
-    &ax_cmd_kernel_export, NULL};
+    &ax_cmd_kernel_check,  &ax_cmd_kernel_run,	   &ax_cmd_kernel_tune,
+    &ax_cmd_kernel_export, &ax_cmd_kernel_compare, NULL};
 
 static int kernel_main(struct ax_app *app, int argc, char **argv)
 {

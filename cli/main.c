@@ -27,6 +27,7 @@ extern const struct ax_cli_cmd ax_cmd_results;
 extern const struct ax_cli_cmd ax_cmd_runs;
 extern const struct ax_cli_cmd ax_cmd_tune;
 extern const struct ax_cli_cmd ax_cmd_compare;
+extern const struct ax_cli_cmd ax_cmd_ab;
 extern const struct ax_cli_cmd ax_cmd_baseline;
 extern const struct ax_cli_cmd ax_cmd_report;
 extern const struct ax_cli_cmd ax_cmd_export;
@@ -38,10 +39,10 @@ extern const struct ax_cli_cmd ax_cmd_kernel;
 
 /* The commands, in the order --help lists them.  One line per command. */
 static const struct ax_cli_cmd *const commands[] = {
-    &ax_cmd_devices, &ax_cmd_suites, &ax_cmd_run,	&ax_cmd_runs,
-    &ax_cmd_results, &ax_cmd_tune,   &ax_cmd_compare,	&ax_cmd_baseline,
-    &ax_cmd_report,  &ax_cmd_export, &ax_cmd_recommend, &ax_cmd_monitor,
-    &ax_cmd_db,	     &ax_cmd_fleet,  &ax_cmd_kernel,
+    &ax_cmd_devices,  &ax_cmd_suites, &ax_cmd_run,     &ax_cmd_runs,
+    &ax_cmd_results,  &ax_cmd_tune,   &ax_cmd_compare, &ax_cmd_ab,
+    &ax_cmd_baseline, &ax_cmd_report, &ax_cmd_export,  &ax_cmd_recommend,
+    &ax_cmd_monitor,  &ax_cmd_db,     &ax_cmd_fleet,   &ax_cmd_kernel,
 };
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 
