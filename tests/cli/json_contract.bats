@@ -282,3 +282,21 @@ assert d["median"] > 0 and d["samples"] == 3, d'
 assert d["status"] == "failed-verification" and d["median"] is None, d
 assert "buffer y[" in d["error"], d'
 }
+
+@test "ab --json: the paired document, in one process and across processes" {
+	doc ab --db "$DB" --json ab bandwidth -p size=64K --a op=copy \
+		--b op=copy --rounds 6 --max-rounds 6
+	# an A/A pair: the document is checked, whatever the verdict
+	[ "$cmd_status" -le 1 ]
+	py '
+assert d["mode"] == "in-process" and d["rounds"] == 6, d
+assert len(d["round_values"]["a"]) == 6 and d["a"]["result_id"] >= 1, d
+assert d["speedup_lo"] <= d["speedup"] <= d["speedup_hi"], d
+assert d["min_detectable_effect_pct"] >= d["threshold_pct"], d'
+	doc ab --db "$DB" --json ab bandwidth -p size=64K --a op=copy \
+		--b op=copy --rounds 6 --max-rounds 6 --exe "$AX"
+	[ "$cmd_status" -le 1 ]
+	py '
+assert d["mode"] == "process" and d["run_id"] is None, d
+assert d["b"]["process"]["exe"], d'
+}
