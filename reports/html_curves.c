@@ -86,8 +86,11 @@ static size_t collect_points(struct ax_html_ctx *c, const char *suite,
 		const struct ax_db_param *xv = ax_db_param_find(&r->params, xp);
 		bool num = xv && (xv->type == AX_DB_VALUE_INT ||
 				  xv->type == AX_DB_VALUE_REAL);
+		/* A result of no system of the report (an ab run's, say)
+		 * has no colour of its own: it is not drawn. */
 		if (!r->ok || strcmp(ax_html_str(r->suite), suite) || !num ||
-		    (ax_html_is_tune(r) && !c->d->include_tune))
+		    (ax_html_is_tune(r) && !c->d->include_tune) ||
+		    ax_html_system_of(c, r) < 0)
 			continue;
 		fill_point(c, r, i, xv->num, group, &pts[n++]);
 		*unit = ax_html_str(r->unit);

@@ -17,6 +17,9 @@ static const char *const palette[8] = {
     "#56B4E9", "#D55E00", "#000000", "#F0E442",
 };
 static const char *const dashes[4] = {"", "6 3", "2 3", "8 3 2 3"};
+/* A series' dash pattern from its shape, which may be negative (a
+ * colour index of -1: a row of no system). */
+static const char *dash_of(int shape) { return dashes[((shape % 4) + 4) % 4]; }
 
 #define FONT 11	  /* px: the CSS of svg text */
 #define FONT_T 13 /* px: titles (class tt, bold) */
@@ -255,7 +258,7 @@ static double legend_entry(FILE *f, double x, double y, int color, int shape,
 			"y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" "
 			"stroke-dasharray=\"%s\"/>\n",
 			x, y, x + 24, y, c,
-			style & AX_SVG_DASHED ? "5 3" : dashes[shape % 4]);
+			style & AX_SVG_DASHED ? "5 3" : dash_of(shape));
 	if (style & AX_SVG_MARKERS || !style) {
 		marker(f, shape, x + 12, y, c);
 		fputs("/>\n", f);
@@ -716,8 +719,7 @@ static void series(FILE *f, const struct ax_svg_plot *p, const struct axis *x,
 			"<polyline fill=\"none\" stroke=\"%s\" "
 			"stroke-width=\"2\" stroke-dasharray=\"%s\" "
 			"points=\"",
-			c,
-			s->style & AX_SVG_DASHED ? "5 3" : dashes[shape % 4]);
+			c, s->style & AX_SVG_DASHED ? "5 3" : dash_of(shape));
 		for (int j = 0; j < s->n; j++)
 			if (usable(x, s->x[j]) && usable(y, s->y[j]))
 				fprintf(f, "%.1f,%.1f ", pos(x, s->x[j]),

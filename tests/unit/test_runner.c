@@ -289,8 +289,8 @@ static void test_paired_cases(void)
 	struct ax_params pa, pb;
 	ax_params_init(&pa, spin_params, 2);
 	ax_params_init(&pb, spin_params, 2);
-	pa.v[0] = 100;
-	pb.v[0] = 300;
+	pa.v[0] = 200; /* B does five times the work of A */
+	pb.v[0] = 1000;
 	struct ax_runner_result ra, rb;
 	struct ax_runner_case *ca, *cb;
 	AX_CHECK_INT(ax_runner_case_open(vk, &spin_suite, &pa, &o, &ra, &ca),
@@ -299,15 +299,22 @@ static void test_paired_cases(void)
 		     0);
 	struct ax_runner_pair_opts po;
 	ax_runner_pair_opts_default(&po);
+	/* Seven samples a round, each round its median: a spin preempted
+	 * past its end (milliseconds on a loaded machine) moves a round
+	 * only when four of its seven samples are hit, so the interval
+	 * stays on the side of the real 5x difference under load. */
 	po.min_rounds = 8;
-	po.max_rounds = 12;
+	po.max_rounds = 20;
+	po.samples_per_round = 7;
 	po.max_noise = 0.05;
 	struct ax_runner_pair_side a = {ax_runner_case_round, ca};
 	struct ax_runner_pair_side b = {ax_runner_case_round, cb};
 	struct ax_runner_pair_result pr;
 	AX_CHECK_INT(ax_runner_pair(&a, &b, &po, &pr), 0);
-	AX_CHECK(pr.rounds >= 8 && pr.rounds <= 12);
-	AX_CHECK(pr.speedup > 0.2 && pr.speedup < 0.5);
+	AX_CHECK(pr.rounds >= 8 && pr.rounds <= 20);
+	/* The ratio is 0.2 on a quiet machine; fixed per-sample costs that
+	 * grow under load pull it towards 1, never past 0.5 here. */
+	AX_CHECK(pr.speedup > 0.1 && pr.speedup < 0.5);
 	AX_CHECK(pr.lo <= pr.speedup && pr.speedup <= pr.hi);
 	AX_CHECK(pr.hi < 1);
 	AX_CHECK(!strcmp(pr.stop_reason, "noise") ||
