@@ -195,8 +195,9 @@ int ax_config_parse_yaml_json(const char *text, size_t len, const char *name,
 /* ---- shared by core/config*.c ---------------------------------------- */
 
 /* Read the whole file at path, at most AX_CONFIG_MAX_BYTES, into a
- * malloc'd NUL-terminated buffer (the caller's to free).  AX_EIO with
- * "PATH: reason" when unreadable, AX_ECONFIG when too large. */
+ * malloc'd NUL-terminated buffer (the caller's to free), through
+ * core/infile.h.  AX_EIO with "PATH: reason" when unreadable, AX_ECONFIG
+ * when too large or not a regular file (a FIFO is never waited on). */
 int ax_config_read_file(const char *path, char **text, size_t *len, char *err,
 			size_t errlen);
 

@@ -8,6 +8,7 @@
 #include "core/config_yaml.h"
 
 #include "core/error.h"
+#include "core/infile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,35 +24,9 @@
 int ax_config_read_file(const char *path, char **text, size_t *len, char *err,
 			size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	*text = NULL;
-	*len = 0;
-	if (!f)
-		return ax_errf(err, errlen, AX_EIO, "%s: cannot open: %s", path,
-			       strerror(errno));
-	char *buf = malloc((size_t)AX_CONFIG_MAX_BYTES + 1);
-	if (!buf) {
-		fclose(f);
-		return AX_ENOMEM;
-	}
-	size_t n = fread(buf, 1, (size_t)AX_CONFIG_MAX_BYTES + 1, f);
-	int bad = ferror(f) ? errno : 0;
-	fclose(f);
-	if (bad || n > AX_CONFIG_MAX_BYTES) {
-		free(buf);
-		if (bad)
-			return ax_errf(err, errlen, AX_EIO,
-				       "%s: cannot read: %s", path,
-				       strerror(bad));
-		return ax_errf(err, errlen, AX_ECONFIG,
-			       "%s: larger than %d "
-			       "MiB; YAML read here must be smaller",
-			       path, AX_CONFIG_MAX_BYTES >> 20);
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
+	/* core/infile.h: a FIFO or a device is refused, never waited on. */
+	return ax_infile_read(path, "YAML file", AX_CONFIG_MAX_BYTES, text, len,
+			      err, errlen);
 }
 
 /* Line and column (0-based) of a byte offset, for reader errors, which

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/infile.h"
 #include "core/outfile.h"
 
 #include <errno.h>
@@ -77,43 +78,14 @@ struct inc_result {
 	char *content;
 };
 
-/* Read a whole regular file of at most max bytes.  NULL with errno set
- * (EFBIG when too large, EINVAL when not a regular file). */
-static char *read_file(const char *path, size_t max, size_t *len)
+/* Read a whole regular file of at most max bytes (core/infile.h: a FIFO
+ * or a device is refused, never waited on).  NULL with the reason in msg
+ * and *rc its code; errno as the failed call left it. */
+static char *read_file(const char *path, const char *what, size_t max,
+		       size_t *len, char *msg, size_t msglen, int *rc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
 	char *buf = NULL;
-	int e = 0;
-	if (fstat(fd, &st) != 0)
-		e = errno;
-	else if (!S_ISREG(st.st_mode))
-		e = EINVAL;
-	else if ((unsigned long long)st.st_size > max)
-		e = EFBIG;
-	else if (!(buf = malloc((size_t)st.st_size + 1)))
-		e = ENOMEM;
-	size_t n = 0;
-	while (!e && n < (size_t)st.st_size) {
-		ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			e = got < 0 ? errno : EIO; /* shrank under us */
-			break;
-		}
-		n += (size_t)got;
-	}
-	close(fd);
-	if (e) {
-		free(buf);
-		errno = e;
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
+	*rc = ax_infile_read(path, what, max, &buf, len, msg, msglen);
 	return buf;
 }
 
@@ -197,19 +169,19 @@ static shaderc_include_result *resolve(void *user, const char *requested,
 	if (!ir->name)
 		return local_fail(inc, ir, requested, NULL);
 	size_t len = 0;
-	ir->content = read_file(ir->name, MAX_FILE_BYTES, &len);
-	if (!ir->content) {
-		int e = errno;
-		return local_fail(
-		    inc, ir, requested,
-		    fmt("cannot read %s (%s%s);", ir->name,
-			e == EFBIG    ? "larger than 16 MiB"
-			: e == EINVAL ? "not a regular file"
-				      : strerror(e),
-			e == ENOENT ? "; an #include \"...\" is looked for "
-				      "beside the file that includes it"
-				    : ""));
-	}
+	char msg[1024];
+	int rc;
+	ir->content = read_file(ir->name, "#include file", MAX_FILE_BYTES, &len,
+				msg, sizeof(msg), &rc);
+	if (!ir->content && rc == AX_EIO && errno == ENOENT)
+		return local_fail(inc, ir, requested,
+				  fmt("cannot read %s (%s; an #include "
+				      "\"...\" is looked for beside the file "
+				      "that includes it);",
+				      ir->name, strerror(ENOENT)));
+	if (!ir->content)
+		return local_fail(inc, ir, requested,
+				  rc == AX_ENOMEM ? NULL : fmt("%s;", msg));
 	inc->total += len;
 	if (inc->total > MAX_INCLUDE_TOTAL)
 		return local_fail(inc, ir, requested,
@@ -278,7 +250,10 @@ static void make_dirs(char *dir)
 static uint32_t *cache_read(const char *file, size_t *size)
 {
 	size_t len = 0;
-	char *buf = read_file(file, MAX_SPIRV_BYTES, &len);
+	char msg[1024];
+	int rc;
+	char *buf = read_file(file, "cache file", MAX_SPIRV_BYTES, &len, msg,
+			      sizeof(msg), &rc);
 	if (!buf)
 		return NULL;
 	uint32_t *code = (uint32_t *)(void *)buf;

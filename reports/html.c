@@ -120,6 +120,7 @@ const char *ax_html_stop_words(const char *stop)
 	    /* --max-time ends sampling normally; it is no timeout. */
 	    {"time-limit", "time limit reached"},
 	    {"interrupted", "interrupted"},
+	    {"error", "stopped by an error"},
 	};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (!strcmp(stop, words[i][0]))

@@ -236,7 +236,7 @@ static int read_full(int fd, unsigned char *dst, size_t len, uint64_t off)
 		if (r < 0)
 			return errno;
 		if (r == 0)
-			return EIO; /* the file shrank under us */
+			return ENODATA; /* the file shrank under us */
 		got += (size_t)r;
 	}
 	return 0;
@@ -267,7 +267,7 @@ static int read_direct(struct ig_state *s, struct ig_slot *sl,
 		if (r < 0)
 			return errno;
 		if (r == 0)
-			return EIO;
+			return ENODATA;
 		got += (size_t)r;
 	}
 	if (sl->bounce)
@@ -453,11 +453,14 @@ static int cpu_sums(struct ig_state *s, char *err, size_t errlen)
 			ax_ingest_checksum(buf, len, &s->want[2 * c]);
 	}
 	free(buf);
+	char why[PATH_MAX + 128];
+	if (e)
+		ax_ingest_read_failure(&s->file, e, why, sizeof(why));
 	if (e)
 		return ax_errf(err, errlen, e == ENOMEM ? AX_ENOMEM : AX_EIO,
 			       "ingest: reading %s for its checksums failed "
 			       "(%s)",
-			       s->file.path, strerror(e));
+			       s->file.path, why);
 	return 0;
 }
 
@@ -609,17 +612,31 @@ static void record_chunk(struct ig_state *s, int i, struct ig_slot *sl)
 		ax_vk_cmd_timestamp(vk, cb, q + 2);
 }
 
+/* A chunk that could not be read: the file shrank (said with its sizes,
+ * the case stored as an error) or the system's reason. */
+static int read_failed(struct ig_state *s, const struct ig_slot *sl, char *err,
+		       size_t errlen)
+{
+	char why[PATH_MAX + 128];
+	unsigned long long off = sl->chunk * s->pt.chunk;
+	if (ax_ingest_read_failure(&s->file, sl->read_errno, why, sizeof(why)))
+		return ax_errf(err, errlen, AX_EIO,
+			       "ingest: %s: the read of %u bytes at offset "
+			       "%llu found its end; keep the file unchanged "
+			       "while it is measured",
+			       why, sl->len, off);
+	return ax_errf(err, errlen, AX_EIO,
+		       "ingest: reading %u bytes of %s at offset %llu failed "
+		       "(%s)",
+		       sl->len, s->file.path, off, why);
+}
+
 static int submit_chunk(struct ig_state *s, int i, char *err, size_t errlen)
 {
 	struct ax_vk_ctx *vk = s->vk;
 	struct ig_slot *sl = &s->slot[i];
 	if (sl->read_errno)
-		return ax_errf(err, errlen, AX_EIO,
-			       "ingest: reading %u bytes of %s at offset %llu "
-			       "failed (%s)",
-			       sl->len, s->file.path,
-			       (unsigned long long)(sl->chunk * s->pt.chunk),
-			       strerror(sl->read_errno));
+		return read_failed(s, sl, err, errlen);
 	if (s->profiling)
 		s->read_s += sl->read_s;
 	int rc = ax_vk_flush(vk, &sl->staging);

@@ -2,6 +2,7 @@
 #include "suites/ingest_file.h"
 
 #include "core/error.h"
+#include "core/infile.h"
 #include "core/stats.h"
 #include "core/vk.h"
 
@@ -26,24 +27,70 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-int ax_ingest_file_usable(const char *path, uint64_t bytes, char *why,
+/* Filesystems whose files are made as they are read: stat gives 0 bytes
+ * (or a made-up size) whatever a read returns, so no size can be checked
+ * and no two passes read the same bytes. */
+static const char *pseudo_fs(int fd)
+{
+	static const struct {
+		long magic;
+		const char *name;
+	} pseudo[] = {
+	    {0x9fa0, "proc"},		{0x62656572, "sysfs"},
+	    {0x64626720, "debugfs"},	{0x74726163, "tracefs"},
+	    {0x27e0eb, "cgroup"},	{0x63677270, "cgroup2"},
+	    {0x73636673, "securityfs"}, {0x62656570, "configfs"},
+	    {0xcafe4a11, "bpf"},	{0xde5e81e4, "efivarfs"},
+	    {0x6165676c, "pstore"},
+	};
+	struct statfs sf;
+	if (fstatfs(fd, &sf) != 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+		if ((long)sf.f_type == pseudo[i].magic)
+			return pseudo[i].name;
+	return NULL;
+}
+
+/* A descriptor of path that is a regular data file (core/infile.h: a
+ * FIFO or a device is never waited on), or AX_EINVAL with why. */
+static int open_data_file(const char *path, struct stat *st, char *why,
 			  size_t whylen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char msg[512];
+	int fd = ax_infile_open(path, "ingest file", st, msg, sizeof(msg));
+	if (fd == AX_EIO)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "ingest: file=%s cannot be opened for reading "
 			       "(%s); give a readable file, or file=auto for "
 			       "a generated one",
 			       path, strerror(errno));
-	struct stat st;
-	int rc = fstat(fd, &st);
-	close(fd);
-	if (rc != 0 || !S_ISREG(st.st_mode))
+	if (fd < 0)
 		return ax_errf(why, whylen, AX_EINVAL,
-			       "ingest: file=%s is not a regular file; give a "
-			       "data file, or file=auto",
-			       path);
+			       "ingest: file=%s is %s, not a regular file; "
+			       "give a data file, or file=auto",
+			       path, ax_infile_kind(st->st_mode));
+	const char *fs = pseudo_fs(fd);
+	if (fs) {
+		close(fd);
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "ingest: file=%s is on %s, whose files are made "
+			       "as they are read: its size cannot be known "
+			       "(stat says %lld bytes), so it is not a regular "
+			       "data file; give a data file, or file=auto",
+			       path, fs, (long long)st->st_size);
+	}
+	return fd;
+}
+
+int ax_ingest_file_usable(const char *path, uint64_t bytes, char *why,
+			  size_t whylen)
+{
+	struct stat st;
+	int fd = open_data_file(path, &st, why, whylen);
+	if (fd < 0)
+		return fd;
+	close(fd);
 	if ((uint64_t)st.st_size < bytes)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "ingest: file=%s has %lld bytes, fewer than "
@@ -112,7 +159,9 @@ static void fs_name(int fd, char *buf, size_t len)
 /* The O_DIRECT descriptor, or -1 with the reason kept (tmpfs: EINVAL). */
 static void open_direct(const char *path, struct ax_ingest_file *f)
 {
-	f->direct_fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in under the name never blocks here
+	 * (the caller compares what was opened); no effect on a file. */
+	f->direct_fd = open(path, O_RDONLY | O_DIRECT | O_NONBLOCK | O_CLOEXEC);
 	f->direct_errno = f->direct_fd < 0 ? errno : 0;
 }
 
@@ -122,19 +171,50 @@ int ax_ingest_file_open(const char *path, struct ax_ingest_file *f, char *err,
 	memset(f, 0, sizeof(*f));
 	f->direct_fd = -1;
 	snprintf(f->path, sizeof(f->path), "%s", path);
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (f->fd < 0 || fstat(f->fd, &st) != 0) {
-		int e = errno;
-		ax_ingest_file_close(f);
-		return ax_errf(err, errlen, AX_EINVAL,
-			       "ingest: file=%s cannot be read (%s)", path,
-			       strerror(e));
+	/* Checked again: the file may have changed since the case's check. */
+	struct stat st, dst;
+	f->fd = open_data_file(path, &st, err, errlen);
+	if (f->fd < 0) {
+		int rc = f->fd;
+		f->fd = -1;
+		return rc;
 	}
 	f->length = (uint64_t)st.st_size;
 	open_direct(path, f);
+	/* The second open is by name: it must have found the same file. */
+	if (f->direct_fd >= 0 &&
+	    (fstat(f->direct_fd, &dst) != 0 || dst.st_dev != st.st_dev ||
+	     dst.st_ino != st.st_ino)) {
+		ax_ingest_file_close(f);
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "ingest: file=%s was replaced while it was "
+			       "being opened; keep it unchanged while it is "
+			       "measured",
+			       path);
+	}
 	fs_name(f->fd, f->fs, sizeof(f->fs));
 	return 0;
+}
+
+bool ax_ingest_read_failure(const struct ax_ingest_file *f, int e, char *buf,
+			    size_t n)
+{
+	struct stat st;
+	if (fstat(f->fd, &st) == 0 && (uint64_t)st.st_size < f->length) {
+		char was[32], now[32];
+		snprintf(buf, n, "file=%s shrank from %s to %s during the run",
+			 f->path,
+			 ax_infile_size_text(f->length, was, sizeof(was)),
+			 ax_infile_size_text((uint64_t)st.st_size, now,
+					     sizeof(now)));
+		return true;
+	}
+	if (e == 0 || e == ENODATA)
+		snprintf(buf, n, "file=%s ended before its %llu bytes", f->path,
+			 (unsigned long long)f->length);
+	else
+		snprintf(buf, n, "%s", strerror(e));
+	return false;
 }
 
 void ax_ingest_file_close(struct ax_ingest_file *f)
@@ -272,7 +352,8 @@ double ax_ingest_resident(const struct ax_ingest_file *f, uint64_t bytes)
 	return frac;
 }
 
-/* One pass: the first bytes in order, PIECE at a time. */
+/* One pass: the first bytes in order, PIECE at a time.  0, or the
+ * errno of the failed read (ENODATA: the file ended early). */
 static int read_pass(int fd, uint64_t bytes, void *buf, double *sec)
 {
 	double t0 = now_s();
@@ -282,7 +363,7 @@ static int read_pass(int fd, uint64_t bytes, void *buf, double *sec)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
-			return AX_EIO;
+			return got < 0 ? errno : ENODATA;
 		off += (uint64_t)got;
 	}
 	*sec = now_s() - t0;
@@ -296,21 +377,24 @@ int ax_ingest_raw_read(const struct ax_ingest_file *f, uint64_t bytes,
 	if (!buf)
 		return AX_ENOMEM;
 	double rate[3];
-	int rc = 0;
-	for (int i = 0; rc == 0 && i < 3; i++) {
+	int rc = 0, e = 0;
+	for (int i = 0; rc == 0 && e == 0 && i < 3; i++) {
 		double sec = 0;
 		if (cold)
 			rc = ax_ingest_drop_cache(f, bytes);
 		if (rc == 0)
-			rc = read_pass(f->fd, bytes, buf, &sec);
+			e = read_pass(f->fd, bytes, buf, &sec);
 		rate[i] = sec > 0 ? (double)bytes / sec / 1e9 : 0;
 	}
 	free(buf);
-	if (rc)
-		return ax_errf(err, errlen, rc,
+	char why[PATH_MAX + 128] = "posix_fadvise failed";
+	if (e)
+		ax_ingest_read_failure(f, e, why, sizeof(why));
+	if (rc || e)
+		return ax_errf(err, errlen, rc ? rc : AX_EIO,
 			       "ingest: the raw sequential read of %s failed "
 			       "(%s)",
-			       f->path, strerror(errno));
+			       f->path, why);
 	struct ax_summary m;
 	ax_stats_summarize(rate, 3, 0.95, &m);
 	*gbps = m.median;

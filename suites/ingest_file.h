@@ -32,7 +32,9 @@ struct ax_ingest_file {
 /*
  * Can path be read as a data file of at least bytes bytes?  0, or
  * AX_EINVAL with why naming the path, the rule and the fix (missing,
- * unreadable, not a regular file, too short).
+ * unreadable, not a regular file: a FIFO or a device is refused without
+ * being waited on, and a file of /proc or /sys, whose size cannot be
+ * known; too short).
  */
 int ax_ingest_file_usable(const char *path, uint64_t bytes, char *why,
 			  size_t whylen);
@@ -42,7 +44,8 @@ int ax_ingest_file_usable(const char *path, uint64_t bytes, char *why,
 int ax_ingest_file_room(const char *dir, uint64_t bytes, char *why,
 			size_t whylen);
 
-/* Open path for reading (and O_DIRECT where the filesystem allows). */
+/* Open path for reading (and O_DIRECT where the filesystem allows); the
+ * checks of ax_ingest_file_usable hold for what was opened. */
 int ax_ingest_file_open(const char *path, struct ax_ingest_file *f, char *err,
 			size_t errlen);
 
@@ -52,6 +55,13 @@ int ax_ingest_file_open(const char *path, struct ax_ingest_file *f, char *err,
 int ax_ingest_file_generated(const char *dir, uint64_t bytes,
 			     struct ax_ingest_file *f, char *err,
 			     size_t errlen);
+
+/* Why a read of f failed, as words into buf: "file=PATH shrank from
+ * 64.0 MiB to 1.0 MiB during the run" when fstat finds it shorter than
+ * when it was opened (returns true), else the reason for errno e (ENODATA
+ * or 0: it ended early). */
+bool ax_ingest_read_failure(const struct ax_ingest_file *f, int e, char *buf,
+			    size_t n);
 
 /* Close a file from ax_ingest_file_open (a generated file stays open for
  * the next case). */

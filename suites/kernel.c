@@ -8,6 +8,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/infile.h"
 #include "suites/kernel_internal.h"
 #include "suites/registry.h"
 
@@ -17,6 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A shader is source text: the limit the YAML it came with has, far above
+ * any compute kernel (#include files have core/glsl.c's own). */
+#define MAX_SHADER_BYTES ((size_t)AX_CONFIG_MAX_BYTES)
 
 struct ax_kernel *ax_kernel_of(const struct ax_params *p)
 {
@@ -313,8 +318,9 @@ int ax_kernel_load(const char *path, struct ax_kernel **out, char *err,
 		return AX_ENOMEM;
 	int rc = ax_kernel_desc_load(path, &k->desc, err, errlen);
 	if (!rc)
-		rc = ax_config_read_file(k->desc->shader_path, &k->source,
-					 &k->source_len, err, errlen);
+		rc = ax_infile_read(k->desc->shader_path, "shader file",
+				    MAX_SHADER_BYTES, &k->source,
+				    &k->source_len, err, errlen);
 	if (rc) {
 		ax_kernel_free(k);
 		return rc;

@@ -10,6 +10,7 @@
  */
 #include "core/error.h"
 #include "core/glsl.h"
+#include "core/infile.h"
 #include "suites/kernel_internal.h"
 
 #include <errno.h>
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct kstate {
 	struct ax_kernel *k;
@@ -41,15 +44,22 @@ struct kstate {
 
 /* ---- initial data ----------------------------------------------------- */
 
-/* The first `words` 4-byte words of a data file (init: file, expect:);
- * raw little-endian, as a GPU reads them.  A shorter file is an error. */
-static int read_words(const char *path, uint64_t words, uint32_t **out,
-		      char *err, size_t errlen)
+/* The first `words` 4-byte words of a data file (what: "init file" or
+ * "expect file"); raw little-endian, as a GPU reads them.  A shorter file
+ * is an error; a FIFO or a device is refused, never waited on
+ * (core/infile.h). */
+static int read_words(const char *path, const char *what, uint64_t words,
+		      uint32_t **out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return ax_errf(err, errlen, AX_EIO, "%s: %s", path,
-			       strerror(errno));
+	struct stat st;
+	int fd = ax_infile_open(path, what, &st, err, errlen);
+	if (fd < 0)
+		return fd;
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return AX_ENOMEM;
+	}
 	uint32_t *w = malloc(words * 4);
 	size_t got = w ? fread(w, 4, words, f) : 0;
 	int rc = !w ? AX_ENOMEM : 0;
@@ -100,8 +110,8 @@ static int initial_data(struct kstate *s, char *err, size_t errlen)
 			return rc;
 		s->words[i] = (uint64_t)n;
 		if (b->init == AX_KINIT_FILE) {
-			rc = read_words(b->file, s->words[i], &s->init[i], err,
-					errlen);
+			rc = read_words(b->file, "init file", s->words[i],
+					&s->init[i], err, errlen);
 			if (rc)
 				return rc;
 			continue;
@@ -345,8 +355,8 @@ static int expected_outputs(struct kstate *s, char *err, size_t errlen)
 	for (int i = 0; !rc && i < d->n_buffers; i++) {
 		if (!d->buffers[i].expect)
 			continue;
-		rc = read_words(d->buffers[i].expect, s->words[i],
-				&s->expect_file[i], err, errlen);
+		rc = read_words(d->buffers[i].expect, "expect file",
+				s->words[i], &s->expect_file[i], err, errlen);
 		s->expect[i] = s->expect_file[i];
 		s->is_reference = false;
 	}

@@ -356,8 +356,13 @@ static int sample_loop(const struct timing *t, uint32_t reps)
 		}
 		double sec;
 		int rc = t->one(t->ctx, reps, &sec);
-		if (rc)
+		if (rc) {
+			/* Sampling stopped because this sample failed: the
+			 * reason is the error's, not the limit it had set. */
+			out->stop_reason =
+			    rc == AX_EINTR ? "interrupted" : "error";
 			return rc;
+		}
 		store_sample(out, t->suite, t->p, sec);
 		ax_stats_summarize(out->values, out->n, 0.95, &out->summary);
 		if (o->progress)
@@ -518,6 +523,16 @@ static void note_injected(char *error, size_t len)
 		 " [stall injected by " AX_STALL_ENV ", test-only]");
 }
 
+/* Samples taken before a failure are stored with the failed case: say
+ * that they are there and what they are. */
+static void note_partial(struct ax_runner_result *out)
+{
+	size_t used = strlen(out->error);
+	snprintf(out->error + used, sizeof(out->error) - used,
+		 "; the %d sample%s before it %s kept, a partial result",
+		 out->n, out->n == 1 ? "" : "s", out->n == 1 ? "is" : "are");
+}
+
 /* A case set up, warmed up and verified, its repetitions per sample
  * chosen: what ax_runner_run_case samples in one go and a paired
  * measurement in rounds. */
@@ -539,6 +554,8 @@ static int close_case(struct case_run *cr, int rc)
 	if (rc && !out->error[0])
 		snprintf(out->error, sizeof(out->error), "%s",
 			 vk->err[0] ? vk->err : ax_strerror(rc));
+	if (rc && out->n > 0)
+		note_partial(out);
 	if (rc && ax_stall_recorded(cr->stall))
 		note_injected(out->error, sizeof(out->error));
 	ax_stall_destroy(vk, cr->stall);

@@ -2,29 +2,56 @@
 #include "tuner/replay.h"
 
 #include "core/error.h"
+#include "core/infile.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define MAX_VALUES 65536
+
+/* path opened as core/infile.h opens user files (a FIFO or a device is
+ * refused, never waited on), as a zlib stream. */
+static gzFile open_landscape(const char *path, char *err, size_t errlen,
+			     int *rc)
+{
+	struct stat st;
+	int fd = ax_infile_open(path, "landscape file", &st, err, errlen);
+	if (fd == AX_EIO)
+		ax_errf(err, errlen, AX_EIO,
+			"%s: cannot open; check the path (%s)", path,
+			strerror(errno));
+	if (fd < 0) {
+		*rc = fd;
+		return NULL;
+	}
+	gzFile f = gzdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		*rc = AX_ENOMEM;
+	}
+	return f;
+}
 
 /* Read the whole file, gunzipping when it is gzip (gzread passes plain
  * files through), refusing more than AX_REPLAY_MAX_BYTES. */
 static int read_all(const char *path, char **buf, size_t *len, char *err,
 		    size_t errlen)
 {
-	gzFile f = gzopen(path, "rb");
+	int rc = 0;
+	gzFile f = open_landscape(path, err, errlen, &rc);
 	if (!f)
-		return ax_errf(err, errlen, AX_EIO,
-			       "%s: cannot open; check the path", path);
+		return rc;
 	size_t cap = 1 << 20, n = 0;
 	char *b = malloc(cap + 1);
-	int rc = b ? 0 : AX_ENOMEM;
+	rc = b ? 0 : AX_ENOMEM;
 	while (!rc) {
 		if (n == cap) {
 			if (cap >= AX_REPLAY_MAX_BYTES) {
