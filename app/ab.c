@@ -280,7 +280,7 @@ static void judge(struct ab *ab)
 	    .speedup = pr->speedup,
 	    .lo = pr->lo,
 	    .hi = pr->hi,
-	    .p_value = pr->test.p_value,
+	    .p_value = pr->p_value,
 	    .rounds = pr->rounds,
 	};
 	ax_compare_paired(&in, ab->o->threshold, AB_ALPHA, &out->stat,
@@ -861,12 +861,13 @@ json_t *ax_ab_json(const struct ax_ab_result *r)
 	const struct ax_compare_stat *st = &r->stat;
 	char change[256];
 	json_t *doc = json_pack(
-	    "{s:s, s:o, s:o, s:s, s:b, s:o, s:o, s:i, s:s, s:{s:o, s:o}}",
+	    "{s:s, s:o, s:o, s:s, s:b, s:o, s:o, s:i, s:i, s:f, s:s, s:{s:o, s:o}}",
 	    "mode", r->process ? "process" : "in-process", "run_id",
 	    r->run_id ? json_integer(r->run_id) : json_null(), "device",
 	    r->device[0] ? json_string(r->device) : json_null(), "unit",
 	    r->unit, "higher_is_better", r->higher_is_better, "a",
-	    side_json(&r->a), "b", side_json(&r->b), "rounds", p->rounds,
+	    side_json(&r->a), "b", side_json(&r->b), "rounds", p->rounds, "blocks",
+	    p->rounds ? p->block[p->rounds - 1] + 1 : 0, "rebuild_s", p->rebuild_s,
 	    "stop_reason", p->stop_reason ? p->stop_reason : "error",
 	    "round_values", "a", values_json(p->a, p->rounds), "b",
 	    values_json(p->b, p->rounds));

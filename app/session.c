@@ -362,14 +362,16 @@ static json_t *pair_extra(const struct ax_session_pair_side *side,
 {
 	json_t *o = json_is_object(side->extra) ? json_deep_copy(side->extra)
 						: json_object();
-	json_t *pair = json_pack("{s:s, s:i, s:s}", "side", name, "rounds",
-				 pr->rounds, "stop_reason", pr->stop_reason);
+	json_t *pair = json_pack("{s:s, s:i, s:i, s:s}", "side", name,
+				 "rounds", pr->rounds, "blocks",
+				 pr->rounds ? pr->block[pr->rounds - 1] + 1 : 0,
+				 "stop_reason", pr->stop_reason);
 	/* B's speed over A's and its interval (json_real of NAN is NULL,
 	 * so an unmeasured figure is simply absent). */
 	json_object_set_new(pair, "speedup", json_real(pr->speedup));
 	json_object_set_new(pair, "speedup_lo", json_real(pr->lo));
 	json_object_set_new(pair, "speedup_hi", json_real(pr->hi));
-	json_object_set_new(pair, "p_value", json_real(pr->test.p_value));
+	json_object_set_new(pair, "p_value", json_real(pr->p_value));
 	json_object_set_new(pair, "level", json_real(pr->test.ci_level));
 	if (other_id > 0)
 		json_object_set_new(pair, "other_result_id",
@@ -400,6 +402,11 @@ static int store_side(struct ax_session *s, const struct ax_runner_opts *opts,
 	return 0;
 }
 
+static int rebuild_side(void *ctx)
+{
+	return ax_runner_case_rebuild(ctx);
+}
+
 static void side_init(struct ax_session_pair_side *side)
 {
 	memset(&side->c, 0, sizeof(side->c));
@@ -428,8 +435,10 @@ int ax_session_measure_pair(struct ax_session *s,
 	if (ca)
 		ax_runner_case_open(s->vk, b->suite, b->p, opts, &b->c.r, &cb);
 	if (ca && cb) {
-		struct ax_runner_pair_side sa = {ax_runner_case_round, ca};
-		struct ax_runner_pair_side sb = {ax_runner_case_round, cb};
+		struct ax_runner_pair_side sa = {ax_runner_case_round, ca,
+						 rebuild_side};
+		struct ax_runner_pair_side sb = {ax_runner_case_round, cb,
+						 rebuild_side};
 		rc = ax_runner_pair(&sa, &sb, po, pr);
 	}
 	/* A side's error stopped the rounds: it fails with it, the other

@@ -64,7 +64,7 @@ struct ax_tl_timed {
  * (A) at the end of a time-objective session (ax_session_measure_pair). */
 struct ax_tl_pair {
 	bool done;		 /* at least one round was measured */
-	int rounds;
+	int rounds, blocks;	 /* blocks: rebuilt between (runner.h) */
 	double speedup, lo, hi;	 /* B's speed over A's, its interval */
 	double level, p_value;	 /* the interval's level, the test's p */
 	const char *stop_reason; /* static text (runner.h) */

@@ -235,8 +235,9 @@ static json_t *pair_json(const struct ax_tl_live *lv,
 	    "candidate", "default",	"speedup",  "speedup_lo",
 	    "speedup_hi", "level",	"p_value", "threshold"};
 	json_t *o = json_pack(
-	    "{s:o,s:i,s:s,s:s,s:s,s:I,s:I}", "candidate_params",
-	    ax_params_json(&p), "rounds", pp->rounds, "stop_reason",
+	    "{s:o,s:i,s:i,s:s,s:s,s:s,s:I,s:I}", "candidate_params",
+	    ax_params_json(&p), "rounds", pp->rounds, "blocks", pp->blocks,
+	    "stop_reason",
 	    pp->stop_reason ? pp->stop_reason : "", "verdict",
 	    ax_compare_verdict_name(pp->stat.verdict), "reason",
 	    pp->stat.reason, "default_result_id", (json_int_t)pp->default_id,

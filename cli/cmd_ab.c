@@ -313,11 +313,12 @@ static void print_text(const struct ax_ab_result *r)
 		printf("no paired round was measured\n");
 		return;
 	}
-	printf("%s (%d paired round%s, p=%.3g, %.0f %% interval, stopped: "
-	       "%s)\n",
+	int blocks = p->block[p->rounds - 1] + 1;
+	printf("%s (%d paired round%s in %d block%s, p=%.3g, %.0f %% interval, "
+	       "stopped: %s)\n",
 	       ax_ab_change_text(r, change, sizeof(change)), p->rounds,
-	       p->rounds == 1 ? "" : "s", p->test.p_value,
-	       100 * p->test.ci_level, p->stop_reason);
+	       p->rounds == 1 ? "" : "s", blocks, blocks == 1 ? "" : "s",
+	       p->p_value, 100 * p->test.ci_level, p->stop_reason);
 	printf("minimum detectable effect: %.2f %% (the %.3g %% threshold "
 	       "plus the interval's half-width)\n",
 	       100 * r->mde, 100 * r->stat.threshold);

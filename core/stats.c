@@ -574,3 +574,51 @@ int ax_stats_signed_rank(const double *d, int n, double conf,
 	free(pmf);
 	return 0;
 }
+
+/* The median of d[0..n) (n >= 1), d reordered. */
+static double median_in_place(double *d, int n)
+{
+	gsl_sort(d, 1, (size_t)n);
+	return gsl_stats_median_from_sorted_data(d, 1, (size_t)n);
+}
+
+int ax_stats_block_spread(const double *d, const int *block, int n, double conf,
+			  struct ax_block_spread *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->center = out->half_width = out->p_value = NAN;
+	if (n < 1 || !(conf > 0 && conf < 1))
+		return AX_EINVAL;
+	double *tmp = malloc(sizeof(double) * (size_t)n);
+	double *med = malloc(sizeof(double) * (size_t)n);
+	if (!tmp || !med) {
+		free(tmp);
+		free(med);
+		return AX_ENOMEM;
+	}
+	int b = 0;
+	for (int i = 0; i < n;) {
+		int j = i;
+		while (j < n && block[j] == block[i])
+			tmp[j - i] = d[j], j++;
+		med[b++] = median_in_place(tmp, j - i);
+		i = j;
+	}
+	free(tmp);
+	out->blocks = b;
+	int rc = 0;
+	if (b >= 3) {
+		double mean = gsl_stats_mean(med, 1, (size_t)b);
+		double se = gsl_stats_sd_m(med, 1, (size_t)b, mean) / sqrt(b);
+		double t = ax_stats_t_quantile(0.5 + conf / 2, b - 1);
+		out->center = mean;
+		out->half_width = t * se;
+		out->p_value = se > 0
+				   ? 2 * gsl_cdf_tdist_Q(fabs(mean) / se, b - 1)
+				   : (mean == 0 ? 1 : 0);
+	} else {
+		rc = AX_EINVAL;
+	}
+	free(med);
+	return rc;
+}

@@ -82,4 +82,24 @@ struct ax_signed_rank {
 int ax_stats_signed_rank(const double *d, int n, double conf,
 			 struct ax_signed_rank *out);
 
+/* The spread between blocks of rounds of one paired measurement. */
+struct ax_block_spread {
+	int blocks;	   /* blocks of rounds */
+	double center;	   /* mean of the blocks' medians */
+	double half_width; /* t(conf, blocks - 1) * their sd / sqrt(blocks) */
+	double p_value;	   /* two-sided t-test of a centre of 0 */
+};
+
+/*
+ * d[0..n) grouped into blocks by block[] (non-decreasing: the rounds of
+ * one block are consecutive): each block is summarised by its median and
+ * the blocks' medians by a t interval.  Rounds within a block share
+ * whatever the block was built with (a paired case's buffers, rebuilt
+ * between blocks), so they are not independent of each other; the blocks
+ * are, and this interval, unlike a per-round one, covers what varies from
+ * one build to the next.  AX_EINVAL with fewer than 3 blocks.
+ */
+int ax_stats_block_spread(const double *d, const int *block, int n, double conf,
+			  struct ax_block_spread *out);
+
 #endif

@@ -651,6 +651,26 @@ int ax_runner_case_open(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 	return 0;
 }
 
+int ax_runner_case_rebuild(struct ax_runner_case *c)
+{
+	struct case_run *cr = &c->cr;
+	struct ax_runner_result *out = cr->out;
+	if (cr->vk->lost)
+		return AX_EDEVLOST;
+	cr->suite->teardown(cr->vk, cr->state);
+	cr->state = NULL;
+	double c0 = cr->vk->compile_ms_total;
+	int rc = cr->suite->setup(cr->vk, c->p, &cr->state, out->error,
+				  sizeof(out->error));
+	out->compile_ms += cr->vk->compile_ms_total - c0;
+	if (rc) {
+		cr->state = NULL; /* a failed setup released what it made */
+		return rc;
+	}
+	out->rebuilds++;
+	return warm_up_and_verify(cr);
+}
+
 int ax_runner_case_close(struct ax_runner_case *c, int rc)
 {
 	if (!c)

@@ -87,6 +87,7 @@ struct ax_runner_result {
 	struct ax_summary summary; /* of values */
 	uint32_t reps_per_sample;
 	double setup_ms, compile_ms;
+	int rebuilds; /* times a paired case was built again */
 	char shader_hash[17];
 	json_t *extra; /* the suite's describe(), owned, or NULL */
 };
@@ -163,6 +164,18 @@ int ax_runner_case_open(struct ax_vk_ctx *vk, const struct ax_suite *suite,
  */
 int ax_runner_case_round(void *ctx, int samples, double *value);
 
+/*
+ * Build the open case again where it stands: the suite torn down and set
+ * up anew (fresh buffers, so fresh memory; a fresh pipeline), warmed up
+ * and verified again; the repetitions and every sample taken are kept.
+ * A paired measurement rebuilds its cases between blocks of rounds so
+ * that what a case's placement in memory does to its speed varies within
+ * the measurement, as it varies between processes, and is in the
+ * interval (docs/RELIABILITY.md).  Returns 0 or the error to close the
+ * case with.
+ */
+int ax_runner_case_rebuild(struct ax_runner_case *c);
+
 /* The second half: the result summarised over every sample taken (or
  * failed with rc when rc != 0), the suite torn down, c freed.  Returns
  * the result's status. */
@@ -183,6 +196,10 @@ struct ax_runner_pair_side {
 	 * unit (the median of the round).  Non-zero stops the pairing. */
 	int (*round)(void *ctx, int samples, double *value);
 	void *ctx;
+	/* Build the side again between blocks (ax_runner_case_rebuild), or
+	 * NULL where a side cannot be rebuilt (another process is fresh
+	 * each round). */
+	int (*rebuild)(void *ctx);
 };
 
 struct ax_runner_pair_result;
@@ -195,13 +212,20 @@ struct ax_runner_pair_opts {
 	double max_time_s; /* stop after this long (past min_rounds) */
 	double conf;	   /* level of the interval (0.95) */
 	bool higher_is_better;
+	/* Rebuild both sides (their .rebuild) after this many rounds, and
+	 * judge on the spread between the blocks as well as between rounds;
+	 * 0: never.  A block grows where a rebuild would take more than
+	 * max_rebuild_share of the time the rounds take. */
+	int block_rounds;
+	double max_rebuild_share;
 	volatile int *stop; /* set asynchronously to stop early */
 	/* Called after each round with the judgement so far (may be NULL). */
 	void (*progress)(void *ctx, const struct ax_runner_pair_result *r);
 	void *progress_ctx;
 };
 
-/* Defaults: 10..100 rounds of 3 samples, noise 1 %, 60 s, 95 %. */
+/* Defaults: 10..100 rounds of 3 samples, noise 1 %, 60 s, 95 %; blocks
+ * of 10 rounds, rebuilds at most 25 % of the rounds' time. */
 void ax_runner_pair_opts_default(struct ax_runner_pair_opts *o);
 
 struct ax_runner_pair_result {
@@ -213,11 +237,18 @@ struct ax_runner_pair_result {
 	 * estimate of the per-round ratios and its interval; NAN before
 	 * the first round. */
 	double speedup, lo, hi;
-	double half_width;	 /* (hi - lo) / 2 / speedup */
-	const char *stop_reason; /* "noise", "max-rounds", "time-limit",
-				    "interrupted", "error" */
-	int failed_side;	 /* 1 (A) or 2 (B) when a side's error
-				    stopped the rounds, else 0 */
+	double half_width; /* (hi - lo) / 2 / speedup */
+	double p_value;	   /* the verdict's: the rounds' test's, or the
+			      blocks' where that is larger */
+	int *block;	   /* per round: its block (owned) */
+	struct ax_block_spread blocks; /* of log_speedup by block; .blocks
+					  counts them, the rest is NAN
+					  below 3 blocks */
+	double rebuild_s;	       /* seconds spent rebuilding */
+	const char *stop_reason;       /* "noise", "max-rounds", "time-limit",
+					  "interrupted", "error" */
+	int failed_side;	       /* 1 (A) or 2 (B) when a side's error
+					  stopped the rounds, else 0 */
 };
 
 /*

@@ -329,6 +329,101 @@ static void test_paired_cases(void)
 	ax_runner_result_release(&rb);
 }
 
+/* Rebuilt between blocks of 2 rounds: a real case is torn down, set up,
+ * warmed up and verified again twice in 6 rounds; every round's samples
+ * are kept in the one result, and the blocks are told apart. */
+static int rebuild_case(void *ctx) { return ax_runner_case_rebuild(ctx); }
+
+static void test_pair_rebuilds_between_blocks(void)
+{
+	NEED_DEVICE();
+	struct ax_runner_opts o;
+	ax_runner_opts_default(&o);
+	struct ax_params p;
+	ax_params_init(&p, spin_params, 2);
+	struct ax_runner_result ra, rb;
+	struct ax_runner_case *ca, *cb;
+	AX_CHECK_INT(ax_runner_case_open(vk, &spin_suite, &p, &o, &ra, &ca), 0);
+	AX_CHECK_INT(ax_runner_case_open(vk, &spin_suite, &p, &o, &rb, &cb), 0);
+	struct ax_runner_pair_opts po;
+	ax_runner_pair_opts_default(&po);
+	po.min_rounds = po.max_rounds = 6;
+	po.block_rounds = 2;
+	po.max_rebuild_share = 0; /* never grow the blocks */
+	struct ax_runner_pair_side a = {ax_runner_case_round, ca, rebuild_case};
+	struct ax_runner_pair_side b = {ax_runner_case_round, cb, rebuild_case};
+	struct ax_runner_pair_result pr;
+	AX_CHECK_INT(ax_runner_pair(&a, &b, &po, &pr), 0);
+	AX_CHECK_INT(pr.rounds, 6);
+	AX_CHECK_INT(pr.blocks.blocks, 3);
+	AX_CHECK_INT(pr.block[0], 0);
+	AX_CHECK_INT(pr.block[5], 2);
+	AX_CHECK(pr.rebuild_s > 0);
+	AX_CHECK(isfinite(pr.blocks.half_width));
+	AX_CHECK_INT(ax_runner_case_close(ca, 0), 0);
+	AX_CHECK_INT(ax_runner_case_close(cb, 0), 0);
+	AX_CHECK_INT(ra.rebuilds, 2);
+	AX_CHECK_INT(ra.n, 6 * po.samples_per_round);
+	AX_CHECK_STR(ra.status_text, "ok");
+	ax_runner_pair_result_release(&pr);
+	ax_runner_result_release(&ra);
+	ax_runner_result_release(&rb);
+}
+
+/* A side whose speed is fixed within a build and differs between builds
+ * (as a transpose's does with where its buffers land): B reads 1.0 or
+ * 1.2 from one build to the next, with a little noise between rounds.
+ * Judged on rounds alone the interval is far narrower than that spread;
+ * with blocks it covers both builds' figures. */
+struct placed_side {
+	double speed, noise;
+	int rounds, builds;
+};
+
+static int placed_round(void *ctx, int samples, double *value)
+{
+	struct placed_side *s = ctx;
+	s->rounds++;
+	*value = s->speed * (1 + s->noise * ((s->rounds % 3) - 1));
+	return 0;
+}
+
+static int placed_rebuild(void *ctx)
+{
+	struct placed_side *s = ctx;
+	s->builds++;
+	if (s->noise > 0)
+		s->speed = s->builds % 2 ? 1.2 : 1.0;
+	return 0;
+}
+
+static void pair_placed(int block_rounds, struct ax_runner_pair_result *pr)
+{
+	struct placed_side sa = {1.0, 0, 0, 0}, sb = {1.0, 0.002, 0, 0};
+	struct ax_runner_pair_side a = {placed_round, &sa, placed_rebuild};
+	struct ax_runner_pair_side b = {placed_round, &sb, placed_rebuild};
+	struct ax_runner_pair_opts po;
+	ax_runner_pair_opts_default(&po);
+	po.min_rounds = po.max_rounds = 40;
+	po.block_rounds = block_rounds;
+	po.max_rebuild_share = 0;
+	AX_CHECK_INT(ax_runner_pair(&a, &b, &po, pr), 0);
+}
+
+static void test_pair_blocks_cover_builds(void)
+{
+	struct ax_runner_pair_result pr;
+	pair_placed(5, &pr);
+	AX_CHECK_INT(pr.blocks.blocks, 8);
+	AX_CHECK(pr.lo < 1.02 && pr.hi > 1.18);
+	AX_CHECK(pr.p_value >= pr.test.p_value);
+	ax_runner_pair_result_release(&pr);
+	pair_placed(0, &pr); /* never rebuilt: one build, one speed */
+	AX_CHECK_INT(pr.blocks.blocks, 1);
+	AX_CHECK(pr.hi - pr.lo < 0.01);
+	ax_runner_pair_result_release(&pr);
+}
+
 /* A case that fails verification never opens: no case, the status said,
  * nothing to close. */
 static void test_case_open_fails_cleanly(void)
@@ -410,6 +505,8 @@ static const struct ax_test_case tests[] = {
     AX_TEST(test_paired_cases),
     AX_TEST(test_case_open_fails_cleanly),
     AX_TEST(test_pair_stop_and_bad_opts),
+    AX_TEST(test_pair_rebuilds_between_blocks),
+    AX_TEST(test_pair_blocks_cover_builds),
     AX_TEST(test_no_validation_messages),
 };
 

@@ -264,10 +264,30 @@ static void signed_rank_normal(void)
 	AX_CHECK(t.lo <= t.center && t.center <= t.hi);
 }
 
+/* Blocks of a paired measurement: medians 2, 4 and 6 of blocks of 2, 3
+ * and 2 rounds; mean 4, sd 2, t(0.975, 2) = 4.302653 over sqrt(3); with
+ * 2 degrees of freedom p = 1 - t / sqrt(2 + t^2) = 1 - sqrt(12/14).  Two
+ * blocks are too few for an interval, and say how many there were. */
+static void block_spread(void)
+{
+	double d[] = {1, 3, 2, 9, 4, 7, 5};
+	int block[] = {0, 0, 1, 1, 1, 2, 2};
+	struct ax_block_spread b;
+	AX_CHECK_INT(ax_stats_block_spread(d, block, 7, 0.95, &b), 0);
+	AX_CHECK_INT(b.blocks, 3);
+	AX_CHECK_NEAR(b.center, 4, 1e-12);
+	AX_CHECK_NEAR(b.half_width, 4.302653 * 2 / sqrt(3), 1e-5);
+	AX_CHECK_NEAR(b.p_value, 1 - sqrt(12.0 / 14), 1e-9);
+	AX_CHECK_INT(ax_stats_block_spread(d, block, 5, 0.95, &b), AX_EINVAL);
+	AX_CHECK_INT(b.blocks, 2);
+	AX_CHECK(isnan(b.half_width));
+}
+
 AX_TEST_MAIN(AX_TEST(summary_of_one_to_ten), AX_TEST(median_ci_n30),
 	     AX_TEST(small_samples_widen), AX_TEST(summarize_rejects_bad_input),
 	     AX_TEST(mann_whitney_exact), AX_TEST(mann_whitney_ties),
 	     AX_TEST(hodges_lehmann_exact), AX_TEST(hodges_lehmann_normal),
 	     AX_TEST(shift_rejects_bad_input), AX_TEST(t_quantiles),
 	     AX_TEST(replicate_spread), AX_TEST(signed_rank_exact),
-	     AX_TEST(signed_rank_small_and_bad), AX_TEST(signed_rank_normal))
+	     AX_TEST(signed_rank_small_and_bad), AX_TEST(signed_rank_normal),
+	     AX_TEST(block_spread))
