@@ -423,7 +423,7 @@ int ax_session_measure_pair(struct ax_session *s,
 			    struct ax_runner_pair_result *pr)
 {
 	memset(pr, 0, sizeof(*pr));
-	pr->speedup = pr->lo = pr->hi = pr->half_width = NAN;
+	pr->speedup = pr->lo = pr->hi = pr->half_width = pr->p_value = NAN;
 	pr->stop_reason = "error";
 	side_init(a);
 	side_init(b);

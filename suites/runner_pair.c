@@ -177,7 +177,7 @@ int ax_runner_pair(const struct ax_runner_pair_side *a,
 		   struct ax_runner_pair_result *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->speedup = out->lo = out->hi = out->half_width = NAN;
+	out->speedup = out->lo = out->hi = out->half_width = out->p_value = NAN;
 	out->stop_reason = "error";
 	if (!a || !b || !a->round || !b->round || !o || !opts_valid(o))
 		return AX_EINVAL;
