@@ -867,7 +867,7 @@ json_t *ax_ab_json(const struct ax_ab_result *r)
 	    r->device[0] ? json_string(r->device) : json_null(), "unit",
 	    r->unit, "higher_is_better", r->higher_is_better, "a",
 	    side_json(&r->a), "b", side_json(&r->b), "rounds", p->rounds, "blocks",
-	    p->rounds ? p->block[p->rounds - 1] + 1 : 0, "rebuild_s", p->rebuild_s,
+	    p->blocks.blocks, "rebuild_s", p->rebuild_s,
 	    "stop_reason", p->stop_reason ? p->stop_reason : "error",
 	    "round_values", "a", values_json(p->a, p->rounds), "b",
 	    values_json(p->b, p->rounds));

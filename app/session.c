@@ -364,7 +364,7 @@ static json_t *pair_extra(const struct ax_session_pair_side *side,
 						: json_object();
 	json_t *pair = json_pack("{s:s, s:i, s:i, s:s}", "side", name,
 				 "rounds", pr->rounds, "blocks",
-				 pr->rounds ? pr->block[pr->rounds - 1] + 1 : 0,
+				 pr->blocks.blocks,
 				 "stop_reason", pr->stop_reason);
 	/* B's speed over A's and its interval (json_real of NAN is NULL,
 	 * so an unmeasured figure is simply absent). */
@@ -402,11 +402,6 @@ static int store_side(struct ax_session *s, const struct ax_runner_opts *opts,
 	return 0;
 }
 
-static int rebuild_side(void *ctx)
-{
-	return ax_runner_case_rebuild(ctx);
-}
-
 static void side_init(struct ax_session_pair_side *side)
 {
 	memset(&side->c, 0, sizeof(side->c));
@@ -436,9 +431,9 @@ int ax_session_measure_pair(struct ax_session *s,
 		ax_runner_case_open(s->vk, b->suite, b->p, opts, &b->c.r, &cb);
 	if (ca && cb) {
 		struct ax_runner_pair_side sa = {ax_runner_case_round, ca,
-						 rebuild_side};
+						 ax_runner_case_rebuild};
 		struct ax_runner_pair_side sb = {ax_runner_case_round, cb,
-						 rebuild_side};
+						 ax_runner_case_rebuild};
 		rc = ax_runner_pair(&sa, &sb, po, pr);
 	}
 	/* A side's error stopped the rounds: it fails with it, the other

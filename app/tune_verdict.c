@@ -243,7 +243,7 @@ static void take_pair(const struct ax_tl_live *lv, struct ax_tl_verdict *v,
 	*pp = (struct ax_tl_pair){
 	    .done = pr->rounds > 0,
 	    .rounds = pr->rounds,
-	    .blocks = pr->rounds ? pr->block[pr->rounds - 1] + 1 : 0,
+	    .blocks = pr->blocks.blocks,
 	    .speedup = pr->speedup,
 	    .lo = pr->lo,
 	    .hi = pr->hi,

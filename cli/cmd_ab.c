@@ -313,7 +313,7 @@ static void print_text(const struct ax_ab_result *r)
 		printf("no paired round was measured\n");
 		return;
 	}
-	int blocks = p->block[p->rounds - 1] + 1;
+	int blocks = p->blocks.blocks;
 	printf("%s (%d paired round%s in %d block%s, p=%.3g, %.0f %% interval, "
 	       "stopped: %s)\n",
 	       ax_ab_change_text(r, change, sizeof(change)), p->rounds,

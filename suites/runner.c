@@ -651,8 +651,9 @@ int ax_runner_case_open(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 	return 0;
 }
 
-int ax_runner_case_rebuild(struct ax_runner_case *c)
+int ax_runner_case_rebuild(void *ctx)
 {
+	struct ax_runner_case *c = ctx;
 	struct case_run *cr = &c->cr;
 	struct ax_runner_result *out = cr->out;
 	if (cr->vk->lost)

@@ -171,10 +171,11 @@ int ax_runner_case_round(void *ctx, int samples, double *value);
  * A paired measurement rebuilds its cases between blocks of rounds so
  * that what a case's placement in memory does to its speed varies within
  * the measurement, as it varies between processes, and is in the
- * interval (docs/RELIABILITY.md).  Returns 0 or the error to close the
- * case with.
+ * interval (docs/RELIABILITY.md).  ctx is the struct ax_runner_case *
+ * (the shape of ax_runner_pair_side.rebuild).  Returns 0 or the error to
+ * close the case with.
  */
-int ax_runner_case_rebuild(struct ax_runner_case *c);
+int ax_runner_case_rebuild(void *ctx);
 
 /* The second half: the result summarised over every sample taken (or
  * failed with rc when rc != 0), the suite torn down, c freed.  Returns

@@ -332,8 +332,6 @@ static void test_paired_cases(void)
 /* Rebuilt between blocks of 2 rounds: a real case is torn down, set up,
  * warmed up and verified again twice in 6 rounds; every round's samples
  * are kept in the one result, and the blocks are told apart. */
-static int rebuild_case(void *ctx) { return ax_runner_case_rebuild(ctx); }
-
 static void test_pair_rebuilds_between_blocks(void)
 {
 	NEED_DEVICE();
@@ -350,8 +348,10 @@ static void test_pair_rebuilds_between_blocks(void)
 	po.min_rounds = po.max_rounds = 6;
 	po.block_rounds = 2;
 	po.max_rebuild_share = 0; /* never grow the blocks */
-	struct ax_runner_pair_side a = {ax_runner_case_round, ca, rebuild_case};
-	struct ax_runner_pair_side b = {ax_runner_case_round, cb, rebuild_case};
+	struct ax_runner_pair_side a = {ax_runner_case_round, ca,
+					ax_runner_case_rebuild};
+	struct ax_runner_pair_side b = {ax_runner_case_round, cb,
+					ax_runner_case_rebuild};
 	struct ax_runner_pair_result pr;
 	AX_CHECK_INT(ax_runner_pair(&a, &b, &po, &pr), 0);
 	AX_CHECK_INT(pr.rounds, 6);
