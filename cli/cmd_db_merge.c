@@ -357,11 +357,29 @@ const struct ax_cli_cmd ax_cmd_db_info = {
 
 /* ---- db check --------------------------------------------------------- */
 
-/* Each problem, then the tally; or the --json document
+/* n with its thousands apart, as "156 012": a count of problems must be
+ * read at a glance. */
+static const char *grouped(int64_t n, char *buf, size_t len)
+{
+	char digits[32];
+	int nd = snprintf(digits, sizeof(digits), "%lld", (long long)n);
+	size_t o = 0;
+	for (int i = 0; i < nd && o + 2 < len; i++) {
+		if (i && digits[i - 1] != '-' && (nd - i) % 3 == 0)
+			buf[o++] = ' ';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Each problem listed, then for each check with more than were listed
+ * how many it found, then the tally; or the --json document
  * (docs/JSON.md#db-check): core's part, then the path. */
 static void print_check(const struct ax_app *app,
 			const struct ax_db_check_report *r)
 {
+	char n[32];
 	if (app->json) {
 		json_t *doc = ax_db_check_json(r);
 		json_object_set_new(doc, "path", json_string(app->db_path));
@@ -373,8 +391,24 @@ static void print_check(const struct ax_app *app,
 	for (size_t i = 0; i < r->n_problems; i++)
 		printf("problem: %s: %s\n", r->problems[i].check,
 		       ax_term(r->problems[i].problem));
-	printf("%s: %zu checks, %zu problem%s\n", ax_term(app->db_path),
-	       r->n_checks, r->n_problems, r->n_problems == 1 ? "" : "s");
+	for (size_t i = 0; i < r->n_checks; i++)
+		if (r->counts[i].found > (int64_t)r->counts[i].listed)
+			printf("%s: first %zu of %s%s listed\n", r->checks[i],
+			       r->counts[i].listed,
+			       r->counts[i].capped ? "at least " : "",
+			       grouped(r->counts[i].found, n, sizeof(n)));
+	printf("%s: %zu checks, %s problem%s\n", ax_term(app->db_path),
+	       r->n_checks, grouped(r->n_found, n, sizeof(n)),
+	       r->n_found == 1 ? "" : "s");
+}
+
+/* How many checks of r found a problem. */
+static size_t failed_checks(const struct ax_db_check_report *r)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < r->n_checks; i++)
+		bad += r->counts[i].found > 0;
+	return bad;
 }
 
 static int check_main(struct ax_app *app, int argc, char **argv)
@@ -395,16 +429,19 @@ static int check_main(struct ax_app *app, int argc, char **argv)
 		return ax_app_error(app, ax_app_exit_code(err), "db check: %s",
 				    ax_db_errmsg(db));
 	print_check(app, res);
-	size_t bad = res->n_problems;
+	size_t bad = failed_checks(res);
+	char found[32];
 	if (bad)
-		rc = ax_app_error(app, AX_EXIT_STORAGE,
-				  "db check: %s fails %zu check%s; recover "
-				  "what it holds with `sqlite3 %s .recover | "
-				  "sqlite3 NEW.db`, or merge it into a new "
-				  "database with `axbench db merge NEW.db %s`",
-				  ax_term(app->db_path), bad,
-				  bad == 1 ? "" : "s", ax_term(app->db_path),
-				  ax_term(app->db_path));
+		rc = ax_app_error(
+		    app, AX_EXIT_STORAGE,
+		    "db check: %s fails %zu check%s (%s problem%s); recover "
+		    "what it holds with `sqlite3 %s .recover | sqlite3 "
+		    "NEW.db`, or merge it into a new database with `axbench "
+		    "db merge NEW.db %s`",
+		    ax_term(app->db_path), bad, bad == 1 ? "" : "s",
+		    grouped(res->n_found, found, sizeof(found)),
+		    res->n_found == 1 ? "" : "s", ax_term(app->db_path),
+		    ax_term(app->db_path));
 	ax_db_check_report_free(res);
 	return rc;
 }
@@ -421,7 +458,9 @@ const struct ax_cli_cmd ax_cmd_db_check = {
 	       "exist, an ok\n"
 	       "result has a median and as many samples as its n, UUIDs are "
 	       "whole. Exits 0\n"
-	       "when all hold, 5 when any fails (each problem listed).",
+	       "when all hold, 5 when any fails: every problem is counted, "
+	       "the first 5 of\n"
+	       "each check listed.",
     .examples = {"axbench --db fleet.db db check"},
     .opts = no_opts,
     .needs = AX_APP_READ_ONLY_DB,
