@@ -47,3 +47,64 @@ assert u["found"] == 300 and u["listed"] == 5, u
 assert sum(x["found"] for x in d["counts"]) == 300, d["counts"]
 assert [x["check"] for x in d["counts"]] == d["checks"], d' "$output"
 }
+
+# A real database $1 large enough that merging it takes seconds: one
+# measured result and $2 more host rows (whole UUIDs), made with sqlite3.
+big_input() {
+	one_result "$1"
+	sqlite3 "$1" "with recursive n(i) as (select 1 union all
+		select i + 1 from n where i < $2)
+		insert into host (uuid, fingerprint, created_at)
+		select lower(hex(randomblob(4)) || '-' || hex(randomblob(2))
+			|| '-' || hex(randomblob(2)) || '-' || hex(randomblob(2))
+			|| '-' || hex(randomblob(6))), 'fp-' || i, 'now' from n"
+}
+
+# Wait (up to 60 s) until directory $1 holds an entry (dot files too)
+# whose name contains $2.
+wait_entry() {
+	for _ in $(seq 600); do
+		ls -A "$1" | grep -qF "$2" && return 0
+		sleep 0.1
+	done
+	echo "no $2 in $1 after 60 s" >&2
+	return 1
+}
+
+@test "a killed merge into a new OUT leaves no OUT, only a named temporary, cleaned by the next merge" {
+	big_input "$T/big.db" 400000
+	mkdir "$T/out"
+	"$AX" db merge "$T/out/new.db" "$T/big.db" >"$T/merge.log" 2>&1 &
+	pid=$!
+	# The output side appears (under whatever name) once the inputs
+	# were checked; stop the merge there, mid-transaction.
+	wait_entry "$T/out" new.db
+	kill -STOP "$pid"
+	ls -a "$T/out" >"$T/during"
+	kill -KILL "$pid"
+	wait "$pid" || true
+	cat "$T/during"
+	# While it ran and after it was killed: no new.db (nor its -wal,
+	# -shm), only the temporary name with the merging process's id.
+	run ! grep -E '^new\.db' "$T/during"
+	grep -qx ".new.db.merging-$pid" "$T/during"
+	[ ! -e "$T/out/new.db" ]
+	[ -e "$T/out/.new.db.merging-$pid" ]
+	# The next merge removes the dead process's leftover, says so, and
+	# builds the whole output.
+	run "$AX" db merge "$T/out/new.db" "$T/big.db"
+	assert_success
+	assert_output --partial "removed $T/out/.new.db.merging-$pid"
+	[ "$(ls -a "$T/out" | grep -c merging)" = 0 ]
+	[ "$(sqlite3 "$T/out/new.db" 'select count(*) from host')" = 400001 ]
+	[ "$(sqlite3 "$T/out/new.db" 'select count(*) from run')" = 1 ]
+}
+
+@test "a merge into an existing OUT still writes OUT itself in one transaction" {
+	one_result "$T/a.db"
+	one_result "$T/b.db"
+	run "$AX" db merge "$T/b.db" "$T/a.db"
+	assert_success
+	[ "$(sqlite3 "$T/b.db" 'select count(*) from run')" = 2 ]
+	[ "$(ls -a "$T" | grep -c merging)" = 0 ]
+}
