@@ -108,3 +108,59 @@ wait_entry() {
 	[ "$(sqlite3 "$T/b.db" 'select count(*) from run')" = 2 ]
 	[ "$(ls -a "$T" | grep -c merging)" = 0 ]
 }
+
+# The entries of directory $1 (dot files too), one line.
+entries() { ls -A "$1" | tr '\n' ' '; }
+
+@test "a refused newer-schema WAL database gets no -wal or -shm beside it (run, db info, db merge)" {
+	mkdir "$T/d"
+	N="$T/d/n2.db"
+	one_result "$N"
+	sqlite3 "$N" "pragma user_version = 99"
+	[ "$(sqlite3 "$N" 'pragma journal_mode')" = wal ]
+	[ "$(entries "$T/d")" = "n2.db " ]
+	cp "$N" "$T/n2.orig"
+	run -5 "$AX" --db "$N" run bandwidth -p op=read -p size=4K "${FAST[@]}"
+	assert_output --partial "written by a newer axbench (schema 99"
+	[ "$(entries "$T/d")" = "n2.db " ]
+	run -5 "$AX" --db "$N" db info
+	[ "$(entries "$T/d")" = "n2.db " ]
+	run -5 "$AX" db merge "$T/out.db" "$N"
+	[ "$(entries "$T/d")" = "n2.db " ]
+	[ ! -e "$T/out.db" ]
+	cmp "$N" "$T/n2.orig"
+}
+
+@test "readers and db merge leave nothing beside the databases they only read" {
+	mkdir "$T/d"
+	A="$T/d/a.db"
+	one_result "$A"
+	[ "$(entries "$T/d")" = "a.db " ]
+	cp "$A" "$T/a.orig"
+	"$AX" --db "$A" results >/dev/null
+	[ "$(entries "$T/d")" = "a.db " ]
+	"$AX" --db "$A" db info >/dev/null
+	"$AX" --db "$A" db check >/dev/null
+	"$AX" --db "$A" report -o "$T/r.html" >/dev/null
+	[ "$(entries "$T/d")" = "a.db " ]
+	"$AX" db merge "$T/m.db" "$A" >/dev/null
+	[ "$(entries "$T/d")" = "a.db " ]
+	cmp "$A" "$T/a.orig"
+	# A database another process has open keeps its -wal and -shm, and
+	# that process's lock: a reader removes only what it made.
+	(
+		printf 'BEGIN IMMEDIATE;\nUPDATE host SET os = os;\n'
+		sleep 3
+		printf 'COMMIT;\n'
+	) | sqlite3 "$A" &
+	holder=$!
+	for _ in $(seq 100); do
+		[ -e "$A-shm" ] && break
+		sleep 0.05
+	done
+	"$AX" --db "$A" results >/dev/null
+	[ -e "$A-wal" ]
+	[ -e "$A-shm" ]
+	wait "$holder"
+	[ "$(sqlite3 "$A" 'pragma integrity_check')" = ok ]
+}
