@@ -164,3 +164,44 @@ entries() { ls -A "$1" | tr '\n' ' '; }
 	wait "$holder"
 	[ "$(sqlite3 "$A" 'pragma integrity_check')" = ok ]
 }
+
+# Hold the write lock of database $1 until file $2 is removed (at most
+# 60 s); returns once the lock is held.
+hold_lock_until() {
+	(
+		printf 'BEGIN IMMEDIATE;\nUPDATE host SET os = os;\n'
+		printf '.print held\n'
+		for _ in $(seq 600); do
+			[ -e "$2" ] || break
+			sleep 0.1
+		done
+		printf 'COMMIT;\n'
+	) | sqlite3 "$1" >"$T/holder.out" &
+	for _ in $(seq 600); do
+		grep -q held "$T/holder.out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "a write lock held by another process is exit 5 (busy), never 1, for db merge, db prune and baseline save" {
+	one_result
+	one_result
+	one_result "$T/in.db"
+	touch "$T/hold"
+	hold_lock_until "$DB" "$T/hold"
+	export AXBENCH_LOCK_WAIT=1
+	run -5 "$AX" db merge "$DB" "$T/in.db"
+	assert_output --partial "locked by another process"
+	run -5 "$AX" --db "$DB" db prune --keep-last 1 --no-weekly --yes
+	assert_output --partial "locked by another process"
+	run -5 "$AX" --db "$DB" db prune --run 1 --yes
+	assert_output --partial "locked by another process"
+	run -5 "$AX" --db "$DB" baseline save main --run 1
+	assert_output --partial "locked by another process"
+	rm "$T/hold"
+	wait
+	# Nothing was written while it was held.
+	[ "$(sqlite3 "$DB" 'select count(*) from run')" = 2 ]
+	[ "$(sqlite3 "$DB" 'select count(*) from baseline')" = 0 ]
+}
