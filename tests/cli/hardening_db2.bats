@@ -205,3 +205,22 @@ hold_lock_until() {
 	[ "$(sqlite3 "$DB" 'select count(*) from run')" = 2 ]
 	[ "$(sqlite3 "$DB" 'select count(*) from baseline')" = 0 ]
 }
+
+@test "fleet slurm parses the profile before writing or submitting anything (exit 2, FILE:LINE:COL)" {
+	run -2 "$AX" fleet slurm -N 2 --profile /etc/passwd --dir "$T/f" --dry-run
+	assert_output --partial "/etc/passwd:1:1: a profile is a mapping"
+	refute_output --partial "--config '/etc/passwd'"
+	[ ! -e "$T/f" ]
+	printf 'schema: axbench.profile/v1\nsuites:\n  bandwidth:\n    params:\n      size: 4K\n      nosuch: 3\n' >"$T/bad.yaml"
+	run -2 "$AX" fleet slurm -N 2 --profile "$T/bad.yaml" --dir "$T/f"
+	assert_output --partial "$T/bad.yaml:6:7: "
+	assert_output --partial "nosuch"
+	[ ! -e "$T/f" ]
+	# A valid profile still makes the scripts.
+	run "$AX" fleet slurm -N 2 --profile tests/fixtures/fleet-tiny.yaml \
+		--dir "$T/f" --dry-run
+	assert_success
+	assert_output --partial "--config '$PWD/tests/fixtures/fleet-tiny.yaml'"
+	run "$AX" fleet slurm -N 2 --profile quick --dir "$T/f" --dry-run
+	assert_success
+}
