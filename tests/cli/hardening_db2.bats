@@ -224,3 +224,42 @@ hold_lock_until() {
 	run "$AX" fleet slurm -N 2 --profile quick --dir "$T/f" --dry-run
 	assert_success
 }
+
+# A copy of configs/ whose specs.yaml lists this machine's first device
+# by its own PCI ids with the figure lines "$1" (made-up figures).
+specs_for_this_device() {
+	cfg=$T/configs
+	rm -rf "$cfg"
+	cp -rL configs "$cfg"
+	"$AX" devices --json | FIGS="$1" python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)[0]
+print("""  - name: this test device
+    vendor_id: %d
+    device_ids: [%d]
+%s
+    source: tests/cli/hardening_db2.bats (made-up figures)""" % (d["vendor_id"], d["device_id"], os.environ["FIGS"]))' >>"$cfg/specs.yaml"
+	export AXBENCH_CONFIG_DIR=$cfg
+}
+
+@test "specs.yaml figures outside a plausible range are refused, naming the range; %spec never overflows its column" {
+	one_result
+	specs_for_this_device "    memory_gbps: 1e-300"
+	run -2 "$AX" --db "$DB" results
+	assert_output --regexp "specs\.yaml:[0-9]+:18: memory_gbps must be a number from 0\.1 to 100000 \(GB/s\) \(got 1e-300\)"
+	specs_for_this_device "    fp32_tflops: 1e9"
+	run -2 "$AX" --db "$DB" results
+	assert_output --partial "fp32_tflops must be a number from 0.0001 to 1000 (TFLOP/s) (got 1e9)"
+	specs_for_this_device $'    fp16_tflops: 0\n    fp16_kind: dense'
+	run -2 "$AX" --db "$DB" results
+	assert_output --partial "fp16_tflops must be a number from 0.0001 to 20000 (TFLOP/s) (got 0)"
+	# The lowest figure allowed: the %spec cell is still at most 7
+	# characters, a percentage, and the status column follows it.
+	specs_for_this_device "    memory_gbps: 0.1"
+	run "$AX" --db "$DB" results
+	assert_success
+	echo "$output" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {
+		c = $(NF - 1)
+		if (length(c) > 7 || c !~ /^([0-9]+(\.[0-9])?%|>99999%)$/) exit 1
+		if ($NF != "ok") exit 1 }'
+}
