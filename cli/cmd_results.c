@@ -299,10 +299,10 @@ static void percent_cells(const struct spec_ctx *sc, const struct peaks *peaks,
 	 * out of line. */
 	snprintf(peak, len, "-");
 	if (isfinite(p) && p > 0)
-		ax_text_percent(100 * median_shown(r) / p, peak, len);
+		ax_text_percent(100 * median_shown(r) / p, 1, peak, len);
 	snprintf(spec, len, "-");
 	if (c.status == AX_SPEC_COMPARED)
-		ax_text_percent(c.percent, spec, len);
+		ax_text_percent(c.percent, 1, spec, len);
 	else if (c.status == AX_SPEC_UNKNOWN)
 		snprintf(spec, len, "unknown");
 }

@@ -271,12 +271,12 @@ json_t *ax_text_json_loads(const char *s, size_t flags, const char *what)
 	return j;
 }
 
-const char *ax_text_percent(double p, char *buf, size_t len)
+const char *ax_text_percent(double p, int decimals, char *buf, size_t len)
 {
 	/* Rounded as printed: 999.96 is "1000%", not "1000.0%". */
 	if (!isfinite(p) || p < 0)
 		snprintf(buf, len, "-");
-	else if (p < 999.95)
+	else if (decimals > 0 && p < 999.95)
 		snprintf(buf, len, "%.1f%%", p);
 	else if (p < 99999.5)
 		snprintf(buf, len, "%.0f%%", p);

@@ -185,7 +185,7 @@ static size_t spec_texts(const struct ax_html_ctx *c,
 	char pct[16];
 	if (sc.status == AX_SPEC_COMPARED && n < tl) {
 		/* Bounded (ax_text_percent): a wild figure stays one word. */
-		ax_text_percent(sc.percent, pct, sizeof(pct));
+		ax_text_percent(sc.percent, 0, pct, sizeof(pct));
 		n += (size_t)snprintf(text + n, tl - n, " \xc2\xb7 %s of spec",
 				      pct);
 		if (used < pl)
@@ -251,7 +251,7 @@ static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 	    !ax_suite_info_row_has_role(c->d->suites, r, AX_ROLE_COMPUTE_PEAK))
 		n += (size_t)snprintf(
 		    text + n, tl - n, " \xc2\xb7 %s of measured peak",
-		    ax_text_percent(100 * m / peak, pct, sizeof(pct)));
+		    ax_text_percent(100 * m / peak, 0, pct, sizeof(pct)));
 	snprintf(tip, pl,
 		 "%s, %s: median %.4g %s, 95 %% interval %.4g to %.4g, "
 		 "%.0f samples, %s",

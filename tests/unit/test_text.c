@@ -142,10 +142,15 @@ static void percent_fits_its_column(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char buf[16];
-		const char *got = ax_text_percent(cases[i].p, buf, sizeof(buf));
+		const char *got =
+		    ax_text_percent(cases[i].p, 1, buf, sizeof(buf));
 		AX_CHECK_STR(got, cases[i].want);
 		AX_CHECK(strlen(got) <= AX_TEXT_PERCENT_MAX);
 	}
+	/* Whole percents, as the report writes them. */
+	char buf[16];
+	AX_CHECK_STR(ax_text_percent(42.34, 0, buf, sizeof(buf)), "42%");
+	AX_CHECK_STR(ax_text_percent(1e302, 0, buf, sizeof(buf)), ">99999%");
 }
 
 AX_TEST_MAIN(AX_TEST(term_plain_text_is_itself), AX_TEST(term_escapes_controls),
