@@ -49,6 +49,10 @@ static double lock_wait_from_env(void)
 	return *end || errno || !(s >= 0 && s <= 86400) ? -2 : s;
 }
 
+/* Every AX_E* code has its case (tests/unit/test_app.c pins each): 1 is
+ * a regression or a result that failed, so an environment that stopped
+ * the command (a lock held, memory, storage) must never fall through to
+ * it. */
 int ax_app_exit_code(int err)
 {
 	switch (err) {
@@ -56,7 +60,14 @@ int ax_app_exit_code(int err)
 		return AX_EXIT_OK;
 	case AX_EVERIFY:
 	case AX_EREGRESSION:
-		return AX_EXIT_FAIL;
+	case AX_EVK:
+	case AX_ETIMEOUT:
+	case AX_EUNSUPPORTED:
+	case AX_EDEVMEM:
+	case AX_EDEVLOST:
+	case AX_EVALIDATION:
+	case AX_ECOMPILE:
+		return AX_EXIT_FAIL; /* a result failed */
 	case AX_EINVAL:
 	case AX_ECONFIG:
 	case AX_ENOTFOUND:
@@ -68,7 +79,9 @@ int ax_app_exit_code(int err)
 	case AX_EDB:
 	case AX_EDBVERSION:
 	case AX_EIO:
-		return AX_EXIT_STORAGE;
+	case AX_EBUSY:
+	case AX_ENOMEM:
+		return AX_EXIT_STORAGE; /* the environment stopped it */
 	case AX_EINTR:
 		return AX_EXIT_INTERRUPTED;
 	default:

@@ -5,6 +5,7 @@
  * soundly.  The work is core/db_merge.c's and core/db_info.c's; each
  * prints from the typed result core returns (core/db_admin.h).
  */
+#include "app/merge_out.h"
 #include "cli/cli.h"
 #include "core/interrupt.h"
 
@@ -167,56 +168,79 @@ static void print_merge(const struct ax_app *app, const char *out, char **ins,
 			       (long long)t[i].skipped);
 }
 
-static int do_merge(struct ax_app *app, char **pos, int n)
+/* Each input's short name ("a" of "/x/a.db"), for renamed baselines;
+ * NULL (said) when out of memory.  Free with free_names. */
+static char **source_names(struct ax_app *app, char **ins, int n)
 {
-	const char *out = pos[0];
-	int n_in = n - 1, rc = 0;
-	char **names = calloc((size_t)n_in + 1, sizeof(*names));
-	if (!names)
-		rc = ax_app_error(app, AX_EXIT_FAIL, "out of memory");
-	if (!rc)
-		rc = check_inputs(app, pos + 1, n_in);
-	for (int i = 0; !rc && i < n_in; i++) {
+	char **names = calloc((size_t)n + 1, sizeof(*names));
+	for (int i = 0; names && i < n; i++) {
 		char buf[256];
-		source_name(pos[i + 1], buf, sizeof(buf));
+		source_name(ins[i], buf, sizeof(buf));
 		if (!(names[i] = strdup(buf)))
-			rc = ax_app_error(app, AX_EXIT_FAIL, "out of memory");
+			break;
 	}
-	/* The output is opened (created if new) only once every input
-	 * is known good; a new one is removed again if the merge fails. */
-	bool fresh = access(out, F_OK) != 0;
-	long long before = file_size(out);
+	if (!names || (n && !names[n - 1])) {
+		ax_app_error(app, AX_EXIT_FAIL, "out of memory");
+		for (int i = 0; names && i < n; i++)
+			free(names[i]);
+		free(names);
+		return NULL;
+	}
+	return names;
+}
+
+/* Merge the inputs into the file o names (OUT, or a new OUT's
+ * temporary: app/merge_out.h), in one transaction. */
+static int merge_into(struct ax_app *app, const struct ax_merge_out *o,
+		      char **ins, char **names, int n,
+		      struct ax_db_merge_summary **sum)
+{
 	struct ax_db *db = NULL;
 	/* As every writer opens its database: the lock wait says what it
 	 * waits for, and Ctrl-C ends it. */
 	struct ax_app out_cli = *app;
-	out_cli.db_path = out;
-	if (!rc)
-		rc = ax_app_open_db(&out_cli, false, &db);
-	struct ax_db_merge_summary *sum = NULL;
-	if (!rc) {
-		int mrc = ax_db_merge(db, (const char *const *)(pos + 1),
-				      (const char *const *)names, n_in,
-				      &ax_interrupted, &sum);
-		if (mrc)
-			rc = ax_app_error(app,
-					  mrc == AX_EINTR
-					      ? AX_EXIT_INTERRUPTED
-					      : ax_app_exit_code(mrc),
-					  "db merge: %s; %s was left as it was",
-					  ax_db_errmsg(db), ax_term(out));
-	}
+	out_cli.db_path = o->work;
+	int rc = ax_app_open_db(&out_cli, false, &db);
+	if (rc)
+		return rc;
+	int mrc =
+	    ax_db_merge(db, (const char *const *)ins,
+			(const char *const *)names, n, &ax_interrupted, sum);
+	if (mrc)
+		rc = ax_app_error(app,
+				  mrc == AX_EINTR ? AX_EXIT_INTERRUPTED
+						  : ax_app_exit_code(mrc),
+				  "db merge: %s; %s", ax_db_errmsg(db),
+				  o->fresh ? "nothing was created"
+					   : "the output was left as it was");
 	ax_db_close(db);
-	if (rc && fresh && db) {
-		char side[PATH_MAX + 8];
-		unlink(out);
-		snprintf(side, sizeof(side), "%s-wal", out);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", out);
-		unlink(side);
-	}
+	return rc;
+}
+
+static int do_merge(struct ax_app *app, char **pos, int n)
+{
+	const char *out = pos[0];
+	int n_in = n - 1;
+	struct ax_merge_out o = {0};
+	struct ax_db_merge_summary *sum = NULL;
+	long long before = file_size(out);
+	char **names = NULL;
+	int rc = check_inputs(app, pos + 1, n_in);
+	if (!rc && !(names = source_names(app, pos + 1, n_in)))
+		rc = AX_EXIT_FAIL;
+	/* The output is opened (created if new) only once every input
+	 * is known good. */
+	if (!rc)
+		rc = ax_merge_out_begin(app, out, &o);
+	if (!rc)
+		rc = merge_into(app, &o, pos + 1, names, n_in, &sum);
+	if (!rc)
+		rc = ax_merge_out_finish(app, &o);
+	else
+		ax_merge_out_abort(&o);
 	if (!rc)
 		print_merge(app, out, pos + 1, n_in, sum, before);
+	ax_merge_out_release(&o);
 	ax_db_merge_summary_free(sum);
 	for (int i = 0; names && i < n_in; i++)
 		free(names[i]);
@@ -257,7 +281,11 @@ const struct ax_cli_cmd ax_cmd_db_merge = {
 	"file name\n"
 	"without .db). All inputs go in one transaction: a failure or Ctrl-C "
 	"leaves\n"
-	"OUT as it was (a new OUT is removed). An input that is not an "
+	"OUT as it was. A new OUT is built as .OUT.merging-PID in its "
+	"directory and\n"
+	"renamed to OUT once the merge has committed, so a killed merge "
+	"leaves no OUT\n"
+	"(the next merge removes such leftovers). An input that is not an "
 	"axbench\n"
 	"database, or newer than this build, is refused untouched (exit 5). "
 	"Rows are\n"
@@ -357,11 +385,29 @@ const struct ax_cli_cmd ax_cmd_db_info = {
 
 /* ---- db check --------------------------------------------------------- */
 
-/* Each problem, then the tally; or the --json document
+/* n with its thousands apart, as "156 012": a count of problems must be
+ * read at a glance. */
+static const char *grouped(int64_t n, char *buf, size_t len)
+{
+	char digits[32];
+	int nd = snprintf(digits, sizeof(digits), "%lld", (long long)n);
+	size_t o = 0;
+	for (int i = 0; i < nd && o + 2 < len; i++) {
+		if (i && digits[i - 1] != '-' && (nd - i) % 3 == 0)
+			buf[o++] = ' ';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Each problem listed, then for each check with more than were listed
+ * how many it found, then the tally; or the --json document
  * (docs/JSON.md#db-check): core's part, then the path. */
 static void print_check(const struct ax_app *app,
 			const struct ax_db_check_report *r)
 {
+	char n[32];
 	if (app->json) {
 		json_t *doc = ax_db_check_json(r);
 		json_object_set_new(doc, "path", json_string(app->db_path));
@@ -373,8 +419,24 @@ static void print_check(const struct ax_app *app,
 	for (size_t i = 0; i < r->n_problems; i++)
 		printf("problem: %s: %s\n", r->problems[i].check,
 		       ax_term(r->problems[i].problem));
-	printf("%s: %zu checks, %zu problem%s\n", ax_term(app->db_path),
-	       r->n_checks, r->n_problems, r->n_problems == 1 ? "" : "s");
+	for (size_t i = 0; i < r->n_checks; i++)
+		if (r->counts[i].found > (int64_t)r->counts[i].listed)
+			printf("%s: first %zu of %s%s listed\n", r->checks[i],
+			       r->counts[i].listed,
+			       r->counts[i].capped ? "at least " : "",
+			       grouped(r->counts[i].found, n, sizeof(n)));
+	printf("%s: %zu checks, %s problem%s\n", ax_term(app->db_path),
+	       r->n_checks, grouped(r->n_found, n, sizeof(n)),
+	       r->n_found == 1 ? "" : "s");
+}
+
+/* How many checks of r found a problem. */
+static size_t failed_checks(const struct ax_db_check_report *r)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < r->n_checks; i++)
+		bad += r->counts[i].found > 0;
+	return bad;
 }
 
 static int check_main(struct ax_app *app, int argc, char **argv)
@@ -395,16 +457,19 @@ static int check_main(struct ax_app *app, int argc, char **argv)
 		return ax_app_error(app, ax_app_exit_code(err), "db check: %s",
 				    ax_db_errmsg(db));
 	print_check(app, res);
-	size_t bad = res->n_problems;
+	size_t bad = failed_checks(res);
+	char found[32];
 	if (bad)
-		rc = ax_app_error(app, AX_EXIT_STORAGE,
-				  "db check: %s fails %zu check%s; recover "
-				  "what it holds with `sqlite3 %s .recover | "
-				  "sqlite3 NEW.db`, or merge it into a new "
-				  "database with `axbench db merge NEW.db %s`",
-				  ax_term(app->db_path), bad,
-				  bad == 1 ? "" : "s", ax_term(app->db_path),
-				  ax_term(app->db_path));
+		rc = ax_app_error(
+		    app, AX_EXIT_STORAGE,
+		    "db check: %s fails %zu check%s (%s problem%s); recover "
+		    "what it holds with `sqlite3 %s .recover | sqlite3 "
+		    "NEW.db`, or merge it into a new database with `axbench "
+		    "db merge NEW.db %s`",
+		    ax_term(app->db_path), bad, bad == 1 ? "" : "s",
+		    grouped(res->n_found, found, sizeof(found)),
+		    res->n_found == 1 ? "" : "s", ax_term(app->db_path),
+		    ax_term(app->db_path));
 	ax_db_check_report_free(res);
 	return rc;
 }
@@ -421,7 +486,9 @@ const struct ax_cli_cmd ax_cmd_db_check = {
 	       "exist, an ok\n"
 	       "result has a median and as many samples as its n, UUIDs are "
 	       "whole. Exits 0\n"
-	       "when all hold, 5 when any fails (each problem listed).",
+	       "when all hold, 5 when any fails: every problem is counted, "
+	       "the first 5 of\n"
+	       "each check listed.",
     .examples = {"axbench --db fleet.db db check"},
     .opts = no_opts,
     .needs = AX_APP_READ_ONLY_DB,

@@ -9,8 +9,10 @@
  * UUID-keyed `axbench db merge` makes one database of them afterwards.
  */
 #include "app/fleet.h"
+#include "app/run_plan.h"
 #include "cli/cli.h"
 
+#include "core/config.h"
 #include "core/error.h"
 #include "core/outfile.h"
 #include "core/text.h"
@@ -215,6 +217,26 @@ static int absolute(const struct ax_app *app, const char *opt, const char *p,
 	return 0;
 }
 
+/* Parse and check the profile at path as `run` will, so that a file that
+ * is no profile (/etc/passwd) or breaks a rule is refused here, with its
+ * FILE:LINE:COL, before a script is written or a job submitted: every
+ * task of the array would fail on it. */
+static int check_profile(const struct ax_app *app, const char *path)
+{
+	static struct ax_config_schema schema[64];
+	struct ax_config *cfg = NULL;
+	char err[1024];
+	int n = ax_plan_schema(schema, 64);
+	int rc = ax_config_load(path, schema, n, &cfg, err, sizeof(err));
+	ax_config_destroy(cfg);
+	if (rc)
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "fleet slurm: --profile: %s; nothing was "
+				    "written or submitted",
+				    err);
+	return 0;
+}
+
 /* The profile as `run` takes it: a shipped profile's name, or a file
  * (anything with a '/' or a .yaml/.yml ending), made absolute so that
  * the tasks find it from any directory. */
@@ -236,7 +258,8 @@ static int resolve_profile(const struct ax_app *app, struct fleet_args *a,
 			    "--config` takes) or a shipped profile's name",
 			    ax_term(p), strerror(errno));
 		f->config = a->config_buf;
-		return check_plain(app, "--profile", f->config);
+		int rc = check_plain(app, "--profile", f->config);
+		return rc ? rc : check_profile(app, f->config);
 	}
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s.yaml", ax_app_config_dir(), p);
@@ -249,7 +272,7 @@ static int resolve_profile(const struct ax_app *app, struct fleet_args *a,
 				    "full, ci; or give a YAML profile file",
 				    ax_term(p), ax_term(path));
 	f->profile = p;
-	return 0;
+	return check_profile(app, path);
 }
 
 static int resolve_axbench(const struct ax_app *app, struct fleet_args *a,

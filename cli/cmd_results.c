@@ -295,12 +295,14 @@ static void percent_cells(const struct spec_ctx *sc, const struct peaks *peaks,
 		     : NULL;
 	double p = r->ok && !ceiling && best ? best->best : NAN;
 	struct ax_spec_cmp c = spec_of(sc, r);
+	/* ax_text_percent: a wild figure never pushes the status column
+	 * out of line. */
 	snprintf(peak, len, "-");
 	if (isfinite(p) && p > 0)
-		snprintf(peak, len, "%.1f%%", 100 * median_shown(r) / p);
+		ax_text_percent(100 * median_shown(r) / p, 1, peak, len);
 	snprintf(spec, len, "-");
 	if (c.status == AX_SPEC_COMPARED)
-		snprintf(spec, len, "%.1f%%", c.percent);
+		ax_text_percent(c.percent, 1, spec, len);
 	else if (c.status == AX_SPEC_UNKNOWN)
 		snprintf(spec, len, "unknown");
 }

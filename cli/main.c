@@ -53,7 +53,7 @@ static const char exit_codes[] =
     "  2    usage or configuration error\n"
     "  3    only ambiguous verdicts, with --strict\n"
     "  4    no usable Vulkan device\n"
-    "  5    storage error (database or file)\n"
+    "  5    storage error (database or file, a lock held, out of memory)\n"
     "  130  interrupted (what was measured is kept)\n";
 
 static const struct ax_cli_cmd *find_command(const char *name)

@@ -102,13 +102,18 @@ static int entry_done(struct ax_yaml *y, yaml_node_t *n, void *obj)
 }
 
 #define SAT(f) AX_YAT(struct ax_spec, f)
-/* A figure: absent is NAN; present, a number > 0. */
-#define FIGURE(key)                                                            \
+/* A figure: absent is NAN; present, a number in a plausible range for
+ * any Vulkan device, from a software renderer to tomorrow's largest
+ * accelerator, so that a typo (1e-300, a figure in the wrong unit) is
+ * refused, not turned into a "% of spec" of 300 digits.  The ranges are
+ * listed in configs/specs.yaml's header. */
+#define FIGURE(key, lo, hi, unit)                                              \
 	{                                                                      \
-#key, AX_Y_NUMBER, AX_YK_MIN_OPEN, SAT(key),                   \
-		    .dlo = 0, .dhi = DBL_MAX, .want = "a number > 0",          \
-		    .hint = "leave the key out where the vendor publishes no " \
-			    "figure"                                           \
+#key, AX_Y_NUMBER, 0, SAT(key),                                \
+		    .dlo = lo, .dhi = hi,                                      \
+		    .want = "a number from " #lo " to " #hi " (" unit ")",     \
+		    .hint = "give the vendor's figure in " unit                \
+			    ", or leave the key out where it publishes none"   \
 	}
 #define NAME_FIX "name the product"
 #define SOURCE_FIX                                                             \
@@ -127,10 +132,10 @@ static const struct ax_ykey entry_keys[] = {
      .want = "a list of 1 to 64 PCI ids, such as [0x2330]", .max = MAX_IDS,
      .missing = "specs entry has no device_ids; " IDS_FIX, .empty = IDS_FIX,
      .slot = ids_slot, .fn = load_id},
-    FIGURE(fp32_tflops),
-    FIGURE(fp16_tflops),
+    FIGURE(fp32_tflops, 0.0001, 1000, "TFLOP/s"),
+    FIGURE(fp16_tflops, 0.0001, 20000, "TFLOP/s"),
     {"fp16_kind", AX_Y_STRING, 0, SAT(fp16_kind)},
-    FIGURE(memory_gbps),
+    FIGURE(memory_gbps, 0.1, 100000, "GB/s"),
     {"source", AX_Y_STRING, AX_YK_REQUIRED | AX_YK_NONEMPTY, SAT(source),
      .missing = "specs entry has no source; " SOURCE_FIX, .empty = SOURCE_FIX},
     {"note", AX_Y_STRING, AX_YK_NULLABLE, SAT(note)},

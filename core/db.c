@@ -596,8 +596,8 @@ static const char *probe_advice(int prim)
  * and is its schema version one this build understands?  Nothing is
  * written, whatever the answer.
  */
-static int probe(const char *path, bool writing, int *version, char *err,
-		 size_t errlen)
+static int probe_open(const char *path, bool writing, int *version, char *err,
+		      size_t errlen)
 {
 	sqlite3 *h = NULL;
 	int rc, v = 0, objects = 0;
@@ -639,6 +639,18 @@ static int probe(const char *path, bool writing, int *version, char *err,
 			       "axbench left it untouched: pass another --db",
 			       path, v, objects);
 	return 0;
+}
+
+/* The probe above, leaving nothing beside the file: a file it refuses
+ * (or a reader's) must not gain a -wal and -shm (core/db_sidecar.c). */
+static int probe(const char *path, bool writing, int *version, char *err,
+		 size_t errlen)
+{
+	struct ax_dbi_sidecars sc;
+	ax_dbi_sidecars_note(path, &sc);
+	int rc = probe_open(path, writing, version, err, errlen);
+	ax_dbi_sidecars_tidy(path, &sc);
+	return rc;
 }
 
 /* A new file needs a writable directory; say which and why not. */
@@ -853,10 +865,19 @@ int ax_db_open(const char *path, unsigned flags, struct ax_db **out, char *err,
 		rc = probe(path, writing, &db->version, err, errlen);
 	else if (!exists)
 		rc = check_dir(path, err, errlen);
-	if (!rc && (flags & AX_DB_READONLY))
+	if (!rc && (flags & AX_DB_READONLY)) {
+		/* Noted before the connection opens: what it makes is
+		 * removed at close. */
+		ax_dbi_sidecars_note(path, &db->sidecars);
 		rc = open_readonly(db, err, errlen);
-	else if (!rc)
+	} else if (!rc) {
 		rc = open_readwrite(db, err, errlen);
+		/* Counted only, so that a reader of the same file in this
+		 * process never takes the lock under it. */
+		if (!rc)
+			ax_dbi_sidecars_note(path, &db->sidecars);
+		db->sidecars.keep = true;
+	}
 	if (!rc && writing)
 		ax_dbi_mark_abandoned(db);
 	if (rc) {
@@ -877,6 +898,7 @@ void ax_db_close(struct ax_db *db)
 	if (!db)
 		return;
 	sqlite3_close(db->h);
+	ax_dbi_sidecars_tidy(db->path, &db->sidecars);
 	ax_dbi_remove_copy(db);
 	free(db->path);
 	free(db);

@@ -222,17 +222,30 @@ void ax_db_info_free(struct ax_db_info *info);
  * none.  NULL when out of memory. */
 json_t *ax_db_info_json(const struct ax_db_info *info);
 
+/* Each check keeps at most this many of its problems as examples; all
+ * are counted. */
+#define AX_DB_CHECK_LISTED 5
+
 struct ax_db_check_problem {
 	const char *check; /* the check's name, one of checks[] */
 	char *problem;	   /* what breaks it: "result 12", ... */
 };
 
+/* What one check found. */
+struct ax_db_check_count {
+	int64_t found; /* rows (or messages) that break it, all counted */
+	size_t listed; /* how many of them are in problems[] */
+	bool capped;   /* found stopped at a limit: "at least found" */
+};
+
 struct ax_db_check_report {
 	bool ok;	     /* no problems */
 	const char **checks; /* the checks run, in order (static names) */
+	struct ax_db_check_count *counts; /* one per check, in that order */
 	size_t n_checks;
-	struct ax_db_check_problem *problems; /* a few examples per rule */
-	size_t n_problems;
+	int64_t n_found;		      /* every problem of every check */
+	struct ax_db_check_problem *problems; /* the first few per check */
+	size_t n_problems;		      /* listed, not found */
 };
 
 /*
@@ -247,7 +260,8 @@ int ax_db_check(struct ax_db *db, struct ax_db_check_report **out);
 void ax_db_check_report_free(struct ax_db_check_report *r);
 
 /* The `db check --json` document but its "path", which the caller
- * appends (docs/JSON.md#db-check): {"ok", "checks": [names], "problems":
+ * appends (docs/JSON.md#db-check): {"ok", "checks": [names], "counts":
+ * [{"check", "found", "listed", "capped"}], "problem_count", "problems":
  * [{"check", "problem"}]}.  NULL when out of memory. */
 json_t *ax_db_check_json(const struct ax_db_check_report *r);
 

@@ -216,67 +216,82 @@ json_t *ax_db_info_json(const struct ax_db_info *info)
 #define INTEGRITY_CHECK "SQLite integrity_check"
 #define FOREIGN_KEY_CHECK "SQLite foreign_key_check"
 
-/* axbench's own rules, each a query that lists what breaks it (at most
- * a few examples each): what a report, compare or merge would trip on. */
+/* axbench's own rules, each a query that lists every row that breaks
+ * it: what a report, compare or merge would trip on.  Every row is
+ * counted and the first AX_DB_CHECK_LISTED are kept as examples, so a
+ * file with 156 012 bad rows is not reported as having five. */
 static const struct rule {
 	const char *name, *sql;
 } rules[] = {
     {"every result has its run",
      "SELECT 'result ' || id FROM result WHERE run_id NOT IN"
-     " (SELECT id FROM run) LIMIT 5"},
+     " (SELECT id FROM run)"},
     {"every sample has its result",
      "SELECT 'sample ' || id FROM sample WHERE result_id NOT IN"
-     " (SELECT id FROM result) LIMIT 5"},
+     " (SELECT id FROM result)"},
     {"every run names a host and a device that exist",
      "SELECT 'run ' || id FROM run WHERE host_id NOT IN (SELECT id FROM"
-     " host) OR device_id NOT IN (SELECT id FROM device) LIMIT 5"},
+     " host) OR device_id NOT IN (SELECT id FROM device)"},
     {"every trial has its session",
      "SELECT 'trial ' || id FROM trial WHERE session_id NOT IN"
-     " (SELECT id FROM tune_session) LIMIT 5"},
+     " (SELECT id FROM tune_session)"},
     {"every baseline names runs that exist",
      "SELECT 'baseline ' || name FROM baseline WHERE run_id NOT IN"
      " (SELECT id FROM run) OR id IN (SELECT baseline_id FROM baseline_run"
-     " WHERE run_id NOT IN (SELECT id FROM run)) LIMIT 5"},
+     " WHERE run_id NOT IN (SELECT id FROM run))"},
     {"an ok result has a median and as many samples as its n",
      "SELECT 'result ' || id FROM result x WHERE status = 'ok' AND"
      " (median IS NULL OR n != (SELECT count(*) FROM sample WHERE"
-     " result_id = x.id)) LIMIT 5"},
+     " result_id = x.id))"},
     {"every row's UUID is 36 characters",
      "SELECT t || ' ' || uuid FROM (SELECT 'run' AS t, uuid FROM run UNION"
      " ALL SELECT 'result', uuid FROM result UNION ALL SELECT 'host', uuid"
      " FROM host UNION ALL SELECT 'device', uuid FROM device) WHERE"
-     " length(uuid) != 36 LIMIT 5"},
+     " length(uuid) != 36"},
     {"a finished run has a finish time",
      "SELECT 'run ' || id FROM run WHERE status IN ('complete', 'failed')"
-     " AND finished_at IS NULL LIMIT 5"},
+     " AND finished_at IS NULL"},
 };
 
-/* Append the problem p of check to r; false when out of memory. */
-static bool add_problem(struct ax_db_check_report *r, const char *check,
-			const char *p)
+/* Count a problem p of check number i in r, keeping it as an example
+ * while fewer than AX_DB_CHECK_LISTED of that check are kept; false
+ * when out of memory. */
+static bool add_problem(struct ax_db_check_report *r, size_t i, const char *p)
 {
+	struct ax_db_check_count *c = &r->counts[i];
+	c->found++;
+	r->n_found++;
+	if (c->listed >= AX_DB_CHECK_LISTED)
+		return true;
 	struct ax_db_check_problem *v =
 	    realloc(r->problems, (r->n_problems + 1) * sizeof(*v));
 	if (!v)
 		return false;
 	r->problems = v;
-	if (!(v[r->n_problems].problem = strdup(p)))
+	if (!(v[r->n_problems].problem = strdup(p ? p : "?")))
 		return false;
-	v[r->n_problems++].check = check;
+	v[r->n_problems++].check = r->checks[i];
+	c->listed++;
 	return true;
 }
 
-/* Run one check query, appending a problem per row. */
+/* Run the check query sql as check number r->n_checks, counting a
+ * problem per row; skip_ok passes rows that say "ok" (integrity_check
+ * says so when all is well). */
 static int check_query(struct ax_db *db, const char *name, const char *sql,
-		       struct ax_db_check_report *r)
+		       bool skip_ok, struct ax_db_check_report *r)
 {
 	sqlite3_stmt *st;
+	size_t i = r->n_checks++;
+	r->checks[i] = name;
 	int rc = ax_dbi_prepare(db, sql, &st);
 	if (rc)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *p = (const char *)sqlite3_column_text(st, 0);
-		if (!add_problem(r, name, p ? p : "?")) {
+		if (skip_ok && p && !strcmp(p, "ok"))
+			continue;
+		if (!add_problem(r, i, p)) {
 			sqlite3_finalize(st);
 			return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
 		}
@@ -285,56 +300,42 @@ static int check_query(struct ax_db *db, const char *name, const char *sql,
 	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "checking");
 }
 
-/* SQLite's integrity_check says "ok" when all is well. */
-static int integrity(struct ax_db *db, struct ax_db_check_report *r)
-{
-	sqlite3_stmt *st;
-	int rc = ax_dbi_prepare(db, "PRAGMA integrity_check(20)", &st);
-	if (rc)
-		return rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *p = (const char *)sqlite3_column_text(st, 0);
-		if (p && strcmp(p, "ok") &&
-		    !add_problem(r, INTEGRITY_CHECK, p)) {
-			sqlite3_finalize(st);
-			return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
-		}
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : ax_dbi_fail_sql(db, rc, "checking");
-}
+/* SQLite's integrity_check stops after this many messages (it cannot
+ * count without listing); a count that reaches it is marked capped. */
+#define INTEGRITY_MAX 10000
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 int ax_db_check(struct ax_db *db, struct ax_db_check_report **out)
 {
 	enum { N_CHECKS = 2 + sizeof(rules) / sizeof(*rules) };
 	struct ax_db_check_report *r = calloc(1, sizeof(*r));
 	*out = NULL;
-	if (r)
+	if (r) {
 		r->checks = calloc(N_CHECKS, sizeof(*r->checks));
-	if (!r || !r->checks) {
+		r->counts = calloc(N_CHECKS, sizeof(*r->counts));
+	}
+	if (!r || !r->checks || !r->counts) {
 		ax_db_check_report_free(r);
 		return ax_dbi_fail(db, AX_ENOMEM, "out of memory");
 	}
-	int rc = integrity(db, r);
-	r->checks[r->n_checks++] = INTEGRITY_CHECK;
-	if (!rc) {
-		rc = check_query(
-		    db, FOREIGN_KEY_CHECK,
-		    "SELECT \"table\" || ' row ' || rowid || ' names"
-		    " a missing ' || parent FROM"
-		    " pragma_foreign_key_check LIMIT 20",
-		    r);
-		r->checks[r->n_checks++] = FOREIGN_KEY_CHECK;
-	}
-	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules) && !rc; i++) {
-		rc = check_query(db, rules[i].name, rules[i].sql, r);
-		r->checks[r->n_checks++] = rules[i].name;
-	}
+	int rc = check_query(db, INTEGRITY_CHECK,
+			     "PRAGMA integrity_check(" STR(INTEGRITY_MAX) ")",
+			     true, r);
+	r->counts[0].capped = r->counts[0].found >= INTEGRITY_MAX;
+	if (!rc)
+		rc = check_query(db, FOREIGN_KEY_CHECK,
+				 "SELECT \"table\" || ' row ' || rowid || "
+				 "' names a missing ' || parent FROM"
+				 " pragma_foreign_key_check",
+				 false, r);
+	for (size_t i = 0; i < sizeof(rules) / sizeof(*rules) && !rc; i++)
+		rc = check_query(db, rules[i].name, rules[i].sql, false, r);
 	if (rc) {
 		ax_db_check_report_free(r);
 		return rc;
 	}
-	r->ok = r->n_problems == 0;
+	r->ok = r->n_found == 0;
 	*out = r;
 	return 0;
 }
@@ -347,19 +348,29 @@ void ax_db_check_report_free(struct ax_db_check_report *r)
 		free(r->problems[i].problem);
 	free(r->problems);
 	free(r->checks);
+	free(r->counts);
 	free(r);
 }
 
 json_t *ax_db_check_json(const struct ax_db_check_report *r)
 {
 	json_t *checks = json_array(), *problems = json_array();
-	for (size_t i = 0; i < r->n_checks; i++)
+	json_t *counts = json_array();
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const struct ax_db_check_count *c = &r->counts[i];
 		json_array_append_new(checks, json_string(r->checks[i]));
+		json_array_append_new(
+		    counts,
+		    json_pack("{s:s,s:I,s:I,s:b}", "check", r->checks[i],
+			      "found", (json_int_t)c->found, "listed",
+			      (json_int_t)c->listed, "capped", c->capped));
+	}
 	for (size_t i = 0; i < r->n_problems; i++)
 		json_array_append_new(problems,
 				      json_pack("{s:s,s:s}", "check",
 						r->problems[i].check, "problem",
 						r->problems[i].problem));
-	return json_pack("{s:b,s:o,s:o}", "ok", r->ok, "checks", checks,
-			 "problems", problems);
+	return json_pack("{s:b,s:o,s:o,s:I,s:o}", "ok", r->ok, "checks", checks,
+			 "counts", counts, "problem_count",
+			 (json_int_t)r->n_found, "problems", problems);
 }

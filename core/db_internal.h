@@ -12,11 +12,30 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 #define AX_NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+/* core/db_sidecar.c: which of a database's -wal and -shm existed before
+ * a connection was opened, so that what a reader or a probe made is
+ * removed when this process's last connection to the file is closed. */
+struct ax_dbi_sidecars {
+	bool noted; /* note was called and tidy not yet */
+	bool keep;  /* a writer's: counted, never removed (SQLite's own
+		       last writer removes them) */
+	bool had_wal, had_shm;
+	dev_t dev;
+	ino_t ino;
+};
+/* Note what exists beside path, before a connection opens it. */
+void ax_dbi_sidecars_note(const char *path, struct ax_dbi_sidecars *s);
+/* After that connection was closed: remove the -wal (empty) and -shm it
+ * made, unless another connection, here or in any process, has the
+ * file open. */
+void ax_dbi_sidecars_tidy(const char *path, struct ax_dbi_sidecars *s);
 
 struct ax_db {
 	struct sqlite3 *h;
@@ -31,7 +50,8 @@ struct ax_db {
 	 * removed at close.  NULL when path itself is open; SQLite's
 	 * allocation (core/db_check.c join), so sqlite3_free'd. */
 	char *copy_dir;
-	char note[512]; /* see ax_db_note */
+	char note[512];			 /* see ax_db_note */
+	struct ax_dbi_sidecars sidecars; /* a reader's: tidied at close */
 };
 
 /* The SQL of migration v (1-based). */

@@ -40,7 +40,9 @@ struct ax_specs {
  * (a caller that treats a missing file as "every device unknown" checks
  * for it first), AX_ECONFIG "PATH:LINE:COL: what is
  * wrong; the fix" for unknown keys, bad types, a missing source or name,
- * figures that are not numbers > 0 and ids listed twice. */
+ * figures outside their plausible ranges (fp32_tflops 0.0001..1000,
+ * fp16_tflops 0.0001..20000 TFLOP/s, memory_gbps 0.1..100000 GB/s) and ids
+ * listed twice. */
 int ax_specs_load(const char *path, struct ax_specs **out, char *err,
 		  size_t errlen);
 /* As ax_specs_load, from text[0..len); name is for messages. */

@@ -1,6 +1,7 @@
 /* core/text.c - stored text for terminals and JSON (see text.h). */
 #include "core/text.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -268,4 +269,18 @@ json_t *ax_text_json_loads(const char *s, size_t flags, const char *what)
 		return json_null();
 	warn_repaired(what, bad);
 	return j;
+}
+
+const char *ax_text_percent(double p, int decimals, char *buf, size_t len)
+{
+	/* Rounded as printed: 999.96 is "1000%", not "1000.0%". */
+	if (!isfinite(p) || p < 0)
+		snprintf(buf, len, "-");
+	else if (decimals > 0 && p < 999.95)
+		snprintf(buf, len, "%.1f%%", p);
+	else if (p < 99999.5)
+		snprintf(buf, len, "%.0f%%", p);
+	else
+		snprintf(buf, len, ">99999%%");
+	return buf;
 }

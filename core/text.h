@@ -47,6 +47,13 @@ const char *ax_term(const char *s);
  */
 int ax_text_check_plain(const char *s, size_t max_chars, char *why, size_t len);
 
+/* The percentage p (42.3 for 42.3 %) in at most 7 characters, so that a
+ * table's column never overflows: with one decimal ("42.3%") below 1000
+ * when decimals is 1, whole ("12345%") below 100000, ">99999%" above,
+ * "-" when p is not a finite number >= 0.  Returns buf (len >= 8). */
+#define AX_TEXT_PERCENT_MAX 7
+const char *ax_text_percent(double p, int decimals, char *buf, size_t len);
+
 /* The characters (code points) of s, each invalid byte counted as one:
  * the columns ax_text_term's output takes on a terminal, but for wide
  * (East Asian) characters, which take two. */

@@ -10,6 +10,7 @@
 #include "reports/svg.h"
 
 #include "core/specs.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -181,15 +182,17 @@ static size_t spec_texts(const struct ax_html_ctx *c,
 		return n;
 	struct ax_spec_cmp sc = spec_of(c, r);
 	size_t used = strlen(tip);
+	char pct[16];
 	if (sc.status == AX_SPEC_COMPARED && n < tl) {
-		n += (size_t)snprintf(text + n, tl - n,
-				      " \xc2\xb7 %.0f%% of spec", sc.percent);
+		/* Bounded (ax_text_percent): a wild figure stays one word. */
+		ax_text_percent(sc.percent, 0, pct, sizeof(pct));
+		n += (size_t)snprintf(text + n, tl - n, " \xc2\xb7 %s of spec",
+				      pct);
 		if (used < pl)
 			snprintf(tip + used, pl - used,
-				 "; %.1f %% of the %s %s figure, %.4g %s (%s)",
-				 sc.percent, sc.spec->name,
-				 ax_spec_figure_name(sc.figure), sc.value, unit,
-				 sc.spec->source);
+				 "; %s of the %s %s figure, %.4g %s (%s)", pct,
+				 sc.spec->name, ax_spec_figure_name(sc.figure),
+				 sc.value, unit, sc.spec->source);
 	} else if (sc.status == AX_SPEC_UNKNOWN && n < tl) {
 		n += (size_t)snprintf(text + n, tl - n,
 				      " \xc2\xb7 spec unknown");
@@ -208,7 +211,7 @@ static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 {
 	const struct ax_db_result_row *r = k->by_sys[s],
 				      *ref = k->by_sys[c->ref];
-	char v[32], ratio[80], run[300];
+	char v[32], ratio[80], run[300], pct[16];
 	size_t n;
 	if (!r) {
 		snprintf(text, tl, "not measured");
@@ -246,9 +249,9 @@ static void bar_texts(const struct ax_html_ctx *c, const struct ax_html_case *k,
 	double peak = measured_peak(c, s, k->unit);
 	if (isfinite(peak) && peak > 0 && n < tl &&
 	    !ax_suite_info_row_has_role(c->d->suites, r, AX_ROLE_COMPUTE_PEAK))
-		n += (size_t)snprintf(text + n, tl - n,
-				      " \xc2\xb7 %.0f%% of measured peak",
-				      100 * m / peak);
+		n += (size_t)snprintf(
+		    text + n, tl - n, " \xc2\xb7 %s of measured peak",
+		    ax_text_percent(100 * m / peak, 0, pct, sizeof(pct)));
 	snprintf(tip, pl,
 		 "%s, %s: median %.4g %s, 95 %% interval %.4g to %.4g, "
 		 "%.0f samples, %s",

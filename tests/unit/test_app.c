@@ -38,6 +38,58 @@ static void test_exit_codes(void)
 	AX_CHECK_INT(ax_app_db_open_exit(AX_EDBVERSION), AX_EXIT_STORAGE);
 }
 
+/* Every code of core/error.h's list, each with the exit status it must
+ * give: a code added to the list without a row here fails, and none may
+ * reach 1 (a regression, a failed result) by falling through. */
+static void test_every_error_code_has_its_exit(void)
+{
+	static const struct {
+		int err, exit;
+	} want[] = {
+	    {AX_OK, AX_EXIT_OK},
+	    {AX_EINVAL, AX_EXIT_USAGE},
+	    {AX_ENOMEM, AX_EXIT_STORAGE},
+	    {AX_EIO, AX_EXIT_STORAGE},
+	    {AX_ENODEV, AX_EXIT_NODEV},
+	    {AX_EVK, AX_EXIT_FAIL},
+	    {AX_EDB, AX_EXIT_STORAGE},
+	    {AX_EDBVERSION, AX_EXIT_STORAGE},
+	    {AX_ECONFIG, AX_EXIT_USAGE},
+	    {AX_EVERIFY, AX_EXIT_FAIL},
+	    {AX_ETIMEOUT, AX_EXIT_FAIL},
+	    {AX_EUNSUPPORTED, AX_EXIT_FAIL},
+	    {AX_EINTR, AX_EXIT_INTERRUPTED},
+	    {AX_ENOTFOUND, AX_EXIT_USAGE},
+	    {AX_EDEVMEM, AX_EXIT_FAIL},
+	    {AX_EDEVLOST, AX_EXIT_FAIL},
+	    {AX_EREGRESSION, AX_EXIT_FAIL},
+	    {AX_EAMBIGUOUS, AX_EXIT_AMBIGUOUS},
+	    {AX_EVALIDATION, AX_EXIT_FAIL},
+	    {AX_ECOMPILE, AX_EXIT_FAIL},
+	    {AX_EBUSY, AX_EXIT_STORAGE},
+	};
+	static const int codes[] = {
+#define AX_TEST_CODE(name, value, text) name,
+	    AX_ERRORS(AX_TEST_CODE)
+#undef AX_TEST_CODE
+	};
+	size_t n_want = sizeof(want) / sizeof(want[0]);
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		size_t j = 0;
+		while (j < n_want && want[j].err != codes[i])
+			j++;
+		if (j == n_want) {
+			fprintf(stderr, "# %s has no expected exit status\n",
+				ax_strerror(codes[i]));
+			AX_CHECK(j < n_want);
+			continue;
+		}
+		if (ax_app_exit_code(codes[i]) != want[j].exit)
+			fprintf(stderr, "# %s\n", ax_strerror(codes[i]));
+		AX_CHECK_INT(ax_app_exit_code(codes[i]), want[j].exit);
+	}
+}
+
 static void test_read_only_need_creates_nothing(void)
 {
 	char path[600];
@@ -144,6 +196,7 @@ static void test_cleanup(void)
 }
 
 AX_TEST_MAIN(AX_TEST(test_setup), AX_TEST(test_exit_codes),
+	     AX_TEST(test_every_error_code_has_its_exit),
 	     AX_TEST(test_read_only_need_creates_nothing),
 	     AX_TEST(test_need_db_opens_once_and_release_closes),
 	     AX_TEST(test_undeclared_need_is_refused),

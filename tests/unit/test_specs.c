@@ -154,11 +154,21 @@ static void test_malformed(void)
 	refused("devices:\n  - name: X\n    vendor_id: 0x10de\n"
 		"    device_ids: [0x2330]\n    fp32_tflops: 0\n"
 		"    source: s\n",
-		5, "number > 0");
+		5, "from 0.0001 to 1000 (TFLOP/s)");
+	/* Implausible figures: a typo, or a figure in the wrong unit, is
+	 * refused naming the range (issue 34, item 11). */
+	refused("devices:\n  - name: X\n    vendor_id: 0x10de\n"
+		"    device_ids: [0x2330]\n    memory_gbps: 1e-300\n"
+		"    source: s\n",
+		5, "memory_gbps must be a number from 0.1 to 100000 (GB/s)");
+	refused("devices:\n  - name: X\n    vendor_id: 0x10de\n"
+		"    device_ids: [0x2330]\n    fp16_tflops: 30000\n"
+		"    fp16_kind: dense\n    source: s\n",
+		5, "from 0.0001 to 20000 (TFLOP/s)");
 	refused("devices:\n  - name: X\n    vendor_id: 0x10de\n"
 		"    device_ids: [0x2330]\n    memory_gbps: fast\n"
 		"    source: s\n",
-		5, "number > 0");
+		5, "must be a number from");
 	refused("devices:\n  - name: X\n    vendor_id: 0x10de\n"
 		"    device_ids: [0x2330]\n    fp32_tflops: 1\n"
 		"    source: s\n"

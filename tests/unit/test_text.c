@@ -5,6 +5,9 @@
 
 #include "core/text.h"
 
+#include <math.h>
+#include <string.h>
+
 static void term_plain_text_is_itself(void)
 {
 	char buf[64];
@@ -125,10 +128,36 @@ static void check_plain_refuses_controls(void)
 	AX_CHECK_INT(ax_text_check_plain("a b", 100, why, sizeof(why)), 0);
 }
 
+/* Percentages fit a 7-character column whatever their size. */
+static void percent_fits_its_column(void)
+{
+	static const struct {
+		double p;
+		const char *want;
+	} cases[] = {
+	    {0, "0.0%"},	  {42.34, "42.3%"},    {999.94, "999.9%"},
+	    {999.96, "1000%"},	  {12345.4, "12345%"}, {99999.4, "99999%"},
+	    {99999.6, ">99999%"}, {1e302, ">99999%"},  {-1, "-"},
+	    {NAN, "-"},		  {INFINITY, "-"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[16];
+		const char *got =
+		    ax_text_percent(cases[i].p, 1, buf, sizeof(buf));
+		AX_CHECK_STR(got, cases[i].want);
+		AX_CHECK(strlen(got) <= AX_TEXT_PERCENT_MAX);
+	}
+	/* Whole percents, as the report writes them. */
+	char buf[16];
+	AX_CHECK_STR(ax_text_percent(42.34, 0, buf, sizeof(buf)), "42%");
+	AX_CHECK_STR(ax_text_percent(1e302, 0, buf, sizeof(buf)), ">99999%");
+}
+
 AX_TEST_MAIN(AX_TEST(term_plain_text_is_itself), AX_TEST(term_escapes_controls),
 	     AX_TEST(term_escapes_bidi), AX_TEST(term_escapes_invalid_utf8),
 	     AX_TEST(term_cuts_short_between_escapes),
 	     AX_TEST(repair_replaces_each_bad_byte),
 	     AX_TEST(json_string_never_dropped), AX_TEST(json_loads_repairs),
 	     AX_TEST(check_plain_counts_characters),
-	     AX_TEST(check_plain_refuses_controls))
+	     AX_TEST(check_plain_refuses_controls),
+	     AX_TEST(percent_fits_its_column))
