@@ -516,6 +516,18 @@ static void wait_for_overrun(struct case_run *cr)
 	ax_vk_recover(cr->vk, (uint64_t)(grace * 1e9));
 }
 
+/* A fence wait that Ctrl-C ended left its work pending.  An injected
+ * stall is let go and the work given a moment to finish, so that the
+ * context closes properly; work that is still running (a real hang) is
+ * left to the process exit, as a hang's is. */
+#define AX_STOP_SETTLE_NS 1000000000ull
+
+static void settle_interrupted(struct case_run *cr)
+{
+	ax_stall_release(cr->stall);
+	ax_vk_settle(cr->vk, AX_STOP_SETTLE_NS);
+}
+
 static void note_injected(char *error, size_t len)
 {
 	size_t used = strlen(error);
@@ -551,6 +563,8 @@ static int close_case(struct case_run *cr, int rc)
 	struct ax_vk_ctx *vk = cr->vk;
 	if (rc == AX_ETIMEOUT && vk->lost)
 		wait_for_overrun(cr);
+	else if (rc == AX_EINTR && vk->lost)
+		settle_interrupted(cr);
 	if (rc && !out->error[0])
 		snprintf(out->error, sizeof(out->error), "%s",
 			 vk->err[0] ? vk->err : ax_strerror(rc));

@@ -1,0 +1,140 @@
+#!/usr/bin/env bats
+# Hardening round two (issue 34, items 2, 6, 9 and 12): the first SIGINT
+# or SIGTERM ends every blocking wait promptly, exit 130 for SIGINT and
+# 143 for SIGTERM, keeping what was stored; `monitor -- CMD` never leaves
+# its command running; an interruption never exits 2 or 5; hanging cases
+# cost a bounded time.  Real processes, real signals, a real lock held by
+# sqlite3, real fence waits on lavapipe.  Every wait is bounded (a poll, then
+# SIGKILL), so an unfixed build fails by timeout and never hangs.
+load helper
+
+setup() { ax_setup; }
+
+teardown() {
+	# Whatever a failed test left behind, by pid.
+	for p in ${LEFT:-}; do kill -KILL "$p" 2>/dev/null || true; done
+}
+
+# Wait (at most 30 s) until process $1 sleeps in a wait named by the
+# extended regex $2 in its /proc wchan: the signal then surely lands in
+# that wait.  Returns 1 when it never gets there (it may already be gone).
+wait_in() {
+	for _ in $(seq 300); do
+		grep -Eq "$2" "/proc/$1/wchan" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# Start "$@" in the background, its output in out, its pid in $pid.
+start_ax() {
+	"$@" >"$BATS_TEST_TMPDIR/out" 2>&1 &
+	pid=$!
+	LEFT="$pid"
+}
+
+# Send signal $1 to $pid and wait for it at most 20 s (then SIGKILL:
+# a swallowed signal fails the test with rc 137, never hangs it); set rc
+# secs (how long the stop took) and output (what it printed).
+stop_with() {
+	local t0 i
+	t0=$(date +%s%N)
+	kill "-$1" "$pid"
+	for i in $(seq 200); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$(ps -o stat= -p "$pid")" != Z ] || break
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	secs=$((($(date +%s%N) - t0) / 1000000000))
+	output=$(cat "$BATS_TEST_TMPDIR/out")
+	echo "$output"
+}
+
+# Hold the write lock of $DB (BEGIN IMMEDIATE) until file $1 appears;
+# the holder's pid in $holder, the lock surely taken on return.
+hold_lock_until() {
+	(printf '.timeout 30000\nBEGIN IMMEDIATE;\nUPDATE host SET os = os;\n'
+	 for _ in $(seq 300); do [ -e "$1" ] && break; sleep 0.1; done
+	 printf 'ROLLBACK;\n') | sqlite3 "$DB" &
+	holder=$!
+	for _ in $(seq 300); do
+		sqlite3 "$DB" "begin immediate; rollback" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# A run that waits for another process's write lock (AXBENCH_LOCK_WAIT
+# 60 s), stopped by signal $1: exit $2 within seconds, the result stored
+# before intact.  The signal ends the wait whether it lands in it or
+# just before it (the busy handler reads the flag).
+lock_wait_stopped() {
+	run "$AX" --db "$DB" run bandwidth -p size=4K -p op=read "${FAST[@]}"
+	assert_success
+	hold_lock_until "$BATS_TEST_TMPDIR/done"
+	AXBENCH_LOCK_WAIT=60 start_ax "$AX" --db "$DB" run bandwidth \
+		-p size=4K -p op=read "${FAST[@]}"
+	wait_in "$pid" 'nanosleep|hrtimer|futex|poll' || true
+	sleep 0.5
+	stop_with "$1"
+	touch "$BATS_TEST_TMPDIR/done"
+	wait "$holder" || true
+	echo "rc=$rc secs=$secs"
+	[ "$rc" -eq "$2" ]
+	[ "$secs" -lt 10 ]
+	[ "$(sql 'pragma integrity_check')" = ok ]
+	[ "$(sql "select count(*) from result where run_id = 1 and status = 'ok'")" = 1 ]
+	[ "$(sql 'select count(*) from sample where result_id = 1')" -ge 3 ]
+}
+
+@test "lock wait: SIGTERM ends it at once with exit 143, what was stored kept" {
+	lock_wait_stopped TERM 143
+}
+
+@test "lock wait: SIGINT ends it at once with exit 130, what was stored kept" {
+	lock_wait_stopped INT 130
+}
+
+# The fence wait: AXBENCH_TEST_STALL (suites/stall.h, test-only) holds
+# the second case's first timed submission on the device, its fence
+# timeout 20 s: the signal lands in the fence wait under any load (or,
+# on a slow machine, just before it: the wait then ends at once).
+fence_wait_stopped() {
+	AXBENCH_TEST_STALL=2:hold start_ax "$AX" --db "$DB" run bandwidth \
+		-p size=4K,8K -p op=read --timeout 20 "${FAST[@]}"
+	wait_results "$DB" 1
+	sleep 1
+	stop_with "$1"
+	echo "rc=$rc secs=$secs"
+	[ "$rc" -eq "$2" ]
+	[ "$secs" -lt 10 ]
+	[ "$(sql 'pragma integrity_check')" = ok ]
+	[ "$(sql "select status from run")" = interrupted ]
+	[ "$(sql "select count(*) from result where status = 'ok'")" = 1 ]
+	refute_output --partial "Interrupted system call"
+}
+
+@test "fence wait: SIGTERM ends a held fence wait at once with exit 143, run interrupted" {
+	fence_wait_stopped TERM 143
+}
+
+@test "fence wait: SIGINT ends a held fence wait at once with exit 130, run interrupted" {
+	fence_wait_stopped INT 130
+}
+
+# After a fence timeout (1 s) the runner waits a grace period (10 s) for
+# the work to finish; the held stall keeps it from finishing, so the
+# signal lands in that wait.
+@test "the grace period after a fence timeout ends at once on SIGTERM, exit 143" {
+	AXBENCH_TEST_STALL=1:hold start_ax "$AX" --db "$DB" run bandwidth \
+		-p size=4K,8K -p op=read --timeout 1 "${FAST[@]}"
+	sleep 4
+	stop_with TERM
+	[ "$rc" -eq 143 ]
+	[ "$secs" -lt 5 ]
+	[ "$(sql "select status from run")" = interrupted ]
+}
