@@ -3,7 +3,7 @@
  *
  * SIGINT and SIGTERM set ax_interrupted (to the signal's number); long
  * loops (the runner, the tuner's session, merges) and blocking waits
- * (lock waits, fence waits) check it and stop where what
+ * (lock waits, fence waits, child processes) check it and stop where what
  * they have measured is kept; the process then exits 128 + the signal's
  * number (130, 143), as a shell reports a process the signal killed.  The
  * handlers are installed without SA_RESTART, so a system call blocked

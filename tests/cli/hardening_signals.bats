@@ -138,3 +138,96 @@ fence_wait_stopped() {
 	[ "$secs" -lt 5 ]
 	[ "$(sql "select status from run")" = interrupted ]
 }
+
+# Wait (at most 5 s) until every pid in "$@" is gone (a zombie counts as
+# gone: it runs nothing); list those that are not and fail.
+all_gone() {
+	local p st left
+	for _ in $(seq 50); do
+		left=""
+		for p in "$@"; do
+			st=$(ps -o stat= -p "$p" || true)
+			case "$st" in '' | Z*) ;; *) left="$left $p" ;; esac
+		done
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	ps -o pid,stat,cmd -p "${left# }" || true
+	return 1
+}
+
+# The children of process $1 (waits at most 30 s for at least one).
+children_of() {
+	local c
+	for _ in $(seq 300); do
+		c=$(pgrep -P "$1" || true)
+		[ -n "$c" ] && break
+		sleep 0.1
+	done
+	echo $c
+}
+
+# monitor -- CMD, stopped by signal $1: exit $2 within $3 s, and nothing
+# of CMD left: its process nor its own children ($4 of them expected).
+monitor_stopped() {
+	local sig=$1 code=$2 max=$3 n=$4
+	shift 4
+	start_ax "$AX" monitor -- "$@"
+	child=$(children_of "$pid")
+	[ -n "$child" ]
+	kids=""
+	if [ "$n" -gt 0 ]; then
+		for _ in $(seq 300); do
+			kids=$(pgrep -P "$child" || true)
+			[ "$(echo $kids | wc -w)" -ge "$n" ] && break
+			sleep 0.1
+		done
+	fi
+	LEFT="$pid $child $kids"
+	stop_with "$sig"
+	echo "rc=$rc secs=$secs"
+	all_gone $child $kids
+	[ "$rc" -eq "$code" ]
+	[ "$secs" -lt "$max" ]
+}
+
+@test "monitor -- CMD: SIGTERM to monitor ends the command too, exit 143" {
+	monitor_stopped TERM 143 5 0 sleep 1000
+}
+
+@test "monitor -- CMD: SIGINT to monitor's pid alone ends the command, exit 130" {
+	monitor_stopped INT 130 5 0 sleep 1000
+}
+
+# A command that ignores both signals, with children of its own that
+# inherit that: SIGKILL to its whole process group after the grace period
+# (5 s, core/child.h).
+@test "monitor -- CMD that ignores SIGTERM: it and its children are killed after the grace period, exit 143" {
+	monitor_stopped TERM 143 10 2 sh -c 'trap "" INT TERM; sleep 1000 & sleep 1000; wait'
+}
+
+# ab's process mode runs each round of a side as a process: a side whose
+# "binary" answers `run --help` and then sleeps in a child of its own.
+@test "ab --b-exe: SIGTERM to ab ends the side's process and its children, exit 143" {
+	exe="$BATS_TEST_TMPDIR/slow-axbench"
+	printf '#!/bin/sh\n%s\n%s\n' \
+		'for a; do [ "$a" = --help ] && exit 0; done' \
+		'sleep 1000; exit 0' >"$exe"
+	chmod +x "$exe"
+	start_ax "$AX" --db "$DB" ab bandwidth -p size=4K -p op=read \
+		--a-exe "$exe" --b-exe "$exe" --rounds 2
+	side=""
+	for _ in $(seq 300); do
+		side=$(pgrep -f -P "$pid" slow-axbench || true)
+		[ -n "$side" ] && break
+		sleep 0.1
+	done
+	[ -n "$side" ]
+	kids=$(children_of "$side")
+	LEFT="$pid $side $kids"
+	stop_with TERM
+	echo "rc=$rc secs=$secs"
+	all_gone $side $kids
+	[ "$rc" -eq 143 ]
+	[ "$secs" -lt 5 ]
+}
