@@ -196,6 +196,16 @@ static int check_stdout(const char *cmd, int rc)
 	int e = stdout_errno;
 	if (e == EPIPE)
 		return rc;
+	/* A stop ended a write its reader did not take: the stop is what
+	 * happened (the exit status says so), not a failed system call. */
+	if (e == EINTR && ax_interrupted) {
+		fprintf(stderr,
+			"axbench%s%s: interrupted while writing standard "
+			"output (its reader stopped reading); the output is "
+			"incomplete\n",
+			cmd ? " " : "", cmd ? cmd : "");
+		return rc == AX_EXIT_OK ? AX_EXIT_INTERRUPTED : rc;
+	}
 	fprintf(stderr,
 		"axbench%s%s: writing standard output failed: %s; the output "
 		"is incomplete\n",

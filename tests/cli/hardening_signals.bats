@@ -231,3 +231,64 @@ monitor_stopped() {
 	[ "$rc" -eq 143 ]
 	[ "$secs" -lt 5 ]
 }
+
+# ---- item 9: an interruption exits 130 or 143, never 2 or 5, and is
+# called an interruption, never "Interrupted system call".
+
+# A database with one result, for the readers below.
+one_result() {
+	run "$AX" --db "$DB" run bandwidth -p size=4K -p op=read "${FAST[@]}"
+	assert_success
+}
+
+# Command "$@" writes to a FIFO nobody reads: it waits for a reader until
+# the signal; then exit $code within seconds, said as an interruption.
+fifo_output_stopped() {
+	local sig=$1 code=$2
+	shift 2
+	one_result
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	start_ax "$AX" --db "$DB" "$@" -o "$BATS_TEST_TMPDIR/fifo"
+	sleep 1
+	stop_with "$sig"
+	echo "rc=$rc secs=$secs"
+	[ "$rc" -eq "$code" ]
+	[ "$secs" -lt 5 ]
+	refute_output --partial "Interrupted system call"
+	assert_output --partial "interrupted"
+	[ -p "$BATS_TEST_TMPDIR/fifo" ]
+}
+
+@test "report -o FIFO with no reader: one SIGINT exits 130, said as an interruption" {
+	fifo_output_stopped INT 130 report
+}
+
+@test "export -o FIFO with no reader: SIGTERM exits 143, said as an interruption" {
+	fifo_output_stopped TERM 143 export
+}
+
+# Standard output into a pipe whose reader never reads: the write blocks
+# once the pipe is full (64 KiB); the signal ends it.
+@test "a write to a stalled standard output: SIGINT exits 130 at once" {
+	one_result
+	# 20 000 more samples (800 KB of JSON), written with sqlite3.
+	sql "with recursive k(i) as (select 100 union all select i + 1 from k
+	     where i < 20100) insert into sample(uuid, result_id, idx, seconds,
+	     value) select lower(hex(randomblob(16))), 1, i, 1e-6, 4.5 from k"
+	mkfifo "$BATS_TEST_TMPDIR/pipe"
+	# The reader holds the FIFO open and never reads.
+	sleep 60 <"$BATS_TEST_TMPDIR/pipe" &
+	reader=$!
+	"$AX" --db "$DB" --json results --samples >"$BATS_TEST_TMPDIR/pipe" \
+		2>"$BATS_TEST_TMPDIR/out" &
+	pid=$!
+	LEFT="$pid $reader"
+	wait_in "$pid" 'pipe_write|pipe_wait|wait_woken' || true
+	sleep 0.5
+	stop_with INT
+	kill "$reader" 2>/dev/null || true
+	echo "rc=$rc secs=$secs"
+	[ "$rc" -eq 130 ]
+	[ "$secs" -lt 5 ]
+	refute_output --partial "Interrupted system call"
+}
