@@ -7,6 +7,7 @@
 #include "app/run_plan.h"
 #include "app/session.h"
 
+#include "core/child.h"
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "core/text.h"
@@ -20,6 +21,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,17 +489,33 @@ static int run_in_process(struct ab *ab)
 
 /* ---- in processes ------------------------------------------------------ */
 
+/* Wait (at most 50 ms) for fd to be readable, minding the child: the
+ * stop signal forwarded to it, SIGKILL after the grace period, so that
+ * its output ends (EOF) however it takes the signal. */
+static bool wait_readable(int fd, struct ax_child *c)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int ready = poll(&pfd, 1, 50);
+	ax_child_tick(c);
+	return ready > 0;
+}
+
 /* Read fd to its end into a malloc'd string. */
-static char *read_all(int fd)
+static char *read_all(int fd, struct ax_child *c)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
 	ssize_t n;
-	while (buf && (n = read(fd, buf + len, cap - len - 1)) != 0) {
-		if (n < 0 && errno == EINTR)
+	for (;;) {
+		if (!buf)
+			return NULL;
+		if (!wait_readable(fd, c))
 			continue;
-		if (n < 0)
+		n = read(fd, buf + len, cap - len - 1);
+		if (n == 0 || (n < 0 && errno != EINTR))
 			break;
+		if (n < 0)
+			continue;
 		len += (size_t)n;
 		if (cap - len < 2) {
 			char *grown = realloc(buf, cap *= 2);
@@ -506,14 +524,31 @@ static char *read_all(int fd)
 			buf = grown;
 		}
 	}
-	if (buf)
-		buf[len] = '\0';
+	buf[len] = '\0';
 	return buf;
+}
+
+/* In the child: its own process group (Ctrl-C reaches it through ab, once),
+ * stdout into the pipe, stderr into the side's errfile, then argv. */
+static void exec_side(const struct variant *v, char **argv, int fds[2])
+{
+	ax_child_own_group(0);
+	int err = open(v->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dup2(fds[1], STDOUT_FILENO);
+	if (err >= 0)
+		dup2(err, STDERR_FILENO);
+	close(fds[0]);
+	for (int i = 0; i < v->spec->n_env; i++)
+		putenv((char *)v->spec->env[i]);
+	execvp(argv[0], argv);
+	fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
 }
 
 /* Run argv with the side's environment, stdout into *out (malloc'd),
  * stderr into the side's errfile.  Returns the exit status, or -1 when
- * it could not be started or was killed. */
+ * it could not be started or was killed.  SIGINT or SIGTERM to ab is
+ * forwarded to the process, which is waited for (core/child.h). */
 static int spawn(const struct variant *v, char **argv, char **out)
 {
 	int fds[2];
@@ -521,29 +556,21 @@ static int spawn(const struct variant *v, char **argv, char **out)
 	if (pipe(fds))
 		return -1;
 	pid_t pid = fork();
-	if (pid == 0) {
-		int err = open(v->errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		dup2(fds[1], STDOUT_FILENO);
-		if (err >= 0)
-			dup2(err, STDERR_FILENO);
-		close(fds[0]);
-		for (int i = 0; i < v->spec->n_env; i++)
-			putenv((char *)v->spec->env[i]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_side(v, argv, fds);
 	close(fds[1]);
 	if (pid < 0) {
 		close(fds[0]);
 		return -1;
 	}
-	*out = read_all(fds[0]);
+	ax_child_own_group(pid);
+	struct ax_child c;
+	ax_child_init(&c, pid, true, &ax_interrupted);
+	*out = read_all(fds[0], &c);
 	close(fds[0]);
 	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (ax_child_wait(&c, &st) < 0)
+		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 

@@ -117,9 +117,21 @@ static void replace_lost_device(struct ax_session *s)
 {
 	char err[1024];
 	struct ax_vk_ctx *fresh;
+	bool say = s->app->verbosity >= 0;
+	const char *how = s->lost_how ? s->lost_how : "was lost or timed out";
+	const char *in = s->lost_case[0] ? " in case " : "";
 	s->was_lost = true;
-	if (s->reopens >= AX_SESSION_MAX_REOPENS)
+	if (s->reopens >= AX_SESSION_MAX_REOPENS) {
+		if (say && !s->said_limit)
+			fprintf(stderr,
+				"axbench %s: the device %s%s%s; %d new "
+				"logical devices were used (at most %d): the "
+				"cases after it are skipped\n",
+				s->command, how, in, s->lost_case, s->reopens,
+				AX_SESSION_MAX_REOPENS);
+		s->said_limit = true;
 		return;
+	}
 	if (ax_vk_open(s->inst, s->device_index, &fresh, err, sizeof(err))) {
 		fprintf(stderr,
 			"axbench %s: cannot open the device again "
@@ -128,14 +140,45 @@ static void replace_lost_device(struct ax_session *s)
 		return;
 	}
 	s->reopens++;
-	if (s->app->verbosity >= 0)
+	if (say)
 		fprintf(stderr,
-			"axbench %s: the device was lost or timed "
-			"out; going on with a new logical device "
-			"(%d of at most %d)\n",
-			s->command, s->reopens, AX_SESSION_MAX_REOPENS);
+			"axbench %s: the device %s%s%s; going on with a new "
+			"logical device (%d of at most %d)\n",
+			s->command, how, in, s->lost_case, s->reopens,
+			AX_SESSION_MAX_REOPENS);
 	ax_vk_close(s->vk); /* lost: leaves it to the process exit */
 	s->vk = fresh;
+}
+
+/*
+ * Hangs cost a bounded time in all.  The grace period is a budget the
+ * session's cases share: work that overran takes from it what it waited,
+ * a hang the rest.  And once a device hung, warm-ups get --timeout, not
+ * 60 s.  (Five hanging cases with --timeout 1 took 184 s: 60 s of warm-up
+ * and a whole grace period each.)
+ */
+static void bound_hangs(const struct ax_session *s, struct ax_runner_opts *o)
+{
+	if (o->grace_s >= 0) {
+		double budget =
+		    o->grace_s > 0 ? o->grace_s : ax_runner_grace_s(o->timeout_s);
+		double left = budget - s->grace_spent_s;
+		o->grace_s = left > 0 ? left : -1;
+	}
+	if (s->was_lost)
+		o->no_warmup_floor = true;
+}
+
+/* What a case left of the budget and the device, for the next one. */
+static void after_case(struct ax_session *s, const struct ax_runner_result *r,
+		       const char *label)
+{
+	s->grace_spent_s += r->grace_waited_s;
+	if (!s->vk->lost)
+		return;
+	s->was_lost = true;
+	s->lost_how = r->outcome == AX_CASE_TIMEOUT ? "hung" : "was lost";
+	snprintf(s->lost_case, sizeof(s->lost_case), "%s", label);
 }
 
 int ax_session_reopen_device(struct ax_session *s)
@@ -295,11 +338,11 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 	if (s->vk->lost)
 		replace_lost_device(s);
 	struct ax_runner_opts o = *opts;
+	bound_hangs(s, &o);
 	struct ax_session_power power;
 	ax_session_power_start(s, &power, &o);
 	ax_runner_run_case(s->vk, suite, p, &o, &out->r);
-	if (s->vk->lost)
-		s->was_lost = true;
+	after_case(s, &out->r, out->label);
 	const struct ax_db_power *row =
 	    ax_session_power_finish(&power, suite, &out->r);
 	out->mean_w = row ? row->mean_w : NAN;
@@ -426,9 +469,11 @@ int ax_session_measure_pair(struct ax_session *s,
 		replace_lost_device(s);
 	struct ax_runner_case *ca = NULL, *cb = NULL;
 	int rc = 0;
-	ax_runner_case_open(s->vk, a->suite, a->p, opts, &a->c.r, &ca);
+	struct ax_runner_opts o = *opts;
+	bound_hangs(s, &o);
+	ax_runner_case_open(s->vk, a->suite, a->p, &o, &a->c.r, &ca);
 	if (ca)
-		ax_runner_case_open(s->vk, b->suite, b->p, opts, &b->c.r, &cb);
+		ax_runner_case_open(s->vk, b->suite, b->p, &o, &b->c.r, &cb);
 	if (ca && cb) {
 		struct ax_runner_pair_side sa = {ax_runner_case_round, ca,
 						 ax_runner_case_rebuild};
@@ -443,8 +488,9 @@ int ax_session_measure_pair(struct ax_session *s,
 		ax_runner_case_close(ca, pr->failed_side == 1 ? rc : 0);
 	if (cb)
 		ax_runner_case_close(cb, pr->failed_side == 2 ? rc : 0);
-	if (s->vk->lost)
-		s->was_lost = true;
+	const struct ax_session_pair_side *lost = pr->failed_side == 2 ? b : a;
+	s->grace_spent_s += (pr->failed_side == 2 ? a : b)->c.r.grace_waited_s;
+	after_case(s, &lost->c.r, lost->c.label);
 	/* A side that never opened is stored with its reason; its partner,
 	 * never sampled, has nothing to store. */
 	int st = 0;

@@ -74,6 +74,10 @@ struct ax_session {
 	int64_t run_id, host_id, device_id;
 	int reopens;		       /* logical devices opened after a loss */
 	bool was_lost;		       /* some case lost its device */
+	double grace_spent_s;	       /* waited for overrunning work, in all */
+	char lost_case[512];	       /* the case that lost it last */
+	const char *lost_how;	       /* "hung" or "was lost" */
+	bool said_limit;	       /* no more new devices: said */
 	int n_ok, n_failed, n_skipped; /* stored results by outcome */
 	bool store_failed;	       /* a measured result was not stored */
 	struct ax_session_efficiency eff;

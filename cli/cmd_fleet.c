@@ -12,8 +12,10 @@
 #include "app/run_plan.h"
 #include "cli/cli.h"
 
+#include "core/child.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/interrupt.h"
 #include "core/outfile.h"
 #include "core/text.h"
 #include "core/topo.h"
@@ -158,10 +160,16 @@ static int run_tool(const char *path, char *const argv[], struct tool_result *r)
 		rc = -1;
 		goto done;
 	}
+	/* A short tool (sbatch, sinfo) in our process group: a signal to
+	 * fleet alone is forwarded to it, and it is never left running. */
+	struct ax_child c;
+	ax_child_init(&c, pid, false, &ax_interrupted);
 	int ws;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	if (ax_child_wait(&c, &ws) < 0) {
+		rc = -1;
+		goto done;
+	}
+	r->status = ax_child_exit_code(ws);
 	r->out = slurp(out);
 	r->err = slurp(err);
 	rc = 0;

@@ -7,6 +7,7 @@
  * and measures the others (or nothing, and exits 0).
  */
 #include "cli/cli.h"
+#include "core/child.h"
 #include "core/interrupt.h"
 
 #include "core/db.h"
@@ -182,40 +183,76 @@ static void measure_idle(struct mon *m)
 	}
 }
 
-/* Fork and exec the command; its exit status the shell way (128 + signal
- * for a killed one, 127 when it could not be run). */
+/* The terminal, when monitor holds its foreground: handed to the
+ * command's process group, so that what the command reads and Ctrl-C
+ * reach it as in a shell, and taken back afterwards.  -1 when none. */
+static int foreground_tty(void)
+{
+	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp())
+		return -1;
+	return STDIN_FILENO;
+}
+
+/* Give the terminal to process group pgrp.  SIGTTOU is ignored around
+ * it: a process outside the foreground group that sets it is stopped
+ * otherwise. */
+static void give_tty(int tty, pid_t pgrp)
+{
+	if (tty < 0)
+		return;
+	void (*old)(int) = signal(SIGTTOU, SIG_IGN);
+	(void)tcsetpgrp(tty, pgrp);
+	signal(SIGTTOU, old);
+}
+
+/* In the child: its own process group (and the terminal, if monitor had
+ * it), default signals, then the command. */
+static void exec_command(struct mon *m, int tty)
+{
+	ax_child_own_group(0);
+	give_tty(tty, getpid());
+	/* axbench ignores SIGPIPE (a reader that left is no error); an
+	 * ignored signal survives exec, and the command must see its pipes
+	 * as it would anywhere else. */
+	signal(SIGPIPE, SIG_DFL);
+	/* With --json stdout holds the document and nothing else
+	 * (docs/JSON.md): the command's own output goes to stderr, where a
+	 * terminal still shows it. */
+	if (m->app->json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(127);
+	execvp(m->cmd[0], m->cmd);
+	fprintf(stderr, "axbench monitor: %s: %s\n", m->cmd[0],
+		strerror(errno));
+	_exit(127);
+}
+
+/*
+ * Fork and exec the command in a process group of its own; its exit
+ * status the shell way (128 + signal for a killed one, 127 when it could
+ * not be run).  SIGINT or SIGTERM to monitor is forwarded to that group
+ * and the command waited for, SIGKILL after a grace period
+ * (core/child.h): monitor never exits leaving it running.
+ */
 static int run_command(struct mon *m)
 {
+	int tty = foreground_tty();
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "axbench monitor: fork: %s\n", strerror(errno));
 		return 127;
 	}
-	if (pid == 0) {
-		/* axbench ignores SIGPIPE (a reader that left is no error);
-		 * an ignored signal survives exec, and the command must see
-		 * its pipes as it would anywhere else. */
-		signal(SIGPIPE, SIG_DFL);
-		/* With --json stdout holds the document and nothing else
-		 * (docs/JSON.md): the command's own output goes to stderr,
-		 * where a terminal still shows it. */
-		if (m->app->json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(127);
-		execvp(m->cmd[0], m->cmd);
-		fprintf(stderr, "axbench monitor: %s: %s\n", m->cmd[0],
-			strerror(errno));
-		_exit(127);
-	}
-	int st;
-	/* Ctrl-C reaches the command too (one process group): wait for
-	 * it to end rather than leave it running unseen. */
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 127;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 127;
+	if (pid == 0)
+		exec_command(m, tty);
+	ax_child_own_group(pid);
+	give_tty(tty, pid);
+	struct ax_child c;
+	ax_child_init(&c, pid, true, &ax_interrupted);
+	int st, rc = ax_child_wait(&c, &st);
+	give_tty(tty, getpgrp());
+	if (rc < 0)
+		return 127;
+	return ax_child_exit_code(st);
 }
 
 static json_t *reading_json(const struct mon *m, const struct ax_tel_reading *r)
@@ -339,6 +376,10 @@ static int sample(struct mon *m)
 		print_header(m);
 	if (m->cmd) {
 		code = run_command(m);
+		/* Stopped by a signal, monitor says so (130, 143), whatever
+		 * the command made of the signal it was forwarded. */
+		if (ax_interrupted)
+			code = AX_EXIT_INTERRUPTED;
 	} else {
 		while (!ax_interrupted &&
 		       (m->duration <= 0 || now() - m->t0 < m->duration)) {
@@ -620,7 +661,10 @@ const struct ax_cli_cmd ax_cmd_monitor = {
 	"sensor is named with the reason\nand monitor exits 0. After `--`, "
 	"runs CMD, samples while it runs, prints its\nenergy (on stderr) and "
 	"exits with CMD's exit status; with --json CMD's\nstandard output "
-	"goes to stderr, so that stdout holds the one document.\nEnergy "
+	"goes to stderr, so that stdout holds the one document.\nCMD runs "
+	"in a process group of its own: SIGINT or SIGTERM to monitor is\n"
+	"forwarded to it, anything of it still running 5 s later is killed, "
+	"and\nmonitor exits 130 (SIGINT) or 143 (SIGTERM).\nEnergy "
 	"comes from the energy counter where there is one, else from\n"
 	"integrating power. A value that was not measured is shown as '-'\n"
 	"(empty in CSV, null in JSON), never 0.\nWith --db PATH (or "

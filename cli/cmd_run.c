@@ -60,7 +60,9 @@ static const struct ax_cli_opt run_opts[] = {
      "sample for at most S seconds (default 3)"},
     {OPT_TIMEOUT, "timeout", 0, "S",
      "fail a case whose GPU work takes longer than S seconds (default "
-     "10; warm-up, which may include compilation, at least 60)"},
+     "10; warm-up, which may include compilation, at least 60 until a "
+     "case hung); a hung device is replaced, at most 3 times, and the "
+     "run's waits for hung work share one grace period (10 x S, 2-60 s)"},
     {OPT_MODE, "mode", 0, "batch|cold",
      "back-to-back repetitions, or one after a cache scrub (default "
      "batch)"},

@@ -75,8 +75,9 @@ static const struct ax_cli_opt tune_opts[] = {
     {OPT_TIMEOUT, "timeout", 0, "S",
      "fail a trial whose GPU work takes longer than S seconds (default "
      "10; "
-     "warm-up, which may include compilation, at least 60); a device "
-     "that stays hung is replaced"},
+     "warm-up, which may include compilation, at least 60 until a trial "
+     "hung); a device that stays hung is replaced, and the waits for "
+     "hung work share one grace period (10 x S, 2-60 s)"},
     {0},
 };
 

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/interrupt.h"
 #include "core/suggest.h"
+#include "core/vk.h"
 #include "suites/registry.h"
 
 #include "core/outfile.h"
@@ -54,7 +55,8 @@ static const char exit_codes[] =
     "  3    only ambiguous verdicts, with --strict\n"
     "  4    no usable Vulkan device\n"
     "  5    storage error (database or file, a lock held, out of memory)\n"
-    "  130  interrupted (what was measured is kept)\n";
+    "  130  interrupted by SIGINT (Ctrl-C): what was measured is kept\n"
+    "  143  stopped by SIGTERM: likewise\n";
 
 static const struct ax_cli_cmd *find_command(const char *name)
 {
@@ -194,12 +196,40 @@ static int check_stdout(const char *cmd, int rc)
 	int e = stdout_errno;
 	if (e == EPIPE)
 		return rc;
+	/* A stop ended a write its reader did not take: the stop is what
+	 * happened (the exit status says so), not a failed system call. */
+	if (e == EINTR && ax_interrupted) {
+		fprintf(stderr,
+			"axbench%s%s: interrupted while writing standard "
+			"output (its reader stopped reading); the output is "
+			"incomplete\n",
+			cmd ? " " : "", cmd ? cmd : "");
+		return rc == AX_EXIT_OK ? AX_EXIT_INTERRUPTED : rc;
+	}
 	fprintf(stderr,
 		"axbench%s%s: writing standard output failed: %s; the output "
 		"is incomplete\n",
 		cmd ? " " : "", cmd ? cmd : "",
 		e ? strerror(e) : "an earlier write was refused");
 	return rc == AX_EXIT_OK ? AX_EXIT_STORAGE : rc;
+}
+
+/*
+ * A process asked to stop by a signal says which, as a shell reports a
+ * process the signal killed: 130 for SIGINT, 143 for SIGTERM.  An error
+ * that the interruption caused (a lock wait or a read it cut short: exit
+ * 2, 4 or 5) is the interruption; a verdict already reached on what was
+ * measured (0, 1, 3) stands.
+ */
+static int interrupted_status(int rc)
+{
+	int sig = ax_interrupted;
+	if (!sig)
+		return rc;
+	if (rc == AX_EXIT_USAGE || rc == AX_EXIT_NODEV ||
+	    rc == AX_EXIT_STORAGE || rc == AX_EXIT_INTERRUPTED)
+		return 128 + sig;
+	return rc;
 }
 
 static int dispatch(int argc, char **argv, const char **name)
@@ -251,8 +281,11 @@ int main(int argc, char **argv)
 	/* Ctrl-C stops writing output files at once (the writer then
 	 * removes its temporary file and exits 130). */
 	ax_outfile_set_stop(&ax_interrupted);
+	/* And ends every fence wait at once (exit 130 or 143). */
+	ax_vk_set_stop(&ax_interrupted);
 	int rc = dispatch(argc, argv, &name);
 	rc = check_stdout(name, rc);
+	rc = interrupted_status(rc);
 	/* The stream is ours to close (exit only flushes it); anything
 	 * printed later goes to the C library's own stdout. */
 	if (out) {

@@ -5,9 +5,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The permissions fopen("w") would give a new file: 0666 less the umask
@@ -98,6 +100,18 @@ struct stream {
 	const volatile int *stop; /* NULL: never stops */
 };
 
+/* Whether fd takes a write within a second: after a stop, a write to a
+ * reader that never reads (a pipe whose reader stalled) must not block
+ * the process for ever. */
+static bool writable_soon(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+	int r;
+	while ((r = poll(&p, 1, 1000)) < 0 && errno == EINTR)
+		;
+	return r != 0;
+}
+
 /* Write it all (stdio treats a short count as an error), keeping the
  * first errno. */
 static ssize_t stream_write(void *cookie, const char *buf, size_t n)
@@ -110,6 +124,15 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t n)
 			if (!*s->write_errno)
 				*s->write_errno = EINTR;
 			return -1;
+		}
+		if (!s->stop && stop_flag && *stop_flag &&
+		    !writable_soon(s->fd)) {
+			/* A stream that goes on after a stop (standard
+			 * output) waits for a stalled reader 1 s at most. */
+			errno = EINTR;
+			if (!*s->write_errno)
+				*s->write_errno = EINTR;
+			return done ? (ssize_t)done : -1;
 		}
 		ssize_t w = write(s->fd, buf + done, n - done);
 		if (w < 0 && errno == EINTR)
@@ -163,12 +186,52 @@ static int wrap_fd(struct ax_outfile *o, char *err, size_t errlen)
 		       strerror(ENOMEM));
 }
 
+static bool is_fifo(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/*
+ * Open a target written in place: 0 with *fd, or an errno (EINTR when the
+ * stop flag ended the wait).  open(2) of a FIFO that has no reader blocks
+ * until one comes, and a signal that lands just before it would be
+ * missed; so the open does not block (ENXIO while no reader) and is
+ * retried every 50 ms, looking at the stop flag between tries.
+ */
+static int open_target(const char *path, int *fd)
+{
+	const struct timespec pause = {0, 50000000L};
+	for (;;) {
+		*fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
+		if (*fd >= 0) {
+			int fl = fcntl(*fd, F_GETFL);
+			if (fl >= 0)
+				fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK);
+			return 0;
+		}
+		int e = errno;
+		if (stop_flag && *stop_flag)
+			return EINTR;
+		if (e != EINTR && !(e == ENXIO && is_fifo(path)))
+			return e;
+		nanosleep(&pause, NULL);
+	}
+}
+
 static int open_in_place(struct ax_outfile *o, char *err, size_t errlen)
 {
-	o->fd = open(o->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (o->fd < 0) {
-		int e = errno;
+	int e = open_target(o->path, &o->fd);
+	if (e) {
 		ax_outfile_abort(o);
+		if (e == EINTR)
+			return ax_errf(err, errlen, AX_EINTR,
+				       "interrupted while waiting to write "
+				       "%s%s; nothing was written",
+				       o->path,
+				       is_fifo(o->path)
+					   ? " (a FIFO no process reads)"
+					   : "");
 		return ax_errf(err, errlen, AX_EIO, "cannot write %s: %s",
 			       o->path, strerror(e));
 	}
@@ -271,6 +334,14 @@ int ax_outfile_commit(struct ax_outfile *o, char *err, size_t errlen)
 	int e = close_checked(o);
 	if (!e && o->tmp && rename(o->tmp, o->target) != 0)
 		e = errno;
+	if (e == EINTR) {
+		bool kept = o->tmp != NULL;
+		ax_outfile_abort(o);
+		return ax_errf(err, errlen, AX_EINTR,
+			       "writing %s was interrupted; %s", o->path,
+			       kept ? "the file is left as it was"
+				    : "what was written is incomplete");
+	}
 	if (e) {
 		ax_outfile_abort(o);
 		return ax_errf(err, errlen, AX_EIO, "writing %s: %s", o->path,

@@ -63,8 +63,12 @@ void ax_outfile_abort(struct ax_outfile *o);
  * Make every output file opened from now on stop writing once *stop is
  * non-zero (cli/ passes its SIGINT/SIGTERM flag): each later write fails
  * with EINTR at once, so a long writer (a report's embedded data) winds
- * down quickly, and the caller aborts, removing the temporary file.
- * Standard output and ax_outfile_stream's streams are not affected.
+ * down quickly, and the caller aborts, removing the temporary file
+ * (ax_outfile_commit then returns AX_EINTR).  A FIFO target with no reader
+ * is waited for until one comes or *stop is set (AX_EINTR from
+ * ax_outfile_open).  Standard output and ax_outfile_stream's streams go on
+ * writing after a stop, so that a command's last lines are printed, but
+ * wait for a reader that stopped reading 1 s at most, then fail with EINTR.
  */
 void ax_outfile_set_stop(const volatile int *stop);
 

@@ -188,9 +188,30 @@ void ax_vk_mark_lost(struct ax_vk_ctx *ctx);
  * After ax_vk_cmd_submit_wait timed out: wait up to grace_ns more for that
  * submission.  If it finishes, the work only overran its timeout and the
  * context is usable again (returns 0, lost cleared); otherwise it stays
- * lost (AX_ETIMEOUT).  A context lost any other way stays lost.
+ * lost (AX_ETIMEOUT, or AX_EINTR when the stop flag ended the wait).  A
+ * context lost any other way stays lost.
  */
 int ax_vk_recover(struct ax_vk_ctx *ctx, uint64_t grace_ns);
+
+/*
+ * After a wait that the stop flag ended (AX_EINTR): wait up to wait_ns for
+ * the submission left pending, whatever the flag says (the caller is
+ * already stopping, and a context whose work finished can be closed
+ * properly).  0 when it finished (lost cleared), else it stays lost.
+ */
+int ax_vk_settle(struct ax_vk_ctx *ctx, uint64_t wait_ns);
+
+/*
+ * Make every fence wait from now on end within AX_VK_STOP_SLICE_MS of *stop
+ * becoming non-zero (cli/ passes its SIGINT/SIGTERM flag; NULL: never):
+ * vkWaitForFences cannot be interrupted by a signal, so waits are taken in
+ * slices that look at the flag between them.  A wait so ended returns
+ * AX_EINTR and leaves the context lost with its work pending, as a timeout
+ * does (nothing is destroyed under work that may still run).
+ * Process-wide, as the flag is.
+ */
+void ax_vk_set_stop(const volatile int *stop);
+#define AX_VK_STOP_SLICE_MS 50
 
 /* Wait idle (unless lost), save the pipeline cache, destroy everything. */
 void ax_vk_close(struct ax_vk_ctx *ctx);
@@ -308,7 +329,8 @@ void ax_vk_cmd_barrier(VkCommandBuffer cb);
 int ax_vk_cmd_begin(struct ax_vk_ctx *ctx, bool transfer, VkCommandBuffer *cb);
 /*
  * End, submit, wait for the fence up to timeout_ns, free cb.  AX_ETIMEOUT
- * when the fence did not signal (the context is then marked lost: pending
+ * when the fence did not signal, AX_EINTR when the stop flag ended the wait
+ * (ax_vk_set_stop) (either way the context is then marked lost: pending
  * work cannot be reclaimed safely), AX_EDEVLOST on VK_ERROR_DEVICE_LOST.
  */
 int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
@@ -339,8 +361,9 @@ int ax_vk_slot_begin(struct ax_vk_ctx *ctx, struct ax_vk_slot *s);
 /* End recording and submit to the slot's queue with its fence. */
 int ax_vk_slot_submit(struct ax_vk_ctx *ctx, struct ax_vk_slot *s);
 /* Wait for a busy slot up to ctx->timeout_ns and reset its fence (0 at
- * once when not busy).  AX_ETIMEOUT marks the context lost (pending work
- * cannot be reclaimed safely); the caller words the message. */
+ * once when not busy).  AX_ETIMEOUT, or AX_EINTR when the stop flag ended
+ * the wait, marks the context lost (pending work cannot be reclaimed
+ * safely); the caller words the message. */
 int ax_vk_slot_wait(struct ax_vk_ctx *ctx, struct ax_vk_slot *s);
 /* Wait if busy, free the buffer and the fence (only host memory is left
  * alone when the context is lost). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Pick the compute family and, where one exists, a transfer-only family
@@ -309,18 +310,63 @@ int ax_vk_open(struct ax_vk_instance *inst, int index, struct ax_vk_ctx **out,
 
 void ax_vk_mark_lost(struct ax_vk_ctx *ctx) { ctx->lost = true; }
 
-int ax_vk_recover(struct ax_vk_ctx *ctx, uint64_t grace_ns)
+static const volatile int *stop_flag;
+
+void ax_vk_set_stop(const volatile int *stop) { stop_flag = stop; }
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+VkResult ax_vk_wait_fence(struct ax_vk_ctx *ctx, VkFence fence,
+			  uint64_t timeout_ns, bool stoppable, bool *stopped)
+{
+	const uint64_t slice = AX_VK_STOP_SLICE_MS * 1000000ull;
+	uint64_t start = mono_ns();
+	*stopped = false;
+	for (;;) {
+		if (stoppable && stop_flag && *stop_flag) {
+			*stopped = true;
+			return VK_TIMEOUT;
+		}
+		uint64_t waited = mono_ns() - start;
+		uint64_t left = waited < timeout_ns ? timeout_ns - waited : 0;
+		VkResult r = vkWaitForFences(ctx->dev, 1, &fence, VK_TRUE,
+					     left < slice ? left : slice);
+		if (r != VK_TIMEOUT || left <= slice)
+			return r;
+	}
+}
+
+/* Wait for the submission a timed-out or stopped wait left pending. */
+static int settle(struct ax_vk_ctx *ctx, uint64_t wait_ns, bool stoppable)
 {
 	if (!ctx->lost || !ctx->pending_cb)
 		return ctx->lost ? AX_EDEVLOST : 0;
+	bool stopped;
 	VkResult r =
-	    vkWaitForFences(ctx->dev, 1, &ctx->fence, VK_TRUE, grace_ns);
+	    ax_vk_wait_fence(ctx, ctx->fence, wait_ns, stoppable, &stopped);
+	if (stopped)
+		return AX_EINTR;
 	if (r != VK_SUCCESS)
 		return ax_vk_error_from(r);
 	vkFreeCommandBuffers(ctx->dev, ctx->pending_pool, 1, &ctx->pending_cb);
 	ctx->pending_cb = VK_NULL_HANDLE;
 	ctx->lost = false;
 	return 0;
+}
+
+int ax_vk_recover(struct ax_vk_ctx *ctx, uint64_t grace_ns)
+{
+	return settle(ctx, grace_ns, true);
+}
+
+int ax_vk_settle(struct ax_vk_ctx *ctx, uint64_t wait_ns)
+{
+	return settle(ctx, wait_ns, false);
 }
 
 void ax_vk_close(struct ax_vk_ctx *ctx)
@@ -412,17 +458,23 @@ int ax_vk_cmd_submit_wait(struct ax_vk_ctx *ctx, VkCommandBuffer cb,
 		    &cb, 1, ctx->fence);
 	}
 	if (rc == 0) {
-		r = vkWaitForFences(ctx->dev, 1, &ctx->fence, VK_TRUE,
-				    timeout_ns);
-		rc = ax_vk_error_from(r);
+		bool stopped;
+		r = ax_vk_wait_fence(ctx, ctx->fence, timeout_ns, true,
+				     &stopped);
+		rc = stopped ? AX_EINTR : ax_vk_error_from(r);
 		if (r == VK_TIMEOUT) {
 			ax_vk_mark_lost(ctx); /* the work is still pending */
 			ctx->pending_cb = cb;
 			ctx->pending_pool = pool;
-			snprintf(ctx->err, sizeof(ctx->err),
-				 "the GPU work did not finish within %.3g s "
-				 "(fence timeout)",
-				 (double)timeout_ns / 1e9);
+			if (stopped)
+				snprintf(ctx->err, sizeof(ctx->err),
+					 "interrupted while waiting for the "
+					 "GPU work");
+			else
+				snprintf(ctx->err, sizeof(ctx->err),
+					 "the GPU work did not finish within "
+					 "%.3g s (fence timeout)",
+					 (double)timeout_ns / 1e9);
 			return rc;
 		}
 		if (r != VK_SUCCESS) {

@@ -2,6 +2,7 @@
 #include "core/error.h"
 #include "core/vk_internal.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 static int slot_fail(struct ax_vk_ctx *ctx, VkResult r, const char *call)
@@ -61,12 +62,18 @@ int ax_vk_slot_wait(struct ax_vk_ctx *ctx, struct ax_vk_slot *s)
 {
 	if (!s->busy)
 		return 0;
+	bool stopped;
 	VkResult r =
-	    vkWaitForFences(ctx->dev, 1, &s->fence, VK_TRUE, ctx->timeout_ns);
+	    ax_vk_wait_fence(ctx, s->fence, ctx->timeout_ns, true, &stopped);
 	if (r == VK_TIMEOUT) {
 		/* Pending work cannot be reclaimed safely: the runner skips
 		 * teardown and later cases on a lost context. */
 		ax_vk_mark_lost(ctx);
+		if (stopped) {
+			snprintf(ctx->err, sizeof(ctx->err),
+				 "interrupted while waiting for the GPU work");
+			return AX_EINTR;
+		}
 		snprintf(ctx->err, sizeof(ctx->err),
 			 "vkWaitForFences: timed out after %.3g s",
 			 (double)ctx->timeout_ns / 1e9);
@@ -84,9 +91,13 @@ void ax_vk_slot_release(struct ax_vk_ctx *ctx, struct ax_vk_slot *s)
 {
 	if (ctx->lost)
 		return;
-	if (s->busy)
-		vkWaitForFences(ctx->dev, 1, &s->fence, VK_TRUE,
-				ctx->timeout_ns);
+	bool stopped;
+	if (s->busy && ax_vk_wait_fence(ctx, s->fence, ctx->timeout_ns, true,
+					&stopped) != VK_SUCCESS) {
+		/* Its work may still run: freeing under it is not safe. */
+		ax_vk_mark_lost(ctx);
+		return;
+	}
 	VkCommandPool pool =
 	    s->transfer ? ctx->transfer_pool : ctx->compute_pool;
 	if (s->cb)

@@ -75,7 +75,8 @@ static uint64_t timeout_ns(const struct ax_runner_opts *o)
 static uint64_t sample_timeout_ns(const struct case_run *cr)
 {
 	double t = cr->opts->timeout_s;
-	if (cr->warming && t < AX_WARMUP_TIMEOUT_S)
+	if (cr->warming && !cr->opts->no_warmup_floor &&
+	    t < AX_WARMUP_TIMEOUT_S)
 		t = AX_WARMUP_TIMEOUT_S;
 	return (uint64_t)(t * 1e9);
 }
@@ -507,13 +508,34 @@ static void finish_ok(struct case_run *cr)
  * a grace period, so the device stays usable and the case's buffers can
  * be released.  An injected stall (stall.h) is let go before the grace
  * period, or only after it with "hold". */
+double ax_runner_grace_s(double timeout_s)
+{
+	double grace = timeout_s * 10;
+	return grace < 2 ? 2 : grace > 60 ? 60 : grace;
+}
+
 static void wait_for_overrun(struct case_run *cr)
 {
-	double grace = cr->opts->timeout_s * 10;
-	grace = grace < 2 ? 2 : grace > 60 ? 60 : grace;
+	double grace = cr->opts->grace_s;
+	if (grace == 0)
+		grace = ax_runner_grace_s(cr->opts->timeout_s);
 	if (!ax_stall_holds(cr->stall))
 		ax_stall_release(cr->stall);
-	ax_vk_recover(cr->vk, (uint64_t)(grace * 1e9));
+	double t0 = now_s();
+	ax_vk_recover(cr->vk, grace > 0 ? (uint64_t)(grace * 1e9) : 0);
+	cr->out->grace_waited_s = now_s() - t0;
+}
+
+/* A fence wait that Ctrl-C ended left its work pending.  An injected
+ * stall is let go and the work given a moment to finish, so that the
+ * context closes properly; work that is still running (a real hang) is
+ * left to the process exit, as a hang's is. */
+#define AX_STOP_SETTLE_NS 1000000000ull
+
+static void settle_interrupted(struct case_run *cr)
+{
+	ax_stall_release(cr->stall);
+	ax_vk_settle(cr->vk, AX_STOP_SETTLE_NS);
 }
 
 static void note_injected(char *error, size_t len)
@@ -551,6 +573,8 @@ static int close_case(struct case_run *cr, int rc)
 	struct ax_vk_ctx *vk = cr->vk;
 	if (rc == AX_ETIMEOUT && vk->lost)
 		wait_for_overrun(cr);
+	else if (rc == AX_EINTR && vk->lost)
+		settle_interrupted(cr);
 	if (rc && !out->error[0])
 		snprintf(out->error, sizeof(out->error), "%s",
 			 vk->err[0] ? vk->err : ax_strerror(rc));

@@ -42,6 +42,15 @@ struct ax_runner_opts {
 				   submissions get at least 60 s: drivers may
 				   compile the pipeline at first dispatch) */
 	double target_sample_s; /* batch mode: minimum duration of a sample */
+	double grace_s;		/* how long work that overran timeout_s is
+				   waited for before the device counts as
+				   hung: 0 the default (ax_runner_grace_s),
+				   < 0 not at all (a session's budget for
+				   hangs is spent, app/session.c) */
+	bool no_warmup_floor;	/* warm-up gets timeout_s, not 60 s: a
+				   session sets it after a hang, when a
+				   warm-up that outlasts --timeout is taken
+				   as another hang, not as compilation */
 	enum ax_run_mode mode;
 	volatile int *stop; /* set asynchronously to stop early */
 	/* Called after each sample (may be NULL). */
@@ -55,6 +64,10 @@ struct ax_runner_opts {
 /* Defaults: warmup 2, samples 5..50, noise 2 %, min 0.05 s, max 3 s,
  * timeout 10 s, batch samples of at least 2 ms. */
 void ax_runner_opts_default(struct ax_runner_opts *o);
+
+/* The default grace period for a fence timeout of timeout_s: ten times
+ * it, from 2 to 60 s. */
+double ax_runner_grace_s(double timeout_s);
 
 /* What became of a case: the stored status, typed. */
 enum ax_case_status {
@@ -88,6 +101,7 @@ struct ax_runner_result {
 	uint32_t reps_per_sample;
 	double setup_ms, compile_ms;
 	int rebuilds; /* times a paired case was built again */
+	double grace_waited_s; /* waited for overrunning work (0: none) */
 	char shader_hash[17];
 	json_t *extra; /* the suite's describe(), owned, or NULL */
 };

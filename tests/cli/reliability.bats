@@ -37,9 +37,10 @@ interrupt_run() {
 	wait "$pid" || rc=$?
 }
 
+# $1: the exit status the signal gives (130 SIGINT, 143 SIGTERM).
 check_interrupted() {
 	cat "$BATS_TEST_TMPDIR/err"
-	[ "$rc" -eq 130 ]
+	[ "$rc" -eq "$1" ]
 	kept=$(sql 'select count(*) from result')
 	[ "$kept" -ge 2 ]
 	[ "$kept" -lt 18 ]
@@ -52,15 +53,15 @@ check_interrupted() {
 
 @test "SIGINT during run: exit 130, results so far kept, run interrupted" {
 	interrupt_run INT
-	check_interrupted
+	check_interrupted 130
 }
 
-@test "SIGTERM during run: exit 130, results so far kept, run interrupted" {
+@test "SIGTERM during run: exit 143, results so far kept, run interrupted" {
 	interrupt_run TERM
-	check_interrupted
+	check_interrupted 143
 }
 
-@test "SIGTERM during tune: exit 130, trials kept, session interrupted" {
+@test "SIGTERM during tune: exit 143, trials kept, session interrupted" {
 	"$AX" --db "$DB" tune bandwidth -p op=copy -p size=256K --budget 200 \
 		--strategy grid >"$BATS_TEST_TMPDIR/out" 2>&1 &
 	pid=$!
@@ -68,7 +69,7 @@ check_interrupted() {
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?
-	[ "$rc" -eq 130 ]
+	[ "$rc" -eq 143 ]
 	[ "$(sql 'select count(*) from trial')" -ge 2 ]
 	[ "$(sql 'pragma integrity_check')" = ok ]
 	[ "$(sql 'select stop_reason from tune_session')" = interrupted ]

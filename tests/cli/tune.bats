@@ -87,7 +87,9 @@ assert d["speedup"] >= 1.0'
 		-p op=copy -p size=64K --budget 4 --strategy random --seed 3 \
 		--timeout 0.5
 	assert_success
-	assert_output --partial "axbench tune: the device was lost or timed out; going on with a new logical device (1 of at most 3)"
+	# The message names the trial whose work hung (issue 34 item 12).
+	assert_output --partial "axbench tune: the device hung in case op=copy size=64K "
+	assert_output --partial "; going on with a new logical device (1 of at most 3)"
 	[ "$(sql "select status from trial where idx = 1")" = timeout ]
 	# Every later trial and the final re-timing ran on the new device.
 	[ "$(sql "select count(*) from trial where status = 'ok'")" -eq 3 ]
