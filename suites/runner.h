@@ -100,7 +100,7 @@ struct ax_runner_result {
 	struct ax_summary summary; /* of values */
 	uint32_t reps_per_sample;
 	double setup_ms, compile_ms;
-	int rebuilds; /* times a paired case was built again */
+	int rebuilds;	       /* times a paired case was built again */
 	double grace_waited_s; /* waited for overrunning work (0: none) */
 	char shader_hash[17];
 	json_t *extra; /* the suite's describe(), owned, or NULL */
