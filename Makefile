@@ -34,7 +34,14 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(SHADERC_LIBS) \
            -lm -lpthread
 GLSLC   ?= glslc
 VERSION := 0.1.0
-GIT_SHA := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit the binary was built from, "-dirty" when the work tree had
+# changes: --version prints it and every stored run keeps it.  The
+# objects that use it depend on $(B)/git-sha, rewritten only when the
+# SHA changes, so a new commit rebuilds them (and nothing else).
+GIT_SHA := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell \
+	git rev-parse -q --verify HEAD >/dev/null 2>&1 && \
+	! git diff --quiet HEAD -- 2>/dev/null && echo -dirty)
+GIT_SHA_STAMP = $(B)/git-sha
 CFLAGS  += -DAX_VERSION_STRING='"$(VERSION)"' -DAX_GIT_SHA_STRING='"$(GIT_SHA)"'
 # core/glsl.c's SPIR-V cache key names the compilers it is linked with
 # (glslang's version it reads from glslang's build_info.h).
@@ -81,6 +88,13 @@ deps:
 
 axbench: $(CLI_OBJ) $(B)/libax.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJ) $(B)/libax.a $(LDLIBS)
+
+$(GIT_SHA_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_SHA)" ] || echo "$(GIT_SHA)" >$@
+$(B)/app/session.o $(B)/cli/cmd_monitor.o $(B)/cli/main.o: $(GIT_SHA_STAMP)
+.PHONY: FORCE
+FORCE:
 
 $(B)/libax.a: $(LIB_OBJ)
 	@rm -f $@
