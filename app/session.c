@@ -153,8 +153,8 @@ static void replace_lost_device(struct ax_session *s)
 /*
  * Hangs cost a bounded time in all.  The grace period is a budget the
  * session's cases share: work that overran takes from it what it waited,
- * a hang the rest.  And once a device hung, warm-ups get --timeout, not
- * 60 s.  (Five hanging cases with --timeout 1 took 184 s: 60 s of warm-up
+ * a hang the rest.  And once a device hung, warm-ups get at least 10 s
+ * (suites/runner.c), not 60 s.  (Five hanging cases with --timeout 1 took 184 s: 60 s of warm-up
  * and a whole grace period each.)
  */
 static void bound_hangs(const struct ax_session *s, struct ax_runner_opts *o)
@@ -166,7 +166,7 @@ static void bound_hangs(const struct ax_session *s, struct ax_runner_opts *o)
 		o->grace_s = left > 0 ? left : -1;
 	}
 	if (s->was_lost)
-		o->no_warmup_floor = true;
+		o->short_warmup_floor = true;
 }
 
 /* What a case left of the budget and the device, for the next one. */

@@ -68,16 +68,25 @@ static uint64_t timeout_ns(const struct ax_runner_opts *o)
 #endif
 #if defined(__SANITIZE_ADDRESS__) || defined(AX_SANITIZED)
 #define AX_WARMUP_TIMEOUT_S 180.0
+#define AX_WARMUP_AFTER_HANG_S 30.0
 #else
 #define AX_WARMUP_TIMEOUT_S 60.0
+#define AX_WARMUP_AFTER_HANG_S 10.0
 #endif
 
+/* After a hang (opts->short_warmup_floor) a warm-up that outlasts the
+ * shorter floor counts as another hang: the next case runs on a new
+ * logical device, whose first dispatch compiles its pipeline again, so
+ * the floor stays long enough for an ordinary compile (a tune's next
+ * trial under ASan on a loaded machine ran past 0.5 s), while five
+ * kernels that each hang in their warm-up cost 10 s each, not 60. */
 static uint64_t sample_timeout_ns(const struct case_run *cr)
 {
 	double t = cr->opts->timeout_s;
-	if (cr->warming && !cr->opts->no_warmup_floor &&
-	    t < AX_WARMUP_TIMEOUT_S)
-		t = AX_WARMUP_TIMEOUT_S;
+	double floor = cr->opts->short_warmup_floor ? AX_WARMUP_AFTER_HANG_S
+						    : AX_WARMUP_TIMEOUT_S;
+	if (cr->warming && t < floor)
+		t = floor;
 	return (uint64_t)(t * 1e9);
 }
 

@@ -35,22 +35,23 @@ enum ax_runner_phase {
 struct ax_runner_opts {
 	int warmup; /* untimed repetitions before sampling */
 	int min_samples, max_samples;
-	double max_noise;	/* target rel. half-width of median CI */
-	double min_time_s;	/* keep sampling at least this long */
-	double max_time_s;	/* stop sampling after this long */
-	double timeout_s;	/* fence timeout for one submission (warm-up
-				   submissions get at least 60 s: drivers may
-				   compile the pipeline at first dispatch) */
-	double target_sample_s; /* batch mode: minimum duration of a sample */
-	double grace_s;		/* how long work that overran timeout_s is
-				   waited for before the device counts as
-				   hung: 0 the default (ax_runner_grace_s),
-				   < 0 not at all (a session's budget for
-				   hangs is spent, app/session.c) */
-	bool no_warmup_floor;	/* warm-up gets timeout_s, not 60 s: a
-				   session sets it after a hang, when a
-				   warm-up that outlasts --timeout is taken
-				   as another hang, not as compilation */
+	double max_noise;	 /* target rel. half-width of median CI */
+	double min_time_s;	 /* keep sampling at least this long */
+	double max_time_s;	 /* stop sampling after this long */
+	double timeout_s;	 /* fence timeout for one submission (warm-up
+				    submissions get at least 60 s: drivers may
+				    compile the pipeline at first dispatch) */
+	double target_sample_s;	 /* batch mode: minimum duration of a sample */
+	double grace_s;		 /* how long work that overran timeout_s is
+				    waited for before the device counts as
+				    hung: 0 the default (ax_runner_grace_s),
+				    < 0 not at all (a session's budget for
+				    hangs is spent, app/session.c) */
+	bool short_warmup_floor; /* warm-up gets at least 10 s (30 s in a
+				    sanitized build), not 60 s: a session
+				    sets it after a hang, when a warm-up
+				    that outlasts that is taken as another
+				    hang, not as compilation */
 	enum ax_run_mode mode;
 	volatile int *stop; /* set asynchronously to stop early */
 	/* Called after each sample (may be NULL). */
