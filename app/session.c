@@ -154,8 +154,8 @@ static void replace_lost_device(struct ax_session *s)
  * Hangs cost a bounded time in all.  The grace period is a budget the
  * session's cases share: work that overran takes from it what it waited,
  * a hang the rest.  And once a device hung, warm-ups get at least 10 s
- * (suites/runner.c), not 60 s.  (Five hanging cases with --timeout 1 took 184 s: 60 s of warm-up
- * and a whole grace period each.)
+ * (suites/runner.c), not 60 s.  (Five hanging cases with --timeout 1
+ * took 184 s: 60 s of warm-up and a whole grace period each.)
  */
 static void bound_hangs(const struct ax_session *s, struct ax_runner_opts *o)
 {
