@@ -2,6 +2,7 @@
  * and renamed into place once it is whole (app/merge_out.h). */
 #include "app/merge_out.h"
 
+#include "core/outfile.h"
 #include "core/text.h"
 
 #include <dirent.h>
@@ -134,20 +135,6 @@ static int rename_noreplace(const char *from, const char *to)
 	return 0;
 }
 
-/* Make the rename itself durable: sync the directory that holds it. */
-static void sync_dir(const char *out)
-{
-	char dir[PATH_MAX];
-	const char *base;
-	if (!split_path(out, dir, sizeof(dir), &base))
-		return;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
 int ax_merge_out_finish(const struct ax_app *app, struct ax_merge_out *m)
 {
 	char wal[PATH_MAX + 8];
@@ -166,7 +153,7 @@ int ax_merge_out_finish(const struct ax_app *app, struct ax_merge_out *m)
 				    ax_term(m->work), ax_term(m->out));
 	if (rename_noreplace(m->work, m->out) == 0) {
 		remove_work(m->work);
-		sync_dir(m->out);
+		ax_outfile_sync_dir(m->out); /* the rename durable */
 		return 0;
 	}
 	int saved = errno;

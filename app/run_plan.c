@@ -94,6 +94,15 @@ int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
 				    errlen);
 }
 
+int ax_plan_profile_check(const char *path, char *err, size_t errlen)
+{
+	struct ax_config *cfg = NULL;
+	int n = ax_plan_schema(plan_schema, 64);
+	int rc = ax_config_load(path, plan_schema, n, &cfg, err, errlen);
+	ax_config_destroy(cfg);
+	return rc;
+}
+
 static int load_profile(struct ax_plan *plan, const char *path, char **suites,
 			int n_suites, char *err, size_t errlen)
 {

@@ -97,6 +97,12 @@ void ax_plan_case_where(const struct ax_plan *plan,
 void ax_plan_apply_measure(const struct ax_config *profile,
 			   struct ax_runner_opts *o, unsigned cli_set);
 
+/* Parse and check the profile at path as ax_plan_build does, keeping
+ * nothing: for a command that hands the profile on (fleet's scripts) and
+ * must refuse a bad one first.  AX_ECONFIG etc. with "PATH:LINE:COL: ..."
+ * in err. */
+int ax_plan_profile_check(const char *path, char *err, size_t errlen);
+
 /* The config schema of every registered suite, for the YAML loaders;
  * returns how many entries were written (at most max). */
 int ax_plan_schema(struct ax_config_schema *out, int max);

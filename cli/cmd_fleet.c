@@ -13,7 +13,6 @@
 #include "cli/cli.h"
 
 #include "core/child.h"
-#include "core/config.h"
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "core/outfile.h"
@@ -231,13 +230,8 @@ static int absolute(const struct ax_app *app, const char *opt, const char *p,
  * task of the array would fail on it. */
 static int check_profile(const struct ax_app *app, const char *path)
 {
-	static struct ax_config_schema schema[64];
-	struct ax_config *cfg = NULL;
 	char err[1024];
-	int n = ax_plan_schema(schema, 64);
-	int rc = ax_config_load(path, schema, n, &cfg, err, sizeof(err));
-	ax_config_destroy(cfg);
-	if (rc)
+	if (ax_plan_profile_check(path, err, sizeof(err)))
 		return ax_app_error(app, AX_EXIT_USAGE,
 				    "fleet slurm: --profile: %s; nothing was "
 				    "written or submitted",

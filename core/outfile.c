@@ -289,9 +289,7 @@ int ax_outfile_open(struct ax_outfile *o, const char *path, char *err,
 			 : open_beside(o, err, errlen);
 }
 
-/* fsync the directory holding path, so the rename survives a crash.
- * File systems that cannot (EINVAL) are not an error. */
-static int sync_dir(const char *path)
+int ax_outfile_sync_dir(const char *path)
 {
 	char *dir = dir_of(path);
 	int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -348,7 +346,7 @@ int ax_outfile_commit(struct ax_outfile *o, char *err, size_t errlen)
 			       strerror(e));
 	}
 	if (o->tmp)
-		e = sync_dir(o->target);
+		e = ax_outfile_sync_dir(o->target);
 	free(o->tmp);
 	o->tmp = NULL;
 	free(o->target);

@@ -72,6 +72,11 @@ void ax_outfile_abort(struct ax_outfile *o);
  */
 void ax_outfile_set_stop(const volatile int *stop);
 
+/* fsync the directory holding path, so that a rename into it survives a
+ * crash; 0, or the errno of the failing call (a file system that cannot,
+ * EINVAL, is not an error). */
+int ax_outfile_sync_dir(const char *path);
+
 /*
  * A stream over fd that remembers the errno of its first failed write in
  * *write_errno (stdio forgets it: a failed write that bypassed the buffer
