@@ -66,6 +66,9 @@ struct ax_tl_pair {
 	bool done;		 /* at least one round was measured */
 	int rounds, blocks;	 /* blocks: rebuilt between (runner.h) */
 	double speedup, lo, hi;	 /* B's speed over A's, its interval */
+	/* Where a re-measurement of as many rounds should read (95 %):
+	 * ax_stats_ratio_prediction of the interval; NaN without one. */
+	double pred_lo, pred_hi;
 	double level, p_value;	 /* the interval's level, the test's p */
 	const char *stop_reason; /* static text (runner.h) */
 	struct ax_compare_stat stat; /* compare's rules on the interval */

@@ -228,12 +228,14 @@ static json_t *pair_json(const struct ax_tl_live *lv,
 		return json_null();
 	struct ax_params p;
 	ax_tl_point_params(lv, v->cand_index, &p);
-	const double figs[] = {v->cand,	 v->defaults, pp->speedup, pp->lo,
-			       pp->hi,	 pp->level,   pp->p_value,
+	const double figs[] = {v->cand,	     v->defaults, pp->speedup,
+			       pp->lo,	     pp->hi,	  pp->pred_lo,
+			       pp->pred_hi,  pp->level,	  pp->p_value,
 			       pp->stat.threshold};
 	static const char *const keys[] = {
-	    "candidate", "default",	"speedup",  "speedup_lo",
-	    "speedup_hi", "level",	"p_value", "threshold"};
+	    "candidate",    "default",	    "speedup", "speedup_lo",
+	    "speedup_hi",   "predicted_lo", "predicted_hi",
+	    "level",	    "p_value",	    "threshold"};
 	json_t *o = json_pack(
 	    "{s:o,s:i,s:i,s:s,s:s,s:s,s:I,s:I}", "candidate_params",
 	    ax_params_json(&p), "rounds", pp->rounds, "blocks", pp->blocks,
@@ -317,6 +319,18 @@ static void report_no_best(const struct ax_tl_live *lv)
 		       lv->defaults_first, s->unit);
 }
 
+/* What the interval promises a user who checks: a second paired
+ * measurement carries its own error too, so it reads within the wider
+ * prediction interval, not the confidence interval (which a re-measured
+ * estimate misses about 1 time in 6 even when both are exact). */
+static void print_prediction(const struct ax_tl_pair *pp)
+{
+	if (isfinite(pp->pred_lo) && isfinite(pp->pred_hi))
+		printf("re-measured in %d paired rounds, it should read %.2fx "
+		       "to %.2fx (95 %% prediction interval)\n",
+		       pp->rounds, pp->pred_lo, pp->pred_hi);
+}
+
 /* "speed-up 1.24x [1.18, 1.31], 20 paired rounds" and compare's word on
  * it; when the defaults stay, what the best tried point measured. */
 static void print_pair(const struct ax_tl_live *lv, const struct ax_tl_verdict *v)
@@ -333,6 +347,7 @@ static void print_pair(const struct ax_tl_live *lv, const struct ax_tl_verdict *
 		       pp->speedup, pp->lo, pp->hi, pp->rounds,
 		       100 * pp->level, ax_compare_verdict_name(pp->stat.verdict),
 		       100 * pp->stat.threshold);
+		print_prediction(pp);
 		return;
 	}
 	ax_tl_point_params(lv, v->cand_index, &p);

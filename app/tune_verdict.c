@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/interrupt.h"
 #include "reports/compare.h"
+#include "core/stats.h"
 #include "reports/compare_paired.h"
 #include "tuner/space.h"
 
@@ -253,6 +254,8 @@ static void take_pair(const struct ax_tl_live *lv, struct ax_tl_verdict *v,
 	    .default_id = a->c.result_id,
 	    .best_id = b->c.result_id,
 	};
+	ax_stats_ratio_prediction(pp->speedup, pp->lo, pp->hi, &pp->pred_lo,
+				  &pp->pred_hi);
 	const struct ax_runner_result *ra = &a->c.r, *rb = &b->c.r;
 	v->defaults = ra->status == 0 && ra->n ? ra->summary.median : NAN;
 	v->defaults_obj = ra->status == 0 && ra->n
@@ -383,7 +386,8 @@ int ax_tl_finalise(struct ax_tl_live *lv, struct ax_tl_verdict *v)
 	struct ax_tl_timed best = {.median = NAN, .obj = NAN};
 	v->have_best = v->have_candidate = false;
 	v->defaults = v->defaults_obj = v->best_obj = v->cand = NAN;
-	v->pair = (struct ax_tl_pair){.speedup = NAN, .lo = NAN, .hi = NAN};
+	v->pair = (struct ax_tl_pair){.speedup = NAN, .lo = NAN, .hi = NAN,
+				      .pred_lo = NAN, .pred_hi = NAN};
 	int rc = retime_top(lv, v, &best);
 	if (rc == 0 && defaults_valid(lv, NULL, 0) && !ax_interrupted) {
 		if (v->have_candidate && !ax_tl_energy_objective(lv))

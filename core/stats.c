@@ -622,3 +622,16 @@ int ax_stats_block_spread(const double *d, const int *block, int n, double conf,
 	free(med);
 	return rc;
 }
+
+int ax_stats_ratio_prediction(double est, double lo, double hi, double *pred_lo,
+			      double *pred_hi)
+{
+	*pred_lo = *pred_hi = NAN;
+	if (!(isfinite(est) && isfinite(lo) && isfinite(hi) && lo > 0 &&
+	      lo <= est && est <= hi))
+		return AX_EINVAL;
+	double c = log(est);
+	*pred_lo = exp(c - M_SQRT2 * (c - log(lo)));
+	*pred_hi = exp(c + M_SQRT2 * (log(hi) - c));
+	return 0;
+}

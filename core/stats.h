@@ -102,4 +102,17 @@ struct ax_block_spread {
 int ax_stats_block_spread(const double *d, const int *block, int n, double conf,
 			  struct ax_block_spread *out);
 
+/*
+ * Where a second, independent measurement of a ratio (as many paired
+ * rounds, the same conditions) should read, from this one's estimate and
+ * confidence interval [lo, hi]: the interval's two sides in log space,
+ * each widened by sqrt 2.  The confidence interval covers the true ratio;
+ * a re-measurement carries its own error besides this one's, so the
+ * difference of the two estimates has twice the variance, and this is
+ * the interval it falls in at the confidence's level.  Needs
+ * 0 < lo <= est <= hi, all finite, else AX_EINVAL (outputs NaN).
+ */
+int ax_stats_ratio_prediction(double est, double lo, double hi, double *pred_lo,
+			      double *pred_hi);
+
 #endif

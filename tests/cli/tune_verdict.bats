@@ -22,6 +22,10 @@ TUNE=(tune bandwidth -p op=copy -p size=16K --strategy random --seed 4 --budget 
 	run "$AX" --db "$DB" "${TUNE[@]}"
 	assert_success
 	grep -E '^defaults: [0-9.e+]+ GB/s  measured beside the best in alternating rounds at the end$' <<<"$output"
+	# a winner also says where a re-measurement should read
+	won=$(grep -c '^speed-up [0-9.]*x \[' <<<"$output" || true)
+	pred=$(grep -cE '^re-measured in [0-9]+ paired rounds, it should read [0-9.]+x to [0-9.]+x \(95 % prediction interval\)$' <<<"$output" || true)
+	[ "$won" -eq "$pred" ]
 	# Either the best won its pairing, or the defaults stay and the line
 	# says what the best tried point read against them.
 	grep -E '^speed-up [0-9.]+x \[[0-9.]+, [0-9.]+\], [0-9]+ paired rounds \(95 % interval; faster beyond the 2 % threshold\)$|^speed-up 1\.00x: the defaults stay; the best tried point \(.+\) read [0-9.]+x \[[0-9.]+, [0-9.]+\] over them in [0-9]+ paired rounds \(95 % interval; [a-z]+: its lower end does not clear the 2 % threshold\)$' <<<"$output"
@@ -75,6 +79,12 @@ for k in ("speedup", "speedup_lo", "speedup_hi"):
     assert p[k] == stored[k], (k, p, stored)
 assert isinstance(d["default_first_disagrees"], bool), d
 assert p["threshold"] == 0.02, p
+# where a re-measurement should read: the log sides of the interval widened
+# by sqrt 2 (core/stats.c), so wider than the interval on both sides
+s, lo, hi = p["speedup"], p["speedup_lo"], p["speedup_hi"]
+assert p["predicted_lo"] < lo <= s <= hi < p["predicted_hi"], p
+assert abs(p["predicted_lo"] - s * (lo / s) ** 2 ** 0.5) < 1e-9 * s, p
+assert abs(p["predicted_hi"] - s * (hi / s) ** 2 ** 0.5) < 1e-9 * s, p
 won = p["verdict"] == "faster"
 if won:
     # the answer is the candidate, its speed-up the paired estimate
