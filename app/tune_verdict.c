@@ -15,8 +15,8 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/interrupt.h"
-#include "reports/compare.h"
 #include "core/stats.h"
+#include "reports/compare.h"
 #include "reports/compare_paired.h"
 #include "tuner/space.h"
 
