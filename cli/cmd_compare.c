@@ -417,6 +417,9 @@ static int run_compare(struct ax_app *app, struct compare_args *a,
 		ax_compare_write_json(c, stdout);
 	else if (app->verbosity >= 0)
 		ax_compare_write_text(c, stdout, ax_cli_term_width(stdout));
+	else
+		ax_compare_write_regressions(c, stdout,
+					     ax_cli_term_width(stdout));
 	fflush(stdout);
 	if (rc == 0)
 		rc = verdict_exit(app, c, a->strict);

@@ -344,6 +344,12 @@ json_t *ax_compare_to_json(const struct ax_compare *c);
  * is named once in the header instead of in a column. */
 int ax_compare_write_text(const struct ax_compare *c, FILE *f, int width);
 
+/* The quiet form (`compare -q`): the summary line, then only the rows
+ * that count as regressions, in the same layout; no table when there is
+ * none.  A quiet CI log still says what failed and why it exited 1. */
+int ax_compare_write_regressions(const struct ax_compare *c, FILE *f,
+				 int width);
+
 /* The change as people read it: "18.6x slower" where the medians differ
  * by 1.5x or more, else the direction-aware change in percent with its
  * interval ("-3.21% [-4.02%, -2.47%]"); "" where there is none. */

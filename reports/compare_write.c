@@ -299,32 +299,63 @@ static void text_row_out(FILE *f, const struct layout *l,
 		fprintf(f, "    why: %s\n", ax_term(p->stat.reason));
 }
 
-int ax_compare_write_text(const struct ax_compare *c, FILE *f, int width)
+/* The text report: the summary line, then the rows `keep` accepts (every
+ * row where it is NULL); the layout is planned from the rows shown. */
+static int write_text_rows(const struct ax_compare *c, FILE *f, int width,
+			   bool (*keep)(const struct ax_compare_pair *))
 {
 	struct text_row *rows = calloc((size_t)c->n_pairs + 1, sizeof(*rows));
-	if (!rows)
+	const struct ax_compare_pair **shown =
+	    calloc((size_t)c->n_pairs + 1, sizeof(*shown));
+	if (!rows || !shown) {
+		free(rows);
+		free(shown);
 		return AX_ENOMEM;
+	}
+	int n = 0;
 	for (int i = 0; i < c->n_pairs; i++)
-		row_cells(c, &c->pairs[i], &rows[i]);
+		if (!keep || keep(&c->pairs[i])) {
+			shown[n] = &c->pairs[i];
+			row_cells(c, shown[n], &rows[n]);
+			n++;
+		}
 	struct layout l;
-	plan_layout(&l, rows, c->n_pairs, width);
+	plan_layout(&l, rows, n, width);
 	fprintf(f, "compare %s (BASE) with %s (CAND): ", ax_term(c->base_label),
 		ax_term(c->cand_label));
 	summary_line(c, f);
 	fputc('\n', f);
-	if (c->mde.n)
+	if (c->mde.n && !keep)
 		fprintf(f, "%s.\n", c->mde.advice);
-	if (!l.many_devices && c->n_pairs)
+	if (!l.many_devices && n)
 		fprintf(f, "device: %s\n", rows[0].cell[COL_DEVICE]);
-	fputc('\n', f);
-	text_line(f, &l, (char *const *)col_names);
-	for (int i = 0; i < c->n_pairs; i++)
-		text_row_out(f, &l, &c->pairs[i], &rows[i]);
-	for (int i = 0; i < c->n_pairs; i++)
+	if (n) {
+		fputc('\n', f);
+		text_line(f, &l, (char *const *)col_names);
+	}
+	for (int i = 0; i < n; i++)
+		text_row_out(f, &l, shown[i], &rows[i]);
+	for (int i = 0; i < n; i++)
 		for (int k = 0; k < N_COLS; k++)
 			free(rows[i].cell[k]);
 	free(rows);
+	free(shown);
 	return finish(f);
+}
+
+int ax_compare_write_text(const struct ax_compare *c, FILE *f, int width)
+{
+	return write_text_rows(c, f, width, NULL);
+}
+
+static bool is_regression(const struct ax_compare_pair *p)
+{
+	return p->regression;
+}
+
+int ax_compare_write_regressions(const struct ax_compare *c, FILE *f, int width)
+{
+	return write_text_rows(c, f, width, is_regression);
 }
 
 /* ---- JSON ------------------------------------------------------------- */

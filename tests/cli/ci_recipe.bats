@@ -63,3 +63,27 @@ setup() {
 	assert_failure 2
 	assert_output --partial "usage:"
 }
+
+# The README's inline recipe (the sh block under "A CI regression check")
+# is copied into CI steps outside GitHub too: its summary line must not
+# stop a `bash -e` step where GITHUB_STEP_SUMMARY is unset, and must
+# append where it is set.  Only that line runs here: the rest is the
+# shipped script's, which the test above runs whole.
+@test "the README recipe's job-summary line works under bash -e with GITHUB_STEP_SUMMARY unset and set" {
+	line=$(python3 -c '
+import re, sys
+text = open("README.md").read()
+part = text.split("## A CI regression check", 1)[1]
+block = re.search(r"```sh\n(.*?)```", part, re.S).group(1)
+print("\n".join(l for l in block.splitlines() if "GITHUB_STEP_SUMMARY" in l and not l.lstrip().startswith("#")))
+')
+	[ -n "$line" ]
+	cd "$T"
+	echo "| verdict |" >compare.md
+	run env -u GITHUB_STEP_SUMMARY bash -e -c "$line; echo after"
+	assert_success
+	assert_output "after"
+	run env GITHUB_STEP_SUMMARY="$T/summary.md" bash -e -c "$line; echo after"
+	assert_success
+	grep -q "| verdict |" "$T/summary.md"
+}

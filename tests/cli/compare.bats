@@ -90,6 +90,27 @@ noisy_copy() { # dest center mult
 	assert_output "agree"
 }
 
+@test "-q prints the summary and only the rows that regressed; nothing to show, the summary alone" {
+	measure
+	steady
+	cp "$DB" "$T/slow.db"
+	sqlite3 "$T/slow.db" "UPDATE sample SET value = value * 0.9
+		WHERE result_id = (SELECT MIN(id) FROM result);
+		UPDATE result SET median = median * 0.9
+		WHERE id = (SELECT MIN(id) FROM result);"
+	run "$AX" --db "$DB" compare 1 "$T/slow.db" -q
+	assert_failure 1
+	assert_line --index 0 --partial "1 slower, 0 faster, 1 same"
+	assert_line --index 0 --partial "1 regression "
+	assert_output --partial "slower"
+	[ "$(grep -c 'size=64K' <<<"$output")" -eq 1 ]
+	refute_output --partial "size=256K"
+	run "$AX" --db "$DB" compare 1 "$DB" -q
+	assert_success
+	assert_line --index 0 --partial "0 regressions"
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 @test "the slower copy passes under a per-suite threshold of 15%" {
 	measure
 	slower_copy "$T/slow.db"
