@@ -833,7 +833,7 @@ struct shown {
 
 /* What the views show of one device of the document they describe. */
 struct dev_view {
-	const char *name, *key, *vendor, *uuid, *mesa;
+	const char *name, *key, *vendor, *type, *uuid, *mesa;
 	struct shown numa_node, cpuset, local_cores;
 	struct shown batch_size, loader_threads, pinned_memory, prefetch_depth,
 	    read_chunk, io_mode;
@@ -852,12 +852,12 @@ static struct shown shown_of(const json_t *group, const char *name)
  * that is missing or of another type leaves NULL). */
 static void view_of(const json_t *dev, struct dev_view *v)
 {
-	json_t *name = NULL, *key = NULL, *vendor = NULL, *uuid = NULL,
-	       *mesa = NULL, *loc = NULL, *dl = NULL, *st = NULL,
+	json_t *name = NULL, *key = NULL, *vendor = NULL, *type = NULL,
+	       *uuid = NULL, *mesa = NULL, *loc = NULL, *dl = NULL, *st = NULL,
 	       *verdict = NULL, *advice = NULL, *reason = NULL;
-	json_unpack((json_t *)dev, "{s?o, s?o, s?o, s?o, s?o, s?o, s?o}",
-		    "name", &name, "key", &key, "vendor", &vendor,
-		    "device_uuid", &uuid, "mesa_device_select", &mesa,
+	json_unpack((json_t *)dev, "{s?o, s?o, s?o, s?o, s?o, s?o, s?o, s?o}",
+		    "name", &name, "key", &key, "vendor", &vendor, "type",
+		    &type, "device_uuid", &uuid, "mesa_device_select", &mesa,
 		    "locality", &loc, "data_loading", &dl);
 	json_unpack(dl, "{s?o}", "storage", &st);
 	json_unpack(st, "{s?o, s?o, s?o}", "verdict", &verdict, "advice",
@@ -866,6 +866,7 @@ static void view_of(const json_t *dev, struct dev_view *v)
 	    .name = json_string_value(name),
 	    .key = json_string_value(key),
 	    .vendor = json_string_value(vendor),
+	    .type = json_string_value(type),
 	    .uuid = json_string_value(uuid),
 	    .mesa = json_string_value(mesa),
 	    .numa_node = shown_of(loc, "numa_node"),
@@ -957,8 +958,18 @@ static void write_numactl(FILE *out, const struct dev_view *d)
 static void write_slurm(FILE *out, const struct dev_view *d)
 {
 	const json_t *cores = d->local_cores.value;
-	fprintf(out, "#SBATCH --gpus-per-task=1\n#SBATCH --gpu-bind=closest\n"
-		     "#SBATCH --cpu-bind=cores\n");
+	/* Vulkan's device types: integrated-gpu, discrete-gpu, virtual-gpu,
+	 * cpu, other.  Only a GPU is a GPU Slurm can schedule; a CPU device
+	 * (lavapipe) is the node itself, as `fleet slurm` says too. */
+	if (d->type && strstr(d->type, "gpu"))
+		fprintf(out, "#SBATCH --gpus-per-task=1\n"
+			     "#SBATCH --gpu-bind=closest\n");
+	else
+		fprintf(out,
+			"# no GPU requested: the device is a %s, the "
+			"node itself\n#SBATCH --exclusive\n",
+			d->type ? d->type : "device of unknown type");
+	fprintf(out, "#SBATCH --cpu-bind=cores\n");
 	if (json_is_integer(cores) && json_integer_value(cores) > 0)
 		fprintf(out, "#SBATCH --cpus-per-task=%lld\n",
 			(long long)json_integer_value(cores));

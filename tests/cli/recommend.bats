@@ -88,9 +88,11 @@ PY
 	run "$AX" --db "$DB" recommend --format numactl
 	assert_success
 	assert_output --regexp '^numactl '
+	# lavapipe is a CPU device: no GPU is requested for it
 	run "$AX" --db "$DB" recommend --format slurm
 	assert_success
-	assert_output --partial "#SBATCH --gpu-bind=closest"
+	assert_output --partial "#SBATCH --exclusive"
+	refute_output --partial "--gpu"
 	"$AX" --db "$DB" recommend --format torch -o "$BATS_TEST_TMPDIR/dl.py"
 	python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' \
 		"$BATS_TEST_TMPDIR/dl.py"

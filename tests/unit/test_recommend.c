@@ -329,10 +329,20 @@ static void test_views(void)
 	s = view(doc, "numactl", &rc);
 	AX_CHECK_STR(s, "numactl --physcpubind=0-1 --localalloc\n");
 	free(s);
+	/* a CPU device is the node: no GPU request, the node exclusive */
 	s = view(doc, "slurm", &rc);
-	AX_CHECK(strstr(s, "#SBATCH --gpu-bind=closest\n") != NULL);
+	AX_CHECK(strstr(s, "--gpu") == NULL);
+	AX_CHECK(strstr(s, "#SBATCH --exclusive\n") != NULL);
 	AX_CHECK(strstr(s, "#SBATCH --cpus-per-task=2\n") != NULL);
 	free(s);
+	json_t *dev = json_array_get(json_object_get(doc, "devices"), 0);
+	json_object_set_new(dev, "type", json_string("discrete-gpu"));
+	s = view(doc, "slurm", &rc);
+	AX_CHECK(strstr(s, "#SBATCH --gpus-per-task=1\n") != NULL);
+	AX_CHECK(strstr(s, "#SBATCH --gpu-bind=closest\n") != NULL);
+	AX_CHECK(strstr(s, "--exclusive") == NULL);
+	free(s);
+	json_object_set_new(dev, "type", json_string("cpu"));
 	s = view(doc, "torch", &rc);
 	AX_CHECK(strstr(s, "LOCAL_CPUS = [0, 1]\n") != NULL);
 	AX_CHECK(strstr(s, "    batch_size=8,\n") != NULL);
