@@ -389,6 +389,23 @@ static int write_script(const struct ax_app *app, const struct ax_fleet *f,
 	return 0;
 }
 
+/* s with its line breaks as "; ", so that a tool's multi-line message
+ * reads as one line of an error (new string; NULL without memory). */
+static char *lines_joined(const char *s)
+{
+	char *out = malloc(2 * strlen(s) + 1), *o = out;
+	for (; out && *s; s++)
+		if (*s == '\n') {
+			*o++ = ';';
+			*o++ = ' ';
+		} else if (*s != '\r') {
+			*o++ = *s;
+		}
+	if (out)
+		*o = '\0';
+	return out;
+}
+
 /* sbatch ARGS; its job id (the text before a ';' cluster name) into id. */
 static int sbatch(const struct ax_app *app, const char *sbatch_path,
 		  char *const argv[], const char *script, char *id, size_t len)
@@ -400,14 +417,18 @@ static int sbatch(const struct ax_app *app, const char *sbatch_path,
 				    ax_term(sbatch_path), strerror(errno));
 	size_t n = strcspn(r.out, ";\n");
 	int rc = 0;
-	if (r.status != 0 || n == 0 || strspn(r.out, "0123456789") != n)
+	if (r.status != 0 || n == 0 || strspn(r.out, "0123456789") != n) {
+		char *msg = lines_joined(*r.err ? r.err : r.out);
 		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "fleet slurm: sbatch refused %s (exit %d): "
 				  "%s; the scripts are in place to fix and "
 				  "submit by hand",
 				  ax_term(script), r.status,
-				  *r.err ? ax_term(r.err) : ax_term(r.out));
-	else
+				  msg ? ax_term(msg)
+				      : "(no memory for its "
+					"message)");
+		free(msg);
+	} else
 		snprintf(id, len, "%.*s", (int)n, r.out);
 	tool_release(&r);
 	return rc;
@@ -639,9 +660,21 @@ static int fleet_cpuset(struct ax_app *app)
 		 * low confidence", which bind_list declines with the reason. */
 		ax_topo_locality(topo, d->pci_bus_id, &loc);
 		if (ax_topo_bind_list(topo, &loc, cpus, sizeof(cpus), err,
-				      sizeof(err)) == 0)
+				      sizeof(err)) == 0 &&
+		    !app->json)
 			printf("%s\n", cpus);
 		ax_topo_destroy(topo);
+	}
+	if (app->json) {
+		/* --json: the answer or why there is none, never nothing */
+		json_t *doc = json_pack(
+		    "{s:s, s:o, s:o}", "device", d->name, "cpuset",
+		    cpus[0] ? json_string(cpus) : json_null(), "reason",
+		    cpus[0] ? json_null() : json_string(err));
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(doc);
+		return AX_EXIT_OK;
 	}
 	if (!cpus[0] && app->verbosity >= 0)
 		fprintf(stderr, "axbench fleet cpuset: not bound: %s: %s\n",
@@ -757,8 +790,9 @@ const struct ax_cli_cmd ax_cmd_fleet = {
 	"node to itself (--exclusive).\nEach task first runs `axbench fleet "
 	"cpuset`, which prints the CPUs local to its\ndevice that it may "
 	"use (hwloc, as recommend places it) and nothing where the\n"
-	"device's locality is unknown; the task runs under `taskset -c` "
-	"only when\nthere is one.  Prints the job ids and where the merged "
+	"device's locality is unknown (--json: the device, its cpuset or "
+	"null,\nand why); the task runs under `taskset -c` only when there is "
+	"one.  Prints the job ids and where the merged "
 	"database and report\nwill be (--json: one document).  Use a new "
 	"DIR per fleet run: the merge takes\nevery database in DIR/db.  "
 	"sbatch missing or refusing is exit 2, with its\nmessage; a DIR that "

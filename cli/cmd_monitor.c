@@ -618,6 +618,8 @@ static int monitor_main(struct ax_app *app, int argc, char **argv)
 	if (n_sensors == 0 && !m->cmd) {
 		if (app->json)
 			report(m, AX_EXIT_OK);
+		else if (m->csv)
+			print_header(m); /* a CSV reader gets its columns */
 		rc =
 		    AX_EXIT_OK; /* nothing to read is an answer, not an error */
 	} else {

@@ -185,6 +185,10 @@ wait_job() {
 	assert_success
 	[ -z "$output" ]
 	[[ "$stderr" == *"not bound: "*"no PCI bus id"* ]]
+	run --separate-stderr "$AX" fleet cpuset --json
+	assert_success
+	run python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["cpuset"] is None, d; assert "no PCI bus id" in d["reason"], d; print("ok")' <<<"$output"
+	assert_output "ok"
 }
 
 @test "configs/slurm holds what fleet slurm writes for its documented example" {
@@ -207,6 +211,9 @@ wait_job() {
 	assert_failure 2
 	assert_output --partial "sbatch refused"
 	assert_output --partial "invalid partition"
+	# sbatch's lines joined, never an escaped line break
+	refute_output --partial '\x0a'
+	[ "${#lines[@]}" -eq 1 ]
 }
 
 @test "a real one-node cluster: 3 tasks, 3 databases, merged once each, one report" {

@@ -78,6 +78,11 @@ d = json.load(sys.stdin)
 dev = d["devices"][0]
 assert dev["source"] is None and "RAPL" in dev["reason"], dev
 assert dev["samples"] == [], dev'
+	# --csv: the header alone on stdout, the reason on stderr
+	run --separate-stderr "$AX" monitor --csv --duration 5
+	assert_success
+	assert_output "device,time_s,power_w,energy_j,temp_c,sm_mhz,mem_mhz,mem_used_bytes,throttle"
+	[[ "$stderr" == *"no sensor for llvmpipe"* ]]
 }
 
 @test "monitor on this machine's real /sys says no sensor and exits 0" {
