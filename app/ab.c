@@ -10,6 +10,7 @@
 #include "core/child.h"
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/live.h"
 #include "core/text.h"
 #include "core/vk.h"
 #include "reports/compare_paired.h"
@@ -301,20 +302,24 @@ static void on_round(void *ctx, const struct ax_runner_pair_result *r)
 	if (ab->quiet || (!ab->tty && ab->app->verbosity < 1))
 		return;
 	int i = r->rounds - 1;
-	fprintf(stderr,
-		"%sround %d (%d..%d): A %.4g B %.4g %s; B/A %.4g [%.4g, "
-		"%.4g] +/-%.2f%%%s",
-		ab->tty ? "\r\033[K" : "", r->rounds, ab->o->pair.min_rounds,
-		ab->o->pair.max_rounds, r->a[i], r->b[i], ab->a.suite->unit,
-		r->speedup, r->lo, r->hi, 100 * r->half_width,
-		ab->tty ? "" : "\n");
+	char line[512];
+	snprintf(line, sizeof(line),
+		 "round %d (%d..%d): A %.4g B %.4g %s; B/A %.4g [%.4g, "
+		 "%.4g] +/-%.2f%%",
+		 r->rounds, ab->o->pair.min_rounds, ab->o->pair.max_rounds,
+		 r->a[i], r->b[i], ab->a.suite->unit, r->speedup, r->lo, r->hi,
+		 100 * r->half_width);
+	if (ab->tty) {
+		ax_live_show(line);
+	} else {
+		fprintf(stderr, "%s\n", line);
+	}
 	fflush(stderr);
 }
 
 static void end_progress(const struct ab *ab)
 {
-	if (ab->tty && !ab->quiet)
-		fprintf(stderr, "\r\033[K");
+	ax_live_clear();
 }
 
 static void pair_opts(struct ab *ab, struct ax_runner_pair_opts *po)

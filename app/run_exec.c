@@ -2,8 +2,10 @@
 #include "app/run_exec.h"
 #include "core/interrupt.h"
 
+#include "app/case_column.h"
 #include "app/session.h"
 #include "core/error.h"
+#include "core/live.h"
 #include "core/vk.h"
 #include "reports/export.h"
 
@@ -24,6 +26,7 @@ struct exec {
 	char case_label[512];
 	bool tty;
 	int case_width;	  /* of the table's case column */
+	struct ax_case_column cases; /* what that column shows */
 	json_t *json_out; /* --json: results as they are stored */
 	/* Verified results whose median ended less tight than max_noise,
 	 * and the first few of them by name, for the warning at the end. */
@@ -35,20 +38,31 @@ static void on_progress(void *ctx, int n, double median)
 {
 	struct exec *ex = ctx;
 	const struct ax_suite *s = ex->plan->cases[ex->index].suite;
-	fprintf(stderr, "\r\033[K[%d/%d] %s %s: %d samples, median %.4g %s",
-		ex->index + 1, ex->plan->n, s->name, ex->label, n, median,
-		s->unit);
-	fflush(stderr);
+	char line[1024];
+	/* The case, the longest part, last: what is cut (core/live.h). */
+	snprintf(line, sizeof(line), "[%d/%d] %s: %d samples, median %.4g %s | %s",
+		 ex->index + 1, ex->plan->n, s->name, n, median, s->unit,
+		 ex->label);
+	ax_live_show(line);
 }
 
 static void print_header(struct exec *ex)
 {
 	ex->case_width = 4;
+	ax_case_column_init(&ex->cases, ex->app->verbosity > 0);
+	char label[512], shown[512];
 	for (int i = 0; i < ex->plan->n; i++) {
-		char label[512];
 		ax_session_case_label(&ex->plan->cases[i].params, label,
 				      sizeof(label));
-		int w = (int)strlen(label);
+		ax_case_column_add(&ex->cases, ex->plan->cases[i].suite->name,
+				   label);
+	}
+	for (int i = 0; i < ex->plan->n; i++) {
+		ax_session_case_label(&ex->plan->cases[i].params, label,
+				      sizeof(label));
+		ax_case_column_text(&ex->cases, ex->plan->cases[i].suite->name,
+				    label, shown, sizeof(shown));
+		int w = (int)strlen(shown);
 		if (w > ex->case_width)
 			ex->case_width = w > 90 ? 90 : w;
 	}
@@ -102,10 +116,13 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 	const struct ax_runner_result *r = &sc->r;
 	if (ex->app->json)
 		return print_json_row(ex, c, sc);
+	char label[512];
+	ax_case_column_text(&ex->cases, c->suite->name, sc->label, label,
+			    sizeof(label));
 	if (r->status != 0) {
 		printf(
 		    "%-10s %-*s %12s %-8s %8s %4d %-11s %7s %8s %7s %s: %s\n",
-		    c->suite->name, ex->case_width, sc->label, "-",
+		    c->suite->name, ex->case_width, label, "-",
 		    c->suite->unit, "-", r->n,
 		    r->stop_reason ? r->stop_reason : "-", "-", "-", "-",
 		    r->status_text, r->error);
@@ -114,7 +131,7 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 		double half = (r->summary.ci_hi - r->summary.ci_lo) / 2;
 		printf("%-10s %-*s %12.4g %-8s %7.2f%% %4d %-11s %7s %8s %7s "
 		       "%s\n",
-		       c->suite->name, ex->case_width, sc->label,
+		       c->suite->name, ex->case_width, label,
 		       r->summary.median, c->suite->unit,
 		       r->summary.median ? 100 * half / r->summary.median : 0,
 		       r->n, r->stop_reason,
@@ -184,8 +201,7 @@ static int run_one(struct exec *ex, int i, int round)
 	int rc = ax_session_measure(&ex->session, pc->suite, &pc->params,
 				    &ex->opts, extra, &c);
 	json_decref(extra);
-	if (ex->tty)
-		fprintf(stderr, "\r\033[K");
+	ax_live_clear();
 	if (rc == 0)
 		print_row(ex, pc, &c);
 	if (rc == 0)
@@ -306,6 +322,13 @@ static int finish(struct exec *ex, int rc)
 			"skipped%s\n",
 			(long long)s->run_id, s->n_ok, s->n_failed,
 			s->n_skipped, interrupted ? ", interrupted" : "");
+	if (ax_case_column_cut(&ex->cases) && !ex->app->json &&
+	    ex->app->verbosity >= 0)
+	{
+		fflush(stdout); /* after the table, where both are one file */
+		fprintf(stderr, "axbench: %s\n", AX_CASE_COLUMN_NOTE);
+	}
+	ax_case_column_free(&ex->cases);
 	warn_noise(ex);
 	int n_failed = s->n_failed;
 	json_decref(ex->json_out);

@@ -5,6 +5,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/live.h"
 #include "core/telemetry.h"
 #include "core/vk.h"
 
@@ -342,6 +343,9 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 	struct ax_session_power power;
 	ax_session_power_start(s, &power, &o);
 	ax_runner_run_case(s->vk, suite, p, &o, &out->r);
+	/* What follows (the CPU baseline, a lost device) may speak: the
+	 * case's live line goes first, or the words join it. */
+	ax_live_clear();
 	after_case(s, &out->r, out->label);
 	const struct ax_db_power *row =
 	    ax_session_power_finish(&power, suite, &out->r);

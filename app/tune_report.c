@@ -4,6 +4,7 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/interrupt.h"
+#include "core/live.h"
 #include "reports/compare.h"
 #include "tuner/prior.h"
 #include "tuner/space.h"
@@ -51,26 +52,36 @@ static void eta_text(const struct ax_tl_live *lv, char *buf, size_t n)
  * One line per trial: which trial of the budget and the time left, the
  * trial's own figure and status, the best so far with its parameters,
  * and the defaults measured before the first trial as the reference.  On
- * a terminal the line is rewritten in place; otherwise (a log, a pipe)
- * each trial is a line of its own.
+ * a terminal the line is rewritten in place, so it is cut to the
+ * terminal's width (a wrapped line leaves rows behind that "\r\e[K"
+ * does not clear) with the best's parameters, the longest part, last;
+ * otherwise (a log, a pipe) each trial is a whole line of its own.
  */
 void ax_tl_progress(const struct ax_tl_live *lv, double value, const char *status)
 {
 	if (quiet(lv))
 		return;
-	char eta[32], f[3][64];
+	char eta[32], f[3][64], line[1024];
 	eta_text(lv, eta, sizeof(eta));
-	if (isatty(2))
-		fprintf(stderr, "\r\033[K");
-	fprintf(stderr,
-		"trial %d/%zu (ETA %s): %s %s | best %s (%s) | defaults %s%s",
-		lv->n_trials, lv->a->budget, eta,
-		ax_tl_figure(lv, value, f[0], sizeof(f[0])), status,
-		ax_tl_figure(lv, lv->best_value, f[1], sizeof(f[1])),
-		isnan(lv->best_value) ? "none yet" : lv->best_label,
-		ax_tl_figure(lv, lv->defaults_first, f[2], sizeof(f[2])),
-		isatty(2) ? "" : "\n");
-	fflush(stderr);
+	const char *best_label =
+	    isnan(lv->best_value) ? "none yet" : lv->best_label;
+	ax_tl_figure(lv, value, f[0], sizeof(f[0]));
+	ax_tl_figure(lv, lv->best_value, f[1], sizeof(f[1]));
+	ax_tl_figure(lv, lv->defaults_first, f[2], sizeof(f[2]));
+	if (!isatty(2)) {
+		fprintf(stderr,
+			"trial %d/%zu (ETA %s): %s %s | best %s (%s) | "
+			"defaults %s\n",
+			lv->n_trials, lv->a->budget, eta, f[0], status, f[1],
+			best_label, f[2]);
+		fflush(stderr);
+		return;
+	}
+	snprintf(line, sizeof(line),
+		 "trial %d/%zu (ETA %s): %s %s | best %s | defaults %s | %s",
+		 lv->n_trials, lv->a->budget, eta, f[0], status, f[1], f[2],
+		 best_label);
+	ax_live_show(line);
 }
 
 /* A line of its own about what the session is doing now. */
@@ -81,8 +92,7 @@ void ax_tl_say(const struct ax_tl_live *lv, const char *fmt, ...)
 	if (quiet(lv))
 		return;
 	va_list ap;
-	if (isatty(2))
-		fprintf(stderr, "\r\033[K");
+	ax_live_clear();
 	fputs("axbench tune: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -96,8 +106,7 @@ void ax_tl_warn(const struct ax_tl_live *lv, const char *fmt, ...)
 	if (quiet(lv))
 		return;
 	va_list ap;
-	if (isatty(2))
-		fprintf(stderr, "\r\033[K");
+	ax_live_clear();
 	fputs("axbench tune: warning: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -407,8 +416,7 @@ void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc)
 			speedup = s->higher_is_better ? v->best / v->defaults
 						      : v->defaults / v->best;
 	}
-	if (isatty(2) && lv->app->verbosity >= 0 && !lv->app->json)
-		fprintf(stderr, "\n");
+	ax_live_clear(); /* the report says it all */
 	if (lv->app->json) {
 		report_json(lv, v, stop, &p, speedup);
 		return;

@@ -1,4 +1,5 @@
 /* cli/cmd_results.c - `axbench results`: what the database holds. */
+#include "app/case_column.h"
 #include "app/suite_doc.h"
 #include "cli/cli.h"
 #include "core/interrupt.h"
@@ -438,8 +439,12 @@ static void print_unfinished_runs(const struct ax_db_results *l)
 }
 
 static void print_row(const struct spec_ctx *sc, const struct peaks *peaks,
-		      const struct ax_db_result_row *r, int w)
+		      const struct ax_db_result_row *r, int w,
+		      struct ax_case_column *cases)
 {
+	char label[512];
+	ax_case_column_text(cases, r->suite, text_of(r->case_label), label,
+			    sizeof(label));
 	char median[32] = "-";
 	if (r->ok)
 		snprintf(median, sizeof(median), "%.4g", median_shown(r));
@@ -449,9 +454,8 @@ static void print_row(const struct spec_ctx *sc, const struct peaks *peaks,
 	printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s %7s "
 	       "%7s %s%s%s\n",
 	       (long long)r->id, (long long)r->run_id,
-	       ax_term(text_of(r->suite)), w, ax_term(text_of(r->case_label)),
-	       median, ax_term(text_of(r->unit)),
-	       r->n == AX_DB_NONE ? 0 : (int)r->n,
+	       ax_term(text_of(r->suite)), w, ax_term(label), median,
+	       ax_term(text_of(r->unit)), r->n == AX_DB_NONE ? 0 : (int)r->n,
 	       figure(w_, sizeof(w_), p->present ? p->mean_w : NAN, "%.1f"),
 	       figure(pw, sizeof(pw), p->present ? p->perf_per_w : NAN, "%.3g"),
 	       figure(x, sizeof(x), r->speedup_vs_cpu, "%.2fx"), pk, sp,
@@ -488,12 +492,21 @@ static void print_distributions(const struct ax_db_results *l)
 
 /* Stored text goes through ax_term: a control character or a
  * bidirectional override reaches the terminal as visible text. */
-static void print_table(const struct spec_ctx *sc,
+static void print_table(const struct ax_app *app, const struct spec_ctx *sc,
 			const struct ax_db_results *l)
 {
 	int w = 4;
+	struct ax_case_column cases;
+	ax_case_column_init(&cases, app->verbosity > 0);
+	for (size_t i = 0; i < l->n; i++)
+		ax_case_column_add(&cases, l->v[i]->suite,
+				   text_of(l->v[i]->case_label));
 	for (size_t i = 0; i < l->n; i++) {
-		int len = (int)strlen(ax_term(text_of(l->v[i]->case_label)));
+		char label[512];
+		ax_case_column_text(&cases, l->v[i]->suite,
+				    text_of(l->v[i]->case_label), label,
+				    sizeof(label));
+		int len = (int)strlen(ax_term(label));
 		if (len > w)
 			w = len > 90 ? 90 : len;
 	}
@@ -502,14 +515,20 @@ static void print_table(const struct spec_ctx *sc,
 	       "perf/W", "vs-cpu", "%peak", "%spec", "status");
 	struct peaks peaks = measured_peaks(sc, l);
 	for (size_t i = 0; i < l->n; i++)
-		print_row(sc, &peaks, l->v[i], w);
+		print_row(sc, &peaks, l->v[i], w, &cases);
 	free(peaks.v);
+	bool cut = ax_case_column_cut(&cases);
+	ax_case_column_free(&cases);
 	if (l->n == 0)
 		printf("(no results)\n");
 	print_distributions(l);
 	print_spec_notes(sc, l);
 	print_cpu_notes(l);
 	print_unfinished_runs(l);
+	if (cut && app->verbosity >= 0) {
+		fflush(stdout); /* after the table, where both are one file */
+		fprintf(stderr, "axbench: %s\n", AX_CASE_COLUMN_NOTE);
+	}
 }
 
 /*
@@ -614,7 +633,7 @@ static int stream_one(void *ctx, struct ax_db_result_row **row)
 static void stream_end(struct stream *s)
 {
 	if (s->how == OUT_TABLE)
-		print_table(s->sc, &s->kept);
+		print_table(s->app, s->sc, &s->kept);
 	else if (s->how == OUT_CSV && !s->shown)
 		csv_header();
 	else if (s->how == OUT_JSON)

@@ -7,6 +7,7 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "core/vk.h"
 #include "suites/registry.h"
 #include "suites/runner.h"
@@ -394,6 +395,20 @@ static int run_main(struct ax_app *app, int argc, char **argv)
 	if (rc == 0 && a->tuned_path &&
 	    ax_plan_load_tuned(&plan, a->tuned_path, err, sizeof(err))) {
 		fprintf(stderr, "axbench run: --tuned: %s\n", err);
+		rc = AX_EXIT_USAGE;
+	}
+	if (rc == 0 && !a->profile_path && a->n_suites == 0 && !plan.tuned &&
+	    a->n_ov > 0) {
+		/* Bare `run -p m=5` would run the whole quick profile with m
+		 * set only where a suite has it: say which was meant. */
+		const char *t = a->ov[0].text;
+		fprintf(stderr,
+			"axbench run: -p %s names no suite: bare `axbench run` "
+			"is the whole quick profile, and -p would change only "
+			"its suites that have the parameter; name the suite "
+			"(axbench run SUITE -p %s; axbench suites lists them) "
+			"or the profile (--profile quick -p %s)\n",
+			ax_term(t), ax_term(t), ax_term(t));
 		rc = AX_EXIT_USAGE;
 	}
 	if (rc == 0 && !a->profile_path && a->n_suites == 0 && !plan.tuned) {

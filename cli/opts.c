@@ -3,6 +3,7 @@
 #include "core/suggest.h"
 
 #include "core/error.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +11,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* Global options, accepted before or after the command name. */
@@ -465,15 +465,4 @@ int ax_cli_parse_double(const struct ax_cli_iter *it, double min, double max,
 	*out = v;
 	return 0;
 }
-int ax_cli_term_width(FILE *f)
-{
-	struct winsize ws;
-	if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col > 0)
-		return ws.ws_col;
-	const char *env = getenv("COLUMNS");
-	char *end;
-	long cols = env ? strtol(env, &end, 10) : 0;
-	return env && *env && !*end && cols > 0 && cols < 100000 ? (int)cols
-								 : 0;
-}
+int ax_cli_term_width(FILE *f) { return ax_text_columns(fileno(f)); }

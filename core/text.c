@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 /*
  * The length (1-4) of the valid UTF-8 sequence at s, storing its code
@@ -283,4 +285,36 @@ const char *ax_text_percent(double p, int decimals, char *buf, size_t len)
 	else
 		snprintf(buf, len, ">99999%%");
 	return buf;
+}
+
+int ax_text_columns(int fd)
+{
+	struct winsize ws;
+	if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *env = getenv("COLUMNS");
+	char *end;
+	long cols = env && *env ? strtol(env, &end, 10) : 0;
+	return cols > 0 && cols < 100000 && !*end ? (int)cols : 0;
+}
+
+void ax_text_fit(char *s, int cols)
+{
+	if (cols <= 0 || !s)
+		return;
+	unsigned char *p = (unsigned char *)s;
+	int chars = 0;
+	unsigned char *last = p; /* where the cols-th character starts */
+	while (*p) {
+		if (chars == cols - 1)
+			last = p;
+		uint32_t cp;
+		int n = utf8_next(p, &cp);
+		p += n ? n : 1;
+		if (++chars > cols) {
+			last[0] = '~';
+			last[1] = '\0';
+			return;
+		}
+	}
 }

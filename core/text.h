@@ -30,6 +30,21 @@
 const char *ax_text_term(const char *s, char *buf, size_t len);
 
 /*
+ * The width of the terminal on fd in columns; else $COLUMNS when it is a
+ * positive number; else 0 (unknown: a pipe or a file, no limit).
+ */
+int ax_text_columns(int fd);
+
+/*
+ * Cut s in place to at most cols characters (code points), its last one
+ * "~" where anything was cut, so that a line rewritten in place with
+ * "\r\e[K" never wraps: the terminal clears only the row the cursor is
+ * on, and a wrapped line leaves its earlier rows behind.  cols <= 0 cuts
+ * nothing.
+ */
+void ax_text_fit(char *s, int cols);
+
+/*
  * ax_text_term into one of 8 static 1 KiB buffers used in turn, for the
  * several strings of one printf.  The result stays valid for the next 7
  * calls; not for threads.

@@ -18,6 +18,8 @@
 #                              and munge (tests/cli/fleet_slurm.bats runs
 #                              a one-node cluster; their postinst may try
 #                              to start services, which nothing relies on)
+#                              and tmux (tests/cli/terminal.bats: the live
+#                              lines in a real 80-column terminal)
 #   scripts/deps.sh PKG...     also the named packages (asan, fuzzing)
 # As root: apt-get update + install.  Otherwise: print the command, exit 2.
 set -eu
@@ -27,7 +29,7 @@ libyaml-dev libsqlite3-dev sqlite3 libgsl-dev libjansson-dev zlib1g-dev
 libopenblas-dev libshaderc-dev glslang-dev uuid-dev"
 TEST_PKGS="bats bats-assert bats-support python3 python3-yaml
 python3-jsonschema tidy chromium time clang-format slurm-wlm slurm-client
-munge"
+munge tmux"
 if [ "${1:-}" = "--test" ]; then
 	shift
 	PKGS="$PKGS $TEST_PKGS"

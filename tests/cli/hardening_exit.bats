@@ -100,7 +100,7 @@ setup() {
 	run "$AX" --db "$DB" results --run 9223372036854775807
 	assert_failure 2
 	assert_output --partial "holds no run 9223372036854775807"
-	run "$AX" --db "$DB" results --run 1
+	run "$AX" --db "$DB" -v results --run 1
 	assert_success
 	assert_output --partial "op=copy size=64K"
 }

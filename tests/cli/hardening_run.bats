@@ -227,3 +227,14 @@ commands() { "$AX" --help | awk '/^Commands:/{f=1;next} /^$/{f=0} f{print $1}'; 
 	assert_output --partial "2 cases on"
 	assert_output --partial "1 to be stored as skipped"
 }
+
+@test "bare run -p (no suite, no profile) is refused, naming both ways to say it; nothing is created" {
+	run "$AX" --db "$DB" run -p m=5
+	assert_failure 2
+	assert_output --partial "-p m=5 names no suite"
+	assert_output --partial "axbench run SUITE -p m=5"
+	assert_output --partial "--profile quick -p m=5"
+	[ ! -e "$DB" ]
+	run "$AX" --db "$DB" run --profile quick -p m=5 --dry-run
+	assert_success
+}

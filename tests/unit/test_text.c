@@ -153,6 +153,31 @@ static void percent_fits_its_column(void)
 	AX_CHECK_STR(ax_text_percent(1e302, 0, buf, sizeof(buf)), ">99999%");
 }
 
+/* A live line cut to the terminal: at most cols characters, "~" last
+ * where it was cut, a multi-byte character never split. */
+static void fit_cuts_to_columns(void)
+{
+	char a[] = "trial 3/30 (ETA 0:42)";
+	ax_text_fit(a, 40);
+	AX_CHECK_STR(a, "trial 3/30 (ETA 0:42)");
+	ax_text_fit(a, 21);
+	AX_CHECK_STR(a, "trial 3/30 (ETA 0:42)");
+	ax_text_fit(a, 10);
+	AX_CHECK_STR(a, "trial 3/3~");
+	AX_CHECK_INT((int)ax_text_chars(a), 10);
+	char b[] = "2\xc3\x97 slower"; /* "2x slower" with a U+00D7 */
+	ax_text_fit(b, 3);
+	AX_CHECK_STR(b, "2\xc3\x97~");
+	char c[] = "2\xc3\x97 slower";
+	ax_text_fit(c, 2);
+	AX_CHECK_STR(c, "2~");
+	char d[] = "abc";
+	ax_text_fit(d, 0);
+	AX_CHECK_STR(d, "abc");
+	ax_text_fit(d, 1);
+	AX_CHECK_STR(d, "~");
+}
+
 AX_TEST_MAIN(AX_TEST(term_plain_text_is_itself), AX_TEST(term_escapes_controls),
 	     AX_TEST(term_escapes_bidi), AX_TEST(term_escapes_invalid_utf8),
 	     AX_TEST(term_cuts_short_between_escapes),
@@ -160,4 +185,4 @@ AX_TEST_MAIN(AX_TEST(term_plain_text_is_itself), AX_TEST(term_escapes_controls),
 	     AX_TEST(json_string_never_dropped), AX_TEST(json_loads_repairs),
 	     AX_TEST(check_plain_counts_characters),
 	     AX_TEST(check_plain_refuses_controls),
-	     AX_TEST(percent_fits_its_column))
+	     AX_TEST(percent_fits_its_column), AX_TEST(fit_cuts_to_columns))
