@@ -305,7 +305,7 @@ static void percent_cells(const struct spec_ctx *sc, const struct peaks *peaks,
 	if (c.status == AX_SPEC_COMPARED)
 		ax_text_percent(c.percent, 1, spec, len);
 	else if (c.status == AX_SPEC_UNKNOWN)
-		snprintf(spec, len, "unknown");
+		snprintf(spec, len, "?"); /* why: once per device, below */
 }
 
 /* A stored PCI id as the note prints it (0 where none was stored). */
@@ -331,10 +331,11 @@ static void print_spec_notes(const struct spec_ctx *sc,
 		if (known)
 			continue;
 		said[n_said++] = fp;
-		printf("%%spec: spec unknown for %s (PCI %04llx:%04llx): %s; "
-		       "devices are matched by PCI ids only, never by name\n",
-		       ax_term(text_of(d->name)), pci_id(d, d->vendor_id),
-		       pci_id(d, d->device_id), c.why);
+		fprintf(stderr,
+			"%%spec: spec unknown for %s (PCI %04llx:%04llx): %s; "
+			"devices are matched by PCI ids only, never by name\n",
+			ax_term(text_of(d->name)), pci_id(d, d->vendor_id),
+			pci_id(d, d->device_id), c.why);
 	}
 	free(said);
 }
@@ -400,16 +401,17 @@ static void print_cpu_notes(const struct ax_db_results *l)
 			snprintf(ci, sizeof(ci), " [%.4g, %.4g]", c->ci_lo,
 				 c->ci_hi);
 		enum ax_db_cpu_fit fit = ax_db_cpu_fit(c, r->noise_target);
-		printf("vs-cpu of %s: CPU baseline %lld, %.4g %s%s, taken %s; "
-		       "%s; %s%s\n",
-		       results_using(l, i, c->id, who, sizeof(who)),
-		       (long long)c->id, c->median, ax_term(text_of(c->unit)),
-		       ci, ax_term(text_of(c->created_at)),
-		       cpu_load_text(c, load, sizeof(load)),
-		       ax_db_cpu_fit_name(fit),
-		       fit == AX_DB_CPU_CLEAN
-			   ? " (reusable)"
-			   : " (measured again when next needed)");
+		fprintf(stderr,
+			"vs-cpu of %s: CPU baseline %lld, %.4g %s%s, taken %s; "
+			"%s; %s%s\n",
+			results_using(l, i, c->id, who, sizeof(who)),
+			(long long)c->id, c->median, ax_term(text_of(c->unit)),
+			ci, ax_term(text_of(c->created_at)),
+			cpu_load_text(c, load, sizeof(load)),
+			ax_db_cpu_fit_name(fit),
+			fit == AX_DB_CPU_CLEAN
+			    ? " (reusable)"
+			    : " (measured again when next needed)");
 	}
 	free(said);
 }
@@ -426,23 +428,67 @@ static void print_unfinished_runs(const struct ax_db_results *l)
 			continue;
 		last = run;
 		if (strcmp(st, "abandoned") == 0)
-			printf(
+			fprintf(
+			    stderr,
 			    "run %lld is abandoned: its process ended without "
 			    "finishing it; its results are those stored "
 			    "before\n",
 			    run);
 		else if (strcmp(st, "running") == 0)
-			printf("run %lld is still running (or ran on another "
-			       "machine and never finished)\n",
-			       run);
+			fprintf(stderr,
+				"run %lld is still running (or ran on another "
+				"machine and never finished)\n",
+				run);
 	}
 }
 
-static void print_row(const struct spec_ctx *sc, const struct peaks *peaks,
-		      const struct ax_db_result_row *r, int w,
-		      struct ax_case_column *cases)
+/* The widths of the table's text columns; label_w 0: the rows' runs
+ * share one label (or none), and the column is left out. */
+struct layout {
+	int case_w, label_w;
+};
+
+#define LABEL_MAX 24 /* a longer run label is cut, "~" last */
+
+/* The run's label as its cell shows it ("-" for none). */
+static const char *label_cell(const struct ax_db_result_row *r, char *buf,
+			      size_t len)
 {
-	char label[512];
+	snprintf(buf, len, "%s", r->run_label ? ax_term(r->run_label) : "-");
+	ax_text_fit(buf, LABEL_MAX);
+	return buf;
+}
+
+/* Whether the rows' runs have two different labels (NULL is one): one
+ * label for all, often the default "host/device", says nothing a row
+ * needs, and `runs` lists it. */
+static bool labels_differ(const struct ax_db_results *l)
+{
+	for (size_t i = 1; i < l->n; i++) {
+		const char *a = l->v[0]->run_label, *b = l->v[i]->run_label;
+		if ((a == NULL) != (b == NULL) || (a && strcmp(a, b)))
+			return true;
+	}
+	return false;
+}
+
+/* The median's interval as run prints it: its half-width in percent of
+ * the median, "-" without one. */
+static const char *ci_cell(const struct ax_db_result_row *r, char *buf,
+			   size_t len)
+{
+	snprintf(buf, len, "-");
+	if (r->ok && isfinite(r->ci_lo) && isfinite(r->ci_hi) && r->median > 0)
+		ax_text_percent(100 * (r->ci_hi - r->ci_lo) / 2 / r->median, 2,
+				buf, len);
+	return buf;
+}
+
+static void print_row(const struct spec_ctx *sc, const struct peaks *peaks,
+		      const struct ax_db_result_row *r,
+		      const struct layout *lay, struct ax_case_column *cases)
+{
+	char label[512], run_label[4 * LABEL_MAX + 8], ci[32];
 	ax_case_column_text(cases, r->suite, text_of(r->case_label), label,
 			    sizeof(label));
 	char median[32] = "-";
@@ -451,16 +497,24 @@ static void print_row(const struct spec_ctx *sc, const struct peaks *peaks,
 	char w_[32], pw[32], x[32], pk[32], sp[32];
 	const struct ax_db_power_row *p = &r->power;
 	percent_cells(sc, peaks, r, pk, sp, sizeof(pk));
-	printf("%-6lld %-5lld %-10s %-*s %12s %-8s %4d %7s %8s %7s %7s "
-	       "%7s %s%s%s\n",
-	       (long long)r->id, (long long)r->run_id,
-	       ax_term(text_of(r->suite)), w, ax_term(label), median,
-	       ax_term(text_of(r->unit)), r->n == AX_DB_NONE ? 0 : (int)r->n,
+	printf("%-6lld %-5lld ", (long long)r->id, (long long)r->run_id);
+	if (lay->label_w) {
+		label_cell(r, run_label, sizeof(run_label));
+		/* padded by characters: a label may be UTF-8 */
+		printf("%s%*s ", run_label,
+		       lay->label_w - (int)ax_text_chars(run_label), "");
+	}
+	/* "verified", as run says it: the stored status "ok" is what
+	 * --json and --csv keep. */
+	printf("%-10s %-*s %12s %-8s %8s %4d %7s %8s %7s %7s %7s %s%s%s\n",
+	       ax_term(text_of(r->suite)), lay->case_w, ax_term(label), median,
+	       ax_term(text_of(r->unit)), ci_cell(r, ci, sizeof(ci)),
+	       r->n == AX_DB_NONE ? 0 : (int)r->n,
 	       figure(w_, sizeof(w_), p->present ? p->mean_w : NAN, "%.1f"),
 	       figure(pw, sizeof(pw), p->present ? p->perf_per_w : NAN, "%.3g"),
 	       figure(x, sizeof(x), r->speedup_vs_cpu, "%.2fx"), pk, sp,
-	       ax_term(text_of(r->status)), r->ok ? "" : ": ",
-	       r->ok ? "" : ax_term(text_of(r->error)));
+	       r->ok ? "verified" : ax_term(text_of(r->status)),
+	       r->ok ? "" : ": ", r->ok ? "" : ax_term(text_of(r->error)));
 }
 
 /* Under the table, each result whose samples fall in several modes
@@ -495,7 +549,7 @@ static void print_distributions(const struct ax_db_results *l)
 static void print_table(const struct ax_app *app, const struct spec_ctx *sc,
 			const struct ax_db_results *l)
 {
-	int w = 4;
+	struct layout lay = {4, 0};
 	struct ax_case_column cases;
 	ax_case_column_init(&cases, app->verbosity > 0);
 	for (size_t i = 0; i < l->n; i++)
@@ -507,28 +561,39 @@ static void print_table(const struct ax_app *app, const struct spec_ctx *sc,
 				    text_of(l->v[i]->case_label), label,
 				    sizeof(label));
 		int len = (int)strlen(ax_term(label));
-		if (len > w)
-			w = len > 90 ? 90 : len;
+		if (len > lay.case_w)
+			lay.case_w = len > 90 ? 90 : len;
+		char run_label[4 * LABEL_MAX + 8];
+		int lw = (int)ax_text_chars(
+		    label_cell(l->v[i], run_label, sizeof(run_label)));
+		if (l->v[i]->run_label && lw > lay.label_w)
+			lay.label_w = lw < 5 ? 5 : lw;
 	}
-	printf("%-6s %-5s %-10s %-*s %12s %-8s %4s %7s %8s %7s %7s %7s %s\n",
-	       "id", "run", "suite", w, "case", "median", "unit", "n", "W",
-	       "perf/W", "vs-cpu", "%peak", "%spec", "status");
+	if (!labels_differ(l))
+		lay.label_w = 0;
+	printf("%-6s %-5s ", "id", "run");
+	if (lay.label_w)
+		printf("%-*s ", lay.label_w, "label");
+	printf("%-10s %-*s %12s %-8s %8s %4s %7s %8s %7s %7s %7s %s\n", "suite",
+	       lay.case_w, "case", "median", "unit", "+-ci", "n", "W", "perf/W",
+	       "vs-cpu", "%peak", "%spec", "status");
 	struct peaks peaks = measured_peaks(sc, l);
 	for (size_t i = 0; i < l->n; i++)
-		print_row(sc, &peaks, l->v[i], w, &cases);
+		print_row(sc, &peaks, l->v[i], &lay, &cases);
 	free(peaks.v);
 	bool cut = ax_case_column_cut(&cases);
 	ax_case_column_free(&cases);
 	if (l->n == 0)
 		printf("(no results)\n");
 	print_distributions(l);
+	/* The notes on stderr, after the table: stdout is the table and
+	 * what its rows hold, for a reader that parses it. */
+	fflush(stdout);
 	print_spec_notes(sc, l);
 	print_cpu_notes(l);
 	print_unfinished_runs(l);
-	if (cut && app->verbosity >= 0) {
-		fflush(stdout); /* after the table, where both are one file */
+	if (cut && app->verbosity >= 0)
 		fprintf(stderr, "axbench: %s\n", AX_CASE_COLUMN_NOTE);
-	}
 }
 
 /*
@@ -794,10 +859,22 @@ const struct ax_cli_cmd ax_cmd_results = {
 	       "dtype (or type) f32\n"
 	       "against fp32, f16 against fp16 tensor/matrix dense, GB/s of a "
 	       "bandwidth-peak\n"
-	       "suite against memory bandwidth; 'unknown' for a device the "
-	       "file does not list,\n"
-	       "'-' where no figure applies. --json gives each result's "
-	       "\"spec\" object.",
+	       "suite against memory bandwidth; '?' for a device the file "
+	       "does not list (a\n"
+	       "note on stderr says why, once per device), '-' where no "
+	       "figure applies.\n"
+	       "--json gives each result's \"spec\" object.  The table: "
+	       "+-ci is the half-width\n"
+	       "of the median's 95 % interval in percent of it, as run "
+	       "prints it; status\n"
+	       "'verified' is the stored 'ok' (--json and --csv keep 'ok'); "
+	       "label is the run's\n"
+	       "label, shown where the rows' runs have different ones; the "
+	       "case column leaves\n"
+	       "out what every row has at its default (-v shows the whole "
+	       "case).  The notes\n"
+	       "under the table (spec unknown, CPU baselines, unfinished runs) "
+	       "go to stderr.",
     .opts = results_opts,
     .needs = AX_APP_READ_ONLY_DB,
     .fn = results_main,

@@ -263,5 +263,5 @@ print("""  - name: this test device
 	echo "$output" | awk 'NR > 1 && $1 ~ /^[0-9]+$/ {
 		c = $(NF - 1)
 		if (length(c) > 7 || c !~ /^([0-9]+(\.[0-9])?%|>99999%)$/) exit 1
-		if ($NF != "ok") exit 1 }'
+		if ($NF != "verified") exit 1 }'
 }

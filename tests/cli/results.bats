@@ -15,6 +15,28 @@ setup() {
 	assert_output --partial "op=write size=8K"
 }
 
+@test "the table: +-ci as run prints it, 'verified', a label column where runs differ, notes on stderr, the case column short" {
+	run --separate-stderr "$AX" --db "$DB" results
+	assert_success
+	assert_line --index 0 --regexp '^id +run +suite +case +median +unit +\+-ci +n +W .*%spec +status$'
+	# three rows: an interval in percent, %spec "?" (lavapipe has no
+	# spec), "verified" (the stored "ok") last
+	[ "$(grep -cE '^[0-9]+ +[0-9]+ +bandwidth +op=[a-z]+ size=8K +[0-9.e+-]+ GB/s +[0-9.]+% +[0-9]+ .* \? verified$' <<<"$output")" -eq 3 ]
+	refute_output --partial "spec unknown"
+	[[ "$stderr" == *"%spec: spec unknown for "* ]]
+	# both runs have the default label: no label column
+	refute_line --index 0 --partial "label"
+	sqlite3 "$DB" "update run set label = 'before' where id = 1"
+	run --separate-stderr "$AX" --db "$DB" results
+	assert_line --index 0 --regexp '^id +run +label +suite '
+	[ "$(grep -c '^[0-9]* *1 *before  *bandwidth' <<<"$output")" -eq 2 ]
+	# -v: the whole stored case; the CSV keeps "ok"
+	run --separate-stderr "$AX" --db "$DB" -v results
+	[[ "$stderr" != *"leaves out"* ]]
+	run "$AX" --db "$DB" results --csv
+	assert_output --partial ",ok,"
+}
+
 @test "results --run last shows only the newest run" {
 	run "$AX" --db "$DB" results --run last --json
 	assert_success
@@ -171,8 +193,9 @@ assert all(float(r["spec.percent"]) > 0 for r in rows)'
 	rm "$AXBENCH_CONFIG_DIR/specs.yaml"
 	run --separate-stderr "$AX" --db "$DB" results
 	assert_success
-	assert_output --partial "spec unknown"
+	refute_output --partial "spec unknown"
 	[[ "$stderr" == *"specs.yaml not found"* ]]
+	[[ "$stderr" == *"%spec: spec unknown for "* ]]
 	run --separate-stderr "$AX" --db "$DB" --json results
 	assert_success
 	[ -z "$stderr" ]
