@@ -7,6 +7,7 @@
 #include "core/interrupt.h"
 
 #include "core/db.h"
+#include "core/db_rows.h"
 #include "core/error.h"
 #include "core/specs.h"
 #include "core/text.h"
@@ -451,23 +452,76 @@ bool ax_app_parse_id(const char *text, int64_t *id)
 	return true;
 }
 
+bool ax_app_parse_last(const char *text, int *back)
+{
+	if (strncmp(text, "last", 4))
+		return false;
+	if (!text[4]) {
+		*back = 0;
+		return true;
+	}
+	int64_t n;
+	if (text[4] != '~' || !ax_app_parse_id(text + 5, &n) || n > 1000000)
+		return false;
+	*back = (int)n;
+	return true;
+}
+
+int ax_app_nth_last_run(struct ax_db *db, bool (*keep)(const char *kind),
+			int back, int64_t *id, size_t *n_kept)
+{
+	struct ax_db_runs runs; /* newest first */
+	int rc = ax_db_run_rows(db, NULL, &runs);
+	*n_kept = 0;
+	if (rc)
+		return rc;
+	rc = AX_ENOTFOUND;
+	for (size_t i = 0; i < runs.n; i++)
+		if (keep(runs.v[i]->kind ? runs.v[i]->kind : "") &&
+		    (*n_kept)++ == (size_t)back) {
+			*id = runs.v[i]->id;
+			rc = 0;
+		}
+	ax_db_runs_free(&runs);
+	return rc;
+}
+
+/* "last" of --run: any run but a monitor's, which holds no results. */
+static bool not_monitor(const char *kind) { return strcmp(kind, "monitor"); }
+
 int ax_app_resolve_run(const struct ax_app *app, struct ax_db *db,
 		       const char *cmd, const char *text, int64_t *id)
 {
-	if (strcmp(text, "last") == 0) {
-		if (ax_db_last_run(db, id) == 0)
+	int back;
+	if (ax_app_parse_last(text, &back)) {
+		size_t n;
+		int rc = ax_app_nth_last_run(db, not_monitor, back, id, &n);
+		if (rc == 0)
 			return 0;
+		if (rc != AX_ENOTFOUND)
+			return ax_app_error(app, ax_app_exit_code(rc),
+					    "%s: --run %s: %s", cmd, text,
+					    ax_db_errmsg(db));
+		if (n == 0)
+			return ax_app_error(app, AX_EXIT_USAGE,
+					    "%s: --run %s: the database %s "
+					    "holds no runs yet; run `axbench "
+					    "run` first",
+					    cmd, text, app->db_path);
 		return ax_app_error(app, AX_EXIT_USAGE,
-				    "%s: --run last: the database %s holds no "
-				    "runs yet; run `axbench run` first",
-				    cmd, app->db_path);
+				    "%s: --run %s: the database %s holds %zu "
+				    "run%s, so the newest is last and the "
+				    "oldest last~%zu",
+				    cmd, text, app->db_path, n,
+				    n == 1 ? "" : "s", n - 1);
 	}
 	if (!ax_app_parse_id(text, id))
 		return ax_app_error(app, AX_EXIT_USAGE,
 				    "%s: --run must be a run id, a whole "
-				    "number from 1 to %lld, or 'last' (got "
-				    "'%s'); list the runs with `axbench "
-				    "runs`",
+				    "number from 1 to %lld, 'last' or "
+				    "'last~N', the N-th run before it "
+				    "(got '%s'); list the runs with "
+				    "`axbench runs`",
 				    cmd, (long long)INT64_MAX, text);
 	int rc = ax_db_run_exists(db, *id);
 	if (rc == 0)

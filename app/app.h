@@ -145,6 +145,18 @@ int ax_app_register(const struct ax_app *app, struct ax_db *db,
  * clamped or wrapped). */
 bool ax_app_parse_id(const char *text, int64_t *id);
 
+/* "last" (*back 0) or "last~N" (*back N: the N-th run before the newest,
+ * as git's HEAD~N counts, N from 1 to 1000000); false for anything
+ * else. */
+bool ax_app_parse_last(const char *text, int *back);
+
+/* The run `back` places before the newest of those whose kind keep
+ * accepts (newest first, as `axbench runs` lists them): 0 or
+ * AX_ENOTFOUND, with the number of runs kept in *n_kept; a read that
+ * failed is the database's error. */
+int ax_app_nth_last_run(struct ax_db *db, bool (*keep)(const char *kind),
+			int back, int64_t *id, size_t *n_kept);
+
 /* --run ID|last of command cmd: a positive run id, or the newest run.
  * The run must exist: an id that names no run is a usage error, as is
  * a malformed one.  Prints the error (naming cmd) and returns the exit

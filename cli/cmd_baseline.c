@@ -5,6 +5,7 @@
 #include "core/db.h"
 #include "core/db_rows.h"
 #include "core/error.h"
+#include "core/suggest.h"
 #include "core/text.h"
 
 #include <ctype.h>
@@ -18,8 +19,8 @@ enum { OPT_RUN = 1, OPT_RUNS, OPT_LAST, OPT_ALLOW_TUNE };
 
 static const struct ax_cli_opt baseline_opts[] = {
     {OPT_RUN, "run", 'r', "ID|last",
-     "the run to name (save only; default: last; `axbench runs` lists "
-     "them)"},
+     "the run to name, last~N the N-th before the newest (save only; "
+     "default: last; `axbench runs` lists them)"},
     {OPT_RUNS, "runs", 0, "A,B,...",
      "several runs as one baseline: compare pools them and allows for "
      "the spread between them (save only; default: one run, --run)"},
@@ -300,10 +301,23 @@ static int dispatch(struct ax_app *app, char **pos, int n, const struct pick *p)
 	if (n == 1 && strcmp(pos[0], "list") == 0 && !p->run && !p->runs &&
 	    !p->last && !p->allow_tune)
 		return list(app);
+	/* a mistyped subcommand: the nearest one first */
+	char hint[128] = "";
+	if (n >= 1 && strcmp(pos[0], "save") && strcmp(pos[0], "list")) {
+		struct ax_suggest sg;
+		ax_suggest_init(&sg, pos[0]);
+		ax_suggest_add(&sg, "save");
+		ax_suggest_add(&sg, "list");
+		if (sg.best)
+			snprintf(hint, sizeof(hint),
+				 "no subcommand '%s'; did you mean '%s'? ",
+				 ax_term(pos[0]), sg.best);
+	}
 	return ax_app_error(app, AX_EXIT_USAGE,
-			    "baseline: use 'baseline save NAME [--run ID | "
+			    "baseline: %suse 'baseline save NAME [--run ID | "
 			    "--runs A,B,... | --last K] [--allow-tune]' or "
-			    "'baseline list'");
+			    "'baseline list'",
+			    hint);
 }
 
 static int parse_last(struct ax_cli_iter *it, struct pick *p)

@@ -67,7 +67,8 @@ struct side {
 
 static bool is_run_spec(const char *s)
 {
-	if (strcmp(s, "last") == 0 || strncmp(s, "baseline:", 9) == 0)
+	int back;
+	if (ax_app_parse_last(s, &back) || strncmp(s, "baseline:", 9) == 0)
 		return true;
 	if (!*s)
 		return false;
@@ -102,7 +103,8 @@ static int split_spec(const struct ax_app *app, struct side *s,
 	}
 	return ax_app_error(app, AX_EXIT_USAGE,
 			    "compare: '%s' is not a run id, 'last', "
-			    "'baseline:NAME', an existing database file or "
+			    "'last~N', 'baseline:NAME', an existing "
+			    "database file or "
 			    "FILE:RUN; see 'axbench help compare'",
 			    s->spec);
 }
@@ -123,33 +125,33 @@ static void baseline_label(char *buf, size_t len, const char *run,
 }
 
 /*
- * "last": the newest run of kind "run" (AX_RUN_KIND_SQL): a tuning
+ * "last" ("last~N": N runs before it): the newest run of kind "run"
+ * (AX_RUN_KIND_SQL): a tuning
  * session, a monitor, recommend --measure or a paired comparison
  * measures something else than the cases a CI run compares, so it is
- * named by its id when meant.  (ax_db_last_run keeps every kind but a
- * monitor's: `baseline save` and `results --run last` name a tune run
+ * named by its id when meant.  (ax_app_resolve_run keeps every kind but
+ * a monitor's: `baseline save` and `results --run last` name a tune run
  * with "last", and say what it is.)
  */
-static int last_plain_run(struct ax_db *db, int64_t *id, size_t *n_runs)
-{
-	struct ax_db_runs runs; /* newest first */
-	int rc = ax_db_run_rows(db, NULL, &runs);
-	*n_runs = runs.n;
-	if (rc == 0)
-		rc = AX_ENOTFOUND;
-	for (size_t i = 0; rc == AX_ENOTFOUND && i < runs.n; i++)
-		if (runs.v[i]->kind && strcmp(runs.v[i]->kind, "run") == 0) {
-			*id = runs.v[i]->id;
-			rc = 0;
-		}
-	ax_db_runs_free(&runs);
-	return rc;
-}
+static bool is_plain(const char *kind) { return strcmp(kind, "run") == 0; }
 
 /* Say why "last" names no run: none at all, or none of kind "run". */
 static int no_last_run(const struct ax_app *app, const struct side *s,
-		       size_t n_runs)
+		       const char *run, size_t n_plain)
 {
+	if (n_plain > 0)
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "compare: %s: %s holds %zu run%s of "
+				    "`axbench run`, so 'last' is the newest "
+				    "and 'last~%zu' the oldest",
+				    run, s->path, n_plain,
+				    n_plain == 1 ? "" : "s", n_plain - 1);
+	size_t n_runs = 0;
+	struct ax_db_runs runs;
+	if (ax_db_run_rows(s->db, NULL, &runs) == 0) {
+		n_runs = runs.n;
+		ax_db_runs_free(&runs);
+	}
 	if (n_runs == 0)
 		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: %s: %s holds no runs yet; run "
@@ -167,19 +169,20 @@ static int no_last_run(const struct ax_app *app, const struct side *s,
 static int resolve_run(const struct ax_app *app, struct side *s,
 		       const char *run)
 {
-	int rc;
-	size_t n_runs;
-	if (strcmp(run, "last") == 0) {
-		if ((rc = last_plain_run(s->db, &s->run_id, &n_runs)) ==
-		    AX_ENOTFOUND)
-			return no_last_run(app, s, n_runs);
+	int rc, back;
+	size_t n_plain;
+	if (ax_app_parse_last(run, &back)) {
+		if ((rc = ax_app_nth_last_run(s->db, is_plain, back, &s->run_id,
+					      &n_plain)) == AX_ENOTFOUND)
+			return no_last_run(app, s, run, n_plain);
 	} else if (strncmp(run, "baseline:", 9) == 0)
 		rc = ax_db_baseline_runs(s->db, run + 9, &s->run_ids,
 					 &s->n_run_ids);
 	else if (!ax_app_parse_id(run, &s->run_id))
 		return ax_app_error(app, AX_EXIT_USAGE,
 				    "compare: '%s' is not a run id: give a "
-				    "whole number from 1 to %lld, 'last' or "
+				    "whole number from 1 to %lld, 'last', "
+				    "'last~N' (the N-th run before it) or "
 				    "'baseline:NAME'",
 				    s->spec, (long long)INT64_MAX);
 	else
@@ -456,9 +459,11 @@ const struct ax_cli_cmd ax_cmd_compare = {
     .summary = "compare two runs; exit 1 on a regression (CI check)",
     .usage = "BASE CAND [--threshold PCT] [--threshold-for GLOB=PCT] "
 	     "[--json [FILE]] [--markdown FILE] [--junit FILE] [--strict]",
-    .details = "BASE and CAND are each a run id, 'last', 'baseline:NAME', "
-	       "a database file\n"
-	       "(its newest run) or FILE:RUN with RUN as before. 'last' and "
+    .details = "BASE and CAND are each a run id, 'last', 'last~N' (N runs "
+	       "before it, as\n"
+	       "git's HEAD~N), 'baseline:NAME', a database file (its newest "
+	       "run) or FILE:RUN\n"
+	       "with RUN as before. 'last' and "
 	       "a file alone take\n"
 	       "the newest run of `axbench run`: a tuning session, monitor, "
 	       "recommend or\n"

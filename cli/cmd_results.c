@@ -7,6 +7,7 @@
 #include "core/db.h"
 #include "core/error.h"
 #include "core/specs.h"
+#include "core/suggest.h"
 #include "core/text.h"
 #include "reports/suite_doc.h"
 #include "suites/kernel.h"
@@ -20,7 +21,8 @@ enum { OPT_RUN = 1, OPT_SUITE, OPT_CSV, OPT_SAMPLES };
 
 static const struct ax_cli_opt results_opts[] = {
     {OPT_RUN, "run", 'r', "ID|last",
-     "only this run (repeatable; default: every run)"},
+     "only this run; last~N is the N-th before the newest (repeatable; "
+     "default: every run)"},
     {OPT_SUITE, "suite", 's', "NAME", "only this suite (default: every suite)"},
     {OPT_CSV, "csv", 0, NULL,
      "print CSV (one row per result; default: a table)"},
@@ -724,11 +726,20 @@ static int check_suite(const struct ax_app *app, const char *suite,
 		    "`axbench kernel run FILE.yaml`",
 		    suite, runs_selected ? " in the selected runs" : "",
 		    app->db_path);
-	if (!ax_suite_find(suite))
+	if (!ax_suite_find(suite)) {
+		const struct ax_suite *all[64];
+		int n = ax_suite_all(all, 64);
+		struct ax_suggest sg;
+		char hint[128];
+		ax_suggest_init(&sg, suite);
+		for (int i = 0; i < n; i++)
+			ax_suggest_add(&sg, all[i]->name);
 		return ax_app_error(app, AX_EXIT_USAGE,
-				    "results: --suite '%s': no such suite; "
-				    "`axbench suites` lists them",
-				    suite);
+				    "results: --suite '%s': no such suite "
+				    "(`axbench suites` lists them)%s",
+				    ax_term(suite),
+				    ax_suggest_text(&sg, hint, sizeof(hint)));
+	}
 	return ax_app_error(app, AX_EXIT_USAGE,
 			    "results: --suite %s: no stored results of that "
 			    "suite%s in %s; measure it with `axbench run %s`",

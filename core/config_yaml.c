@@ -8,6 +8,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/suggest.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,16 +81,23 @@ int ax_yaml_check_keys(struct ax_yaml *y, yaml_node_t *map, const char *where,
 					    "not %s",
 					    where, ax_yaml_kind(k));
 		bool known = !allowed;
-		char list[512] = "";
+		char list[512] = "", hint[128];
+		struct ax_suggest sg;
+		ax_suggest_init(&sg, ax_yaml_text(k));
 		for (int i = 0; allowed && allowed[i]; i++) {
 			known |= !strcmp(allowed[i], ax_yaml_text(k));
 			ax_yaml_join(list, sizeof(list), allowed[i]);
+			ax_suggest_add(&sg, allowed[i]);
 		}
+		hint[0] = '\0';
+		if (sg.best)
+			snprintf(hint, sizeof(hint), " (did you mean '%s'?)",
+				 sg.best);
 		if (!known)
 			return ax_yaml_fail(y, k,
-					    "unknown key '%s' in %s; allowed "
+					    "unknown key '%s' in %s%s; allowed "
 					    "keys: %s",
-					    ax_yaml_text(k), where, list);
+					    ax_yaml_text(k), where, hint, list);
 		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p;
 		     q++) {
 			yaml_node_t *first = ax_yaml_node(y, q->key);

@@ -3,6 +3,7 @@
 #include "core/db_internal.h"
 
 #include "core/error.h"
+#include "core/suggest.h"
 #include "core/text.h"
 
 #include <inttypes.h>
@@ -70,16 +71,45 @@ int ax_db_run_exists(struct ax_db *db, int64_t run_id)
 	return ax_dbi_fail_sql(db, rc, "looking up a run");
 }
 
+/* "; did you mean 'main'?" for the saved baseline nearest to name, or
+ * "" (into buf). */
+static const char *nearest_baseline(struct ax_db *db, const char *name,
+				    char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	struct ax_suggest sg;
+	char best[256] = "";
+	buf[0] = '\0';
+	if (ax_dbi_prepare(db, "SELECT name FROM baseline ORDER BY name", &st))
+		return buf;
+	ax_suggest_init(&sg, name);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(st, 0);
+		int before = sg.distance;
+		ax_suggest_add(&sg, n ? n : "");
+		if (sg.distance < before) /* the text dies with the next step */
+			snprintf(best, sizeof(best), "%s", n);
+	}
+	sqlite3_finalize(st);
+	if (best[0])
+		snprintf(buf, len, "; did you mean '%s'?", ax_term(best));
+	return buf;
+}
+
 int ax_db_baseline_run(struct ax_db *db, const char *name, int64_t *run_id)
 {
 	int rc = query_id(db, "SELECT run_id FROM baseline WHERE name = ?",
 			  name ? name : "", run_id, "no such baseline");
 
-	if (rc == AX_ENOTFOUND)
-		ax_dbi_fail(db, rc,
-			    "%s: no baseline named \"%s\"; save one with "
-			    "`axbench baseline save NAME`",
-			    db->path, name ? name : "");
+	if (rc == AX_ENOTFOUND) {
+		char hint[300];
+		nearest_baseline(db, name ? name : "", hint, sizeof(hint));
+		ax_dbi_fail(db, rc, "%s: no baseline named \"%s\"%s%s",
+			    db->path, name ? name : "", hint,
+			    hint[0] ? ""
+				    : "; save one with "
+				      "`axbench baseline save NAME`");
+	}
 	return rc;
 }
 

@@ -57,6 +57,29 @@ noisy_copy() { # dest center mult
 	assert_success
 }
 
+@test "last~N names the N-th run before the newest, in compare, results and baseline save" {
+	measure
+	measure
+	run "$AX" --db "$DB" compare last~1 last
+	assert_success
+	assert_output --partial "compare run 1 (BASE) with run 2 (CAND)"
+	run "$AX" --db "$DB" compare last~2 last
+	assert_failure 2
+	assert_output --partial "holds 2 runs of \`axbench run\`, so 'last' is the newest and 'last~1' the oldest"
+	run "$AX" --db "$DB" compare last~x last
+	assert_failure 2
+	run "$AX" --db "$DB" --json results --run last~1
+	assert_success
+	run python3 -c 'import json,sys; print(sorted({r["run_id"] for r in json.load(sys.stdin)}))' <<<"$output"
+	assert_output "[1]"
+	run "$AX" --db "$DB" results --run last~9
+	assert_failure 2
+	assert_output --partial "holds 2 runs, so the newest is last and the oldest last~1"
+	run "$AX" --db "$DB" baseline save before --run last~1
+	assert_success
+	assert_output --partial "run 1"
+}
+
 @test "10% slower copy: slower, exit 1, and the three files agree" {
 	measure
 	slower_copy "$T/slow.db"

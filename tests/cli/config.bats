@@ -33,7 +33,7 @@ expect_position() {
 }
 
 @test "unknown key: line and column, allowed keys listed" {
-	expect_position unknown_key.yaml "unknown key 'warmpu' in measure; allowed keys: min_samples"
+	expect_position unknown_key.yaml "unknown key 'warmpu' in measure (did you mean 'warmup'?); allowed keys: min_samples"
 }
 
 @test "wrong type: line and column" {

@@ -129,6 +129,28 @@ setup() {
 	assert_success
 }
 
+@test "did you mean: a suite, a baseline subcommand, a baseline name, a kernel file key" {
+	run "$AX" --db "$DB" results --suite gem
+	assert_failure 2
+	assert_output --partial "no such suite (\`axbench suites\` lists them); did you mean 'gemm'?"
+	run "$AX" --db "$DB" baseline sav main --run 1
+	assert_failure 2
+	assert_output --partial "no subcommand 'sav'; did you mean 'save'?"
+	run "$AX" --db "$DB" baseline save main --run 1
+	assert_success
+	run "$AX" --db "$DB" compare baseline:mian last
+	assert_failure 2
+	assert_output --partial "no baseline named \"mian\"; did you mean 'main'?"
+	run "$AX" --db "$DB" compare baseline:zzzzzz last
+	assert_failure 2
+	assert_output --partial "save one with"
+	sed 's/^dispatch:/dispach:/' examples/kernels/saxpy.yaml >"$BATS_TEST_TMPDIR/saxpy.yaml"
+	cp examples/kernels/saxpy.comp "$BATS_TEST_TMPDIR/"
+	run "$AX" kernel check "$BATS_TEST_TMPDIR/saxpy.yaml"
+	assert_failure 2
+	assert_output --partial "unknown key 'dispach' in the kernel file (did you mean 'dispatch'?); allowed keys: "
+}
+
 @test "export --suite with nothing stored and recommend --device nosuch: 2" {
 	run "$AX" --db "$DB" export --suite gemm -o "$BATS_TEST_TMPDIR/t.yaml"
 	assert_failure 2

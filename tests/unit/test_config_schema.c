@@ -211,8 +211,9 @@ static void test_errors(void)
 	    {"- a\n", "t.yaml:1:1: the test file must be a mapping, not a "
 		      "sequence"},
 	    {"title: T\ncolor: red\n",
-	     "t.yaml:2:1: unknown key 'color' in the test file; allowed keys: "
-	     "title, note, count, ratio, colour, seed, inner, items, extra, "
+	     "t.yaml:2:1: unknown key 'color' in the test file (did you mean "
+	     "'colour'?); allowed keys: title, note, count, ratio, colour, "
+	     "seed, inner, items, extra, "
 	     "any, plain"},
 	    {"title: T\ntitle: U\n", "t.yaml:2:1: duplicate key 'title' in the "
 				     "test file (first at line 1); keep one"},
