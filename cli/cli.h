@@ -63,6 +63,10 @@ struct ax_cli_cmd {
 int ax_cli_run_subs(struct ax_app *app, const struct ax_cli_cmd *parent,
 		    int argc, char **argv);
 
+/* `axbench help PARENT WORD`: the subcommand's page on stdout (exit 0),
+ * or which subcommands there are (exit 2). */
+int ax_cli_help_sub(const struct ax_cli_cmd *parent, const char *word);
+
 /* Option iterator over one command's argv (argv[0] is the command name).
  * Global options (--db, --device, -q, -v, --json, --validate) are handled
  * inside and never returned. */

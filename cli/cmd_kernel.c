@@ -28,7 +28,8 @@ extern const struct ax_cli_cmd ax_cmd_tune;
 extern const struct ax_cli_cmd ax_cmd_export;
 extern const struct ax_cli_cmd ax_cmd_kernel;
 extern const struct ax_cli_cmd ax_cmd_ab;
-extern const struct ax_cli_cmd ax_cmd_kernel_compare;
+extern const struct ax_cli_cmd ax_cmd_kernel_compare, ax_cmd_kernel_run,
+    ax_cmd_kernel_tune, ax_cmd_kernel_export;
 
 /* FILE must follow the subcommand's word: the options after it belong
  * to `run` / `tune`, whose parsers never see it. */
@@ -52,13 +53,17 @@ static int load_file(struct ax_app *app, const char *sub, int argc, char **argv,
 
 /* Run cmd with argv = {cmd, [option,] kernel:NAME, the options after
  * FILE}: `run kernel:NAME ...`, `export --suite kernel:NAME ...`. */
-static int delegate(struct ax_app *app, const char *sub,
+static int delegate(struct ax_app *app, const struct ax_cli_cmd *self,
 		    const struct ax_cli_cmd *cmd, const char *option, int argc,
 		    char **argv)
 {
 	struct ax_kernel *k;
-	if (argc >= 2 && !strcmp(argv[1], "--help")) {
-		ax_cli_print_help(stdout, cmd);
+	const char *sub = self->name + strlen("kernel ");
+	/* --help is this subcommand's page (FILE.yaml first, the page of
+	 * the command it stands for named in it), not run's own. */
+	if (argc >= 2 &&
+	    (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		ax_cli_print_help(stdout, self);
 		return 0;
 	}
 	int rc = load_file(app, sub, argc, argv, &k);
@@ -86,17 +91,19 @@ static int delegate(struct ax_app *app, const char *sub,
 
 static int kernel_run_main(struct ax_app *app, int argc, char **argv)
 {
-	return delegate(app, "run", &ax_cmd_run, NULL, argc, argv);
+	return delegate(app, &ax_cmd_kernel_run, &ax_cmd_run, NULL, argc, argv);
 }
 
 static int kernel_tune_main(struct ax_app *app, int argc, char **argv)
 {
-	return delegate(app, "tune", &ax_cmd_tune, NULL, argc, argv);
+	return delegate(app, &ax_cmd_kernel_tune, &ax_cmd_tune, NULL, argc,
+			argv);
 }
 
 static int kernel_export_main(struct ax_app *app, int argc, char **argv)
 {
-	return delegate(app, "export", &ax_cmd_export, "--suite", argc, argv);
+	return delegate(app, &ax_cmd_kernel_export, &ax_cmd_export, "--suite",
+			argc, argv);
 }
 
 /* `kernel compare A.yaml [B.yaml] ...` is `ab --a-kernel A.yaml

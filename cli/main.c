@@ -123,8 +123,9 @@ static int cmd_help(int argc, char **argv)
 	    strcmp(argv[1], "help") == 0 ? &help_cmd : find_command(argv[1]);
 	if (!cmd)
 		return no_command(argv[1]);
+	if (argc >= 3 && cmd->subs) /* `help db merge`: the subcommand's */
+		return ax_cli_help_sub(cmd, argv[2]);
 	ax_cli_print_help(stdout, cmd);
-	fprintf(stdout, "\n%s", exit_codes);
 	return AX_EXIT_OK;
 }
 

@@ -427,8 +427,30 @@ void ax_cli_print_help(FILE *out, const struct ax_cli_cmd *cmd)
 		fprintf(out, "\nExamples:\n");
 	for (int i = 0; i < AX_CLI_MAX_EXAMPLES && cmd->examples[i]; i++)
 		fprintf(out, "  %s\n", cmd->examples[i]);
-	fprintf(out, "\nGlobal options:\n");
-	print_opts(out, NULL, global_opts);
+	/* Said once, under `axbench help`: a page per command is its own
+	 * options, not twenty lines it shares with every other. */
+	char list[512] = "";
+	for (const struct ax_cli_opt *o = global_opts; o->id; o++)
+		if (strcmp(o->name, "help"))
+			snprintf(list + strlen(list),
+				 sizeof(list) - strlen(list), "%s--%s",
+				 list[0] ? ", " : "", o->name);
+	/* wrapped for an 80-column terminal, after a comma */
+	int col = fprintf(out, "\nGlobal options and exit codes: `axbench "
+			       "help` (") -
+		  1;
+	for (char *tok = strtok(list, " "); tok; tok = strtok(NULL, " ")) {
+		int w = (int)strlen(tok) + 1;
+		if (col + w > 78) {
+			fputc('\n', out);
+			col = 0;
+		} else if (tok != list) {
+			fputc(' ', out);
+			col++;
+		}
+		col += fprintf(out, "%s", tok);
+	}
+	fprintf(out, ")\n");
 }
 
 int ax_cli_parse_int(const struct ax_cli_iter *it, long long min, long long max,

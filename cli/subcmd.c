@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "core/suggest.h"
+#include "core/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,4 +99,27 @@ int ax_cli_run_subs(struct ax_app *app, const struct ax_cli_cmd *parent,
 				  parent->name, parent->subs[0]->name,
 				  parent->name);
 	return rc;
+}
+
+int ax_cli_help_sub(const struct ax_cli_cmd *parent, const char *word)
+{
+	struct ax_suggest sg;
+	char hint[128], names[256] = "";
+	ax_suggest_init(&sg, word);
+	for (int i = 0; parent->subs[i]; i++) {
+		const char *w = sub_word(parent->subs[i]);
+		if (strcmp(w, word) == 0) {
+			ax_cli_print_help(stdout, parent->subs[i]);
+			return AX_EXIT_OK;
+		}
+		ax_suggest_add(&sg, w);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "%s%s", i ? ", " : "", w);
+	}
+	fprintf(stderr,
+		"axbench: help: %s has no subcommand '%s'%s; its subcommands "
+		"are: %s\n",
+		parent->name, ax_term(word),
+		ax_suggest_text(&sg, hint, sizeof(hint)), names);
+	return AX_EXIT_USAGE;
 }

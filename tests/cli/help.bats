@@ -82,3 +82,27 @@ setup() { ax_setup; }
 	assert_failure 2
 	assert_output --partial "unknown option '--nope'"
 }
+
+@test "a subcommand's page is its own: kernel run --help, help db merge; the global options once, under help" {
+	run "$AX" kernel run --help
+	assert_success
+	assert_line --index 0 "usage: axbench kernel run FILE.yaml [any option of \`axbench run\`]"
+	run "$AX" kernel tune -h
+	assert_line --index 0 --partial "usage: axbench kernel tune FILE.yaml"
+	run "$AX" kernel export --help
+	assert_line --index 0 --partial "usage: axbench kernel export FILE.yaml"
+	run "$AX" help db merge
+	assert_success
+	assert_line --index 0 --partial "usage: axbench db merge "
+	run "$AX" help db merg
+	assert_failure 2
+	assert_output --partial "db has no subcommand 'merg'; did you mean 'merge'?"
+	# a command's page points to the global options instead of listing them
+	run "$AX" help results
+	refute_output --partial "Global options:"
+	refute_output --partial "Exit codes:"
+	assert_output --partial "Global options and exit codes: \`axbench help\` (--db, --device,"
+	run "$AX" help
+	assert_output --partial "Global options:"
+	assert_output --partial "--workdir DIR"
+}
