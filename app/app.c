@@ -495,6 +495,10 @@ int ax_app_resolve_run(const struct ax_app *app, struct ax_db *db,
 	int back;
 	if (ax_app_parse_last(text, &back)) {
 		size_t n;
+		/* "last" alone is one indexed query, not every run's row:
+		 * a history of 10 000 runs is read for last~N only. */
+		if (back == 0 && ax_db_last_run(db, id) == 0)
+			return 0;
 		int rc = ax_app_nth_last_run(db, not_monitor, back, id, &n);
 		if (rc == 0)
 			return 0;
