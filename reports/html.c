@@ -39,6 +39,7 @@ static const char css[] =
     ".tl{display:flex;flex-wrap:wrap;column-gap:1em}"
     ".tl svg{margin:.2em 0 .8em}p.cap{margin-bottom:.2em}"
     ".wide{overflow-x:auto}table.eff td.num{white-space:nowrap}"
+    "td.sp{min-width:12em}td.sp small{font-weight:normal}"
     /* A system's swatch: the palette of reports/svg.c, in its order. */
     ".sys{white-space:nowrap}.sw{margin-right:.2em}"
     ".c0{color:#0072B2}.c1{color:#E69F00}.c2{color:#009E73}"

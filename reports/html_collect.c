@@ -3,10 +3,14 @@
  * of each case in full, and every run's figure per case as a point of
  * that case's series.  A year of history then costs the report a few
  * numbers per run and case, not every sample ever stored. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf */
+#endif
 #include "core/error.h"
 #include "reports/html_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,15 +152,31 @@ static int keep_newest(struct ax_html_collect *k, struct ax_db_result_row **r)
 	return 0;
 }
 
+/* Which machine a history is of: the device on its host. */
+static char *history_machine(const struct ax_db_result_row *r)
+{
+	const char *host = ax_html_str(r->host.hostname);
+	char *s = NULL;
+	if (asprintf(&s, "%s on %s", ax_html_str(r->device.name),
+		     *host ? host : "an unnamed host") < 0)
+		return NULL;
+	return s;
+}
+
 static struct ax_html_series *series_of(struct ax_html_collect *k,
 					const struct ax_db_result_row *r)
 {
-	char key[1400];
-	/* As the report's history always keyed a case: device, suite and
-	 * parameter hash. */
-	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s",
-		 ax_html_str(r->device.fingerprint),
-		 ax_html_str(r->device.name), ax_html_str(r->suite),
+	char key[3400], sys[2048];
+	/* One machine's history: its device and host (a system of
+	 * --label-by host and device together), then suite and parameter
+	 * hash.  Two databases of one machine make one history (a nightly
+	 * database each, say); two machines with one device model (two
+	 * lavapipe hosts share a device fingerprint) never one line.  A
+	 * run's label names the run, not the machine: it does not split a
+	 * history. */
+	struct ax_html_of of = ax_html_of_result(r);
+	ax_html_system_key(AX_HTML_BY_LABEL, "", &of, sys, sizeof(sys));
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s", sys, ax_html_str(r->suite),
 		 ax_html_str(r->params_hash));
 	const json_t *at = json_object_get(k->series_index, key);
 	if (at)
@@ -174,7 +194,7 @@ static struct ax_html_series *series_of(struct ax_html_collect *k,
 	memset(s, 0, sizeof(*s));
 	s->suite = strdup(ax_html_str(r->suite));
 	s->label = ax_html_case_label(r);
-	s->device = strdup(ax_html_str(r->device.name));
+	s->device = history_machine(r);
 	s->unit = strdup(ax_html_str(r->unit));
 	if (!s->suite || !s->label || !s->device || !s->unit ||
 	    json_object_set_new(k->series_index, key,

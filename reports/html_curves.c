@@ -17,6 +17,7 @@
 struct pt {
 	char key[400];	 /* series: system + the grouping parameters */
 	char group[200]; /* the grouping parameters alone */
+	char tag[220];	 /* direct label: "#1 op=copy" */
 	int sys;
 	double x, y;
 	size_t order; /* position in results: later is newer */
@@ -69,6 +70,8 @@ static void fill_point(struct ax_html_ctx *c, const struct ax_db_result_row *r,
 	snprintf(p->key, sizeof(p->key), "#%d %s%s%s", p->sys + 1,
 		 ax_html_system_name(c, p->sys), *p->group ? " " : "",
 		 p->group);
+	snprintf(p->tag, sizeof(p->tag), "#%d%s%s", p->sys + 1,
+		 *p->group ? " " : "", p->group);
 	p->x = x;
 	p->y = r->median;
 	p->order = i;
@@ -123,7 +126,8 @@ static int make_series(const struct pt *pts, size_t n, struct ax_svg_series *s,
 			    AX_SVG_LINES | AX_SVG_MARKERS,
 			    pts[j].sys,
 			    variant,
-			    NULL};
+			    NULL,
+			    pts[j].tag};
 			ns++;
 		}
 		xs[m] = pts[j].x;
@@ -133,39 +137,78 @@ static int make_series(const struct pt *pts, size_t n, struct ax_svg_series *s,
 	return ns;
 }
 
+/* Fewer points than this make no curve: one or two sizes are drawn as
+ * markers alone, and a chart where no series reaches it is not drawn
+ * (the per-case bars have those figures). */
+#define CURVE_MIN_POINTS 3
+
+/* Fit the series for a chart: markers only below CURVE_MIN_POINTS, a
+ * direct label only where there are several series, and a log value
+ * axis where the medians differ by more than AX_SVG_LOG_RATIO.  Returns
+ * how many series are curves. */
+static int shape_series(struct ax_svg_series *s, int ns, bool *ylog)
+{
+	int curves = 0;
+	double lo = INFINITY, hi = -INFINITY;
+	for (int i = 0; i < ns; i++) {
+		if (s[i].n < CURVE_MIN_POINTS)
+			s[i].style = AX_SVG_MARKERS;
+		else
+			curves++;
+		if (ns < 2)
+			s[i].tag = NULL;
+		for (int j = 0; j < s[i].n; j++)
+			if (isfinite(s[i].y[j]) && s[i].y[j] > 0) {
+				lo = fmin(lo, s[i].y[j]);
+				hi = fmax(hi, s[i].y[j]);
+			}
+	}
+	*ylog = isfinite(lo) && hi > AX_SVG_LOG_RATIO * lo;
+	return curves;
+}
+
+enum curve_drawn { CURVE_NO_RESULTS, CURVE_TOO_FEW, CURVE_DRAWN };
+
 /* Draw one chart of suite's median against numeric parameter xp, one
- * series per device and values of the parameters in group[].  Returns
- * false when the suite has no usable results. */
-static bool curve_chart(struct ax_html_ctx *c, const char *suite,
-			const char *xp, const char *const *group,
-			const char *title, const char *xlabel)
+ * series per device and values of the parameters in group[]; says
+ * whether it had results, and enough of them. */
+static enum curve_drawn curve_chart(struct ax_html_ctx *c, const char *suite,
+				    const char *xp, const char *const *group,
+				    const char *title, const char *xlabel)
 {
 	struct pt *pts = calloc(c->d->results->n + 1, sizeof(*pts));
 	const char *unit = "";
 	if (!pts)
-		return false;
+		return CURVE_NO_RESULTS;
 	size_t n = collect_points(c, suite, xp, group, pts, &unit);
 	if (n == 0) {
 		free(pts);
-		return false;
+		return CURVE_NO_RESULTS;
 	}
 	qsort(pts, n, sizeof(*pts), pt_cmp);
 	struct ax_svg_series *s = calloc(n, sizeof(*s));
 	double *xs = calloc(n, sizeof(double)), *ys = calloc(n, sizeof(double));
 	int ns = s && xs && ys ? make_series(pts, n, s, xs, ys) : 0;
-	char ylabel[80];
-	snprintf(ylabel, sizeof(ylabel), "median %s", unit);
-	struct ax_svg_plot p = {.title = title,
-				.xlabel = xlabel,
-				.ylabel = ylabel,
-				.xlog = true,
-				.xfmt = AX_SVG_BYTES};
-	ax_svg_plot(c->f, &p, s, ns);
+	bool ylog = false;
+	enum curve_drawn drawn = CURVE_TOO_FEW;
+	if (shape_series(s, ns, &ylog) > 0) {
+		char ylabel[80];
+		snprintf(ylabel, sizeof(ylabel), "median %s%s", unit,
+			 ylog ? " (log scale)" : "");
+		struct ax_svg_plot p = {.title = title,
+					.xlabel = xlabel,
+					.ylabel = ylabel,
+					.xlog = true,
+					.ylog = ylog,
+					.xfmt = AX_SVG_BYTES};
+		ax_svg_plot(c->f, &p, s, ns);
+		drawn = CURVE_DRAWN;
+	}
 	free(s);
 	free(xs);
 	free(ys);
 	free(pts);
-	return true;
+	return drawn;
 }
 
 /* The curve a suite declares in the suite document, drawn, or one line
@@ -178,17 +221,26 @@ static void declared_curve(struct ax_html_ctx *c,
 	for (int i = 0; curve->group && curve->group[i] && i < 8; i++)
 		group[i] = curve->group[i];
 	const char *xp = ax_html_str(curve->x);
-	char title[200], msg[300];
+	char title[200], msg[400];
 	snprintf(title, sizeof(title), "%s (%s)", ax_html_str(curve->title),
 		 suite->higher_is_better ? "higher is better"
 					 : "lower is better");
-	if (curve_chart(c, suite->name, xp, group, title,
-			ax_html_str(curve->x_label)))
+	enum curve_drawn d = curve_chart(c, suite->name, xp, group, title,
+					 ax_html_str(curve->x_label));
+	if (d == CURVE_DRAWN)
 		return;
-	snprintf(msg, sizeof(msg),
-		 "No %s results with a %s parameter: run `axbench run %s` to "
-		 "get this curve.",
-		 suite->name, xp, suite->name);
+	if (d == CURVE_TOO_FEW)
+		snprintf(msg, sizeof(msg),
+			 "%s: no system measured %s at %d or more values of "
+			 "%s, too few for a curve (Per case has the figures): "
+			 "run `axbench run %s -p %s=A,B,C` to get one.",
+			 ax_html_str(curve->title), suite->name,
+			 CURVE_MIN_POINTS, xp, suite->name, xp);
+	else
+		snprintf(msg, sizeof(msg),
+			 "No %s results with a %s parameter: run `axbench run "
+			 "%s` to get this curve.",
+			 suite->name, xp, suite->name);
 	ax_html_empty(c, msg);
 }
 

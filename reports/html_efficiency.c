@@ -504,31 +504,25 @@ static void speedup_text(double v, char *buf, size_t len)
 	snprintf(buf + strlen(buf), len - strlen(buf), "\xc3\x97");
 }
 
+/* The figure first and unbroken, the words after it free to wrap, so
+ * the column fits the page rather than being cut. */
 static void speedup_cell(struct ax_html_ctx *c, double v)
 {
 	char s[64];
 	speedup_text(v, s, sizeof(s));
+	const char *cls = v < 1 ? "slower" : v > 1 ? "faster" : "";
+	fprintf(c->f, "<td class=\"sp %s\"><b>%s</b> ", cls, s);
 	if (v > 0 && v < 1)
 		fprintf(c->f,
-			"<td class=\"num slower\">%s &mdash; slower than the "
-			"host CPU (the CPU library is %.3g&times; as fast)"
-			"</td>",
-			s, 1 / v);
-	else if (v < 1)
-		fprintf(c->f,
-			"<td class=\"num slower\">%s &mdash; slower than the "
-			"host CPU</td>",
-			s);
-	else if (v > 1)
-		fprintf(c->f,
-			"<td class=\"num faster\">%s &mdash; faster than the "
-			"host CPU</td>",
-			s);
+			"slower than the host CPU<br><small>(its library is "
+			"%.3g&times; as fast)</small>",
+			1 / v);
 	else
-		fprintf(c->f,
-			"<td class=\"num\">%s &mdash; as fast as the host "
-			"CPU</td>",
-			s);
+		fputs(v < 1   ? "slower than the host CPU"
+		      : v > 1 ? "faster than the host CPU"
+			      : "as fast as the host CPU",
+		      c->f);
+	fputs("</td>", c->f);
 }
 
 /* "12.3 GFLOP/s" of median and unit, or a dash. */
@@ -572,7 +566,23 @@ static void library_cell(struct ax_html_ctx *c, const struct ax_db_cpu_row *cpu)
 	fputs("</td>", c->f);
 }
 
-static void speedup_row(struct ax_html_ctx *c, const row_t *r)
+/* The case cell: what varies between the suite's rows, or, where the
+ * rows share the whole case, a pointer to the line under the table (the
+ * full case in its tooltip). */
+static void case_cell(struct ax_html_ctx *c, const char *label,
+		      const char *full)
+{
+	if (label && *label) {
+		text_cell(c, label);
+		return;
+	}
+	fputs("<td title=\"", c->f);
+	ax_html_escape(c->f, full ? full : "");
+	fputs("\"><small>shared, under the table</small></td>", c->f);
+}
+
+static void speedup_row(struct ax_html_ctx *c, const row_t *r,
+			const char *label, const char *full)
 {
 	/* A result compared with no CPU baseline shows none of its
 	 * fields. */
@@ -582,30 +592,123 @@ static void speedup_row(struct ax_html_ctx *c, const row_t *r)
 						  .ci_lo = NAN,
 						  .ci_hi = NAN};
 	const struct ax_db_cpu_row *cpu = r->cpu.id ? &r->cpu : &none;
-	id_cells(c, r);
+	char run[300];
+	fputs("<tr>", c->f);
+	text_cell(c,
+		  ax_html_run_name(c, r->source, r->run_id, run, sizeof(run)));
+	text_cell(c, ax_html_str(r->suite));
+	case_cell(c, label, full);
+	fputs("<td>", c->f);
+	ax_html_system_chip(c, ax_html_system_of(c, r));
+	fputs("</td>", c->f);
+	speedup_cell(c, r->speedup_vs_cpu);
 	median_cell(c, r->median, ax_html_str(r->unit));
 	median_cell(c, cpu->median, ax_html_str(cpu->unit));
 	library_cell(c, cpu);
-	speedup_cell(c, r->speedup_vs_cpu);
 	fputs("</tr>\n", c->f);
+}
+
+/* A speed-up row of the table: tuning trials only with --include-tune,
+ * as in the per-case charts (the Tuning section has them). */
+static bool speedup_shown(const struct ax_html_ctx *c, const row_t *r)
+{
+	return has_speedup(r) && (!ax_html_is_tune(r) || c->d->include_tune);
+}
+
+/* The rows' case labels, each suite's showing what varies between its
+ * rows; what they share goes to common[i] of the suite's first row i
+ * (NULL elsewhere), for a line under the table. */
+static void speedup_labels(const row_t **rows, int n, char **labels,
+			   char **full, char **common)
+{
+	char **group = calloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < n; i++) {
+		full[i] = ax_html_case_label(rows[i]);
+		labels[i] = strdup(full[i] ? full[i] : "");
+	}
+	for (int i = 0; group && i < n; i++) {
+		const char *suite = ax_html_str(rows[i]->suite);
+		bool first = true;
+		for (int j = 0; j < i && first; j++)
+			first = strcmp(ax_html_str(rows[j]->suite), suite);
+		if (!first)
+			continue;
+		int m = 0;
+		for (int j = i; j < n; j++)
+			if (!strcmp(ax_html_str(rows[j]->suite), suite) &&
+			    labels[j])
+				group[m++] = labels[j];
+		char shared[600];
+		ax_html_strip_common(group, m, shared, sizeof(shared));
+		common[i] = *shared ? strdup(shared) : NULL;
+	}
+	free(group);
+}
+
+static void speedup_table(struct ax_html_ctx *c, const row_t **rows, int n,
+			  char **labels, char **full, char **common)
+{
+	fputs("<div class=\"wide\"><table "
+	      "class=\"eff\"><tr><th>Run</th><th>Suite</th>"
+	      "<th>Case</th><th>System</th><th>Speed-up</th>"
+	      "<th>Device median</th><th>CPU median</th><th>CPU library</th>"
+	      "</tr>\n",
+	      c->f);
+	for (int i = 0; i < n; i++)
+		speedup_row(c, rows[i], labels[i], full[i]);
+	fputs("</table></div>\n", c->f);
+	for (int i = 0; i < n; i++) {
+		if (!common[i])
+			continue;
+		fputs("<p class=\"common\">Every ", c->f);
+		ax_html_escape(c->f, ax_html_str(rows[i]->suite));
+		fputs(" row above: ", c->f);
+		ax_html_escape(c->f, common[i]);
+		fputs("</p>\n", c->f);
+	}
 }
 
 static void section_speedup(struct ax_html_ctx *c)
 {
+	size_t cap = c->d->results->n + 1;
+	const row_t **rows = calloc(cap, sizeof(*rows));
+	char **labels = calloc(cap, sizeof(char *));
+	char **full = calloc(cap, sizeof(char *));
+	char **common = calloc(cap, sizeof(char *));
+	int n = 0, left = 0;
+	for (size_t i = 0; rows && i < c->d->results->n; i++) {
+		const row_t *r = c->d->results->v[i];
+		if (speedup_shown(c, r))
+			rows[n++] = r;
+		else
+			left += has_speedup(r);
+	}
 	fputs("<h3>Speed-up over the host CPU</h3>\n<p>The device's median "
 	      "over the median of the same shape computed by a CPU library "
 	      "on the same host: below 1&times; the device is slower than "
-	      "the host CPU.</p>\n"
-	      "<div class=\"wide\"><table "
-	      "class=\"eff\"><tr><th>Run</th><th>Suite</th>"
-	      "<th>Case</th><th>System</th><th>Device median</th>"
-	      "<th>CPU median</th><th>CPU library</th><th>Speed-up</th>"
-	      "</tr>\n",
+	      "the host CPU.",
 	      c->f);
-	for (size_t i = 0; i < c->d->results->n; i++)
-		if (has_speedup(c->d->results->v[i]))
-			speedup_row(c, c->d->results->v[i]);
-	fputs("</table></div>\n", c->f);
+	if (left)
+		fprintf(c->f,
+			" %d tuning trial%s with a speed-up %s left out "
+			"(<code>--include-tune</code> lists them).",
+			left, left == 1 ? "" : "s", left == 1 ? "is" : "are");
+	fputs("</p>\n", c->f);
+	if (n && labels && full && common) {
+		speedup_labels(rows, n, labels, full, common);
+		speedup_table(c, rows, n, labels, full, common);
+	} else if (n == 0) {
+		ax_html_empty(c, "Only tuning trials have a speed-up here.");
+	}
+	for (int i = 0; labels && full && common && i < n; i++) {
+		free(labels[i]);
+		free(full[i]);
+		free(common[i]);
+	}
+	free(labels);
+	free(full);
+	free(common);
+	free(rows);
 }
 
 /* ---- the section ------------------------------------------------------- */

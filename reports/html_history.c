@@ -190,9 +190,10 @@ void ax_html_section_history(struct ax_html_ctx *c)
 			rows[n++] = &k->series[i];
 	}
 	if (n == 0) {
-		ax_html_empty(c, "No device, suite and parameters were "
-				 "measured in more than one of the selected "
-				 "runs.");
+		ax_html_empty(c, "No case was measured on one machine (a "
+				 "device on its host) in more than one of the "
+				 "selected runs; runs of two machines are two "
+				 "histories, never one.");
 		free(rows);
 		return;
 	}

@@ -169,9 +169,10 @@ static struct ax_spec_cmp spec_of(const struct ax_html_ctx *c,
 	return sc;
 }
 
-/* " · 42% of spec" or " · spec unknown" (nothing where no figure
- * applies, or with no specs file) at text + n; the tooltip gets the
- * product and the source. */
+/* " · 42% of spec" (nothing where no figure applies or none is known)
+ * at text + n; the tooltip gets the product and the source, or why the
+ * spec is unknown.  An unknown spec is said once per system, under the
+ * charts (spec_unknown_notes), not on every bar. */
 static size_t spec_texts(const struct ax_html_ctx *c,
 			 const struct ax_db_result_row *r, const char *unit,
 			 char *text, size_t n, size_t tl, char *tip, size_t pl)
@@ -193,9 +194,7 @@ static size_t spec_texts(const struct ax_html_ctx *c,
 				 "; %s of the %s %s figure, %.4g %s (%s)", pct,
 				 sc.spec->name, ax_spec_figure_name(sc.figure),
 				 sc.value, unit, sc.spec->source);
-	} else if (sc.status == AX_SPEC_UNKNOWN && n < tl) {
-		n += (size_t)snprintf(text + n, tl - n,
-				      " \xc2\xb7 spec unknown");
+	} else if (sc.status == AX_SPEC_UNKNOWN) {
 		if (used < pl)
 			snprintf(tip + used, pl - used, "; spec unknown: %s",
 				 sc.why);
@@ -365,6 +364,39 @@ out:
 	free(labels);
 }
 
+/* One line per system with a result whose spec figure is unknown: the
+ * system and why (its device is not in the specs table), where every
+ * bar used to say "spec unknown". */
+static void spec_unknown_notes(struct ax_html_ctx *c)
+{
+	if (!c->d->specs)
+		return; /* the opening paragraph said so, once */
+	for (int s = 0; s < c->n_sys; s++)
+		for (int i = 0; i < c->n_cases; i++) {
+			const struct ax_db_result_row *r =
+			    c->cases[i].by_sys[s];
+			if (!r)
+				continue;
+			struct ax_spec_cmp sc = spec_of(c, r);
+			if (sc.status != AX_SPEC_UNKNOWN)
+				continue;
+			fprintf(c->f, "<p class=\"common\">Spec unknown for ");
+			ax_html_system_chip(c, s);
+			fputs(": ", c->f);
+			ax_html_escape(c->f, sc.why);
+			fprintf(c->f, " (PCI id %04llx:%04llx",
+				(unsigned long long)r->device.vendor_id,
+				(unsigned long long)r->device.device_id);
+			if (c->d->specs_path) {
+				fputs(" in ", c->f);
+				ax_html_escape(c->f, c->d->specs_path);
+			}
+			fputs("), so no bar of it shows % of spec.</p>\n",
+			      c->f);
+			break;
+		}
+}
+
 /* How "% of measured peak" and "% of spec" are computed, in the
  * section's opening paragraph. */
 static void spec_words(struct ax_html_ctx *c)
@@ -435,6 +467,7 @@ void ax_html_section_medians(struct ax_html_ctx *c)
 		suite_charts(c, &c->cases[i], j - i);
 		i = j;
 	}
+	spec_unknown_notes(c);
 }
 
 /* ---- attention -------------------------------------------------------- */

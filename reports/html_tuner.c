@@ -370,9 +370,12 @@ static void mattered(struct ax_html_ctx *c, const session_t *s)
 	qsort(e, (size_t)n, sizeof(*e), effect_cmp);
 	char name[400];
 	session_name(c, s, name, sizeof(name));
+	int rows = 0;
 	for (int i = 0; i < n; i++) {
+		if (e[i].levels < 2)
+			continue; /* listed once, in the row below */
 		fputs("<tr><td>", c->f);
-		ax_html_escape(c->f, i == 0 ? name : "");
+		ax_html_escape(c->f, rows++ == 0 ? name : "");
 		fputs("</td><td>", c->f);
 		ax_html_escape(c->f, e[i].name);
 		fprintf(c->f, "</td><td class=\"num\">%d</td>", e[i].levels);
@@ -380,8 +383,28 @@ static void mattered(struct ax_html_ctx *c, const session_t *s)
 			fprintf(c->f, "<td class=\"num\">%.1f %%</td></tr>\n",
 				100 * e[i].spread);
 		else
-			fputs("<td>one value tried</td></tr>\n", c->f);
+			fputs("<td>" AX_HTML_DASH "</td></tr>\n", c->f);
 	}
+	/* The parameters the session held at one value (the shape, and
+	 * knobs outside the space) say nothing about what mattered: one
+	 * line names them. */
+	int held = 0;
+	for (int i = 0; i < n; i++) {
+		if (e[i].levels >= 2)
+			continue;
+		if (held++ == 0) {
+			fputs("<tr><td>", c->f);
+			ax_html_escape(c->f, rows ? "" : name);
+			fputs("</td><td colspan=\"3\"><small>held at one "
+			      "value: ",
+			      c->f);
+		} else {
+			fputs(", ", c->f);
+		}
+		ax_html_escape(c->f, e[i].name);
+	}
+	if (held)
+		fputs("</small></td></tr>\n", c->f);
 }
 
 void ax_html_section_tuner(struct ax_html_ctx *c)

@@ -330,24 +330,93 @@ static struct glayout glayout(const struct ax_svg_gchart *ch,
 	L.w = PAD + L.label_w + L.tag_w + BARS_W + 10 + L.text_w + PAD;
 	/* The axis label sits under the bars: it may be wider than them. */
 	L.w = fmax(L.w, PAD + L.label_w + L.tag_w +
-			    ax_svg_text_width(ch->axis, FONT) + PAD);
+			    ax_svg_text_width(ch->axis, FONT) +
+			    ax_svg_text_width(" (log scale)", FONT) + PAD);
 	L.w = fmax(L.w, MIN_W);
 	return L;
 }
 
-static double gmax(const struct ax_svg_gchart *ch, const struct ax_svg_group *g,
-		   int n)
+/* The value axis of a bar chart: linear from zero, or logarithmic
+ * (whole decades) where the chart's values differ by more than
+ * AX_SVG_LOG_RATIO, so that the small bars are not slivers. */
+struct baxis {
+	bool log;
+	double lo, hi; /* axis ends; log10 of them when log */
+	double step;   /* linear tick step */
+};
+
+/* Extend [*lo, *hi] by v where v can be drawn (positive on a log axis). */
+static void bspan(double v, bool log, double *lo, double *hi)
 {
-	double m = isfinite(ch->mark) ? ch->mark : 0;
+	if (!isfinite(v) || v < 0 || (log && v <= 0))
+		return;
+	*lo = fmin(*lo, v);
+	*hi = fmax(*hi, v);
+}
+
+static struct baxis baxis(const struct ax_svg_gchart *ch,
+			  const struct ax_svg_group *g, int n)
+{
+	double lo = INFINITY, hi = -INFINITY, plo = INFINITY, phi = -INFINITY;
+	bspan(ch->mark, false, &lo, &hi);
+	bspan(ch->mark, true, &plo, &phi);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < g[i].n; j++) {
 			const struct ax_svg_gbar *b = &g[i].bars[j];
-			if (isfinite(b->value) && b->value > m)
-				m = b->value;
-			if (isfinite(b->value) && isfinite(b->hi) && b->hi > m)
-				m = b->hi;
+			if (!isfinite(b->value))
+				continue;
+			bspan(b->value, false, &lo, &hi);
+			bspan(b->value, true, &plo, &phi);
+			bspan(b->hi, false, &lo, &hi);
+			bspan(b->hi, true, &plo, &phi);
 		}
-	return m > 0 ? m : 1;
+	struct baxis a = {0};
+	if (isfinite(plo) && phi > AX_SVG_LOG_RATIO * plo) {
+		a.log = true;
+		a.lo = floor(log10(plo) + 1e-9);
+		/* The smallest bar at least a third of a decade long: a
+		 * value just above the axis start would read as none. */
+		if (log10(plo) - a.lo < 0.3)
+			a.lo -= 1;
+		a.hi = fmax(ceil(log10(phi) - 1e-9), a.lo + 1);
+		return a;
+	}
+	double max = isfinite(hi) && hi > 0 ? hi : 1;
+	a.step = nice_step(max, 5);
+	a.hi = ceil(max / a.step - 1e-9) * a.step;
+	return a;
+}
+
+/* Pixels from the axis start to v, within [0, BARS_W]; 0 for a value
+ * the axis cannot draw (at or below zero on a log axis). */
+static double bpx(const struct baxis *a, double v)
+{
+	if (!isfinite(v) || v <= 0 || (a->log && v <= pow(10, a->lo)))
+		return 0;
+	double t = a->log ? (log10(v) - a->lo) / (a->hi - a->lo)
+			  : (v - a->lo) / (a->hi - a->lo);
+	return fmin(fmax(t, 0), 1) * BARS_W;
+}
+
+/* The tick values of a: 1-2-5 steps, or each decade (with 2 and 5 in
+ * between where the axis spans at most two decades). */
+static int bticks(const struct baxis *a, double *t, int max)
+{
+	int n = 0;
+	if (!a->log) {
+		for (double v = 0; v <= a->hi + a->step * 1e-9 && n < max;
+		     v += a->step)
+			t[n++] = fabs(v) < a->step * 1e-9 ? 0 : v;
+		return n;
+	}
+	bool fine = a->hi - a->lo <= 2;
+	for (double e = a->lo; e <= a->hi + 1e-9 && n < max; e++) {
+		t[n++] = pow(10, e);
+		for (int m = 2; fine && e < a->hi - 1e-9 && m <= 5 && n < max;
+		     m += 3)
+			t[n++] = m * pow(10, e);
+	}
+	return n;
 }
 
 /* The legend of a bar chart: swatches left to right, a new line where
@@ -389,29 +458,28 @@ static double bar_legend(FILE *f, const struct ax_svg_gchart *ch, double y0,
 }
 
 static void gbar(FILE *f, const struct glayout *L, const struct ax_svg_gbar *b,
-		 double y, double scale)
+		 double y, const struct baxis *a)
 {
 	double x0 = PAD + L->label_w + L->tag_w;
 	if (b->tag)
 		text(f, PAD + L->label_w, y + 13, "start", "lb", b->tag);
-	if (isfinite(b->value) && b->value >= 0) {
+	if (isfinite(b->value) && b->value >= 0 && (!a->log || b->value > 0)) {
 		fprintf(f,
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%d\" fill=\"%s\" stroke=\"#333\" "
 			"stroke-width=\"0.5\" data-series=\"%d\"><title>",
-			x0, y + 3, b->value * scale, BAR_H - 6,
+			x0, y + 3, bpx(a, b->value), BAR_H - 6,
 			ax_svg_color(b->series), b->series);
 		ax_html_escape(f, b->tip ? b->tip : b->text);
 		fputs("</title></rect>\n", f);
 		if (isfinite(b->lo) && isfinite(b->hi) && b->hi >= b->lo) {
 			double ym = y + BAR_H / 2.0;
-			double a = x0 + fmax(b->lo, 0) * scale;
-			double z = x0 + b->hi * scale;
+			double l = x0 + bpx(a, b->lo), z = x0 + bpx(a, b->hi);
 			fprintf(f,
 				"<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM"
 				"%.1f %.1fV%.1f\" stroke=\"#222\" "
 				"fill=\"none\"/>\n",
-				a, ym, z, a, ym - 4, ym + 4, z, ym - 4, ym + 4);
+				l, ym, z, l, ym - 4, ym + 4, z, ym - 4, ym + 4);
 		}
 	}
 	fprintf(f,
@@ -436,10 +504,9 @@ void ax_svg_groups(FILE *f, const struct ax_svg_gchart *ch,
 		body += fmax(g[i].n * BAR_H, l.n * LINE + 4) + GROUP_GAP;
 		lines_free(&l);
 	}
-	double max = gmax(ch, g, n);
-	double step = nice_step(max, 5);
-	double axis_max = ceil(max / step - 1e-9) * step;
-	double scale = BARS_W / axis_max;
+	struct baxis a = baxis(ch, g, n);
+	double t[64];
+	int nt = bticks(&a, t, 64);
 	double x0 = PAD + L.label_w + L.tag_w;
 	double h = top + leg + body + 4 + 14 + 16 + PAD;
 
@@ -449,11 +516,11 @@ void ax_svg_groups(FILE *f, const struct ax_svg_gchart *ch,
 		bar_legend(f, ch, top, L.w, true);
 	double y = top + leg, y_body = y;
 	/* Vertical grid at each tick, under the bars. */
-	for (double t = 0; t <= axis_max + step * 1e-9; t += step)
+	for (int i = 0; i < nt; i++)
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			"y2=\"%.1f\" class=\"grid\"/>\n",
-			x0 + t * scale, y_body, x0 + t * scale,
+			x0 + bpx(&a, t[i]), y_body, x0 + bpx(&a, t[i]),
 			y_body + body + 4);
 	for (int i = 0; i < n; i++) {
 		struct lines l = wrap(g[i].label, L.label_chars);
@@ -462,7 +529,7 @@ void ax_svg_groups(FILE *f, const struct ax_svg_gchart *ch,
 			text(f, PAD, y + 13 + k * LINE, "start", "lb", l.s[k]);
 		lines_free(&l);
 		for (int j = 0; j < g[i].n; j++)
-			gbar(f, &L, &g[i].bars[j], y + j * BAR_H, scale);
+			gbar(f, &L, &g[i].bars[j], y + j * BAR_H, &a);
 		y += gh + GROUP_GAP;
 		if (i + 1 < n)
 			fprintf(f,
@@ -476,20 +543,22 @@ void ax_svg_groups(FILE *f, const struct ax_svg_gchart *ch,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			"y2=\"%.1f\" stroke=\"#333\" "
 			"stroke-dasharray=\"4 3\"/>\n",
-			x0 + ch->mark * scale, y_body, x0 + ch->mark * scale,
+			x0 + bpx(&a, ch->mark), y_body, x0 + bpx(&a, ch->mark),
 			y_body + body + 4);
 	double ya = y_body + body + 4;
 	fprintf(f,
 		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		"stroke=\"#333\"/>\n",
 		x0, ya, x0 + BARS_W, ya);
-	for (double t = 0; t <= axis_max + step * 1e-9; t += step) {
+	for (int i = 0; i < nt; i++) {
 		char v[32];
-		ax_svg_format(fabs(t) < step * 1e-9 ? 0 : t, AX_SVG_NUM, v,
-			      sizeof(v));
-		text(f, x0 + t * scale, ya + 13, "middle", "ax", v);
+		ax_svg_format(t[i], AX_SVG_NUM, v, sizeof(v));
+		text(f, x0 + bpx(&a, t[i]), ya + 13, "middle", "ax", v);
 	}
-	text(f, x0, ya + 28, "start", "ax", ch->axis);
+	char axis[200];
+	snprintf(axis, sizeof(axis), "%s%s", ch->axis,
+		 a.log ? " (log scale)" : "");
+	text(f, x0, ya + 28, "start", "ax", axis);
 	fputs("</svg>\n", f);
 }
 
@@ -589,6 +658,12 @@ static void fit(struct axis *a, const struct ax_svg_series *s, int n,
 		a->lo -= a->log ? 0.5 : fmax(fabs(a->lo) * 0.1, 0.5);
 		a->hi += a->log ? 0.5 : fmax(fabs(a->hi) * 0.1, 0.5);
 	}
+	/* A margin, so that a marker at either end sits inside the frame
+	 * rather than half on it; a linear value axis keeps its zero. */
+	double m = (a->hi - a->lo) * 0.04;
+	if (use_x || a->log || a->lo != 0)
+		a->lo -= m;
+	a->hi += m;
 }
 
 /* Pixel coordinate of v along a (x grows right, y grows up). */
@@ -759,10 +834,81 @@ static void note(FILE *f, const struct frame *fr, const struct axis *x,
 	py = fmax(fr->t + 13, fmin(py, fr->t + fr->h - 4));
 	fprintf(f,
 		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" "
-		"class=\"note\" fill=\"%s\">",
+		"class=\"note\" style=\"fill:%s\">",
 		px, py, ax_svg_color(n->color));
 	ax_html_escape(f, n->text);
 	fputs("</text>\n", f);
+}
+
+/* The y of series s's last drawable point (largest x); NAN for none. */
+static double last_y(const struct axis *x, const struct axis *y,
+		     const struct ax_svg_series *s)
+{
+	double bx = -INFINITY, by = NAN;
+	for (int j = 0; j < s->n; j++)
+		if (usable(x, s->x[j]) && usable(y, s->y[j]) && s->x[j] >= bx) {
+			bx = s->x[j];
+			by = pos(y, s->y[j]);
+		}
+	return by;
+}
+
+struct tag_at {
+	double want, y; /* the last point's y, and where the tag goes */
+	int i;		/* the series */
+};
+
+static int tag_cmp(const void *a, const void *b)
+{
+	const struct tag_at *p = a, *q = b;
+	return (p->want > q->want) - (p->want < q->want);
+}
+
+/* The widest tag of the series plus its gap; 0 when none has one. */
+static double tags_width(const struct ax_svg_series *s, int n)
+{
+	double w = 0;
+	for (int i = 0; i < n; i++)
+		if (s[i].tag)
+			w = fmax(w, ax_svg_text_width(s[i].tag, FONT) + 14);
+	return w;
+}
+
+/* Direct labels: each tagged series' tag right of the frame at its last
+ * point, pushed apart to a line each (top down, then back up from the
+ * bottom) and joined to the point by a leader where it moved. */
+static void tags(FILE *f, const struct frame *fr, const struct axis *x,
+		 const struct axis *y, const struct ax_svg_series *s, int n)
+{
+	struct tag_at *t = calloc((size_t)n + 1, sizeof(*t));
+	int m = 0;
+	for (int i = 0; t && i < n; i++) {
+		double w = s[i].tag ? last_y(x, y, &s[i]) : NAN;
+		if (isfinite(w))
+			t[m++] = (struct tag_at){w, w, i};
+	}
+	if (t)
+		qsort(t, (size_t)m, sizeof(*t), tag_cmp);
+	double gap = LINE - 2, top = fr->t + 4, bottom = fr->t + fr->h + 4;
+	for (int k = 0; k < m; k++)
+		t[k].y = fmax(t[k].want, k ? t[k - 1].y + gap : top);
+	for (int k = m - 1; k >= 0; k--)
+		t[k].y = fmin(t[k].y, k + 1 < m ? t[k + 1].y - gap : bottom);
+	double x0 = fr->l + fr->w;
+	for (int k = 0; k < m; k++) {
+		const char *c = ax_svg_color(s[t[k].i].color);
+		fprintf(f,
+			"<path d=\"M%.1f %.1fL%.1f %.1f\" stroke=\"%s\" "
+			"fill=\"none\" stroke-width=\"0.8\"/>\n",
+			x0 + 1, t[k].want, x0 + 8, t[k].y, c);
+		fprintf(f,
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" "
+			"class=\"lg\" style=\"fill:%s\">",
+			x0 + 10, t[k].y + 4, c);
+		ax_html_escape(f, s[t[k].i].tag);
+		fputs("</text>\n", f);
+	}
+	free(t);
 }
 
 void ax_svg_plot(FILE *f, const struct ax_svg_plot *p,
@@ -775,8 +921,9 @@ void ax_svg_plot(FILE *f, const struct ax_svg_plot *p,
 	for (int i = 0; i < n && !fr.legend_below; i++)
 		lw = fmax(lw, ax_svg_text_width(s[i].name, FONT));
 	lw = fmin(lw, LEGEND_W);
-	double w = fr.legend_below ? fr.l + fr.w + 16
-				   : fr.l + fr.w + 14 + 30 + lw + PAD;
+	double tw = tags_width(s, n);
+	double w = fr.legend_below ? fr.l + fr.w + fmax(16, tw + PAD)
+				   : fr.l + fr.w + tw + 14 + 30 + lw + PAD;
 	double th = title_height(p->title, w - 2 * PAD);
 	fr.t = PAD + th + 10;
 	int chars = fr.legend_below
@@ -799,9 +946,10 @@ void ax_svg_plot(FILE *f, const struct ax_svg_plot *p,
 		series(f, p, &x, &y, &s[i]);
 	for (int i = 0; i < p->n_notes; i++)
 		note(f, &fr, &x, &y, &p->notes[i]);
+	tags(f, &fr, &x, &y, s, n);
 	double ly = fr.legend_below ? below - 4 : fr.t + 8;
 	for (int i = 0; i < n; i++) {
-		double lx = fr.legend_below ? fr.l - 40 : fr.l + fr.w + 14;
+		double lx = fr.legend_below ? fr.l - 40 : fr.l + fr.w + tw + 14;
 		ly += legend_entry(f, lx, ly, s[i].color,
 				   s[i].color + s[i].variant, s[i].style,
 				   s[i].name, chars) +

@@ -87,7 +87,14 @@ struct ax_svg_gchart {
 			the reference); NAN for none */
 };
 
-/* Grouped horizontal bars from zero on one linear value axis. */
+/* Values in one chart further apart than this factor get a logarithmic
+ * axis (bars and plots' value axes): on a linear one the small bars or
+ * lines are slivers along the bottom. */
+#define AX_SVG_LOG_RATIO 10.0
+
+/* Grouped horizontal bars: from zero on a linear value axis, or from
+ * the decade below the smallest on a logarithmic one where the values
+ * differ by more than AX_SVG_LOG_RATIO (the axis label then says so). */
 void ax_svg_groups(FILE *f, const struct ax_svg_gchart *ch,
 		   const struct ax_svg_group *g, int n);
 
@@ -107,6 +114,9 @@ struct ax_svg_series {
 			   series of one colour still differ */
 	const char *const *labels; /* n point names for their tooltips
 				      (NULL: the series name) */
+	const char *tag; /* a short name written at the series' last point,
+			    right of the plot (a direct label: lines that
+			    overlap stay told apart); NULL for none */
 };
 
 enum ax_svg_axis_fmt {

@@ -16,6 +16,11 @@
       colours of the bars of each series, and the SVG and page text.
       --shots writes the whole page as PNG slices PREFIX-N.png.
 
+  report_check.py shot FILE.html WHAT OUT.png [WHAT OUT.png ...]
+      Writes a PNG of one part of the page per pair, for the before/after
+      pictures of a change: WHAT is an h2 id (the section, to the next h2)
+      or svg:PREFIX (the first chart whose aria-label starts with PREFIX).
+
 Exit status 0 when the checks ran (the caller judges the JSON), 2 on a
 usage error, 3 when the browser could not be driven.
 """
@@ -210,13 +215,42 @@ CHECK_JS = r"""
     out.fills[k] = out.fills[k] || [];
     if (!out.fills[k].includes(f)) out.fills[k].push(f);
   }
+  // A scrolling table (class wide) that needs its scroll bar: a column
+  // cut at the page edge.
+  out.wide_cut = [...document.querySelectorAll('.wide')]
+      .filter(w => w.scrollWidth > w.clientWidth + 1)
+      .map(w => w.innerText.slice(0, 80));
   out.page_height = document.documentElement.scrollHeight;
   return out;
 })()
 """
 
 
-def browser(path, shots):
+CLIP_JS = r"""
+((what) => {
+  let top, bottom, left = 0, right = document.documentElement.scrollWidth;
+  if (what.startsWith('svg:')) {
+    const svg = [...document.querySelectorAll('svg')].find(
+        s => (s.getAttribute('aria-label') || '').startsWith(what.slice(4)));
+    if (!svg) return null;
+    const r = svg.getBoundingClientRect();
+    [top, bottom, left, right] = [r.top, r.bottom, r.left, r.right];
+  } else {
+    const h = document.getElementById(what);
+    if (!h) return null;
+    top = h.getBoundingClientRect().top;
+    let n = h.nextElementSibling;
+    bottom = document.documentElement.scrollHeight - window.scrollY;
+    while (n && n.tagName !== 'H2') n = n.nextElementSibling;
+    if (n) bottom = n.getBoundingClientRect().top;
+  }
+  return {x: left + window.scrollX, y: top + window.scrollY,
+          width: right - left, height: bottom - top};
+})
+"""
+
+
+def browser(path, shots, parts=()):
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if not exe:
         raise OSError("chromium is not installed")
@@ -261,6 +295,17 @@ def browser(path, shots):
             if e.get("method") in ("Log.entryAdded",
                                    "Runtime.consoleAPICalled",
                                    "Runtime.exceptionThrown")]
+        for what, out in parts:
+            clip = cdp.call("Runtime.evaluate",
+                            expression=f"{CLIP_JS}({json.dumps(what)})",
+                            returnByValue=True)["result"].get("value")
+            if not clip:
+                raise OSError(f"no part {what!r} in {path}")
+            clip["scale"] = 1
+            shot = cdp.call("Page.captureScreenshot", format="png",
+                            captureBeyondViewport=True, clip=clip)
+            with open(out, "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
         if shots:
             h = res["page_height"]
             for i, y in enumerate(range(0, h, 2000)):
@@ -282,7 +327,7 @@ def browser(path, shots):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("geometry", "browser"):
+    if len(argv) < 3 or argv[1] not in ("geometry", "browser", "shot"):
         print(__doc__, file=sys.stderr)
         return 2
     if argv[1] == "geometry":
@@ -290,8 +335,17 @@ def main(argv):
             print(json.dumps(geometry(f.read())))
         return 0
     shots = argv[4] if len(argv) > 4 and argv[3] == "--shots" else None
+    parts = ()
+    if argv[1] == "shot":
+        rest = argv[3:]
+        if not rest or len(rest) % 2:
+            print(__doc__, file=sys.stderr)
+            return 2
+        parts, shots = list(zip(rest[0::2], rest[1::2])), None
     try:
-        print(json.dumps(browser(argv[2], shots)))
+        res = browser(argv[2], shots, parts)
+        if not parts:
+            print(json.dumps(res))
     except (OSError, StopIteration, ValueError) as e:
         print(f"report_check: {e}", file=sys.stderr)
         return 3

@@ -321,3 +321,64 @@ import json, sys
 d = json.loads(sys.argv[1])
 assert not d["overflow"], d["overflow"]' "$output"
 }
+
+@test "charts read at a glance in headless Chromium: log axis past 10x, no curve under 3 points, direct labels, speed-ups uncut, spec unknown once" {
+	command -v chromium >/dev/null ||
+		skip "chromium is not installed (Debian package chromium)"
+	# copy and dma at three sizes, read at two; gemm with its CPU
+	# baseline (the speed-up table); a tune, whose trials stay out.
+	run "$AX" --db "$DB" run bandwidth -p op=copy,dma,read \
+		-p size=16K,64K,256K "${FAST[@]}"
+	assert_success
+	run "$AX" --db "$DB" run bandwidth -p op=write -p size=16K,64K \
+		"${FAST[@]}"
+	assert_success
+	run "$AX" --db "$DB" run gemm -p m=64 -p n=64 -p k=64 "${FAST[@]}"
+	assert_success
+	run "$AX" --db "$DB" tune gemm -p m=64 -p n=64 -p k=64 --budget 3 \
+		--strategy random --seed 1
+	assert_success
+	run "$AX" --db "$DB" report -o "$T/r.html"
+	assert_success
+	run timeout 600 python3 "$CHECK" browser "$T/r.html"
+	assert_success
+	echo "$output" >"$T/cdp.json"
+	run python3 - "$T/cdp.json" "$T/r.html" <<-'EOF'
+	import json, re, sys
+	d = json.load(open(sys.argv[1]))
+	html = open(sys.argv[2]).read()
+	data = json.loads(re.search(
+	    r'<script type="application/json" id="axbench-data">(.*?)</script>',
+	    html, re.S).group(1))
+	bw = [r["median"] for r in data["results"]
+	      if r["suite"] == "bandwidth" and r["status"] == "ok"]
+	# A log axis exactly where the medians are more than 10x apart
+	# (measured figures: either may come out).
+	bars = re.search(r'aria-label="bandwidth: median.*?</svg>', html,
+	                 re.S).group(0)
+	assert ("(log scale)" in bars) == (max(bw) > 10 * min(bw)), (bw, bars[-300:])
+	curve = re.search(r'aria-label="Bandwidth against.*?</svg>', html,
+	                  re.S).group(0)
+	# Three series of three sizes are lines; write's two sizes are not.
+	assert curve.count("<polyline") == 3, curve.count("<polyline")
+	for tag in ("#1 op=copy", "#1 op=dma", "#1 op=read", "#1 op=write"):
+	    assert ">%s</text>" % tag in curve, tag
+	# Rendered: every text inside its chart, no table cut at the edge,
+	# nothing fetched or logged.
+	assert not d["overflow"], d["overflow"]
+	assert d["wide_cut"] == [], d["wide_cut"]
+	assert d["requests"] == [] and d["console"] == [], d
+	text = d["body_text"]
+	# The tune's trials are left out of the speed-up table, and said to be.
+	assert re.search(r"\d+ tuning trials? with a speed-up (is|are) left out",
+	                 text), text[:200]
+	rows = re.findall(r"[\d.]+\u00d7 (?:slower|faster) than the host CPU", text)
+	assert len(rows) == 1, rows
+	# lavapipe is in no specs table: said once, not on every bar.
+	assert text.count("Spec unknown for") == 1, text.count("Spec unknown for")
+	assert "spec unknown" not in " ".join(d["svg_text"])
+	print("ok", len(bw))
+	EOF
+	assert_success
+	assert_output --partial "ok"
+}

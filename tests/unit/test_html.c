@@ -462,9 +462,9 @@ static void efficiency_with_a_sensor(void)
 	AX_CHECK(html && !strstr(html, "<td class=\"num\">0</td>"));
 	AX_CHECK(html && !strstr(html, "0 / 0"));
 	/* Below 1: slower, said in words, not rounded up. */
-	AX_CHECK(html && strstr(html, "0.42" TIMES
-				      " &mdash; slower than the host CPU"));
-	AX_CHECK(html && strstr(html, "0.996" TIMES " &mdash; slower"));
+	AX_CHECK(html &&
+		 strstr(html, "0.42" TIMES "</b> slower than the host CPU"));
+	AX_CHECK(html && strstr(html, "0.996" TIMES "</b> slower"));
 	AX_CHECK(html && !strstr(html, "1.00" TIMES));
 	AX_CHECK(html && strstr(html, "OpenBLAS 0.3.21, Haswell kernel, 2 "
 				      "threads"));
@@ -522,8 +522,8 @@ static void efficiency_without_a_sensor(void)
 	AX_CHECK(html && !strstr(html, "performance per watt"));
 	AX_CHECK(html && !strstr(html, "<th>J per repetition</th>"));
 	/* ...but the speed-up table all the same. */
-	AX_CHECK(html && strstr(html, "0.40" TIMES
-				      " &mdash; slower than the host CPU"));
+	AX_CHECK(html &&
+		 strstr(html, "0.40" TIMES "</b> slower than the host CPU"));
 	free(html);
 	/* Stored text of the section is escaped like every other. */
 	struct ax_db_result_row *r = gemm_result(1, 30, 0.4);
@@ -566,8 +566,8 @@ static void telemetry_thinned(void)
 	push(&res, r);
 	char *html = report(&res, NULL, &t);
 	AX_CHECK(html && strstr(html, "5000 readings, 1 in 3 drawn"));
-	AX_CHECK(html && strstr(html, "2.50" TIMES
-				      " &mdash; faster than the host CPU"));
+	AX_CHECK(html &&
+		 strstr(html, "2.50" TIMES "</b> faster than the host CPU"));
 	AX_CHECK(html && strstr(html, "\"n_readings\":5000,") &&
 		 strstr(html, "\"thinned_every\":3,"));
 	free(html);
@@ -957,6 +957,115 @@ static void long_history_stays_short(void)
 	arena_free();
 }
 
+/* ---- charts that read at a glance (issue 41 item 3) ------------------ */
+
+static void charts_read_at_a_glance(void)
+{
+	struct ax_db_results res = {0};
+	/* copy at three sizes (a curve), dma at two (markers only), 25x
+	 * apart: log value axes on the bars and the curve. */
+	const char *copy[] = {"op=copy size=4096", "op=copy size=65536",
+			      "op=copy size=1048576"};
+	const char *dma[] = {"op=dma size=4096", "op=dma size=1048576"};
+	for (int i = 0; i < 3; i++)
+		push(&res, result(1, "A", "gpu", "bandwidth", copy[i], "GB/s",
+				  2 + i, "ok"));
+	for (int i = 0; i < 2; i++)
+		push(&res, result(1, "A", "gpu", "bandwidth", dma[i], "GB/s",
+				  80 + 20 * i, "ok"));
+	/* A speed-up of a plain run, and one of a tuning trial. */
+	struct ax_db_result_row *g =
+	    result(1, "A", "gpu", "gemm", "m=64", "GFLOP/s", 10, "ok");
+	g->speedup_vs_cpu = 0.5;
+	push(&res, g);
+	struct ax_db_result_row *t =
+	    result(1, "A", "gpu", "gemm", "m=64 tile=8", "GFLOP/s", 8, "ok");
+	t->speedup_vs_cpu = 0.4;
+	t->tune_session = 1;
+	t->tune_role = "trial";
+	push(&res, t);
+	/* A session that varied tile and held m. */
+	struct ax_db_trial_row trials[] = {trial(0, "m=64 tile=8", 50),
+					   trial(1, "m=64 tile=16", 90)};
+	struct ax_db_session_row ses = {.id = 1,
+					.suite = "gemm",
+					.strategy = "bo",
+					.objective = "GFLOP/s",
+					.budget = AX_DB_NONE,
+					.device = device("A", "gpu"),
+					.trials = trials,
+					.n_trials = 2};
+	struct ax_db_session_row *sv[] = {&ses};
+	struct ax_db_sessions sessions = {sv, 1};
+	char *html = report(&res, &sessions, NULL);
+	AX_CHECK(html && strstr(html, "GB/s, higher is better (log scale)"));
+	AX_CHECK(html && strstr(html, "median GB/s (log scale)"));
+	/* One line (copy's); dma is markers; each named at its end. */
+	const char *curve = html ? strstr(html, "aria-label=\"Bandwidth "
+						"against")
+				 : NULL;
+	char *curve_svg =
+	    curve ? strndup(curve, (size_t)(strstr(curve, "</svg>") - curve))
+		  : NULL;
+	AX_CHECK_INT((long)count(curve_svg, "<polyline"), 1);
+	free(curve_svg);
+	AX_CHECK(html && strstr(html, ">#1 op=copy</text>"));
+	AX_CHECK(html && strstr(html, ">#1 op=dma</text>"));
+	/* The trial's speed-up is left out, and said to be. */
+	AX_CHECK(html && strstr(html, "0.50" TIMES "</b> slower"));
+	AX_CHECK(html && !strstr(html, "0.40" TIMES));
+	AX_CHECK(html && strstr(html, "1 tuning trial with a speed-up is left "
+				      "out"));
+	/* A parameter held at one value is named once, not a row. */
+	AX_CHECK(html && strstr(html, "held at one value: m</small>"));
+	AX_CHECK(html && !strstr(html, "one value tried"));
+	free(html);
+	ax_db_results_free(&res);
+
+	/* Two sizes only, 1.5x apart: no curve, and a linear bar axis. */
+	struct ax_db_results two = {0};
+	for (int i = 0; i < 2; i++)
+		push(&two, result(1, "A", "gpu", "bandwidth", copy[i], "GB/s",
+				  2 + i, "ok"));
+	html = report(&two, NULL, NULL);
+	AX_CHECK(html && strstr(html, "too few for a curve"));
+	AX_CHECK(html && !strstr(html, "Bandwidth against working-set size "
+				       "(higher is better)\"><title>"));
+	AX_CHECK(html && !strstr(html, "(log scale)"));
+	free(html);
+	ax_db_results_free(&two);
+	arena_free();
+}
+
+/* Two hosts with one device model (one fingerprint, as two lavapipe
+ * machines have) are two histories, never one line across machines. */
+static void history_is_one_machine(void)
+{
+	static const struct ax_db_host_row other = {2, "box2", "Xeon", 2};
+	struct ax_db_results res = {0};
+	push(&res, result(1, "A", "gpu", "bandwidth", "op=copy size=4096",
+			  "GB/s", 10, "ok"));
+	struct ax_db_result_row *r = result(
+	    2, "A", "gpu", "bandwidth", "op=copy size=4096", "GB/s", 5, "ok");
+	r->host = other;
+	push(&res, r);
+	char *html = report(&res, NULL, NULL);
+	AX_CHECK(html && strstr(html, "\"device\":\"gpu on box\""));
+	AX_CHECK(html && strstr(html, "\"device\":\"gpu on box2\""));
+	AX_CHECK(html && strstr(html, "runs of two machines are two "
+				      "histories"));
+	AX_CHECK(html && !strstr(html, "<title>2 runs"));
+	AX_CHECK(html && !strstr(html, "worse)"));
+	free(html);
+	/* The same host in a later run: one history of 2 runs. */
+	r->host = res.v[0]->host;
+	html = report(&res, NULL, NULL);
+	AX_CHECK(html && strstr(html, "<title>2 runs, medians from 5 to 10 "));
+	free(html);
+	ax_db_results_free(&res);
+	arena_free();
+}
+
 AX_TEST_MAIN(AX_TEST(escape_html), AX_TEST(escape_json),
 	     AX_TEST(report_escapes_device_names),
 	     AX_TEST(empty_sections_say_so), AX_TEST(sections_with_data),
@@ -964,4 +1073,5 @@ AX_TEST_MAIN(AX_TEST(escape_html), AX_TEST(escape_json),
 	     AX_TEST(efficiency_without_a_sensor), AX_TEST(telemetry_thinned),
 	     AX_TEST(systems_side_by_side), AX_TEST(label_by_and_tuning),
 	     AX_TEST(run_kinds_make_systems), AX_TEST(pairwise_overview),
-	     AX_TEST(stop_reasons_in_words), AX_TEST(long_history_stays_short))
+	     AX_TEST(stop_reasons_in_words), AX_TEST(long_history_stays_short),
+	     AX_TEST(charts_read_at_a_glance), AX_TEST(history_is_one_machine))
