@@ -230,15 +230,29 @@ static void print_text(const struct ax_suite *s, const struct ax_params *p,
 	ax_params_label(p, 0, label, sizeof(label));
 	printf("  device: %s\n  case: %s\n", device, label);
 	const char *against = verified_against(r);
+	bool itself =
+	    json_is_true(json_object_get(r->extra, "reference_itself"));
 	if (r->outcome == AX_CASE_OK)
-		printf("  ok: verified against %s; median %.4g %s over %d "
-		       "samples; compile %.1f ms; SPIR-V %s\n",
-		       against ? against : "the suite's reference",
+		printf("  ok: %s%s; median %.4g %s over %d samples; compile "
+		       "%.1f ms; SPIR-V %s\n",
+		       itself ? "" : "verified against ",
+		       itself	 ? "ran, checked against nothing independent "
+				   "(the reference configuration itself)"
+		       : against ? against
+				 : "the suite's reference",
 		       r->summary.median, s->unit, r->n, r->compile_ms,
 		       r->shader_hash);
 	fflush(stdout);
 	if (r->outcome != AX_CASE_OK)
 		print_error(r);
+	else if (itself)
+		fprintf(stderr,
+			"axbench kernel check: note: nothing independent "
+			"checked this output: this is verify.reference's "
+			"configuration, the one every other configuration is "
+			"compared with, so a wrong result here passes. To "
+			"check it too, give an output buffer `expect: FILE` "
+			"(its expected words; docs/KERNELS.md).\n");
 }
 
 /* A string, or null where there is none: every key of the document is

@@ -363,8 +363,12 @@ static int expected_outputs(struct kstate *s, char *err, size_t errlen)
 	if (!d->has_reference)
 		snprintf(s->against, sizeof(s->against), "expect files");
 	else if (s->is_reference)
+		/* Said plainly: a wrong reference shader passes here (the
+		 * others are then checked against it); kernel check adds
+		 * how to check it (extra.reference_itself). */
 		snprintf(s->against, sizeof(s->against),
-			 "none: this is the reference configuration");
+			 "nothing independent: this is the reference "
+			 "configuration itself");
 	return rc;
 }
 
@@ -497,11 +501,13 @@ int ax_kernel_verify(void *state, char *why, size_t whylen)
 json_t *ax_kernel_describe(void *state)
 {
 	struct kstate *s = state;
-	return json_pack(
-	    "{s:[i,i,i],s:s,s:b,s:f,s:s,s:s}", "workgroups", (int)s->groups[0],
-	    (int)s->groups[1], (int)s->groups[2], "spirv_key", s->spirv.key,
-	    "spirv_cached", s->spirv.cached, "shaderc_ms", s->spirv.compile_ms,
-	    "verified_against", s->against, "kernel_file", s->k->desc->path);
+	return json_pack("{s:[i,i,i],s:s,s:b,s:f,s:s,s:b,s:s}", "workgroups",
+			 (int)s->groups[0], (int)s->groups[1],
+			 (int)s->groups[2], "spirv_key", s->spirv.key,
+			 "spirv_cached", s->spirv.cached, "shaderc_ms",
+			 s->spirv.compile_ms, "verified_against", s->against,
+			 "reference_itself", s->is_reference, "kernel_file",
+			 s->k->desc->path);
 }
 
 const char *ax_kernel_spirv_hash(void *state)

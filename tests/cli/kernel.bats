@@ -4,6 +4,7 @@
 # measured, tuned and exported as the suite kernel:NAME.  Small shapes
 # only (lavapipe on two cores).
 load helper
+bats_require_minimum_version 1.5.0
 
 setup() {
 	ax_setup
@@ -40,6 +41,26 @@ copy_example() {
 	assert_output --partial "failed-verification"
 	assert_output --partial "buffer y["
 	assert_output --partial "differ from the reference n=4096 wg=64 ept=1"
+}
+
+@test "kernel check: a wrong shader at the reference configuration is said to be checked by nothing independent, with how to check it" {
+	f=$(copy_example saxpy)
+	# y = a*x, the +y forgotten: wrong at every configuration, the
+	# reference included, so only an expect file could catch it.
+	sed -i 's|y\[i\] = pc.a \* x\[i\] + y\[i\];|y[i] = pc.a * x[i];|' \
+		"$BATS_TEST_TMPDIR/saxpy.comp"
+	run ! grep -q '+ y\[i\]' "$BATS_TEST_TMPDIR/saxpy.comp"
+	run --separate-stderr "$AX" kernel check "$f" -p n=4096
+	assert_success
+	assert_output --partial "ok: ran, checked against nothing independent (the reference configuration itself)"
+	refute_output --partial "ok: verified"
+	[[ "$stderr" == *"a wrong result here passes"* ]]
+	[[ "$stderr" == *"expect: FILE"* ]]
+	# Another configuration is verified against that reference.
+	run --separate-stderr "$AX" kernel check "$f" -p n=4096 -p wg=128
+	assert_success
+	assert_output --partial "ok: verified against reference n=4096 wg=64 ept=1"
+	[[ "$stderr" != *"nothing independent"* ]]
 }
 
 @test "kernel check: a compile error names the shader's file and line" {
