@@ -20,6 +20,27 @@ assert d["best_found"] == min(x for x in d["trace"] if x is not None)
 assert d["stop_reason"]'
 }
 
+@test "tune --replay on the landscape a clone ships (README's command), no ../shared needed; it replays as its source does" {
+	shipped=examples/landscapes/convolution_RTX_3090.json.gz
+	run "$AX" --json tune --replay "$shipped" --budget 20 --seed 3
+	assert_success
+	echo "$output" >"$BATS_TEST_TMPDIR/shipped.json"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["points"] == 6768 and d["evals"] == 20, d
+assert d["best_over_optimum"] >= 1.0' "$BATS_TEST_TMPDIR/shipped.json"
+	grep -qF "tune --replay $shipped" README.md
+	# Cut to what a replay reads, it is the same landscape as the file
+	# it came from.
+	src=../shared/landscapes/benchmark_hub/currently_unused/cachefiles/KernelTuner_data/convolution/RTX_3090.json.gz
+	[ -f "$src" ] || skip "shared landscapes absent"
+	run "$AX" --json tune --replay "$src" --budget 20 --seed 3
+	assert_success
+	[ "$(grep -v 'ms_per\|landscape' "$BATS_TEST_TMPDIR/shipped.json")" = \
+		"$(echo "$output" | grep -v 'ms_per\|landscape')" ]
+}
+
 @test "tune --replay is deterministic for a seed" {
 	[ -f "$LANDSCAPE" ] || skip "shared landscapes absent"
 	a=$("$AX" --json tune --replay "$LANDSCAPE" --budget 25 --seed 11 --strategy bo | grep -v ms_per)
