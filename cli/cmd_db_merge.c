@@ -299,6 +299,39 @@ const struct ax_cli_cmd ax_cmd_db_merge = {
 
 /* ---- db info ---------------------------------------------------------- */
 
+/* "vm (EPYC, 2 cores, 7.8 GiB, Linux 6.1 x86_64)": a host as one line
+ * shows it.  A host whose cores were not stored says 0, as it always
+ * has; memory and OS only where stored. */
+static void host_text(const struct ax_db_info_host *h, char *buf, size_t len)
+{
+	char mem[32] = "";
+	if (h->memory_bytes >= 0)
+		snprintf(mem, sizeof(mem), ", %.1f GiB",
+			 (double)h->memory_bytes / (1 << 30));
+	snprintf(buf, len, "%s (%s, %lld cores%s%s%s)", ax_term(h->hostname),
+		 ax_term(h->cpu_model),
+		 (long long)(h->cores < 0 ? 0 : h->cores), mem,
+		 h->os ? ", " : "", h->os ? ax_term(h->os) : "");
+}
+
+/* One host's line.  Two host rows can read alike (a fingerprint also
+ * covers the NUMA layout and topology): the fingerprint then tells them
+ * apart, rather than two identical lines. */
+static void print_host(const struct ax_db_info *info, size_t i)
+{
+	char line[1024], other[1024];
+	host_text(&info->hosts[i], line, sizeof(line));
+	bool alike = false;
+	for (size_t j = 0; j < info->n_hosts && !alike; j++) {
+		host_text(&info->hosts[j], other, sizeof(other));
+		alike = j != i && !strcmp(line, other);
+	}
+	const char *fp = info->hosts[i].fingerprint;
+	printf("host %s%s%s%s: %lld runs\n", line,
+	       alike && fp ? " [fingerprint " : "", alike && fp ? fp : "",
+	       alike && fp ? "]" : "", (long long)info->hosts[i].runs);
+}
+
 static void print_info(const struct ax_app *app, const struct ax_db_info *info,
 		       long long bytes)
 {
@@ -309,14 +342,8 @@ static void print_info(const struct ax_app *app, const struct ax_db_info *info,
 		       (long long)info->counts[i].rows);
 	if (info->first_run && info->last_run)
 		printf("runs from %s to %s\n", info->first_run, info->last_run);
-	/* A host whose cores were not stored says 0, as it always has. */
-	for (size_t i = 0; i < info->n_hosts; i++) {
-		const struct ax_db_info_host *h = &info->hosts[i];
-		printf("host %s (%s, %lld cores): %lld runs\n",
-		       ax_term(h->hostname), ax_term(h->cpu_model),
-		       (long long)(h->cores < 0 ? 0 : h->cores),
-		       (long long)h->runs);
-	}
+	for (size_t i = 0; i < info->n_hosts; i++)
+		print_host(info, i);
 	for (size_t i = 0; i < info->n_devices; i++) {
 		const struct ax_db_info_device *d = &info->devices[i];
 		printf("device %s (%s, %s): %lld runs\n", ax_term(d->name),

@@ -189,8 +189,9 @@ struct ax_db_info_count {
 
 /* NULL text: the column is NULL. */
 struct ax_db_info_host {
-	char *hostname, *cpu_model;
-	int64_t cores; /* -1: not stored */
+	char *hostname, *cpu_model, *os, *fingerprint;
+	int64_t cores;	      /* -1: not stored */
+	int64_t memory_bytes; /* -1: not stored */
 	int64_t runs;
 };
 

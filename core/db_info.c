@@ -64,8 +64,12 @@ static bool host_row(sqlite3_stmt *st, struct ax_db_info *info)
 		       ? -1
 		       : sqlite3_column_int64(st, 2);
 	h->runs = sqlite3_column_int64(st, 3);
+	h->memory_bytes = sqlite3_column_type(st, 4) == SQLITE_NULL
+			      ? -1
+			      : sqlite3_column_int64(st, 4);
 	return take_text(st, 0, &h->hostname) &&
-	       take_text(st, 1, &h->cpu_model);
+	       take_text(st, 1, &h->cpu_model) && take_text(st, 5, &h->os) &&
+	       take_text(st, 6, &h->fingerprint);
 }
 
 static bool device_row(sqlite3_stmt *st, struct ax_db_info *info)
@@ -123,8 +127,8 @@ int ax_db_info(struct ax_db *db, struct ax_db_info **out)
 	if (!rc)
 		rc = rows(db,
 			  "SELECT hostname, cpu_model, cores, (SELECT count(*)"
-			  " FROM run WHERE host_id = h.id) FROM host h ORDER"
-			  " BY id",
+			  " FROM run WHERE host_id = h.id), memory_bytes, os,"
+			  " fingerprint FROM host h ORDER BY id",
 			  host_row, info);
 	if (!rc)
 		rc = rows(db,
@@ -149,7 +153,8 @@ void ax_db_info_free(struct ax_db_info *info)
 	if (!info)
 		return;
 	for (size_t i = 0; i < info->n_hosts; i++)
-		free(info->hosts[i].hostname), free(info->hosts[i].cpu_model);
+		free(info->hosts[i].hostname), free(info->hosts[i].cpu_model),
+		    free(info->hosts[i].os), free(info->hosts[i].fingerprint);
 	for (size_t i = 0; i < info->n_devices; i++) {
 		struct ax_db_info_device *d = &info->devices[i];
 		free(d->name), free(d->vendor), free(d->type);
@@ -173,12 +178,17 @@ static json_t *hosts_json(const struct ax_db_info *info)
 	for (size_t i = 0; i < info->n_hosts; i++) {
 		const struct ax_db_info_host *h = &info->hosts[i];
 		json_array_append_new(
-		    a, json_pack("{s:o,s:o,s:o,s:I}", "hostname",
-				 text_json(h->hostname), "cpu_model",
-				 text_json(h->cpu_model), "cores",
-				 h->cores < 0 ? json_null()
-					      : json_integer(h->cores),
-				 "runs", (json_int_t)h->runs));
+		    a, json_pack(
+			   "{s:o,s:o,s:o,s:o,s:o,s:o,s:I}", "hostname",
+			   text_json(h->hostname), "cpu_model",
+			   text_json(h->cpu_model), "cores",
+			   h->cores < 0 ? json_null() : json_integer(h->cores),
+			   "memory_bytes",
+			   h->memory_bytes < 0 ? json_null()
+					       : json_integer(h->memory_bytes),
+			   "os", text_json(h->os), "fingerprint",
+			   text_json(h->fingerprint), "runs",
+			   (json_int_t)h->runs));
 	}
 	return a;
 }

@@ -93,6 +93,42 @@ assert len(d["hosts"]) == 1 and d["hosts"][0]["runs"] == 4, d' "$T/i.json"
 	assert_output --regexp 'run +4'
 }
 
+@test "db info: two host rows of one machine whose memory changed read apart, and rows alike in text show their fingerprints" {
+	"$AX" --db "$A" run bandwidth -p op=copy -p size=16K "${FAST[@]}"
+	# The VM's memory halved (a new host row, as a run after the change
+	# makes), then a third row differing only in its NUMA layout.
+	sqlite3 "$A" "
+	    INSERT INTO host (uuid, fingerprint, hostname, os, cpu_model, cores,
+		numa_nodes, memory_bytes, topology_json, created_at)
+	    SELECT uuid || '-2', 'f2' || fingerprint, hostname, os, cpu_model,
+		cores, numa_nodes, memory_bytes / 2, topology_json, created_at
+	    FROM host WHERE id = 1;
+	    INSERT INTO host (uuid, fingerprint, hostname, os, cpu_model, cores,
+		numa_nodes, memory_bytes, topology_json, created_at)
+	    SELECT uuid || '-3', 'f3' || fingerprint, hostname, os, cpu_model,
+		cores, 2, memory_bytes / 2, topology_json, created_at
+	    FROM host WHERE id = 1;"
+	run "$AX" --db "$A" db info
+	assert_success
+	[ "$(echo "$output" | grep -c '^host ')" -eq 3 ]
+	# Every host line differs from every other.
+	[ "$(echo "$output" | grep '^host ' | sed 's/: [0-9]* runs$//' |
+		sort -u | wc -l)" -eq 3 ]
+	echo "$output" | grep -Eq '^host [^ ]+ \(.*, [0-9]+ cores, [0-9.]+ GiB'
+	# The first reads apart by its memory: no fingerprint on its line.
+	first=$(echo "$output" | grep -m1 '^host ')
+	[[ "$first" != *fingerprint* ]]
+	assert_output --partial "[fingerprint f2"
+	assert_output --partial "[fingerprint f3"
+	"$AX" --db "$A" --json db info >"$T/i.json"
+	python3 docs/json/check.py db_info <"$T/i.json"
+	python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))["hosts"]
+assert h[0]["memory_bytes"] == 2 * h[1]["memory_bytes"] > 0, h
+assert h[1]["fingerprint"].startswith("f2") and h[0]["os"], h' "$T/i.json"
+}
+
 @test "merge refuses a foreign, a newer and a missing input, untouched" {
 	"$AX" --db "$A" run bandwidth -p op=copy -p size=16K "${FAST[@]}"
 	sqlite3 "$T/other.db" "create table t(x); insert into t values (1)"
