@@ -16,6 +16,7 @@
 # AX=path picks the binary.  About 20 s per pair of comparisons here.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+. bench/goal.sh # bench_goal: the lines make bench gathers
 AX=${AX:-$PWD/axbench}
 N=${AB_N:-10}
 TIME=${AB_TIME:-10}
@@ -59,6 +60,7 @@ series() { # LABEL B_ITERS
 		[ "$rc" = 1 ] && slower=$((slower + 1))
 	done
 	echo "  called slower (exit 1): $slower of $N"
+	SLOWER=$slower
 	echo
 }
 
@@ -66,6 +68,12 @@ echo "ab: $("$AX" --version); $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /pro
 "$AX" kernel check "$K" >/dev/null || exit 1
 start=$(date +%s)
 series "10 % more work per element" 282
+more=$SLOWER
 series "identical variants" 256
+same=$SLOWER
 echo "ab: goal: >= 9 of $N for 10 % more work, 0 of $N for identical ones"
+# The goal, 9 of 10, scaled to AB_N: at least 90 % of the pairs.
+bench_goal "ab: 10 % more work called slower" "$more" ">=" \
+	$(((9 * N + 9) / 10)) "of $N"
+bench_goal "ab: identical variants called slower" "$same" "<=" 0 "of $N"
 echo "ab: load after: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - start)) s in all"

@@ -19,6 +19,7 @@
 # "bench_".  Run it on a quiet machine: it measures that machine's noise.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+. bench/goal.sh # bench_goal: the lines make bench gathers
 AX=${AXBENCH:-./axbench}
 N=${N:-10}
 RUNS=${RUNS:-3}
@@ -89,7 +90,7 @@ measure_way() {
 			"$ssl" "$n"
 	done
 	local secs=$((SECONDS - t0))
-	python3 - "$way" "$ok" "$all" "$slow" "$slow_all" "$secs" <<'EOF'
+	python3 - "$way" "$ok" "$all" "$slow" "$slow_all" "$secs" <<'EOF' |
 import sys
 way, ok, n, slow, sn, secs = sys.argv[1], *map(int, sys.argv[2:])
 same = 100.0 * ok / n if n else float("nan")
@@ -100,6 +101,13 @@ print(f"{way}: same or noisy {ok}/{n} = {same:.1f} % (goal >= 95 %); "
 print(f"bench_ci_noise_{way}_same_pct {same:.1f}")
 print(f"bench_ci_noise_{way}_slower_pct {det:.1f}")
 EOF
+		tee "$tmp/figures.$way"
+	bench_goal "ci-noise $way: unchanged called same or noisy" \
+		"$(sed -n "s/^bench_ci_noise_${way}_same_pct //p" "$tmp/figures.$way")" \
+		">=" 95 %
+	bench_goal "ci-noise $way: 10 % slower called slower" \
+		"$(sed -n "s/^bench_ci_noise_${way}_slower_pct //p" "$tmp/figures.$way")" \
+		">=" 90 %
 }
 
 echo "ci-noise: profile $PROFILE, $N candidates per way; rounds way:" \

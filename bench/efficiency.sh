@@ -13,6 +13,7 @@
 # Figures move on a shared machine: compare the ratios of one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/goal.sh # bench_goal: the lines make bench gathers
 # shellcheck source=tests/fixtures/rapl.sh
 source tests/fixtures/rapl.sh
 AX=${1:-./axbench}
@@ -65,7 +66,7 @@ for _ in $(seq "$ROUNDS"); do
 done
 echo
 echo "-- telemetry's cost: gemm 512^3, $ROUNDS interleaved rounds (GFLOP/s)"
-python3 - "${with[*]}" "${without[*]}" <<'PY'
+python3 - "${with[*]}" "${without[*]}" <<'PY' |
 import statistics, sys
 w = [float(x) for x in sys.argv[1].split()]
 o = [float(x) for x in sys.argv[2].split()]
@@ -76,3 +77,7 @@ print("  without a sensor:     %s  median %.4g" % (" ".join("%.4g" % x for x in 
 print("  with / without: %.3f; goal within 2 %%: %s" % (r, "met" if abs(r - 1) <= 0.02 else "NOT met"))
 print("bench_telemetry_ratio=%.3f" % r)
 PY
+	tee "$tmp/ratio"
+r=$(sed -n 's/^bench_telemetry_ratio=//p' "$tmp/ratio")
+bench_goal "efficiency: telemetry's cost, abs(with / without - 1)" \
+	"$(python3 -c "print(abs(float('${r:-nan}') - 1) * 100)")" "<=" 2 %

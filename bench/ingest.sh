@@ -21,6 +21,7 @@
 # Machine-readable lines start "bench_".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/goal.sh # bench_goal: the lines make bench gathers
 AX=${1:-./axbench}
 SIZE=${SIZE:-256M}
 DIR=${DIR:-$(mktemp -d ./bench-ingest.XXXXXX)}
@@ -42,7 +43,7 @@ ax ingest -p size="$SIZE" -p cache=cold -p compute=none \
 	-p chunk=1M,4M -p readers=1,2,4 -p inflight=8 -p io=pread,direct
 
 "$AX" --db "$DB" --json results >"$DIR/res.json"
-python3 - "$DIR/res.json" <<'EOF'
+python3 - "$DIR/res.json" <<'EOF' |
 import json, sys
 rows = [r for r in json.load(open(sys.argv[1]))
         if r.get("status") == "ok" and r.get("median")]
@@ -110,3 +111,8 @@ if cold:
               ratio, "met" if ratio >= 0.8 else "NOT met"))
     print("bench_ingest_cold_ratio=%.3f" % ratio)
 EOF
+	tee "$DIR/goals"
+bench_goal "ingest warm / transfer h2d" \
+	"$(sed -n 's/^bench_ingest_warm_ratio=//p' "$DIR/goals")" ">=" 0.8 x
+bench_goal "ingest cold / raw sequential read" \
+	"$(sed -n 's/^bench_ingest_cold_ratio=//p' "$DIR/goals")" ">=" 0.8 x

@@ -19,6 +19,7 @@
 # bo sessions (default 5).  AX=path picks the binary.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+. bench/goal.sh # bench_goal: the lines make bench gathers
 AX=${AX:-$PWD/axbench}
 N=${KT_N:-1024}
 SEEDS=${KT_SEEDS:-5}
@@ -87,7 +88,7 @@ a, b = (json.load(open(f))["best_params"] for f in sys.argv[1:3])
 sys.exit(a == b)' "$tmp/bo$s.json" "$tmp/grid.json" &&
 		head_to_head "$tmp/h$s.db" "$tmp/bo$s.json" "$tmp/grid.json"
 	python3 - "$tmp/grid.json" "$tmp/bo$s.json" "$tmp/h$s.db" \
-		"$(cat "$tmp/bo$s.t")" "$s" <<'EOF'
+		"$(cat "$tmp/bo$s.t")" "$s" <<'EOF' |
 import json, sqlite3, statistics, sys
 grid = json.load(open(sys.argv[1]))
 bo = json.load(open(sys.argv[2]))
@@ -109,4 +110,7 @@ print(f"bench_kernel_bo seed={sys.argv[5]} trials={bo['trials']} "
       f"goal={'PASS' if ok else 'FAIL'} "
       f"best_params={key(bo['best_params'])}")
 EOF
+		tee -a "$tmp/seeds"
 done
+bench_goal "kernel tune (bo, 30) within 5 % of the grid's best, < 2 min" \
+	"$(grep -c 'goal=PASS' "$tmp/seeds")" ">=" "$SEEDS" "of $SEEDS seeds"

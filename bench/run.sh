@@ -22,7 +22,12 @@
 # Goal on lavapipe: copy >= 0.95 x memcpy, H2D >= 0.9 x memcpy (medians,
 # the unrounded ratio; the figures print rounded to 3 decimals).
 # Environment: B (build directory, default build), QUICK=1 (a smaller
-# sweep), AXBENCH (binary, default ./axbench).  Uses a temporary
+# sweep), AXBENCH (binary, default ./axbench), BENCH_SCRIPTS (the
+# bench/*.sh to run, by name, space-separated; default every one).
+# Every goal, its figure and its verdict ("met", "short by ...") end the
+# output as one table, gathered from the bench_goal lines (bench/goal.sh)
+# that this script and each bench/*.sh print; a script with none is
+# listed as "figures only".  Uses a temporary
 # database, never ./axbench.db.  Machine-readable lines start "bench_".
 # Exit status: 0 when everything was measured and every goal met; 1 when
 # a goal is not met or a measurement (or a bench/*.sh) failed: the last
@@ -31,6 +36,7 @@
 # every figure.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+. bench/goal.sh # bench_goal: one line per goal, gathered below
 B=${B:-build}
 AX=${AXBENCH:-./axbench}
 MEMCPY=$B/bench/memcpy
@@ -132,6 +138,10 @@ elif float(a) / float(b) >= t:
 else:
     print("NOT met (%.4f < %g)" % (float(a) / float(b), t))' \
 		"${2:-}" "${3:-}" "$4")
+	bench_goal "$1" "$(python3 -c 'import sys
+a, b = sys.argv[1], sys.argv[2]
+print(float(a) / float(b) if a and b and float(b) > 0 else "")' \
+		"${2:-}" "${3:-}")" ">=" "$4" | tee -a "$tmp/goals"
 	local why=${GOAL#NOT met }
 	why=${why#(}
 	case $GOAL in
@@ -254,13 +264,34 @@ for s in bench/*.sh; do
 	# tuner.sh: make bench-tuner; gpu-check.sh: a validation pass that
 	# needs an OUTDIR, run by hand on a GPU machine
 	case $s in
-	bench/run.sh | bench/tuner.sh | bench/gpu-check.sh) continue ;;
+	bench/run.sh | bench/tuner.sh | bench/gpu-check.sh | bench/goal.sh)
+		continue ;;
+	esac
+	# BENCH_SCRIPTS="ab.sh load.sh": only these (default every one).
+	case " ${BENCH_SCRIPTS:-${s#bench/}} " in
+	*" ${s#bench/} "*) ;;
+	*) continue ;;
 	esac
 	[ -x "$s" ] || continue
 	echo
 	echo "-- $s"
-	B=$B "$s" || { echo "bench: $s failed" >&2; fail "$s"; }
+	B=$B "$s" 2>&1 | tee "$tmp/out"
+	[ "${PIPESTATUS[0]}" = 0 ] || { echo "bench: $s failed" >&2; fail "$s"; }
+	# Its goals, or that it prints figures only.
+	if grep -q '^bench_goal|' "$tmp/out"; then
+		grep '^bench_goal|' "$tmp/out" >>"$tmp/goals"
+	else
+		echo "bench_goal|$s: figures only, no goal|-|-|-" >>"$tmp/goals"
+	fi
 done
+
+# --- the summary table: every figure with a goal, one line each --------
+echo
+echo "bench: summary, one line per goal (bench/goal.sh)"
+printf "  %-62s %14s %22s  %s\n" goal measured target verdict
+while IFS='|' read -r _ what got target verdict; do
+	printf "  %-62s %14s %22s  %s\n" "$what" "$got" "$target" "$verdict"
+done <"$tmp/goals"
 
 # --- summary: every goal not met and every failure, on the last lines ---
 echo

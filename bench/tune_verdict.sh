@@ -31,6 +31,7 @@
 # user ran it); TV_BUDGET the budget (15).  AX=path picks the binary.
 set -u
 cd "$(dirname "$0")/.." || exit 2
+. bench/goal.sh # bench_goal: the lines make bench gathers
 AX=${AX:-$PWD/axbench}
 TRIES=${TV_TRIES:-5}
 ROUNDS=${TV_ROUNDS:-10}
@@ -120,5 +121,7 @@ EOF
 	grep -q 'tune_in_remeasured_interval=yes' "$tmp/line" && back=$((back + 1))
 	grep -q 'estimates_agree=yes' "$tmp/line" && agree=$((agree + 1))
 done
+bench_goal "tune: re-measured speed-up inside the predicted interval" \
+	"$pass" ">=" "$TRIES" "of $TRIES tries"
 echo "bench_tune_verdict_summary passed=$pass strict=$strict tune_in_remeasured=$back" \
 	"estimates_agree=$agree tries=$TRIES load_after=$(load)"
