@@ -17,7 +17,7 @@ setup() { ax_setup; }
 }
 
 @test "reduce in the report: its curve and the memory ceiling" {
-	run "$AX" --db "$DB" run reduce -p size=64K,1M "${FAST[@]}"
+	run "$AX" --db "$DB" run reduce -p size=4K,64K,1M "${FAST[@]}"
 	assert_success
 	run "$AX" --db "$DB" run gemm -p m=64 -p n=64 -p k=64 "${FAST[@]}"
 	assert_success
