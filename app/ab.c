@@ -338,11 +338,10 @@ static void pair_opts(struct ab *ab, struct ax_runner_pair_opts *po)
 static int prepare(struct ab *ab, struct variant *v,
 		   const struct ax_vk_device_info *info)
 {
-	int elsewhere;
-	if (v->plan.tuned &&
-	    ax_plan_apply_tuned(&v->plan, info->fingerprint, &elsewhere) +
-		    elsewhere ==
-		0)
+	struct ax_plan_tuned_count n = {0, 0, 0};
+	if (v->plan.tuned)
+		n = ax_plan_apply_tuned(&v->plan, info->fingerprint);
+	if (v->plan.tuned && n.here + n.elsewhere == 0)
 		return ax_app_error(ab->app, AX_EXIT_USAGE,
 				    "%s: %s-tuned %s holds no point for %s at "
 				    "this shape",

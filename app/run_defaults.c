@@ -122,8 +122,8 @@ int ax_plan_apply_defaults(struct ax_plan *plan,
 		struct ax_plan_case *c = &plan->cases[i];
 		const struct ax_defaults_entry *e;
 		char why[512];
-		if (c->tuned)
-			continue;
+		if (c->tuned || c->tuned_defaults)
+			continue; /* --tuned's file decided */
 		int applied = ax_defaults_apply_checked(
 		    d, c->suite, &c->params, info, &e, why, sizeof(why));
 		int slot = 0; /* a user kernel's suite is in no slot: 63 */

@@ -250,15 +250,22 @@ static char *run_config_json(const struct exec *ex)
 /* --tuned: the cases take the tuned parameters (app/run_plan.c). */
 static void apply_tuned(struct exec *ex, const struct ax_vk_device_info *info)
 {
-	int elsewhere;
 	if (!ex->plan->tuned)
 		return;
-	int here = ax_plan_apply_tuned(ex->plan, info->fingerprint, &elsewhere);
-	if (ex->app->verbosity >= 0)
+	struct ax_plan_tuned_count n =
+	    ax_plan_apply_tuned(ex->plan, info->fingerprint);
+	if (ex->app->verbosity < 0)
+		return;
+	fprintf(stderr,
+		"axbench: --tuned gave %d of %d cases their parameters (%d "
+		"from this device, %d from another)",
+		n.here + n.elsewhere, ex->plan->n, n.here, n.elsewhere);
+	if (n.defaults)
 		fprintf(stderr,
-			"axbench: tuned parameters for %d of %d cases (%d "
-			"tuned on this device, %d on another)\n",
-			here + elsewhere, ex->plan->n, here, elsewhere);
+			": %d tuned, %d the defaults (no tuned point beat "
+			"them)",
+			n.here + n.elsewhere - n.defaults, n.defaults);
+	fputc('\n', stderr);
 }
 
 /* Sweep points beyond the device's limits are left out, named here;

@@ -90,6 +90,7 @@ int ax_plan_load_tuned(struct ax_plan *plan, const char *path, char *err,
 		       size_t errlen)
 {
 	int n = ax_plan_schema(plan_schema, 64);
+	plan->tuned_path = path;
 	return ax_export_load_tuned(path, plan_schema, n, &plan->tuned, err,
 				    errlen);
 }
@@ -231,8 +232,10 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
 		  char *err, size_t errlen)
 {
 	struct ax_tuned *tuned = plan->tuned;
+	const char *tuned_path = plan->tuned_path;
 	memset(plan, 0, sizeof(*plan));
 	plan->tuned = tuned; /* loaded first by ax_plan_load_tuned */
+	plan->tuned_path = tuned_path;
 	int rc = check_suite_names(suites, n_suites, err, errlen);
 	if (rc == 0)
 		rc = check_duplicates(ov, n_ov, err, errlen);
@@ -260,7 +263,15 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
 	}
 	for (int i = 0; i < n_ov && rc == 0; i++)
 		rc = apply_override(plan, ov[i].text, err, errlen);
-	if (rc == 0 && plan->n == 0)
+	if (rc == 0 && plan->n == 0 && plan->tuned && !profile_path &&
+	    n_suites == 0)
+		rc = ax_errf(err, errlen, AX_EINVAL,
+			     "nothing to run: --tuned %s holds no shape "
+			     "(as export --tuned-only writes it when no tuned "
+			     "point beat the defaults); name the suites to "
+			     "run",
+			     plan->tuned_path ? plan->tuned_path : "FILE");
+	else if (rc == 0 && plan->n == 0)
 		rc = ax_errf(err, errlen, AX_EINVAL,
 			     "nothing to run: name suites (axbench suites "
 			     "lists them) or a profile with them");
@@ -276,21 +287,27 @@ void ax_plan_release(struct ax_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
-int ax_plan_apply_tuned(struct ax_plan *plan, const char *fingerprint,
-			int *elsewhere)
+struct ax_plan_tuned_count ax_plan_apply_tuned(struct ax_plan *plan,
+					       const char *fingerprint)
 {
-	int here = 0;
-	*elsewhere = 0;
+	struct ax_plan_tuned_count n = {0, 0, 0};
 	for (int i = 0; plan->tuned && i < plan->n; i++) {
 		struct ax_plan_case *c = &plan->cases[i];
-		if (ax_export_tuned_apply(plan->tuned, fingerprint,
-					  c->suite->name, &c->params))
-			here++, c->tuned = true;
-		else if (ax_export_tuned_apply(plan->tuned, NULL,
-					       c->suite->name, &c->params))
-			(*elsewhere)++, c->tuned = true;
+		const struct ax_tuned_entry *e = ax_export_tuned_apply(
+		    plan->tuned, fingerprint, c->suite->name, &c->params);
+		if (e)
+			n.here++;
+		else if ((e = ax_export_tuned_apply(plan->tuned, NULL,
+						    c->suite->name,
+						    &c->params)))
+			n.elsewhere++;
+		if (!e)
+			continue;
+		c->tuned = !e->defaults;
+		c->tuned_defaults = e->defaults;
+		n.defaults += e->defaults;
 	}
-	return here;
+	return n;
 }
 
 void ax_plan_case_where(const struct ax_plan *plan,

@@ -15,6 +15,9 @@ struct ax_plan_case {
 	struct ax_config_pos
 	    pos;    /* in the profile; 0:0 from the command line */
 	bool tuned; /* --tuned gave its tunable parameters */
+	/* --tuned's entry for it is choice: defaults (no tuned point beat
+	 * them): its parameters are the defaults, and it is not "tuned" */
+	bool tuned_defaults;
 };
 
 /* A point of a sweep left out because it is beyond the device's limits. */
@@ -29,6 +32,7 @@ struct ax_vk_device_info;
 struct ax_plan {
 	struct ax_config *profile; /* NULL without --profile/--config */
 	struct ax_tuned *tuned;	   /* --tuned FILE, applied per device */
+	const char *tuned_path;	   /* that FILE (borrowed) */
 	int n;
 	struct ax_plan_case *cases;
 	int n_skipped; /* after ax_plan_check */
@@ -65,14 +69,21 @@ int ax_plan_build(struct ax_plan *plan, const char *profile_path, char **suites,
 		  char *err, size_t errlen);
 void ax_plan_release(struct ax_plan *plan);
 
+/* What --tuned gave the cases: entries of this device (here) and of
+ * another (elsewhere), and how many of those were choice: defaults. */
+struct ax_plan_tuned_count {
+	int here, elsewhere, defaults;
+};
+
 /*
- * --tuned: each case takes the tuned parameters of this device
- * (fingerprint) for its shape, else of another device, else keeps its
- * own.  Returns how many took this device's; *elsewhere counts the rest
- * that were tuned.
+ * --tuned: each case takes the parameters the file gives this device
+ * (fingerprint) for its shape, else another device's, else keeps its
+ * own.  An entry of choice: tuned marks the case tuned; one of choice:
+ * defaults marks it tuned_defaults (the file measured that nothing beat
+ * the defaults).
  */
-int ax_plan_apply_tuned(struct ax_plan *plan, const char *fingerprint,
-			int *elsewhere);
+struct ax_plan_tuned_count ax_plan_apply_tuned(struct ax_plan *plan,
+					       const char *fingerprint);
 
 /*
  * Check every case against the device, the way the runner will: the

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT, OPT_SHAPES };
+enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT, OPT_SHAPES, OPT_TUNED_ONLY };
 
 #define MAX_SHAPES 64
 
@@ -28,6 +28,9 @@ static const struct ax_cli_opt export_opts[] = {
     {OPT_SHAPES, "shapes", 0, "FILTER",
      "only shapes matching SUITE[:NAME=VALUE,...] (repeatable; default: every "
      "shape)"},
+    {OPT_TUNED_ONLY, "tuned-only", 0, NULL,
+     "only the shapes whose tuned point beat the defaults (default: every "
+     "shape, the others with their defaults)"},
     {0},
 };
 
@@ -64,36 +67,63 @@ static int write_doc(const struct ax_app *app, const json_t *doc, bool json,
 	return 0;
 }
 
-/* What export chose for each shape, and why, for the person running it:
- * one line per entry on stderr. */
-static void summarise(const struct ax_app *app, const struct ax_export_out *o)
+/* One shape's choice on stderr: what was tuned and by how much, or why
+ * it keeps its defaults. */
+static void say_choice(const struct ax_export_choice *c)
 {
+	fprintf(stderr, "axbench export: %s %s on %s: ", c->suite, c->shape,
+		c->device ? c->device : "?");
+	if (isfinite(c->speedup) && c->rounds > 0)
+		fprintf(stderr,
+			"tuned, %.3gx [%.3g, %.3g] the defaults, %d paired "
+			"rounds\n",
+			c->speedup, c->speedup_lo, c->speedup_hi, c->rounds);
+	else if (isfinite(c->speedup))
+		fprintf(stderr,
+			"tuned, %.3gx the defaults (no interval: not measured "
+			"in paired rounds)\n",
+			c->speedup);
+	else
+		fprintf(stderr, "%s: %s\n", c->tuned ? "tuned" : "defaults",
+			c->reason);
+}
+
+/* What export chose, for the person running it, on stderr: a line per
+ * tuned shape; the shapes that keep their defaults line by line with -v
+ * (or when nothing was tuned: then each reason is the news), else
+ * counted in one line; then what the document holds. */
+static void summarise(const struct ax_app *app, const struct ax_export_out *o,
+		      const char *path)
+{
+	size_t tuned = 0, left_out = 0;
 	if (app->verbosity < 0)
 		return;
-	for (size_t i = 0; i < o->n; i++) {
-		const struct ax_export_choice *c = &o->choices[i];
-		fprintf(stderr, "axbench export: %s %s on %s: ", c->suite,
-			c->shape, c->device ? c->device : "?");
-		if (isfinite(c->speedup) && c->rounds > 0)
-			fprintf(stderr,
-				"tuned, %.3gx [%.3g, %.3g] the defaults, %d "
-				"paired rounds\n",
-				c->speedup, c->speedup_lo, c->speedup_hi,
-				c->rounds);
-		else if (isfinite(c->speedup))
-			fprintf(stderr,
-				"tuned, %.3gx the defaults (no interval: not "
-				"measured in paired rounds)\n",
-				c->speedup);
-		else
-			fprintf(stderr, "%s: %s\n",
-				c->tuned ? "tuned" : "defaults", c->reason);
-	}
+	for (size_t i = 0; i < o->n; i++)
+		tuned += o->choices[i].tuned,
+		    left_out += o->choices[i].left_out;
+	size_t kept = o->n - tuned;
+	bool each = app->verbosity > 0 || tuned == 0;
+	for (size_t i = 0; i < o->n; i++)
+		if (o->choices[i].tuned || each)
+			say_choice(&o->choices[i]);
+	if (kept && !each && !left_out)
+		fprintf(stderr,
+			"axbench export: %zu shape%s kept the defaults: no "
+			"tuned point beat them beyond noise (-v gives each "
+			"reason)\n",
+			kept, kept == 1 ? "" : "s");
+	fprintf(stderr, "axbench export: %s: %zu shape%s tuned",
+		path ? path : "stdout", tuned, tuned == 1 ? "" : "s");
+	if (left_out)
+		fprintf(stderr, ", %zu left out (--tuned-only)\n", left_out);
+	else
+		fprintf(stderr, ", %zu with the defaults%s\n", kept,
+			kept && tuned ? " (--tuned-only leaves them out)" : "");
 }
 
 struct export_args {
 	const char *suite, *path;
-	bool json;
+	bool json, tuned_only;
 	struct ax_export_shape shapes[MAX_SHAPES];
 	int n_shapes;
 };
@@ -116,7 +146,8 @@ static int export_run(struct ax_app *app, const struct export_args *a,
 	struct ax_db_filter f = {
 	    .suite = a->suite, .with_samples = true, .stop = &ax_interrupted};
 	struct ax_export_opts opts = {.shapes = a->shapes,
-				      .n_shapes = a->n_shapes};
+				      .n_shapes = a->n_shapes,
+				      .tuned_only = a->tuned_only};
 	struct ax_db *db;
 	struct ax_db_results results = {0};
 	struct ax_db_sessions sessions = {0};
@@ -152,7 +183,7 @@ static int export_run(struct ax_app *app, const struct export_args *a,
 	if (!rc)
 		rc = write_doc(app, out.doc, a->json, a->path);
 	if (!rc)
-		summarise(app, &out);
+		summarise(app, &out, a->path);
 	ax_export_out_free(&out);
 	ax_db_results_free(&results);
 	ax_db_sessions_free(&sessions);
@@ -194,6 +225,8 @@ static int export_main(struct ax_app *app, int argc, char **argv)
 			a->path = it.optarg;
 		else if (opt == OPT_SHAPES)
 			rc = add_shapes(app, a, it.optarg, schema, n);
+		else if (opt == OPT_TUNED_ONLY)
+			a->tuned_only = true;
 	}
 	if (rc == 0)
 		rc = ax_cli_parse_end(&it, opt, 0, 0);
@@ -221,7 +254,8 @@ const struct ax_cli_cmd ax_cmd_export = {
     .name = "export",
     .summary = "write per-shape parameters (tuned only if proven faster) "
 	       "as YAML or JSON",
-    .usage = "[--suite NAME] [--shapes FILTER]... [--format FMT] [-o FILE]",
+    .usage = "[--suite NAME] [--shapes FILTER]... [--tuned-only] [--format "
+	     "FMT] [-o FILE]",
     .details =
 	"Writes a versioned document (schema axbench.tuned/v1): for each "
 	"device\n(by fingerprint, with name, UUID and PCI bus id), suite and "
@@ -239,8 +273,10 @@ const struct ax_cli_cmd ax_cmd_export = {
 	"judged by\ntheir samples (Mann-Whitney U, the Hodges-Lehmann "
 	"shift's interval);\ntheir speed-up, a ratio of medians, has no "
 	"interval.\nOtherwise the shape gets the default parameters "
-	"(choice: defaults) and\nthe reason, in the document and on "
-	"stderr; its speedup is null.\n\n--shapes SUITE[:NAME=VALUE,...] "
+	"(choice: defaults) and\nthe reason in the document; its speedup is "
+	"null.  --tuned-only leaves\nthose shapes out.  stderr has a line "
+	"per tuned shape and one counting\nthe rest (-v: a line each, with "
+	"its reason).\n\n--shapes SUITE[:NAME=VALUE,...] "
 	"exports only that suite's shapes whose\nnamed shape parameters "
 	"have those values (values as -p takes them);\nrepeat it for "
 	"more: a shape matching any filter is exported.  E.g.\n  axbench "
@@ -248,6 +284,8 @@ const struct ax_cli_cmd ax_cmd_export = {
 	"--device matches a stored device by name, UUID, PCI bus id or "
 	"fingerprint.",
     .examples = {"axbench export -o tuned.yaml             # every suite",
+		 "axbench export --tuned-only -o tuned.yaml  # what beat the "
+		 "defaults",
 		 "axbench export --shapes gemm:m=256,n=256 --format json"},
     .opts = export_opts,
     .choices = export_choices,

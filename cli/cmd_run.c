@@ -238,10 +238,14 @@ static int parse_args(struct ax_app *app, int argc, char **argv,
 	return 0;
 }
 
-/* "tuned: bm=64 bn=64 ...": every tunable of a case --tuned set. */
-static void tuned_text(const struct ax_params *p, char *buf, size_t len)
+/* "  tuned: bm=64 bn=64 ...": every tunable of a case --tuned set, under
+ * the file's choice ("tuned", or "defaults (no tuned point beat them)"). */
+static void tuned_text(const struct ax_plan_case *c, char *buf, size_t len)
 {
-	size_t used = (size_t)snprintf(buf, len, "  tuned:");
+	const struct ax_params *p = &c->params;
+	size_t used = (size_t)snprintf(
+	    buf, len, "  %s:",
+	    c->tuned ? "tuned" : "defaults (no tuned point beat them)");
 	for (int i = 0; i < p->n && used < len; i++) {
 		if (!(p->defs[i].flags & AX_PARAM_TUNABLE))
 			continue;
@@ -255,13 +259,15 @@ static void tuned_text(const struct ax_params *p, char *buf, size_t len)
 static void print_plan(const struct ax_plan *plan,
 		       const struct ax_vk_device_info *info)
 {
-	int n_tuned = 0, n_unsup = 0;
+	int n_tuned = 0, n_defaults = 0, n_unsup = 0;
 	for (int i = 0; i < plan->n; i++) {
 		const struct ax_plan_case *c = &plan->cases[i];
 		char label[512], tuned[1024] = "";
 		ax_session_case_label(&c->params, label, sizeof(label));
-		if (c->tuned)
-			tuned_text(&c->params, tuned, sizeof(tuned)), n_tuned++;
+		if (c->tuned || c->tuned_defaults)
+			tuned_text(c, tuned, sizeof(tuned));
+		n_tuned += c->tuned;
+		n_defaults += c->tuned_defaults;
 		printf("%-10s %s%s", c->suite->name, label, tuned);
 		/* A feature the device lacks (fp16): the run stores the case
 		 * as skipped with this reason. */
@@ -291,6 +297,10 @@ static void print_plan(const struct ax_plan *plan,
 		       n_unsup);
 	if (plan->tuned)
 		printf(", %d with tuned parameters", n_tuned);
+	if (n_defaults)
+		printf(", %d with the defaults (the file measured no tuned "
+		       "point faster)",
+		       n_defaults);
 	printf("\n");
 }
 
@@ -307,10 +317,11 @@ static json_t *plan_case_json(const struct ax_plan_case *c,
 			AX_EUNSUPPORTED
 		? why
 		: NULL;
-	return json_pack("{s:s,s:s,s:o,s:b,s:s?,s:s?}", "suite", c->suite->name,
-			 "case", label, "params", ax_params_json(&c->params),
-			 "tuned", c->tuned, "unsupported", unsupported,
-			 "beyond_limits", skip_why);
+	return json_pack("{s:s,s:s,s:o,s:b,s:b,s:s?,s:s?}", "suite",
+			 c->suite->name, "case", label, "params",
+			 ax_params_json(&c->params), "tuned", c->tuned,
+			 "tuned_defaults", c->tuned_defaults, "unsupported",
+			 unsupported, "beyond_limits", skip_why);
 }
 
 /* --dry-run --json: the plan as one document (docs/JSON.md#run). */
@@ -339,11 +350,10 @@ static void print_plan_json(const struct ax_plan *plan,
 static int dry_run(struct ax_app *app, struct ax_plan *plan)
 {
 	struct ax_session s;
-	int elsewhere;
 	ax_session_init(&s, app, "run");
 	int rc = ax_session_choose_device(&s);
 	if (rc == 0) {
-		ax_plan_apply_tuned(plan, s.info->fingerprint, &elsewhere);
+		ax_plan_apply_tuned(plan, s.info->fingerprint);
 		rc = ax_plan_apply_defaults(plan, s.info, app);
 		if (rc == 0)
 			rc = ax_plan_check(plan, s.info, false);

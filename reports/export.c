@@ -844,7 +844,7 @@ static void order_groups(struct builder *b)
 /* Group g's choice as the person running export is told it. */
 static int say_choice(struct ax_export_out *out, const struct group *g,
 		      const json_t *shape, const struct choice *ch,
-		      const struct verdict_text *vt)
+		      const struct verdict_text *vt, bool left_out)
 {
 	struct ax_export_choice *c = &out->choices[out->n];
 	*c = (struct ax_export_choice){
@@ -857,6 +857,7 @@ static int say_choice(struct ax_export_out *out, const struct group *g,
 	    .speedup_hi = ch->tuned && ch->paired ? ch->pf.hi : NAN,
 	    .rounds = ch->tuned && ch->paired ? ch->pf.rounds : 0,
 	    .reason = strdup(vt->reason),
+	    .left_out = left_out,
 	};
 	out->n++;
 	return c->shape && c->reason ? 0 : AX_ENOMEM;
@@ -889,9 +890,11 @@ static json_t *list_for(struct cursor *at, const struct group *g)
 	return at->list;
 }
 
-/* Group g's entry, appended to list, and its choice said in out. */
+/* Group g's entry, appended to its device's suite list (opened at the
+ * cursor; not with tuned_only when it keeps the defaults), and its choice
+ * said in out. */
 static int write_group(const struct builder *b, const struct group *g,
-		       json_t *list, struct ax_export_out *out)
+		       struct cursor *at, struct ax_export_out *out)
 {
 	struct choice ch;
 	struct verdict_text vt;
@@ -900,9 +903,14 @@ static int write_group(const struct builder *b, const struct group *g,
 		return rc;
 	json_t *shape = point_json(&g->at, PICK_SHAPE);
 	json_t *e = shape ? entry_json(b, g, &ch, shape, &vt) : NULL;
-	rc = e && !json_array_append_new(list, e)
-		 ? say_choice(out, g, shape, &ch, &vt)
-		 : AX_ENOMEM;
+	bool keep = ch.tuned || !(b->opts && b->opts->tuned_only);
+	json_t *list = e && keep ? list_for(at, g) : NULL;
+	if (!e || (keep && (!list || json_array_append_new(list, e))))
+		rc = AX_ENOMEM;
+	else
+		rc = say_choice(out, g, shape, &ch, &vt, !keep);
+	if (!keep)
+		json_decref(e);
 	json_decref(shape);
 	return rc;
 }
@@ -916,10 +924,8 @@ static int assemble(struct builder *b, const char *generator,
 	out->choices = calloc((size_t)b->n + 1, sizeof(*out->choices));
 	if (!out->choices)
 		rc = AX_ENOMEM;
-	for (int i = 0; i < b->n && !rc; i++) {
-		json_t *list = list_for(&at, &b->g[i]);
-		rc = list ? write_group(b, &b->g[i], list, out) : AX_ENOMEM;
-	}
+	for (int i = 0; i < b->n && !rc; i++)
+		rc = write_group(b, &b->g[i], &at, out);
 	out->doc =
 	    rc ? NULL
 	       : json_pack("{s:s, s:s, s:o, s:O}", "schema", AX_EXPORT_SCHEMA,
@@ -1224,6 +1230,7 @@ static int add_entry(struct ax_tuned *t, const char *fp,
 	if (rc)
 		return rc;
 	x->suite = sc;
+	x->defaults = !strcmp(e->choice, "defaults");
 	x->value = e->value;
 	x->fingerprint = strdup(fp);
 	x->unit = strdup(e->unit ? e->unit : "");

@@ -95,6 +95,7 @@ struct ax_export_opts {
 	const struct ax_export_shape *shapes;  /* a result is exported when */
 	int n_shapes;			       /* it matches one; none: all */
 	const struct ax_compare_opts *compare; /* NULL: compare's defaults */
+	bool tuned_only; /* leave out the shapes that keep their defaults */
 };
 
 /* What export chose for one shape (an entry of the document), to be
@@ -110,6 +111,7 @@ struct ax_export_choice {
 	double speedup_hi;  /* measured in paired rounds) */
 	int rounds;	    /* paired rounds behind it; 0: none */
 	char *reason;	    /* the entry's reason */
+	bool left_out;	    /* not in the document (tuned_only) */
 };
 
 /* The document and its choices, in the document's order. */
@@ -143,6 +145,9 @@ struct ax_tuned_entry {
 	struct ax_params params;	      /* the whole point */
 	double value;			      /* the figure it measured */
 	char *unit;
+	/* choice: defaults - no tuned point beat the defaults, so params
+	 * are the defaults (run --tuned says so rather than "tuned") */
+	bool defaults;
 };
 
 struct ax_tuned {

@@ -222,3 +222,79 @@ YAML
 	assert_output --partial "has no choice (tuned or defaults)"
 	assert_output --partial "write it again with \`axbench export\`"
 }
+
+@test "export --tuned-only and run --tuned --dry-run: a shape that kept its defaults is said to, never called tuned" {
+	# a second shape, 256K, in its own run: its wg=64 is made slower than
+	# its defaults; 64K's wg=64 faster
+	"$AX" --db "$DB" run bandwidth -p op=copy -p size=256K -p wg=64,256 \
+		"${MEASURE[@]}" >/dev/null 2>&1
+	set_samples "$(rid 1 64)" 4.0
+	set_samples "$(rid 1 256)" 2.0
+	set_samples "$(rid 2 64)" 1.0
+	set_samples "$(rid 2 256)" 2.0
+	T="$BATS_TEST_TMPDIR/all.yaml"
+	run --separate-stderr "$AX" --db "$DB" export -o "$T"
+	assert_success
+	# stderr: the tuned shape, one line counting the other, the totals
+	grep -qF '"size":65536} on ' <<<"$stderr"
+	run ! grep -qF '"size":262144}' <<<"$stderr"
+	grep -qF '1 shape kept the defaults: no tuned point beat them beyond noise (-v gives each reason)' <<<"$stderr"
+	grep -qF "$T: 1 shape tuned, 1 with the defaults (--tuned-only leaves them out)" <<<"$stderr"
+	# -v: each shape with its reason
+	run --separate-stderr "$AX" --db "$DB" -v export -o "$T"
+	assert_success
+	grep -qF '"size":262144} on ' <<<"$stderr"
+	grep -qF 'defaults: no tuned point beat the defaults' <<<"$stderr"
+	# the dry run labels each case by the file's choice
+	run "$AX" --db "$DB" run --tuned "$T" --dry-run
+	assert_success
+	grep -Eq '^bandwidth +.*size=64K.*  tuned: .*wg=64' <<<"$output"
+	grep -Eq '^bandwidth +.*size=256K.*  defaults \(no tuned point beat them\): .*wg=256' <<<"$output"
+	assert_output --partial "2 cases on "
+	assert_output --partial ", 1 with tuned parameters, 1 with the defaults (the file measured no tuned point faster)"
+	run "$AX" --db "$DB" --json run --tuned "$T" --dry-run
+	assert_success
+	python3 -c '
+import json, sys
+d = {c["case"]: c for c in json.load(sys.stdin)["cases"]}
+t = [c for c in d.values() if c["tuned"]]
+k = [c for c in d.values() if c["tuned_defaults"]]
+assert len(t) == 1 and t[0]["params"]["size"] == 65536, d
+assert len(k) == 1 and k[0]["params"]["size"] == 262144, d
+assert not k[0]["tuned"], d' <<<"$output"
+	# the real run says the same on stderr
+	run --separate-stderr "$AX" --db "$DB" run --tuned "$T" "${FAST[@]}"
+	assert_success
+	grep -qF -- "--tuned gave 2 of 2 cases their parameters (2 from this device, 0 from another): 1 tuned, 1 the defaults (no tuned point beat them)" <<<"$stderr"
+	# --tuned-only: the document holds the tuned shape alone
+	O="$BATS_TEST_TMPDIR/only.yaml"
+	run --separate-stderr "$AX" --db "$DB" export --tuned-only -o "$O"
+	assert_success
+	grep -qF "$O: 1 shape tuned, 1 left out (--tuned-only)" <<<"$stderr"
+	run ! grep -qF 'kept the defaults' <<<"$stderr"
+	python3 - "$O" <<-'PY'
+	import sys, yaml
+	doc = yaml.safe_load(open(sys.argv[1]))
+	(dev,) = doc["devices"]
+	(e,) = dev["suites"]["bandwidth"]
+	assert e["choice"] == "tuned" and e["shape"]["size"] == 65536, e
+	PY
+	run "$AX" --db "$DB" run --tuned "$O" --dry-run
+	assert_success
+	assert_output --partial "1 case on "
+	run ! grep -qF "defaults (no tuned" <<<"$output"
+}
+
+@test "export --tuned-only with nothing tuned: an empty document, each reason said" {
+	set_samples "$(rid 1 64)" 1.0
+	set_samples "$(rid 1 256)" 2.0
+	O="$BATS_TEST_TMPDIR/only.yaml"
+	run --separate-stderr "$AX" --db "$DB" export --tuned-only -o "$O"
+	assert_success
+	grep -qF 'defaults: no tuned point beat the defaults' <<<"$stderr"
+	grep -qF "$O: 0 shapes tuned, 1 left out (--tuned-only)" <<<"$stderr"
+	[ "$(python3 -c 'import sys, yaml; print(len(yaml.safe_load(open(sys.argv[1]))["devices"]))' "$O")" -eq 0 ]
+	run "$AX" --db "$DB" run --tuned "$O" --dry-run
+	assert_failure
+	assert_output --partial "$O"
+}

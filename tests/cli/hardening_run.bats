@@ -70,8 +70,10 @@ setup() { ax_setup; }
 	"$AX" --db "$DB" export -o "$BATS_TEST_TMPDIR/tuned.yaml"
 	run "$AX" --db "$DB" run bandwidth -p op=copy -p size=64K --tuned "$BATS_TEST_TMPDIR/tuned.yaml" --dry-run
 	assert_success
-	assert_output --regexp 'bandwidth +op=copy size=64K.*  tuned: .*wg=(64|256)'
-	assert_output --partial "1 with tuned parameters"
+	# whether wg=64 beat the defaults is this machine's noise: either
+	# way the label says which (hardening_export.bats makes it certain)
+	assert_output --regexp 'bandwidth +op=copy size=64K.*  (tuned: .*wg=64|defaults \(no tuned point beat them\): .*wg=256)'
+	assert_output --regexp ', (1 with tuned parameters|0 with tuned parameters, 1 with the defaults)'
 }
 
 @test "a range doubles for every integer parameter; :STEP and :xF step it" {
