@@ -3,6 +3,10 @@
 # the CPU reference, edge shapes included; impossible points are refused
 # before anything runs, naming the limit and the value.
 load helper
+# These tests check the kernels; the OpenBLAS baseline beside each new
+# shape (about a second each on lavapipe) has its own tests in
+# efficiency.bats, so it is off here.
+FAST+=(--cpu-baseline off)
 
 setup() { ax_setup; }
 

@@ -2,6 +2,10 @@
 # axbench run gemm: every variant verifies on the machine's device at small
 # shapes, edge tiles included; impossible points are refused with the limit.
 load helper
+# These tests check the kernels; the OpenBLAS baseline beside each new
+# shape (about a second each on lavapipe) has its own tests in
+# efficiency.bats, so it is off here.
+FAST+=(--cpu-baseline off)
 
 setup() { ax_setup; }
 
