@@ -28,6 +28,8 @@
 #                   sanitizer ERROR of its own, runs once more, said in the
 #                   log (scripts/asan.sh: LeakSanitizer's tracer crash)
 #   AX_PHASE_LOG    file the phase times are appended to (.ci/run)
+#   AX_TEST_SHADER_CACHE  Mesa's shader cache directory for every test
+#                   (default: a new one for this run, removed after it)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
@@ -49,8 +51,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Mesa's shader cache, shared by every test of this run (see
 # tests/cli/helper.bash): each shader is compiled by LLVM once, not once
-# per test.
-export AX_TEST_SHADER_CACHE=$work/mesa_shader_cache
+# per test.  A cache given from outside is used as it is (.ci/run: the
+# ASan pass and make test compile the same shaders with the same
+# lavapipe, so the second pass finds them compiled).
+export AX_TEST_SHADER_CACHE=${AX_TEST_SHADER_CACHE:-$work/mesa_shader_cache}
 export MESA_SHADER_CACHE_DIR=$AX_TEST_SHADER_CACHE
 log=$work/log
 : >"$log"
