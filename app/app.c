@@ -489,17 +489,22 @@ int ax_app_nth_last_run(struct ax_db *db, bool (*keep)(const char *kind),
 /* "last" of --run: any run but a monitor's, which holds no results. */
 static bool not_monitor(const char *kind) { return strcmp(kind, "monitor"); }
 
+int ax_app_last_run(struct ax_db *db, int back, int64_t *id, size_t *n_kept)
+{
+	/* "last" alone is one indexed query, not every run's row: a
+	 * history of 10 000 runs is read for last~N only. */
+	if (back == 0 && ax_db_last_run(db, id) == 0)
+		return *n_kept = 1, 0;
+	return ax_app_nth_last_run(db, not_monitor, back, id, n_kept);
+}
+
 int ax_app_resolve_run(const struct ax_app *app, struct ax_db *db,
 		       const char *cmd, const char *text, int64_t *id)
 {
 	int back;
 	if (ax_app_parse_last(text, &back)) {
 		size_t n;
-		/* "last" alone is one indexed query, not every run's row:
-		 * a history of 10 000 runs is read for last~N only. */
-		if (back == 0 && ax_db_last_run(db, id) == 0)
-			return 0;
-		int rc = ax_app_nth_last_run(db, not_monitor, back, id, &n);
+		int rc = ax_app_last_run(db, back, id, &n);
 		if (rc == 0)
 			return 0;
 		if (rc != AX_ENOTFOUND)

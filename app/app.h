@@ -157,6 +157,11 @@ bool ax_app_parse_last(const char *text, int *back);
 int ax_app_nth_last_run(struct ax_db *db, bool (*keep)(const char *kind),
 			int back, int64_t *id, size_t *n_kept);
 
+/* "last~back" of --run: as ax_app_nth_last_run over every run that
+ * measured (a monitor's holds no results); "last" (back 0) is one indexed
+ * query. */
+int ax_app_last_run(struct ax_db *db, int back, int64_t *id, size_t *n_kept);
+
 /* --run ID|last of command cmd: a positive run id, or the newest run.
  * The run must exist: an id that names no run is a usage error, as is
  * a malformed one.  Prints the error (naming cmd) and returns the exit

@@ -98,7 +98,8 @@ static int check_since(const struct ax_app *app, const struct ax_report_sel *a,
 
 /* The runs --run / --runs select in each database.  One database: as
  * `results --run` (an id it lacks is an error).  Several: "last" is the
- * newest of each, an id selects that run wherever it exists; an id no
+ * newest of each ("last~N" the N-th before it, in a database that holds
+ * that many), an id selects that run wherever it exists; an id no
  * database holds, or a database left with no run, is an error, because
  * a report that silently dropped a machine would mislead. */
 static int resolve_runs(const struct ax_app *app, const struct ax_report_sel *a,
@@ -119,14 +120,16 @@ static int resolve_runs(const struct ax_app *app, const struct ax_report_sel *a,
 	for (int k = 0; k < a->n_runs; k++) {
 		const char *sel = a->runs[k];
 		int64_t id = 0;
-		int found = 0;
-		bool last = strcmp(sel, "last") == 0;
+		int found = 0, back = 0;
+		size_t kept;
+		bool last = ax_app_parse_last(sel, &back);
 		if (!last && !ax_app_parse_id(sel, &id))
 			/* Malformed: the one message every command gives. */
 			return ax_app_resolve_run(app, src[0].db, "report", sel,
 						  &id);
 		for (int i = 0; i < n; i++) {
-			int rc = last ? ax_db_last_run(src[i].db, &id)
+			int rc = last ? ax_app_last_run(src[i].db, back, &id,
+							&kept)
 				      : ax_db_run_exists(src[i].db, id);
 			if (rc == AX_ENOTFOUND)
 				continue;

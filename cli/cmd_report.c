@@ -47,12 +47,12 @@ enum {
 #define DEFAULT_MAX_SIZE (8 << 20)
 
 static const struct ax_cli_opt report_opts[] = {
-    {OPT_RUN, "run", 'r', "ID|last",
+    {OPT_RUN, "run", 'r', "ID|last[~N]",
      "only this run (repeatable; default: every run); with several "
-     "databases an id selects that run in each database holding it, and "
-     "last the newest of each"},
+     "databases an id selects that run in each database holding it, last "
+     "the newest of each and last~N the N-th before it"},
     {OPT_RUNS, "runs", 0, "ID,...",
-     "only these runs, a comma-separated --run list (3,5 or last; "
+     "only these runs, a comma-separated --run list (3,5 or last,last~1; "
      "default: every run); runs named here make systems whatever their "
      "kind (a recommend or ab run too; a tune run with --include-tune)"},
     {OPT_DEVICE, "device", 'd', "SEL",

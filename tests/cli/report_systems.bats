@@ -205,6 +205,21 @@ assert not d["overflow"], d["overflow"]' "$output"
 	             for r in d["results"])
 	assert got == [("ax.db", 2), ("other.db", 1)], got
 	EOF
+	# last~1: the run before each one's newest, in the one that has it
+	# (it selected every run of both before)
+	run "$AX" --db "$DB" report --db-extra "$T/other.db" --runs last~1 \
+		-o "$T/r1.html"
+	assert_failure 2
+	assert_output --partial "the selected runs include none of $T/other.db"
+	run "$AX" --db "$DB" report --db-extra "$T/other.db" \
+		--runs last~1,last -o "$T/r1.html"
+	assert_success
+	# runs 1 and 2 here (the table shows a case's newest result), 1 there
+	assert_output --partial " in 3 runs written to $T/r1.html"
+	run "$AX" --db "$DB" report --db-extra "$T/other.db" --runs last~9 \
+		-o "$T/x.html"
+	assert_failure 2
+	assert_output --partial "no run last~9 in any of the 2 databases"
 	# An id only one database holds leaves the other without a run.
 	run "$AX" --db "$DB" report --db-extra "$T/other.db" --runs 2 \
 		-o "$T/x.html"
