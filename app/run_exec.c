@@ -272,14 +272,15 @@ static void apply_tuned(struct exec *ex, const struct ax_vk_device_info *info)
  * anything else impossible stops the run before it is stored. */
 static int precheck(struct exec *ex, const struct ax_vk_device_info *info)
 {
-	int rc = ax_plan_check(ex->plan, info, ex->skip_beyond_limits);
+	int rc = ax_plan_check(ex->plan, info, ex->skip_beyond_limits,
+			       ex->origin.command);
 	for (int i = 0; i < ex->plan->n_skipped; i++) {
 		const struct ax_plan_skip *k = &ex->plan->skipped[i];
 		char label[512];
 		ax_session_case_label(&k->c.params, label, sizeof(label));
 		if (ex->app->verbosity >= 0)
-			fprintf(stderr, "axbench run: skipping %s %s: %s\n",
-				k->c.suite->name, label, k->why);
+			fprintf(stderr, "axbench %s: skipping %s %s: %s\n",
+				ex->origin.command, k->c.suite->name, label, k->why);
 	}
 	return rc;
 }

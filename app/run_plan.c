@@ -379,7 +379,7 @@ static int skip_case(struct ax_plan *plan, const struct ax_plan_case *c,
  * once (the suites' messages start with "gemm: "). */
 static void print_refused(const struct ax_plan *plan,
 			  const struct ax_plan_case *c, const char *why,
-			  const char *rule)
+			  const char *rule, const char *command)
 {
 	char where[1100], label[512];
 	ax_plan_case_where(plan, c, where, sizeof(where));
@@ -387,18 +387,21 @@ static void print_refused(const struct ax_plan *plan,
 	size_t len = strlen(c->suite->name);
 	if (strncmp(why, c->suite->name, len) == 0 && why[len] == ':')
 		why += len + 1 + (why[len + 1] == ' ');
-	fprintf(stderr, "axbench run: %s%s%s%s: %s%s\n", where, c->suite->name,
+	fprintf(stderr, "axbench %s: %s%s%s%s: %s%s\n", command, where,
+		c->suite->name,
 		label[0] ? " " : "", label, why, rule);
 }
 
 int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
-		  bool skip_single)
+		  bool skip_single, const char *command)
 {
+	if (!command)
+		command = "run";
 	struct ax_vk_device_info *ideal = malloc(sizeof(*ideal));
 	int in_suite[64] = {0}; /* cases per suite (registry slot) */
 	int kept = 0, errors = 0;
 	if (!ideal) {
-		fprintf(stderr, "axbench run: out of memory\n");
+		fprintf(stderr, "axbench %s: out of memory\n", command);
 		return AX_EXIT_FAIL;
 	}
 	limitless(info, ideal);
@@ -420,10 +423,11 @@ int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
 			print_refused(plan, c, why,
 				      rule ? ""
 					   : "; it was asked for alone (a "
-					     "sweep would skip it)");
+					     "sweep would skip it)",
+				      command);
 			errors++;
 		} else if (skip_case(plan, c, why)) {
-			fprintf(stderr, "axbench run: out of memory\n");
+			fprintf(stderr, "axbench %s: out of memory\n", command);
 			errors++;
 		}
 	}
@@ -433,9 +437,9 @@ int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
 		return AX_EXIT_USAGE;
 	if (kept == 0) {
 		fprintf(stderr,
-			"axbench run: no case is possible on %s (all %d are "
+			"axbench %s: no case is possible on %s (all %d are "
 			"beyond its limits)\n",
-			info->name, plan->n_skipped);
+			command, info->name, plan->n_skipped);
 		return AX_EXIT_USAGE;
 	}
 	return 0;

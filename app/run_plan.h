@@ -94,10 +94,11 @@ struct ax_plan_tuned_count ax_plan_apply_tuned(struct ax_plan *plan,
  * with several cases) beyond the device's limits move to plan->skipped
  * with the reason (so do single points with skip_single).  Each error is
  * printed to stderr, with FILE:LINE:COL for a profile's case.  Returns 0, or
- * AX_EXIT_USAGE after printing (also when no case is left).
+ * AX_EXIT_USAGE after printing (also when no case is left).  command names
+ * the messages ("run", "recommend"; NULL: "run").
  */
 int ax_plan_check(struct ax_plan *plan, const struct ax_vk_device_info *info,
-		  bool skip_single);
+		  bool skip_single, const char *command);
 
 /* "FILE:LINE:COL: " of a profile's case, or "" (into buf). */
 void ax_plan_case_where(const struct ax_plan *plan,

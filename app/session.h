@@ -53,6 +53,9 @@ struct ax_session_efficiency {
 	double interval_s; /* telemetry sampling (AX_TEL_INTERVAL_DEFAULT) */
 	double idle_s;	   /* idle baseline (AX_SESSION_IDLE_S; 0: none) */
 	bool sustain;	   /* --sustain: apply the slowdown rule */
+	bool no_power;	   /* open no sensor and say nothing of power (ab:
+			      one sensor cannot tell two interleaved sides
+			      apart, so a pair stores none) */
 	enum ax_cpu_baseline_mode cpu;
 };
 

@@ -104,6 +104,11 @@ void ax_session_power_open(struct ax_session *s)
 {
 	struct ax_tel_device dev;
 	s->idle_w = NAN;
+	if (s->eff.no_power) {
+		snprintf(s->tel_reason, sizeof(s->tel_reason),
+			 "not measured by `axbench %s`", s->command);
+		return;
+	}
 	ax_vk_telemetry_device(s->vk->info, &dev);
 	if (ax_tel_open(&dev, &s->tel, s->tel_reason, sizeof(s->tel_reason)))
 		s->tel = NULL;

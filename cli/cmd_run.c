@@ -356,7 +356,7 @@ static int dry_run(struct ax_app *app, struct ax_plan *plan)
 		ax_plan_apply_tuned(plan, s.info->fingerprint);
 		rc = ax_plan_apply_defaults(plan, s.info, app);
 		if (rc == 0)
-			rc = ax_plan_check(plan, s.info, false);
+			rc = ax_plan_check(plan, s.info, false, "run");
 	}
 	if (rc == 0 && app->json)
 		print_plan_json(plan, s.info);

@@ -19,6 +19,8 @@ SHORT=(-p n=4096 --rounds 8 --max-rounds 16 --max-time 3)
 	assert_output --partial "verdict: slower"
 	assert_output --regexp "B is [0-9.]+x slower than A"
 	assert_output --partial "minimum detectable effect:"
+	# A pair stores no power, so it says nothing of a sensor.
+	refute_output --partial "power:"
 }
 
 @test "ab: an identical pair is never called slower (exit 0)" {

@@ -119,7 +119,7 @@ bad_input_leaves_db_alone() {
 @test "--skip-invalid leaves out impossible points of a sweep and names them" {
 	run "$AX" --db "$DB" run bandwidth -p op=read -p size=64K,1G --skip-invalid "${FAST[@]}"
 	assert_success
-	assert_output --partial "skipping bandwidth"
+	assert_output --partial "axbench run: skipping bandwidth"
 	assert_output --partial "maxStorageBufferRange"
 	[ "$(sql "select count(*) from result where status='ok'")" -eq 1 ]
 }
