@@ -465,10 +465,9 @@ static int run_in_process(struct ab *ab)
 	struct ax_session s;
 	ax_session_init(&s, ab->app, "ab");
 	/* No power is stored for a pair (one sensor cannot tell two
-	 * interleaved sides apart), so no sensor, no idle baseline and no
+	 * interleaved sides apart): no sensor, so no idle baseline and no
 	 * "power: ..." line; and the speed-up over the CPU is no part of an
 	 * A/B verdict. */
-	s.eff.idle_s = 0;
 	s.eff.no_power = true;
 	s.eff.cpu = AX_CPU_BASELINE_OFF;
 	int rc = ax_session_choose_device(&s);
