@@ -205,7 +205,17 @@ static int load_variants(struct ab *ab)
 	const char *suite = own		   ? ax_kernel_suite(b->kernel)->name
 			    : b->spec->kernel ? a->suite->name
 					      : o->suite;
-	return build_plan(ab, b, suite);
+	if ((rc = build_plan(ab, b, suite)))
+		return rc;
+	if (strcmp(a->suite->unit, b->suite->unit) ||
+	    a->suite->higher_is_better != b->suite->higher_is_better)
+		return ax_app_error(ab->app, AX_EXIT_USAGE,
+				    "%s: A (%s) reads %s and B (%s) %s: a "
+				    "ratio needs one unit; compare cases of "
+				    "one kind of work",
+				    ab->cmd, a->suite->name, a->suite->unit,
+				    b->suite->name, b->suite->unit);
+	return 0;
 }
 
 static void release_variant(struct variant *v)

@@ -39,8 +39,9 @@ enum {
 
 static const struct ax_cli_opt ab_opts[] = {
     {OPT_SUITE, "suite", 0, "NAME",
-     "the suite both sides run (or give it first, as `run` takes it); "
-     "required unless kernel files are given"},
+     "the suite both sides run (or give it first, as `run` takes it), "
+     "or the side without a kernel file; required unless kernel files "
+     "are given"},
     {OPT_PARAM, "param", 'p', "NAME=VALUE",
      "a parameter of both sides, one value (default: the suite's); once "
      "per NAME"},
@@ -53,7 +54,8 @@ static const struct ax_cli_opt ab_opts[] = {
      "both sides are this kernel file (docs/KERNELS.md) instead of a "
      "suite (default: none, a suite)"},
     {OPT_A_KERNEL, "a-kernel", 0, "FILE",
-     "A is this kernel file (default: --kernel)"},
+     "A is this kernel file; with a suite named, B runs the suite "
+     "(default: --kernel)"},
     {OPT_B_KERNEL, "b-kernel", 0, "FILE",
      "B is this kernel file (default: --kernel)"},
     {OPT_A_TUNED, "a-tuned", 0, "FILE",
@@ -253,10 +255,13 @@ static int check_args(struct ax_app *app, struct ab_args *a,
 				     it->positional[0]);
 		o->suite = it->positional[0];
 	}
-	if (o->suite && (o->a.kernel || o->b.kernel))
+	/* A suite and one kernel file: that side is the kernel, the other
+	 * the suite (a public shader against axbench's own, say). */
+	if (o->suite && o->a.kernel && o->b.kernel)
 		return usage(o, app,
-			     "%s: both a suite (%s) and kernel files: compare "
-			     "a suite or kernels",
+			     "%s: a suite (%s) and two kernel files: give "
+			     "the suite and one kernel file (--a-kernel or "
+			     "--b-kernel), or the kernels alone",
 			     o->suite);
 	if (!o->suite && !o->a.kernel && !o->b.kernel)
 		return usage(o, app,
@@ -397,12 +402,12 @@ const struct ax_cli_cmd ax_cmd_ab = {
 	"stored).",
     .examples = {"axbench ab gemm -p m=256 -p n=256 -p k=256 --a share=smem "
 		 "--b share=subgroup",
-		 "axbench ab bandwidth -p size=16M --a-tuned old.yaml "
-		 "--b-tuned new.yaml",
 		 "axbench ab gemm --a-exe ./axbench --b-exe /opt/old/axbench "
 		 "--rounds 20   # two builds",
 		 "axbench kernel compare saxpy.yaml saxpy-new.yaml   # two "
-		 "kernel files"},
+		 "kernel files",
+		 "axbench ab gemm --a-kernel anchor.yaml --a tile_m=64   # a "
+		 "kernel file against the suite"},
     .opts = ab_opts,
     .fn = ab_main,
 };

@@ -272,6 +272,10 @@ struct ax_vk_spec {
 struct ax_vk_binding {
 	const struct ax_vk_buffer *buffer;
 	VkDeviceSize offset, range;
+	/* A binding the pipeline declares a uniform texel buffer: the
+	 * format of its view (the buffer needs
+	 * VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT); ignored otherwise. */
+	VkFormat format;
 };
 
 struct ax_vk_pipeline {
@@ -282,6 +286,8 @@ struct ax_vk_pipeline {
 	VkDescriptorPool pool;
 	VkDescriptorSet set;
 	uint32_t n_bindings, push_size;
+	uint32_t texel_mask;	/* bit i: binding i is a uniform texel buffer */
+	VkBufferView views[16]; /* their views, made by ax_vk_pipeline_bind */
 	double compile_ms;
 	char shader_hash[17];
 };
@@ -311,8 +317,21 @@ int ax_vk_pipeline_create_spirv(struct ax_vk_ctx *ctx, const uint32_t *code,
 				uint32_t n_bindings, uint32_t push_size,
 				const struct ax_vk_spec *spec, int n_spec,
 				struct ax_vk_pipeline *out);
+/*
+ * As ax_vk_pipeline_create, with the bindings in texel_mask (bit i for
+ * binding i) declared uniform texel buffers (samplerBuffer in GLSL)
+ * instead of storage buffers.  Why: CPU drivers gather texel fetches
+ * with vector instructions, where lavapipe loads a storage buffer one
+ * lane at a time (shaders/gemm.comp, tex=1).
+ */
+int ax_vk_pipeline_create_texel(struct ax_vk_ctx *ctx, const char *shader,
+				uint32_t n_bindings, uint32_t texel_mask,
+				uint32_t push_size,
+				const struct ax_vk_spec *spec, int n_spec,
+				struct ax_vk_pipeline *out);
 /* Point the pipeline's descriptor set at the buffers (n == n_bindings).
- * Ranges above maxStorageBufferRange are refused with AX_EINVAL. */
+ * Ranges above maxStorageBufferRange are refused with AX_EINVAL, texel
+ * views of more than maxTexelBufferElements texels too. */
 int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 			const struct ax_vk_binding *b, uint32_t n);
 void ax_vk_pipeline_destroy(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p);

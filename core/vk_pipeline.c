@@ -33,13 +33,19 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static VkDescriptorType binding_type(const struct ax_vk_pipeline *p, uint32_t i)
+{
+	return p->texel_mask >> i & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+				      : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
 static VkResult create_layouts(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p)
 {
 	VkDescriptorSetLayoutBinding b[16];
 	for (uint32_t i = 0; i < p->n_bindings; i++)
 		b[i] = (VkDescriptorSetLayoutBinding){
 		    .binding = i,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		    .descriptorType = binding_type(p, i),
 		    .descriptorCount = 1,
 		    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
 		};
@@ -66,15 +72,19 @@ static VkResult create_layouts(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p)
 	r = vkCreatePipelineLayout(ctx->dev, &pl, NULL, &p->layout);
 	if (r != VK_SUCCESS || p->n_bindings == 0)
 		return r;
-	VkDescriptorPoolSize ps = {
-	    .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-	    .descriptorCount = p->n_bindings,
+	uint32_t n_texel = (uint32_t)__builtin_popcount(p->texel_mask);
+	VkDescriptorPoolSize ps[2] = {
+	    {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, p->n_bindings - n_texel},
+	    {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, n_texel},
 	};
+	/* A pool size of 0 descriptors is not allowed. */
+	uint32_t first = ps[0].descriptorCount ? 0 : 1;
+	uint32_t count = n_texel && ps[0].descriptorCount ? 2 : 1;
 	VkDescriptorPoolCreateInfo dp = {
 	    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
 	    .maxSets = 1,
-	    .poolSizeCount = 1,
-	    .pPoolSizes = &ps,
+	    .poolSizeCount = count,
+	    .pPoolSizes = ps + first,
 	};
 	r = vkCreateDescriptorPool(ctx->dev, &dp, NULL, &p->pool);
 	if (r != VK_SUCCESS)
@@ -141,9 +151,9 @@ static VkResult create_compute(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 /* What both entry points share: `what` names the shader in messages. */
 static int create_pipeline(struct ax_vk_ctx *ctx, const char *what,
 			   const uint32_t *code, size_t size, const char *entry,
-			   uint32_t n_bindings, uint32_t push_size,
-			   const struct ax_vk_spec *spec, int n_spec,
-			   struct ax_vk_pipeline *out)
+			   uint32_t n_bindings, uint32_t texel_mask,
+			   uint32_t push_size, const struct ax_vk_spec *spec,
+			   int n_spec, struct ax_vk_pipeline *out)
 {
 	/* create_layouts and ax_vk_pipeline_bind hold bindings in arrays of
 	 * 16, create_compute the constants in arrays of AX_VK_MAX_SPEC. */
@@ -158,6 +168,7 @@ static int create_pipeline(struct ax_vk_ctx *ctx, const char *what,
 			       "are supported",
 			       what, n_spec, AX_VK_MAX_SPEC);
 	out->n_bindings = n_bindings;
+	out->texel_mask = texel_mask & ((1u << n_bindings) - 1);
 	out->push_size = push_size;
 	ax_hash_hex(code, size, out->shader_hash);
 	VkResult r = create_layouts(ctx, out);
@@ -183,6 +194,16 @@ int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
 			  const struct ax_vk_spec *spec, int n_spec,
 			  struct ax_vk_pipeline *out)
 {
+	return ax_vk_pipeline_create_texel(ctx, shader, n_bindings, 0,
+					   push_size, spec, n_spec, out);
+}
+
+int ax_vk_pipeline_create_texel(struct ax_vk_ctx *ctx, const char *shader,
+				uint32_t n_bindings, uint32_t texel_mask,
+				uint32_t push_size,
+				const struct ax_vk_spec *spec, int n_spec,
+				struct ax_vk_pipeline *out)
+{
 	memset(out, 0, sizeof(*out));
 	const struct ax_shader *s = find_shader(shader);
 	if (!s) {
@@ -191,7 +212,8 @@ int ax_vk_pipeline_create(struct ax_vk_ctx *ctx, const char *shader,
 		return AX_ENOTFOUND;
 	}
 	return create_pipeline(ctx, shader, s->code, s->size, "main",
-			       n_bindings, push_size, spec, n_spec, out);
+			       n_bindings, texel_mask, push_size, spec, n_spec,
+			       out);
 }
 
 int ax_vk_pipeline_create_spirv(struct ax_vk_ctx *ctx, const uint32_t *code,
@@ -215,8 +237,60 @@ int ax_vk_pipeline_create_spirv(struct ax_vk_ctx *ctx, const uint32_t *code,
 	ax_hash_hex(code, size, hash);
 	snprintf(what, sizeof(what), "SPIR-V %s (entry %s)", hash,
 		 entry ? entry : "main");
-	return create_pipeline(ctx, what, code, size, entry, n_bindings,
+	return create_pipeline(ctx, what, code, size, entry, n_bindings, 0,
 			       push_size, spec, n_spec, out);
+}
+
+/* Bytes per texel of the formats a texel binding may use. */
+static VkDeviceSize texel_bytes(VkFormat f)
+{
+	switch (f) {
+	case VK_FORMAT_R16_SFLOAT:
+		return 2;
+	case VK_FORMAT_R32_SFLOAT:
+		return 4;
+	case VK_FORMAT_R16G16B16A16_SFLOAT:
+		return 8;
+	case VK_FORMAT_R32G32B32A32_SFLOAT:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+/* (Re)make the view of texel binding i over b. */
+static int texel_view(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
+		      uint32_t i, const struct ax_vk_binding *b,
+		      VkDeviceSize range)
+{
+	VkDeviceSize tb = texel_bytes(b->format);
+	uint32_t max_texels = ctx->info->limits.maxTexelBufferElements;
+	if (!tb)
+		return ax_errf(ctx->err, sizeof(ctx->err), AX_EINVAL,
+			       "binding %u: format %d is not one a texel "
+			       "binding takes (a bug)",
+			       i, (int)b->format);
+	if (range / tb > max_texels)
+		return ax_errf(ctx->err, sizeof(ctx->err), AX_EINVAL,
+			       "binding %u: %llu texels, more than "
+			       "maxTexelBufferElements %u",
+			       i, (unsigned long long)(range / tb), max_texels);
+	if (p->views[i])
+		vkDestroyBufferView(ctx->dev, p->views[i], NULL);
+	p->views[i] = VK_NULL_HANDLE;
+	VkBufferViewCreateInfo vi = {
+	    .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+	    .buffer = b->buffer->buf,
+	    .format = b->format,
+	    .offset = b->offset,
+	    .range = range / tb * tb,
+	};
+	VkResult r = vkCreateBufferView(ctx->dev, &vi, NULL, &p->views[i]);
+	if (r != VK_SUCCESS)
+		return ax_errf(ctx->err, sizeof(ctx->err), ax_vk_error_from(r),
+			       "binding %u: creating a texel view: %s", i,
+			       ax_vk_result_name(r));
+	return 0;
 }
 
 int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
@@ -230,13 +304,19 @@ int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 	for (uint32_t i = 0; i < n; i++) {
 		VkDeviceSize range =
 		    b[i].range ? b[i].range : b[i].buffer->size - b[i].offset;
-		if (range > max_range) {
+		bool texel = p->texel_mask >> i & 1;
+		if (!texel && range > max_range) {
 			snprintf(ctx->err, sizeof(ctx->err),
 				 "binding %u covers %llu bytes, more than "
 				 "maxStorageBufferRange %llu",
 				 i, (unsigned long long)range,
 				 (unsigned long long)max_range);
 			return AX_EINVAL;
+		}
+		if (texel) {
+			int rc = texel_view(ctx, p, i, &b[i], range);
+			if (rc)
+				return rc;
 		}
 		bi[i] = (VkDescriptorBufferInfo){
 		    .buffer = b[i].buffer->buf,
@@ -248,8 +328,9 @@ int ax_vk_pipeline_bind(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 		    .dstSet = p->set,
 		    .dstBinding = i,
 		    .descriptorCount = 1,
-		    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		    .pBufferInfo = &bi[i],
+		    .descriptorType = binding_type(p, i),
+		    .pBufferInfo = texel ? NULL : &bi[i],
+		    .pTexelBufferView = texel ? &p->views[i] : NULL,
 		};
 	}
 	vkUpdateDescriptorSets(ctx->dev, n, w, 0, NULL);
@@ -264,6 +345,9 @@ void ax_vk_pipeline_destroy(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p)
 		vkDestroyPipeline(ctx->dev, p->pipeline, NULL);
 	if (p->pool)
 		vkDestroyDescriptorPool(ctx->dev, p->pool, NULL);
+	for (uint32_t i = 0; i < 16; i++)
+		if (p->views[i])
+			vkDestroyBufferView(ctx->dev, p->views[i], NULL);
 	if (p->layout)
 		vkDestroyPipelineLayout(ctx->dev, p->layout, NULL);
 	if (p->set_layout)

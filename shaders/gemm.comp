@@ -57,10 +57,15 @@ layout(constant_id = 11) const uint SHARE = 0;   /* 0 smem, 1 subgroup */
 layout(constant_id = 12) const uint B_VEC4 = 0;
 /* SHARE = 1: 1 walks the tiles of C column by column (see wg_tile). */
 layout(constant_id = 13) const uint COLMAJOR = 0;
+/* SHARE = 1: rows of C per micro-tile, a power of two up to TM. */
+layout(constant_id = 14) const uint MR = 1;
+/* SHARE = 1: 1 reads A and B through the texel views At and Bt. */
+layout(constant_id = 15) const uint TEX = 0;
 
-/* TM is at most 32, TN 16 (checked on the host); arrays are sized for
+/* TM is at most 64, TN 32 (checked on the host); arrays are sized for
  * the maximum and the unused part is removed once constants are known. */
-#define MAX_T 32
+#define MAX_TM 64
+#define MAX_TN 32
 
 layout(std430, binding = 0) readonly buffer A_ { ST a[]; };
 layout(std430, binding = 1) readonly buffer B_ { ST b[]; };
@@ -70,6 +75,11 @@ layout(std430, binding = 4) readonly buffer B4_ { ST4 b4[]; };
 layout(std430, binding = 5) writeonly buffer C4_ { ST4 c4[]; };
 layout(std430, binding = 6) readonly buffer A2_ { ST2 a2[]; };
 layout(std430, binding = 7) readonly buffer B2_ { ST2 b2[]; };
+/* A and B as four elements a texel (R32G32B32A32, or R16G16B16A16 with
+ * AX_F16): lavapipe gathers a texel fetch with vector instructions where
+ * it loads a storage buffer lane by lane. */
+layout(binding = 8) uniform samplerBuffer At;
+layout(binding = 9) uniform samplerBuffer Bt;
 
 layout(push_constant) uniform P {
 	uint M, N, K;
@@ -198,7 +208,7 @@ void main_smem()
 	uint abase = z * pc.M * pc.K, bbase = z * pc.K * pc.N;
 	uint cbase = z * pc.M * pc.N;
 
-	vec4 acc[MAX_T][MAX_T / 4];
+	vec4 acc[MAX_TM][MAX_TN / 4];
 	for (uint i = 0; i < TM; i++)
 		for (uint j = 0; j < TN / 4; j++)
 			acc[i][j] = vec4(0.0);
@@ -224,7 +234,7 @@ void main_smem()
 		uint ao = cur * BK * BM / 4 + ty * TM / 4;
 		uint bo = cur * BK * BN / 4 + tx * TN / 4;
 		for (uint kk = 0; kk < BK; kk++) {
-			vec4 av[MAX_T / 4], bv[MAX_T / 4];
+			vec4 av[MAX_TM / 4], bv[MAX_TN / 4];
 			for (uint i = 0; i < TM / 4; i++)
 				av[i] = As[ao + kk * (BM / 4) + i];
 			for (uint j = 0; j < TN / 4; j++)
@@ -271,12 +281,52 @@ void main_smem()
  * TM * TN FMAs; this one pays TN + TM / 8.  On GPUs with real vector
  * loads, SHARE = 0 is the classic choice.
  *
+ * Two knobs go further on CPU drivers:
+ * - TEX = 1 reads A and B through uniform texel buffers (At, Bt).
+ *   lavapipe fetches a texel for all 8 lanes with vector gathers, where
+ *   a storage-buffer load runs the per-lane loop above with a bounds
+ *   check per component: at 1024^3 tex=1 read 65-74 GFLOP/s against
+ *   38-46 (2-core Cooper Lake VM, LLVM 15).
+ * - MR: the G k steps of B are staged first and the TM x TN block is
+ *   then run MR rows at a time, so the MR * TN accumulators of a
+ *   micro-tile stay in the 16 vector registers over the G steps; with
+ *   MR = TM (every accumulator live at every step) LLVM spills them and
+ *   each FMA pays a reload and a store.  mr=1 beat mr=tm by ~20 %.
+ *
  * Every index is clamped into the matrix instead of branched on: in
  * lavapipe an if with a lane-varying condition runs both sides under a
  * mask, so the K loop holds no branch at all; an A value past K is
  * selected to zero, which makes whatever B value pairs with it harmless.
  */
 const uint G = 8;
+
+/* Element e of A: At holds four elements a texel, as Bt does, so that
+ * a 512 x 512 A fits the smallest maxTexelBufferElements (65536). */
+float a_at(uint e)
+{
+	if (TEX == 0)
+		return float(a[e]);
+	return texelFetch(At, int(e >> 2))[e & 3];
+}
+
+/*
+ * op(B)[k][n .. n + 3], clamped into the matrix (columns past N repeat
+ * the last one: they compute C columns that are never stored).
+ */
+vec4 b_row4(uint bbase, uint k, uint n)
+{
+	if (B_VEC4 != 0) {
+		uint e4 = (bbase + k * pc.N) / 4 + min(n / 4, pc.N / 4 - 1);
+		return TEX != 0 ? texelFetch(Bt, int(e4)) : vec4(b4[e4]);
+	}
+	vec4 v;
+	[[unroll]] for (uint j = 0; j < 4; j++) {
+		uint nn = min(n + j, pc.N - 1);
+		uint e = TRANS_B == 0 ? k * pc.N + nn : nn * pc.K + k;
+		v[j] = float(b[bbase + e]);
+	}
+	return v;
+}
 
 /* Value of a from lane q of this lane's group of G. */
 float bcast(float a, uint q, uint gbase)
@@ -301,6 +351,7 @@ uvec2 wg_tile()
 	return uvec2(id / gl_NumWorkGroups.y, id % gl_NumWorkGroups.y);
 }
 
+
 void main_subgroup()
 {
 	uvec2 wt = wg_tile();
@@ -315,14 +366,14 @@ void main_subgroup()
 	uint abase = z * pc.M * pc.K, bbase = z * pc.K * pc.N;
 	uint cbase = z * pc.M * pc.N;
 
-	vec4 acc[MAX_T][MAX_T / 4];
+	vec4 acc[MAX_TM][MAX_TN / 4];
 	[[unroll]] for (uint i = 0; i < TM; i++)
 		[[unroll]] for (uint j = 0; j < TN / 4; j++)
 			acc[i][j] = vec4(0.0);
 
 	/* Clamped row offsets of A: rows past M (and columns past N,
 	 * below) compute garbage that is never stored. */
-	uint arow[MAX_T];
+	uint arow[MAX_TM];
 	[[unroll]] for (uint i = 0; i < TM; i++) {
 		uint r = min(m0 + i, pc.M - 1);
 		arow[i] = TRANS_A == 0 ? abase + r * pc.K : abase + r;
@@ -330,37 +381,33 @@ void main_subgroup()
 
 	for (uint k0 = 0; k0 < pc.K; k0 += G) {
 		uint ka = min(k0 + lane, pc.K - 1);
-		float av[MAX_T];
+		float av[MAX_TM];
 		[[unroll]] for (uint i = 0; i < TM; i++) {
 			uint e = TRANS_A == 0 ? arow[i] + ka
 					      : arow[i] + ka * pc.M;
-			float v = float(a[e]);
+			float v = a_at(e);
 			av[i] = k0 + lane < pc.K ? v : 0.0;
 		}
+		/* B for all G k steps first, then the block in micro-tiles
+		 * of MR rows: a micro-tile's accumulators stay in registers
+		 * over the G steps (with MR = TM this is the plain k-outer
+		 * order, every accumulator reloaded from the stack at each
+		 * step once there are more than the registers hold). */
+		vec4 bq[G][MAX_TN / 4];
 		[[unroll]] for (uint q = 0; q < G; q++) {
 			uint kb = min(k0 + q, pc.K - 1);
-			vec4 bv[MAX_T / 4];
-			if (B_VEC4 != 0) {
-				uint e = (bbase + kb * pc.N) >> 2;
-				[[unroll]] for (uint j = 0; j < TN / 4; j++)
-					bv[j] = vec4(b4[e + min(n0 / 4 + j,
-								 pc.N / 4 - 1)]);
-			} else {
-				[[unroll]] for (uint j = 0; j < TN; j++) {
-					uint nn = min(n0 + j, pc.N - 1);
-					uint e = TRANS_B == 0
-						 ? kb * pc.N + nn
-						 : nn * pc.K + kb;
-					bv[j >> 2][j & 3] = float(b[bbase + e]);
-				}
-			}
-			[[unroll]] for (uint i = 0; i < TM; i++) {
-				float x = bcast(av[i], q, gbase);
-				[[unroll]] for (uint j = 0; j < TN / 4; j++)
-					acc[i][j] = fma(vec4(x), bv[j],
-							acc[i][j]);
-			}
+			[[unroll]] for (uint j = 0; j < TN / 4; j++)
+				bq[q][j] = b_row4(bbase, kb, n0 + 4 * j);
 		}
+		[[unroll]] for (uint t0 = 0; t0 < TM / MR; t0++)
+			[[unroll]] for (uint q = 0; q < G; q++)
+				[[unroll]] for (uint r = 0; r < MR; r++) {
+					uint i = t0 * MR + r;
+					float x = bcast(av[i], q, gbase);
+					[[unroll]] for (uint j = 0; j < TN / 4; j++)
+						acc[i][j] = fma(vec4(x), bq[q][j],
+								acc[i][j]);
+				}
 	}
 
 	[[unroll]] for (uint i = 0; i < TM; i++) {

@@ -56,7 +56,8 @@ struct gemm_point {
 	struct ax_gemm_shape s;
 	uint32_t dtype, kernel, acc; /* choice indices */
 	bool coopmat;
-	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf, share, colmajor;
+	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf, share, colmajor, mr,
+	    tex;
 	struct gemm_cm cm;
 	uint32_t gx, gy;
 	uint64_t a_elems, b_elems, c_elems;
@@ -91,17 +92,17 @@ static const struct ax_param_def gemm_params[] = {
      * ~20 % and tm=32 beat tm=16 by ~25 %.  64 invocations and 10 KiB
      * of shared memory (bk=8) keep share=smem within the smallest
      * Vulkan limits. */
-    {"bm", AX_PT_INT, 4, 256, NULL, 256, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+    {"bm", AX_PT_INT, 4, 256, NULL, 128, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "rows of C per workgroup", AX_KNOB(struct gemm_point, bm, 2)},
     {"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "columns of C per workgroup", AX_KNOB(struct gemm_point, bn, 3)},
     {"bk", AX_PT_INT, 1, 64, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "depth of the k slice staged in shared memory",
      AX_KNOB(struct gemm_point, bk, 4)},
-    {"tm", AX_PT_INT, 4, 32, NULL, 32, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+    {"tm", AX_PT_INT, 4, 64, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "rows of C per invocation (register block)",
      AX_KNOB(struct gemm_point, tm, 5)},
-    {"tn", AX_PT_INT, 4, 16, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+    {"tn", AX_PT_INT, 4, 32, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "columns of C per invocation (register block)",
      AX_KNOB(struct gemm_point, tn, 6)},
     {"wg_x", AX_PT_INT, 1, 1024, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
@@ -122,10 +123,21 @@ static const struct ax_param_def gemm_params[] = {
      "or subgroup (no shared memory: groups of 8 lanes pass A round "
      "by subgroup shuffles; for CPU drivers)",
      AX_KNOB(struct gemm_point, share, 11)},
-    {"colmajor", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_TUNABLE,
+    {"colmajor", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
      "share=subgroup: take the tiles of C column by column, so "
      "workgroups run together share B",
      AX_KNOB(struct gemm_point, colmajor, 13)},
+    /* mr=1 tex=true: on lavapipe at 1024^3 mr=1 read 42 GFLOP/s against
+     * 35 for mr=tm (the old order), and tex=true 65-74 against 38-46
+     * (shaders/gemm.comp says why). */
+    {"mr", AX_PT_INT, 1, 64, NULL, 1, AX_PARAM_TUNABLE | AX_PARAM_POW2,
+     "share=subgroup: rows of C per micro-tile (at most tm): their "
+     "accumulators stay in registers over 8 k steps",
+     AX_KNOB(struct gemm_point, mr, 14)},
+    {"tex", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_TUNABLE,
+     "share=subgroup: read A and B through uniform texel buffers "
+     "(samplerBuffer) instead of storage buffers",
+     AX_KNOB(struct gemm_point, tex, 15)},
     /* kernel=coopmat only (see the top of this file for why these are
      * not tunables).  acc is not a shape either, so the labels and shape
      * keys of every existing case stay as they were; a run label names
@@ -210,6 +222,11 @@ static int check_blocking(const struct gemm_point *g, char *why, size_t whylen)
 			       "of 8*tn=%u and wg_x*wg_y=%u of 8 (lanes work "
 			       "in groups of 8)",
 			       g->bn, 8 * g->tn, blocks);
+	if (g->share && g->mr > g->tm)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm share=subgroup: mr=%u rows per "
+			       "micro-tile exceed tm=%u; lower mr",
+			       g->mr, g->tm);
 	uint32_t a_run = g->s.trans_a ? g->bm : g->bk;
 	uint32_t b_run = g->s.trans_b ? g->bk : g->bn;
 	if (a_run % g->vec || b_run % g->vec)
@@ -235,6 +252,17 @@ static int check_limits(const struct gemm_point *g,
 			       g->dbuf ? "2*" : "", (unsigned long long)shared,
 			       l->maxComputeSharedMemorySize,
 			       g->dbuf ? " or set dbuf=0" : "");
+	/* tex=true views A and B four elements a texel (share=subgroup
+	 * only; the smem kernel reads storage buffers). */
+	uint64_t texels = (g->a_elems > g->b_elems ? g->a_elems : g->b_elems);
+	texels = (texels + 3) / 4;
+	if (g->share && g->tex && texels > l->maxTexelBufferElements)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm tex=true: a texel view of %llu texels "
+			       "exceeds maxTexelBufferElements %u; use "
+			       "tex=false or a smaller shape",
+			       (unsigned long long)texels,
+			       l->maxTexelBufferElements);
 	uint32_t inv = g->wg_x * g->wg_y;
 	if (inv > l->maxComputeWorkGroupInvocations)
 		return ax_errf(why, whylen, AX_EINVAL,
@@ -546,9 +574,11 @@ static int gemm_buffers(struct gemm_state *s)
 	if (!s->ha || !s->hb)
 		return AX_ENOMEM;
 	ax_gemm_case_inputs(&g->s, s->ha, s->hb);
-	int rc = ax_vk_buffer_create(s->vk, sa, u, AX_MEM_DEVICE, &s->a);
+	/* A and B are also read through texel views (tex=1). */
+	VkBufferUsageFlags ut = u | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
+	int rc = ax_vk_buffer_create(s->vk, sa, ut, AX_MEM_DEVICE, &s->a);
 	if (!rc)
-		rc = ax_vk_buffer_create(s->vk, sb, u, AX_MEM_DEVICE, &s->b);
+		rc = ax_vk_buffer_create(s->vk, sb, ut, AX_MEM_DEVICE, &s->b);
 	if (!rc)
 		rc = ax_vk_buffer_create(s->vk, sc, u, AX_MEM_DEVICE, &s->c);
 	if (!rc)
@@ -596,15 +626,25 @@ static int gemm_pipeline(struct gemm_state *s, const struct ax_params *p)
 		return gemm_cm_pipeline(s, spec, n);
 	/* constant_id 12: B is read as vec4 where its rows allow it */
 	spec[n++] = (struct ax_vk_spec){12, !g->s.trans_b && g->s.n % 4 == 0};
-	int rc = ax_vk_pipeline_create(s->vk, g->s.f16 ? "gemm_f16" : "gemm", 8,
-				       12, spec, n, &s->pipe);
+	int rc =
+	    ax_vk_pipeline_create_texel(s->vk, g->s.f16 ? "gemm_f16" : "gemm",
+					10, 3u << 8, 12, spec, n, &s->pipe);
 	if (rc)
 		return rc;
-	struct ax_vk_binding bind[8] = {
-	    {&s->a, 0, 0}, {&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0},
-	    {&s->b, 0, 0}, {&s->c, 0, 0}, {&s->a, 0, 0}, {&s->b, 0, 0},
+	/* Bindings 8 and 9 are texel views of A and B, four elements a
+	 * texel.  Every pipeline declares them; without tex=true
+	 * (share=subgroup) they cover one texel, so no device's
+	 * maxTexelBufferElements limits a point that does not read them. */
+	VkFormat fmt = g->s.f16 ? VK_FORMAT_R16G16B16A16_SFLOAT
+				: VK_FORMAT_R32G32B32A32_SFLOAT;
+	VkDeviceSize one = g->share && g->tex ? 0 : (g->s.f16 ? 8 : 16);
+	struct ax_vk_binding bind[10] = {
+	    {&s->a, 0, 0},	  {&s->b, 0, 0}, {&s->c, 0, 0},
+	    {&s->a, 0, 0},	  {&s->b, 0, 0}, {&s->c, 0, 0},
+	    {&s->a, 0, 0},	  {&s->b, 0, 0}, {&s->a, 0, one, fmt},
+	    {&s->b, 0, one, fmt},
 	};
-	return ax_vk_pipeline_bind(s->vk, &s->pipe, bind, 8);
+	return ax_vk_pipeline_bind(s->vk, &s->pipe, bind, 10);
 }
 
 static int gemm_setup(struct ax_vk_ctx *vk, const struct ax_params *p,

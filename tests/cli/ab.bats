@@ -78,6 +78,24 @@ assert rows[1]["params"]["iters"] == 768, rows[1]["params"]'
 	[ ! -e "$DB" ]
 }
 
+@test "ab: a kernel file against a suite of the same unit, one side each" {
+	# fma.yaml and peak both read GFLOP/s; the verdict is not asserted.
+	run "$AX" --db "$DB" --json ab peak --rounds 3 --max-time 2 \
+		--a-kernel "$K" --a "n=4096 iters=256" --b "iters=64 groups=4"
+	[ "$status" -le 1 ]
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["a"]["suite"] == "kernel:fma" and d["b"]["suite"] == "peak", d
+assert d["unit"] == "GFLOP/s" and d["rounds"] >= 3, d'
+	run "$AX" --db "$DB" ab bandwidth --a-kernel "$K" --a n=4096 --b op=read
+	assert_failure 2
+	assert_output --partial "reads GFLOP/s and B (bandwidth) GB/s: a ratio needs one unit"
+	run "$AX" --db "$DB" ab peak --a-kernel "$K" --b-kernel "$K" --a iters=64
+	assert_failure 2
+	assert_output --partial "a suite (peak) and two kernel files"
+}
+
 @test "ab --json: one document with the documented fields" {
 	run --separate-stderr "$AX" --db "$DB" ab --kernel "$K" "${SHORT[@]}" \
 		--a iters=256 --b iters=768 --json

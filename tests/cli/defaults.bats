@@ -147,7 +147,7 @@ for r in defs:
         want = str(v).lower() if isinstance(v, bool) else v
         assert p[k] == want, (k, p[k], want, p)
     assert (p["m"], p["n"], p["k"]) == (64, 64, 64), p
-    assert p["vec"] == 4 and p["colmajor"] == "true", p  # from the suite table
+    assert p["vec"] == 4 and p["tex"] == "true", p  # from the suite table
 '
 	[ "$(sql "select count(*) from trial t join result x
 		on x.id = t.result_id where t.session_id = 1

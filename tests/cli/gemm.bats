@@ -28,6 +28,19 @@ ok_count() { sql "select count(*) from result where suite='gemm' and status='ok'
 	[ "$(ok_count)" -eq 12 ]
 }
 
+@test "gemm share=subgroup: storage or texel reads and every micro-tile height verify" {
+	# tex=true (the default) reads A and B through texel views, tex=false
+	# through storage buffers; mr=1 (the default) to mr=tm=16 the order
+	# of the k steps; trans_b=true takes B element by element.
+	run "$AX" --db "$DB" run gemm -p m=37 -p n=70 -p k=45 -p share=subgroup \
+		-p tex=true,false -p mr=1,4,16 -p trans_b=false,true "${FAST[@]}"
+	assert_success
+	[ "$(ok_count)" -eq 12 ]
+	run "$AX" --db "$DB" run gemm -p mr=32 "${FAST[@]}"
+	assert_failure 2
+	assert_output --partial "mr=32 rows per micro-tile exceed tm=16"
+}
+
 @test "gemm other tile shapes verify" {
 	run "$AX" --db "$DB" run gemm -p m=100 -p n=90 -p k=33 -p bm=32 -p bn=64 \
 		-p tm=4 -p tn=8 -p wg_x=8 -p wg_y=8 -p bk=8 "${FAST[@]}"

@@ -171,12 +171,12 @@ else:
 	"$AX" --db "$DB" export --suite gemm -o "$BATS_TEST_TMPDIR/g.yaml" \
 		2>/dev/null
 	grep -q "^        trans_a: false$" "$BATS_TEST_TMPDIR/g.yaml"
-	grep -q "^        colmajor: true$" "$BATS_TEST_TMPDIR/g.yaml"
+	grep -q "^        tex: true$" "$BATS_TEST_TMPDIR/g.yaml"
 	run ! grep -q '"false"\|"true"' "$BATS_TEST_TMPDIR/g.yaml"
 	python3 - "$BATS_TEST_TMPDIR/g.yaml" <<'PY'
 import sys, yaml
 e = yaml.safe_load(open(sys.argv[1]))["devices"][0]["suites"]["gemm"][0]
-assert e["shape"]["trans_a"] is False and e["tuned"]["colmajor"] is True, e
+assert e["shape"]["trans_a"] is False and e["tuned"]["tex"] is True, e
 PY
 }
 

@@ -137,6 +137,7 @@ static void lavapipe_like(struct ax_vk_device_info *d)
 		d->limits.maxComputeWorkGroupCount[i] = 65535;
 	}
 	d->limits.maxStorageBufferRange = 128u << 20;
+	d->limits.maxTexelBufferElements = 128u << 20;
 	d->max_memory_allocation_size = 2ull << 30;
 	d->subgroup_size = 8; /* share=subgroup, the default, needs 8 lanes */
 }
@@ -167,8 +168,20 @@ static void test_validity(void)
 	d.limits.maxComputeWorkGroupInvocations = 128;
 	d.limits.maxComputeWorkGroupSize[0] = 128;
 	d.limits.maxComputeWorkGroupSize[1] = 128;
+	d.limits.maxTexelBufferElements = 65536;
 	AX_CHECK_INT(check(&d, none, why, sizeof(why)), 0);
+	/* tex=true views A and B four elements a texel: 1024 x 1024 is
+	 * past 65536 texels, and reading storage buffers is not limited. */
+	const char *texels[] = {"m", "1024", "k", "1024", NULL};
+	AX_CHECK_INT(check(&d, texels, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "262144 texels exceeds maxTexelBufferElements "
+			     "65536; use tex=false") != NULL);
+	const char *no_tex[] = {"m", "1024", "k", "1024", "tex", "false", NULL};
+	AX_CHECK_INT(check(&d, no_tex, why, sizeof(why)), 0);
 	lavapipe_like(&d);
+	const char *mr[] = {"mr", "32", NULL};
+	AX_CHECK_INT(check(&d, mr, why, sizeof(why)), AX_EINVAL);
+	AX_CHECK(strstr(why, "mr=32 rows per micro-tile exceed tm=16") != NULL);
 
 	const char *big[] = {"bm", "128", "bn", "128", "bk", "32",
 			     "tm", "16",  "tn", "16",  NULL};
