@@ -19,20 +19,23 @@
 #   conv  benchmarks/convolution/conv2d_tiled.glsl  3x3, 32 -> 32
 #         channels, 32 x 32 output, NHWC, no padding, against `conv
 #         layout=nhwc pad=0` at the same shape
-# Each side is tuned with ANCHORS_BUDGET evaluations (default 30); the
+# Each side is tuned with ANCHORS_BUDGET evaluations (default 20); the
 # paired comparison then runs the anchor's best (A) against axbench's
 # best and against axbench's device defaults (B), and the script prints
 # B / A with its 95 % interval.  The anchor's outputs are checked against
 # another of its own configurations (bench/anchors/*.yaml, verify), and
 # axbench's against its CPU reference.  About 15-25 min on lavapipe with
-# the default budget.  AX=path picks the binary.
+# the default budget.  AX=path picks the binary; ANCHORS_ONLY=gemm or
+# conv runs one of the two.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 . bench/goal.sh # bench_goal: the lines make bench gathers
 AX=${AX:-$PWD/axbench}
 UVK=${1:-${ANCHORS_UVK:-}}
-BUDGET=${ANCHORS_BUDGET:-30}
+BUDGET=${ANCHORS_BUDGET:-20}
 GEMM_N=${ANCHORS_GEMM:-1024}
+ONLY=${ANCHORS_ONLY:-}
+gemm_tuned= gemm_default= peak_pct= conv_tuned= conv_default=
 
 if [ -z "$UVK" ]; then
 	echo "anchors: skipped: no anchor checkout given; run" \
@@ -117,61 +120,67 @@ echo "anchors: $("$AX" --version); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/l
 start=$(date +%s)
 
 # --- gemm -------------------------------------------------------------
-shape="-p m=$GEMM_N -p n=$GEMM_N -p k=$GEMM_N"
-echo "gemm ${GEMM_N}^3 fp32: tuning the anchor and axbench ($BUDGET evaluations each)"
-# shellcheck disable=SC2086
-anchor=$(tune_side uvk_gemm kernel tune "$tmp/uvk_matmul.yaml" $shape) || exit 1
-# shellcheck disable=SC2086
-ours=$(tune_side gemm tune gemm $shape) || exit 1
-echo "  anchor best:  $anchor"
-echo "  axbench best: $ours"
-header
-# shellcheck disable=SC2086
-pair "gemm tuned" gemm $shape --a-kernel "$tmp/uvk_matmul.yaml" \
-	--a "$anchor" --b "$ours"
-gemm_tuned=$RATIO
-# B names one parameter at its default, so that A and B differ in what
-# the command line says even if the tune kept every default.
-# shellcheck disable=SC2086
-pair "gemm defaults" gemm $shape --a-kernel "$tmp/uvk_matmul.yaml" \
-	--a "$anchor" --b batch=1
-gemm_default=$RATIO
-# The fraction of the measured peak: the best gemm against `peak`.
-"$AX" --db "$DB" --json run peak >"$tmp/peak.json" 2>"$tmp/peak.err"
-gemm_best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"])' "$tmp/gemm.json")
-peak=$(python3 - "$tmp/peak.json" <<'EOF'
+run_gemm() {
+	shape="-p m=$GEMM_N -p n=$GEMM_N -p k=$GEMM_N"
+	echo "gemm ${GEMM_N}^3 fp32: tuning the anchor and axbench ($BUDGET evaluations each)"
+	# shellcheck disable=SC2086
+	anchor=$(tune_side uvk_gemm kernel tune "$tmp/uvk_matmul.yaml" $shape) || exit 1
+	# shellcheck disable=SC2086
+	ours=$(tune_side gemm tune gemm $shape) || exit 1
+	echo "  anchor best:  $anchor"
+	echo "  axbench best: $ours"
+	header
+	# shellcheck disable=SC2086
+	pair "gemm tuned" gemm $shape --a-kernel "$tmp/uvk_matmul.yaml" \
+		--a "$anchor" --b "$ours"
+	gemm_tuned=$RATIO
+	# B names one parameter at its default, so that A and B differ in what
+	# the command line says even if the tune kept every default.
+	# shellcheck disable=SC2086
+	pair "gemm defaults" gemm $shape --a-kernel "$tmp/uvk_matmul.yaml" \
+		--a "$anchor" --b batch=1
+	gemm_default=$RATIO
+	# The fraction of the measured peak: the best gemm against `peak`.
+	"$AX" --db "$DB" --json run peak -p acc=8,16 >"$tmp/peak.json" \
+		2>"$tmp/peak.err"
+	gemm_best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"])' "$tmp/gemm.json")
+	peak=$(python3 - "$tmp/peak.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows = [r for r in d.get("results", []) if r.get("status") == "verified"]
+rows = [r for r in d.get("results", []) if r.get("status") == "ok"]
 print(max((r["median"] for r in rows), default=float("nan")))
 EOF
-)
-peak_pct=$(python3 -c "print(100 * $gemm_best / $peak)")
-printf "  gemm best %.4g GFLOP/s = %.1f %% of the measured peak (%.4g GFLOP/s, run peak)\n" \
-	"$gemm_best" "$peak_pct" "$peak"
+	)
+	peak_pct=$(python3 -c "print(100 * float('$gemm_best') / float('$peak'))")
+	printf "  gemm best %.4g GFLOP/s = %.1f %% of the measured peak (%.4g GFLOP/s, run peak)\n" \
+		"$gemm_best" "$peak_pct" "$peak"
+}
 
 # --- conv -------------------------------------------------------------
-cshape="-p oh=32 -p ow=32 -p oc=32 -p ih=34 -p iw=34 -p ic=32"
-oshape="-p n=1 -p c=32 -p h=34 -p w=34 -p k=32 -p r=3 -p s=3 -p pad=0 -p layout=nhwc"
-echo "conv 3x3 32->32 at 32x32, NHWC, no padding: tuning both"
-# shellcheck disable=SC2086
-canchor=$(tune_side uvk_conv kernel tune "$tmp/uvk_conv.yaml" $cshape) || exit 1
-# shellcheck disable=SC2086
-cours=$(tune_side conv tune conv $oshape) || exit 1
-echo "  anchor best:  $canchor"
-echo "  axbench best: $cours"
-header
-# The two sides name their shapes differently: each side's shape goes
-# in its own --a / --b.
-a_shape=${cshape//-p /}
-b_shape=${oshape//-p /}
-pair "conv tuned" conv --a-kernel "$tmp/uvk_conv.yaml" \
-	--a "$a_shape $canchor" --b "$b_shape $cours"
-conv_tuned=$RATIO
-pair "conv defaults" conv --a-kernel "$tmp/uvk_conv.yaml" \
-	--a "$a_shape $canchor" --b "$b_shape"
-conv_default=$RATIO
+run_conv() {
+	cshape="-p oh=32 -p ow=32 -p oc=32 -p ih=34 -p iw=34 -p ic=32"
+	oshape="-p n=1 -p c=32 -p h=34 -p w=34 -p k=32 -p r=3 -p s=3 -p pad=0 -p layout=nhwc"
+	echo "conv 3x3 32->32 at 32x32, NHWC, no padding: tuning both"
+	# shellcheck disable=SC2086
+	canchor=$(tune_side uvk_conv kernel tune "$tmp/uvk_conv.yaml" $cshape) || exit 1
+	# shellcheck disable=SC2086
+	cours=$(tune_side conv tune conv $oshape) || exit 1
+	echo "  anchor best:  $canchor"
+	echo "  axbench best: $cours"
+	header
+	# The two sides name their shapes differently, so each side's goes in
+	# its own --a / --b (a tune's best parameters hold its shape).
+	b_shape=${oshape//-p /}
+	pair "conv tuned" conv --a-kernel "$tmp/uvk_conv.yaml" \
+		--a "$canchor" --b "$cours"
+	conv_tuned=$RATIO
+	pair "conv defaults" conv --a-kernel "$tmp/uvk_conv.yaml" \
+		--a "$canchor" --b "$b_shape"
+	conv_default=$RATIO
+}
 
+[ "$ONLY" = conv ] || run_gemm || exit 1
+[ "$ONLY" = gemm ] || run_conv || exit 1
 echo "anchors: load after: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - start)) s in all"
 bench_goal "anchors: gemm tuned / anchor tuned" "$gemm_tuned" ">=" 1.1 x
 bench_goal "anchors: gemm defaults / anchor tuned" "$gemm_default" ">=" 1.0 x
