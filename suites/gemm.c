@@ -252,17 +252,6 @@ static int check_limits(const struct gemm_point *g,
 			       g->dbuf ? "2*" : "", (unsigned long long)shared,
 			       l->maxComputeSharedMemorySize,
 			       g->dbuf ? " or set dbuf=0" : "");
-	/* tex=true views A and B four elements a texel (share=subgroup
-	 * only; the smem kernel reads storage buffers). */
-	uint64_t texels = (g->a_elems > g->b_elems ? g->a_elems : g->b_elems);
-	texels = (texels + 3) / 4;
-	if (g->share && g->tex && texels > l->maxTexelBufferElements)
-		return ax_errf(why, whylen, AX_EINVAL,
-			       "gemm tex=true: a texel view of %llu texels "
-			       "exceeds maxTexelBufferElements %u; use "
-			       "tex=false or a smaller shape",
-			       (unsigned long long)texels,
-			       l->maxTexelBufferElements);
 	uint32_t inv = g->wg_x * g->wg_y;
 	if (inv > l->maxComputeWorkGroupInvocations)
 		return ax_errf(why, whylen, AX_EINVAL,
@@ -473,6 +462,25 @@ static int check_coopmat(const struct gemm_point *g,
 	return rc;
 }
 
+/* tex=true views A and B four elements a texel (share=subgroup only;
+ * the smem kernel reads storage buffers).  Checked after the storage
+ * ranges, which every point needs. */
+static int check_texels(const struct gemm_point *g,
+			const VkPhysicalDeviceLimits *l, char *why,
+			size_t whylen)
+{
+	uint64_t texels = (g->a_elems > g->b_elems ? g->a_elems : g->b_elems);
+	texels = (texels + 3) / 4;
+	if (g->share && g->tex && texels > l->maxTexelBufferElements)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm tex=true: a texel view of %llu texels "
+			       "exceeds maxTexelBufferElements %u; use "
+			       "tex=false or a smaller shape",
+			       (unsigned long long)texels,
+			       l->maxTexelBufferElements);
+	return 0;
+}
+
 static int gemm_check(const struct ax_params *p,
 		      const struct ax_vk_device_info *dev, char *why,
 		      size_t whylen)
@@ -518,6 +526,8 @@ static int gemm_check(const struct ax_params *p,
 		rc = check_limits(&g, &dev->limits, why, whylen);
 	if (!rc)
 		rc = check_buffers(&g, dev, why, whylen);
+	if (!rc)
+		rc = check_texels(&g, &dev->limits, why, whylen);
 	return rc;
 }
 
