@@ -42,7 +42,8 @@ d = json.load(sys.stdin)["device_defaults"]
 assert d["device"].startswith("llvmpipe"), d
 e = d["entry"]
 assert e["match"] == "device type cpu" and e["applies"] is True, e
-assert e["params"]["share"] == "subgroup" and e["params"]["tm"] == 32, e
+assert e["params"]["share"] == "subgroup" and e["params"]["tm"] == 16, e
+assert e["params"]["tex"] is True and e["params"]["mr"] == 1, e
 '
 }
 

@@ -129,12 +129,12 @@ assert d["default_first"] > 0 and d["default"] > 0, d'
 
 @test "gemm share=subgroup with wg_x below the subgroup size is refused before launch, with the reason" {
 	run "$AX" --db "$DB" run gemm -p m=256 -p n=256 -p k=256 -p bm=32 \
-		-p bk=2 -p wg_x=2 -p wg_y=4 -p vec=1 -p share=subgroup
+		-p tm=32 -p bk=2 -p wg_x=2 -p wg_y=4 -p vec=1 -p share=subgroup
 	assert_failure 2
 	assert_output --partial "gemm share=subgroup: wg_x=2 must be a multiple of the subgroup size"
 	refute_output --partial "failed-verification"
 	# The same tile with whole subgroup rows verifies.
 	run "$AX" --db "$DB" run gemm -p m=256 -p n=256 -p k=256 -p bm=32 \
-		-p bk=2 -p wg_x=8 -p wg_y=1 -p vec=1 -p share=subgroup "${FAST[@]}"
+		-p tm=32 -p bk=2 -p wg_x=8 -p wg_y=1 -p vec=1 -p share=subgroup "${FAST[@]}"
 	assert_success
 }

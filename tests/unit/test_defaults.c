@@ -54,6 +54,7 @@ static struct ax_vk_device_info device(uint32_t vendor, VkPhysicalDeviceType t,
 	for (int i = 0; i < 3; i++)
 		d.limits.maxComputeWorkGroupCount[i] = 65535;
 	d.limits.maxStorageBufferRange = 1u << 30;
+	d.limits.maxTexelBufferElements = 1u << 27;
 	d.max_memory_allocation_size = 1ull << 32;
 	d.fp16_arith = d.storage16 = true;
 	return d;
@@ -68,6 +69,7 @@ static struct ax_vk_device_info minimal_device(void)
 	d.limits.maxComputeWorkGroupSize[0] = 128;
 	d.limits.maxComputeWorkGroupSize[1] = 128;
 	d.limits.maxStorageBufferRange = 1u << 27;
+	d.limits.maxTexelBufferElements = 65536; /* Vulkan's minimum */
 	return d;
 }
 
