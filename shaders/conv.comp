@@ -27,6 +27,8 @@
  * suites/conv.c (AX_KNOB), the only two places; test_registry checks that
  * every id the table binds is one this shader declares. */
 #extension GL_EXT_control_flow_attributes : enable
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #ifdef AX_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -42,6 +44,10 @@ layout(constant_id = 3) const uint BK = 8;  /* channels per step */
 layout(constant_id = 4) const uint TM = 4;  /* channels per invocation */
 layout(constant_id = 5) const uint TN = 4;  /* pixels per invocation */
 layout(constant_id = 6) const uint NHWC = 0;
+/* 0: shared-memory tiles (main_smem); 1: no shared memory (main_subgroup) */
+layout(constant_id = 7) const uint SHARE = 0;
+/* SHARE = 1: output channels per micro-tile, a power of two up to TM */
+layout(constant_id = 8) const uint MR = 1;
 
 const uint TX = BN / TN; /* invocations along pixels */
 const uint WG = (BM / TM) * TX;
@@ -54,6 +60,10 @@ const uint KT = WG / JW;
 layout(std430, binding = 0) readonly buffer In { ELEM x[]; };
 layout(std430, binding = 1) readonly buffer Wt { ELEM wt[]; };
 layout(std430, binding = 2) writeonly buffer Out { ELEM y[]; };
+/* The input and the weights as texel views, one element a texel (R32 or
+ * R16), for SHARE = 1. */
+layout(binding = 3) uniform samplerBuffer Xt;
+layout(binding = 4) uniform samplerBuffer Wtt;
 
 layout(push_constant) uniform Shape {
 	uint n, c, h, w, k, r, s, stride, pad, dil, p, q;
@@ -90,7 +100,7 @@ void load_a(uint m0, uint c0, uint rs, uint crs)
 	}
 }
 
-void main()
+void main_smem()
 {
 	uint tid = gl_LocalInvocationID.x;
 	uint tx = tid % TX, ty = tid / TX;
@@ -181,4 +191,125 @@ void main()
 			y[idx] = ELEM(acc[i][j >> 2][j & 3]);
 		}
 	}
+}
+
+/*
+ * SHARE = 1: the implicit GEMM with no shared memory and no barriers, as
+ * gemm's share=subgroup (shaders/gemm.comp says why it suits CPU
+ * drivers).  Invocations work in groups of G = 8 lanes that share TM
+ * output channels; lane l owns the TN pixels base + l + G * j, so
+ * neighbouring lanes read neighbouring pixels.  For each filter tap and
+ * block of G input channels, each lane fetches one channel of the TM
+ * weights (handed round with subgroup shuffles from constant lanes) and
+ * the G channels of its TN pixels, all through texel views (lavapipe
+ * gathers a texel fetch with vector instructions), then runs the TM x TN
+ * block in micro-tiles of MR channels whose accumulators stay in
+ * registers over the G channels.  Indices are clamped, never branched
+ * on: a channel past C has weight 0; a pixel in the padding, input 0.
+ */
+const uint G = 8;
+
+float bcast(float v, uint q, uint gbase)
+{
+	return subgroupShuffle(v, gl_SubgroupSize == G ? q : gbase + q);
+}
+
+void main_subgroup()
+{
+	uint tid = gl_LocalInvocationID.x;
+	uint tx = tid % TX, ty = tid / TX;
+	uint lane = gl_SubgroupInvocationID % G;
+	uint gbase = gl_SubgroupInvocationID - lane;
+	uint crs = sh.c * sh.r * sh.s;
+	uint npq = sh.n * sh.p * sh.q;
+	uint pq = sh.p * sh.q;
+	uint m0 = gl_WorkGroupID.y * BM + ty * TM;
+	uint jb = gl_WorkGroupID.x * BN + (tx - lane) * TN + lane;
+	uint cstr = NHWC != 0 ? 1 : sh.h * sh.w;
+	/* Channel stride of the weights: KRSC or KCRS. */
+	uint wcs = NHWC != 0 ? 1 : sh.r * sh.s;
+
+	int pbase[TN], ph[TN], pw[TN];
+	[[unroll]] for (uint j = 0; j < TN; j++) {
+		uint gj = jb + G * j;
+		uint ni = gj / pq, t = gj % pq;
+		ph[j] = int((t / sh.q) * sh.stride) - int(sh.pad);
+		pw[j] = int((t % sh.q) * sh.stride) - int(sh.pad);
+		if (gj >= npq)
+			ph[j] = -(1 << 30);
+		pbase[j] = int(ni * sh.h * sh.w * sh.c);
+	}
+	uint wrow[TM];
+	[[unroll]] for (uint i = 0; i < TM; i++)
+		wrow[i] = min(m0 + i, sh.k - 1) * crs;
+
+	float acc[TM][TN];
+	[[unroll]] for (uint i = 0; i < TM; i++)
+		[[unroll]] for (uint j = 0; j < TN; j++)
+			acc[i][j] = 0.0;
+
+	for (uint rs = 0; rs < sh.r * sh.s; rs++) {
+		int dr = int((rs / sh.s) * sh.dil);
+		int ds = int((rs % sh.s) * sh.dil);
+		int off[TN];
+		[[unroll]] for (uint j = 0; j < TN; j++) {
+			int hi = ph[j] + dr, wi = pw[j] + ds;
+			bool in_ = hi >= 0 && hi < int(sh.h) && wi >= 0 &&
+				   wi < int(sh.w);
+			int pix = hi * int(sh.w) + wi;
+			off[j] = !in_ ? -1 :
+				 pbase[j] + (NHWC != 0 ? pix * int(sh.c) : pix);
+		}
+		uint wtap = NHWC != 0 ? rs * sh.c : rs;
+		for (uint c0 = 0; c0 < sh.c; c0 += G) {
+			uint cl = min(c0 + lane, sh.c - 1);
+			float wv[TM];
+			[[unroll]] for (uint i = 0; i < TM; i++) {
+				float v = texelFetch(Wtt, int(wrow[i] + wtap +
+							      cl * wcs)).x;
+				wv[i] = c0 + lane < sh.c ? v : 0.0;
+			}
+			float xq[G][TN];
+			[[unroll]] for (uint q = 0; q < G; q++) {
+				uint ci = min(c0 + q, sh.c - 1);
+				[[unroll]] for (uint j = 0; j < TN; j++) {
+					int e = max(off[j], 0) + int(ci * cstr);
+					float v = texelFetch(Xt, e).x;
+					xq[q][j] = off[j] >= 0 ? v : 0.0;
+				}
+			}
+			[[unroll]] for (uint t0 = 0; t0 < TM / MR; t0++)
+				[[unroll]] for (uint q = 0; q < G; q++)
+					[[unroll]] for (uint r = 0; r < MR; r++) {
+						uint i = t0 * MR + r;
+						float w = bcast(wv[i], q, gbase);
+						[[unroll]] for (uint j = 0; j < TN; j++)
+							acc[i][j] = fma(w, xq[q][j],
+									acc[i][j]);
+					}
+		}
+	}
+
+	[[unroll]] for (uint j = 0; j < TN; j++) {
+		uint gj = jb + G * j;
+		if (gj >= npq)
+			break;
+		uint ni = gj / pq, t = gj % pq;
+		[[unroll]] for (uint i = 0; i < TM; i++) {
+			uint gm = m0 + i;
+			if (gm >= sh.k)
+				break;
+			uint idx = NHWC != 0 ? (ni * pq + t) * sh.k + gm :
+					       (ni * sh.k + gm) * pq + t;
+			y[idx] = ELEM(acc[i][j]);
+		}
+	}
+}
+
+void main()
+{
+	if (SHARE == 0)
+		main_smem();
+	else
+		main_subgroup();
 }

@@ -15,6 +15,7 @@
 
 static const char *const layouts[] = {"nchw", "nhwc", NULL};
 static const char *const dtypes[] = {"f32", "f16", NULL};
+static const char *const shares[] = {"smem", "subgroup", NULL};
 
 #define SHAPE AX_PARAM_SHAPE
 #define TUNE (AX_PARAM_TUNABLE | AX_PARAM_POW2)
@@ -69,6 +70,15 @@ static const struct ax_param_def conv_params[] = {
     {"tn", AX_PT_INT, 4, 16, NULL, 16, TUNE,
      "output pixels per invocation (register tile)",
      AX_KNOB(struct ax_conv_point, t.tn, 5)},
+    {"share", AX_PT_ENUM, 0, 0, shares, 0, AX_PARAM_TUNABLE,
+     "smem (tiles staged in shared memory) or subgroup (no shared "
+     "memory: groups of 8 lanes share output channels by subgroup "
+     "shuffles and read through texel buffers; for CPU drivers)",
+     AX_KNOB(struct ax_conv_point, t.share, 7)},
+    {"mr", AX_PT_INT, 1, 16, NULL, 1, TUNE,
+     "share=subgroup: output channels per micro-tile (at most tm): "
+     "their accumulators stay in registers over 8 input channels",
+     AX_KNOB(struct ax_conv_point, t.mr, 8)},
 };
 
 #define N_CONV_PARAMS ((int)(sizeof(conv_params) / sizeof(conv_params[0])))
@@ -101,6 +111,11 @@ static int conv_check(const struct ax_params *p,
 			       "dtype=f32",
 			       dev->name);
 	ax_conv_tiles_from_params(p, &t);
+	if (t.share && (dev->subgroup_size < 8 || dev->subgroup_size % 8))
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "share=subgroup: %s has subgroups of %u lanes; "
+			       "it needs a multiple of 8; use share=smem",
+			       dev->name, dev->subgroup_size);
 	return ax_conv_check_limits(&s, &t, &dev->limits, why, whylen);
 }
 
@@ -146,14 +161,22 @@ static int conv_pipeline(struct conv_state *st, const struct ax_params *p)
 	int n = ax_suite_spec(p, spec);
 	/* constant_id 0 in shaders/conv.comp: the workgroup size */
 	spec[n++] = (struct ax_vk_spec){0, ax_conv_invocations(&st->t)};
-	int rc = ax_vk_pipeline_create(st->vk, st->sh.f16 ? "conv_f16" : "conv",
-				       3, sizeof(st->push), spec, n, &st->pipe);
+	int rc = ax_vk_pipeline_create_texel(
+	    st->vk, st->sh.f16 ? "conv_f16" : "conv", 5, 3u << 3,
+	    sizeof(st->push), spec, n, &st->pipe);
 	if (rc)
 		return rc;
 	st->have_pipe = true;
-	struct ax_vk_binding b[3] = {
-	    {&st->x, 0, 0}, {&st->w, 0, 0}, {&st->y, 0, 0}};
-	return ax_vk_pipeline_bind(st->vk, &st->pipe, b, 3);
+	/* Bindings 3 and 4 view the input and the weights one element a
+	 * texel; share=smem binds one-texel views it never reads, so the
+	 * device's maxTexelBufferElements limits only share=subgroup. */
+	VkFormat fmt = st->sh.f16 ? VK_FORMAT_R16_SFLOAT : VK_FORMAT_R32_SFLOAT;
+	VkDeviceSize one = st->t.share ? 0 : (st->sh.f16 ? 2 : 4);
+	struct ax_vk_binding b[5] = {
+	    {&st->x, 0, 0},	   {&st->w, 0, 0},	  {&st->y, 0, 0},
+	    {&st->x, 0, one, fmt}, {&st->w, 0, one, fmt},
+	};
+	return ax_vk_pipeline_bind(st->vk, &st->pipe, b, 5);
 }
 
 static int conv_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
@@ -300,7 +323,8 @@ const struct ax_suite ax_suite_conv = {
     .constraints = "tm <= tile_k and tn <= tile_pq (the register tile "
 		   "fits the workgroup tile)\n"
 		   "tile_pq <= 16 * (tile_k/tm)*(tile_pq/tn) (at most 16 "
-		   "staged pixels per invocation)",
+		   "staged pixels per invocation; share=smem)\n"
+		   "share=subgroup: tile_pq/tn a multiple of 8 and mr <= tm",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,

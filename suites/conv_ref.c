@@ -76,6 +76,26 @@ size_t ax_conv_shared_bytes(const struct ax_conv_tiles *t)
 	return ((size_t)t->bm + t->bn) * t->bk * sizeof(float);
 }
 
+/* share=subgroup: lanes work in groups of 8 along the pixels, sharing
+ * their output channels; no shared memory is staged. */
+static int check_subgroup_tiles(const struct ax_conv_tiles *t, char *why,
+				size_t whylen)
+{
+	if ((t->bn / t->tn) % 8)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "share=subgroup: tile_pq/tn = %u invocations "
+			       "along the pixels must be a multiple of 8 "
+			       "(lanes work in groups of 8); raise tile_pq "
+			       "or lower tn",
+			       t->bn / t->tn);
+	if (t->mr > t->tm)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "share=subgroup: mr=%u channels per "
+			       "micro-tile exceed tm=%u; lower mr",
+			       t->mr, t->tm);
+	return 0;
+}
+
 static int check_tiles(const struct ax_conv_tiles *t,
 		       const VkPhysicalDeviceLimits *lim, char *why,
 		       size_t whylen)
@@ -97,8 +117,8 @@ static int check_tiles(const struct ax_conv_tiles *t,
 			       "or lower tile_k/tile_pq",
 			       inv, maxinv, lim->maxComputeWorkGroupSize[0]);
 	/* Each invocation keeps the coordinates of tile_pq / invocations
-	 * staged pixels in registers. */
-	if (t->bn > 16 * inv)
+	 * staged pixels in registers (share=smem). */
+	if (!t->share && t->bn > 16 * inv)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "tile_pq %u over %u invocations is more than "
 			       "16 staged pixels per invocation; lower "
@@ -112,7 +132,8 @@ static int check_tiles(const struct ax_conv_tiles *t,
 			       "maxComputeSharedMemorySize %u; lower tile_k, "
 			       "tile_pq or tile_c",
 			       shm, lim->maxComputeSharedMemorySize);
-	return 0;
+	/* (The shader declares the tiles in either mode.) */
+	return t->share ? check_subgroup_tiles(t, why, whylen) : 0;
 }
 
 static int check_range(const char *what, size_t bytes,
@@ -144,6 +165,17 @@ int ax_conv_check_limits(const struct ax_conv_shape *s,
 	    (rc = check_range("output", ax_conv_output_count(s) * esz, lim, why,
 			      whylen)))
 		return rc;
+	/* share=subgroup reads the input and weights through texel views,
+	 * one element a texel. */
+	size_t texels = ax_conv_input_count(s) > ax_conv_weight_count(s)
+			    ? ax_conv_input_count(s)
+			    : ax_conv_weight_count(s);
+	if (t->share && texels > lim->maxTexelBufferElements)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "share=subgroup: a texel view of %zu elements "
+			       "exceeds maxTexelBufferElements %u; use "
+			       "share=smem or a smaller shape",
+			       texels, lim->maxTexelBufferElements);
 	uint64_t gx = ((uint64_t)(s->n * s->p * s->q) + t->bn - 1) / t->bn;
 	uint64_t gy = ((uint64_t)s->k + t->bm - 1) / t->bm;
 	if (gx > lim->maxComputeWorkGroupCount[0] ||

@@ -29,6 +29,8 @@ struct ax_conv_shape {
 /* Tile parameters of the implicit-GEMM kernel. */
 struct ax_conv_tiles {
 	uint32_t bm, bn, bk, tm, tn;
+	uint32_t share; /* 0 smem, 1 subgroup (shaders/conv.comp) */
+	uint32_t mr;	/* share=subgroup: channels per micro-tile */
 };
 
 /* What conv's parameter table binds (suites/conv.c, AX_FIELD): the

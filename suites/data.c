@@ -54,8 +54,13 @@ int ax_suite_upload_floats(struct ax_vk_ctx *vk, struct ax_vk_buffer *b,
 			   const float *src, size_t n, bool f16)
 {
 	size_t esz = f16 ? 2 : 4;
-	int rc = ax_vk_buffer_create(
-	    vk, n * esz, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, AX_MEM_DEVICE, b);
+	/* Also a uniform texel buffer: conv share=subgroup reads through
+	 * texel views. */
+	int rc =
+	    ax_vk_buffer_create(vk, n * esz,
+				VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+				    VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT,
+				AX_MEM_DEVICE, b);
 	if (rc || !src)
 		return rc;
 	if (!f16)

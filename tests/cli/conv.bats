@@ -32,6 +32,21 @@ ok_results() { sql "select count(*) from result where suite='conv' and status='o
 	[ "$(sql "select count(*) from result where extra_json like '%\"p\":8,\"q\":7%'")" -eq 2 ]
 }
 
+@test "conv: share=smem and share=subgroup verify alike, micro-tiles included" {
+	run "$AX" --db "$DB" run conv -p n=2 -p c=5 -p h=13 -p w=11 -p k=7 \
+		-p stride=2 -p pad=2 -p layout=nchw,nhwc -p share=smem,subgroup \
+		-p tile_k=16 -p tile_pq=32 -p tm=8 -p tn=4 -p mr=1,8 "${FAST[@]}"
+	assert_success
+	[ "$(ok_results)" -eq 8 ]
+	run "$AX" --db "$DB" run conv -p c=9 -p r=5 -p s=3 -p dilation=2 \
+		-p pad=1 -p dtype=f32,f16 -p share=subgroup "${FAST[@]}"
+	assert_success
+	run "$AX" --db "$DB" run conv -p share=subgroup -p tile_pq=32 -p tn=8 \
+		"${FAST[@]}"
+	assert_failure 2
+	assert_output --partial "share=subgroup: tile_pq/tn = 4 invocations along the pixels must be a multiple of 8"
+}
+
 @test "conv: dilation 2 and 3 with a 5x3 filter" {
 	run "$AX" --db "$DB" run conv -p c=3 -p h=17 -p w=15 -p k=9 -p r=5 \
 		-p s=3 -p dilation=2,3 -p pad=1 -p layout=nhwc "${FAST[@]}"
