@@ -24,7 +24,7 @@
 # best and against axbench's device defaults (B), and the script prints
 # B / A with its 95 % interval.  The anchor's outputs are checked against
 # another of its own configurations (bench/anchors/*.yaml, verify), and
-# axbench's against its CPU reference.  About 15-25 min on lavapipe with
+# axbench's against its CPU reference.  About 11 min (646 s) on lavapipe with
 # the default budget.  AX=path picks the binary; ANCHORS_ONLY=gemm or
 # conv runs one of the two.
 set -u
