@@ -87,11 +87,12 @@ static const struct ax_param_def gemm_params[] = {
      "through VK_NV_cooperative_matrix; needs dtype=f16, m, n and k "
      "multiples of the workgroup tile; knobs cm_*, sg_*, wg_s*)",
      AX_FIELD(struct gemm_point, kernel)},
-    /* Defaults bm=256 tm=32 bk=8: on lavapipe share=subgroup pays one
-     * lane-by-lane load of B per tm FMAs; at 1024^3 tm=16 beat tm=8 by
-     * ~20 % and tm=32 beat tm=16 by ~25 %.  64 invocations and 10 KiB
-     * of shared memory (bk=8) keep share=smem within the smallest
-     * Vulkan limits. */
+    /* Defaults bm=128 tm=16 bk=8: on lavapipe, with tex=true and mr=1
+     * below, 16-row blocks read as fast as 32-row ones at 1024^3
+     * (`axbench ab`: 1.03x [1.01, 1.05]) and a tune found nothing
+     * beyond 1.04x; with storage-buffer reads tm=32 had beaten tm=16 by
+     * ~25 %.  64 invocations and 10 KiB of shared memory (bk=8) keep
+     * share=smem within the smallest Vulkan limits. */
     {"bm", AX_PT_INT, 4, 256, NULL, 128, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "rows of C per workgroup", AX_KNOB(struct gemm_point, bm, 2)},
     {"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
