@@ -111,6 +111,20 @@ EOF
 		"$MB" "$RATIO" "$LO" "$HI" "$ROUNDS"
 }
 
+# tune_both WHAT YAML ANCHOR_SHAPE SUITE SUITE_SHAPE: tune the anchor
+# kernel and the suite at their shapes (-p lists), print both bests and
+# the table header; sets ANCHOR and OURS (each "name=value ...").
+tune_both() {
+	local what=$1 yaml=$2 ashape=$3 suite=$4 sshape=$5
+	# shellcheck disable=SC2086
+	ANCHOR=$(tune_side "uvk_$what" kernel tune "$yaml" $ashape) || return 1
+	# shellcheck disable=SC2086
+	OURS=$(tune_side "$suite" tune "$suite" $sshape) || return 1
+	echo "  anchor best:  $ANCHOR"
+	echo "  axbench best: $OURS"
+	header
+}
+
 header() {
 	printf "  %-34s %8s %8s  %s\n" "" "anchor" "axbench" \
 		"axbench / anchor (95 % interval)"
@@ -123,22 +137,16 @@ start=$(date +%s)
 run_gemm() {
 	shape="-p m=$GEMM_N -p n=$GEMM_N -p k=$GEMM_N"
 	echo "gemm ${GEMM_N}^3 fp32: tuning the anchor and axbench ($BUDGET evaluations each)"
-	# shellcheck disable=SC2086
-	anchor=$(tune_side uvk_gemm kernel tune "$tmp/uvk_matmul.yaml" $shape) || exit 1
-	# shellcheck disable=SC2086
-	ours=$(tune_side gemm tune gemm $shape) || exit 1
-	echo "  anchor best:  $anchor"
-	echo "  axbench best: $ours"
-	header
+	tune_both gemm "$tmp/uvk_matmul.yaml" "$shape" gemm "$shape" || return 1
 	# shellcheck disable=SC2086
 	pair "gemm tuned" gemm $shape --a-kernel "$tmp/uvk_matmul.yaml" \
-		--a "$anchor" --b "$ours"
+		--a "$ANCHOR" --b "$OURS"
 	gemm_tuned=$RATIO
 	# B names one parameter at its default, so that A and B differ in what
 	# the command line says even if the tune kept every default.
 	# shellcheck disable=SC2086
 	pair "gemm defaults" gemm $shape --a-kernel "$tmp/uvk_matmul.yaml" \
-		--a "$anchor" --b batch=1
+		--a "$ANCHOR" --b batch=1
 	gemm_default=$RATIO
 	# The fraction of the measured peak: the best gemm against `peak`.
 	"$AX" --db "$DB" --json run peak -p acc=8,16 >"$tmp/peak.json" \
@@ -161,21 +169,15 @@ run_conv() {
 	cshape="-p oh=32 -p ow=32 -p oc=32 -p ih=34 -p iw=34 -p ic=32"
 	oshape="-p n=1 -p c=32 -p h=34 -p w=34 -p k=32 -p r=3 -p s=3 -p pad=0 -p layout=nhwc"
 	echo "conv 3x3 32->32 at 32x32, NHWC, no padding: tuning both"
-	# shellcheck disable=SC2086
-	canchor=$(tune_side uvk_conv kernel tune "$tmp/uvk_conv.yaml" $cshape) || exit 1
-	# shellcheck disable=SC2086
-	cours=$(tune_side conv tune conv $oshape) || exit 1
-	echo "  anchor best:  $canchor"
-	echo "  axbench best: $cours"
-	header
+	tune_both conv "$tmp/uvk_conv.yaml" "$cshape" conv "$oshape" || return 1
 	# The two sides name their shapes differently, so each side's goes in
 	# its own --a / --b (a tune's best parameters hold its shape).
 	b_shape=${oshape//-p /}
 	pair "conv tuned" conv --a-kernel "$tmp/uvk_conv.yaml" \
-		--a "$canchor" --b "$cours"
+		--a "$ANCHOR" --b "$OURS"
 	conv_tuned=$RATIO
 	pair "conv defaults" conv --a-kernel "$tmp/uvk_conv.yaml" \
-		--a "$canchor" --b "$b_shape"
+		--a "$ANCHOR" --b "$b_shape"
 	conv_default=$RATIO
 }
 
