@@ -39,6 +39,9 @@ enum ax_tune_objective {
 const char *const *ax_tune_objectives(void);
 const char *ax_tune_objective_name(enum ax_tune_objective o);
 
+/* "batch" or "cold", as the session stores it. */
+const char *ax_tune_mode_name(enum ax_run_mode m);
+
 struct ax_tune_args {
 	const struct ax_suite *suite;
 	struct ax_params base; /* shape from -p, tunables default */
@@ -55,6 +58,8 @@ struct ax_tune_args {
 	enum ax_tune_prior_mode prior_mode; /* --prior */
 	int64_t prior_session;		    /* --prior SESSION */
 	enum ax_tune_objective objective;   /* --objective */
+	enum ax_run_mode mode;		    /* --mode: how trials sample */
+	bool mode_given;		    /* --mode was given */
 	struct ax_session_efficiency eff;   /* --idle, --cpu-baseline ... */
 	const char *label;		    /* --label; NULL: HOST/DEVICE */
 	struct ax_runner_opts trial_opts;   /* quick sampling per trial */

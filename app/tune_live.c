@@ -149,6 +149,11 @@ static int trial(struct ax_tl_live *lv, size_t i)
 	return rc;
 }
 
+const char *ax_tune_mode_name(enum ax_run_mode m)
+{
+	return m == AX_MODE_COLD ? "cold" : "batch";
+}
+
 /* --no-early-stop is the rule "none". */
 enum ax_stop_rule ax_tl_stop_rule_of(const struct ax_tune_args *a)
 {
@@ -272,6 +277,7 @@ static int open_session(struct ax_tl_live *lv,
 	    .space_json = NULL,
 	    .stop_rule = ax_stop_rule_name(ax_tl_stop_rule_of(a)),
 	    .prior_session_id = lv->prior.session_id,
+	    .mode = ax_tune_mode_name(a->mode),
 	};
 	rc = ax_db_session_begin(lv->db, &s, &lv->session_id);
 	free(shape);
@@ -330,6 +336,9 @@ int ax_tune_live(struct ax_app *app, struct ax_tune_args *a)
 		rc = ax_tl_load_resumed(&lv, &resumed);
 	if (rc == 0 && a->resume_session)
 		rc = ax_tl_check_objective_sensor(&lv);
+	/* Trials, re-timing and the final paired rounds all sample in the
+	 * session's mode: an optimum found warm says nothing of cold. */
+	a->trial_opts.mode = a->final_opts.mode = a->mode;
 	if (rc == 0)
 		rc = take_device_defaults(&lv);
 	if (rc == 0)

@@ -182,6 +182,8 @@ static void set_objective_json(const struct ax_tl_live *lv, const struct ax_tl_v
 	    json_string(ax_tune_objective_name(lv->a->objective)));
 	json_object_set_new(o, "objective_unit",
 			    json_string(ax_tl_objective_unit(lv)));
+	json_object_set_new(o, "mode",
+			    json_string(ax_tune_mode_name(lv->a->mode)));
 	double figs[2] = {v->have_best ? v->best_obj : NAN, v->defaults_obj};
 	const char *keys[2] = {"best_objective", "default_objective"};
 	for (int i = 0; i < 2; i++)

@@ -131,6 +131,31 @@ static int resume_objective(struct ax_tl_live *lv,
 	return 0;
 }
 
+/* A resumed session samples as it was started to (sessions from before
+ * modes were stored: batch); another --mode is refused, since trials
+ * sampled two ways are not comparable. */
+static int resume_mode(struct ax_tl_live *lv,
+		       const struct ax_db_session_row *session)
+{
+	struct ax_tune_args *a = lv->a;
+	enum ax_run_mode stored = session->mode &&
+					  strcmp(session->mode, "cold") == 0
+				      ? AX_MODE_COLD
+				      : AX_MODE_BATCH;
+	if (a->mode_given && a->mode != stored) {
+		ax_app_error(lv->app, AX_EXIT_USAGE,
+			     "--mode %s: session %lld samples its trials in "
+			     "%s mode; --resume continues it so (give no "
+			     "--mode, or start a new session)",
+			     ax_tune_mode_name(a->mode),
+			     (long long)a->resume_session,
+			     ax_tune_mode_name(stored));
+		return -1;
+	}
+	a->mode = stored;
+	return 0;
+}
+
 /* Energy objectives need the device's power sensor: without one the
  * session is refused before anything is stored. */
 int ax_tl_check_objective_sensor(struct ax_tl_live *lv)
@@ -173,7 +198,7 @@ static int resume_settings(struct ax_tl_live *lv,
 				    (unsigned long long)seed);
 	a->strategy = strategy;
 	a->seed = seed;
-	if (resume_stop_rule(lv, session))
+	if (resume_stop_rule(lv, session) || resume_mode(lv, session))
 		return AX_EXIT_USAGE;
 	if (a->budget && budget > 0 && a->budget != (size_t)budget)
 		ax_tl_say(lv,

@@ -85,8 +85,13 @@ int ax_tl_measure_defaults_first(struct ax_tl_live *lv)
 			  why);
 		return 0;
 	}
-	ax_tl_say(lv, "measuring the defaults first, as the reference for the "
-		      "trials");
+	ax_tl_say(lv,
+		  "measuring the defaults first, as the reference for the "
+		  "trials (%s mode: %s)",
+		  ax_tune_mode_name(lv->a->mode),
+		  lv->a->mode == AX_MODE_COLD
+		      ? "caches scrubbed before each single repetition"
+		      : "repetitions back to back, caches warm");
 	int rc = retime(lv, &lv->a->base, "default", &t);
 	lv->defaults_first = t.median;
 	free(lv->first_values);

@@ -13,6 +13,8 @@
  * 220 evaluations (-R: the stop rule "none" instead; -T: how many of the
  * prior's best points open the design, -1 none, default AX_PRIOR_TOP; -i:
  * the Latin hypercube's size after them, with a prior, default bo's). Columns:
+ * rho, Spearman's rank correlation of the two landscapes over the
+ * configurations both measured (above 0.5 the prior should halve the work);
  * the median over seeds of the evaluations until the best found is within 5 %
  * of the target's optimum (">220" when more than half the seeds never
  * got there), cold then with the prior, and their ratio (cold / prior:
@@ -26,6 +28,7 @@
 #include "tuner/replay.h"
 #include "tuner/strategy.h"
 
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +134,50 @@ static int sessions(const struct ax_landscape *l,
 	return rc;
 }
 
+/* Spearman's rank correlation of the two landscapes' costs over the
+ * configurations both measured (matched by parameter name and value):
+ * how far the prior's ranking is this device's.  NAN with fewer than 3
+ * common points or a parameter the other lacks. */
+static double rank_correlation(const struct ax_landscape *t,
+			       const struct ax_landscape *o)
+{
+	int D = ax_space_ndims(t->space), map[AX_MAX_PARAMS];
+	if (D != ax_space_ndims(o->space))
+		return NAN;
+	for (int d = 0; d < D; d++) {
+		map[d] = -1;
+		for (int e = 0; e < D; e++)
+			if (!strcmp(ax_space_dim_name(t->space, d),
+				    ax_space_dim_name(o->space, e)))
+				map[d] = e;
+		if (map[d] < 0)
+			return NAN;
+	}
+	double *a = malloc(o->n * sizeof(double));
+	double *b = malloc(o->n * sizeof(double));
+	double *work = malloc(2 * o->n * sizeof(double));
+	double rho = NAN;
+	size_t n = 0;
+	for (size_t i = 0; a && b && work && i < o->n; i++) {
+		double vals[AX_MAX_PARAMS];
+		if (!isfinite(o->cost[i]))
+			continue;
+		for (int d = 0; d < D; d++)
+			vals[d] = ax_space_value(o->space, i, map[d]);
+		long j = ax_space_find(t->space, vals);
+		if (j < 0 || !isfinite(t->cost[j]))
+			continue;
+		a[n] = t->cost[j];
+		b[n++] = o->cost[i];
+	}
+	if (n >= 3)
+		rho = gsl_stats_spearman(a, 1, b, 1, n, work);
+	free(a);
+	free(b);
+	free(work);
+	return rho;
+}
+
 static void evals_cell(double v, char *buf, size_t n)
 {
 	if (isinf(v))
@@ -140,15 +187,17 @@ static void evals_cell(double v, char *buf, size_t n)
 }
 
 static void row(const char *target, const char *prior, const struct stats *c,
-		const struct stats *p)
+		const struct stats *p, double rho)
 {
-	char a[16], b[16], ratio[16] = "-", cell[32];
+	char a[16], b[16], ratio[16] = "-", cell[32], rc[16] = "-";
 	evals_cell(c->to5, a, sizeof(a));
 	evals_cell(p->to5, b, sizeof(b));
 	if (isfinite(c->to5) && isfinite(p->to5))
 		snprintf(ratio, sizeof(ratio), "%.2fx", c->to5 / p->to5);
 	snprintf(cell, sizeof(cell), "%s/%s", a, b);
-	printf("%-24s %-24s %9s %6s", target, prior, cell, ratio);
+	if (isfinite(rho))
+		snprintf(rc, sizeof(rc), "%.2f", rho);
+	printf("%-24s %-24s %5s %9s %6s", target, prior, rc, cell, ratio);
 	for (int m = 0; m < NMARKS; m++) {
 		snprintf(cell, sizeof(cell), "%.3f/%.3f", c->at[m], p->at[m]);
 		printf(" %13s", cell);
@@ -181,9 +230,10 @@ int main(int argc, char **argv)
 			no_stop = 1;
 			break;
 		case 'H':
-			printf("%-24s %-24s %9s %6s %13s %13s %13s %13s %9s\n",
-			       "target", "prior", "to5%", "saved", "@20", "@50",
-			       "@100", "@220", "<=5%@220");
+			printf("%-24s %-24s %5s %9s %6s %13s %13s %13s %13s "
+			       "%9s\n",
+			       "target", "prior", "rho", "to5%", "saved", "@20",
+			       "@50", "@100", "@220", "<=5%@220");
 			return 0;
 		default:
 			fprintf(
@@ -212,7 +262,7 @@ int main(int argc, char **argv)
 	int rc = sessions(l, NULL, 1, seeds, 0, no_stop, &cold) ||
 		 sessions(l, NULL, seeds + 1, seeds, 0, no_stop, &other);
 	if (!rc)
-		row(tname, "cold, other seeds", &cold, &other);
+		row(tname, "cold, other seeds", &cold, &other, NAN);
 	for (int f = optind + 1; f < argc && !rc; f++) {
 		struct ax_landscape *pl;
 		struct stats warm;
@@ -222,9 +272,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		rc = sessions(l, pl, 1, seeds, prior_budget, no_stop, &warm);
+		double rho = rank_correlation(l, pl);
 		if (!rc)
 			row(tname, short_name(argv[f], pname, sizeof(pname)),
-			    &cold, &warm);
+			    &cold, &warm, rho);
 		ax_landscape_destroy(pl);
 	}
 	ax_landscape_destroy(l);

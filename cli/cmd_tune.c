@@ -29,6 +29,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_PRIOR,
 	OPT_OBJECTIVE,
+	OPT_MODE,
 };
 
 /* With --replay FILE --prior OTHER, the prior is a bo session of this many
@@ -61,6 +62,11 @@ static const struct ax_cli_opt tune_opts[] = {
      "what to minimise per repetition: time, energy (J, from the device's "
      "power sensor) or edp (energy x time); energy and edp need a sensor "
      "(default time; --resume keeps the session's)"},
+    {OPT_MODE, "mode", 0, "batch|cold",
+     "sample every trial as it will run: batch times repetitions back to "
+     "back (caches warm), cold scrubs the caches before each single "
+     "repetition, as `run --mode cold` does; stored with the session and "
+     "its export (default batch; --resume keeps the session's)"},
     AX_SESSION_EFF_OPTS,
     AX_SESSION_LABEL_OPT,
     {OPT_STOP_RULE, "stop-rule", 0, "RULE",
@@ -101,6 +107,19 @@ static enum ax_tune_objective parse_objective(const char *name)
 		if (strcmp(name, names[i]) == 0)
 			return (enum ax_tune_objective)(AX_OBJ_TIME + i);
 	return AX_OBJ_TIME;
+}
+
+static const char *const *tune_modes(void)
+{
+	static const char *const names[] = {"batch", "cold", NULL};
+	return names;
+}
+
+/* ax_cli_next has checked the name against tune_modes. */
+static void parse_mode(const char *name, struct ax_tune_args *a)
+{
+	a->mode = strcmp(name, "cold") == 0 ? AX_MODE_COLD : AX_MODE_BATCH;
+	a->mode_given = true;
 }
 
 static int parse_num_opts(struct ax_cli_iter *it, int opt, struct tune_cli *t)
@@ -179,6 +198,8 @@ static int parse(struct ax_app *app, int argc, char **argv, struct tune_cli *t)
 			rc = parse_stop_rule(app, it.optarg, t);
 		else if (opt == OPT_OBJECTIVE)
 			t->a.objective = parse_objective(it.optarg);
+		else if (opt == OPT_MODE)
+			parse_mode(it.optarg, &t->a);
 		else if (opt == AX_OPT_LABEL) {
 			t->a.label = it.optarg;
 			rc = ax_app_check_label(app, "tune", it.optarg);
@@ -487,6 +508,7 @@ static const struct ax_cli_choice tune_choices[] = {
     {OPT_STRATEGY, ax_tuner_strategies},
     {OPT_STOP_RULE, ax_stop_rules},
     {OPT_OBJECTIVE, ax_tune_objectives},
+    {OPT_MODE, tune_modes},
     AX_SESSION_EFF_CHOICES,
     {0},
 };
@@ -496,7 +518,7 @@ const struct ax_cli_cmd ax_cmd_tune = {
     .summary = "find the fastest tunable parameters of a suite",
     .usage = "SUITE [-p SHAPE=VALUE...] [--strategy S] [--budget N] "
 	     "[--seed N] [--stop-rule RULE] [--prior PRIOR] "
-	     "[--objective NAME] | "
+	     "[--objective NAME] [--mode batch|cold] | "
 	     "[SUITE] --resume ID | --replay FILE [--prior FILE]",
     .details = "Each trial is a full, verified measurement stored as it "
 	       "finishes; Ctrl-C keeps\nthe session and --resume continues "

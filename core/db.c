@@ -241,9 +241,20 @@ static const char *const migration_8 =
     "ALTER TABLE cpu_baseline ADD COLUMN busy_other REAL;"
     "ALTER TABLE cpu_baseline ADD COLUMN online_cpus INTEGER;";
 
+/*
+ * Migration 9: the sampling mode a tuning session measured in (issue 39).
+ * A kernel tuned warm (batch: repetitions back to back, caches hot) can
+ * have another optimum cold (caches scrubbed before every sample), and an
+ * export must say which conditions its configuration was chosen under.
+ * "batch" or "cold"; sessions stored before keep NULL, which reads as
+ * batch, the only mode tune had.
+ */
+static const char *const migration_9 =
+    "ALTER TABLE tune_session ADD COLUMN mode TEXT;";
+
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
-    migration_1, migration_2, migration_3, migration_4,
-    migration_5, migration_6, migration_7, migration_8,
+    migration_1, migration_2, migration_3, migration_4, migration_5,
+    migration_6, migration_7, migration_8, migration_9,
 };
 
 const char *ax_dbi_migration(int v)

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AX_DB_SCHEMA_VERSION 8
+#define AX_DB_SCHEMA_VERSION 9
 
 struct ax_db;
 
@@ -176,6 +176,7 @@ struct ax_db_session {
 	const char *space_json;	  /* parameter table, for resume */
 	const char *stop_rule;	  /* "ei", "gain", "none"; NULL: default */
 	int64_t prior_session_id; /* the session used as a prior; 0: none */
+	const char *mode;	  /* "batch" or "cold"; NULL: batch */
 };
 int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
 			int64_t *id);
@@ -344,6 +345,8 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
  * "stop_reason","started_at","finished_at","stop_rule",
  * "prior_session_id" (null: tuned cold),"shape","device",
  * "objective" ("time", "energy", "edp"; "live" from before objectives),
+ * "mode" ("batch" or "cold": how trials were sampled; "batch" before
+ * schema 9),
  * "trials":[{"index","params","status","value","seconds","compile_ms",
  * "objective_value","created_at"}]}] */
 int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,

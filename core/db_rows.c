@@ -1111,9 +1111,9 @@ int ax_db_run_rows(struct ax_db *db, const struct ax_db_filter *f,
 	"SELECT x.id, x.uuid, x.suite, x.strategy, x.objective, x.seed,"       \
 	" x.budget, x.stop_reason, x.best_trial_id, x.started_at,"             \
 	" x.finished_at, x.shape_json, x.space_json, x.stop_rule,"             \
-	" x.prior_session_id, " DEV_COLS                                       \
+	" x.prior_session_id, x.mode, " DEV_COLS                               \
 	" FROM tune_session x LEFT JOIN device d ON d.id = x.device_id"
-#define N_SESSION_COLS 15
+#define N_SESSION_COLS 16
 
 static void session_texts(const struct cols *c, struct ax_db_session_row *s)
 {
@@ -1125,6 +1125,8 @@ static void session_texts(const struct cols *c, struct ax_db_session_row *s)
 	s->started_at = col_text(c, 9, "started_at");
 	s->finished_at = col_text(c, 10, "finished_at");
 	s->stop_rule = col_text(c, 13, "stop_rule");
+	/* Sessions from before schema 9 were all sampled in batch mode. */
+	s->mode = col_null(c, 15) ? "batch" : col_text(c, 15, "mode");
 }
 
 static struct ax_db_session_row *session_row(sqlite3_stmt *st)

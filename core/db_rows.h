@@ -318,6 +318,7 @@ struct ax_db_session_row {
 	    *finished_at, *stop_rule;
 	const char *objective; /* "time", "energy", "edp"; "live" before
 				  objectives */
+	const char *mode;      /* "batch" or "cold" ("batch" before schema 9) */
 	uint64_t seed;
 	bool has_seed;
 	int64_t budget;		  /* AX_DB_NONE: not stored */

@@ -375,8 +375,8 @@ int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
 	    db,
 	    "INSERT INTO tune_session (uuid, device_id, suite,"
 	    " shape_json, strategy, objective, seed, budget,"
-	    " space_json, stop_rule, prior_session_id, started_at)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?," AX_NOW ") RETURNING id",
+	    " space_json, stop_rule, prior_session_id, mode, started_at)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?," AX_NOW ") RETURNING id",
 	    &st);
 
 	if (rc)
@@ -393,6 +393,7 @@ int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
 	ax_dbi_bind_text(st, 9, s->space_json);
 	ax_dbi_bind_text(st, 10, s->stop_rule);
 	ax_dbi_bind_id(st, 11, s->prior_session_id);
+	ax_dbi_bind_text(st, 12, s->mode ? s->mode : "batch");
 	return ax_dbi_step_done(db, st, id, "starting a tuning session");
 }
 

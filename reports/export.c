@@ -682,13 +682,20 @@ static void set_interval(json_t *e, const struct choice *ch)
 				"no interval"));
 }
 
-/* The objective the choice was made for and, where measured, the energy
- * per repetition of the exported point and of the defaults. */
-static void set_objective(json_t *e, const struct choice *ch,
+/* The objective the choice was made for, the sampling mode its tuning
+ * session measured in (tune --mode: a point chosen warm is not known to
+ * win cold; null when no session measured the point) and, where measured,
+ * the energy per repetition of the exported point and of the defaults. */
+static void set_objective(json_t *e, const struct builder *b,
+			  const struct choice *ch,
 			  const struct ax_db_result_row *r)
 {
 	json_object_set_new(e, "objective",
 			    json_string(objective_names[ch->objective]));
+	const struct ax_db_session_row *s =
+	    r && ch->tuned ? session_by_id(b, r) : NULL;
+	json_object_set_new(e, "mode",
+			    s && s->mode ? json_string(s->mode) : json_null());
 	json_object_set_new(
 	    e, "energy_rep_j",
 	    real_or_null(r ? energy_figure(r, OBJ_ENERGY) : NAN));
@@ -767,7 +774,7 @@ static json_t *entry_json(const struct builder *b, const struct group *g,
 	if (!e)
 		return NULL;
 	*vt = verdict_of(ch, hib);
-	set_objective(e, ch, r);
+	set_objective(e, b, ch, r);
 	if (ch->tuned)
 		set_speedup(e, vt->speedup);
 	else {

@@ -49,6 +49,12 @@ static int best_so_far(const session_t *s, bool hib, double *x, double *y)
 	return n;
 }
 
+/* Sampled with tune --mode cold (caches scrubbed before each repetition). */
+static bool is_cold(const session_t *s)
+{
+	return s->mode && !strcmp(s->mode, "cold");
+}
+
 static void session_name(const struct ax_html_ctx *c, const session_t *s,
 			 char *buf, size_t len)
 {
@@ -61,14 +67,16 @@ static void session_name(const struct ax_html_ctx *c, const session_t *s,
 	char where[300] = "";
 	if (c->d->n_sources > 1 && *src)
 		snprintf(where, sizeof(where), " in %s", base ? base + 1 : src);
+	/* Only the unusual mode is named: batch is every older session's. */
+	const char *cold = is_cold(s) ? ", cold" : "";
 	if (sys >= 0)
-		snprintf(buf, len, "#%d %s: %s seed %s, session %lld%s",
+		snprintf(buf, len, "#%d %s: %s seed %s%s, session %lld%s",
 			 sys + 1, ax_html_system_name(c, sys),
-			 ax_html_str(s->strategy), seed, (long long)s->id,
+			 ax_html_str(s->strategy), seed, cold, (long long)s->id,
 			 where);
 	else
-		snprintf(buf, len, "%s seed %s, session %lld%s on %s",
-			 ax_html_str(s->strategy), seed, (long long)s->id,
+		snprintf(buf, len, "%s seed %s%s, session %lld%s on %s",
+			 ax_html_str(s->strategy), seed, cold, (long long)s->id,
 			 where, ax_html_str(s->device.name));
 }
 
@@ -407,6 +415,96 @@ static void mattered(struct ax_html_ctx *c, const session_t *s)
 		fputs("</small></td></tr>\n", c->f);
 }
 
+/* ---- warm against cold optima ---------------------------------------- */
+
+/* Two parameter sets with the same names and values. */
+static bool same_point(const struct ax_db_params *a,
+		       const struct ax_db_params *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (int k = 0; k < a->n; k++)
+		if (!same_value(ax_db_param_find(b, a->v[k].name), &a->v[k]))
+			return false;
+	return true;
+}
+
+/* One session's best point and figure in a cell. */
+static void optimum_cell(struct ax_html_ctx *c, const session_t *s,
+			 const trial_t *best)
+{
+	fprintf(c->f, "<td>session %lld: ", (long long)s->id);
+	if (!params_text(&best->params, s, c->f))
+		fputs("none varied", c->f);
+	fprintf(c->f, " (%.4g)</td>", best->value);
+}
+
+/* Each pair of a batch and a cold session of one suite, device and shape
+ * whose best trials both passed: where the optima differ, a kernel tuned
+ * warm is not known to be best as it will run cold (a weight stream tuned
+ * warm can run at a third of its speed cold).  Returns the rows written. */
+static int warm_cold_rows(struct ax_html_ctx *c, const session_t *cold)
+{
+	const struct ax_db_sessions *all = c->d->sessions;
+	bool hib = higher_better(c, cold);
+	int ok, rows = 0;
+	const trial_t *cb = best_trial(cold, hib, &ok);
+	for (size_t i = 0; cb && i < all->n; i++) {
+		const session_t *w = all->v[i];
+		const trial_t *wb;
+		if (is_cold(w) ||
+		    strcmp(ax_html_str(w->suite), ax_html_str(cold->suite)) ||
+		    strcmp(ax_html_str(w->device.fingerprint),
+			   ax_html_str(cold->device.fingerprint)) ||
+		    !same_point(&w->shape, &cold->shape) ||
+		    !(wb = best_trial(w, hib, &ok)))
+			continue;
+		bool same = same_point(&wb->params, &cb->params);
+		fputs("<tr><td>", c->f);
+		ax_html_escape(c->f, ax_html_str(cold->suite));
+		fputs(" ", c->f);
+		params_text(&cold->shape, NULL, c->f);
+		fputs("</td>", c->f);
+		optimum_cell(c, w, wb);
+		optimum_cell(c, cold, cb);
+		fprintf(c->f, "<td>%s</td></tr>\n",
+			same ? "the same point"
+			     : "<strong>different points</strong>: export "
+			       "the one measured in the mode the kernel "
+			       "will run in");
+		rows++;
+	}
+	return rows;
+}
+
+static void warm_cold(struct ax_html_ctx *c)
+{
+	const struct ax_db_sessions *all = c->d->sessions;
+	bool any = false;
+	for (size_t i = 0; i < all->n && !any; i++)
+		any = is_cold(all->v[i]);
+	if (!any)
+		return;
+	fputs("<h3>Warm and cold optima</h3>\n<p>Sessions of one suite, "
+	      "device and shape tuned in batch mode (repetitions back to "
+	      "back, caches warm) and in cold mode (<code>tune --mode "
+	      "cold</code>: caches scrubbed before each repetition), and "
+	      "whether their best trials are the same point.</p>\n"
+	      "<table><tr><th>Suite and shape</th><th>Best warm (batch)"
+	      "</th><th>Best cold</th><th>Optima</th></tr>\n",
+	      c->f);
+	int rows = 0;
+	for (size_t i = 0; i < all->n; i++)
+		if (is_cold(all->v[i]))
+			rows += warm_cold_rows(c, all->v[i]);
+	if (!rows)
+		fputs("<tr><td colspan=\"4\">No batch session of the same "
+		      "suite, device and shape as a cold one, or no best "
+		      "trial on one side: nothing to compare.</td></tr>\n",
+		      c->f);
+	fputs("</table>\n", c->f);
+}
+
 void ax_html_section_tuner(struct ax_html_ctx *c)
 {
 	const struct ax_db_sessions *all = c->d->sessions;
@@ -448,6 +546,7 @@ void ax_html_section_tuner(struct ax_html_ctx *c)
 	for (size_t i = 0; i < all->n; i++)
 		best_row(c, all->v[i]);
 	fputs("</table></div>\n", c->f);
+	warm_cold(c);
 	fputs("<h3>Which parameters mattered</h3>\n<p>For each parameter, the "
 	      "range of the mean objective over the values tried, as a "
 	      "share of the best value found.</p>\n<table><tr><th>Session"

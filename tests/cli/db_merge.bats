@@ -83,7 +83,7 @@ assert d["bytes_before"] == 0 and d["bytes_after"] > 0, d' "$T/m.json"
 	python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema_version"] == 8 and d["counts"]["run"] == 4, d
+assert d["schema_version"] == 9 and d["counts"]["run"] == 4, d
 assert len(d["hosts"]) == 1 and d["hosts"][0]["runs"] == 4, d' "$T/i.json"
 	"$AX" --db "$M" --json db check >"$T/c.json"
 	python3 docs/json/check.py db_check <"$T/c.json"

@@ -291,7 +291,7 @@ for r in rs:
 	run "$AX" --db "$DB" run "${CPUG[@]}"
 	assert_success
 	assert_output --partial "stored baseline 1 is not reused: its machine load is unknown (stored before axbench kept it)"
-	[ "$(sql 'pragma user_version')" = 8 ]
+	[ "$(sql 'pragma user_version')" = 9 ]
 	[ "$(sql "select group_concat(id || ':' || coalesce(busy_other, 'null') ||
 		':' || (median > 0), ' ') from (select * from cpu_baseline
 		order by id)" | sed 's/:[0-9.]*:1$/:known:1/')" = "1:null:1 2:known:1" ]

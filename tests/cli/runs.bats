@@ -192,6 +192,6 @@ EOF
 	assert_output --partial '"run_label": null'
 	[ "$(sha256sum "$DB")" = "$sum" ]
 	"$AX" --db "$DB" run "${TINY[@]}" "${FAST[@]}" --label new
-	[ "$(sql 'pragma user_version')" = 8 ]
+	[ "$(sql 'pragma user_version')" = 9 ]
 	[ "$(sql "select id || ':' || coalesce(label, 'NULL') from run order by id" | tr '\n' ' ')" = "1:NULL 2:new " ]
 }
