@@ -85,7 +85,7 @@ if [ -s "$tmp/pairs" ] && [ -x "$tbin" ]; then
 	echo
 	echo "Transfer: bo cold vs with a prior from another GPU's bo session" \
 	     "(100 evaluations there), $bo_seeds seeds, default stop rule."
-	echo "to5%: median evaluations to within 5 % of the optimum, cold/prior;" \
+	echo "rho: the landscapes' rank correlation (common points); to5%: median evaluations to within 5 % of the optimum, cold/prior;" \
 	     "saved: cold / prior; @N: median best/optimum, cold/prior; the" \
 	     "'cold, other seeds' row is the noise floor"
 	"$tbin" -H
