@@ -208,8 +208,9 @@ bench: deps
 	@bench/run.sh
 
 bench-tuner: deps
-	@$(MAKE) --no-print-directory $(BENCH_BIN)
+	@$(MAKE) --no-print-directory axbench $(BENCH_BIN)
 	@bench/tuner.sh
+	@bench/pareto.sh
 
 clean:
 	rm -rf build build-asan axbench

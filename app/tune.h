@@ -28,14 +28,17 @@ enum ax_tune_prior_mode {
 };
 
 /* What a live session minimises, per repetition: time (seconds), energy
- * (joules, from the device's sensor) or edp (their product). */
+ * (joules, from the device's sensor), edp (their product), or time and
+ * energy both: their Pareto front (tuner/strategy.h, ax_tuner_tell2). */
 enum ax_tune_objective {
 	AX_OBJ_UNSET = 0, /* not given: time, or the resumed session's */
 	AX_OBJ_TIME,
 	AX_OBJ_ENERGY,
 	AX_OBJ_EDP,
+	AX_OBJ_PARETO,
 };
-/* "time", "energy", "edp" (NULL-terminated; enum order from TIME). */
+/* "time", "energy", "edp", "time,energy" (NULL-terminated; enum order
+ * from TIME). */
 const char *const *ax_tune_objectives(void);
 const char *ax_tune_objective_name(enum ax_tune_objective o);
 

@@ -8,6 +8,8 @@
  *   app/tune_verdict.c    the defaults measured first, the best points
  *                         re-timed, the best of them and the defaults
  *                         measured in paired rounds for the verdict
+ *   app/tune_pareto.c     the end of a time-and-energy session: the front
+ *                         re-timed, stored and printed
  *   app/tune_report.c     progress lines and the closing report
  *   app/tune_resume.c     --resume: the stored trials replayed into the
  *                         tuner, the stored settings checked
@@ -48,13 +50,19 @@ struct ax_tl_live {
 	int first_n;	       /* the paired figure agrees with it */
 	double run_start_s;    /* when this run's first trial began */
 	int run_trials;	       /* trials measured by this run */
+	json_t *front;	       /* time,energy: the re-timed front (owned) */
 };
+
+/* The most front points a time-and-energy session re-times. */
+#define AX_TL_FRONT_MAX 8
 
 
 /* A final measurement: its median and its raw values, for the verdict. */
 struct ax_tl_timed {
 	double median; /* NAN when it failed */
 	double obj;    /* its objective figure, NAN when none */
+	double sec;    /* median seconds per repetition, NAN when it failed */
+	int64_t result_id;
 	double *values;
 	int n;
 };
@@ -114,6 +122,19 @@ int ax_tl_replay_stored(struct ax_tl_live *lv,
 enum ax_stop_rule ax_tl_stop_rule_of(const struct ax_tune_args *a);
 int ax_tl_measure_defaults_first(struct ax_tl_live *lv);
 int ax_tl_finalise(struct ax_tl_live *lv, struct ax_tl_verdict *v);
+/* Tell the tuner point i's outcome: its objective figure obj, and with
+ * --objective time,energy its seconds beside (obj is then the energy). */
+void ax_tl_tell(struct ax_tl_live *lv, size_t i, bool ok, double sec,
+		double obj);
+/* Measure p with the final sampling (role "retime" or "default"). */
+int ax_tl_retime(struct ax_tl_live *lv, const struct ax_params *p,
+		 const char *role, struct ax_tl_timed *t);
+bool ax_tl_is_defaults(const struct ax_tl_live *lv, const struct ax_params *p);
+bool ax_tl_defaults_valid(const struct ax_tl_live *lv);
+/* app/tune_pareto.c: the end of a time-and-energy session, and its
+ * closing lines. */
+int ax_tl_finalise_pareto(struct ax_tl_live *lv, struct ax_tl_verdict *v);
+void ax_tl_print_front(const struct ax_tl_live *lv);
 const char *ax_tl_end_reason(const struct ax_tl_live *lv, int rc);
 void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc);
 void ax_tl_tell_resume(const struct ax_tl_live *lv);

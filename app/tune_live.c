@@ -128,11 +128,10 @@ static int trial(struct ax_tl_live *lv, size_t i)
 		lv->trial_ids[i] = trial_id;
 		/* A point measured but without an energy figure tells the
 		 * tuner nothing it can minimise: it counts as failed. */
-		ax_tuner_tell(lv->tuner, i,
-			      isnan(obj) ? AX_TRIAL_FAILED : AX_TRIAL_OK, obj);
+		ax_tl_tell(lv, i, !isnan(obj), sec, obj);
 		if (r->status == 0 && isnan(obj))
 			ax_tl_say(lv,
-			    "trial %d has no %s ax_tl_figure (no power reading "
+			    "trial %d has no %s figure (no power reading "
 			    "over its timed span)",
 			    lv->n_trials,
 			    ax_tune_objective_name(lv->a->objective));
@@ -167,6 +166,7 @@ void ax_tune_options(const struct ax_tune_args *a, struct ax_tuner_options *o)
 	o->budget = a->budget;
 	o->time_limit_s = a->time_limit_s;
 	o->stop_rule = ax_tl_stop_rule_of(a);
+	o->objectives = a->objective == AX_OBJ_PARETO ? 2 : 1;
 }
 
 static int claim_refused(struct ax_tl_live *lv)
@@ -181,6 +181,14 @@ static int claim_refused(struct ax_tl_live *lv)
 static int choose_prior(struct ax_tl_live *lv,
 			const struct ax_db_session_row *resumed)
 {
+	if (lv->a->objective == AX_OBJ_PARETO) {
+		snprintf(lv->prior.basis, sizeof(lv->prior.basis),
+			 "a time,energy session searches without one: a "
+			 "prior models time alone");
+		ax_tl_say(lv, "tuning cold, with no prior: %s",
+			  lv->prior.basis);
+		return 0;
+	}
 	int rc = ax_tune_prior_resolve(
 	    lv->app, lv->db, lv->a, lv->space, lv->session.info->fingerprint,
 	    resumed ? resumed->prior_session_id : 0, &lv->prior);
@@ -304,6 +312,7 @@ static int close_all(struct ax_tl_live *lv, int rc)
 		rc = rc ? rc : code;
 	}
 	ax_tuner_destroy(lv->tuner);
+	json_decref(lv->front);
 	ax_tune_prior_release(&lv->prior);
 	ax_space_destroy(lv->space);
 	free(lv->trial_ids);

@@ -22,6 +22,7 @@ double ax_tl_objective_of(const struct ax_tl_live *lv,
 {
 	switch (lv->a->objective) {
 	case AX_OBJ_ENERGY:
+	case AX_OBJ_PARETO: /* the energy, told beside the seconds */
 		return c->energy_rep_j;
 	case AX_OBJ_EDP:
 		return c->energy_rep_j * sec;
@@ -32,7 +33,9 @@ double ax_tl_objective_of(const struct ax_tl_live *lv,
 
 const char *ax_tl_objective_unit(const struct ax_tl_live *lv)
 {
-	return lv->a->objective == AX_OBJ_ENERGY ? "J"
+	return lv->a->objective == AX_OBJ_ENERGY ||
+		       lv->a->objective == AX_OBJ_PARETO
+		   ? "J"
 	       : lv->a->objective == AX_OBJ_EDP	 ? "J*s"
 						 : "s";
 }
@@ -52,15 +55,27 @@ bool ax_tl_better(const struct ax_tl_live *lv, double value, double obj)
 					      : value < lv->best_value;
 }
 
+void ax_tl_tell(struct ax_tl_live *lv, size_t i, bool ok, double sec,
+		double obj)
+{
+	enum ax_trial_status st = ok ? AX_TRIAL_OK : AX_TRIAL_FAILED;
+	if (lv->a->objective == AX_OBJ_PARETO)
+		ax_tuner_tell2(lv->tuner, i, st, ok ? sec : NAN,
+			       ok ? obj : NAN);
+	else
+		ax_tuner_tell(lv->tuner, i, st, ok ? obj : NAN);
+}
+
 const char *const *ax_tune_objectives(void)
 {
-	static const char *const names[] = {"time", "energy", "edp", NULL};
+	static const char *const names[] = {"time", "energy", "edp",
+					    "time,energy", NULL};
 	return names;
 }
 
 const char *ax_tune_objective_name(enum ax_tune_objective o)
 {
-	return o >= AX_OBJ_TIME && o <= AX_OBJ_EDP
+	return o >= AX_OBJ_TIME && o <= AX_OBJ_PARETO
 		   ? ax_tune_objectives()[o - AX_OBJ_TIME]
 		   : "time";
 }

@@ -23,9 +23,11 @@ static bool quiet(const struct ax_tl_live *lv)
 /* A figure in the suite's unit, or "-" when there is none. */
 const char *ax_tl_figure(const struct ax_tl_live *lv, double v, char *buf, size_t n)
 {
+	/* Written into buf either way: callers print buf. */
 	if (isnan(v))
-		return "-";
-	snprintf(buf, n, "%.4g %s", v, lv->a->suite->unit);
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.4g %s", v, lv->a->suite->unit);
 	return buf;
 }
 
@@ -306,6 +308,10 @@ static void report_json(struct ax_tl_live *lv, const struct ax_tl_verdict *v,
 	json_object_set_new(o, "prior", prior_json(lv));
 	set_interval_json(lv, v, o);
 	set_objective_json(lv, v, o);
+	if (lv->a->objective == AX_OBJ_PARETO)
+		json_object_set_new(o, "front",
+				    lv->front ? json_deep_copy(lv->front)
+					      : json_array());
 	json_dumpf(o, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(o);
@@ -427,6 +433,14 @@ void ax_tl_report(struct ax_tl_live *lv, const struct ax_tl_verdict *v, int rc)
 	       (long long)lv->session_id, lv->a->strategy, s->name,
 	       lv->n_trials, stop);
 	print_prior(lv);
+	if (lv->a->objective == AX_OBJ_PARETO) {
+		ax_tl_print_front(lv);
+		if (!isnan(lv->defaults_first))
+			printf("defaults: %.4g %s  measured first, before the "
+			       "trials\n",
+			       lv->defaults_first, s->unit);
+		return;
+	}
 	if (!v->have_best) {
 		report_no_best(lv);
 		return;

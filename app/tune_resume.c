@@ -47,7 +47,8 @@ int ax_tl_replay_stored(struct ax_tl_live *lv,
 		 * (sessions from before objectives minimised seconds). */
 		double fig = isfinite(t->objective_value) ? t->objective_value
 							  : t->seconds;
-		if (ax_tl_energy_objective(lv))
+		if (ax_tl_energy_objective(lv) ||
+		    lv->a->objective == AX_OBJ_PARETO)
 			fig = t->objective_value;
 		bool ok = t->status && strcmp(t->status, "ok") == 0 &&
 			  isfinite(fig);
@@ -55,9 +56,10 @@ int ax_tl_replay_stored(struct ax_tl_live *lv,
 		if (i < 0)
 			continue;
 		lv->trial_ids[i] = t->id;
-		ax_tuner_tell(lv->tuner, (size_t)i,
-			      ok ? AX_TRIAL_OK : AX_TRIAL_FAILED,
-			      ok ? fig : NAN);
+		ax_tl_tell(lv, (size_t)i,
+			   ok && (lv->a->objective != AX_OBJ_PARETO ||
+				  isfinite(t->seconds)),
+			   t->seconds, fig);
 		double o = ok ? fig : NAN;
 		if (ok && ax_tl_better(lv, t->value, o)) {
 			lv->best_value = t->value;
@@ -163,7 +165,8 @@ int ax_tl_check_objective_sensor(struct ax_tl_live *lv)
 	char why[512];
 	if (lv->a->objective == AX_OBJ_UNSET)
 		lv->a->objective = AX_OBJ_TIME;
-	if (!ax_tl_energy_objective(lv) ||
+	if ((!ax_tl_energy_objective(lv) &&
+	     lv->a->objective != AX_OBJ_PARETO) ||
 	    ax_session_power_probe(&lv->session, why, sizeof(why)) == 0)
 		return 0;
 	return ax_app_error(lv->app, AX_EXIT_USAGE,

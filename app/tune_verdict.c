@@ -25,11 +25,11 @@
 #include <string.h>
 
 /* Measure p carefully (final sampling) and store it with its role. */
-static int retime(struct ax_tl_live *lv, const struct ax_params *p, const char *role,
-		  struct ax_tl_timed *t)
+int ax_tl_retime(struct ax_tl_live *lv, const struct ax_params *p,
+		 const char *role, struct ax_tl_timed *t)
 {
 	struct ax_session_case c;
-	*t = (struct ax_tl_timed){.median = NAN, .obj = NAN};
+	*t = (struct ax_tl_timed){.median = NAN, .obj = NAN, .sec = NAN};
 	int rc = ax_tl_measure(lv, p, &lv->a->final_opts, role, &c);
 	if (rc == 0 && c.r.outcome == AX_CASE_INTERRUPTED)
 		rc = AX_EINTR;
@@ -38,13 +38,15 @@ static int retime(struct ax_tl_live *lv, const struct ax_params *p, const char *
 		memcpy(t->values, c.r.values, sizeof(double) * (size_t)c.r.n);
 		t->n = c.r.n;
 		t->median = c.r.summary.median;
-		t->obj = ax_tl_objective_of(lv, &c, ax_runner_median_seconds(&c.r));
+		t->sec = ax_runner_median_seconds(&c.r);
+		t->obj = ax_tl_objective_of(lv, &c, t->sec);
 	}
+	t->result_id = c.result_id;
 	ax_session_case_release(&c);
 	return rc;
 }
 
-static bool is_defaults(const struct ax_tl_live *lv, const struct ax_params *p)
+bool ax_tl_is_defaults(const struct ax_tl_live *lv, const struct ax_params *p)
 {
 	const struct ax_params *d = &lv->a->base;
 	for (int k = 0; k < p->n; k++)
@@ -63,6 +65,11 @@ static bool defaults_valid(const struct ax_tl_live *lv, char *why, size_t n)
 	return ax_params_check(&lv->a->base, why, n) == 0 &&
 	       (!s->check ||
 		s->check(&lv->a->base, lv->session.info, why, n) == 0);
+}
+
+bool ax_tl_defaults_valid(const struct ax_tl_live *lv)
+{
+	return defaults_valid(lv, NULL, 0);
 }
 
 /*
@@ -92,7 +99,7 @@ int ax_tl_measure_defaults_first(struct ax_tl_live *lv)
 		  lv->a->mode == AX_MODE_COLD
 		      ? "caches scrubbed before each single repetition"
 		      : "repetitions back to back, caches warm");
-	int rc = retime(lv, &lv->a->base, "default", &t);
+	int rc = ax_tl_retime(lv, &lv->a->base, "default", &t);
 	lv->defaults_first = t.median;
 	free(lv->first_values);
 	lv->first_values = t.values;
@@ -145,7 +152,7 @@ static int retime_top(struct ax_tl_live *lv, struct ax_tl_verdict *v,
 	for (size_t j = 0; j < k; j++) {
 		struct ax_params p;
 		ax_tl_point_params(lv, top[j], &p);
-		if (!is_defaults(lv, &p))
+		if (!ax_tl_is_defaults(lv, &p))
 			top[n++] = top[j];
 	}
 	if (n)
@@ -160,7 +167,7 @@ static int retime_top(struct ax_tl_live *lv, struct ax_tl_verdict *v,
 		char label[512], f[64];
 		ax_tl_point_params(lv, top[j], &p);
 		ax_params_label(&p, AX_PARAM_TUNABLE, label, sizeof(label));
-		rc = retime(lv, &p, "retime", &t);
+		rc = ax_tl_retime(lv, &p, "retime", &t);
 		ax_tl_say(lv, "re-timed %zu/%zu (%s): %s", j + 1, n, label,
 			  ax_tl_figure(lv, t.median, f, sizeof(f)));
 		if (rc == 0 && better_than(lv, &t, v)) {
@@ -365,7 +372,7 @@ static int retime_defaults(struct ax_tl_live *lv, struct ax_tl_verdict *v,
 			  "its figure is 5 %% below the defaults re-timed "
 			  "after it",
 			  ax_tune_objective_name(lv->a->objective));
-	int rc = retime(lv, &lv->a->base, "default", &def);
+	int rc = ax_tl_retime(lv, &lv->a->base, "default", &def);
 	ax_tl_say(lv, "re-timed the defaults: %s",
 		  ax_tl_figure(lv, def.median, f, sizeof(f)));
 	v->defaults = def.median;
@@ -393,6 +400,8 @@ int ax_tl_finalise(struct ax_tl_live *lv, struct ax_tl_verdict *v)
 	v->defaults = v->defaults_obj = v->best_obj = v->cand = NAN;
 	v->pair = (struct ax_tl_pair){.speedup = NAN, .lo = NAN, .hi = NAN,
 				      .pred_lo = NAN, .pred_hi = NAN};
+	if (lv->a->objective == AX_OBJ_PARETO)
+		return ax_tl_finalise_pareto(lv, v);
 	int rc = retime_top(lv, v, &best);
 	if (rc == 0 && defaults_valid(lv, NULL, 0) && !ax_interrupted) {
 		if (v->have_candidate && !ax_tl_energy_objective(lv))

@@ -16,7 +16,14 @@
 #include <string.h>
 #include <strings.h>
 
-enum { OPT_SUITE = 1, OPT_FORMAT, OPT_OUTPUT, OPT_SHAPES, OPT_TUNED_ONLY };
+enum {
+	OPT_SUITE = 1,
+	OPT_FORMAT,
+	OPT_OUTPUT,
+	OPT_SHAPES,
+	OPT_TUNED_ONLY,
+	OPT_PICK
+};
 
 #define MAX_SHAPES 64
 
@@ -31,6 +38,10 @@ static const struct ax_cli_opt export_opts[] = {
     {OPT_TUNED_ONLY, "tuned-only", 0, NULL,
      "only the shapes whose tuned point beat the defaults (default: every "
      "shape, the others with their defaults)"},
+    {OPT_PICK, "pick", 0, "WHICH",
+     "of a shape tuned with --objective time,energy, the point of its "
+     "Pareto front to export: knee (the balanced trade), fastest or "
+     "least-energy (default knee)"},
     {0},
 };
 
@@ -124,6 +135,7 @@ static void summarise(const struct ax_app *app, const struct ax_export_out *o,
 struct export_args {
 	const char *suite, *path;
 	bool json, tuned_only;
+	enum ax_export_pick pick;
 	struct ax_export_shape shapes[MAX_SHAPES];
 	int n_shapes;
 };
@@ -147,7 +159,8 @@ static int export_run(struct ax_app *app, const struct export_args *a,
 	    .suite = a->suite, .with_samples = true, .stop = &ax_interrupted};
 	struct ax_export_opts opts = {.shapes = a->shapes,
 				      .n_shapes = a->n_shapes,
-				      .tuned_only = a->tuned_only};
+				      .tuned_only = a->tuned_only,
+				      .pick = a->pick};
 	struct ax_db *db;
 	struct ax_db_results results = {0};
 	struct ax_db_sessions sessions = {0};
@@ -227,6 +240,10 @@ static int export_main(struct ax_app *app, int argc, char **argv)
 			rc = add_shapes(app, a, it.optarg, schema, n);
 		else if (opt == OPT_TUNED_ONLY)
 			a->tuned_only = true;
+		else if (opt == OPT_PICK)
+			for (int k = 0; ax_export_picks()[k]; k++)
+				if (!strcmp(it.optarg, ax_export_picks()[k]))
+					a->pick = (enum ax_export_pick)k;
 	}
 	if (rc == 0)
 		rc = ax_cli_parse_end(&it, opt, 0, 0);
@@ -247,6 +264,7 @@ static const char *const *export_formats(void)
 
 static const struct ax_cli_choice export_choices[] = {
     {OPT_FORMAT, export_formats},
+    {OPT_PICK, ax_export_picks},
     {0},
 };
 

@@ -60,8 +60,10 @@ static const struct ax_cli_opt tune_opts[] = {
      "another device (default auto; --resume keeps the session's own)"},
     {OPT_OBJECTIVE, "objective", 0, "NAME",
      "what to minimise per repetition: time, energy (J, from the device's "
-     "power sensor) or edp (energy x time); energy and edp need a sensor "
-     "(default time; --resume keeps the session's)"},
+     "power sensor), edp (energy x time), or time,energy for their Pareto "
+     "front (with --replay: of a landscape that records energy or power); "
+     "energy objectives need a sensor (default time; --resume keeps the "
+     "session's)"},
     {OPT_MODE, "mode", 0, "batch|cold",
      "sample every trial as it will run: batch times repetitions back to "
      "back (caches warm), cold scrubs the caches before each single "
@@ -322,6 +324,49 @@ static struct replay_figures replay_figures(const struct ax_landscape *l,
 	return f;
 }
 
+/* The measured front: each point's parameters, time and energy, the
+ * knee marked; and how it compares with the landscape's whole front. */
+static json_t *replay_front_json(const struct ax_landscape *l,
+				 const struct ax_replay_result *r)
+{
+	json_t *pts = json_array();
+	for (size_t j = 0; j < r->nfront; j++) {
+		size_t i = r->front[j];
+		json_t *p = json_object();
+		for (int d = 0; d < ax_space_ndims(l->space); d++)
+			json_object_set_new(
+			    p, ax_space_dim_name(l->space, d),
+			    json_real(ax_space_value(l->space, i, d)));
+		json_array_append_new(
+		    pts,
+		    json_pack("{s:I,s:o,s:f,s:f,s:b}", "index", (json_int_t)i,
+			      "params", p, "time_ms", l->cost[i], "energy_j",
+			      l->energy[i], "knee", j == r->knee));
+	}
+	return json_pack("{s:o,s:I,s:f}", "points", pts, "landscape_front",
+			 (json_int_t)r->true_front, "hypervolume_ratio",
+			 r->hv_ratio);
+}
+
+static void print_replay_front(const struct ax_landscape *l,
+			       const struct ax_replay_result *r)
+{
+	printf("Pareto front of time and energy: %zu points measured "
+	       "(the whole landscape's front has %zu); they reach %.1f %% "
+	       "of its hypervolume\n",
+	       r->nfront, r->true_front, 100 * r->hv_ratio);
+	for (size_t j = 0; j < r->nfront; j++) {
+		size_t i = r->front[j];
+		printf("  %s %10.5g ms %10.5g J ",
+		       j == r->knee ? "knee" : "    ", l->cost[i],
+		       l->energy[i]);
+		for (int d = 0; d < ax_space_ndims(l->space); d++)
+			printf(" %s=%g", ax_space_dim_name(l->space, d),
+			       ax_space_value(l->space, i, d));
+		putchar('\n');
+	}
+}
+
 static void print_replay_json(const struct tune_cli *t,
 			      const struct ax_landscape *l,
 			      const struct ax_prior *prior,
@@ -345,6 +390,11 @@ static void print_replay_json(const struct tune_cli *t,
 	    real_or_null(f.per_ask_ms), "stop_reason", r->stop_reason, "trace",
 	    tr);
 	json_object_set_new(o2, "prior", replay_prior_json(t, prior));
+	json_object_set_new(
+	    o2, "objective",
+	    json_string(o->objectives == 2 ? "time,energy" : "time"));
+	if (o->objectives == 2)
+		json_object_set_new(o2, "front", replay_front_json(l, r));
 	json_dumpf(o2, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(o2);
@@ -392,6 +442,7 @@ static int replay_main(struct ax_app *app, struct tune_cli *t)
 	ax_tune_options(&t->a, &o);
 	o.prior = prior;
 	struct ax_replay_result r;
+
 	double *trace = calloc(t->a.budget, sizeof(double));
 	int rc = trace ? ax_replay_run(l, t->a.strategy, t->a.seed, &o, trace,
 				       t->a.budget, &r, err, sizeof(err))
@@ -406,6 +457,8 @@ static int replay_main(struct ax_app *app, struct tune_cli *t)
 		print_replay_json(t, l, prior, &o, &r, trace);
 	else
 		print_replay_text(t, l, prior, &o, &r);
+	if (o.objectives == 2 && !app->json)
+		print_replay_front(l, &r);
 	free(trace);
 	ax_prior_destroy(prior);
 	ax_landscape_destroy(l);
@@ -479,10 +532,13 @@ static int tune_main(struct ax_app *app, int argc, char **argv)
 				  "--label names the run a live session "
 				  "stores, and --replay stores nothing; leave "
 				  "--label out");
-	if (rc == 0 && t->replay && t->a.objective > AX_OBJ_TIME)
+	if (rc == 0 && t->replay && t->a.objective > AX_OBJ_TIME &&
+	    t->a.objective != AX_OBJ_PARETO)
 		rc = ax_app_error(app, AX_EXIT_USAGE,
-				  "--objective %s: a recorded landscape holds "
-				  "times only; --replay tunes for time",
+				  "--objective %s: --replay tunes a recorded "
+				  "landscape's time, or with time,energy the "
+				  "Pareto front of one that records energy or "
+				  "power",
 				  ax_tune_objective_name(t->a.objective));
 	if (rc == 0 && t->replay) {
 		rc = replay_main(app, t);

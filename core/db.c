@@ -242,15 +242,18 @@ static const char *const migration_8 =
     "ALTER TABLE cpu_baseline ADD COLUMN online_cpus INTEGER;";
 
 /*
- * Migration 9: the sampling mode a tuning session measured in (issue 39).
- * A kernel tuned warm (batch: repetitions back to back, caches hot) can
- * have another optimum cold (caches scrubbed before every sample), and an
- * export must say which conditions its configuration was chosen under.
- * "batch" or "cold"; sessions stored before keep NULL, which reads as
- * batch, the only mode tune had.
+ * Migration 9 (issue 39): the sampling mode a tuning session measured in,
+ * and the Pareto front of a session tuned for time and energy.  A kernel
+ * tuned warm (batch: repetitions back to back, caches hot) can have
+ * another optimum cold (caches scrubbed before every sample), and an
+ * export must say which conditions its configuration was chosen under:
+ * "batch" or "cold", NULL (read as batch, the only mode tune had) for
+ * sessions stored before.  front_json is the front of the re-timed points
+ * and the defaults (app/tune_pareto.c), NULL for other objectives.
  */
 static const char *const migration_9 =
-    "ALTER TABLE tune_session ADD COLUMN mode TEXT;";
+    "ALTER TABLE tune_session ADD COLUMN mode TEXT;"
+    "ALTER TABLE tune_session ADD COLUMN front_json TEXT;";
 
 static const char *const migrations[AX_DB_SCHEMA_VERSION] = {
     migration_1, migration_2, migration_3, migration_4, migration_5,

@@ -184,6 +184,10 @@ int ax_db_session_begin(struct ax_db *db, const struct ax_db_session *s,
  * AX_EBUSY (with a message naming the other run and its process) while
  * another run whose process lives owns it.  run_id 0 only looks. */
 int ax_db_session_claim(struct ax_db *db, int64_t session_id, int64_t run_id);
+/* Store a time-and-energy session's Pareto front (a JSON array,
+ * app/tune_pareto.c), replacing any stored before. */
+int ax_db_session_set_front(struct ax_db *db, int64_t session_id,
+			    const char *front_json);
 /* Record how the session ended and which trial was best (0 if none). */
 int ax_db_session_finish(struct ax_db *db, int64_t session_id,
 			 const char *stop_reason, int64_t best_trial_id);
@@ -346,7 +350,8 @@ int ax_db_runs(struct ax_db *db, const struct ax_db_filter *f, json_t **out);
  * "prior_session_id" (null: tuned cold),"shape","device",
  * "objective" ("time", "energy", "edp"; "live" from before objectives),
  * "mode" ("batch" or "cold": how trials were sampled; "batch" before
- * schema 9),
+ * schema 9), "front" (objective "time,energy": the stored Pareto front,
+ * else null),
  * "trials":[{"index","params","status","value","seconds","compile_ms",
  * "objective_value","created_at"}]}] */
 int ax_db_sessions(struct ax_db *db, const struct ax_db_filter *f,

@@ -350,6 +350,7 @@ static void session_head(json_t *o, const struct ax_db_session_row *s)
 	json_object_set_new(o, "stop_rule", text(s->stop_rule));
 	json_object_set_new(o, "prior_session_id", id(s->prior_session_id));
 	json_object_set_new(o, "mode", text(s->mode));
+	json_object_set_new(o, "front", doc(s->front_doc));
 }
 
 json_t *ax_db_session_json(const struct ax_db_session_row *s)

@@ -104,7 +104,8 @@ static const struct table tables[] = {
     {"tune_session",
      AX_DB_MERGE_TUNE_SESSION,
      "uuid, suite, shape_json, strategy, objective, seed, budget,"
-     " space_json, stop_reason, started_at, finished_at, stop_rule, mode",
+     " space_json, stop_reason, started_at, finished_at, stop_rule, mode,"
+     " front_json",
      {{"device_id", "device", "fingerprint"}, {"owner_run_id", "run", "uuid"}},
      "uuid",
      NULL,

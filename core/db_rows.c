@@ -1111,9 +1111,9 @@ int ax_db_run_rows(struct ax_db *db, const struct ax_db_filter *f,
 	"SELECT x.id, x.uuid, x.suite, x.strategy, x.objective, x.seed,"       \
 	" x.budget, x.stop_reason, x.best_trial_id, x.started_at,"             \
 	" x.finished_at, x.shape_json, x.space_json, x.stop_rule,"             \
-	" x.prior_session_id, x.mode, " DEV_COLS                               \
+	" x.prior_session_id, x.mode, x.front_json, " DEV_COLS                 \
 	" FROM tune_session x LEFT JOIN device d ON d.id = x.device_id"
-#define N_SESSION_COLS 16
+#define N_SESSION_COLS 17
 
 static void session_texts(const struct cols *c, struct ax_db_session_row *s)
 {
@@ -1146,6 +1146,7 @@ static struct ax_db_session_row *session_row(sqlite3_stmt *st)
 	s->shape_doc = col_doc(&c, 11, "shape");
 	s->shape = params_of(c.mem, s->shape_doc);
 	s->space_doc = col_doc(&c, 12, "space");
+	s->front_doc = col_doc(&c, 16, "front");
 	s->prior_session_id = col_id(&c, 14);
 	device_cols(c, N_SESSION_COLS, &s->device);
 	if (c.mem->oom) {

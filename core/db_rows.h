@@ -330,6 +330,7 @@ struct ax_db_session_row {
 	size_t n_trials;
 	const char *source;	       /* as for results */
 	json_t *shape_doc, *space_doc; /* as stored */
+	json_t *front_doc; /* time,energy: the stored front; NULL: none */
 	struct ax_db_mem *mem;
 };
 

@@ -421,6 +421,19 @@ int ax_db_session_finish(struct ax_db *db, int64_t session_id,
 	return 0;
 }
 
+int ax_db_session_set_front(struct ax_db *db, int64_t session_id,
+			    const char *front_json)
+{
+	sqlite3_stmt *st;
+	int rc = ax_dbi_prepare(
+	    db, "UPDATE tune_session SET front_json = ? WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	ax_dbi_bind_text(st, 1, front_json);
+	sqlite3_bind_int64(st, 2, session_id);
+	return ax_dbi_step_done(db, st, NULL, "storing a session's front");
+}
+
 int ax_db_trial_add(struct ax_db *db, const struct ax_db_trial *t, int64_t *id)
 {
 	sqlite3_stmt *st;

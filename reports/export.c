@@ -127,8 +127,23 @@ struct group {
 };
 
 /* What a group's points were tuned for (tune --objective). */
-enum objective { OBJ_TIME, OBJ_ENERGY, OBJ_EDP };
-static const char *const objective_names[] = {"time", "energy", "edp"};
+enum objective { OBJ_TIME, OBJ_ENERGY, OBJ_EDP, OBJ_PARETO };
+static const char *const objective_names[] = {"time", "energy", "edp",
+					      "time,energy"};
+#define N_OBJECTIVES 4
+
+const char *const *ax_export_picks(void)
+{
+	static const char *const names[] = {"knee", "fastest", "least-energy",
+					    NULL};
+	return names;
+}
+
+/* The margins a point of a front must clear to replace the defaults
+ * (reports/export.h): compare's minimum effect for time, its energy
+ * margin for energy. */
+#define PICK_TIME_MARGIN 0.02
+#define PICK_ENERGY_MARGIN 0.05
 
 /* A paired measurement of a point against the defaults, from the
  * stored extra.pair: the point's speed over the defaults' (above 1: the
@@ -459,7 +474,7 @@ static enum objective group_objective(const struct builder *b,
 	for (int i = 0; i < g->n; i++) {
 		const struct ax_db_session_row *s = session_by_id(b, g->m[i].r);
 		const char *name = s ? s->objective : NULL;
-		for (int k = 0; name && k < 3; k++)
+		for (int k = 0; name && k < N_OBJECTIVES; k++)
 			if (!strcmp(name, objective_names[k]))
 				o = (enum objective)k;
 	}
@@ -514,6 +529,133 @@ static void choose_by_energy(const struct group *g, struct choice *ch)
 		       "re-times both where the device has a sensor)");
 }
 
+/* The newest time,energy session with a stored front that measured a
+ * point of g. */
+static const struct ax_db_session_row *front_session(const struct builder *b,
+						     const struct group *g)
+{
+	const struct ax_db_session_row *best = NULL;
+	for (int i = 0; i < g->n; i++) {
+		const struct ax_db_session_row *s = session_by_id(b, g->m[i].r);
+		if (s && s->objective && !strcmp(s->objective, "time,energy") &&
+		    json_array_size(s->front_doc) > 0 &&
+		    (!best || s->id > best->id))
+			best = s;
+	}
+	return best;
+}
+
+/* The member of g whose result a front point names; NULL: none. */
+static const struct member *front_member(const struct group *g,
+					 const json_t *pt)
+{
+	json_int_t id = json_integer_value(json_object_get(pt, "result_id"));
+	for (int i = 0; id > 0 && i < g->n; i++)
+		if (g->m[i].r->id == id)
+			return &g->m[i];
+	return NULL;
+}
+
+/* The front point --pick names: the knee, or the end of the front that is
+ * best in the picked objective. */
+static const json_t *picked_point(const json_t *front, enum ax_export_pick k)
+{
+	size_t i, at = 0;
+	const json_t *pt;
+	const char *key = k == AX_PICK_FASTEST ? "seconds" : "energy_j";
+	double best = INFINITY;
+	json_array_foreach(front, i, pt)
+	{
+		if (k == AX_PICK_KNEE) {
+			if (json_is_true(json_object_get(pt, "knee")))
+				return pt;
+			continue;
+		}
+		double v = json_number_value(json_object_get(pt, key));
+		if (v < best)
+			best = v, at = i;
+	}
+	return json_array_get(front, at);
+}
+
+static double fig(const json_t *pt, const char *key)
+{
+	json_t *v = json_object_get(pt, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* Whether the picked point beats the defaults' point by the pick's margin
+ * (time for fastest, energy for least-energy, either for the knee). */
+static bool pick_beats(const json_t *pt, const json_t *def,
+		       enum ax_export_pick k)
+{
+	bool faster =
+	    fig(pt, "seconds") <= (1 - PICK_TIME_MARGIN) * fig(def, "seconds");
+	bool less = fig(pt, "energy_j") <=
+		    (1 - PICK_ENERGY_MARGIN) * fig(def, "energy_j");
+	return k == AX_PICK_FASTEST	   ? faster
+	       : k == AX_PICK_LEAST_ENERGY ? less
+					   : faster || less;
+}
+
+/* A time,energy group: the picked point of the newest session's front
+ * (reports/export.h). */
+static void choose_from_front(const struct builder *b, const struct group *g,
+			      struct choice *ch)
+{
+	const char *pick = ax_export_picks()[b->opts->pick];
+	const struct ax_db_session_row *s = front_session(b, g);
+	ch->def = newest_defaults(g);
+	if (!s) {
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "no tuning session of this shape stored a Pareto "
+			 "front (tune --objective time,energy stores one)");
+		return;
+	}
+	const json_t *pt = picked_point(s->front_doc, b->opts->pick),
+		     *def = NULL;
+	size_t i;
+	const json_t *q;
+	json_array_foreach(s->front_doc, i,
+			   q) if (json_is_true(json_object_get(q, "defaults")))
+	    def = q;
+	const struct member *c = front_member(g, pt);
+	const struct member *d = def ? front_member(g, def) : NULL;
+	if (pt == def) {
+		if (d)
+			ch->def = d;
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "the %s of session %lld's Pareto front of time and "
+			 "energy is the defaults",
+			 pick, (long long)s->id);
+	} else if (!def || !d) {
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "session %lld's front has no re-timed defaults to "
+			 "set its %s against",
+			 (long long)s->id, pick);
+	} else if (!c || !pick_beats(pt, def, b->opts->pick)) {
+		ch->def = d;
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "the %s of session %lld's front does not beat the "
+			 "defaults re-timed beside it by %s",
+			 pick, (long long)s->id,
+			 b->opts->pick == AX_PICK_FASTEST ? "2 % less time"
+			 : b->opts->pick == AX_PICK_LEAST_ENERGY
+			     ? "5 % less energy"
+			     : "2 % less time or 5 % less energy");
+	} else {
+		ch->tuned = c;
+		ch->def = d;
+		snprintf(ch->reason, sizeof(ch->reason),
+			 "the %s of session %lld's Pareto front of time and "
+			 "energy, re-timed beside the defaults in the same "
+			 "run: %.3gx their time, %.3gx their energy",
+			 pick, (long long)s->id,
+			 fig(pt, "seconds") / fig(def, "seconds"),
+			 fig(pt, "energy_j") / fig(def, "energy_j"));
+	}
+}
+
 /* c against the defaults beside it: 0 and *st, *d, *paired, *pf when
  * it was measured so (paired, or by the sample rules); 1 when it was
  * not (it does not count); else an error. */
@@ -543,6 +685,10 @@ static int choose(const struct builder *b, const struct group *g,
 	int n_tried = 0, n_paired = 0;
 	memset(ch, 0, sizeof(*ch));
 	ch->objective = group_objective(b, g);
+	if (ch->objective == OBJ_PARETO) {
+		choose_from_front(b, g, ch);
+		return 0;
+	}
 	if (ch->objective != OBJ_TIME) {
 		choose_by_energy(g, ch);
 		return 0;
@@ -692,6 +838,10 @@ static void set_objective(json_t *e, const struct builder *b,
 {
 	json_object_set_new(e, "objective",
 			    json_string(objective_names[ch->objective]));
+	json_object_set_new(e, "pick",
+			    ch->objective == OBJ_PARETO
+				? json_string(ax_export_picks()[b->opts->pick])
+				: json_null());
 	const struct ax_db_session_row *s =
 	    r && ch->tuned ? session_by_id(b, r) : NULL;
 	json_object_set_new(e, "mode",
@@ -723,6 +873,9 @@ struct verdict_text {
 
 static struct verdict_text verdict_of(const struct choice *ch, bool hib)
 {
+	if (ch->objective == OBJ_PARETO)
+		return (struct verdict_text){
+		    ch->tuned ? speedup_of(ch, hib) : NAN, ch->reason};
 	if (ch->tuned && ch->objective != OBJ_TIME)
 		return (struct verdict_text){speedup_of(ch, hib),
 					     "measured beside the defaults "

@@ -62,6 +62,15 @@
  * (choice: defaults) and the reason.  Parameters identical to the
  * defaults are never a speed-up.  Failed, skipped or unverified results
  * never count.
+ *
+ * A shape whose newest tuning session was tuned for time and energy
+ * (`tune --objective time,energy`) is chosen from that session's stored
+ * Pareto front, re-timed beside the defaults in one run: the point
+ * `--pick` names is exported as tuned when it is not the defaults and
+ * beats them by the margin of what it was picked for -- fastest: 2 % less
+ * time per repetition; least-energy: 5 % less energy (compare's energy
+ * margin); knee: either -- else the defaults, with the reason.  The entry
+ * says `pick`.
  */
 #ifndef AX_EXPORT_H
 #define AX_EXPORT_H
@@ -91,11 +100,23 @@ int ax_export_shape_parse(const char *text,
 			  struct ax_export_shape *out, char *err,
 			  size_t errlen);
 
+/* Which point of a time-and-energy session's Pareto front to export
+ * (`export --pick`): the knee (the default), the fastest, or the one
+ * drawing the least energy. */
+enum ax_export_pick {
+	AX_PICK_KNEE = 0,
+	AX_PICK_FASTEST,
+	AX_PICK_LEAST_ENERGY,
+};
+/* "knee", "fastest", "least-energy" (NULL-terminated, enum order). */
+const char *const *ax_export_picks(void);
+
 struct ax_export_opts {
 	const struct ax_export_shape *shapes;  /* a result is exported when */
 	int n_shapes;			       /* it matches one; none: all */
 	const struct ax_compare_opts *compare; /* NULL: compare's defaults */
 	bool tuned_only; /* leave out the shapes that keep their defaults */
+	enum ax_export_pick pick; /* of a time,energy session's front */
 };
 
 /* What export chose for one shape (an entry of the document), to be

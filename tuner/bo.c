@@ -105,6 +105,11 @@ struct bo {
 	size_t *nb;
 	size_t nbcap;
 	unsigned long nprop; /* model-based proposals so far */
+	/* Two objectives (ParEGO, tuner/strategy.h): each success's log
+	 * time and log energy; ok_y holds their scalarisation under the
+	 * weight of the current proposal. */
+	double *ok_l1, *ok_l2;
+	double sweep; /* the weight sweep's position in [0, 1) */
 };
 
 static void point_x(const struct ax_tuner *t, const struct bo *b, size_t i,
@@ -250,6 +255,8 @@ static void bo_destroy(struct ax_tuner *t)
 	}
 	free(b->ok_idx);
 	free(b->ok_y);
+	free(b->ok_l1);
+	free(b->ok_l2);
 	free(b->fail_idx);
 	free(b->init);
 	free(b->pool);
@@ -292,13 +299,20 @@ static int bo_init(struct ax_tuner *t)
 	b->ok_y = malloc(t->n * sizeof(double));
 	b->fail_idx = malloc(t->n * sizeof(size_t));
 	b->nb = malloc(b->nbcap * sizeof(size_t));
-	b->prior = t->opt.prior;
+	/* A prior models time alone: two objectives search without it. */
+	b->prior = t->cost2 ? NULL : t->opt.prior;
+	if (t->cost2) {
+		b->ok_l1 = malloc(t->n * sizeof(double));
+		b->ok_l2 = malloc(t->n * sizeof(double));
+		b->sweep = gsl_rng_uniform(t->rng);
+	}
 	int rc = ax_gp_create(&b->gp, b->d);
 	if (!rc && b->prior) {
 		b->cold = b->gp;
 		rc = ax_gp_create(&b->warm, b->d);
 	}
-	if (!rc && (!b->ok_idx || !b->ok_y || !b->fail_idx || !b->nb))
+	if (!rc && (!b->ok_idx || !b->ok_y || !b->fail_idx || !b->nb ||
+		    (t->cost2 && (!b->ok_l1 || !b->ok_l2))))
 		rc = AX_ENOMEM;
 	if (!rc)
 		rc = initial_design(t, b, m);
@@ -311,6 +325,10 @@ static int bo_tell(struct ax_tuner *t, size_t index, int ok, double cost)
 {
 	struct bo *b = t->priv;
 	if (ok) {
+		if (t->cost2) {
+			b->ok_l1[b->nok] = log(cost);
+			b->ok_l2[b->nok] = log(t->cost2[index]);
+		}
 		b->ok_idx[b->nok] = index;
 		b->ok_y[b->nok++] = log(cost);
 	} else {
@@ -785,6 +803,40 @@ static int ask_large(struct ax_tuner *t, struct bo *b, size_t *index,
 	return 0;
 }
 
+/* The range of v[0..n): *lo and its width (1 when flat). */
+static void range_of(const double *v, size_t n, double *lo, double *w)
+{
+	double hi = -INFINITY;
+	*lo = INFINITY;
+	for (size_t k = 0; k < n; k++) {
+		*lo = v[k] < *lo ? v[k] : *lo;
+		hi = v[k] > hi ? v[k] : hi;
+	}
+	*w = hi > *lo ? hi - *lo : 1;
+}
+
+/*
+ * ParEGO's scalarisation for the next proposal: the weight steps through
+ * [0, 1) by the golden ratio (a low-discrepancy sweep: every stretch of
+ * proposals spreads its weights over the whole front), every success is
+ * rewritten as the augmented Chebyshev value under it, and the model is
+ * refitted on those.
+ */
+static void scalarise(struct bo *b)
+{
+	const double rho = 0.05;
+	double w = b->sweep, lo1, w1, lo2, w2;
+	b->sweep = fmod(b->sweep + 0.6180339887498949, 1.0);
+	range_of(b->ok_l1, b->nok, &lo1, &w1);
+	range_of(b->ok_l2, b->nok, &lo2, &w2);
+	for (size_t k = 0; k < b->nok; k++) {
+		double x = w * (b->ok_l1[k] - lo1) / w1;
+		double y = (1 - w) * (b->ok_l2[k] - lo2) / w2;
+		b->ok_y[k] = (x > y ? x : y) + rho * (x + y);
+	}
+	b->fitted = 0;
+}
+
 static int bo_ask(struct ax_tuner *t, size_t *index)
 {
 	struct bo *b = t->priv;
@@ -802,6 +854,8 @@ static int bo_ask(struct ax_tuner *t, size_t *index)
 		*index = ax_tuner_random_untried(t);
 		return 0;
 	}
+	if (t->cost2)
+		scalarise(b);
 	int rc = sync_model(t, b);
 	if (rc)
 		return rc;

@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "core/infile.h"
+#include "tuner/pareto.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -202,6 +203,36 @@ static double entry_time(json_t *e)
 	return isfinite(v) && v > 0 ? v : NAN;
 }
 
+/* Whether key names a figure of this kind: "energy", or an observer's
+ * "<sensor>_energy" (Kernel Tuner's nvml_energy, ps_energy, ...). */
+static int names_figure(const char *key, const char *kind)
+{
+	size_t n = strlen(key), k = strlen(kind);
+	return !strcmp(key, kind) || (n > k + 1 && key[n - k - 1] == '_' &&
+				      !strcmp(key + n - k, kind));
+}
+
+/* The energy of a successful entry in joules: an energy field, else a
+ * power field (W) times its time (ms); NAN when it records neither. */
+static double entry_energy(json_t *e, double time_ms)
+{
+	const char *key;
+	json_t *v;
+	double power = NAN;
+	json_object_foreach(e, key, v)
+	{
+		if (!json_is_number(v))
+			continue;
+		double x = json_number_value(v);
+		if (names_figure(key, "energy") && isfinite(x) && x > 0)
+			return x;
+		if (names_figure(key, "power") && isfinite(x) && x > 0 &&
+		    isnan(power))
+			power = x;
+	}
+	return power * time_ms * 1e-3;
+}
+
 static int load_entry(struct loader *ld, const char *key, json_t *e,
 		      double *vals)
 {
@@ -249,7 +280,8 @@ static int build(struct loader *ld, json_t *root, struct ax_landscape *l)
 			       ld->path, n, AX_REPLAY_MAX_ENTRIES);
 	double *vals = malloc(n * ld->ndims * sizeof(double));
 	l->cost = malloc(n * sizeof(double));
-	if (!vals || !l->cost) {
+	l->energy = malloc(n * sizeof(double));
+	if (!vals || !l->cost || !l->energy) {
 		free(vals);
 		return AX_ENOMEM;
 	}
@@ -262,6 +294,9 @@ static int build(struct loader *ld, json_t *root, struct ax_landscape *l)
 		if ((rc = load_entry(ld, key, e, vals + i * ld->ndims)))
 			break;
 		l->cost[i] = entry_time(e);
+		l->energy[i] =
+		    isnan(l->cost[i]) ? NAN : entry_energy(e, l->cost[i]);
+		l->n_energy += !isnan(l->energy[i]);
 		if (isnan(l->cost[i]))
 			l->nfailed++;
 		else if (l->cost[i] < l->optimum)
@@ -377,6 +412,7 @@ void ax_landscape_destroy(struct ax_landscape *l)
 		return;
 	ax_space_destroy(l->space);
 	free(l->cost);
+	free(l->energy);
 	free(l->kernel_name);
 	free(l->device_name);
 	free(l);
@@ -391,6 +427,38 @@ static double clock_s(clockid_t id)
 
 #define TAIL 20
 
+/* The measured front against the landscape's whole front (see
+ * struct ax_replay_result). */
+static int front_figures(const struct ax_landscape *l, struct ax_tuner *t,
+			 struct ax_replay_result *res)
+{
+	size_t *all = malloc(l->n * sizeof(size_t));
+	size_t *found = malloc(l->n * sizeof(size_t));
+	if (!all || !found) {
+		free(all);
+		free(found);
+		return AX_ENOMEM;
+	}
+	size_t m = ax_pareto_front(l->cost, l->energy, l->n, all);
+	size_t k = ax_tuner_front(t, l->n, found);
+	double lo_a = l->cost[all[0]], lo_b = l->energy[all[m - 1]];
+	double ref_a = 1.1 * l->cost[all[m - 1]];
+	double ref_b = 1.1 * l->energy[all[0]];
+	double whole = ax_pareto_hypervolume(l->cost, l->energy, all, m, lo_a,
+					     lo_b, ref_a, ref_b);
+	double got = ax_pareto_hypervolume(l->cost, l->energy, found, k, lo_a,
+					   lo_b, ref_a, ref_b);
+	res->true_front = m;
+	res->hv_ratio = whole > 0 ? got / whole : 1;
+	res->nfront = k < AX_REPLAY_FRONT_MAX ? k : AX_REPLAY_FRONT_MAX;
+	memcpy(res->front, found, res->nfront * sizeof(size_t));
+	res->knee =
+	    k ? ax_pareto_knee(l->cost, l->energy, res->front, res->nfront) : 0;
+	free(all);
+	free(found);
+	return 0;
+}
+
 /* ax_replay_run, also writing the evaluated points in order to
  * order[0..order_len) when order is not NULL. */
 static int replay_loop(const struct ax_landscape *l, const char *strategy,
@@ -401,6 +469,13 @@ static int replay_loop(const struct ax_landscape *l, const char *strategy,
 {
 	struct ax_tuner *t;
 	memset(res, 0, sizeof(*res));
+	if (opt && opt->objectives == 2 && l->n_energy == 0)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "this landscape records no energy: none of its "
+			       "entries has an \"energy\" or \"<sensor>_energy"
+			       "\" field (J), nor a \"power\" or "
+			       "\"<sensor>_power\" one (W); a Pareto front of "
+			       "time and energy needs one");
 	int rc =
 	    ax_tuner_create(&t, l->space, strategy, seed, opt, err, errlen);
 	if (rc)
@@ -420,8 +495,13 @@ static int replay_loop(const struct ax_landscape *l, const char *strategy,
 		ring[e % TAIL] = w1 - w0;
 		ring_cpu[e % TAIL] = c1 - c0;
 		double c = l->cost[i];
-		int ok = !isnan(c);
-		rc = ax_tuner_tell(t, i, ok ? AX_TRIAL_OK : AX_TRIAL_FAILED, c);
+		int two = opt && opt->objectives == 2;
+		int ok = !isnan(c) && (!two || !isnan(l->energy[i]));
+		rc = two ? ax_tuner_tell2(t, i,
+					  ok ? AX_TRIAL_OK : AX_TRIAL_FAILED, c,
+					  l->energy[i])
+			 : ax_tuner_tell(t, i,
+					 ok ? AX_TRIAL_OK : AX_TRIAL_FAILED, c);
 		res->tuner_s += clock_s(CLOCK_MONOTONIC) - w0;
 		res->tuner_cpu_s += clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 		if (rc)
@@ -449,6 +529,8 @@ static int replay_loop(const struct ax_landscape *l, const char *strategy,
 	res->best_cost = INFINITY;
 	if (!rc && ax_tuner_best(t, &res->best_index, &res->best_cost))
 		res->best_cost = INFINITY;
+	if (!rc && opt && opt->objectives == 2)
+		rc = front_figures(l, t, res);
 	ax_tuner_destroy(t);
 	return rc;
 }

@@ -34,6 +34,11 @@
 struct ax_landscape {
 	struct ax_space *space; /* owned */
 	double *cost;		/* per point; NAN for a failed config */
+	double *energy;		/* per point, J: an "energy" or
+				 * "<sensor>_energy" field, else a "power"
+				 * or "<sensor>_power" one (W) times the
+				 * time; NAN where neither is recorded */
+	size_t n_energy;	/* points with an energy */
 	size_t n;		/* points (= cache entries) */
 	size_t nfailed;
 	double optimum; /* lowest valid cost */
@@ -65,14 +70,26 @@ struct ax_replay_result {
 	double tail_ask_s;     /* mean wall time of the last (up to) 20 asks */
 	double tail_ask_cpu_s; /* ... and their mean CPU time */
 	char stop_reason[160];
+	/* Two objectives (opt->objectives == 2): the front measured, by
+	 * time (at most AX_REPLAY_FRONT_MAX of it), its knee (a position in
+	 * front), how many points the landscape's whole front has, and the
+	 * share of that front's hypervolume the measured one reaches (both
+	 * against the box from the landscape's best time and energy to 1.1
+	 * times the whole front's worst, in log scale: tuner/pareto.h). */
+	size_t front[64];
+	size_t nfront, knee, true_front;
+	double hv_ratio;
 };
+#define AX_REPLAY_FRONT_MAX 64
 
 /*
  * Run a session of the named strategy on the landscape: ask, look the cost
- * up, tell, until the tuner stops.  opt may be NULL (defaults); give it a
- * budget.  trace, when not NULL, receives the lowest cost measured after
- * each evaluation (INFINITY before the first success), res->evals values.
- * Errors: those of ax_tuner_create, AX_ENOMEM.
+ * up, tell, until the tuner stops.  With opt->objectives == 2 each point's
+ * energy is told beside its time (a point without one counts as failed)
+ * and res has the front; AX_EINVAL when the landscape records no energy.  opt
+ * may be NULL (defaults); give it a budget.  trace, when not NULL, receives the
+ * lowest cost measured after each evaluation (INFINITY before the first
+ * success), res->evals values. Errors: those of ax_tuner_create, AX_ENOMEM.
  */
 int ax_replay_run(const struct ax_landscape *l, const char *strategy,
 		  uint64_t seed, const struct ax_tuner_options *opt,

@@ -3,6 +3,7 @@
 #include "tuner/strategy_impl.h"
 
 #include "core/error.h"
+#include "tuner/pareto.h"
 #include "tuner/prior.h"
 
 #include <math.h>
@@ -100,6 +101,15 @@ int ax_tuner_create(struct ax_tuner **out, const struct ax_space *space,
 	if (opt && opt->prior && ax_prior_space(opt->prior) != space)
 		return ax_errf(err, errlen, AX_EINVAL,
 			       "the prior was built for another space");
+	int two = opt && opt->objectives == 2;
+	if (opt && (opt->objectives < 0 || opt->objectives > 2))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%d objectives: one or two are supported",
+			       opt->objectives);
+	if (two && ops == &ax_strategy_anneal)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "strategy anneal walks one objective; a Pareto "
+			       "front of two needs bo, random or grid");
 	struct ax_tuner *t = calloc(1, sizeof(*t));
 	if (!t)
 		return AX_ENOMEM;
@@ -114,13 +124,14 @@ int ax_tuner_create(struct ax_tuner **out, const struct ax_space *space,
 		ax_tuner_options_init(&t->opt);
 	t->state = calloc(n, 1);
 	t->cost = malloc(n * sizeof(double));
+	t->cost2 = two ? malloc(n * sizeof(double)) : NULL;
 	t->untried = malloc(n * sizeof(size_t));
 	t->upos = malloc(n * sizeof(size_t));
 	t->told = malloc(n * sizeof(size_t));
 	t->trace = malloc(n * sizeof(double));
 	t->rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!t->state || !t->cost || !t->untried || !t->upos || !t->told ||
-	    !t->trace || !t->rng) {
+	    !t->trace || !t->rng || (two && !t->cost2)) {
 		ax_tuner_destroy(t);
 		return AX_ENOMEM;
 	}
@@ -154,6 +165,7 @@ void ax_tuner_destroy(struct ax_tuner *t)
 		t->ops->destroy(t);
 	free(t->state);
 	free(t->cost);
+	free(t->cost2);
 	free(t->untried);
 	free(t->upos);
 	free(t->told);
@@ -204,7 +216,7 @@ static int ei_spent(const struct ax_tuner *t)
 {
 	const struct ax_tuner_options *o = &t->opt;
 	if (o->stop_rule != AX_STOP_EI || o->ei_threshold <= 0 ||
-	    o->ei_rounds <= 0)
+	    o->ei_rounds <= 0 || t->cost2)
 		return 0;
 	size_t least =
 	    o->min_evals ? o->min_evals : ax_tuner_min_evals(t->s, o->n_init);
@@ -270,8 +282,10 @@ int ax_tuner_ask(struct ax_tuner *t, size_t *index)
 	return 0;
 }
 
-int ax_tuner_tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
-		  double cost)
+static int positive(double c) { return isfinite(c) && c > 0; }
+
+static int tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
+		double cost, double cost2)
 {
 	if (index >= t->n || t->state[index] == AX_PS_OK ||
 	    t->state[index] == AX_PS_FAILED)
@@ -280,9 +294,12 @@ int ax_tuner_tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
 		t->pending--;
 	else
 		ax_tuner_take(t, index);
-	int ok = status == AX_TRIAL_OK && isfinite(cost) && cost > 0;
+	int ok = status == AX_TRIAL_OK && positive(cost) &&
+		 (!t->cost2 || positive(cost2));
 	t->state[index] = ok ? AX_PS_OK : AX_PS_FAILED;
 	t->cost[index] = ok ? cost : NAN;
+	if (t->cost2)
+		t->cost2[index] = ok ? cost2 : NAN;
 	if (ok) {
 		t->nok++;
 		if (cost < t->best_cost) {
@@ -295,6 +312,86 @@ int ax_tuner_tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
 	t->told[t->ntold] = index;
 	t->trace[t->ntold++] = t->best_cost;
 	return t->ops->tell ? t->ops->tell(t, index, ok, cost) : 0;
+}
+
+int ax_tuner_tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
+		  double cost)
+{
+	if (t->cost2)
+		return AX_EINVAL; /* two objectives: ax_tuner_tell2 */
+	return tell(t, index, status, cost, NAN);
+}
+
+int ax_tuner_tell2(struct ax_tuner *t, size_t index,
+		   enum ax_trial_status status, double cost, double cost2)
+{
+	if (!t->cost2)
+		return AX_EINVAL;
+	return tell(t, index, status, cost, cost2);
+}
+
+double ax_tuner_cost2(const struct ax_tuner *t, size_t index)
+{
+	return t->cost2 && index < t->n && t->state[index] == AX_PS_OK
+		   ? t->cost2[index]
+		   : NAN;
+}
+
+size_t ax_tuner_front(struct ax_tuner *t, size_t k, size_t *idx)
+{
+	if (!t->cost2 || t->nok == 0 || k == 0)
+		return 0;
+	double *a = malloc(t->nok * sizeof(double));
+	double *b = malloc(t->nok * sizeof(double));
+	size_t *pt = malloc(t->nok * sizeof(size_t));
+	size_t *f = malloc(t->nok * sizeof(size_t));
+	size_t m = 0, nf = 0;
+	if (a && b && pt && f) {
+		for (size_t j = 0; j < t->ntold; j++) {
+			size_t i = t->told[j];
+			if (t->state[i] != AX_PS_OK)
+				continue;
+			a[m] = t->cost[i];
+			b[m] = t->cost2[i];
+			pt[m++] = i;
+		}
+		nf = ax_pareto_front(a, b, m, f);
+		for (size_t j = 0; j < nf && j < k; j++)
+			idx[j] = pt[f[j]];
+	}
+	free(a);
+	free(b);
+	free(pt);
+	free(f);
+	return nf < k ? nf : k;
+}
+
+/* Two objectives: the front, its knee first, then the rest by time. */
+static size_t front_top(struct ax_tuner *t, size_t k, size_t *idx)
+{
+	size_t *f = malloc(t->nok * sizeof(size_t));
+	double *a = malloc(t->nok * sizeof(double));
+	double *b = malloc(t->nok * sizeof(double));
+	size_t m = f && a && b ? ax_tuner_front(t, t->nok, f) : 0;
+	for (size_t j = 0; j < m; j++) {
+		a[j] = t->cost[f[j]];
+		b[j] = t->cost2[f[j]];
+	}
+	size_t order[m ? m : 1], knee = 0;
+	for (size_t j = 0; j < m; j++)
+		order[j] = j;
+	if (m)
+		knee = ax_pareto_knee(a, b, order, m);
+	size_t n = 0;
+	if (m && k)
+		idx[n++] = f[knee];
+	for (size_t j = 0; j < m && n < k; j++)
+		if (j != knee)
+			idx[n++] = f[j];
+	free(f);
+	free(a);
+	free(b);
+	return n;
 }
 
 struct ranked {
@@ -314,6 +411,8 @@ size_t ax_tuner_top(struct ax_tuner *t, size_t k, size_t *idx)
 {
 	if (t->nok == 0 || k == 0)
 		return 0;
+	if (t->cost2)
+		return front_top(t, k, idx);
 	struct ranked *r = malloc(t->nok * sizeof(*r));
 	if (!r)
 		return 0;

@@ -85,8 +85,11 @@ struct ax_tuner_options {
 				       * built for this space, borrowed;
 				       * NULL: cold.  Other strategies
 				       * ignore it. */
-	int prior_top; /* bo with a prior: how many of its best points open
-			* the initial design; 0 = AX_PRIOR_TOP, -1 = none */
+	int prior_top;	/* bo with a prior: how many of its best points open
+			 * the initial design; 0 = AX_PRIOR_TOP, -1 = none */
+	int objectives; /* 1 (0 means 1), or 2: each tell carries a time
+			 * and an energy (ax_tuner_tell2) and the answer is
+			 * their Pareto front (see below) */
 };
 
 /* Defaults: no budget or time limit, n_init 10, stop rule "ei" with
@@ -137,6 +140,33 @@ int ax_tuner_ask(struct ax_tuner *t, size_t *index);
  */
 int ax_tuner_tell(struct ax_tuner *t, size_t index, enum ax_trial_status status,
 		  double cost);
+
+/*
+ * Two objectives (options.objectives = 2): report both costs of point
+ * index, each finite and > 0 for AX_TRIAL_OK (else it is a failure).
+ * With two objectives ax_tuner_tell is refused (AX_EINVAL).  bo proposes
+ * by ParEGO (Knowles 2006): each model-based proposal draws a weight w
+ * from a low-discrepancy sweep of [0, 1], scalarises every measurement
+ * as the augmented Chebyshev max(w x, (1 - w) y) + 0.05 (w x + (1 - w) y)
+ * of its log time x and log energy y scaled to [0, 1] over the
+ * measurements, refits the GP on that and maximises its expected
+ * improvement: one model, exact EI over the pool, and over the sweep
+ * every trade of the front is aimed at.  The "ei" rule never fires (a
+ * small EI for one weight says nothing of the others) and a prior is not
+ * used (it models time alone); random and grid search as ever; anneal,
+ * which walks one objective, is refused.  ax_tuner_best gives the front's
+ * knee and ax_tuner_top the front, knee first, then by time.
+ */
+int ax_tuner_tell2(struct ax_tuner *t, size_t index,
+		   enum ax_trial_status status, double cost, double cost2);
+
+/* With two objectives: the measured front (tuner/pareto.h) into
+ * idx[0..k), sorted by time; returns how many (at most k). */
+size_t ax_tuner_front(struct ax_tuner *t, size_t k, size_t *idx);
+
+/* A measured point's second cost (NAN when not measured or with one
+ * objective). */
+double ax_tuner_cost2(const struct ax_tuner *t, size_t index);
 
 /*
  * The answer: among the measured points, the one with the lowest posterior

@@ -47,6 +47,7 @@ struct ax_tuner {
 	size_t n;	      /* points in the space */
 	unsigned char *state; /* enum ax_point_state per point */
 	double *cost;	      /* per point, valid when AX_PS_OK */
+	double *cost2;	      /* two objectives: the second, else NULL */
 	size_t *untried;      /* untried[0..nuntried) */
 	size_t *upos;	      /* position in untried, per point */
 	size_t nuntried;

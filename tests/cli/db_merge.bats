@@ -89,7 +89,7 @@ assert len(d["hosts"]) == 1 and d["hosts"][0]["runs"] == 4, d' "$T/i.json"
 	python3 docs/json/check.py db_check <"$T/c.json"
 	run "$AX" --db "$M" db info
 	assert_success
-	assert_output --regexp 'schema 8, [0-9]+ bytes'
+	assert_output --regexp 'schema 9, [0-9]+ bytes'
 	assert_output --regexp 'run +4'
 }
 

@@ -132,7 +132,10 @@ EOF
 	[ ! -e "$DB" ]
 	run "$AX" tune --replay tests/fixtures/tuner/tiny.json --objective edp
 	assert_failure 2
-	assert_output --partial "a recorded landscape holds times only"
+	assert_output --partial "--replay tunes a recorded landscape's time, or with time,energy the Pareto front of one that records energy or power"
+	run "$AX" tune --replay tests/fixtures/tuner/tiny.json --objective time,energy
+	assert_failure 2
+	assert_output --partial "this landscape records no energy"
 }
 
 @test "tune --objective energy minimises the sensor's joules per repetition and keeps the objective on resume" {
@@ -283,6 +286,8 @@ for r in rs:
 	sql "alter table cpu_baseline drop column load_1m;
 		alter table cpu_baseline drop column busy_other;
 		alter table cpu_baseline drop column online_cpus;
+		alter table tune_session drop column mode;
+		alter table tune_session drop column front_json;
 		update cpu_baseline set rel_noise = 0; pragma user_version = 7"
 	run "$AX" --db "$DB" results
 	assert_success

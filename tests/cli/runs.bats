@@ -181,7 +181,9 @@ EOF
 		alter table run drop column label;
 		alter table cpu_baseline drop column load_1m;
 		alter table cpu_baseline drop column busy_other;
-		alter table cpu_baseline drop column online_cpus; pragma user_version = 4"
+		alter table cpu_baseline drop column online_cpus;
+		alter table tune_session drop column mode;
+		alter table tune_session drop column front_json; pragma user_version = 4"
 	sum=$(sha256sum "$DB")
 	run "$AX" --db "$DB" runs
 	assert_success

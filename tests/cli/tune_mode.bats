@@ -80,3 +80,20 @@ assert "random seed 2, cold, session 1" in html
 assert "random seed 2, session 2" in html
 PY
 }
+
+@test "a session stored before modes (schema 8) is a batch session, and the next write upgrades the file" {
+	run "$AX" --db "$DB" "${TUNE[@]}" --budget 2
+	assert_success
+	# The file as axbench before migration 9 left it.
+	sql "alter table tune_session drop column mode;
+		alter table tune_session drop column front_json;
+		pragma user_version = 8"
+	run "$AX" --db "$DB" tune --resume 1 --budget 3 --mode cold
+	assert_failure 2
+	assert_output --partial "--mode cold: session 1 samples its trials in batch mode"
+	[ "$(sql 'pragma user_version')" = 9 ]
+	[ "$(sql 'select coalesce(mode, "NULL") from tune_session')" = NULL ]
+	run "$AX" --db "$DB" tune --resume 1 --budget 3
+	assert_success
+	[ "$(sql 'select count(*) from trial')" -eq 3 ]
+}
