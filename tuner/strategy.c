@@ -370,27 +370,15 @@ size_t ax_tuner_front(struct ax_tuner *t, size_t k, size_t *idx)
 static size_t front_top(struct ax_tuner *t, size_t k, size_t *idx)
 {
 	size_t *f = malloc(t->nok * sizeof(size_t));
-	double *a = malloc(t->nok * sizeof(double));
-	double *b = malloc(t->nok * sizeof(double));
-	size_t m = f && a && b ? ax_tuner_front(t, t->nok, f) : 0;
-	for (size_t j = 0; j < m; j++) {
-		a[j] = t->cost[f[j]];
-		b[j] = t->cost2[f[j]];
-	}
-	size_t order[m ? m : 1], knee = 0;
-	for (size_t j = 0; j < m; j++)
-		order[j] = j;
-	if (m)
-		knee = ax_pareto_knee(a, b, order, m);
-	size_t n = 0;
+	size_t m = f ? ax_tuner_front(t, t->nok, f) : 0, n = 0;
+	/* The front holds point indices, which index cost and cost2. */
+	size_t knee = m ? ax_pareto_knee(t->cost, t->cost2, f, m) : 0;
 	if (m && k)
 		idx[n++] = f[knee];
 	for (size_t j = 0; j < m && n < k; j++)
 		if (j != knee)
 			idx[n++] = f[j];
 	free(f);
-	free(a);
-	free(b);
 	return n;
 }
 
