@@ -83,6 +83,15 @@ static void print_limits(const struct ax_vk_device_info *d)
 	       "(KHR) %s (NV)\n",
 	       "features", yes_no(d->fp16_arith), yes_no(d->int8_arith),
 	       yes_no(d->coopmat), yes_no(d->coopmat_nv));
+	printf("    %-28s fp64 %s, int64 %s, int16 %s, int8 dot product "
+	       "%s\n",
+	       "", yes_no(d->fp64_arith), yes_no(d->int64_arith),
+	       yes_no(d->int16_arith), yes_no(d->int_dot));
+	if (d->subgroup_size_control)
+		printf("    %-28s %u..%u%s\n", "required subgroup sizes",
+		       d->subgroup_size_min, d->subgroup_size_max,
+		       d->compute_full_subgroups ? " (full subgroups too)"
+						 : "");
 	printf("    %-28s %s (period %.3g ns)\n", "timestamps",
 	       yes_no(d->timestamps), (double)d->limits.timestampPeriod);
 }
@@ -90,6 +99,10 @@ static void print_limits(const struct ax_vk_device_info *d)
 /* One line per shape: what kernel=coopmat's cm_m/cm_n/cm_k can be. */
 static void print_coopmat(const struct ax_vk_device_info *d)
 {
+	const char *why = ax_vk_coopmat_absent(d);
+	if (why)
+		printf("    %-28s none: %s\n", "cooperative-matrix shapes",
+		       why);
 	for (uint32_t i = 0; i < d->n_coopmat_nv; i++) {
 		const struct ax_vk_coopmat_shape *c = &d->coopmat_nv_shapes[i];
 		printf("    %-28s %ux%ux%u  A %s B %s C %s D %s  %s "

@@ -78,7 +78,8 @@ static int entry_start(struct ax_yaml *y, yaml_node_t *n, void *obj,
 {
 	struct ax_spec *sp = obj;
 	sp->line = (int)n->start_mark.line + 1;
-	sp->fp32_tflops = sp->fp16_tflops = sp->memory_gbps = NAN;
+	sp->fp32_tflops = sp->fp16_tflops = sp->fp64_tflops = sp->memory_gbps =
+	    NAN;
 	return 0;
 }
 
@@ -93,10 +94,11 @@ static int entry_done(struct ax_yaml *y, yaml_node_t *n, void *obj)
 		    "dense, accumulate precision)",
 		    sp->name);
 	if (!isfinite(sp->fp32_tflops) && !isfinite(sp->fp16_tflops) &&
-	    !isfinite(sp->memory_gbps))
+	    !isfinite(sp->fp64_tflops) && !isfinite(sp->memory_gbps))
 		return ax_yaml_fail(y, n,
 				    "specs entry '%s' gives no figure; add "
-				    "fp32_tflops, fp16_tflops or memory_gbps",
+				    "fp32_tflops, fp16_tflops, fp64_tflops or "
+				    "memory_gbps",
 				    sp->name);
 	return 0;
 }
@@ -135,6 +137,7 @@ static const struct ax_ykey entry_keys[] = {
     FIGURE(fp32_tflops, 0.0001, 1000, "TFLOP/s"),
     FIGURE(fp16_tflops, 0.0001, 20000, "TFLOP/s"),
     {"fp16_kind", AX_Y_STRING, 0, SAT(fp16_kind)},
+    FIGURE(fp64_tflops, 0.0001, 1000, "TFLOP/s"),
     FIGURE(memory_gbps, 0.1, 100000, "GB/s"),
     {"source", AX_Y_STRING, AX_YK_REQUIRED | AX_YK_NONEMPTY, SAT(source),
      .missing = "specs entry has no source; " SOURCE_FIX, .empty = SOURCE_FIX},

@@ -45,6 +45,8 @@ const char *ax_spec_figure_name(enum ax_spec_figure f)
 		return "fp32";
 	case AX_SPEC_FP16:
 		return "fp16";
+	case AX_SPEC_FP64:
+		return "fp64";
 	case AX_SPEC_BANDWIDTH:
 		return "memory bandwidth";
 	default:
@@ -82,6 +84,8 @@ enum ax_spec_figure ax_spec_figure_for(const char *unit, const json_t *params,
 		return AX_SPEC_FP32;
 	if (p && !strcmp(p, "f16"))
 		return AX_SPEC_FP16;
+	if (p && !strcmp(p, "f64"))
+		return AX_SPEC_FP64;
 	*why = p ? "no spec figure for this precision"
 		 : "the parameters state no precision (dtype or type)";
 	return AX_SPEC_NONE;
@@ -94,6 +98,8 @@ double ax_spec_value(const struct ax_spec *sp, enum ax_spec_figure f)
 		return sp->fp32_tflops * 1000;
 	case AX_SPEC_FP16:
 		return sp->fp16_tflops * 1000;
+	case AX_SPEC_FP64:
+		return sp->fp64_tflops * 1000;
 	case AX_SPEC_BANDWIDTH:
 		return sp->memory_gbps;
 	default:

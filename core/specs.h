@@ -5,7 +5,7 @@
  * A device is found by its PCI vendor and device id only: an id that no
  * entry lists is "spec unknown", never the closest name.  A result is set
  * against one figure by its unit (ax_specs_compare): GFLOP/s against
- * fp32 or fp16 by the precision its parameters state, GB/s of a
+ * fp32, fp16 or fp64 by the precision its parameters state, GB/s of a
  * bandwidth-peak suite against memory bandwidth, anything else against
  * nothing.  The YAML reader is core/config_specs.c (yaml.h stays in
  * core/config*.c).
@@ -24,7 +24,7 @@ struct ax_spec {
 	uint32_t vendor_id;
 	uint32_t *device_ids;
 	int n_device_ids;
-	double fp32_tflops, fp16_tflops, memory_gbps;
+	double fp32_tflops, fp16_tflops, fp64_tflops, memory_gbps;
 	char *fp16_kind, *source, *note; /* fp16_kind, note may be NULL */
 	int line;			 /* of the entry, 1-based */
 };
@@ -41,7 +41,8 @@ struct ax_specs {
  * for it first), AX_ECONFIG "PATH:LINE:COL: what is
  * wrong; the fix" for unknown keys, bad types, a missing source or name,
  * figures outside their plausible ranges (fp32_tflops 0.0001..1000,
- * fp16_tflops 0.0001..20000 TFLOP/s, memory_gbps 0.1..100000 GB/s) and ids
+ * fp16_tflops 0.0001..20000, fp64_tflops 0.0001..1000 TFLOP/s, memory_gbps
+ * 0.1..100000 GB/s) and ids
  * listed twice. */
 int ax_specs_load(const char *path, struct ax_specs **out, char *err,
 		  size_t errlen);
@@ -60,6 +61,7 @@ enum ax_spec_figure {
 	AX_SPEC_NONE, /* the unit or precision has no spec figure */
 	AX_SPEC_FP32,
 	AX_SPEC_FP16,
+	AX_SPEC_FP64,
 	AX_SPEC_BANDWIDTH,
 };
 
@@ -68,9 +70,9 @@ const char *ax_spec_figure_name(enum ax_spec_figure f);
 
 /*
  * The figure a result of this unit is set against: "GFLOP/s" with a
- * precision parameter ("dtype", else "type") of "f32" or "f16" (text, or
+ * precision parameter ("dtype", else "type") of "f32", "f16" or "f64" (text, or
  * the enum index the database stores before typing is not accepted:
- * params must be typed) -> fp32 or fp16; "GB/s" when bandwidth_peak (the
+ * params must be typed) -> fp32, fp16 or fp64; "GB/s" when bandwidth_peak (the
  * suite declares the bandwidth-peak role: transfer's GB/s cross PCIe, not
  * memory) -> bandwidth; anything else -> none, with why in *why (static
  * text, may be NULL).

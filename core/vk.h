@@ -66,6 +66,16 @@ struct ax_vk_device_info {
 	uint32_t subgroup_size;
 	VkDeviceSize max_memory_allocation_size;
 	bool fp16_arith, storage16, int8_arith, storage8;
+	/* shaderFloat64, shaderInt64, shaderInt16 (Vulkan 1.0 features) and
+	 * shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product, core
+	 * in 1.3): the peak suite's f64, i64, i16 and dot4 types. */
+	bool fp64_arith, int64_arith, int16_arith, int_dot;
+	/* VK_EXT_subgroup_size_control (core in 1.3): the sizes a compute
+	 * pipeline may require (min..max, powers of two) where
+	 * subgroup_size_control is set, and whether it can also ask for
+	 * full subgroups. */
+	bool subgroup_size_control, compute_full_subgroups;
+	uint32_t subgroup_size_min, subgroup_size_max;
 	bool coopmat; /* VK_KHR_cooperative_matrix, where the headers know it */
 	bool vulkan_memory_model; /* the Vulkan 1.2 feature */
 	/* VK_NV_cooperative_matrix with its cooperativeMatrix feature, and
@@ -125,6 +135,9 @@ bool ax_vk_heap_device_local(const struct ax_vk_device_info *info,
 /* A queue family's flags as "graphics compute transfer" (the ones it
  * has, in that order; "" for none). */
 void ax_vk_queue_flags_text(uint32_t flags, char *buf, size_t len);
+/* Why the device lists no cooperative-matrix shape (static text), or
+ * NULL where it lists some. */
+const char *ax_vk_coopmat_absent(const struct ax_vk_device_info *info);
 /* "subgroup", "workgroup" ... for a cooperative-matrix shape's scope. */
 const char *ax_vk_scope_name(VkScopeNV scope);
 

@@ -66,6 +66,34 @@ static bool has_device_ext(VkPhysicalDevice phys, const char *name)
 	return false;
 }
 
+/* The subgroup sizes a compute pipeline may require: the properties of
+ * VK_EXT_subgroup_size_control.  It and VK_KHR_shader_integer_dot_product
+ * are core in Vulkan 1.3, but the instance asks for 1.2 (core/vk.c), so
+ * both count only where the device lists them (drivers keep listing
+ * promoted extensions), and core/vk_device.c enables them by name. */
+static void describe_subgroup_sizes(VkPhysicalDevice phys,
+				    struct ax_vk_device_info *info)
+{
+	info->subgroup_size_min = info->subgroup_size_max = info->subgroup_size;
+	if (!has_device_ext(phys, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME))
+		return;
+	VkPhysicalDeviceSubgroupSizeControlProperties ssc = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES,
+	};
+	VkPhysicalDeviceProperties2 p2 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+	    .pNext = &ssc,
+	};
+	vkGetPhysicalDeviceProperties2(phys, &p2);
+	/* Only compute pipelines require a size here. */
+	if (!(ssc.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+	    !ssc.minSubgroupSize || ssc.minSubgroupSize > ssc.maxSubgroupSize)
+		return;
+	info->subgroup_size_min = ssc.minSubgroupSize;
+	info->subgroup_size_max = ssc.maxSubgroupSize;
+}
+
 static void describe_properties(VkPhysicalDevice phys,
 				struct ax_vk_device_info *info)
 {
@@ -183,13 +211,28 @@ static void describe_features(VkInstance instance, VkPhysicalDevice phys,
 			      struct ax_vk_device_info *info)
 {
 	bool nv = has_device_ext(phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+	bool dot = has_device_ext(
+	    phys, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+	bool ssc =
+	    has_device_ext(phys, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
 	VkPhysicalDeviceCooperativeMatrixFeaturesNV cmnv = {
 	    .sType =
 		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
 	};
+	VkPhysicalDeviceShaderIntegerDotProductFeatures dotf = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES,
+	    .pNext = nv ? &cmnv : NULL,
+	};
+	VkPhysicalDeviceSubgroupSizeControlFeatures sscf = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
+	    .pNext = dot ? (void *)&dotf : dotf.pNext,
+	};
+	void *ext_chain = ssc ? (void *)&sscf : sscf.pNext;
 	VkPhysicalDeviceVulkan12Features f12 = {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-	    .pNext = nv ? &cmnv : NULL,
+	    .pNext = ext_chain,
 	};
 	VkPhysicalDeviceVulkan11Features f11 = {
 	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES,
@@ -200,6 +243,15 @@ static void describe_features(VkInstance instance, VkPhysicalDevice phys,
 	    .pNext = info->api_version >= VK_API_VERSION_1_2 ? &f11 : NULL,
 	};
 	vkGetPhysicalDeviceFeatures2(phys, &f2);
+	info->fp64_arith = f2.features.shaderFloat64;
+	info->int64_arith = f2.features.shaderInt64;
+	info->int16_arith = f2.features.shaderInt16;
+	info->int_dot = dot && dotf.shaderIntegerDotProduct;
+	info->subgroup_size_control = ssc && sscf.subgroupSizeControl;
+	info->compute_full_subgroups = ssc && sscf.computeFullSubgroups;
+	if (!info->subgroup_size_control)
+		info->subgroup_size_min = info->subgroup_size_max =
+		    info->subgroup_size;
 	info->storage16 = f11.storageBuffer16BitAccess;
 	info->fp16_arith = f12.shaderFloat16;
 	info->int8_arith = f12.shaderInt8;
@@ -247,6 +299,7 @@ void ax_vk_describe_device(VkInstance instance, VkPhysicalDevice phys,
 	memset(info, 0, sizeof(*info));
 	info->index = index;
 	describe_properties(phys, info);
+	describe_subgroup_sizes(phys, info);
 	describe_features(instance, phys, info);
 	describe_queues(phys, info);
 	vkGetPhysicalDeviceMemoryProperties(phys, &info->memory);
@@ -416,6 +469,24 @@ const char *ax_vk_scope_name(VkScopeNV s)
 	}
 }
 
+const char *ax_vk_coopmat_absent(const struct ax_vk_device_info *d)
+{
+	if (d->n_coopmat_nv)
+		return NULL;
+	if (d->coopmat)
+		return "the device has VK_KHR_cooperative_matrix, whose shapes "
+		       "this build does not list (only VK_NV_cooperative_"
+		       "matrix's)";
+#ifdef VK_KHR_cooperative_matrix
+	return "the device has neither VK_NV_cooperative_matrix nor "
+	       "VK_KHR_cooperative_matrix for compute shaders";
+#else
+	return "the device has no VK_NV_cooperative_matrix for compute "
+	       "shaders; VK_KHR_cooperative_matrix is not looked for: this "
+	       "build's Vulkan headers predate it (1.3.255)";
+#endif
+}
+
 /* The VK_NV_cooperative_matrix shapes, an empty array where none. */
 static json_t *coopmat_json(const struct ax_vk_device_info *d)
 {
@@ -467,7 +538,22 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 			    json_boolean(d->coopmat_nv));
 	json_object_set_new(feat, "vulkan_memory_model",
 			    json_boolean(d->vulkan_memory_model));
+	json_object_set_new(feat, "fp64", json_boolean(d->fp64_arith));
+	json_object_set_new(feat, "int64", json_boolean(d->int64_arith));
+	json_object_set_new(feat, "int16", json_boolean(d->int16_arith));
+	json_object_set_new(feat, "integer_dot_product",
+			    json_boolean(d->int_dot));
+	json_object_set_new(feat, "subgroup_size_control",
+			    json_boolean(d->subgroup_size_control));
 	json_object_set_new(o, "features", feat);
+	json_object_set_new(
+	    o, "subgroup_sizes",
+	    json_pack("{s:i,s:i,s:b}", "min", (int)d->subgroup_size_min, "max",
+		      (int)d->subgroup_size_max, "full_subgroups",
+		      d->compute_full_subgroups));
 	json_object_set_new(o, "cooperative_matrix_shapes", coopmat_json(d));
+	const char *why = ax_vk_coopmat_absent(d);
+	json_object_set_new(o, "cooperative_matrix_reason",
+			    why ? json_string(why) : json_null());
 	return o;
 }

@@ -34,13 +34,52 @@ static void pick_families(const struct ax_vk_device_info *info,
 struct device_features {
 	VkPhysicalDeviceVulkan11Features f11;
 	VkPhysicalDeviceVulkan12Features f12;
+	VkPhysicalDeviceFeatures core;
 	VkPhysicalDeviceCooperativeMatrixFeaturesNV coop_nv;
+	VkPhysicalDeviceShaderIntegerDotProductFeatures dot;
+	VkPhysicalDeviceSubgroupSizeControlFeatures ssc;
 #ifdef VK_KHR_cooperative_matrix
 	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop;
 #endif
-	const char *exts[3];
+	const char *exts[5];
 	uint32_t n_exts;
 };
+
+/* Chain a feature struct of an extension Vulkan 1.3 made core and name
+ * the extension: the instance asks for 1.2, so it is an extension here
+ * even on a 1.3 device (vk_describe.c looks for it by name). */
+static void chain_promoted(struct device_features *f, void *feature,
+			   const char *ext)
+{
+	((VkBaseOutStructure *)feature)->pNext = f->f12.pNext;
+	f->f12.pNext = feature;
+	f->exts[f->n_exts++] = ext;
+}
+
+/* shaderIntegerDotProduct (peak type=dot4) and subgroupSizeControl with
+ * computeFullSubgroups (a required subgroup size). */
+static void enable_promoted(const struct ax_vk_device_info *info,
+			    struct device_features *f)
+{
+	f->dot = (VkPhysicalDeviceShaderIntegerDotProductFeatures){
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES,
+	    .shaderIntegerDotProduct = VK_TRUE,
+	};
+	if (info->int_dot)
+		chain_promoted(
+		    f, &f->dot,
+		    VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+	f->ssc = (VkPhysicalDeviceSubgroupSizeControlFeatures){
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES,
+	    .subgroupSizeControl = VK_TRUE,
+	    .computeFullSubgroups = info->compute_full_subgroups,
+	};
+	if (info->subgroup_size_control)
+		chain_promoted(f, &f->ssc,
+			       VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+}
 
 /* Enable exactly the optional features the device has, so suites can
  * use them where present and skip them (with a reason) elsewhere. */
@@ -59,6 +98,13 @@ static void enable_features(const struct ax_vk_device_info *info,
 	    .pNext = &f->f12,
 	    .storageBuffer16BitAccess = info->storage16,
 	};
+	/* The peak suite's f64, i64 and i16 types. */
+	f->core = (VkPhysicalDeviceFeatures){
+	    .shaderFloat64 = info->fp64_arith,
+	    .shaderInt64 = info->int64_arith,
+	    .shaderInt16 = info->int16_arith,
+	};
+	enable_promoted(info, f);
 	if (info->memory_budget) /* read by telemetry, per case */
 		f->exts[f->n_exts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
 	/* shaders/gemm_coopmat.comp declares CooperativeMatrixNV and, as
@@ -115,6 +161,7 @@ static int create_device(struct ax_vk_ctx *ctx, char *err, size_t errlen)
 	    .pNext = v12 ? &f.f11 : NULL,
 	    .queueCreateInfoCount = ctx->dedicated_transfer ? 2 : 1,
 	    .pQueueCreateInfos = q,
+	    .pEnabledFeatures = &f.core,
 	    .enabledExtensionCount = f.n_exts,
 	    .ppEnabledExtensionNames = f.exts,
 	};

@@ -13,6 +13,30 @@ VARIANTS += peak_i32
 peak_i32_SRC := peak.comp
 peak_i32_DEFS := -DAX_PEAK_I32
 
+VARIANTS += peak_f16x2
+peak_f16x2_SRC := peak.comp
+peak_f16x2_DEFS := -DAX_PEAK_F16X2
+
+VARIANTS += peak_f64
+peak_f64_SRC := peak.comp
+peak_f64_DEFS := -DAX_PEAK_F64
+
+VARIANTS += peak_i64
+peak_i64_SRC := peak.comp
+peak_i64_DEFS := -DAX_PEAK_I64
+
+VARIANTS += peak_i16
+peak_i16_SRC := peak.comp
+peak_i16_DEFS := -DAX_PEAK_I16
+
+VARIANTS += peak_i8
+peak_i8_SRC := peak.comp
+peak_i8_DEFS := -DAX_PEAK_I8
+
+VARIANTS += peak_dot4
+peak_dot4_SRC := peak.comp
+peak_dot4_DEFS := -DAX_PEAK_DOT4
+
 VARIANTS += conv_f16
 conv_f16_SRC := conv.comp
 conv_f16_DEFS := -DAX_F16

@@ -4,9 +4,10 @@
  * over enough workgroups to fill the device (shaders/peak.comp).
  *
  * Work model: groups * wg * iters * acc * 4 lanes * 2 operations (one
- * multiply and one add, fused for floats).  The unit is GFLOP/s for
- * every type; for type=i32 read it as giga integer operations per
- * second.  Reports use the f32 figure as "% of measured peak".
+ * multiply and one add, fused for floats; dot4: 8, a four-element int8
+ * dot product and its accumulate).  The unit is GFLOP/s for every type;
+ * for the integer types read it as giga integer operations per second
+ * (GIOP/s).  Reports use the f32 figure as "% of measured peak".
  *
  * Verification: with multiplier -1 and addend 3 every chain alternates
  * between its start value and 3 minus it, exactly in every type, so each
@@ -22,8 +23,37 @@
 #define PEAK_UNROLL 8 /* chain steps per loop trip in the shader */
 #define PEAK_ADDEND 3
 
-enum peak_type { PEAK_F32, PEAK_F16, PEAK_I32 };
-static const char *const peak_types[] = {"f32", "f16", "i32", NULL};
+/* The order is the stored enum's: new types go at the end. */
+enum peak_type {
+	PEAK_F32,
+	PEAK_F16,
+	PEAK_I32,
+	PEAK_F64,
+	PEAK_F16X2,
+	PEAK_I64,
+	PEAK_I16,
+	PEAK_I8,
+	PEAK_DOT4,
+	PEAK_BF16,
+	PEAK_FP8,
+	PEAK_N_TYPES
+};
+static const char *const peak_types[] = {"f32",	  "f16",  "i32", "f64",
+					 "f16x2", "i64",  "i16", "i8",
+					 "dot4",  "bf16", "fp8", NULL};
+
+/* Operations per lane and chain step: a multiply-add is 2; dot4's step
+ * is a four-element int8 dot product added to the lane, 4 multiplies and
+ * 4 adds (as vkpeak and the vendors count int8 dot rates). */
+static double peak_ops_per_step(enum peak_type t)
+{
+	return t == PEAK_DOT4 ? 8.0 : 2.0;
+}
+
+/* dot4's operands: four packed int8 each, lowest byte first:
+ * (1, 1, 1, 1) . (1, 1, -1, 0) = 1, so every lane gains 1 per step. */
+#define PEAK_DOT4_A 0x01010101
+#define PEAK_DOT4_B 0x00ff0101
 
 struct peak_point {
 	uint32_t type; /* enum peak_type */
@@ -33,8 +63,10 @@ struct peak_point {
 
 static const struct ax_param_def peak_params[] = {
     {"type", AX_PT_ENUM, 0, 0, peak_types, PEAK_F32, AX_PARAM_SHAPE,
-     "arithmetic: f32 fma, f16 fma (needs shaderFloat16) or i32 "
-     "multiply-add",
+     "arithmetic: f32, f16 (f16vec4), f16x2 (f16vec2 pairs, the packed "
+     "shape) or f64 fma; i64, i32, i16 or i8 multiply-add; dot4, int8 "
+     "dot products of four (VK_KHR_shader_integer_dot_product); bf16 and "
+     "fp8 are named so that they are skipped with the reason",
      AX_FIELD(struct peak_point, type)},
     {"iters", AX_PT_INT, 8, 1 << 24, NULL, 4096, AX_PARAM_SHAPE,
      "chain length per accumulator (rounded up to a multiple of 8)",
@@ -58,21 +90,68 @@ static void peak_point(const struct ax_params *p, struct peak_point *k)
 	k->invocations = (uint64_t)k->groups * k->wg;
 }
 
+/* The device feature a type needs, NULL where it has it. */
+static const char *peak_missing(enum peak_type t,
+				const struct ax_vk_device_info *dev)
+{
+	switch (t) {
+	case PEAK_F16:
+		return !dev->fp16_arith	 ? "shaderFloat16"
+		       : !dev->storage16 ? "16-bit storage buffers"
+					 : NULL;
+	case PEAK_F16X2:
+		return dev->fp16_arith ? NULL : "shaderFloat16";
+	case PEAK_F64:
+		return dev->fp64_arith ? NULL : "shaderFloat64";
+	case PEAK_I64:
+		return dev->int64_arith ? NULL : "shaderInt64";
+	case PEAK_I16:
+		return dev->int16_arith ? NULL : "shaderInt16";
+	case PEAK_I8:
+		return dev->int8_arith ? NULL : "shaderInt8";
+	case PEAK_DOT4:
+		return dev->int_dot ? NULL
+				    : "shaderIntegerDotProduct "
+				      "(VK_KHR_shader_integer_dot_product)";
+	default:
+		return NULL;
+	}
+}
+
+/* bf16 and fp8 have no scalar arithmetic in GLSL at all (GL_EXT_bfloat16
+ * and GL_EXT_float8 give them conversions, dot products and cooperative
+ * matrices only), and Debian 12's glslang 11.13 knows neither
+ * extension: there is no chain of multiply-adds to build, so they are
+ * skipped on every device, with the reason. */
+static const char *peak_not_built(enum peak_type t)
+{
+	if (t == PEAK_BF16)
+		return "peak type=bf16 is not built: bfloat16 has no GLSL "
+		       "arithmetic to chain (GL_EXT_bfloat16, glslang 15.3+, "
+		       "gives it conversions, dot products and cooperative "
+		       "matrices only); its rate is a matrix rate";
+	if (t == PEAK_FP8)
+		return "peak type=fp8 is not built: fp8 has no GLSL "
+		       "arithmetic to chain (GL_EXT_float8, glslang 15.4+, "
+		       "gives it conversions and cooperative matrices only); "
+		       "its rate is a matrix rate";
+	return NULL;
+}
+
 static int peak_check(const struct ax_params *p,
 		      const struct ax_vk_device_info *dev, char *why,
 		      size_t whylen)
 {
 	struct peak_point k;
 	peak_point(p, &k);
-	if (k.type == PEAK_F16 && !dev->fp16_arith)
+	const char *absent = peak_not_built((enum peak_type)k.type);
+	if (absent)
+		return ax_errf(why, whylen, AX_EUNSUPPORTED, "%s", absent);
+	const char *missing = peak_missing((enum peak_type)k.type, dev);
+	if (missing)
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
-			       "peak type=f16: %s lacks shaderFloat16",
-			       dev->name);
-	if (k.type == PEAK_F16 && !dev->storage16)
-		return ax_errf(why, whylen, AX_EUNSUPPORTED,
-			       "peak type=f16: %s lacks 16-bit storage "
-			       "buffers",
-			       dev->name);
+			       "peak type=%s: %s lacks %s", peak_types[k.type],
+			       dev->name, missing);
 	const VkPhysicalDeviceLimits *l = &dev->limits;
 	if (k.wg > l->maxComputeWorkGroupInvocations ||
 	    k.wg > l->maxComputeWorkGroupSize[0])
@@ -102,9 +181,19 @@ struct peak_state {
 	struct ax_vk_pipeline pipe;
 };
 
+/* The build of shaders/peak.comp for type t (shaders/variants.mk). */
 static const char *peak_shader_name(enum peak_type t)
 {
-	return t == PEAK_F16 ? "peak_f16" : t == PEAK_I32 ? "peak_i32" : "peak";
+	static const char *const names[PEAK_N_TYPES] = {
+	    [PEAK_F32] = "peak",	 [PEAK_F16] = "peak_f16",
+	    [PEAK_I32] = "peak_i32",	 [PEAK_F64] = "peak_f64",
+	    [PEAK_F16X2] = "peak_f16x2", [PEAK_I64] = "peak_i64",
+	    [PEAK_I16] = "peak_i16",	 [PEAK_I8] = "peak_i8",
+	    [PEAK_DOT4] = "peak_dot4",
+	};
+	/* bf16 and fp8 never get this far (peak_check); "peak" keeps
+	 * the name lookup total. */
+	return t < PEAK_N_TYPES && names[t] ? names[t] : "peak";
 }
 
 static void peak_teardown(struct ax_vk_ctx *vk, void *state)
@@ -156,6 +245,10 @@ static void peak_record(void *state, VkCommandBuffer cb, uint32_t reps)
 		uint32_t trips;
 		int32_t a, b;
 	} push = {s->k.trips, -1, PEAK_ADDEND};
+	if (s->k.type == PEAK_DOT4) {
+		push.a = (int32_t)PEAK_DOT4_A;
+		push.b = (int32_t)PEAK_DOT4_B;
+	}
 	for (uint32_t r = 0; r < reps; r++) {
 		if (r)
 			ax_vk_cmd_barrier(cb);
@@ -164,25 +257,34 @@ static void peak_record(void *state, VkCommandBuffer cb, uint32_t reps)
 }
 
 /* What invocation g writes: the sum over its accumulators' lanes of the
- * start value x0 (even chain length) or 3 - x0 (odd). */
+ * start value x0 (even chain length) or 3 - x0 (odd); for dot4, of
+ * x0 + steps (a . b = 1). */
 static double peak_expected(const struct peak_point *k, uint64_t g)
 {
 	uint64_t steps = (uint64_t)k->trips * PEAK_UNROLL;
 	double sum = 0;
-	for (uint32_t j = 0; j < k->acc; j++)
-		for (uint32_t c = 0; c < 4; c++) {
-			double x0 = (double)((g + 4 * j + c) % 16);
+	for (uint32_t l = 0; l < 4 * k->acc; l++) {
+		double x0 = (double)((g + l) % 16);
+		if (k->type == PEAK_DOT4)
+			sum += x0 + (double)steps;
+		else
 			sum += steps % 2 ? PEAK_ADDEND - x0 : x0;
-		}
+	}
 	return sum;
+}
+
+static bool peak_is_float(enum peak_type t)
+{
+	return t == PEAK_F32 || t == PEAK_F16 || t == PEAK_F16X2 ||
+	       t == PEAK_F64;
 }
 
 /* Widen word i of the output to double. */
 static double peak_value(enum peak_type t, const void *buf, uint64_t i)
 {
-	if (t == PEAK_I32)
+	if (!peak_is_float(t))
 		return (double)((const int32_t *)buf)[i];
-	if (t == PEAK_F32)
+	if (t != PEAK_F16)
 		return (double)((const float *)buf)[i];
 	uint16_t h = ((const uint16_t *)buf)[i];
 	/* Small integers only: exponent and mantissa suffice. */
@@ -223,7 +325,7 @@ static double peak_work(const struct ax_params *p)
 	struct peak_point k;
 	peak_point(p, &k);
 	return (double)k.invocations * k.trips * PEAK_UNROLL * k.acc * 4.0 *
-	       2.0;
+	       peak_ops_per_step((enum peak_type)k.type);
 }
 
 static const char *peak_shader(const struct ax_params *p)
@@ -238,8 +340,9 @@ const struct ax_suite ax_suite_peak = {
     .summary = "arithmetic ceiling: dependent multiply-add chains in "
 	       "independent vec4 accumulators (f32, f16, i32)",
     .work_model = "GFLOP/s = groups*wg*iters*acc*4*2 / time / 1e9 "
-		  "(multiply + add = 2 operations; for i32 the unit "
-		  "counts integer operations)",
+		  "(multiply + add = 2 operations; dot4: *8, a 4-element "
+		  "int8 dot product and its add; for integer types the "
+		  "unit counts integer operations)",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,

@@ -72,3 +72,28 @@ for x in json.load(sys.stdin):
 	assert_success
 	assert_output --regexp 'cooperative matrix (yes|no) \(KHR\) (yes|no) \(NV\)'
 }
+
+@test "devices --json: the precisions, subgroup sizes and why no matrix shape is listed" {
+	run "$AX" devices --json
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+for x in json.load(sys.stdin):
+    f = x["features"]
+    for k in ("fp64", "int64", "int16", "integer_dot_product",
+              "subgroup_size_control"):
+        assert isinstance(f[k], bool), (k, f)
+    s = x["subgroup_sizes"]
+    assert 1 <= s["min"] <= x["subgroup_size"] <= s["max"], s
+    assert isinstance(s["full_subgroups"], bool), s
+    why = x["cooperative_matrix_reason"]
+    if x["cooperative_matrix_shapes"]:
+        assert why is None, why
+    else:
+        assert "cooperative_matrix" in why, why
+'
+	run "$AX" devices
+	assert_success
+	assert_output --regexp 'fp64 (yes|no), int64 (yes|no), int16 (yes|no), int8 dot product (yes|no)'
+	assert_output --regexp 'cooperative-matrix shapes +(none: .*cooperative_matrix|[0-9]+x)'
+}

@@ -2,6 +2,7 @@
 # axbench run peak / latency: the arithmetic-ceiling kernels and the
 # empty-dispatch probe run and verify their closed-form results.
 load helper
+bats_require_minimum_version 1.5.0
 
 setup() { ax_setup; }
 
@@ -36,4 +37,39 @@ setup() { ax_setup; }
 		assert_failure 2
 		assert_output --partial "maxComputeWorkGroup"
 	fi
+}
+
+# Each type verifies its closed form, or is skipped naming the feature
+# the device lacks; lavapipe has them all (../shared/PLATFORM.md).
+@test "peak f64, f16x2, i64, i16, i8 and dot4 verify or name the missing feature" {
+	run "$AX" --db "$DB" run peak -p type=f64,f16x2,i64,i16,i8,dot4 -p iters=64 -p groups=8 "${FAST[@]}"
+	assert_success
+	[ "$(sql "select count(*) from result")" -eq 6 ]
+	[ "$(sql "select count(*) from result where not (status='ok' and median > 0 or status='skipped' and error_text like '%lacks%')")" -eq 0 ]
+	if "$AX" devices --json | python3 -c 'import json,sys; sys.exit(0 if "llvmpipe" in json.load(sys.stdin)[0]["name"] else 1)'; then
+		[ "$(sql "select count(*) from result where status='ok'")" -eq 6 ]
+	fi
+}
+
+@test "peak dot4 counts 8 operations per lane step, the others 2" {
+	run "$AX" --db "$DB" run peak -p type=f32,dot4 -p iters=64 -p groups=8 "${FAST[@]}"
+	assert_success
+	# 8 groups x 64 invocations x 64 steps x 8 accumulators x 4 lanes
+	[ "$(sql "select work from result where case_label like '%type=f32%'")" = "2097152.0" ]
+	[ "$(sql "select work from result where case_label like '%type=dot4%'")" = "8388608.0" ]
+}
+
+@test "peak bf16 and fp8 are skipped on every device, with the reason" {
+	run "$AX" --db "$DB" run peak -p type=bf16,fp8 -p iters=64 -p groups=8 "${FAST[@]}"
+	assert_success
+	[ "$(sql "select count(*) from result where status='skipped' and error_text like '%is not built%matrix rate%'")" -eq 2 ]
+}
+
+@test "the peaks profile prints one row per precision, verified or skipped" {
+	run --separate-stderr "$AX" --db "$DB" run --profile peaks -p iters=64 -p groups=8 "${FAST[@]}"
+	assert_success
+	for t in f32 f16 f16x2 f64 i64 i32 i16 i8 dot4 bf16 fp8; do
+		echo "$output" | grep -E "^peak +type=$t( |$).*(verified|skipped: )"
+	done
+	[ "$(sql "select count(*) from result")" -eq 11 ]
 }

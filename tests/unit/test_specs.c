@@ -40,6 +40,7 @@ static void test_real_file_h200(void)
 		AX_CHECK(strstr(h200->source, "H200") != NULL);
 		AX_CHECK_NEAR(h200->memory_gbps, 4800, 1e-9);
 		AX_CHECK(h200->fp16_kind != NULL);
+		AX_CHECK_NEAR(h200->fp64_tflops, 34, 1e-9);
 	}
 	/* One product with several ids, each found; every required model
 	 * is there. */
@@ -112,6 +113,36 @@ static void test_units(void)
 	json_decref(f32);
 	json_decref(f16);
 	json_decref(none);
+	ax_specs_free(s);
+}
+
+/* peak type=f64 is set against fp64_tflops; the integer types have no
+ * figure. */
+static void test_fp64(void)
+{
+	struct ax_specs *s;
+	char err[512];
+	const char *text = "devices:\n"
+			   "  - name: Test GPU\n"
+			   "    vendor_id: 0x1234\n"
+			   "    device_ids: [0x0001]\n"
+			   "    fp64_tflops: 2\n"
+			   "    source: test datasheet\n";
+	AX_CHECK_INT(
+	    ax_specs_parse(text, strlen(text), "t.yaml", &s, err, sizeof(err)),
+	    0);
+	json_t *f64 = json_pack("{s:s}", "type", "f64");
+	json_t *i64 = json_pack("{s:s}", "type", "i64");
+	struct ax_spec_cmp c =
+	    ax_specs_compare(s, 0x1234, 1, "GFLOP/s", f64, false, 500);
+	AX_CHECK_INT(c.status, AX_SPEC_COMPARED);
+	AX_CHECK_INT(c.figure, AX_SPEC_FP64);
+	AX_CHECK_NEAR(c.percent, 25, 1e-9);
+	AX_CHECK_STR(ax_spec_figure_name(c.figure), "fp64");
+	c = ax_specs_compare(s, 0x1234, 1, "GFLOP/s", i64, false, 500);
+	AX_CHECK_INT(c.status, AX_SPEC_NOT_APPLICABLE);
+	json_decref(f64);
+	json_decref(i64);
 	ax_specs_free(s);
 }
 
@@ -190,4 +221,4 @@ static void test_malformed(void)
 }
 
 AX_TEST_MAIN(AX_TEST(test_real_file_h200), AX_TEST(test_unknown_device),
-	     AX_TEST(test_units), AX_TEST(test_malformed))
+	     AX_TEST(test_units), AX_TEST(test_fp64), AX_TEST(test_malformed))
