@@ -337,6 +337,10 @@ static void limitless(const struct ax_vk_device_info *info,
 		out->limits.maxComputeWorkGroupCount[i] = UINT32_MAX;
 	}
 	out->max_memory_allocation_size = UINT64_MAX;
+	/* Every subgroup size Vulkan allows (sg_size). */
+	out->subgroup_size_control = true;
+	out->subgroup_size_min = 1;
+	out->subgroup_size_max = 128;
 	for (uint32_t h = 0; h < out->memory.memoryHeapCount; h++)
 		out->memory.memoryHeaps[h].size = UINT64_MAX;
 }

@@ -232,6 +232,29 @@ static int take_device_defaults(struct ax_tl_live *lv)
 	return 0;
 }
 
+/* A device with one subgroup size leaves sg_size nothing to choose:
+ * its points 0 and that size build the same code.  Said, so that a
+ * session that never moves it is not read as a finding. */
+static void say_subgroup_sizes(struct ax_tl_live *lv)
+{
+	const struct ax_vk_device_info *info = lv->session.info;
+	if (ax_params_find(&lv->a->base, "sg_size") < 0 ||
+	    info->subgroup_size_min != info->subgroup_size_max)
+		return;
+	if (!info->subgroup_size_control)
+		ax_tl_say(lv,
+			  "sg_size: %s has no VK_EXT_subgroup_size_control, "
+			  "so sg_size stays 0 (the driver's choice, %u)",
+			  info->name, info->subgroup_size);
+	else
+		ax_tl_say(lv,
+			  "sg_size: %s can require subgroup size %u only, so "
+			  "the tuner's sg_size points are 0 (the driver's "
+			  "choice) and %u, the same code",
+			  info->name, info->subgroup_size,
+			  info->subgroup_size);
+}
+
 static int open_session(struct ax_tl_live *lv,
 			const struct ax_db_session_row *resumed)
 {
@@ -243,6 +266,7 @@ static int open_session(struct ax_tl_live *lv,
 				   sizeof(err)))
 		return ax_app_error(lv->app, AX_EXIT_USAGE, "tune %s: %s",
 				    a->suite->name, err);
+	say_subgroup_sizes(lv);
 	struct ax_tuner_options to;
 	ax_tune_options(a, &to);
 	lv->trial_ids = calloc(ax_space_size(lv->space), sizeof(int64_t));

@@ -135,6 +135,11 @@ bool ax_vk_heap_device_local(const struct ax_vk_device_info *info,
 /* A queue family's flags as "graphics compute transfer" (the ones it
  * has, in that order; "" for none). */
 void ax_vk_queue_flags_text(uint32_t flags, char *buf, size_t len);
+/* Whether a compute pipeline on the device may require subgroup size
+ * `size`: a power of two in subgroup_size_min..max, on a device with
+ * VK_EXT_subgroup_size_control. */
+bool ax_vk_subgroup_size_ok(const struct ax_vk_device_info *info,
+			    uint32_t size);
 /* Why the device lists no cooperative-matrix shape (static text), or
  * NULL where it lists some. */
 const char *ax_vk_coopmat_absent(const struct ax_vk_device_info *info);
@@ -280,6 +285,17 @@ struct ax_vk_spec {
 	uint32_t id;
 	uint32_t value;
 };
+/*
+ * Not a specialization constant: an entry with this id sets the compute
+ * stage's required subgroup size (VkPipelineShaderStageRequiredSubgroup-
+ * SizeCreateInfo, VK_EXT_subgroup_size_control) to its value, and 0
+ * leaves the size to the driver.  A parameter row binds it as a knob
+ * like any constant (AX_KNOB), so a suite's packing, the tuner and the
+ * stored point need nothing of their own; the pipeline takes it out of
+ * the specialization data.  A size the device cannot require is refused
+ * with AX_EINVAL (suites check first: ax_suite_check_subgroup_size).
+ */
+#define AX_VK_SPEC_SUBGROUP_SIZE 0x7fff0001u
 
 /* A storage-buffer binding: range 0 means "to the end of the buffer". */
 struct ax_vk_binding {

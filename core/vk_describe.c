@@ -469,6 +469,12 @@ const char *ax_vk_scope_name(VkScopeNV s)
 	}
 }
 
+bool ax_vk_subgroup_size_ok(const struct ax_vk_device_info *d, uint32_t size)
+{
+	return d->subgroup_size_control && size && (size & (size - 1)) == 0 &&
+	       size >= d->subgroup_size_min && size <= d->subgroup_size_max;
+}
+
 const char *ax_vk_coopmat_absent(const struct ax_vk_device_info *d)
 {
 	if (d->n_coopmat_nv)

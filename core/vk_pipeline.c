@@ -113,19 +113,29 @@ static VkResult create_compute(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 		return r;
 	VkSpecializationMapEntry map[AX_VK_MAX_SPEC];
 	uint32_t data[AX_VK_MAX_SPEC];
+	uint32_t n = 0, subgroup_size = 0;
 	for (int i = 0; i < n_spec; i++) {
-		map[i] = (VkSpecializationMapEntry){
+		if (spec[i].id == AX_VK_SPEC_SUBGROUP_SIZE) {
+			subgroup_size = spec[i].value;
+			continue;
+		}
+		map[n] = (VkSpecializationMapEntry){
 		    .constantID = spec[i].id,
-		    .offset = (uint32_t)(i * 4),
+		    .offset = n * 4,
 		    .size = 4,
 		};
-		data[i] = spec[i].value;
+		data[n++] = spec[i].value;
 	}
 	VkSpecializationInfo si = {
-	    .mapEntryCount = (uint32_t)n_spec,
+	    .mapEntryCount = n,
 	    .pMapEntries = map,
-	    .dataSize = (size_t)n_spec * 4,
+	    .dataSize = (size_t)n * 4,
 	    .pData = data,
+	};
+	VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+	    .requiredSubgroupSize = subgroup_size,
 	};
 	VkComputePipelineCreateInfo ci = {
 	    .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
@@ -133,10 +143,11 @@ static VkResult create_compute(struct ax_vk_ctx *ctx, struct ax_vk_pipeline *p,
 		{
 		    .sType =
 			VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+		    .pNext = subgroup_size ? &required : NULL,
 		    .stage = VK_SHADER_STAGE_COMPUTE_BIT,
 		    .module = p->module,
 		    .pName = entry,
-		    .pSpecializationInfo = n_spec ? &si : NULL,
+		    .pSpecializationInfo = n ? &si : NULL,
 		},
 	    .layout = p->layout,
 	};
@@ -167,6 +178,20 @@ static int create_pipeline(struct ax_vk_ctx *ctx, const char *what,
 			       "%s: %d specialization constants, at most %d "
 			       "are supported",
 			       what, n_spec, AX_VK_MAX_SPEC);
+	for (int i = 0; i < n_spec; i++)
+		if (spec[i].id == AX_VK_SPEC_SUBGROUP_SIZE && spec[i].value &&
+		    !ax_vk_subgroup_size_ok(ctx->info, spec[i].value))
+			return ax_errf(ctx->err, sizeof(ctx->err), AX_EINVAL,
+				       "%s: %s cannot require subgroup size "
+				       "%u (it can: %u..%u, powers of two%s)",
+				       what, ctx->info->name, spec[i].value,
+				       ctx->info->subgroup_size_min,
+				       ctx->info->subgroup_size_max,
+				       ctx->info->subgroup_size_control
+					   ? ""
+					   : "; it has no "
+					     "VK_EXT_subgroup_size_control, "
+					     "so only 0");
 	out->n_bindings = n_bindings;
 	out->texel_mask = texel_mask & ((1u << n_bindings) - 1);
 	out->push_size = push_size;

@@ -57,7 +57,7 @@ struct gemm_point {
 	uint32_t dtype, kernel, acc; /* choice indices */
 	bool coopmat;
 	uint32_t bm, bn, bk, tm, tn, wg_x, wg_y, vec, dbuf, share, colmajor, mr,
-	    tex;
+	    tex, sg_size;
 	struct gemm_cm cm;
 	uint32_t gx, gy;
 	uint64_t a_elems, b_elems, c_elems;
@@ -139,6 +139,9 @@ static const struct ax_param_def gemm_params[] = {
      "share=subgroup: read A and B through uniform texel buffers "
      "(samplerBuffer) instead of storage buffers",
      AX_KNOB(struct gemm_point, tex, 15)},
+    /* kernel=tiled: share=subgroup's lanes pass A round in groups of 8,
+     * so it needs subgroups of 8 or more; smem runs at any size. */
+    AX_SUITE_SG_SIZE_PARAM(struct gemm_point, sg_size),
     /* kernel=coopmat only (see the top of this file for why these are
      * not tunables).  acc is not a shape either, so the labels and shape
      * keys of every existing case stay as they were; a run label names
@@ -488,8 +491,25 @@ static int gemm_check(const struct ax_params *p,
 {
 	struct gemm_point g;
 	gemm_point(p, &g);
+	if (g.coopmat && g.sg_size)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm kernel=coopmat: sg_size=%u: the kernel's "
+			       "workgroup is wg_sm*wg_sn subgroups of the "
+			       "driver's size; use sg_size=0",
+			       g.sg_size);
 	if (g.coopmat)
 		return check_coopmat(&g, dev, why, whylen);
+	if (ax_suite_check_subgroup_size("gemm", g.sg_size, dev, why, whylen))
+		return AX_EINVAL;
+	/* The size the shuffles will see. */
+	uint32_t sg = g.sg_size ? g.sg_size : dev->subgroup_size;
+	if (g.share && g.sg_size && g.sg_size % 8)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "gemm share=subgroup: sg_size=%u: lanes pass A "
+			       "round in groups of 8, so the subgroup size "
+			       "must be a multiple of 8; raise sg_size or use "
+			       "share=smem",
+			       g.sg_size);
 	if (g.s.acc16)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "gemm acc=f16: only kernel=coopmat accumulates "
@@ -515,13 +535,13 @@ static int gemm_check(const struct ax_params *p,
 	 * the subgroup size the shuffles read lanes that never ran and C
 	 * was wrong (wg_x=2 wg_y=4 failed verification). */
 	if (g.share && dev->driver_id == VK_DRIVER_ID_MESA_LLVMPIPE &&
-	    g.wg_x % dev->subgroup_size)
+	    g.wg_x % sg)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "gemm share=subgroup: wg_x=%u must be a "
 			       "multiple of the subgroup size of %s (%u): "
 			       "its subgroups are rows of the workgroup; "
 			       "raise wg_x or use share=smem",
-			       g.wg_x, dev->name, dev->subgroup_size);
+			       g.wg_x, dev->name, sg);
 	int rc = check_blocking(&g, why, whylen);
 	if (!rc)
 		rc = check_limits(&g, &dev->limits, why, whylen);

@@ -18,7 +18,7 @@
 
 struct reduce_point {
 	uint64_t size;
-	uint32_t wg, epi;
+	uint32_t wg, epi, sg_size;
 	uint32_t n_vec4, groups;
 };
 
@@ -30,6 +30,7 @@ static const struct ax_param_def reduce_params[] = {
      "workgroup size", AX_KNOB(struct reduce_point, wg, 0)},
     {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "16-byte loads per invocation", AX_KNOB(struct reduce_point, epi, 1)},
+    AX_SUITE_SG_SIZE_PARAM(struct reduce_point, sg_size),
 };
 #define N_PARAMS ((int)(sizeof(reduce_params) / sizeof(reduce_params[0])))
 
@@ -63,6 +64,8 @@ static int reduce_check(const struct ax_params *p,
 			       "maxStorageBufferRange %llu",
 			       (unsigned long long)r.size,
 			       (unsigned long long)l->maxStorageBufferRange);
+	if (ax_suite_check_subgroup_size("reduce", r.sg_size, dev, why, whylen))
+		return AX_EINVAL;
 	if (r.groups > l->maxComputeWorkGroupCount[0])
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "reduce: %u workgroups exceed the device's "

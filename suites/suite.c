@@ -20,6 +20,30 @@ int ax_suite_spec(const struct ax_params *p, struct ax_vk_spec *out)
 	return n;
 }
 
+const int64_t ax_suite_sg_sizes[AX_SUITE_SG_SIZES] = {0,  1,  2,  4,  8,
+						      16, 32, 64, 128};
+
+int ax_suite_check_subgroup_size(const char *suite, uint32_t size,
+				 const struct ax_vk_device_info *dev, char *why,
+				 size_t whylen)
+{
+	if (size == 0 || ax_vk_subgroup_size_ok(dev, size))
+		return 0;
+	if (!dev->subgroup_size_control)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "%s: sg_size=%u: %s has no "
+			       "VK_EXT_subgroup_size_control, so its "
+			       "subgroup size (%u) is the driver's; use "
+			       "sg_size=0",
+			       suite, size, dev->name, dev->subgroup_size);
+	return ax_errf(why, whylen, AX_EINVAL,
+		       "%s: sg_size=%u is not a subgroup size %s can "
+		       "require (%u..%u, powers of two); use 0 (the driver's "
+		       "choice) or one of those",
+		       suite, size, dev->name, dev->subgroup_size_min,
+		       dev->subgroup_size_max);
+}
+
 /* The hooks that only work together. */
 static const char *hooks_rule(const struct ax_suite *s)
 {

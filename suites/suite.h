@@ -163,6 +163,35 @@ struct ax_suite {
 int ax_suite_spec(const struct ax_params *p, struct ax_vk_spec *out);
 
 /*
+ * The sg_size knob, one row for every suite that has it: the subgroup
+ * size its pipelines require (AX_VK_SPEC_SUBGROUP_SIZE), 0 for the
+ * driver's choice.  The levels are every size Vulkan allows; the suite's
+ * check refuses (AX_EINVAL, a device limit: sweeps skip such a point and
+ * the tuner never proposes it) those the device cannot require, through
+ * ax_suite_check_subgroup_size.  On a device with one size (lavapipe: 8)
+ * the knob has two points, 0 and that size, which build the same code.
+ */
+extern const int64_t ax_suite_sg_sizes[];
+#define AX_SUITE_SG_SIZES 9
+#define AX_SUITE_SG_SIZE_PARAM(T, F)                                           \
+	{                                                                      \
+		"sg_size", AX_PT_INT, 0, 128, NULL, 0, AX_PARAM_TUNABLE,       \
+		    "subgroup size the pipeline requires "                     \
+		    "(VK_EXT_subgroup_size_control;"                           \
+		    " 0: the driver's choice): a power of two in the "         \
+		    "device's "                                                \
+		    "minSubgroupSize..maxSubgroupSize (axbench devices)",      \
+		    ax_suite_sg_sizes, AX_SUITE_SG_SIZES,                      \
+		    AX_KNOB(T, F, AX_VK_SPEC_SUBGROUP_SIZE)                    \
+	}
+
+/* AX_EINVAL naming suite, the size and the sizes dev can require, unless
+ * size is 0 or one of them. */
+int ax_suite_check_subgroup_size(const char *suite, uint32_t size,
+				 const struct ax_vk_device_info *dev, char *why,
+				 size_t whylen);
+
+/*
  * Is s a descriptor the runner, the report and recommend can rely on?
  * Name, unit and summary given; hooks that come together (setup and
  * teardown, verify, work; record or host_op, not both; host_prepare only
