@@ -9,6 +9,7 @@
 #include "core/specs.h"
 #include "core/suggest.h"
 #include "core/text.h"
+#include "reports/roofline.h"
 #include "reports/suite_doc.h"
 #include "suites/kernel.h"
 #include "suites/registry.h"
@@ -317,6 +318,24 @@ static unsigned long long pci_id(const struct ax_db_device_row *d, int64_t v)
 }
 
 /* Under the table, once per device: which had no spec, and why. */
+/* Each intensity sweep of the listing: its ridge point and the one the
+ * run's peak and bandwidth results give (reports/roofline.h). */
+static void print_roofline_notes(const struct spec_ctx *sc,
+				 const struct ax_db_results *l)
+{
+	struct ax_roofline_sweeps sw;
+	if (ax_roofline_sweeps(l, sc->suites, &sw))
+		return;
+	for (int i = 0; i < sw.n; i++) {
+		char text[512];
+		fprintf(stderr, "roofline: run %lld %s %s on %s: %s\n",
+			(long long)sw.v[i].run_id, sw.v[i].suite,
+			sw.v[i].precision, sw.v[i].device,
+			ax_roofline_sweep_text(&sw.v[i], text, sizeof(text)));
+	}
+	ax_roofline_sweeps_free(&sw);
+}
+
 static void print_spec_notes(const struct spec_ctx *sc,
 			     const struct ax_db_results *l)
 {
@@ -592,6 +611,7 @@ static void print_table(const struct ax_app *app, const struct spec_ctx *sc,
 	 * what its rows hold, for a reader that parses it. */
 	fflush(stdout);
 	print_spec_notes(sc, l);
+	print_roofline_notes(sc, l);
 	print_cpu_notes(l);
 	print_unfinished_runs(l);
 	if (cut && app->verbosity >= 0)

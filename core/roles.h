@@ -25,7 +25,10 @@
 	X(AX_ROLE_WORKLOAD, 1u << 4, "workload")                               \
 	/* storage -> host -> device loading: recommend's readers, chunk,   */ \
 	/* prefetch depth and I/O mode, before any transfer figure          */ \
-	X(AX_ROLE_INGEST, 1u << 5, "ingest")
+	X(AX_ROLE_INGEST, 1u << 5, "ingest")                                   \
+	/* a sweep of arithmetic intensity: the measured roofline and its   */ \
+	/* ridge point (reports/roofline.h)                                 */ \
+	X(AX_ROLE_ROOFLINE, 1u << 6, "roofline")
 
 enum ax_role {
 #define AX_ROLE_ENUM(name, bit, text) name = bit,

@@ -7,6 +7,7 @@
 #include "reports/compare.h"
 #include "reports/html_escape.h"
 #include "reports/html_internal.h"
+#include "reports/roofline.h"
 #include "reports/suite_doc.h"
 #include "reports/svg.h"
 
@@ -291,6 +292,8 @@ static int roof_points(const struct ax_html_ctx *c, int sys, double *x,
 		    strcmp(ax_html_str(r->unit), "GFLOP/s") ||
 		    ax_suite_info_row_has_role(c->d->suites, r,
 					       AX_ROLE_COMPUTE_PEAK) ||
+		    ax_suite_info_row_has_role(c->d->suites, r,
+					       AX_ROLE_ROOFLINE) ||
 		    (ax_html_is_tune(r) && !c->d->include_tune))
 			continue;
 		/* Bytes moved per repetition, as the suite declared them:
@@ -319,7 +322,52 @@ static int roof_points(const struct ax_html_ctx *c, int sys, double *x,
 	return n;
 }
 
-static bool roofline(struct ax_html_ctx *c, int sys)
+/* At most this many intensity sweeps are drawn on one system's roofline
+ * (a history of runs may hold many); the others are named below it. */
+#define ROOF_SWEEPS_MAX 6
+
+/* The sweeps measured on system sys, into out (at most max). */
+static int sweeps_of(const struct ax_html_ctx *c, int sys,
+		     const struct ax_roofline_sweeps *sw,
+		     const struct ax_roofline_sweep **out, int max, int *total)
+{
+	int n = 0;
+	*total = 0;
+	for (int i = 0; sw && i < sw->n; i++) {
+		if (ax_html_system_of(c, sw->v[i].first) != sys)
+			continue;
+		if (n < max)
+			out[n++] = &sw->v[i];
+		(*total)++;
+	}
+	return n;
+}
+
+/* Under the chart: each sweep's ridge and the run's peak / bandwidth. */
+static void sweep_notes(struct ax_html_ctx *c,
+			const struct ax_roofline_sweep *const *sw, int n,
+			int total)
+{
+	for (int i = 0; i < n; i++) {
+		char text[512];
+		fprintf(c->f,
+			"<p class=\"common\">Intensity sweep (%s %s, run "
+			"%lld): ",
+			sw[i]->suite, sw[i]->precision,
+			(long long)sw[i]->run_id);
+		ax_html_escape(
+		    c->f, ax_roofline_sweep_text(sw[i], text, sizeof(text)));
+		fputs(".</p>\n", c->f);
+	}
+	if (total > n)
+		fprintf(c->f,
+			"<p class=\"common\">%d more sweeps on this system are "
+			"not drawn (`axbench results` lists each).</p>\n",
+			total - n);
+}
+
+static bool roofline(struct ax_html_ctx *c, int sys,
+		     const struct ax_roofline_sweeps *sweeps)
 {
 	size_t cap = c->d->results->n + 1;
 	double *x = calloc(cap, sizeof(double));
@@ -328,13 +376,20 @@ static bool roofline(struct ax_html_ctx *c, int sys)
 	double P = ceiling(c, sys, "GFLOP/s", AX_ROLE_COMPUTE_PEAK);
 	double B = ceiling(c, sys, "GB/s", AX_ROLE_BANDWIDTH_PEAK);
 	int n = x && y && names ? roof_points(c, sys, x, y, names, P, B) : 0;
-	bool drawn = n > 0 || isfinite(P);
+	const struct ax_roofline_sweep *sw[ROOF_SWEEPS_MAX];
+	int n_sw_all,
+	    n_sw = sweeps_of(c, sys, sweeps, sw, ROOF_SWEEPS_MAX, &n_sw_all);
+	bool drawn = n > 0 || isfinite(P) || n_sw > 0;
 	if (drawn) {
 		/* Intensity axis: a decade each side of points and ridge. */
 		double lo = 0.1, hi = 1000, cx[64], cy[64];
 		for (int i = 0; i < n; i++) {
 			lo = fmin(lo, x[i] / 4);
 			hi = fmax(hi, x[i] * 4);
+		}
+		for (int i = 0; i < n_sw; i++) {
+			lo = fmin(lo, sw[i]->fit.ai_lo / 4);
+			hi = fmax(hi, sw[i]->fit.ai_hi * 4);
 		}
 		for (int i = 0; i < 64; i++) {
 			cx[i] = lo * pow(hi / lo, i / 63.0);
@@ -352,11 +407,41 @@ static bool roofline(struct ax_html_ctx *c, int sys)
 			 isfinite(P) ? pl : "",
 			 isfinite(P) && isfinite(B) ? " and " : "",
 			 isfinite(B) ? bl : "");
-		struct ax_svg_series s[2] = {
-		    {cname, cx, cy, 64, AX_SVG_DASHED, 6, 0, NULL},
-		    {"kernels (GFLOP/s results; hover for each)", x, y, n,
-		     AX_SVG_MARKERS, sys, 0, (const char *const *)names},
-		};
+		/* The ceiling (where there is one), the kernels (where
+		 * any), and the measured roofline: each sweep as a line,
+		 * named by its precision and run, its ridge in the note
+		 * under the chart. */
+		struct ax_svg_series s[2 + ROOF_SWEEPS_MAX];
+		int ns = 0;
+		if (isfinite(P) || isfinite(B))
+			s[ns++] = (struct ax_svg_series){
+			    cname, cx, cy, 64, AX_SVG_DASHED, 6, 0, NULL};
+		if (n)
+			s[ns++] = (struct ax_svg_series){
+			    "kernels (GFLOP/s results; hover for each)",
+			    x,
+			    y,
+			    n,
+			    AX_SVG_MARKERS,
+			    sys,
+			    0,
+			    (const char *const *)names};
+		char sw_name[ROOF_SWEEPS_MAX][160];
+		for (int i = 0; i < n_sw; i++) {
+			snprintf(sw_name[i], sizeof(sw_name[i]),
+				 "%s sweep %s (run %lld): ridge %.3g FLOP/B",
+				 sw[i]->suite, sw[i]->precision,
+				 (long long)sw[i]->run_id, sw[i]->fit.ridge);
+			s[ns++] = (struct ax_svg_series){sw_name[i],
+							 sw[i]->ai,
+							 sw[i]->rate,
+							 sw[i]->n_points,
+							 AX_SVG_LINES |
+							     AX_SVG_MARKERS,
+							 (sys + 1 + i) % 8,
+							 i + 1,
+							 NULL};
+		}
 		/* Each ceiling named where it is drawn, under its line
 		 * (which climbs away from the text): the peak at the flat
 		 * roof's right end, the bandwidth on its slope near the
@@ -377,8 +462,8 @@ static bool roofline(struct ax_html_ctx *c, int sys)
 					.ylog = true,
 					.notes = notes,
 					.n_notes = nn};
-		bool roof = isfinite(P) || isfinite(B);
-		ax_svg_plot(c->f, &p, roof ? s : s + 1, roof ? 2 : 1);
+		ax_svg_plot(c->f, &p, s, ns);
+		sweep_notes(c, sw, n_sw, n_sw_all);
 	}
 	for (int i = 0; i < n; i++)
 		free(names[i]);
@@ -392,8 +477,13 @@ void ax_html_section_roofline(struct ax_html_ctx *c)
 {
 	int drawn = 0;
 	ax_html_h2(c, "roofline", "Roofline per system");
+	struct ax_roofline_sweeps sw;
+	bool have_sweeps =
+	    ax_roofline_sweeps(c->d->results, c->d->suites, &sw) == 0;
 	for (int i = 0; i < c->n_sys && !ax_html_stopped(c); i++)
-		drawn += roofline(c, i);
+		drawn += roofline(c, i, have_sweeps ? &sw : NULL);
+	if (have_sweeps)
+		ax_roofline_sweeps_free(&sw);
 	if (!drawn)
 		ax_html_empty(c,
 			      "No GFLOP/s results with a byte count and no "

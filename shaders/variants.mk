@@ -56,3 +56,12 @@ gemm_coopmat_acc16_ENV := vulkan1.2
 # Kept as .spv too: no device here runs them, so spirv-val
 # (tests/cli/shaders.bats) and the build are their only checks.
 SPV_FILES += gemm_coopmat gemm_coopmat_acc16
+
+# The roofline sweep per precision (suites/roofline.c).
+VARIANTS += roofline_f64
+roofline_f64_SRC := roofline.comp
+roofline_f64_DEFS := -DAX_F64
+
+VARIANTS += roofline_f16
+roofline_f16_SRC := roofline.comp
+roofline_f16_DEFS := -DAX_F16

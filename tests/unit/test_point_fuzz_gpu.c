@@ -41,6 +41,7 @@ static const struct fuzz_shape {
     {"transfer", 2, {"chunk", "64K", "total", "256K", NULL}},
     {"ingest", 3, {"size", "1M", NULL}},
     {"fill", 3, {"size", "64K", NULL}},
+    {"roofline", 3, {"size", "64K", "fma", "3", NULL}},
     {"gemm",
      4,
      {"m", "20", "n", "12", "k", "33", "batch", "2", "trans_a", "true",
