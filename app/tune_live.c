@@ -261,11 +261,18 @@ static int open_session(struct ax_tl_live *lv,
 	char err[1024];
 	struct ax_tune_args *a = lv->a;
 	struct valid_ctx vc = {a, lv->session.info};
-	if (ax_space_create_params(&lv->space, a->base.defs, a->base.n,
-				   point_valid, &vc, 0, a->seed, err,
-				   sizeof(err)))
-		return ax_app_error(lv->app, AX_EXIT_USAGE, "tune %s: %s",
-				    a->suite->name, err);
+	if (ax_space_create_case(&lv->space, &a->base, point_valid, &vc, 0,
+				 a->seed, err, sizeof(err))) {
+		/* No valid point: what the device says of the defaults is
+		 * usually why (a feature it lacks: nothing to tune). */
+		char why[512] = "";
+		if (a->suite->check)
+			a->suite->check(&a->base, lv->session.info, why,
+					sizeof(why));
+		return ax_app_error(lv->app, AX_EXIT_USAGE, "tune %s: %s%s%s",
+				    a->suite->name, err,
+				    why[0] ? "; at the defaults: " : "", why);
+	}
 	say_subgroup_sizes(lv);
 	struct ax_tuner_options to;
 	ax_tune_options(a, &to);

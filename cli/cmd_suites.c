@@ -85,6 +85,10 @@ static json_t *suite_json(const struct ax_suite *s)
 			      "type", type_name(d), "range", range, "default",
 			      ax_param_json(d, d->def), "default_text", def,
 			      "kind", param_kind(d), "help", d->help));
+		/* A knob of one kernel: tuned only where this holds. */
+		json_object_set_new(json_array_get(params, i), "when",
+				    d->when ? json_string(d->when)
+					    : json_null());
 	}
 	json_t *o =
 	    json_pack("{s:s,s:s,s:s,s:o,s:s?}", "name", s->name, "summary",
@@ -278,8 +282,10 @@ static void print_suite(const struct ax_suite *s)
 		char range[256], def[64];
 		param_range(d, range, sizeof(range));
 		ax_param_format(d, d->def, def, sizeof(def));
-		printf("  %-10s %-6s %-8s %-9s %-22s %s\n", d->name,
-		       type_name(d), param_kind(d), def, range, d->help);
+		printf("  %-10s %-6s %-8s %-9s %-22s %s%s%s%s\n", d->name,
+		       type_name(d), param_kind(d), def, range,
+		       d->when ? "[tuned where " : "", d->when ? d->when : "",
+		       d->when ? "] " : "", d->help);
 	}
 	printf("\n  Every point must fit the device's limits (shared memory, "
 	       "invocations,\n  buffer sizes)%s\n",

@@ -26,6 +26,47 @@ void ax_params_init(struct ax_params *p, const struct ax_param_def *defs, int n)
 		p->v[i] = defs[i].def;
 }
 
+/* The parameter a `when` names (its text before '='), or -1. */
+static int when_param(const struct ax_param_def *defs, int n, const char *when,
+		      const char **choice)
+{
+	const char *eq = strchr(when, '=');
+	if (!eq)
+		return -1;
+	*choice = eq + 1;
+	for (int i = 0; i < n; i++)
+		if (strlen(defs[i].name) == (size_t)(eq - when) &&
+		    !strncmp(defs[i].name, when, (size_t)(eq - when)))
+			return i;
+	return -1;
+}
+
+/* The index of choice in row d's values (enum choices, or false/true),
+ * or -1. */
+static int64_t choice_value(const struct ax_param_def *d, const char *choice)
+{
+	if (d->type == AX_PT_BOOL)
+		return !strcmp(choice, "true")	  ? 1
+		       : !strcmp(choice, "false") ? 0
+						  : -1;
+	for (int64_t i = 0; d->type == AX_PT_ENUM && d->choices[i]; i++)
+		if (!strcmp(d->choices[i], choice))
+			return i;
+	return -1;
+}
+
+bool ax_param_active(const struct ax_params *p, int k)
+{
+	const struct ax_param_def *d = &p->defs[k];
+	if (!(d->flags & AX_PARAM_TUNABLE))
+		return false;
+	if (!d->when)
+		return true;
+	const char *choice = NULL;
+	int j = when_param(p->defs, p->n, d->when, &choice);
+	return j >= 0 && p->v[j] == choice_value(&p->defs[j], choice);
+}
+
 int ax_params_find(const struct ax_params *p, const char *name)
 {
 	for (int i = 0; i < p->n; i++)
@@ -743,6 +784,38 @@ static int check_pair(const struct ax_param_def *a,
 	return 0;
 }
 
+/* A `when` names a tunable row's condition: an enum or bool row of the
+ * table that is not itself tunable, and one of its values. */
+static int check_when(const struct ax_param_def *defs, int n,
+		      const struct ax_param_def *d, char *err, size_t errlen)
+{
+	if (!d->when)
+		return 0;
+	const char *choice = NULL;
+	int j = when_param(defs, n, d->when, &choice);
+	if (!(d->flags & AX_PARAM_TUNABLE))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: when=\"%s\" on a row that is not tunable "
+			       "(a condition says when a knob is a knob)",
+			       d->name, d->when);
+	if (j < 0 || (defs[j].type != AX_PT_ENUM && defs[j].type != AX_PT_BOOL))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: when=\"%s\" must name an enum or bool "
+			       "parameter of the table, as NAME=CHOICE",
+			       d->name, d->when);
+	if (defs[j].flags & AX_PARAM_TUNABLE)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: when=\"%s\": %s is tunable, so the space "
+			       "would change under the tuner; condition on a "
+			       "shape or fixed parameter",
+			       d->name, d->when, defs[j].name);
+	if (choice_value(&defs[j], choice) < 0)
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "%s: when=\"%s\": %s has no value '%s'", d->name,
+			       d->when, defs[j].name, choice);
+	return 0;
+}
+
 int ax_param_table_check(const struct ax_param_def *defs, int n,
 			 size_t cfg_size, char *err, size_t errlen)
 {
@@ -753,6 +826,8 @@ int ax_param_table_check(const struct ax_param_def *defs, int n,
 	for (int i = 0; i < n; i++) {
 		const struct ax_param_def *d = &defs[i];
 		int rc = check_row(d, i, err, errlen);
+		if (!rc)
+			rc = check_when(defs, n, d, err, errlen);
 		if (!rc)
 			rc = check_field(d, cfg_size, err, errlen);
 		for (int j = 0; !rc && j < i; j++)

@@ -50,6 +50,14 @@ struct ax_param_def {
 	 * suites' positional tables need not name them. */
 	const int64_t *values;
 	int n_values;
+	/* A tunable that only one kernel of the suite reads, or NULL: "NAME=
+	 * CHOICE", a knob only where the enum or bool parameter NAME (never
+	 * itself tunable) is CHOICE, as gemm's cooperative-matrix tiles are
+	 * knobs of kernel=coopmat alone.  Elsewhere the row keeps its
+	 * default and stays out of the tuner's space (ax_param_active), so
+	 * one kernel's space is not multiplied by another's knobs.
+	 * Designated (.when =), after the positional fields. */
+	const char *when;
 	/* Built-in suites bind each row once (AX_FIELD, AX_KNOB): where the
 	 * value goes in the suite's config struct (ax_params_store) and the
 	 * specialization constant it sets (the suites' generic packing).
@@ -91,6 +99,10 @@ void ax_params_init(struct ax_params *p, const struct ax_param_def *defs,
 
 /* Index of the parameter called name, or -1. */
 int ax_params_find(const struct ax_params *p, const char *name);
+
+/* Is row k of p a knob at this point: tunable, and its `when` (if any)
+ * holds for p's values?  (ax_param_table_check vouches for the names.) */
+bool ax_param_active(const struct ax_params *p, int k);
 
 /* Value of the parameter called name; the caller guarantees it exists
  * (suites ask for their own names), otherwise this aborts. */

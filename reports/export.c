@@ -28,8 +28,10 @@ static json_t *point_json(const struct ax_params *p, enum pick which)
 	for (int i = 0; o && i < p->n; i++) {
 		const struct ax_param_def *d = &p->defs[i];
 		bool tunable = d->flags & AX_PARAM_TUNABLE;
+		/* A knob of another kernel (`when` does not hold) is not
+		 * this point's setting: it stays out of the tuned part. */
 		if ((which == PICK_SHAPE && tunable) ||
-		    (which == PICK_TUNED && !tunable))
+		    (which == PICK_TUNED && !ax_param_active(p, i)))
 			continue;
 		/* booleans as YAML / JSON booleans, not "true" strings */
 		json_object_set_new(o, d->name, ax_param_json(d, p->v[i]));

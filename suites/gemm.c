@@ -8,9 +8,12 @@
  * through VK_NV_cooperative_matrix, float16 A and B, fp32 (or, acc=f16,
  * float16) accumulation, C stored as float16 like dtype=f16's, so the
  * same buffers and the same check serve both kernels.  Its knobs (cm_*,
- * sg_*, wg_s*, cm_ks) are plain parameters, not tunables: the tuner's
- * space is the Cartesian product of every tunable, and the tiled
- * kernel's would grow ~27,000-fold with knobs it ignores.
+ * sg_*, wg_s*, cm_ks) are tunables of kernel=coopmat alone, and the
+ * tiled kernel's of kernel=tiled alone (`when` in the table): the
+ * tuner's space is the Cartesian product of the knobs active at the
+ * case, so neither kernel's space grows with the other's knobs.  The
+ * coopmat tiles are constrained by the shapes the device lists, its
+ * shared memory and its invocations (check_cm_device, check_cm_limits).
  *
  * Work model: 2 * m * n * k * batch FLOPs per repetition.  Output is
  * checked against a double-precision CPU reference (suites/gemm_ref.c):
@@ -63,6 +66,13 @@ struct gemm_point {
 	uint64_t a_elems, b_elems, c_elems;
 };
 
+/* Each kernel's knobs are knobs of that kernel alone (core/params.h,
+ * `when`): `tune gemm` searches the tiled kernel's, `tune gemm -p
+ * kernel=coopmat` the cooperative-matrix tiles, never their product. */
+#define GEMM_TILED "kernel=tiled"
+#define GEMM_COOPMAT "kernel=coopmat"
+#define GEMM_CM_KNOB (AX_PARAM_TUNABLE | AX_PARAM_POW2)
+
 static const struct ax_param_def gemm_params[] = {
     {"m", AX_PT_INT, 1, 1 << 20, NULL, 512, AX_PARAM_SHAPE,
      "rows of C and of op(A)", AX_FIELD(struct gemm_point, s.m)},
@@ -94,28 +104,32 @@ static const struct ax_param_def gemm_params[] = {
      * ~25 %.  64 invocations and 10 KiB of shared memory (bk=8) keep
      * share=smem within the smallest Vulkan limits. */
     {"bm", AX_PT_INT, 4, 256, NULL, 128, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "rows of C per workgroup", AX_KNOB(struct gemm_point, bm, 2)},
+     "rows of C per workgroup", AX_KNOB(struct gemm_point, bm, 2),
+     .when = GEMM_TILED},
     {"bn", AX_PT_INT, 4, 256, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "columns of C per workgroup", AX_KNOB(struct gemm_point, bn, 3)},
+     "columns of C per workgroup", AX_KNOB(struct gemm_point, bn, 3),
+     .when = GEMM_TILED},
     {"bk", AX_PT_INT, 1, 64, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "depth of the k slice staged in shared memory",
-     AX_KNOB(struct gemm_point, bk, 4)},
+     AX_KNOB(struct gemm_point, bk, 4), .when = GEMM_TILED},
     {"tm", AX_PT_INT, 4, 64, NULL, 16, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "rows of C per invocation (register block)",
-     AX_KNOB(struct gemm_point, tm, 5)},
+     AX_KNOB(struct gemm_point, tm, 5), .when = GEMM_TILED},
     {"tn", AX_PT_INT, 4, 32, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "columns of C per invocation (register block)",
-     AX_KNOB(struct gemm_point, tn, 6)},
+     AX_KNOB(struct gemm_point, tn, 6), .when = GEMM_TILED},
     {"wg_x", AX_PT_INT, 1, 1024, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "workgroup width", AX_KNOB(struct gemm_point, wg_x, 0)},
+     "workgroup width", AX_KNOB(struct gemm_point, wg_x, 0),
+     .when = GEMM_TILED},
     {"wg_y", AX_PT_INT, 1, 1024, NULL, 8, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "workgroup height", AX_KNOB(struct gemm_point, wg_y, 1)},
+     "workgroup height", AX_KNOB(struct gemm_point, wg_y, 1),
+     .when = GEMM_TILED},
     {"vec", AX_PT_INT, 1, 4, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
-     "elements per global load (1, 2 or 4)",
-     AX_KNOB(struct gemm_point, vec, 7)},
+     "elements per global load (1, 2 or 4)", AX_KNOB(struct gemm_point, vec, 7),
+     .when = GEMM_TILED},
     {"dbuf", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
      "double-buffer the shared tiles (one barrier per k slice)",
-     AX_KNOB(struct gemm_point, dbuf, 8)},
+     AX_KNOB(struct gemm_point, dbuf, 8), .when = GEMM_TILED},
     /* Default subgroup: on lavapipe it is 2-3x the smem kernel at
      * 1024^3 (see shaders/gemm.comp); GPUs run either, and the tuner
      * picks smem where it wins. */
@@ -123,63 +137,63 @@ static const struct ax_param_def gemm_params[] = {
      "how invocations share A: smem (tiles staged in shared memory), "
      "or subgroup (no shared memory: groups of 8 lanes pass A round "
      "by subgroup shuffles; for CPU drivers)",
-     AX_KNOB(struct gemm_point, share, 11)},
+     AX_KNOB(struct gemm_point, share, 11), .when = GEMM_TILED},
     {"colmajor", AX_PT_BOOL, 0, 1, NULL, 0, AX_PARAM_TUNABLE,
      "share=subgroup: take the tiles of C column by column, so "
      "workgroups run together share B",
-     AX_KNOB(struct gemm_point, colmajor, 13)},
+     AX_KNOB(struct gemm_point, colmajor, 13), .when = GEMM_TILED},
     /* mr=1 tex=true: on lavapipe at 1024^3 mr=1 read 42 GFLOP/s against
      * 35 for mr=tm (the old order), and tex=true 65-74 against 38-46
      * (shaders/gemm.comp says why). */
     {"mr", AX_PT_INT, 1, 64, NULL, 1, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "share=subgroup: rows of C per micro-tile (at most tm): their "
      "accumulators stay in registers over 8 k steps",
-     AX_KNOB(struct gemm_point, mr, 14)},
+     AX_KNOB(struct gemm_point, mr, 14), .when = GEMM_TILED},
     {"tex", AX_PT_BOOL, 0, 1, NULL, 1, AX_PARAM_TUNABLE,
      "share=subgroup: read A and B through uniform texel buffers "
      "(samplerBuffer) instead of storage buffers",
-     AX_KNOB(struct gemm_point, tex, 15)},
+     AX_KNOB(struct gemm_point, tex, 15), .when = GEMM_TILED},
     /* kernel=tiled: share=subgroup's lanes pass A round in groups of 8,
      * so it needs subgroups of 8 or more; smem runs at any size. */
-    AX_SUITE_SG_SIZE_PARAM(struct gemm_point, sg_size),
-    /* kernel=coopmat only (see the top of this file for why these are
-     * not tunables).  acc is not a shape either, so the labels and shape
-     * keys of every existing case stay as they were; a run label names
-     * it where it is not the default.  Defaults: 16x16x16 is a shape NVIDIA
-     * lists for f16; 2x2 tiles per subgroup and 2x2 subgroups make a 64 x 64
-     * workgroup tile, 32 k deep (11 KiB of shared memory). */
+    AX_SUITE_SG_SIZE_PARAM(struct gemm_point, sg_size, GEMM_TILED),
+    /* kernel=coopmat only (see the top of this file).  acc is not a
+     * knob (it changes the precision) and not a shape either, so the labels
+     * and shape keys of every existing case stay as they were; a run label
+     * names it where it is not the default.  Defaults: 16x16x16 is a shape
+     * NVIDIA lists for f16; 2x2 tiles per subgroup and 2x2 subgroups make a
+     * 64 x 64 workgroup tile, 32 k deep (11 KiB of shared memory). */
     {"acc", AX_PT_ENUM, 0, 0, gemm_accs, 0, 0,
      "kernel=coopmat: accumulate in f32, or in f16 (faster on some "
      "GPUs, less accurate: verified with a wider tolerance)",
      AX_FIELD(struct gemm_point, acc)},
-    {"cm_m", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
-     "kernel=coopmat: rows (M) of one cooperative matrix: a shape the "
+    {"cm_m", AX_PT_INT, 8, 32, NULL, 16, GEMM_CM_KNOB,
+     "rows (M) of one cooperative matrix: a shape the "
      "device lists (axbench devices)",
-     AX_KNOB(struct gemm_point, cm.m, 21)},
-    {"cm_n", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
-     "kernel=coopmat: columns (N) of one cooperative matrix",
-     AX_KNOB(struct gemm_point, cm.n, 22)},
-    {"cm_k", AX_PT_INT, 8, 32, NULL, 16, AX_PARAM_POW2,
-     "kernel=coopmat: depth (K) of one cooperative matrix",
-     AX_KNOB(struct gemm_point, cm.k, 23)},
-    {"sg_m", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
-     "kernel=coopmat: matrix tiles per subgroup along M",
-     AX_KNOB(struct gemm_point, cm.sg_m, 24)},
-    {"sg_n", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
-     "kernel=coopmat: matrix tiles per subgroup along N",
-     AX_KNOB(struct gemm_point, cm.sg_n, 25)},
-    {"wg_sm", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
-     "kernel=coopmat: subgroups per workgroup along M (workgroup tile "
+     AX_KNOB(struct gemm_point, cm.m, 21), .when = GEMM_COOPMAT},
+    {"cm_n", AX_PT_INT, 8, 32, NULL, 16, GEMM_CM_KNOB,
+     "columns (N) of one cooperative matrix",
+     AX_KNOB(struct gemm_point, cm.n, 22), .when = GEMM_COOPMAT},
+    {"cm_k", AX_PT_INT, 8, 32, NULL, 16, GEMM_CM_KNOB,
+     "depth (K) of one cooperative matrix",
+     AX_KNOB(struct gemm_point, cm.k, 23), .when = GEMM_COOPMAT},
+    {"sg_m", AX_PT_INT, 1, 8, NULL, 2, GEMM_CM_KNOB,
+     "matrix tiles per subgroup along M",
+     AX_KNOB(struct gemm_point, cm.sg_m, 24), .when = GEMM_COOPMAT},
+    {"sg_n", AX_PT_INT, 1, 8, NULL, 2, GEMM_CM_KNOB,
+     "matrix tiles per subgroup along N",
+     AX_KNOB(struct gemm_point, cm.sg_n, 25), .when = GEMM_COOPMAT},
+    {"wg_sm", AX_PT_INT, 1, 8, NULL, 2, GEMM_CM_KNOB,
+     "subgroups per workgroup along M (workgroup tile "
      "rows bm = wg_sm*sg_m*cm_m)",
-     AX_KNOB(struct gemm_point, cm.wg_sm, 26)},
-    {"wg_sn", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
-     "kernel=coopmat: subgroups per workgroup along N (workgroup tile "
+     AX_KNOB(struct gemm_point, cm.wg_sm, 26), .when = GEMM_COOPMAT},
+    {"wg_sn", AX_PT_INT, 1, 8, NULL, 2, GEMM_CM_KNOB,
+     "subgroups per workgroup along N (workgroup tile "
      "columns bn = wg_sn*sg_n*cm_n)",
-     AX_KNOB(struct gemm_point, cm.wg_sn, 27)},
-    {"cm_ks", AX_PT_INT, 1, 8, NULL, 2, AX_PARAM_POW2,
-     "kernel=coopmat: cm_k-deep steps per k slice staged in shared "
+     AX_KNOB(struct gemm_point, cm.wg_sn, 27), .when = GEMM_COOPMAT},
+    {"cm_ks", AX_PT_INT, 1, 8, NULL, 2, GEMM_CM_KNOB,
+     "cm_k-deep steps per k slice staged in shared "
      "memory (bk = cm_ks*cm_k)",
-     AX_KNOB(struct gemm_point, cm.ks, 28)},
+     AX_KNOB(struct gemm_point, cm.ks, 28), .when = GEMM_COOPMAT},
 };
 #define N_PARAMS ((int)(sizeof(gemm_params) / sizeof(gemm_params[0])))
 

@@ -30,7 +30,7 @@ static const struct ax_param_def reduce_params[] = {
      "workgroup size", AX_KNOB(struct reduce_point, wg, 0)},
     {"epi", AX_PT_INT, 1, 64, NULL, 4, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "16-byte loads per invocation", AX_KNOB(struct reduce_point, epi, 1)},
-    AX_SUITE_SG_SIZE_PARAM(struct reduce_point, sg_size),
+    AX_SUITE_SG_SIZE_PARAM(struct reduce_point, sg_size, NULL),
 };
 #define N_PARAMS ((int)(sizeof(reduce_params) / sizeof(reduce_params[0])))
 

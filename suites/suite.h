@@ -170,10 +170,11 @@ int ax_suite_spec(const struct ax_params *p, struct ax_vk_spec *out);
  * the tuner never proposes it) those the device cannot require, through
  * ax_suite_check_subgroup_size.  On a device with one size (lavapipe: 8)
  * the knob has two points, 0 and that size, which build the same code.
+ * WHEN: the row's condition (core/params.h), NULL for none.
  */
 extern const int64_t ax_suite_sg_sizes[];
 #define AX_SUITE_SG_SIZES 9
-#define AX_SUITE_SG_SIZE_PARAM(T, F)                                           \
+#define AX_SUITE_SG_SIZE_PARAM(T, F, WHEN)                                     \
 	{                                                                      \
 		"sg_size", AX_PT_INT, 0, 128, NULL, 0, AX_PARAM_TUNABLE,       \
 		    "subgroup size the pipeline requires "                     \
@@ -182,7 +183,7 @@ extern const int64_t ax_suite_sg_sizes[];
 		    "device's "                                                \
 		    "minSubgroupSize..maxSubgroupSize (axbench devices)",      \
 		    ax_suite_sg_sizes, AX_SUITE_SG_SIZES,                      \
-		    AX_KNOB(T, F, AX_VK_SPEC_SUBGROUP_SIZE)                    \
+		    AX_KNOB(T, F, AX_VK_SPEC_SUBGROUP_SIZE), .when = WHEN      \
 	}
 
 /* AX_EINVAL naming suite, the size and the sizes dev can require, unless

@@ -394,10 +394,33 @@ static int sample_points(struct ax_space *s, size_t want,
 	return 0;
 }
 
+static int create_params(struct ax_space **out, const struct ax_param_def *defs,
+			 int ndefs, const struct ax_params *base,
+			 ax_space_valid_fn valid, void *ctx, size_t cap,
+			 uint64_t seed, char *err, size_t errlen);
+
 int ax_space_create_params(struct ax_space **out,
 			   const struct ax_param_def *defs, int ndefs,
 			   ax_space_valid_fn valid, void *ctx, size_t cap,
 			   uint64_t seed, char *err, size_t errlen)
+{
+	return create_params(out, defs, ndefs, NULL, valid, ctx, cap, seed, err,
+			     errlen);
+}
+
+int ax_space_create_case(struct ax_space **out, const struct ax_params *base,
+			 ax_space_valid_fn valid, void *ctx, size_t cap,
+			 uint64_t seed, char *err, size_t errlen)
+{
+	return create_params(out, base->defs, base->n, base, valid, ctx, cap,
+			     seed, err, errlen);
+}
+
+/* base NULL: every tunable row is a dimension. */
+static int create_params(struct ax_space **out, const struct ax_param_def *defs,
+			 int ndefs, const struct ax_params *base,
+			 ax_space_valid_fn valid, void *ctx, size_t cap,
+			 uint64_t seed, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (ndefs < 0 || ndefs > AX_MAX_PARAMS)
@@ -411,7 +434,8 @@ int ax_space_create_params(struct ax_space **out,
 	s->ndefs = ndefs;
 	int rc = 0;
 	for (int i = 0; i < ndefs && !rc; i++) {
-		if (!(defs[i].flags & AX_PARAM_TUNABLE))
+		if (!(defs[i].flags & AX_PARAM_TUNABLE) ||
+		    (base && !ax_param_active(base, i)))
 			continue;
 		struct ax_dim *dm = &s->dim[s->ndims++];
 		dm->param = i;

@@ -62,6 +62,16 @@ int ax_space_create_params(struct ax_space **out,
 			   uint64_t seed, char *err, size_t errlen);
 
 /*
+ * As ax_space_create_params over base's table, with only the knobs
+ * active at base (ax_param_active: a row whose `when` does not hold,
+ * such as gemm's cooperative-matrix tiles for kernel=tiled, keeps its
+ * default, as a non-tunable does).  What `tune` searches.
+ */
+int ax_space_create_case(struct ax_space **out, const struct ax_params *base,
+			 ax_space_valid_fn valid, void *ctx, size_t cap,
+			 uint64_t seed, char *err, size_t errlen);
+
+/*
  * Build a space from npoints explicit points of ndims dimensions each:
  * values[i * ndims + d] is point i's value on dimension d (a choice index
  * for categorical dimensions).  names[d] are copied; kinds may be NULL

@@ -113,3 +113,44 @@ ok_count() { sql "select count(*) from result where suite='gemm' and status='ok'
 		assert_output --partial "$p"
 	done
 }
+
+@test "gemm's cooperative-matrix tiles are tunables of kernel=coopmat alone, and tune says why there is nothing to search here" {
+	run "$AX" suites gemm --json
+	assert_success
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d = d[0] if isinstance(d, list) else d
+p = {x["name"]: x for x in d["params"]}
+for k in ("cm_m", "cm_n", "cm_k", "sg_m", "sg_n", "wg_sm", "wg_sn", "cm_ks"):
+    assert p[k]["kind"] == "tunable" and p[k]["when"] == "kernel=coopmat", p[k]
+for k in ("bm", "bn", "tm", "share", "sg_size"):
+    assert p[k]["when"] == "kernel=tiled", p[k]
+assert p["kernel"]["kind"] == "shape" and p["acc"]["kind"] != "tunable"
+'
+	run "$AX" suites gemm
+	assert_output --partial "cm_m x cm_n x cm_k a shape the device lists"
+	# lavapipe has no cooperative matrix: no point to try, and the reason
+	if ! "$AX" devices --json | grep -q '"cooperative_matrix_nv": true'; then
+		run "$AX" --db "$DB" tune gemm -p kernel=coopmat -p dtype=f16 -p m=64 -p n=64 -p k=64 --budget 2
+		assert_failure 2
+		assert_output --partial "at the defaults: gemm kernel=coopmat:"
+		assert_output --partial "has no VK_NV_cooperative_matrix"
+		[ "$(sql "select count(*) from tune_session")" -eq 0 ]
+	fi
+}
+
+@test "tune gemm (kernel=tiled) searches the tiled knobs only; the export names no coopmat tile" {
+	run "$AX" --db "$DB" tune gemm -p m=32 -p n=32 -p k=32 --strategy random --budget 3 --retime 1
+	assert_success
+	[ "$(sql "select count(*) from trial where json_extract(params_json, '$.cm_m') is not null and json_extract(params_json, '$.cm_m') != 16")" -eq 0 ]
+	run "$AX" --db "$DB" export -o "$BATS_TEST_TMPDIR/t.yaml"
+	assert_success
+	# the whole point (params:) names every parameter; tuned: only the knobs
+	python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+e = d["devices"][0]["suites"]["gemm"][0]
+assert "cm_m" not in e["tuned"] and "bm" in e["tuned"], e["tuned"]
+' "$BATS_TEST_TMPDIR/t.yaml"
+}

@@ -10,6 +10,7 @@
 #include "suites/data.h"
 #include "suites/gemm_ref.h"
 #include "suites/suite.h"
+#include "tuner/space.h"
 
 extern const struct ax_suite ax_suite_gemm;
 
@@ -332,6 +333,81 @@ static void test_coopmat_validity(void)
 			     "maxComputeSharedMemorySize 49152") != NULL);
 }
 
+/* The cooperative-matrix tiles are the tuner's knobs of kernel=coopmat
+ * alone: its space holds them and nothing of the tiled kernel, and every
+ * point in it passes the device's constraints (a shape it lists, its
+ * invocations, its shared memory).  The device is nvidia_like's
+ * description, named as the fake it is: no device here has the
+ * extension. */
+struct space_ctx {
+	const struct ax_params *base;
+	const struct ax_vk_device_info *dev;
+};
+
+static int coopmat_valid(const struct ax_params *t, void *vctx, char *why,
+			 size_t n)
+{
+	const struct space_ctx *c = vctx;
+	struct ax_params p = *c->base;
+	for (int k = 0; k < p.n; k++)
+		if (p.defs[k].flags & AX_PARAM_TUNABLE)
+			p.v[k] = t->v[k];
+	int rc = ax_params_check(&p, why, n);
+	return rc ? rc : ax_suite_gemm.check(&p, c->dev, why, n);
+}
+
+static void test_coopmat_space(void)
+{
+	struct ax_vk_device_info d;
+	nvidia_like(&d);
+	struct ax_params base;
+	char err[512];
+	ax_params_init(&base, ax_suite_gemm.params, ax_suite_gemm.n_params);
+	const char *kv[] = {"kernel", "coopmat", "dtype", "f16", "m", "256",
+			    "n",      "256",	 "k",	  "256", NULL};
+	for (int i = 0; kv[i]; i += 2)
+		AX_CHECK_INT(
+		    ax_params_set(&base, kv[i], kv[i + 1], err, sizeof(err)),
+		    0);
+	struct space_ctx c = {&base, &d};
+	struct ax_space *sp = NULL;
+	AX_CHECK_INT(ax_space_create_case(&sp, &base, coopmat_valid, &c, 0, 1,
+					  err, sizeof(err)),
+		     0);
+	if (!sp)
+		return;
+	AX_CHECK_INT(ax_space_ndims(sp), 8);
+	for (int dim = 0; dim < ax_space_ndims(sp); dim++) {
+		const char *name = ax_space_dim_name(sp, dim);
+		AX_CHECK(strncmp(name, "cm_", 3) == 0 ||
+			 strncmp(name, "sg_", 3) == 0 ||
+			 strncmp(name, "wg_s", 4) == 0);
+	}
+	AX_CHECK(ax_space_size(sp) > 10);
+	int i_m = ax_params_find(&base, "cm_m"),
+	    i_n = ax_params_find(&base, "cm_n");
+	int i_k = ax_params_find(&base, "cm_k");
+	int i_sm = ax_params_find(&base, "wg_sm"),
+	    i_sn = ax_params_find(&base, "wg_sn");
+	for (size_t i = 0; i < ax_space_size(sp); i++) {
+		struct ax_params t;
+		ax_space_point_params(sp, i, &t);
+		int64_t m = t.v[i_m], n = t.v[i_n], k = t.v[i_k];
+		/* the shapes nvidia_like lists: 16x8x16, 16x8x8, 16x16x16 */
+		AX_CHECK(m == 16 && ((n == 8 && (k == 16 || k == 8)) ||
+				     (n == 16 && k == 16)));
+		AX_CHECK(t.v[i_sm] * t.v[i_sn] * 32 <= 1024);
+	}
+	ax_space_destroy(sp);
+	/* kernel=tiled: the tiled kernel's knobs, none of coopmat's. */
+	struct ax_params tiled;
+	ax_params_init(&tiled, ax_suite_gemm.params, ax_suite_gemm.n_params);
+	AX_CHECK(!ax_param_active(&tiled, i_m));
+	AX_CHECK(ax_param_active(&tiled, ax_params_find(&tiled, "bm")));
+	AX_CHECK(!ax_param_active(&base, ax_params_find(&base, "bm")));
+	AX_CHECK(ax_param_active(&base, i_m));
+}
+
 /* Each accumulation gets the tolerance of its adder: a C off by 2^-9 of
  * k passes with fp16 accumulation, not with fp32 (exact or truncating). */
 static void test_acc_tolerance(void)
@@ -364,4 +440,4 @@ static void test_acc_tolerance(void)
 AX_TEST_MAIN(AX_TEST(test_full_check_edge_shapes), AX_TEST(test_nan_fails),
 	     AX_TEST(test_sampled_check), AX_TEST(test_half_conversion),
 	     AX_TEST(test_validity), AX_TEST(test_coopmat_validity),
-	     AX_TEST(test_acc_tolerance))
+	     AX_TEST(test_coopmat_space), AX_TEST(test_acc_tolerance))

@@ -157,8 +157,8 @@ static void fuzz_suite(const struct ax_suite *s, const struct fuzz_shape *f,
 	char err[512];
 	ax_gpu_point(&shape, s, f->kv);
 	struct fuzz_ctx c = {s, &shape};
-	int rc = ax_space_create_params(&space, s->params, s->n_params, valid,
-					&c, 0, FUZZ_SEED, err, sizeof(err));
+	int rc = ax_space_create_case(&space, &shape, valid, &c, 0, FUZZ_SEED,
+				      err, sizeof(err));
 	if (rc)
 		printf("#   %s: %s\n", s->name, err);
 	AX_CHECK_INT(rc, 0);

@@ -240,6 +240,32 @@ static void test_broken_table(void)
 	memcpy(defs, good_params, sizeof(defs));
 	defs[0].field.size = 2;
 	refused(&s, "a: bound to a 2-byte field");
+	/* A knob's condition names a fixed enum or bool row and a value. */
+	memcpy(defs, good_params, sizeof(defs));
+	defs[2].when = "mode=fast"; /* on is not tunable */
+	refused(&s, "on: when=\"mode=fast\" on a row that is not tunable");
+	memcpy(defs, good_params, sizeof(defs));
+	defs[0].when = "b=8"; /* b is an int, and tunable */
+	refused(&s, "a: when=\"b=8\" must name an enum or bool parameter");
+	memcpy(defs, good_params, sizeof(defs));
+	defs[0].when = "mode=sideways";
+	refused(&s, "a: when=\"mode=sideways\": mode has no value 'sideways'");
+	memcpy(defs, good_params, sizeof(defs));
+	defs[0].when = "nothing=1";
+	refused(&s, "must name an enum or bool parameter of the table");
+	memcpy(defs, good_params, sizeof(defs));
+	defs[0].when = "on=true";
+	struct ax_suite ok = s;
+	char err[256];
+	AX_CHECK_INT(ax_suite_validate(&ok, err, sizeof(err)), 0);
+	/* Active only where its condition holds. */
+	struct ax_params p;
+	ax_params_init(&p, defs, 4);
+	AX_CHECK(ax_param_active(&p, 0));  /* on defaults to true */
+	AX_CHECK(ax_param_active(&p, 1));  /* b: no condition */
+	AX_CHECK(!ax_param_active(&p, 2)); /* on: not tunable */
+	p.v[2] = 0;
+	AX_CHECK(!ax_param_active(&p, 0));
 }
 
 static void test_broken_names(void)
