@@ -341,6 +341,7 @@ static void limitless(const struct ax_vk_device_info *info,
 	out->subgroup_size_control = true;
 	out->subgroup_size_min = 1;
 	out->subgroup_size_max = 128;
+	out->max_workgroup_subgroups = UINT32_MAX;
 	for (uint32_t h = 0; h < out->memory.memoryHeapCount; h++)
 		out->memory.memoryHeaps[h].size = UINT64_MAX;
 }

@@ -16,7 +16,10 @@
 #   256); bandwidth copy and dma (1G, --small 16M); the transfer chunk
 #   sweep (on the dedicated transfer queue where there is one: the
 #   suite takes it by itself and says which in each result); tune gemm
-#   with a budget of 30 (--small 4); the report.
+#   with a budget of 30 (--small 4); the peaks profile with --validate;
+#   the roofline profile at 1G (--small 4M) and its ridge lines; tune gemm
+#   kernel=coopmat where the device lists cooperative-matrix shapes; the
+#   report.
 # A step the device cannot do (coopmat without a cooperative-matrix
 # extension) is skipped with its reason, not failed: axbench ends such a
 # run 0 with "run N: 0 verified, 0 failed, M skipped".  Any step that
@@ -59,10 +62,10 @@ GLOBAL=(--db "$DB")
 [ -n "${GPU_CHECK_DEVICE:-}" ] && GLOBAL+=(--device "$GPU_CHECK_DEVICE")
 
 if [ $small = 1 ]; then
-	N=256 BW=16M TOTAL=16M CHUNKS=64K..4M BUDGET=4
+	N=256 BW=16M TOTAL=16M CHUNKS=64K..4M BUDGET=4 RL=4M
 	MEAS=(--min-samples 3 --max-samples 10 --max-time 1)
 else
-	N=4096 BW=1G TOTAL=1G CHUNKS=64K..256M BUDGET=30
+	N=4096 BW=1G TOTAL=1G CHUNKS=64K..256M BUDGET=30 RL=1G
 	MEAS=(--min-samples 5 --max-samples 30 --max-time 3)
 fi
 
@@ -113,6 +116,21 @@ step transfer "$AX" "${GLOBAL[@]}" run transfer -p direction=h2d,d2h \
 	--label gpu-check:transfer
 step tune-gemm "$AX" "${GLOBAL[@]}" tune gemm "${gemm[@]}" \
 	--budget $BUDGET --label gpu-check:tune
+# Every precision's peak (bf16 and fp8 are skipped, with why), and the
+# roofline sweep beside its ceilings at a size past the caches (its ridge
+# is printed by `results`, below).
+step peaks "$AX" "${GLOBAL[@]}" --validate run --profile peaks \
+	--label gpu-check:peaks
+step roofline "$AX" "${GLOBAL[@]}" run --profile roofline -p size=$RL \
+	"${MEAS[@]}" --label gpu-check:roofline
+"$AX" "${GLOBAL[@]}" results --run last 2>&1 >/dev/null |
+	grep '^roofline:' | tee -a "$LOG"
+# The cooperative-matrix tiles are tunables where the device lists shapes.
+if grep -q '"cooperative_matrix_nv": true' "$OUT/devices.json"; then
+	step tune-coopmat "$AX" "${GLOBAL[@]}" tune gemm "${gemm[@]}" \
+		-p dtype=f16 -p kernel=coopmat --budget $BUDGET \
+		--label gpu-check:tune-coopmat
+fi
 step report "$AX" "${GLOBAL[@]}" report -o "$OUT/report.html"
 total=$(($(date +%s) - t0))
 

@@ -76,6 +76,9 @@ struct ax_vk_device_info {
 	 * full subgroups. */
 	bool subgroup_size_control, compute_full_subgroups;
 	uint32_t subgroup_size_min, subgroup_size_max;
+	/* maxComputeWorkgroupSubgroups: a pipeline that requires size S
+	 * may have at most S times this many invocations (0: unknown). */
+	uint32_t max_workgroup_subgroups;
 	bool coopmat; /* VK_KHR_cooperative_matrix, where the headers know it */
 	bool vulkan_memory_model; /* the Vulkan 1.2 feature */
 	/* VK_NV_cooperative_matrix with its cooperativeMatrix feature, and

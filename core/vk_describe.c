@@ -92,6 +92,7 @@ static void describe_subgroup_sizes(VkPhysicalDevice phys,
 		return;
 	info->subgroup_size_min = ssc.minSubgroupSize;
 	info->subgroup_size_max = ssc.maxSubgroupSize;
+	info->max_workgroup_subgroups = ssc.maxComputeWorkgroupSubgroups;
 }
 
 static void describe_properties(VkPhysicalDevice phys,
@@ -554,9 +555,10 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 	json_object_set_new(o, "features", feat);
 	json_object_set_new(
 	    o, "subgroup_sizes",
-	    json_pack("{s:i,s:i,s:b}", "min", (int)d->subgroup_size_min, "max",
-		      (int)d->subgroup_size_max, "full_subgroups",
-		      d->compute_full_subgroups));
+	    json_pack("{s:i,s:i,s:b,s:i}", "min", (int)d->subgroup_size_min,
+		      "max", (int)d->subgroup_size_max, "full_subgroups",
+		      d->compute_full_subgroups, "max_workgroup_subgroups",
+		      (int)d->max_workgroup_subgroups));
 	json_object_set_new(o, "cooperative_matrix_shapes", coopmat_json(d));
 	const char *why = ax_vk_coopmat_absent(d);
 	json_object_set_new(o, "cooperative_matrix_reason",

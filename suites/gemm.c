@@ -513,7 +513,8 @@ static int gemm_check(const struct ax_params *p,
 			       g.sg_size);
 	if (g.coopmat)
 		return check_coopmat(&g, dev, why, whylen);
-	if (ax_suite_check_subgroup_size("gemm", g.sg_size, dev, why, whylen))
+	if (ax_suite_check_subgroup_size(
+		"gemm", g.sg_size, (uint64_t)g.wg_x * g.wg_y, dev, why, whylen))
 		return AX_EINVAL;
 	/* The size the shuffles will see. */
 	uint32_t sg = g.sg_size ? g.sg_size : dev->subgroup_size;

@@ -64,7 +64,8 @@ static int reduce_check(const struct ax_params *p,
 			       "maxStorageBufferRange %llu",
 			       (unsigned long long)r.size,
 			       (unsigned long long)l->maxStorageBufferRange);
-	if (ax_suite_check_subgroup_size("reduce", r.sg_size, dev, why, whylen))
+	if (ax_suite_check_subgroup_size("reduce", r.sg_size, r.wg, dev, why,
+					 whylen))
 		return AX_EINVAL;
 	if (r.groups > l->maxComputeWorkGroupCount[0])
 		return ax_errf(why, whylen, AX_EINVAL,

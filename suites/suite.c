@@ -24,9 +24,20 @@ const int64_t ax_suite_sg_sizes[AX_SUITE_SG_SIZES] = {0,  1,  2,  4,  8,
 						      16, 32, 64, 128};
 
 int ax_suite_check_subgroup_size(const char *suite, uint32_t size,
+				 uint64_t invocations,
 				 const struct ax_vk_device_info *dev, char *why,
 				 size_t whylen)
 {
+	uint64_t most = (uint64_t)size * dev->max_workgroup_subgroups;
+	if (size && ax_vk_subgroup_size_ok(dev, size) &&
+	    dev->max_workgroup_subgroups && invocations > most)
+		return ax_errf(why, whylen, AX_EINVAL,
+			       "%s: sg_size=%u: a workgroup of %llu "
+			       "invocations exceeds sg_size x "
+			       "maxComputeWorkgroupSubgroups = %llu on %s; "
+			       "use a smaller workgroup or sg_size=0",
+			       suite, size, (unsigned long long)invocations,
+			       (unsigned long long)most, dev->name);
 	if (size == 0 || ax_vk_subgroup_size_ok(dev, size))
 		return 0;
 	if (!dev->subgroup_size_control)

@@ -187,8 +187,10 @@ extern const int64_t ax_suite_sg_sizes[];
 	}
 
 /* AX_EINVAL naming suite, the size and the sizes dev can require, unless
- * size is 0 or one of them. */
+ * size is 0 or one of them and a workgroup of `invocations` fits in
+ * size x maxComputeWorkgroupSubgroups (a limit of required sizes). */
 int ax_suite_check_subgroup_size(const char *suite, uint32_t size,
+				 uint64_t invocations,
 				 const struct ax_vk_device_info *dev, char *why,
 				 size_t whylen);
 

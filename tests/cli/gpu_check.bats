@@ -27,13 +27,14 @@ EOF
 	AXBENCH="$AX" run bench/gpu-check.sh --small --no-build "$out"
 	assert_success
 	for step in devices quick-validate gemm-f32 gemm-f16 bandwidth \
-		transfer tune-gemm report; do
+		transfer tune-gemm peaks roofline report; do
 		assert_output --regexp "  $step +pass"
 	done
 	# lavapipe has no cooperative-matrix extension: skipped, with why
 	assert_output --regexp "  gemm-coopmat +skip"
 	assert_output --regexp "f16 coopmat +skipped: .*cooperative_matrix"
 	assert_output --regexp "% spec"
+	assert_output --regexp "roofline: run [0-9]+ roofline f32 on .*ridge .*the run's peak / bandwidth"
 	assert_output --regexp "gemm +256x256x256 f32 tiled .*GFLOP/s +unknown"
 	assert_output --regexp "bandwidth +op=dma size=16M .*GB/s +unknown"
 	[ -s "$out/gpu-check.db" ]

@@ -67,3 +67,15 @@ print(s["min"], s["max"], int(d["features"]["subgroup_size_control"]))'
 	assert_success
 	assert_output --regexp "sg_size +int +tunable +0 +0,1,2,4,8,16,32,64,128 "
 }
+
+@test "a workgroup larger than sg_size x maxComputeWorkgroupSubgroups is skipped, naming the limit" {
+	read -r min max control <<<"$(sizes)"
+	[ "$control" -eq 1 ] || skip "no VK_EXT_subgroup_size_control"
+	subgroups=$("$AX" devices --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["subgroup_sizes"]["max_workgroup_subgroups"])')
+	big=$((min * subgroups * 2))
+	[ "$big" -le 1024 ] || skip "the device's limit is beyond reduce's largest workgroup"
+	run --separate-stderr "$AX" --db "$DB" run reduce -p size=64K -p "wg=32,$big" -p "sg_size=$min" "${FAST[@]}"
+	assert_success
+	[[ "$stderr" == *"skipping reduce"*"wg=$big"*"maxComputeWorkgroupSubgroups"* ]]
+	[ "$(sql "select count(*) from result where status='ok'")" -eq 1 ]
+}
