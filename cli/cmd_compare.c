@@ -253,6 +253,22 @@ static bool suite_tunable(const char *suite, const char *param)
 	return false;
 }
 
+/* Is v, as stored, its parameter's default in the suite's table? */
+static bool suite_default(const char *suite, const struct ax_db_param *v)
+{
+	const struct ax_suite *s = ax_suite_find(suite);
+	for (int i = 0; s && i < s->n_params; i++) {
+		const struct ax_param_def *d = &s->params[i];
+		if (strcmp(d->name, v->name) != 0)
+			continue;
+		char def[64], got[2048];
+		ax_param_format(d, d->def, def, sizeof(def));
+		return !strcmp(def,
+			       ax_db_param_value_text(v, got, sizeof(got)));
+	}
+	return false;
+}
+
 static void side_release(struct side *s)
 {
 	ax_db_results_free(&s->results);
@@ -330,6 +346,7 @@ static int parse_args(struct ax_app *app, int argc, char **argv,
 	ax_compare_opts_init(&a->o);
 	a->o.rules = a->rules;
 	a->o.is_tunable = suite_tunable;
+	a->o.is_default = suite_default;
 	ax_cli_iter_init(it, app, &ax_cmd_compare, argc, argv);
 	while (rc == 0 && (opt = ax_cli_next(it)) > 0) {
 		if (opt == OPT_THRESHOLD)

@@ -86,6 +86,9 @@ enum ax_spec_figure ax_spec_figure_for(const char *unit, const json_t *params,
 		return AX_SPEC_FP16;
 	if (p && !strcmp(p, "f64"))
 		return AX_SPEC_FP64;
+	/* peak type=matrix: fp16 tensor cores, fp32 accumulation, dense */
+	if (p && !strcmp(p, "matrix"))
+		return AX_SPEC_FP16;
 	*why = p ? "no spec figure for this precision"
 		 : "the parameters state no precision (dtype or type)";
 	return AX_SPEC_NONE;

@@ -143,6 +143,15 @@ void ax_vk_queue_flags_text(uint32_t flags, char *buf, size_t len);
  * VK_EXT_subgroup_size_control. */
 bool ax_vk_subgroup_size_ok(const struct ax_vk_device_info *info,
 			    uint32_t size);
+/* Does the device list the VK_NV_cooperative_matrix shape m x n x k with
+ * f16 A and B and f32 C and D (f16 with acc16) at subgroup scope: what
+ * gemm kernel=coopmat and peak type=matrix run on? */
+bool ax_vk_coopmat_nv_lists(const struct ax_vk_device_info *info, uint32_t m,
+			    uint32_t n, uint32_t k, bool acc16);
+/* The listed shapes as "16x8x16 f16*f16+f32, ..." into buf ("" for none),
+ * for a skip message. */
+void ax_vk_coopmat_nv_shapes_text(const struct ax_vk_device_info *info,
+				  char *buf, size_t len);
 /* Why the device lists no cooperative-matrix shape (static text), or
  * NULL where it lists some. */
 const char *ax_vk_coopmat_absent(const struct ax_vk_device_info *info);

@@ -476,6 +476,38 @@ bool ax_vk_subgroup_size_ok(const struct ax_vk_device_info *d, uint32_t size)
 	       size >= d->subgroup_size_min && size <= d->subgroup_size_max;
 }
 
+bool ax_vk_coopmat_nv_lists(const struct ax_vk_device_info *d, uint32_t m,
+			    uint32_t n, uint32_t k, bool acc16)
+{
+	VkComponentTypeNV acc =
+	    acc16 ? VK_COMPONENT_TYPE_FLOAT16_NV : VK_COMPONENT_TYPE_FLOAT32_NV;
+	for (uint32_t i = 0; i < d->n_coopmat_nv; i++) {
+		const struct ax_vk_coopmat_shape *c = &d->coopmat_nv_shapes[i];
+		if (c->m == m && c->n == n && c->k == k &&
+		    c->a == VK_COMPONENT_TYPE_FLOAT16_NV &&
+		    c->b == VK_COMPONENT_TYPE_FLOAT16_NV && c->c == acc &&
+		    c->d == acc && c->scope == VK_SCOPE_SUBGROUP_NV)
+			return true;
+	}
+	return false;
+}
+
+void ax_vk_coopmat_nv_shapes_text(const struct ax_vk_device_info *d, char *buf,
+				  size_t len)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < d->n_coopmat_nv && used < len; i++) {
+		const struct ax_vk_coopmat_shape *c = &d->coopmat_nv_shapes[i];
+		int n = snprintf(buf + used, len - used, "%s%ux%ux%u %s*%s+%s",
+				 i ? ", " : "", c->m, c->n, c->k,
+				 ax_vk_component_type_name(c->a),
+				 ax_vk_component_type_name(c->b),
+				 ax_vk_component_type_name(c->c));
+		used += n > 0 ? (size_t)n : 0;
+	}
+}
+
 const char *ax_vk_coopmat_absent(const struct ax_vk_device_info *d)
 {
 	if (d->n_coopmat_nv)

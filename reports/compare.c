@@ -801,6 +801,10 @@ static int diff_tunables(struct ax_compare_pair *p,
 		const struct ax_db_param *u = k <= 0 ? &x->v[i++] : NULL;
 		const struct ax_db_param *w = k >= 0 ? &y->v[j++] : NULL;
 		const char *name = u ? u->name : w->name;
+		/* A knob one side predates, at its default on the other. */
+		const struct ax_db_param *only = u && w ? NULL : u ? u : w;
+		if (only && o->is_default && o->is_default(suite, only))
+			continue;
 		if (o->is_tunable(suite, name) &&
 		    !(u && w && ax_db_param_equal(u, w)))
 			p->tunables[p->n_tunables++] =

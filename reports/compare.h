@@ -97,6 +97,11 @@ struct ax_compare_opts {
 	 * says (cli/cmd_compare.c, from the suite table).  NULL: none are,
 	 * and results match on their exact parameters only. */
 	bool (*is_tunable)(const char *suite, const char *param);
+	/* Is v the table's default of its parameter in suite?  A tunable
+	 * one side does not store (a knob added since: gemm's sg_size)
+	 * while the other holds it at its default is no difference; NULL:
+	 * every absence is one. */
+	bool (*is_default)(const char *suite, const struct ax_db_param *v);
 };
 
 /* Fill o with the documented defaults. */

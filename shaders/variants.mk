@@ -53,9 +53,11 @@ VARIANTS += gemm_coopmat_acc16
 gemm_coopmat_acc16_SRC := gemm_coopmat.comp
 gemm_coopmat_acc16_DEFS := -DAX_ACC16
 gemm_coopmat_acc16_ENV := vulkan1.2
+# peak type=matrix: the tensor-core chain (shaders/peak_matrix.comp).
+peak_matrix_ENV := vulkan1.2
 # Kept as .spv too: no device here runs them, so spirv-val
 # (tests/cli/shaders.bats) and the build are their only checks.
-SPV_FILES += gemm_coopmat gemm_coopmat_acc16
+SPV_FILES += gemm_coopmat gemm_coopmat_acc16 peak_matrix
 
 # The roofline sweep per precision (suites/roofline.c).
 VARIANTS += roofline_f64

@@ -349,41 +349,6 @@ static int check_cm_rules(const struct gemm_point *g, char *why, size_t whylen)
 
 /* A shape the device lists for f16 A and B, C and D in the accumulator
  * type, at subgroup scope (the only scope the shader uses). */
-static bool cm_listed(const struct ax_vk_device_info *dev,
-		      const struct gemm_point *g)
-{
-	VkComponentTypeNV acc = g->s.acc16 ? VK_COMPONENT_TYPE_FLOAT16_NV
-					   : VK_COMPONENT_TYPE_FLOAT32_NV;
-	for (uint32_t i = 0; i < dev->n_coopmat_nv; i++) {
-		const struct ax_vk_coopmat_shape *c =
-		    &dev->coopmat_nv_shapes[i];
-		if (c->m == g->cm.m && c->n == g->cm.n && c->k == g->cm.k &&
-		    c->a == VK_COMPONENT_TYPE_FLOAT16_NV &&
-		    c->b == VK_COMPONENT_TYPE_FLOAT16_NV && c->c == acc &&
-		    c->d == acc && c->scope == VK_SCOPE_SUBGROUP_NV)
-			return true;
-	}
-	return false;
-}
-
-/* The device's listed shapes as "MxNxK A*B+C", for a skip message. */
-static void cm_shapes_text(const struct ax_vk_device_info *dev, char *buf,
-			   size_t len)
-{
-	size_t used = 0;
-	buf[0] = '\0';
-	for (uint32_t i = 0; i < dev->n_coopmat_nv && used < len; i++) {
-		const struct ax_vk_coopmat_shape *c =
-		    &dev->coopmat_nv_shapes[i];
-		int n = snprintf(buf + used, len - used, "%s%ux%ux%u %s*%s+%s",
-				 i ? ", " : "", c->m, c->n, c->k,
-				 ax_vk_component_type_name(c->a),
-				 ax_vk_component_type_name(c->b),
-				 ax_vk_component_type_name(c->c));
-		used += n > 0 ? (size_t)n : 0;
-	}
-}
-
 /* What the device must have for kernel=coopmat; skipped without it. */
 static int check_cm_device(const struct gemm_point *g,
 			   const struct ax_vk_device_info *dev, char *why,
@@ -405,9 +370,10 @@ static int check_cm_device(const struct gemm_point *g,
 			       dev->name,
 			       !dev->fp16_arith ? "shaderFloat16"
 						: "vulkanMemoryModel");
-	if (!cm_listed(dev, g)) {
+	if (!ax_vk_coopmat_nv_lists(dev, g->cm.m, g->cm.n, g->cm.k,
+				    g->s.acc16)) {
 		char shapes[512];
-		cm_shapes_text(dev, shapes, sizeof(shapes));
+		ax_vk_coopmat_nv_shapes_text(dev, shapes, sizeof(shapes));
 		return ax_errf(why, whylen, AX_EUNSUPPORTED,
 			       "gemm kernel=coopmat: %s lists no "
 			       "VK_NV_cooperative_matrix shape %ux%ux%u with "

@@ -36,11 +36,12 @@ enum peak_type {
 	PEAK_DOT4,
 	PEAK_BF16,
 	PEAK_FP8,
+	PEAK_MATRIX,
 	PEAK_N_TYPES
 };
-static const char *const peak_types[] = {"f32",	  "f16",  "i32", "f64",
-					 "f16x2", "i64",  "i16", "i8",
-					 "dot4",  "bf16", "fp8", NULL};
+static const char *const peak_types[] = {
+    "f32", "f16",  "i32",  "f64", "f16x2",  "i64", "i16",
+    "i8",  "dot4", "bf16", "fp8", "matrix", NULL};
 
 /* Operations per lane and chain step: a multiply-add is 2; dot4's step
  * is a four-element int8 dot product added to the lane, 4 multiplies and
@@ -58,15 +59,24 @@ static double peak_ops_per_step(enum peak_type t)
 struct peak_point {
 	uint32_t type; /* enum peak_type */
 	uint32_t iters, trips, groups, wg, acc;
+	uint32_t cm_m, cm_n, cm_k; /* type=matrix: one matrix's shape */
 	uint64_t invocations;
+	uint64_t words; /* output words: one per invocation, or per element
+			   of matrix's accumulators */
 };
+
+/* type=matrix: the tiles are its knobs alone (core/params.h, `when`). */
+#define PEAK_MATRIX_ONLY "type=matrix"
+#define PEAK_CM_KNOB (AX_PARAM_TUNABLE | AX_PARAM_POW2)
 
 static const struct ax_param_def peak_params[] = {
     {"type", AX_PT_ENUM, 0, 0, peak_types, PEAK_F32, AX_PARAM_SHAPE,
      "arithmetic: f32, f16 (f16vec4), f16x2 (f16vec2 pairs, the packed "
      "shape) or f64 fma; i64, i32, i16 or i8 multiply-add; dot4, int8 "
-     "dot products of four (VK_KHR_shader_integer_dot_product); bf16 and "
-     "fp8 are named so that they are skipped with the reason",
+     "dot products of four (VK_KHR_shader_integer_dot_product); matrix, "
+     "fp16 tensor cores with fp32 accumulation (VK_NV_cooperative_matrix; "
+     "cm_m x cm_n x cm_k a shape the device lists); bf16 and fp8 are "
+     "named so that they are skipped with the reason",
      AX_FIELD(struct peak_point, type)},
     {"iters", AX_PT_INT, 8, 1 << 24, NULL, 4096, AX_PARAM_SHAPE,
      "chain length per accumulator (rounded up to a multiple of 8)",
@@ -76,8 +86,19 @@ static const struct ax_param_def peak_params[] = {
     {"wg", AX_PT_INT, 1, 1024, NULL, 64, AX_PARAM_TUNABLE | AX_PARAM_POW2,
      "workgroup size", AX_KNOB(struct peak_point, wg, 0)},
     {"acc", AX_PT_INT, 1, 16, NULL, 8, AX_PARAM_TUNABLE,
-     "independent vec4 accumulators per invocation",
+     "independent vec4 accumulators per invocation (type=matrix: "
+     "accumulator matrices per subgroup)",
      AX_KNOB(struct peak_point, acc, 1)},
+    {"cm_m", AX_PT_INT, 8, 32, NULL, 16, PEAK_CM_KNOB,
+     "rows (M) of one cooperative matrix (axbench devices lists the "
+     "shapes)",
+     AX_KNOB(struct peak_point, cm_m, 3), .when = PEAK_MATRIX_ONLY},
+    {"cm_n", AX_PT_INT, 8, 32, NULL, 16, PEAK_CM_KNOB,
+     "columns (N) of one cooperative matrix",
+     AX_KNOB(struct peak_point, cm_n, 4), .when = PEAK_MATRIX_ONLY},
+    {"cm_k", AX_PT_INT, 8, 32, NULL, 16, PEAK_CM_KNOB,
+     "depth (K) of one cooperative matrix", AX_KNOB(struct peak_point, cm_k, 5),
+     .when = PEAK_MATRIX_ONLY},
 };
 #define N_PARAMS ((int)(sizeof(peak_params) / sizeof(peak_params[0])))
 
@@ -88,6 +109,10 @@ static void peak_point(const struct ax_params *p, struct peak_point *k)
 	k->trips =
 	    (uint32_t)(((uint64_t)k->iters + PEAK_UNROLL - 1) / PEAK_UNROLL);
 	k->invocations = (uint64_t)k->groups * k->wg;
+	k->words = k->invocations;
+	/* matrix: one subgroup a workgroup, acc matrices each. */
+	if (k->type == PEAK_MATRIX)
+		k->words = (uint64_t)k->groups * k->acc * k->cm_m * k->cm_n;
 }
 
 /* The device feature a type needs, NULL where it has it. */
@@ -138,12 +163,48 @@ static const char *peak_not_built(enum peak_type t)
 	return NULL;
 }
 
+/* type=matrix needs the extension, what its shader declares, and the
+ * shape among those the device lists: skipped without them. */
+static int peak_check_matrix(const struct peak_point *k,
+			     const struct ax_vk_device_info *dev, char *why,
+			     size_t whylen)
+{
+	if (!dev->coopmat_nv)
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "peak type=matrix: %s lists no cooperative-"
+			       "matrix shape (%s)",
+			       dev->name, ax_vk_coopmat_absent(dev));
+	if (!dev->vulkan_memory_model || !dev->fp16_arith)
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "peak type=matrix: %s lacks %s, which the "
+			       "shader needs",
+			       dev->name,
+			       dev->fp16_arith ? "vulkanMemoryModel"
+					       : "shaderFloat16");
+	if (!ax_vk_coopmat_nv_lists(dev, k->cm_m, k->cm_n, k->cm_k, false)) {
+		char shapes[512];
+		ax_vk_coopmat_nv_shapes_text(dev, shapes, sizeof(shapes));
+		return ax_errf(why, whylen, AX_EUNSUPPORTED,
+			       "peak type=matrix: %s lists no shape %ux%ux%u "
+			       "with f16 A and B and f32 C at subgroup scope; "
+			       "it lists: %s",
+			       dev->name, k->cm_m, k->cm_n, k->cm_k,
+			       shapes[0] ? shapes : "none");
+	}
+	return 0;
+}
+
 static int peak_check(const struct ax_params *p,
 		      const struct ax_vk_device_info *dev, char *why,
 		      size_t whylen)
 {
 	struct peak_point k;
 	peak_point(p, &k);
+	if (k.type == PEAK_MATRIX) {
+		int rc = peak_check_matrix(&k, dev, why, whylen);
+		if (rc)
+			return rc;
+	}
 	const char *absent = peak_not_built((enum peak_type)k.type);
 	if (absent)
 		return ax_errf(why, whylen, AX_EUNSUPPORTED, "%s", absent);
@@ -165,11 +226,11 @@ static int peak_check(const struct ax_params *p,
 			       "peak: groups=%u exceeds "
 			       "maxComputeWorkGroupCount %u",
 			       k.groups, l->maxComputeWorkGroupCount[0]);
-	if (k.invocations * 4 > l->maxStorageBufferRange)
+	if (k.words * 4 > l->maxStorageBufferRange)
 		return ax_errf(why, whylen, AX_EINVAL,
 			       "peak: %llu output words exceed "
 			       "maxStorageBufferRange %u",
-			       (unsigned long long)k.invocations,
+			       (unsigned long long)k.words,
 			       l->maxStorageBufferRange);
 	return 0;
 }
@@ -189,7 +250,7 @@ static const char *peak_shader_name(enum peak_type t)
 	    [PEAK_I32] = "peak_i32",	 [PEAK_F64] = "peak_f64",
 	    [PEAK_F16X2] = "peak_f16x2", [PEAK_I64] = "peak_i64",
 	    [PEAK_I16] = "peak_i16",	 [PEAK_I8] = "peak_i8",
-	    [PEAK_DOT4] = "peak_dot4",
+	    [PEAK_DOT4] = "peak_dot4",	 [PEAK_MATRIX] = "peak_matrix",
 	};
 	/* bf16 and fp8 never get this far (peak_check); "peak" keeps
 	 * the name lookup total. */
@@ -214,9 +275,14 @@ static int peak_setup(struct ax_vk_ctx *vk, const struct ax_params *p,
 		return AX_ENOMEM;
 	peak_point(p, &s->k);
 	s->vk = vk;
-	uint64_t bytes = (s->k.invocations * 4 + 15) & ~15ull;
+	uint64_t bytes = (s->k.words * 4 + 15) & ~15ull;
 	struct ax_vk_spec spec[AX_MAX_PARAMS + 1];
 	int n = ax_suite_spec(p, spec);
+	/* matrix: a workgroup is one subgroup (its local size is the
+	 * device's subgroup size, not wg), so the work needs no device. */
+	for (int i = 0; s->k.type == PEAK_MATRIX && i < n; i++)
+		if (spec[i].id == 0)
+			spec[i].value = vk->info->subgroup_size;
 	/* constant_id 2 in shaders/peak.comp: fixed, not a knob */
 	spec[n++] = (struct ax_vk_spec){2, PEAK_UNROLL};
 	int rc =
@@ -249,6 +315,8 @@ static void peak_record(void *state, VkCommandBuffer cb, uint32_t reps)
 		push.a = (int32_t)PEAK_DOT4_A;
 		push.b = (int32_t)PEAK_DOT4_B;
 	}
+	if (s->k.type == PEAK_MATRIX)
+		push.a = 1; /* A = +-1, B = 1, C starts at PEAK_ADDEND */
 	for (uint32_t r = 0; r < reps; r++) {
 		if (r)
 			ax_vk_cmd_barrier(cb);
@@ -294,10 +362,27 @@ static double peak_value(enum peak_type t, const void *buf, uint64_t i)
 	return h & 0x8000 ? -v : v;
 }
 
+/* matrix: every element of every accumulator ends at c0 + K (a pair of
+ * steps adds and takes back K; one last step adds it). */
+static int peak_verify_matrix(const struct peak_state *s, const float *got,
+			      char *why, size_t whylen)
+{
+	double want = PEAK_ADDEND + (double)s->k.cm_k;
+	for (uint64_t i = 0; i < s->k.words; i++)
+		if (got[i] != want)
+			return ax_errf(why, whylen, AX_EVERIFY,
+				       "peak matrix %ux%ux%u: element %llu is "
+				       "%.9g, expected %.9g",
+				       s->k.cm_m, s->k.cm_n, s->k.cm_k,
+				       (unsigned long long)i, (double)got[i],
+				       want);
+	return 0;
+}
+
 static int peak_verify(void *state, char *why, size_t whylen)
 {
 	struct peak_state *s = state;
-	uint64_t n = s->k.invocations;
+	uint64_t n = s->k.words;
 	size_t es = s->k.type == PEAK_F16 ? 2 : 4;
 	void *buf = malloc(n * es);
 	if (!buf)
@@ -306,7 +391,9 @@ static int peak_verify(void *state, char *why, size_t whylen)
 	if (rc)
 		ax_errf(why, whylen, rc, "peak: reading the output: %s",
 			s->vk->err);
-	for (uint64_t g = 0; !rc && g < n; g++) {
+	if (!rc && s->k.type == PEAK_MATRIX)
+		rc = peak_verify_matrix(s, buf, why, whylen);
+	for (uint64_t g = 0; !rc && s->k.type != PEAK_MATRIX && g < n; g++) {
 		double got = peak_value(s->k.type, buf, g);
 		double want = peak_expected(&s->k, g);
 		if (got != want)
@@ -324,6 +411,10 @@ static double peak_work(const struct ax_params *p)
 {
 	struct peak_point k;
 	peak_point(p, &k);
+	if (k.type == PEAK_MATRIX) /* 2*M*N*K a step, the last one too */
+		return (double)k.groups * k.acc *
+		       ((double)k.trips * PEAK_UNROLL + 1) * 2.0 * k.cm_m *
+		       k.cm_n * k.cm_k;
 	return (double)k.invocations * k.trips * PEAK_UNROLL * k.acc * 4.0 *
 	       peak_ops_per_step((enum peak_type)k.type);
 }
@@ -337,12 +428,15 @@ static const char *peak_shader(const struct ax_params *p)
 
 const struct ax_suite ax_suite_peak = {
     .name = "peak",
-    .summary = "arithmetic ceiling: dependent multiply-add chains in "
-	       "independent vec4 accumulators (f32, f16, i32)",
+    .summary = "arithmetic ceiling per precision: dependent "
+	       "multiply-add chains in independent 4-lane accumulators "
+	       "(f32 f16 f16x2 f64 i64 i32 i16 i8, int8 dot4), and fp16 "
+	       "tensor cores (matrix)",
     .work_model = "GFLOP/s = groups*wg*iters*acc*4*2 / time / 1e9 "
 		  "(multiply + add = 2 operations; dot4: *8, a 4-element "
 		  "int8 dot product and its add; for integer types the "
-		  "unit counts integer operations)",
+		  "unit counts integer operations); matrix: groups (one "
+		  "subgroup each)*acc*(iters+1)*2*cm_m*cm_n*cm_k",
     .unit = "GFLOP/s",
     .metric = AX_METRIC_RATE,
     .scale = 1e9,

@@ -387,3 +387,17 @@ noisy_copy() { # dest center mult
 	run python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"]; print(len(r), r[0]["tunables"])' <<<"$output"
 	assert_output "1 [{'base': 256, 'candidate': 64, 'name': 'wg'}]"
 }
+
+@test "a knob added since the baseline (stored by neither its run nor its hash) at its default is no difference" {
+	run "$AX" --db "$DB" run reduce -p size=64K "${FAST[@]}"
+	assert_success
+	run "$AX" --db "$DB" run reduce -p size=64K "${FAST[@]}"
+	assert_success
+	# Run 1 as an axbench before sg_size stored it.
+	sql "update result set params_json = json_remove(params_json, '$.sg_size'), params_hash = 'before-sg_size' where run_id = 1"
+	run "$AX" --db "$DB" compare 1 2
+	[ "$status" -le 3 ]
+	assert_output --regexp "reduce +size=64K"
+	refute_output --partial "tunables differ"
+	refute_output --partial "unmatched: "
+}

@@ -68,8 +68,25 @@ setup() { ax_setup; }
 @test "the peaks profile prints one row per precision, verified or skipped" {
 	run --separate-stderr "$AX" --db "$DB" run --profile peaks -p iters=64 -p groups=8 "${FAST[@]}"
 	assert_success
-	for t in f32 f16 f16x2 f64 i64 i32 i16 i8 dot4 bf16 fp8; do
+	for t in f32 f16 f16x2 f64 i64 i32 i16 i8 dot4 matrix bf16 fp8; do
 		echo "$output" | grep -E "^peak +type=$t( |$).*(verified|skipped: )"
 	done
-	[ "$(sql "select count(*) from result")" -eq 11 ]
+	[ "$(sql "select count(*) from result")" -eq 12 ]
+}
+
+@test "peak type=matrix runs a listed fp16 shape, or is skipped naming what the device lacks" {
+	run "$AX" --db "$DB" run peak -p type=matrix -p iters=64 -p groups=8 -p acc=2 "${FAST[@]}"
+	assert_success
+	st=$(sql "select status from result")
+	if [ "$st" = skipped ]; then
+		[ -n "$(sql "select error_text from result where error_text like 'peak type=matrix: %'")" ]
+	else
+		[ "$st" = ok ]
+		# 8 subgroups x 2 matrices x 65 steps x 2*16*16*16
+		[ "$(sql "select work from result")" = "8519680.0" ]
+	fi
+	# A shape nobody lists is never run.
+	run "$AX" --db "$DB" run peak -p type=matrix -p cm_m=32 -p cm_n=32 -p cm_k=32 -p iters=64 "${FAST[@]}"
+	assert_success
+	[ "$(sql "select count(*) from result where status='skipped' and json_extract(params_json, '$.cm_m') = 32")" -eq 1 ]
 }

@@ -13,10 +13,11 @@ setup() {
 	for dir in "$(dirname "$(readlink -f "$AX")")/shaders" build/shaders; do
 		[ -s "$dir/gemm_coopmat.spv" ] && break
 	done
-	SPV=("$dir/gemm_coopmat.spv" "$dir/gemm_coopmat_acc16.spv")
+	SPV=("$dir/gemm_coopmat.spv" "$dir/gemm_coopmat_acc16.spv"
+		"$dir/peak_matrix.spv")
 }
 
-@test "the cooperative-matrix gemm SPIR-V passes spirv-val for Vulkan 1.2" {
+@test "the cooperative-matrix SPIR-V (gemm, peak type=matrix) passes spirv-val for Vulkan 1.2" {
 	command -v spirv-val >/dev/null || skip "spirv-val is not installed (Debian: spirv-tools)"
 	for f in "${SPV[@]}"; do
 		[ -s "$f" ] || fail "$f is missing: run make"
@@ -29,7 +30,7 @@ setup() {
 # core/vk_device.c enables what these capabilities need (shaderFloat16,
 # vulkanMemoryModel, VK_NV_cooperative_matrix; GroupNonUniform is core
 # 1.1): a shader change that declares another one must enable it there too.
-@test "the cooperative-matrix gemm declares only the capabilities the device code enables" {
+@test "the cooperative-matrix shaders declare only the capabilities the device code enables" {
 	command -v spirv-dis >/dev/null || skip "spirv-dis is not installed (Debian: spirv-tools)"
 	for f in "${SPV[@]}"; do
 		[ -s "$f" ] || fail "$f is missing: run make"

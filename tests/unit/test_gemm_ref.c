@@ -408,6 +408,57 @@ static void test_coopmat_space(void)
 	AX_CHECK(ax_param_active(&base, i_m));
 }
 
+/* peak type=matrix on the same described devices: skipped without the
+ * extension or with an unlisted shape (naming what is listed), run on a
+ * listed one, its work counted per subgroup. */
+extern const struct ax_suite ax_suite_peak;
+
+static int peak_check(const struct ax_vk_device_info *d, const char *const *kv,
+		      char *why, size_t len, double *work)
+{
+	struct ax_params p;
+	char err[256];
+	ax_params_init(&p, ax_suite_peak.params, ax_suite_peak.n_params);
+	for (int i = 0; kv[i]; i += 2)
+		AX_CHECK_INT(
+		    ax_params_set(&p, kv[i], kv[i + 1], err, sizeof(err)), 0);
+	why[0] = 0;
+	*work = ax_suite_peak.work(&p);
+	return ax_suite_peak.check(&p, d, why, len);
+}
+
+static void test_peak_matrix_validity(void)
+{
+	struct ax_vk_device_info d;
+	char why[1024];
+	double work;
+	const char *m[] = {"type", "matrix", "iters", "64", "groups",
+			   "8",	   "acc",    "2",     NULL};
+	lavapipe_like(&d);
+	AX_CHECK_INT(peak_check(&d, m, why, sizeof(why), &work),
+		     AX_EUNSUPPORTED);
+	AX_CHECK(strstr(why, "lists no cooperative-matrix shape") != NULL);
+	nvidia_like(&d);
+	AX_CHECK_INT(peak_check(&d, m, why, sizeof(why), &work), 0);
+	/* 8 subgroups x 2 matrices x (64 + 1) steps x 2*16*16*16 */
+	AX_CHECK_NEAR(work, 8.0 * 2 * 65 * 8192, 1e-6);
+	const char *n8[] = {"type", "matrix", "cm_n", "8", NULL};
+	AX_CHECK_INT(peak_check(&d, n8, why, sizeof(why), &work), 0);
+	const char *big[] = {"type", "matrix", "cm_m", "32", NULL};
+	AX_CHECK_INT(peak_check(&d, big, why, sizeof(why), &work),
+		     AX_EUNSUPPORTED);
+	AX_CHECK(strstr(why, "lists no shape 32x16x16") != NULL);
+	AX_CHECK(strstr(why, "16x8x16 f16*f16+f32") != NULL);
+	d.vulkan_memory_model = false;
+	AX_CHECK_INT(peak_check(&d, m, why, sizeof(why), &work),
+		     AX_EUNSUPPORTED);
+	AX_CHECK(strstr(why, "vulkanMemoryModel") != NULL);
+	/* The tiles are knobs of type=matrix alone. */
+	struct ax_params p;
+	ax_params_init(&p, ax_suite_peak.params, ax_suite_peak.n_params);
+	AX_CHECK(!ax_param_active(&p, ax_params_find(&p, "cm_m")));
+}
+
 /* Each accumulation gets the tolerance of its adder: a C off by 2^-9 of
  * k passes with fp16 accumulation, not with fp32 (exact or truncating). */
 static void test_acc_tolerance(void)
@@ -440,4 +491,5 @@ static void test_acc_tolerance(void)
 AX_TEST_MAIN(AX_TEST(test_full_check_edge_shapes), AX_TEST(test_nan_fails),
 	     AX_TEST(test_sampled_check), AX_TEST(test_half_conversion),
 	     AX_TEST(test_validity), AX_TEST(test_coopmat_validity),
-	     AX_TEST(test_coopmat_space), AX_TEST(test_acc_tolerance))
+	     AX_TEST(test_coopmat_space), AX_TEST(test_peak_matrix_validity),
+	     AX_TEST(test_acc_tolerance))
