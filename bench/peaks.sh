@@ -14,7 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 DB="$tmp/bench.db"
 unset AXBENCH_VALIDATE AXBENCH_DB
-if ! "$AX" --db "$DB" --json run --profile peaks >"$tmp/run.json" 2>"$tmp/run.err"; then
+if ! "$AX" --db "$DB" -q run --profile peaks >/dev/null 2>"$tmp/run.err" ||
+	! "$AX" --db "$DB" --json results --run last >"$tmp/run.json" 2>>"$tmp/run.err"; then
 	cat "$tmp/run.err"
 	echo "bench_peaks|failed"
 	exit 1
@@ -26,7 +27,7 @@ import json, sys
 vkpeak = {"f32": 30.4, "f64": 25.4, "f16": 7.4, "i32": 21.9, "i16": 30.8,
           "i64": 14.2, "dot4": 33.4}
 lavapipe = sys.argv[2] == "1"
-for r in json.load(open(sys.argv[1]))["results"]:
+for r in json.load(open(sys.argv[1])):
     t = r["params"]["type"]
     unit = "GIOP/s" if t[0] == "i" or t == "dot4" else "GFLOP/s"
     if r["status"] != "ok":
@@ -36,10 +37,10 @@ for r in json.load(open(sys.argv[1]))["results"]:
     print("row|%s|%.4g %s|%s" % (t, r["median"], unit,
           "vkpeak %.1f, %.2fx" % (ref, r["median"] / ref) if ref else "-"))
     if ref:
-        print("goal|%s|%r|%r" % (t, r["median"], ref))
+        print("goal|%s|%r|%r|%s" % (t, r["median"], ref, unit))
 PY
 printf '%-7s %-16s %s\n' type rate "against vkpeak"
 grep '^row|' "$tmp/rows" | cut -d'|' -f2- | tr '|' '\t' | awk -F'\t' '{printf "%-7s %-16s %s\n", $1, $2, $3}'
-grep '^goal|' "$tmp/rows" | while IFS='|' read -r _ t got ref; do
-	bench_goal "peak $t at least vkpeak's figure" "$got" '>=' "$ref" GFLOP/s
+grep '^goal|' "$tmp/rows" | while IFS='|' read -r _ t got ref unit; do
+	bench_goal "peak $t at least vkpeak's figure" "$got" '>=' "$ref" "$unit"
 done
