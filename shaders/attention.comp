@@ -46,6 +46,10 @@ layout(constant_id = 4) const uint D = 64;   /* head dimension */
 layout(constant_id = 5) const uint CAUSAL = 0;
 layout(constant_id = 6) const uint SHARE = 0; /* 0 smem, 1 subgroup */
 layout(constant_id = 7) const uint RPL = 1;   /* SHARE 1: rows per lane */
+/* Grouped-query attention: query heads per key/value head (1: plain
+ * multi-head).  Query head h reads key/value head h / KV_GROUP, and K and
+ * V hold heads / KV_GROUP heads per batch (suites/model.c's decoder). */
+layout(constant_id = 8) const uint KV_GROUP = 1;
 
 const uint D4 = D / 4;       /* vec4 groups per row */
 const uint G = D4 / TPR;     /* vec4 groups per invocation */
@@ -67,6 +71,13 @@ shared vec4 Vs[BC * D4];
 shared float Ss[BR * BC];  /* scores, then probabilities */
 shared float Mx[BR * TPR]; /* partial row maxima */
 shared float Lx[BR * TPR]; /* partial row sums */
+
+/* The key/value head of this workgroup's (batch, query head). */
+uint kv_head()
+{
+	uint kvh = gl_NumWorkGroups.y / KV_GROUP;
+	return gl_WorkGroupID.z * kvh + gl_WorkGroupID.y / KV_GROUP;
+}
 
 /* Load one block of keys and values of this (batch, head) into shared
  * memory, zero-filling rows past the end. */
@@ -99,7 +110,7 @@ void main_smem()
 	uint lane = gl_LocalInvocationID.x % TPR;
 	uint bh = gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y;
 	uint qbase = bh * sh.sq * D4;
-	uint kbase = bh * sh.skv * D4;
+	uint kbase = kv_head() * sh.skv * D4;
 	uint q0 = gl_WorkGroupID.x * BR;
 	int qi = int(q0 + row);
 	int shift = int(sh.skv) - int(sh.sq);
@@ -218,7 +229,7 @@ void main_subgroup()
 	uint gbase = gl_SubgroupInvocationID - lane;
 	uint bh = gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y;
 	uint qbase = bh * sh.sq * D4;
-	uint kbase = bh * sh.skv * D4;
+	uint kbase = kv_head() * sh.skv * D4;
 	uint q0 = gl_WorkGroupID.x * BR;
 	int shift = int(sh.skv) - int(sh.sq);
 	uint qlast = min(q0 + BR, sh.sq) - 1;

@@ -779,3 +779,27 @@ void ax_cpu_result_release(struct ax_cpu_result *r)
 	free(r->values);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- an sgemm for the suites' references (model_ref.h) ---- */
+
+static sgemm_fn ref_sgemm;
+
+static void openblas_product(int m, int n, int k, const float *a,
+			     const float *b, float *c)
+{
+	ref_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k,
+		  1.0f, a, k, b, n, 0.0f, c, n);
+}
+
+ax_model_sgemm_fn ax_cpu_reference_sgemm(void)
+{
+	static bool tried;
+	if (!tried) {
+		struct blas blas = {0};
+		char why[256];
+		tried = true;
+		if (blas_load(&blas, why, sizeof(why)) == 0)
+			ref_sgemm = blas.sgemm;
+	}
+	return ref_sgemm ? openblas_product : NULL;
+}

@@ -24,6 +24,7 @@
 #ifndef AX_CPU_BASELINE_H
 #define AX_CPU_BASELINE_H
 
+#include "suites/model_ref.h"
 #include "suites/runner.h"
 
 #include <stdbool.h>
@@ -117,5 +118,13 @@ int ax_cpu_lib_query(int threads, struct ax_cpu_lib *lib, char *why,
  * nothing but tests calls it.
  */
 void ax_cpu_baseline_test_corrupt(bool on);
+
+/*
+ * C = A B (row-major, no transposes) through OpenBLAS with its own
+ * thread count, for CPU references of whole layers (suites/model.c), or
+ * NULL when OpenBLAS cannot be loaded (the reference then multiplies
+ * with a plain loop).  Loaded once; not thread-safe on first call.
+ */
+ax_model_sgemm_fn ax_cpu_reference_sgemm(void);
 
 #endif

@@ -5,6 +5,8 @@
 #include "core/stats_dist.h"
 #include "suites/stall.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +50,15 @@ struct case_run {
 	bool host;		/* timed by host_op (ax_suite host_timed) */
 	struct ax_stall *stall; /* test-only fault injection, or NULL */
 	struct ax_runner_result *out;
+	const struct ax_params *p; /* the point */
 };
+
+/* Repetitions a latency distribution of point p needs (ax_suite
+ * latency_passes), 0 for a point sampled as usual. */
+static int latency_passes(const struct ax_suite *s, const struct ax_params *p)
+{
+	return s->latency_passes && p ? s->latency_passes(p) : 0;
+}
 
 static uint64_t timeout_ns(const struct ax_runner_opts *o)
 {
@@ -304,7 +314,8 @@ static int choose_reps(const struct timing *t, uint32_t *reps)
 {
 	const struct ax_runner_opts *o = t->opts;
 	*reps = 1;
-	if (o->mode == AX_MODE_COLD)
+	/* A latency distribution is one of single repetitions. */
+	if (o->mode == AX_MODE_COLD || latency_passes(t->suite, t->p) > 0)
 		return 0;
 	double sec = 0;
 	for (int i = 0; i < AX_REP_PROBES; i++) {
@@ -353,6 +364,10 @@ static int sample_loop(const struct timing *t, uint32_t reps)
 	const struct ax_runner_opts *o = t->opts;
 	struct ax_runner_samples *out = t->out;
 	int cap = o->max_samples > 0 ? o->max_samples : 1;
+	int lat = latency_passes(t->suite, t->p);
+	int min_n = o->min_samples > lat ? o->min_samples : lat;
+	if (cap < lat)
+		cap = lat;
 	out->seconds = calloc((size_t)cap, sizeof(double));
 	out->values = calloc((size_t)cap, sizeof(double));
 	if (!out->seconds || !out->values)
@@ -379,13 +394,12 @@ static int sample_loop(const struct timing *t, uint32_t reps)
 			o->progress(o->progress_ctx, out->n,
 				    out->summary.median);
 		double elapsed = now_s() - start;
-		bool enough =
-		    out->n >= o->min_samples && elapsed >= o->min_time_s;
+		bool enough = out->n >= min_n && elapsed >= o->min_time_s;
 		if (enough && out->summary.rel_noise <= o->max_noise) {
 			out->stop_reason = "noise";
 			break;
 		}
-		if (out->n >= o->min_samples && elapsed >= o->max_time_s) {
+		if (out->n >= min_n && elapsed >= o->max_time_s) {
 			out->stop_reason = "time-limit";
 			break;
 		}
@@ -498,6 +512,46 @@ static void add_distribution(struct ax_runner_result *out)
 				    ax_stats_dist_json(&d));
 }
 
+/* A latency distribution's percentiles (GSL's quantiles, linear
+ * interpolation) of the repetitions' seconds, in the result's extra. */
+static void add_latency(struct ax_runner_result *out)
+{
+	size_t n = (size_t)out->n;
+	double *t = malloc(n * sizeof(double));
+	if (!t)
+		return;
+	memcpy(t, out->seconds, n * sizeof(double));
+	gsl_sort(t, 1, n);
+	if (!out->extra)
+		out->extra = json_object();
+	json_object_set_new(
+	    out->extra, "latency",
+	    json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:s}", "passes", out->n,
+		      "p50_ms",
+		      gsl_stats_quantile_from_sorted_data(t, 1, n, 0.5) * 1e3,
+		      "p90_ms",
+		      gsl_stats_quantile_from_sorted_data(t, 1, n, 0.9) * 1e3,
+		      "p99_ms",
+		      gsl_stats_quantile_from_sorted_data(t, 1, n, 0.99) * 1e3,
+		      "min_ms", t[0] * 1e3, "max_ms", t[n - 1] * 1e3,
+		      "timed_by", out->timing_mode));
+	free(t);
+}
+
+/* The suite's measurement after the samples (ax_suite after): a failure
+ * fails the case. */
+static void run_after(struct case_run *cr)
+{
+	struct ax_runner_result *out = cr->out;
+	if (!out->extra)
+		out->extra = json_object();
+	char err[sizeof(out->error)] = "";
+	int rc = cr->suite->after(cr->state, cr->p, out->seconds, out->n,
+				  out->extra, err, sizeof(err));
+	if (rc)
+		fail(cr, rc, outcome_for(rc), err[0] ? err : ax_strerror(rc));
+}
+
 static void finish_ok(struct case_run *cr)
 {
 	struct ax_runner_result *out = cr->out;
@@ -511,6 +565,10 @@ static void finish_ok(struct case_run *cr)
 	if (cr->suite->describe)
 		out->extra = cr->suite->describe(cr->state);
 	add_distribution(out);
+	if (latency_passes(cr->suite, cr->p) > 0)
+		add_latency(out);
+	if (cr->suite->after)
+		run_after(cr);
 }
 
 /* Work that merely overran its timeout usually finishes soon after: wait
@@ -659,7 +717,7 @@ int ax_runner_case_open(struct ax_vk_ctx *vk, const struct ax_suite *suite,
 		return AX_ENOMEM;
 	}
 	c->cr = (struct case_run){
-	    .vk = vk, .suite = suite, .opts = opts, .out = out};
+	    .vk = vk, .suite = suite, .opts = opts, .out = out, .p = p};
 	c->p = p;
 	c->reps = 1;
 	bool built;

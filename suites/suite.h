@@ -145,6 +145,27 @@ struct ax_suite {
 	 * release, or NULL.  May be NULL. */
 	json_t *(*describe)(void *state);
 
+	/*
+	 * Points whose samples are a latency distribution (model layers'
+	 * scenario=single|server): each sample one repetition, at least
+	 * the returned number of them whatever the noise, and the result's
+	 * extra gains "latency" (p50/p90/p99 of the repetitions).  0 for a
+	 * point sampled as usual.  May be NULL.
+	 */
+	int (*latency_passes)(const struct ax_params *p);
+
+	/*
+	 * Measurement after the timed samples, outside them, on the same
+	 * state (model layers: each kernel timed alone for the glue
+	 * overhead; the server scenario's rate search).  seconds[0..n) are
+	 * the samples' seconds per repetition; what it finds goes into
+	 * extra (the result's JSON object).  A failure fails the case with
+	 * err.  May be NULL.
+	 */
+	int (*after)(void *state, const struct ax_params *p,
+		     const double *seconds, int n, json_t *extra, char *err,
+		     size_t errlen);
+
 	/* Release everything setup made.  Called even when the context was
 	 * lost (vk->lost): ax_vk_buffer_destroy / ax_vk_pipeline_destroy are
 	 * no-ops then, and a suite destroying Vulkan objects itself must
