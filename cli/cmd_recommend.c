@@ -22,7 +22,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_MEASURE };
+enum { OPT_FORMAT = 1, OPT_OUTPUT, OPT_MEASURE, OPT_SLO_MS };
 
 static const struct ax_cli_opt recommend_opts[] = {
     {OPT_FORMAT, "format", 'f', "FMT",
@@ -33,6 +33,10 @@ static const struct ax_cli_opt recommend_opts[] = {
      "first run what the database lacks for the device (the suites of "
      "configs/recommend.yaml with too few results), then recommend "
      "(default: measure nothing)"},
+    {OPT_SLO_MS, "slo-ms", 0, "MS",
+     "also name, per layer suite and shape, the largest batch whose "
+     "stored p99 latency meets MS milliseconds (latency_batch; results "
+     "of scenario=single or server at several batches) (default: off)"},
     AX_SESSION_LABEL_OPT,
     {0},
 };
@@ -150,7 +154,7 @@ static int read_results(struct ax_app *app, struct ax_db_results *results)
 }
 
 static int recommend_run(struct ax_app *app, const char *format,
-			 const char *path)
+			 const char *path, double slo_ms)
 {
 	struct ax_db_results results;
 	json_t *host = NULL, *locs = NULL, *doc = NULL;
@@ -161,6 +165,9 @@ static int recommend_run(struct ax_app *app, const char *format,
 	if (!rc && ax_recommend_build(&results, ax_app_suites(), host, locs,
 				      "axbench " AX_VERSION_STRING, &doc, err,
 				      sizeof(err)))
+		rc = ax_app_error(app, AX_EXIT_FAIL, "%s", err);
+	if (!rc && slo_ms > 0 &&
+	    ax_recommend_add_latency(doc, &results, slo_ms, err, sizeof(err)))
 		rc = ax_app_error(app, AX_EXIT_FAIL, "%s", err);
 	if (!rc)
 		rc = write_out(app, doc, format, path);
@@ -176,6 +183,7 @@ static int recommend_main(struct ax_app *app, int argc, char **argv)
 	struct ax_cli_iter it;
 	const char *path = NULL, *format = NULL, *label = NULL;
 	bool measure = false;
+	double slo_ms = 0;
 	int opt, bad = 0;
 	ax_cli_iter_init(&it, app, &ax_cmd_recommend, argc, argv);
 	while (!bad && (opt = ax_cli_next(&it)) > 0) {
@@ -185,6 +193,8 @@ static int recommend_main(struct ax_app *app, int argc, char **argv)
 			path = it.optarg;
 		else if (opt == OPT_MEASURE)
 			measure = true;
+		else if (opt == OPT_SLO_MS)
+			bad = ax_cli_parse_double(&it, 0.001, 1e7, &slo_ms);
 		else if (opt == AX_OPT_LABEL) {
 			label = it.optarg;
 			bad = ax_app_check_label(app, "recommend", label);
@@ -206,7 +216,7 @@ static int recommend_main(struct ax_app *app, int argc, char **argv)
 		format = app->json ? "json" : "yaml";
 	if (measure && (rc = ax_recommend_measure_missing(app, label)))
 		return rc;
-	return recommend_run(app, format, path);
+	return recommend_run(app, format, path, slo_ms);
 }
 
 static const struct ax_cli_choice recommend_choices[] = {

@@ -182,6 +182,9 @@ void ax_html_section_medians(struct ax_html_ctx *c);
 void ax_html_section_attention(struct ax_html_ctx *c);
 void ax_html_section_roofline(struct ax_html_ctx *c);
 void ax_html_section_curves(struct ax_html_ctx *c);
+/* The model layers' latency percentiles and curve (html_latency.c);
+ * nothing without such results. */
+void ax_html_section_latency(struct ax_html_ctx *c);
 void ax_html_section_tuner(struct ax_html_ctx *c);
 void ax_html_section_history(struct ax_html_ctx *c);
 /* The raw samples of d->sampled as box and strip plots (html_samples.c). */

@@ -101,6 +101,19 @@ int ax_recommend_build(const struct ax_db_results *results,
 int ax_recommend_write(const json_t *doc, const char *format, FILE *out,
 		       char *err, size_t errlen);
 
+/*
+ * `recommend --slo-ms`: adds "latency_batch" to doc, one entry per
+ * device, suite and shape with stored latency distributions
+ * (extra.latency.p99_ms) at several batches: {suite, device, case,
+ * slo_ms, curve [{result, batch, p50_ms, p99_ms, value, unit}], batch
+ * (the largest whose p99 <= slo_ms, or null with reason), basis (the
+ * sweep's result at it), verified (a later result at that batch: its
+ * p99 and whether it met the SLO; null with reason until one is
+ * stored)}.  AX_ENOMEM.
+ */
+int ax_recommend_add_latency(json_t *doc, const struct ax_db_results *results,
+			     double slo_ms, char *err, size_t errlen);
+
 /* The formats ax_recommend_write knows, NULL-terminated ("yaml" first). */
 const char *const *ax_recommend_formats(void);
 
