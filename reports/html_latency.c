@@ -34,11 +34,12 @@ static void shape_key(const row_t *r, char *key, size_t len)
 		const struct ax_db_param *p = &r->params.v[i];
 		char buf[64];
 		if (!strcmp(p->name, "batch") || !strcmp(p->name, "passes") ||
-		    !strncmp(p->name, "gemm_", 5) || !strncmp(p->name, "att_", 4))
+		    !strncmp(p->name, "gemm_", 5) ||
+		    !strncmp(p->name, "att_", 4))
 			continue;
-		n += (size_t)snprintf(key + n, len - n, " %s=%s", p->name,
-				      ax_db_param_value_text(p, buf,
-							     sizeof(buf)));
+		n += (size_t)snprintf(
+		    key + n, len - n, " %s=%s", p->name,
+		    ax_db_param_value_text(p, buf, sizeof(buf)));
 	}
 }
 
@@ -75,12 +76,25 @@ static void latency_chart(struct ax_html_ctx *c, struct lat_pt *pts, size_t n)
 		if (ns == 0 || strcmp(s[ns - 1].name, pts[j].key)) {
 			int col = ns / 2;
 			s[ns++] = (struct ax_svg_series){
-			    pts[j].key, x + m, y99 + m, 0,
-			    AX_SVG_LINES | AX_SVG_MARKERS, col, 0, NULL, "p99"};
+			    pts[j].key,
+			    x + m,
+			    y99 + m,
+			    0,
+			    AX_SVG_LINES | AX_SVG_MARKERS,
+			    col,
+			    0,
+			    NULL,
+			    "p99"};
 			s[ns++] = (struct ax_svg_series){
-			    pts[j].key, x + m, y50 + m, 0,
-			    AX_SVG_LINES | AX_SVG_MARKERS | AX_SVG_DASHED, col,
-			    1, NULL, "p50"};
+			    pts[j].key,
+			    x + m,
+			    y50 + m,
+			    0,
+			    AX_SVG_LINES | AX_SVG_MARKERS | AX_SVG_DASHED,
+			    col,
+			    1,
+			    NULL,
+			    "p50"};
 		}
 		x[m] = pts[j].batch;
 		y50[m] = pts[j].p50;

@@ -22,16 +22,16 @@ typedef struct ax_db_result_row row_t;
  * parameter but the batch and the pass count. */
 static void group_key(const row_t *r, char *key, size_t len)
 {
-	size_t n = (size_t)snprintf(key, len, "%s|%s",
-				    r->device.fingerprint, r->suite);
+	size_t n = (size_t)snprintf(key, len, "%s|%s", r->device.fingerprint,
+				    r->suite);
 	for (int i = 0; i < r->params.n && n < len; i++) {
 		const struct ax_db_param *p = &r->params.v[i];
 		char buf[64];
 		if (!strcmp(p->name, "batch") || !strcmp(p->name, "passes"))
 			continue;
-		n += (size_t)snprintf(key + n, len - n, " %s=%s", p->name,
-				      ax_db_param_value_text(p, buf,
-							     sizeof(buf)));
+		n += (size_t)snprintf(
+		    key + n, len - n, " %s=%s", p->name,
+		    ax_db_param_value_text(p, buf, sizeof(buf)));
 	}
 }
 
@@ -49,12 +49,11 @@ static bool has_latency(const row_t *r)
 
 static json_t *cite_latency(const row_t *r)
 {
-	return json_pack("{s:I,s:I,s:f,s:f,s:f,s:s}", "result", (json_int_t)r->id,
-			 "batch",
-			 (json_int_t)ax_db_param_num(&r->params, "batch"),
-			 "p50_ms", ax_db_extra_num(r, "latency.p50_ms"),
-			 "p99_ms", p99_of(r), "value", r->median, "unit",
-			 r->unit ? r->unit : "");
+	return json_pack(
+	    "{s:I,s:I,s:f,s:f,s:f,s:s}", "result", (json_int_t)r->id, "batch",
+	    (json_int_t)ax_db_param_num(&r->params, "batch"), "p50_ms",
+	    ax_db_extra_num(r, "latency.p50_ms"), "p99_ms", p99_of(r), "value",
+	    r->median, "unit", r->unit ? r->unit : "");
 }
 
 /* The group's rows, batch ascending, the latest result per batch. */
@@ -82,9 +81,9 @@ static size_t group_rows(const struct ax_db_results *rs, const char *key,
 		out[n++] = r;
 	}
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 &&
-				   ax_db_param_num(&out[j - 1]->params, "batch") >
-				       ax_db_param_num(&out[j]->params, "batch");
+		for (size_t j = i;
+		     j > 0 && ax_db_param_num(&out[j - 1]->params, "batch") >
+				  ax_db_param_num(&out[j]->params, "batch");
 		     j--) {
 			const row_t *t = out[j];
 			out[j] = out[j - 1];
@@ -104,7 +103,8 @@ static const row_t *sweep_result(const struct ax_db_results *rs,
 	double b = ax_db_param_num(&latest->params, "batch");
 	for (size_t i = 0; i < rs->n; i++) {
 		const row_t *r = rs->v[i];
-		if (!has_latency(r) || ax_db_param_num(&r->params, "batch") != b)
+		if (!has_latency(r) ||
+		    ax_db_param_num(&r->params, "batch") != b)
 			continue;
 		group_key(r, k, sizeof(k));
 		if (!strcmp(k, key) && r->id < first->id)
@@ -123,12 +123,12 @@ static json_t *pick_json(const struct ax_db_results *rs, const char *key,
 		if (p99_of(g[i]) <= slo)
 			best = g[i];
 	}
-	json_t *o = json_pack("{s:s,s:s,s:f,s:o}", "suite", g[0]->suite,
-			      "device", g[0]->device.fingerprint, "slo_ms",
-			      slo, "curve", curve);
-	json_object_set_new(o, "case", json_string(strchr(key, ' ') ?
-						       strchr(key, ' ') + 1
-						       : ""));
+	json_t *o =
+	    json_pack("{s:s,s:s,s:f,s:o}", "suite", g[0]->suite, "device",
+		      g[0]->device.fingerprint, "slo_ms", slo, "curve", curve);
+	json_object_set_new(
+	    o, "case",
+	    json_string(strchr(key, ' ') ? strchr(key, ' ') + 1 : ""));
 	if (!best) {
 		char why[256];
 		snprintf(why, sizeof(why),
