@@ -432,6 +432,10 @@ static int warm_up_and_verify(struct case_run *cr)
 	struct ax_runner_result *out = cr->out;
 	int warm = cr->opts->warmup > 0 ? cr->opts->warmup : 1;
 	cr->warming = true;
+	/* Host-timed suites wait on fences of their own with the context's
+	 * timeout: the warm-up's longer floor is theirs too (a first
+	 * dispatch may compile). */
+	cr->vk->timeout_ns = sample_timeout_ns(cr);
 	for (int i = 0; i < warm; i++) {
 		double sec;
 		int rc = sample(cr, 1, &sec);
@@ -439,6 +443,7 @@ static int warm_up_and_verify(struct case_run *cr)
 			return rc;
 	}
 	cr->warming = false;
+	cr->vk->timeout_ns = timeout_ns(cr->opts);
 	/* The output is checked before any time counts. */
 	if (!cr->suite->verify)
 		return 0;

@@ -42,6 +42,13 @@ static const struct fuzz_shape {
     {"ingest", 3, {"size", "1M", NULL}},
     {"fill", 3, {"size", "64K", NULL}},
     {"roofline", 3, {"size", "64K", "fma", "3", NULL}},
+    /* Model layers: odd token counts and image sizes for the edge tiles
+     * of every product; offline, so a point is not 200 timed passes. */
+    {"decoder",
+     2,
+     {"scale", "32", "tokens", "7", "depth", "5", "scenario", "offline", NULL}},
+    {"encoder", 2, {"scale", "8", "tokens", "9", "scenario", "offline", NULL}},
+    {"resnet", 2, {"scale", "8", "size", "5", "scenario", "offline", NULL}},
     {"gemm",
      4,
      {"m", "20", "n", "12", "k", "33", "batch", "2", "trans_a", "true",
