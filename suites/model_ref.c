@@ -466,12 +466,18 @@ static void im2col3(const struct ax_model_dims *d, const float *src, uint32_t c,
 					int sx = (int)xx + tap % 3 - 1;
 					bool in = sy >= 0 && sy < (int)S &&
 						  sx >= 0 && sx < (int)S;
+					/* Outside the image: zeros, and no
+					 * pointer formed there. */
+					if (!in) {
+						memset(row + (size_t)tap * c, 0,
+						       c * sizeof(float));
+						continue;
+					}
 					const float *sp =
 					    src +
 					    (((size_t)b * S + sy) * S + sx) * c;
-					for (uint32_t ci = 0; ci < c; ci++)
-						row[(size_t)tap * c + ci] =
-						    in ? sp[ci] : 0.0f;
+					memcpy(row + (size_t)tap * c, sp,
+					       c * sizeof(float));
 				}
 			}
 }
