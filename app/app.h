@@ -28,6 +28,7 @@ enum ax_exit {
 	AX_EXIT_AMBIGUOUS = 3, /* only ambiguous verdicts under --strict */
 	AX_EXIT_NODEV = 4,     /* no usable Vulkan device */
 	AX_EXIT_STORAGE = 5,   /* database / file error */
+	AX_EXIT_PARTIAL = 6,   /* several devices: some could not finish */
 	AX_EXIT_INTERRUPTED = 130,
 };
 

@@ -10,6 +10,8 @@
 #include "app/run_plan.h"
 #include "suites/runner.h"
 
+#include <jansson.h>
+
 /* Run every case of plan; returns the exit code (0; 1 when a result
  * failed verification or errored; 2 for an impossible point, see
  * ax_plan_check, which leaves a sweep's points beyond the device's
@@ -17,10 +19,32 @@
  * skip_beyond_limits, as recommend --measure wants; 4, 5; 130 when
  * interrupted, with everything measured so far committed). */
 struct ax_session_efficiency;
+/* At most this many devices in one command (AX_VK_MAX_SELECTED). */
+#define AX_RUN_MAX_DEVICES 16
+
+/*
+ * `run --device all` (or a list): one run per device, all of one group.
+ * A run is one device's session (its idle power, its lost-device status,
+ * its label, the device the run row names), so every reader that keys a
+ * run to one device stays right; the group ties the runs of one command
+ * together in each run's configuration ("devices": group, nth, of, mode).
+ */
+struct ax_run_group {
+	char id[17];			/* hex, shared by the group's runs */
+	int n;				/* devices, in the order given */
+	int index[AX_RUN_MAX_DEVICES];	/* their Vulkan indices */
+	int nth;			/* this run's: index[nth] */
+	bool concurrent;		/* --concurrent */
+	json_t *json_runs;		/* --json: each run's document */
+	int n_lost;			/* devices that could not run */
+	char lost[512];			/* which, and why (the first few) */
+};
+
 /* Who asks for the run, as its row records it. */
 struct ax_run_origin {
 	const char *command; /* "run" or "recommend": the run's kind */
 	const char *label;   /* --label (checked), or NULL: HOST/DEVICE */
+	struct ax_run_group *group; /* NULL: the one device of --device */
 };
 /* eff: the efficiency settings (NULL: the defaults); origin NULL: a
  * plain `run` with the default label. */
@@ -28,5 +52,24 @@ int ax_run_execute(struct ax_app *app, struct ax_plan *plan,
 		   const struct ax_runner_opts *opts,
 		   const struct ax_session_efficiency *eff,
 		   bool skip_beyond_limits, const struct ax_run_origin *origin);
+
+/* Note that device (its Vulkan index) of g could not run, and why
+ * ("could not be opened"): the command ends "partial". */
+void ax_run_group_lost(struct ax_run_group *g, int device, const char *why);
+
+/*
+ * run --device all --concurrent: every device of origin->group measures
+ * each case at the same time, one thread per device, their timed spans
+ * started together; plans[k] is device k's plan (each takes its own
+ * device's defaults and limits, and all must come out as the same
+ * cases).  Each device's result is stored in its own run, with the
+ * aggregate of the devices in its extra ("concurrent": devices,
+ * aggregate, rule: sum of rates, or the slowest device's time).
+ * Returns the exit code as ax_run_execute does.
+ */
+int ax_run_execute_concurrent(struct ax_app *app, struct ax_plan **plans,
+			      const struct ax_runner_opts *opts,
+			      const struct ax_session_efficiency *eff,
+			      const struct ax_run_origin *origin);
 
 #endif

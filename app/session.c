@@ -66,6 +66,21 @@ int ax_session_choose_device(struct ax_session *s)
 	return rc;
 }
 
+int ax_session_choose_device_at(struct ax_session *s, int index)
+{
+	int rc = ax_app_open_vk(s->app, &s->inst, NULL);
+	if (rc)
+		return rc;
+	if (index < 0 || index >= ax_vk_device_count(s->inst))
+		return ax_app_error(s->app, AX_EXIT_NODEV,
+				    "%s: device %d is gone (%d devices now)",
+				    s->command, index,
+				    ax_vk_device_count(s->inst));
+	s->device_index = index;
+	s->info = ax_vk_device_info(s->inst, index);
+	return 0;
+}
+
 int ax_session_open_db(struct ax_session *s)
 {
 	return s->db ? 0 : ax_app_open_db(s->app, false, &s->db);
@@ -88,6 +103,12 @@ int ax_session_begin_run(struct ax_session *s, const struct ax_session_run *run)
 		snprintf(label, sizeof(label), "%s", run->label);
 	else
 		ax_app_default_label(s->info->name, label, sizeof(label));
+	/* Identical devices get labels that tell them apart too. */
+	if (!run->label && s->info->twin_of >= 0) {
+		size_t used = strlen(label);
+		snprintf(label + used, sizeof(label) - used, " #%d",
+			 s->info->twin_rank + 1);
+	}
 	struct ax_db_run row = {
 	    .host_id = s->host_id,
 	    .device_id = s->device_id,
@@ -327,12 +348,24 @@ static void say_not_stored(struct ax_session *s, const struct ax_suite *suite,
 	ax_db_set_lock_wait(FINISH_WAIT_S, &ax_interrupted, NULL, NULL);
 }
 
-int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
-		       const struct ax_params *p,
-		       const struct ax_runner_opts *opts, const json_t *extra,
-		       struct ax_session_case *out)
+/* The power callback of the case, then the caller's (s->phase_hook):
+ * telemetry marks its span first, then --concurrent's rendezvous. */
+static void on_phase_chain(void *ctx, enum ax_runner_phase phase)
 {
+	struct ax_session_timing *t = ctx;
+	if (t->power_phase)
+		t->power_phase(t->power_ctx, phase);
+	t->s->phase_hook(t->s->phase_ctx, phase);
+}
+
+void ax_session_time_case(struct ax_session *s, const struct ax_suite *suite,
+			  const struct ax_params *p,
+			  const struct ax_runner_opts *opts,
+			  struct ax_session_timing *t)
+{
+	struct ax_session_case *out = &t->c;
 	memset(out, 0, sizeof(*out));
+	t->s = s;
 	out->mean_w = out->perf_per_w = out->speedup_vs_cpu = NAN;
 	out->energy_rep_j = NAN;
 	ax_session_case_label(p, out->label, sizeof(out->label));
@@ -340,23 +373,36 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 		replace_lost_device(s);
 	struct ax_runner_opts o = *opts;
 	bound_hangs(s, &o);
-	struct ax_session_power power;
-	ax_session_power_start(s, &power, &o);
+	ax_session_power_start(s, &t->power, &o);
+	if (s->phase_hook) {
+		t->power_phase = o.phase;
+		t->power_ctx = o.phase_ctx;
+		o.phase = on_phase_chain;
+		o.phase_ctx = t;
+	}
 	ax_runner_run_case(s->vk, suite, p, &o, &out->r);
 	/* What follows (the CPU baseline, a lost device) may speak: the
 	 * case's live line goes first, or the words join it. */
 	ax_live_clear();
 	after_case(s, &out->r, out->label);
-	const struct ax_db_power *row =
-	    ax_session_power_finish(&power, suite, &out->r);
-	out->mean_w = row ? row->mean_w : NAN;
-	out->perf_per_w = row ? row->perf_per_w : NAN;
-	out->energy_rep_j = row ? row->energy_rep_j : NAN;
+	t->row = ax_session_power_finish(&t->power, suite, &out->r);
+	out->mean_w = t->row ? t->row->mean_w : NAN;
+	out->perf_per_w = t->row ? t->row->perf_per_w : NAN;
+	out->energy_rep_j = t->row ? t->row->energy_rep_j : NAN;
+}
+
+int ax_session_store_case(struct ax_session *s, const struct ax_suite *suite,
+			  const struct ax_params *p,
+			  const struct ax_runner_opts *opts, const json_t *extra,
+			  struct ax_session_timing *t)
+{
+	struct ax_session_case *out = &t->c;
 	int64_t cpu_id;
 	ax_session_cpu_compare(s, suite, p, opts, &out->r, &cpu_id,
 			       &out->speedup_vs_cpu);
-	int rc = store(s, suite, p, extra, row, cpu_id, out);
-	ax_session_power_release(&power);
+	int rc = store(s, suite, p, extra, t->row, cpu_id, out);
+	ax_session_power_release(&t->power);
+	t->row = NULL;
 	if (rc) {
 		out->result_id = 0;
 		say_not_stored(s, suite, out);
@@ -364,6 +410,18 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 	}
 	count(s, &out->r);
 	return 0;
+}
+
+int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
+		       const struct ax_params *p,
+		       const struct ax_runner_opts *opts, const json_t *extra,
+		       struct ax_session_case *out)
+{
+	struct ax_session_timing t;
+	ax_session_time_case(s, suite, p, opts, &t);
+	int rc = ax_session_store_case(s, suite, p, opts, extra, &t);
+	*out = t.c; /* the runner result moves to the caller */
+	return rc;
 }
 
 void ax_session_case_release(struct ax_session_case *c)

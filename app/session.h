@@ -91,6 +91,11 @@ struct ax_session {
 	bool cpu_ready;
 	int cpu_threads;	   /* 0: no baselines (off, or no library) */
 	struct ax_cpu_lib cpu_lib; /* what a stored baseline must match */
+	/* Called at each of a case's phases after telemetry's mark (NULL:
+	 * none): run --concurrent starts the devices' timed spans
+	 * together. */
+	void (*phase_hook)(void *ctx, enum ax_runner_phase phase);
+	void *phase_ctx;
 };
 
 /* What the run row records besides the command line. */
@@ -115,6 +120,8 @@ struct ax_session_case {
 	double mean_w, perf_per_w, energy_rep_j, speedup_vs_cpu;
 };
 
+struct ax_session_timing;
+
 /* An empty session for command ("run", "tune"); nothing is opened. */
 void ax_session_init(struct ax_session *s, struct ax_app *app,
 		     const char *command);
@@ -122,6 +129,10 @@ void ax_session_init(struct ax_session *s, struct ax_app *app,
 /* Create the instance and resolve --device (s->info).  Returns 0 or the
  * exit code (after printing the error). */
 int ax_session_choose_device(struct ax_session *s);
+
+/* The same with the device given by its index (run --device all):
+ * 0 or the exit code (after printing the error). */
+int ax_session_choose_device_at(struct ax_session *s, int index);
 
 /* Open the database read-write, unless already open.  0 or exit code. */
 int ax_session_open_db(struct ax_session *s);
@@ -145,6 +156,20 @@ int ax_session_measure(struct ax_session *s, const struct ax_suite *suite,
 		       const struct ax_runner_opts *opts, const json_t *extra,
 		       struct ax_session_case *out);
 void ax_session_case_release(struct ax_session_case *c);
+
+/* ax_session_measure in two halves: time the case (may run on a thread
+ * of its own, one per session: it touches only s's device, sensor and
+ * t), then store it (the CPU baseline, the database: from the thread
+ * that owns the database connection).  Release t->c afterwards with
+ * ax_session_case_release. */
+void ax_session_time_case(struct ax_session *s, const struct ax_suite *suite,
+			  const struct ax_params *p,
+			  const struct ax_runner_opts *opts,
+			  struct ax_session_timing *t);
+int ax_session_store_case(struct ax_session *s, const struct ax_suite *suite,
+			  const struct ax_params *p,
+			  const struct ax_runner_opts *opts, const json_t *extra,
+			  struct ax_session_timing *t);
 
 /*
  * Finish the run row: "interrupted" when a signal arrived, "failed" when
@@ -230,6 +255,18 @@ ax_session_power_finish(struct ax_session_power *cp,
 			const struct ax_suite *suite,
 			const struct ax_runner_result *r);
 void ax_session_power_release(struct ax_session_power *cp);
+
+/* One case timed but not yet stored (ax_session_time_case), so that
+ * several sessions can time one case at once (run --concurrent) and
+ * store afterwards, one at a time, from one thread. */
+struct ax_session_timing {
+	struct ax_session_case c;
+	struct ax_session *s;
+	struct ax_session_power power;
+	const struct ax_db_power *row; /* power row, or NULL */
+	void (*power_phase)(void *, enum ax_runner_phase);
+	void *power_ctx;
+};
 
 /* ---- app/session_cpu.c: the speed-up over the host CPU ---------------- */
 

@@ -147,6 +147,10 @@ static void print_device(const struct ax_vk_device_info *d,
 		   ? d->pci_bus_id
 		   : "none (the driver does not report a PCI bus id)");
 	printf("    %-28s %s\n", "fingerprint", d->fingerprint);
+	if (d->twin_of >= 0 && d->twin_of != d->index)
+		printf("    %-28s device %d (told apart by their order: "
+		       "twin %d)\n",
+		       "identical to", d->twin_of, d->twin_rank);
 	print_memory(d);
 	print_queues(d);
 	print_limits(d);

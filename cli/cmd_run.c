@@ -7,6 +7,8 @@
 
 #include "core/db.h"
 #include "core/error.h"
+#include "core/hash.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "core/vk.h"
 #include "suites/registry.h"
@@ -15,6 +17,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -34,6 +37,7 @@ enum {
 	OPT_SKIP_INVALID,
 	OPT_YES,
 	OPT_ROUNDS,
+	OPT_CONCURRENT,
 };
 
 /* More cases than this are asked about first (or need --yes). */
@@ -85,6 +89,11 @@ static const struct ax_cli_opt run_opts[] = {
      "a freshly opened device, so that drift and the noise between "
      "processes enter the results; compare pools the rounds and widens "
      "its minimum effect by their spread (default 1)"},
+    {OPT_CONCURRENT, "concurrent", 0, NULL,
+     "with --device all (or a list such as 0,1): measure each case on "
+     "every device at once, one thread per device, and print each "
+     "device's figure and the aggregate (default: one device after "
+     "another)"},
     {OPT_DRY_RUN, "dry-run", 'n', NULL,
      "check every case against the device and list them, with what "
      "would be skipped and why and the tuned parameters; measure "
@@ -101,7 +110,7 @@ struct run_args {
 	unsigned set; /* AX_MEASURE_* bits the command line set */
 	struct ax_session_efficiency eff;
 	double sustain_s; /* --sustain; 0: off */
-	bool dry_run, yes;
+	bool dry_run, yes, concurrent;
 	int rounds;
 	const char *tuned_path;
 	const char *label; /* --label; NULL: HOST/DEVICE */
@@ -213,6 +222,9 @@ static int parse_args(struct ax_app *app, int argc, char **argv,
 			break;
 		case OPT_YES:
 			a->yes = true;
+			break;
+		case OPT_CONCURRENT:
+			a->concurrent = true;
 			break;
 		case OPT_ROUNDS: {
 			long long n;
@@ -395,19 +407,20 @@ static int confirm_size(const struct ax_plan *plan, bool yes)
 	return AX_EXIT_USAGE;
 }
 
-static int run_main(struct ax_app *app, int argc, char **argv)
+/* The plan of the arguments: --tuned, the suites or the profile, -p.
+ * Built once per device under --device all: each device takes its own
+ * defaults and limits into it.  Returns 0 or the exit code. */
+static int build_plan(struct ax_app *app, struct run_args *a,
+		      struct ax_plan *plan)
 {
-	struct ax_cli_iter it;
-	struct run_args *a = calloc(1, sizeof(*a));
-	struct ax_plan plan = {0};
 	char err[2048];
-	int rc = a ? parse_args(app, argc, argv, &it, a) : AX_EXIT_FAIL;
-	if (rc == 0 && a->tuned_path &&
-	    ax_plan_load_tuned(&plan, a->tuned_path, err, sizeof(err))) {
+	memset(plan, 0, sizeof(*plan));
+	if (a->tuned_path &&
+	    ax_plan_load_tuned(plan, a->tuned_path, err, sizeof(err))) {
 		fprintf(stderr, "axbench run: --tuned: %s\n", err);
-		rc = AX_EXIT_USAGE;
+		return AX_EXIT_USAGE;
 	}
-	if (rc == 0 && !a->profile_path && a->n_suites == 0 && !plan.tuned &&
+	if (!a->profile_path && a->n_suites == 0 && !plan->tuned &&
 	    a->n_ov > 0) {
 		/* Bare `run -p m=5` would run the whole quick profile with m
 		 * set only where a suite has it: say which was meant. */
@@ -419,20 +432,124 @@ static int run_main(struct ax_app *app, int argc, char **argv)
 			"(axbench run SUITE -p %s; axbench suites lists them) "
 			"or the profile (--profile quick -p %s)\n",
 			ax_term(t), ax_term(t), ax_term(t));
-		rc = AX_EXIT_USAGE;
+		return AX_EXIT_USAGE;
 	}
-	if (rc == 0 && !a->profile_path && a->n_suites == 0 && !plan.tuned) {
+	if (!a->profile_path && a->n_suites == 0 && !plan->tuned) {
 		/* Bare `axbench run` is the quick profile. */
 		snprintf(a->profile_buf, sizeof(a->profile_buf),
 			 "%s/quick.yaml", ax_app_config_dir());
 		a->profile_path = a->profile_buf;
 	}
-	if (rc == 0 &&
-	    ax_plan_build(&plan, a->profile_path, a->suites, a->n_suites, a->ov,
+	if (ax_plan_build(plan, a->profile_path, a->suites, a->n_suites, a->ov,
 			  a->n_ov, err, sizeof(err))) {
 		fprintf(stderr, "axbench run: %s\n", err);
-		rc = AX_EXIT_USAGE;
+		return AX_EXIT_USAGE;
 	}
+	plan->rounds = a->rounds;
+	return 0;
+}
+
+/* --device all / 0,1: the devices, in the order given. */
+static int resolve_devices(struct ax_app *app, struct ax_run_group *g)
+{
+	struct ax_vk_instance *inst;
+	char err[2048];
+	int rc = ax_app_open_vk(app, &inst, NULL);
+	if (rc)
+		return rc;
+	if (ax_vk_select_many(inst, app->device_sel, g->index, &g->n, err,
+			      sizeof(err)))
+		rc = ax_app_error(app, AX_EXIT_USAGE, "%s", err);
+	ax_vk_instance_destroy(inst);
+	/* The runs of this command share an id no other command makes. */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	long long seed[3] = {(long long)getpid(), (long long)ts.tv_sec,
+			     ts.tv_nsec};
+	ax_hash_hex(seed, sizeof(seed), g->id);
+	return rc;
+}
+
+/* The group's --json: one document with every device's run. */
+static void print_group_json(const struct ax_run_group *g)
+{
+	json_t *doc = json_pack("{s:s,s:s,s:O}", "group", g->id, "mode",
+				g->concurrent ? "concurrent" : "sequential",
+				"runs", g->json_runs);
+	json_dumpf(doc, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(doc);
+}
+
+/*
+ * run --device all: each device in its own run of one group, one after
+ * another or (--concurrent) at once.  A device that cannot be opened,
+ * or is lost, leaves the others to go on; the command then ends
+ * "partial" (AX_EXIT_PARTIAL) and says which device and why.
+ */
+static int run_devices(struct ax_app *app, struct run_args *a,
+		       struct ax_plan *first)
+{
+	struct ax_run_group g = {.concurrent = a->concurrent};
+	int rc = resolve_devices(app, &g);
+	if (rc)
+		return rc;
+	if (app->json)
+		g.json_runs = json_array();
+	struct ax_plan plans[AX_RUN_MAX_DEVICES], *pp[AX_RUN_MAX_DEVICES];
+	plans[0] = *first;
+	memset(first, 0, sizeof(*first)); /* plans[0] owns it now */
+	int built = 1;
+	for (; rc == 0 && built < g.n; built++)
+		rc = build_plan(app, a, &plans[built]);
+	for (int k = 0; k < built; k++)
+		pp[k] = &plans[k];
+	struct ax_run_origin origin = {
+	    .command = "run", .label = a->label, .group = &g};
+	if (rc == 0 && g.concurrent) {
+		rc = ax_run_execute_concurrent(app, pp, &a->ropts, &a->eff,
+					       &origin);
+	} else {
+		/* A failed result or a device that would not open leaves
+		 * the other devices to go on; anything else stops them. */
+		bool stop = false;
+		for (int k = 0; !stop && k < g.n && !ax_interrupted; k++) {
+			g.nth = k;
+			int drc = ax_run_execute(app, pp[k], &a->ropts, &a->eff,
+						 false, &origin);
+			if (drc == AX_EXIT_NODEV)
+				ax_run_group_lost(&g, g.index[k],
+						  "could not be opened");
+			else if (drc == AX_EXIT_FAIL)
+				rc = rc ? rc : drc;
+			else if (drc)
+				rc = drc, stop = true;
+		}
+	}
+	if (g.json_runs)
+		print_group_json(&g);
+	json_decref(g.json_runs);
+	for (int k = 0; k < built; k++)
+		ax_plan_release(&plans[k]);
+	if (g.n_lost &&
+	    (rc == 0 || rc == AX_EXIT_FAIL || rc == AX_EXIT_NODEV)) {
+		fprintf(stderr,
+			"axbench run: partial: %d of %d devices lost work "
+			"(%s); every result measured is stored\n",
+			g.n_lost, g.n, g.lost);
+		rc = g.n_lost == g.n ? AX_EXIT_NODEV : AX_EXIT_PARTIAL;
+	}
+	return rc;
+}
+
+static int run_main(struct ax_app *app, int argc, char **argv)
+{
+	struct ax_cli_iter it;
+	struct run_args *a = calloc(1, sizeof(*a));
+	struct ax_plan plan = {0};
+	int rc = a ? parse_args(app, argc, argv, &it, a) : AX_EXIT_FAIL;
+	if (rc == 0)
+		rc = build_plan(app, a, &plan);
 	if (rc == 0 && plan.profile) {
 		ax_plan_apply_measure(plan.profile, &a->ropts, a->set);
 		if (!app->device_sel && plan.profile->device)
@@ -448,15 +565,30 @@ static int run_main(struct ax_app *app, int argc, char **argv)
 				  "--max-samples (%d) is below --min-samples "
 				  "(%d)",
 				  a->ropts.max_samples, a->ropts.min_samples);
+	bool many = ax_vk_select_is_many(app->device_sel);
+	if (rc == 0 && a->concurrent && !many)
+		rc = ax_app_error(app, AX_EXIT_USAGE,
+				  "--concurrent measures several devices at "
+				  "once: give them with --device all (or a "
+				  "list, such as --device 0,1)");
+	if (rc == 0 && a->concurrent && a->rounds > 1)
+		rc = ax_app_error(app, AX_EXIT_USAGE,
+				  "--concurrent and --rounds cannot be "
+				  "combined: rounds reopen each device between "
+				  "passes, which the devices running together "
+				  "would have to do at once; leave one out");
+	if (rc == 0 && a->dry_run && many)
+		rc = ax_app_error(app, AX_EXIT_USAGE,
+				  "--dry-run checks the cases against one "
+				  "device: give --device N for each");
 	if (rc == 0 && a->dry_run) {
-		plan.rounds = a->rounds;
 		rc = dry_run(app, &plan);
 	} else if (rc == 0 && (rc = confirm_size(&plan, a->yes)) == 0) {
-		plan.rounds = a->rounds;
 		struct ax_run_origin origin = {.command = "run",
 					       .label = a->label};
-		rc = ax_run_execute(app, &plan, &a->ropts, &a->eff, false,
-				    &origin);
+		rc = many ? run_devices(app, a, &plan)
+			  : ax_run_execute(app, &plan, &a->ropts, &a->eff,
+					   false, &origin);
 	}
 	if (a)
 		ax_cli_iter_release(&it);

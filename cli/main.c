@@ -55,6 +55,8 @@ static const char exit_codes[] =
     "  3    only ambiguous verdicts, with --strict\n"
     "  4    no usable Vulkan device\n"
     "  5    storage error (database or file, a lock held, out of memory)\n"
+    "  6    partial: run --device all, some devices lost work (each\n"
+    "       result measured is stored; stderr names the device)\n"
     "  130  interrupted by SIGINT (Ctrl-C): what was measured is kept\n"
     "  143  stopped by SIGTERM: likewise\n";
 

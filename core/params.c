@@ -868,6 +868,13 @@ static const struct ax_role_param ingest_params[] = {
     ROLE_INT(struct ax_ingest_point, chunk),
 };
 
+/* What recommend's zero-copy rule reads (reports/recommend.c). */
+static const struct ax_role_param zerocopy_params[] = {
+    ROLE_ENUM(struct ax_zerocopy_point, pattern),
+    ROLE_ENUM(struct ax_zerocopy_point, path),
+    ROLE_INT(struct ax_zerocopy_point, size),
+};
+
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 const struct ax_role_param *ax_role_params(unsigned role, int *n)
@@ -880,6 +887,10 @@ const struct ax_role_param *ax_role_params(unsigned role, int *n)
 	if (role == AX_ROLE_INGEST) {
 		*n = COUNT(ingest_params);
 		return ingest_params;
+	}
+	if (role == AX_ROLE_ZEROCOPY) {
+		*n = COUNT(zerocopy_params);
+		return zerocopy_params;
 	}
 	return NULL;
 }

@@ -222,6 +222,12 @@ struct ax_ingest_point {
 	int64_t readers, inflight, chunk;
 };
 
+/* AX_ROLE_ZEROCOPY: a kernel on host memory in place, or staged. */
+struct ax_zerocopy_point {
+	const char *pattern, *path; /* "once", "import" */
+	int64_t size;
+};
+
 /* The contract of role (one AX_ROLE_* bit): its parameters and their
  * count in *n; NULL (and *n 0) for a role that requires none. */
 const struct ax_role_param *ax_role_params(unsigned role, int *n);

@@ -28,7 +28,10 @@
 	X(AX_ROLE_INGEST, 1u << 5, "ingest")                                   \
 	/* a sweep of arithmetic intensity: the measured roofline and its   */ \
 	/* ridge point (reports/roofline.h)                                 */ \
-	X(AX_ROLE_ROOFLINE, 1u << 6, "roofline")
+	X(AX_ROLE_ROOFLINE, 1u << 6, "roofline")                               \
+	/* host memory read in place against staged copies, per access     */  \
+	/* pattern: recommend's zero-copy verdict                           */ \
+	X(AX_ROLE_ZEROCOPY, 1u << 7, "zerocopy")
 
 enum ax_role {
 #define AX_ROLE_ENUM(name, bit, text) name = bit,

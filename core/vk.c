@@ -2,6 +2,7 @@
 #include "core/vk.h"
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "core/vk_internal.h"
 
 #include <ctype.h>
@@ -197,6 +198,41 @@ static int create_vk_instance(struct ax_vk_instance *inst, bool validate,
 	return 0;
 }
 
+/*
+ * Two devices the driver describes identically (the same ids, UUIDs, PCI
+ * bus id and name: lavapipe's manifest given twice, or a driver that
+ * reports no UUID) would share one fingerprint, and so one device row,
+ * and every result of the second would read as the first's.  What tells
+ * them apart is their order among identical devices (enumeration order
+ * among themselves is stable while the set of such devices is, unlike
+ * the index, which moves when any other device comes or goes): a later
+ * twin's fingerprint is the hash of the first's and its rank.
+ */
+static void tell_twins(struct ax_vk_instance *inst)
+{
+	char seen[AX_VK_MAX_DEVICES][17];
+	for (int i = 0; i < inst->n_devices; i++) {
+		struct ax_vk_device_info *d = &inst->info[i];
+		memcpy(seen[i], d->fingerprint, sizeof(seen[i]));
+		d->twin_of = -1;
+		d->twin_rank = 0;
+		for (int j = 0; j < i; j++) {
+			if (strcmp(seen[j], seen[i]))
+				continue;
+			if (d->twin_of < 0)
+				d->twin_of = j;
+			d->twin_rank++;
+		}
+		if (d->twin_of < 0)
+			continue;
+		inst->info[d->twin_of].twin_of = d->twin_of;
+		char id[64];
+		int len = snprintf(id, sizeof(id), "%s:twin:%d", seen[i],
+				   d->twin_rank);
+		ax_hash_hex(id, (size_t)len, d->fingerprint);
+	}
+}
+
 int ax_vk_instance_create(bool validate, struct ax_vk_instance **out, char *err,
 			  size_t errlen)
 {
@@ -222,6 +258,7 @@ int ax_vk_instance_create(bool validate, struct ax_vk_instance **out, char *err,
 	for (int i = 0; i < inst->n_devices; i++)
 		ax_vk_describe_device(inst->instance, inst->phys[i], i,
 				      &inst->info[i]);
+	tell_twins(inst);
 	*out = inst;
 	return 0;
 }
@@ -319,6 +356,12 @@ int ax_vk_select(const struct ax_vk_instance *inst, const char *sel, int *index,
 		return 0;
 	}
 	list_devices(inst, known, sizeof(known));
+	if (ax_vk_select_is_many(sel))
+		return ax_errf(err, errlen, AX_EINVAL,
+			       "--device %s names several devices; only "
+			       "`axbench run` measures several in one command: "
+			       "name one here (devices: %s)",
+			       sel, known);
 	if (all_digits(sel)) {
 		long i = strtol(sel, NULL, 10);
 		if (i >= inst->n_devices)
@@ -356,4 +399,52 @@ int ax_vk_select(const struct ax_vk_instance *inst, const char *sel, int *index,
 	    "or a unique part of the name (devices: %s)",
 	    sel, matches ? "matches more than one device" : "matches no device",
 	    known);
+}
+
+bool ax_vk_select_is_many(const char *sel)
+{
+	return sel && (!strcasecmp(sel, "all") || strchr(sel, ','));
+}
+
+int ax_vk_select_many(const struct ax_vk_instance *inst, const char *sel,
+		      int *index, int *n, char *err, size_t errlen)
+{
+	*n = 0;
+	if (!strcasecmp(sel, "all")) {
+		for (int i = 0; i < inst->n_devices && i < AX_VK_MAX_SELECTED;
+		     i++)
+			index[(*n)++] = i;
+		return 0;
+	}
+	char item[256];
+	for (const char *p = sel;;) {
+		size_t len = strcspn(p, ",");
+		if (len == 0 || len >= sizeof(item))
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "--device %s: %s; give devices as "
+				       "0,1 or all",
+				       sel,
+				       len ? "an item is too long"
+					   : "an item is empty");
+		memcpy(item, p, len);
+		item[len] = '\0';
+		int i;
+		int rc = ax_vk_select(inst, item, &i, err, errlen);
+		if (rc)
+			return rc;
+		for (int k = 0; k < *n; k++)
+			if (index[k] == i)
+				return ax_errf(err, errlen, AX_EINVAL,
+					       "--device %s: device %d is "
+					       "named twice",
+					       sel, i);
+		if (*n == AX_VK_MAX_SELECTED)
+			return ax_errf(err, errlen, AX_EINVAL,
+				       "--device %s: more than %d devices", sel,
+				       AX_VK_MAX_SELECTED);
+		index[(*n)++] = i;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
 }

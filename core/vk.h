@@ -59,6 +59,13 @@ struct ax_vk_device_info {
 	bool has_pci_bus_info;
 	char pci_bus_id[16];  /* "0000:65:00.0", "" when unknown */
 	char fingerprint[17]; /* hash of vendor/device/driver/uuid/name */
+	/* Devices the driver describes identically (two lavapipe manifests,
+	 * a driver without UUIDs or PCI ids): twin_of is the first such
+	 * device's index (-1: none), twin_rank this one's place among them
+	 * (0 for the first), and the fingerprint of every later twin is
+	 * the hash of the identity and its rank, so that the database,
+	 * compare and the report keep them apart (see ax_vk_tell_twins). */
+	int twin_of, twin_rank;
 	VkPhysicalDeviceLimits limits;
 	VkPhysicalDeviceMemoryProperties memory;
 	uint32_t n_queue_families;
@@ -88,6 +95,11 @@ struct ax_vk_device_info {
 	struct ax_vk_coopmat_shape coopmat_nv_shapes[AX_VK_MAX_COOPMAT];
 	bool timestamps;    /* compute queue can write timestamps */
 	bool memory_budget; /* VK_EXT_memory_budget */
+	/* VK_EXT_external_memory_host: a host allocation imported as
+	 * device memory (zero-copy), its address and size multiples of
+	 * minImportedHostPointerAlignment (host_import_align). */
+	bool host_import;
+	VkDeviceSize host_import_align;
 };
 
 struct ax_vk_instance;
@@ -116,6 +128,21 @@ int ax_vk_validation_messages(const struct ax_vk_instance *inst);
  */
 int ax_vk_select(const struct ax_vk_instance *inst, const char *sel, int *index,
 		 char *err, size_t errlen);
+
+/* At most this many devices in one selection. */
+#define AX_VK_MAX_SELECTED 16
+
+/* Whether sel names several devices: "all", or a list "0,2". */
+bool ax_vk_select_is_many(const char *sel);
+
+/*
+ * Resolve a selector of several devices (run --device all / 0,2 / a,b):
+ * "all" is every device in enumeration order; a list is each item as
+ * ax_vk_select reads it, in the order given, none twice.  Fills
+ * index[0..*n).  AX_ENOTFOUND / AX_EINVAL with the reason in err.
+ */
+int ax_vk_select_many(const struct ax_vk_instance *inst, const char *sel,
+		      int *index, int *n, char *err, size_t errlen);
 
 /* Everything `devices --json` says about a device but its locality (a
  * new reference): the device row stores it, `devices --json` prints it. */
@@ -261,6 +288,7 @@ struct ax_vk_buffer {
 	void *map; /* persistent mapping when host-visible */
 	uint32_t type_index;
 	VkMemoryPropertyFlags props;
+	bool imported; /* map is the caller's memory (ax_vk_buffer_import) */
 };
 
 /*
@@ -273,6 +301,19 @@ int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
 			VkBufferUsageFlags usage, enum ax_vk_mem kind,
 			struct ax_vk_buffer *out);
 void ax_vk_buffer_destroy(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b);
+
+/*
+ * A buffer over size bytes of the caller's host memory at ptr, imported
+ * with VK_EXT_external_memory_host (no copy: the device reads and writes
+ * that memory in place; out->map is ptr, out->imported set).  ptr and
+ * size must be multiples of info->host_import_align, and the memory must
+ * outlive the buffer (ax_vk_buffer_destroy leaves it to the caller).
+ * AX_EUNSUPPORTED (the reason in ctx->err) without the extension or a
+ * memory type that takes the pointer; AX_EINVAL for a misaligned one.
+ */
+int ax_vk_buffer_import_host(struct ax_vk_ctx *ctx, void *ptr,
+			     VkDeviceSize size, VkBufferUsageFlags usage,
+			     struct ax_vk_buffer *out);
 
 /* Copy host data into / out of a buffer at offset: directly when mapped,
  * else through a temporary staging buffer and vkCmdCopyBuffer. */

@@ -144,6 +144,98 @@ int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
 	return 0;
 }
 
+int ax_vk_buffer_import_host(struct ax_vk_ctx *ctx, void *ptr,
+			     VkDeviceSize size, VkBufferUsageFlags usage,
+			     struct ax_vk_buffer *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct ax_vk_device_info *info = ctx->info;
+	const VkExternalMemoryHandleTypeFlagBits host =
+	    VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+	if (!info->host_import) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "%s lacks VK_EXT_external_memory_host: host memory "
+			 "cannot be imported",
+			 info->name);
+		return AX_EUNSUPPORTED;
+	}
+	VkDeviceSize a = info->host_import_align;
+	if ((uintptr_t)ptr % a || size % a) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "importing host memory: address and size must be "
+			 "multiples of minImportedHostPointerAlignment (%llu)",
+			 (unsigned long long)a);
+		return AX_EINVAL;
+	}
+	PFN_vkGetMemoryHostPointerPropertiesEXT props_of =
+	    (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+		ctx->dev, "vkGetMemoryHostPointerPropertiesEXT");
+	VkMemoryHostPointerPropertiesEXT hp = {
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT,
+	};
+	VkResult r = props_of ? props_of(ctx->dev, host, ptr, &hp)
+			      : VK_ERROR_EXTENSION_NOT_PRESENT;
+	VkExternalMemoryBufferCreateInfo ext = {
+	    .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+	    .handleTypes = host,
+	};
+	VkBufferCreateInfo bi = {
+	    .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+	    .pNext = &ext,
+	    .size = size,
+	    .usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+		     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	    .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	if (r == VK_SUCCESS)
+		r = vkCreateBuffer(ctx->dev, &bi, NULL, &out->buf);
+	if (r != VK_SUCCESS) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "importing %llu bytes of host memory on %s: %s",
+			 (unsigned long long)size, info->name,
+			 ax_vk_result_name(r));
+		return AX_EUNSUPPORTED;
+	}
+	VkMemoryRequirements req;
+	vkGetBufferMemoryRequirements(ctx->dev, out->buf, &req);
+	uint32_t bits = req.memoryTypeBits & hp.memoryTypeBits;
+	int type = -1;
+	for (uint32_t i = 0; type < 0 && i < info->memory.memoryTypeCount; i++)
+		if (bits & (1u << i))
+			type = (int)i;
+	VkImportMemoryHostPointerInfoEXT imp = {
+	    .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+	    .handleType = host,
+	    .pHostPointer = ptr,
+	};
+	VkMemoryAllocateInfo ai = {
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	    .pNext = &imp,
+	    .allocationSize = size,
+	    .memoryTypeIndex = type < 0 ? 0 : (uint32_t)type,
+	};
+	r = type < 0 ? VK_ERROR_FORMAT_NOT_SUPPORTED
+		     : vkAllocateMemory(ctx->dev, &ai, NULL, &out->mem);
+	if (r == VK_SUCCESS)
+		r = vkBindBufferMemory(ctx->dev, out->buf, out->mem, 0);
+	if (r != VK_SUCCESS) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "importing %llu bytes of host memory on %s: %s",
+			 (unsigned long long)size, info->name,
+			 type < 0 ? "no memory type takes both the buffer "
+				    "and the pointer"
+				  : ax_vk_result_name(r));
+		ax_vk_buffer_destroy(ctx, out);
+		return AX_EUNSUPPORTED;
+	}
+	out->type_index = (uint32_t)type;
+	out->props = info->memory.memoryTypes[type].propertyFlags;
+	out->size = size;
+	out->map = ptr;
+	out->imported = true;
+	return 0;
+}
+
 void ax_vk_buffer_destroy(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b)
 {
 	if (!b || ctx->lost)

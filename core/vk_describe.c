@@ -208,6 +208,29 @@ static void describe_coopmat_nv(VkInstance instance, VkPhysicalDevice phys,
 		};
 }
 
+/* VK_EXT_external_memory_host and the alignment an imported pointer
+ * and size must have. */
+static void describe_host_import(VkPhysicalDevice phys,
+				 struct ax_vk_device_info *info)
+{
+	info->host_import =
+	    has_device_ext(phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+	if (!info->host_import)
+		return;
+	VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
+	    .sType =
+		VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
+	};
+	VkPhysicalDeviceProperties2 p2 = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+	    .pNext = &hp,
+	};
+	vkGetPhysicalDeviceProperties2(phys, &p2);
+	info->host_import_align = hp.minImportedHostPointerAlignment;
+	if (!info->host_import_align)
+		info->host_import = false; /* a driver that says nothing */
+}
+
 static void describe_features(VkInstance instance, VkPhysicalDevice phys,
 			      struct ax_vk_device_info *info)
 {
@@ -263,6 +286,7 @@ static void describe_features(VkInstance instance, VkPhysicalDevice phys,
 		describe_coopmat_nv(instance, phys, info);
 	info->memory_budget =
 	    has_device_ext(phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+	describe_host_import(phys, info);
 #ifdef VK_KHR_cooperative_matrix
 	info->coopmat =
 	    has_device_ext(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
@@ -558,6 +582,10 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 	    "driver_uuid", d->driver_uuid, "pci_bus_id", d->pci_bus_id);
 	if (!d->pci_bus_id[0])
 		json_object_set_new(o, "pci_bus_id", json_null());
+	if (d->twin_of >= 0) /* identical devices: ax_vk_tell_twins */
+		json_object_set_new(o, "twin",
+				    json_pack("{s:i,s:i}", "of", d->twin_of,
+					      "rank", d->twin_rank));
 	/* The packed integers beside the text, under names of their own,
 	 * as every other document's device carries them (docs/JSON.md). */
 	json_object_set_new(o, "api_version_packed",
@@ -573,6 +601,10 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 	    d->storage16, "int8", d->int8_arith, "storage8", d->storage8,
 	    "cooperative_matrix", d->coopmat, "timestamps", d->timestamps,
 	    "memory_budget", d->memory_budget);
+	if (d->host_import)
+		json_object_set_new(
+		    o, "host_import_align",
+		    json_integer((json_int_t)d->host_import_align));
 	json_object_set_new(feat, "cooperative_matrix_nv",
 			    json_boolean(d->coopmat_nv));
 	json_object_set_new(feat, "vulkan_memory_model",

@@ -41,7 +41,7 @@ struct device_features {
 #ifdef VK_KHR_cooperative_matrix
 	VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop;
 #endif
-	const char *exts[5];
+	const char *exts[8];
 	uint32_t n_exts;
 };
 
@@ -107,6 +107,9 @@ static void enable_features(const struct ax_vk_device_info *info,
 	enable_promoted(info, f);
 	if (info->memory_budget) /* read by telemetry, per case */
 		f->exts[f->n_exts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+	if (info->host_import) /* the zerocopy suite's imported memory */
+		f->exts[f->n_exts++] =
+		    VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
 	/* shaders/gemm_coopmat.comp declares CooperativeMatrixNV and, as
 	 * glslang writes every cooperative-matrix shader, the Vulkan memory
 	 * model (besides Float16, enabled above).  vulkanMemoryModel is

@@ -667,7 +667,10 @@ static json_t *device_json(const struct rec_device *dv, const json_t *loc,
 	    with_role(&dv->rows, suites, AX_ROLE_TRANSFER);
 	struct ax_rec_rows ingest =
 	    with_role(&dv->rows, suites, AX_ROLE_INGEST);
+	struct ax_rec_rows zc = with_role(&dv->rows, suites, AX_ROLE_ZEROCOPY);
 	json_object_set_new(d, "upload", upload_json(&xfers, &gbps));
+	json_object_set_new(d, "zero_copy", ax_rec_zerocopy(&zc));
+	rows_free(&zc);
 	json_object_set_new(
 	    d, "data_loading",
 	    loading_json(&dv->rows, &xfers, &ingest, suites, gbps, cores));
@@ -758,6 +761,25 @@ static int ok_by_device(const struct ax_db_results *results,
 	return 0;
 }
 
+/* Identical devices (two lavapipe manifests: one UUID, no PCI bus id)
+ * would share a key: those are named by their fingerprints, which core/vk
+ * keeps apart (twins). */
+static void unique_keys(struct rec_devices *devs)
+{
+	bool *shared = calloc(devs->n + 1, sizeof(*shared));
+	if (!shared)
+		return;
+	for (size_t i = 0; i < devs->n; i++)
+		for (size_t j = 0; j < devs->n; j++)
+			shared[i] |=
+			    j != i && !strcmp(devs->v[i].key, devs->v[j].key);
+	for (size_t i = 0; i < devs->n; i++)
+		if (shared[i])
+			snprintf(devs->v[i].key, sizeof(devs->v[i].key),
+				 "fingerprint:%s", devs->v[i].dev->fingerprint);
+	free(shared);
+}
+
 static void devices_free(struct rec_devices *devs)
 {
 	for (size_t i = 0; i < devs->n; i++)
@@ -813,6 +835,8 @@ int ax_recommend_build(const struct ax_db_results *results,
 			       "recommend: no results were given");
 	struct rec_devices devs = {0};
 	int rc = ok_by_device(results, &devs);
+	if (!rc)
+		unique_keys(&devs);
 	if (!rc)
 		*out = document(&devs, suites, host, localities, generator);
 	devices_free(&devs);

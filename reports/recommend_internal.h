@@ -128,4 +128,13 @@ static inline json_t *cite(const struct ax_db_result_row *r)
  */
 json_t *ax_rec_ingest_loading(const struct ax_rec_rows *ingest, bool *measured);
 
+/*
+ * Zero-copy or staging (recommend_zerocopy.c), from zerocopy-role results
+ * (any list): an array with one verdict per access pattern and size
+ * (pattern, size, choice: a setting "zero-copy" / "staged", path: the
+ * winning path, speedup: winner over loser), or an unmeasured setting
+ * with the run to do when there are none.
+ */
+json_t *ax_rec_zerocopy(const struct ax_rec_rows *zc);
+
 #endif

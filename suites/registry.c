@@ -21,13 +21,14 @@ extern const struct ax_suite ax_suite_roofline;
 extern const struct ax_suite ax_suite_decoder;
 extern const struct ax_suite ax_suite_encoder;
 extern const struct ax_suite ax_suite_resnet;
+extern const struct ax_suite ax_suite_zerocopy;
 
 const struct ax_suite *const ax_suites[] = {
     &ax_suite_bandwidth, &ax_suite_transfer, &ax_suite_conv,
     &ax_suite_attention, &ax_suite_gemm,     &ax_suite_peak,
     &ax_suite_latency,	 &ax_suite_reduce,   &ax_suite_ingest,
     &ax_suite_fill,	 &ax_suite_roofline, &ax_suite_decoder,
-    &ax_suite_encoder,	 &ax_suite_resnet,
+    &ax_suite_encoder,	 &ax_suite_resnet,   &ax_suite_zerocopy,
 };
 const int ax_suite_count = (int)(sizeof(ax_suites) / sizeof(ax_suites[0]));
 

@@ -44,7 +44,9 @@ static int list_names(const char *list, size_t len, unsigned long n, char *err,
 int ax_stall_pick(bool *hold, char *err, size_t errlen)
 {
 	const char *v = getenv(AX_STALL_ENV);
-	unsigned long n = ++cases_seen;
+	/* Atomic: run --concurrent counts cases from one thread per
+	 * device. */
+	unsigned long n = __atomic_add_fetch(&cases_seen, 1, __ATOMIC_SEQ_CST);
 	*hold = false;
 	if (!v || !*v)
 		return 0;
