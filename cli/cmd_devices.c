@@ -147,6 +147,10 @@ static void print_device(const struct ax_vk_device_info *d,
 		   ? d->pci_bus_id
 		   : "none (the driver does not report a PCI bus id)");
 	printf("    %-28s %s\n", "fingerprint", d->fingerprint);
+	if (d->group_size > 1)
+		printf("    %-28s %d devices, from device %d "
+		       "(VK_KHR_device_group)\n",
+		       "device group", d->group_size, d->group_first);
 	if (d->twin_of >= 0 && d->twin_of != d->index)
 		printf("    %-28s device %d (told apart by their order: "
 		       "twin %d)\n",

@@ -875,6 +875,13 @@ static const struct ax_role_param zerocopy_params[] = {
     ROLE_INT(struct ax_zerocopy_point, size),
 };
 
+/* What the report's device x device matrix reads (reports/html_d2d.c). */
+static const struct ax_role_param d2d_params[] = {
+    ROLE_ENUM(struct ax_d2d_point, path),
+    ROLE_INT(struct ax_d2d_point, peer),
+    ROLE_INT(struct ax_d2d_point, size),
+};
+
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 const struct ax_role_param *ax_role_params(unsigned role, int *n)
@@ -887,6 +894,10 @@ const struct ax_role_param *ax_role_params(unsigned role, int *n)
 	if (role == AX_ROLE_INGEST) {
 		*n = COUNT(ingest_params);
 		return ingest_params;
+	}
+	if (role == AX_ROLE_D2D) {
+		*n = COUNT(d2d_params);
+		return d2d_params;
 	}
 	if (role == AX_ROLE_ZEROCOPY) {
 		*n = COUNT(zerocopy_params);

@@ -228,6 +228,12 @@ struct ax_zerocopy_point {
 	int64_t size;
 };
 
+/* AX_ROLE_D2D: a copy from the run's device into device peer. */
+struct ax_d2d_point {
+	const char *path; /* "staged", "direct" */
+	int64_t peer, size;
+};
+
 /* The contract of role (one AX_ROLE_* bit): its parameters and their
  * count in *n; NULL (and *n 0) for a role that requires none. */
 const struct ax_role_param *ax_role_params(unsigned role, int *n);

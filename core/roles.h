@@ -31,7 +31,9 @@
 	X(AX_ROLE_ROOFLINE, 1u << 6, "roofline")                               \
 	/* host memory read in place against staged copies, per access     */  \
 	/* pattern: recommend's zero-copy verdict                           */ \
-	X(AX_ROLE_ZEROCOPY, 1u << 7, "zerocopy")
+	X(AX_ROLE_ZEROCOPY, 1u << 7, "zerocopy")                               \
+	/* device -> device copies: the report's device x device matrix     */ \
+	X(AX_ROLE_D2D, 1u << 8, "d2d")
 
 enum ax_role {
 #define AX_ROLE_ENUM(name, bit, text) name = bit,

@@ -233,6 +233,42 @@ static void tell_twins(struct ax_vk_instance *inst)
 	}
 }
 
+/* VK_KHR_device_group (core in 1.1): which devices the driver groups.
+ * Each is its own group of one unless the driver says otherwise. */
+static void tell_groups(struct ax_vk_instance *inst)
+{
+	for (int i = 0; i < inst->n_devices; i++) {
+		inst->info[i].group_first = i;
+		inst->info[i].group_size = 1;
+	}
+	uint32_t n = 0;
+	if (vkEnumeratePhysicalDeviceGroups(inst->instance, &n, NULL) !=
+		VK_SUCCESS ||
+	    n == 0 || n > AX_VK_MAX_DEVICES)
+		return;
+	VkPhysicalDeviceGroupProperties g[AX_VK_MAX_DEVICES];
+	for (uint32_t k = 0; k < n; k++)
+		g[k] = (VkPhysicalDeviceGroupProperties){
+		    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES,
+		};
+	if (vkEnumeratePhysicalDeviceGroups(inst->instance, &n, g) !=
+	    VK_SUCCESS)
+		return;
+	for (uint32_t k = 0; k < n; k++) {
+		int first = -1;
+		for (uint32_t m = 0; m < g[k].physicalDeviceCount; m++)
+			for (int i = 0; i < inst->n_devices; i++) {
+				if (inst->phys[i] != g[k].physicalDevices[m])
+					continue;
+				if (first < 0)
+					first = i;
+				inst->info[i].group_first = first;
+				inst->info[i].group_size =
+				    (int)g[k].physicalDeviceCount;
+			}
+	}
+}
+
 int ax_vk_instance_create(bool validate, struct ax_vk_instance **out, char *err,
 			  size_t errlen)
 {
@@ -259,6 +295,7 @@ int ax_vk_instance_create(bool validate, struct ax_vk_instance **out, char *err,
 		ax_vk_describe_device(inst->instance, inst->phys[i], i,
 				      &inst->info[i]);
 	tell_twins(inst);
+	tell_groups(inst);
 	*out = inst;
 	return 0;
 }

@@ -100,6 +100,14 @@ struct ax_vk_device_info {
 	 * minImportedHostPointerAlignment (host_import_align). */
 	bool host_import;
 	VkDeviceSize host_import_align;
+	/* VK_KHR_external_memory_fd: memory exported as an opaque fd and
+	 * imported by another device of the same driver and device UUIDs
+	 * (the d2d suite's path=fd). */
+	bool memory_fd;
+	/* VK_KHR_device_group (core in 1.1): the group this device is in,
+	 * by the index of its first member, and how many it holds (1: the
+	 * driver groups it with no other). */
+	int group_first, group_size;
 };
 
 struct ax_vk_instance;
@@ -289,6 +297,7 @@ struct ax_vk_buffer {
 	uint32_t type_index;
 	VkMemoryPropertyFlags props;
 	bool imported; /* map is the caller's memory (ax_vk_buffer_import) */
+	VkDeviceSize mem_size; /* the allocation's size (>= size) */
 };
 
 /*
@@ -314,6 +323,24 @@ void ax_vk_buffer_destroy(struct ax_vk_ctx *ctx, struct ax_vk_buffer *b);
 int ax_vk_buffer_import_host(struct ax_vk_ctx *ctx, void *ptr,
 			     VkDeviceSize size, VkBufferUsageFlags usage,
 			     struct ax_vk_buffer *out);
+
+/*
+ * Memory shared between two devices (VK_KHR_external_memory_fd): a
+ * device-local buffer of size bytes on ctx whose memory is exported as
+ * an opaque fd (*fd, the caller's to hand on), and its import on another
+ * device (peer), which may then copy from it or into it directly.  The
+ * import takes the fd (closed on failure too) and must use the
+ * exporter's allocation size and memory type (out->mem_size,
+ * out->type_index of the exported buffer).  AX_EUNSUPPORTED, the reason
+ * in ctx->err, where the extension is missing, the devices' UUIDs
+ * differ, or the driver will not export or import a buffer so.
+ */
+int ax_vk_buffer_create_exported(struct ax_vk_ctx *ctx, VkDeviceSize size,
+				 VkBufferUsageFlags usage,
+				 struct ax_vk_buffer *out, int *fd);
+int ax_vk_buffer_import_fd(struct ax_vk_ctx *peer, int fd, VkDeviceSize size,
+			   const struct ax_vk_buffer *exported,
+			   VkBufferUsageFlags usage, struct ax_vk_buffer *out);
 
 /* Copy host data into / out of a buffer at offset: directly when mapped,
  * else through a temporary staging buffer and vkCmdCopyBuffer. */

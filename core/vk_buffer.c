@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *ax_vk_mem_name(enum ax_vk_mem kind)
 {
@@ -132,6 +133,7 @@ int ax_vk_buffer_create(struct ax_vk_ctx *ctx, VkDeviceSize size,
 	out->type_index = (uint32_t)type;
 	out->props = info->memory.memoryTypes[type].propertyFlags;
 	out->size = size;
+	out->mem_size = req.size;
 	if (r == VK_SUCCESS &&
 	    (out->props & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
 		r = vkMapMemory(ctx->dev, out->mem, 0, VK_WHOLE_SIZE, 0,
@@ -233,6 +235,160 @@ int ax_vk_buffer_import_host(struct ax_vk_ctx *ctx, void *ptr,
 	out->size = size;
 	out->map = ptr;
 	out->imported = true;
+	return 0;
+}
+
+/* Whether the driver exports and imports a buffer of usage as an opaque
+ * fd; the reason in ctx->err where not. */
+static bool fd_sharable(struct ax_vk_ctx *ctx, VkBufferUsageFlags usage)
+{
+	const struct ax_vk_device_info *info = ctx->info;
+	if (!info->memory_fd) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "%s lacks VK_KHR_external_memory_fd", info->name);
+		return false;
+	}
+	VkPhysicalDeviceExternalBufferInfo bi = {
+	    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO,
+	    .usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+		     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	    .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+	};
+	VkExternalBufferProperties ep = {
+	    .sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES,
+	};
+	vkGetPhysicalDeviceExternalBufferProperties(ctx->phys, &bi, &ep);
+	VkExternalMemoryFeatureFlags f =
+	    ep.externalMemoryProperties.externalMemoryFeatures;
+	bool ok = (f & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) &&
+		  (f & VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) &&
+		  !(f & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT);
+	if (!ok)
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "%s does not export and import buffers as opaque fds "
+			 "(external memory features 0x%x)",
+			 info->name, (unsigned)f);
+	return ok;
+}
+
+/* A buffer whose memory is (or will be) an opaque fd's. */
+static VkResult external_buffer(struct ax_vk_ctx *ctx, VkDeviceSize size,
+				VkBufferUsageFlags usage, VkBuffer *buf)
+{
+	VkExternalMemoryBufferCreateInfo ext = {
+	    .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+	    .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+	};
+	VkBufferCreateInfo bi = {
+	    .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+	    .pNext = &ext,
+	    .size = size,
+	    .usage = usage | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+		     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	    .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	return vkCreateBuffer(ctx->dev, &bi, NULL, buf);
+}
+
+int ax_vk_buffer_create_exported(struct ax_vk_ctx *ctx, VkDeviceSize size,
+				 VkBufferUsageFlags usage,
+				 struct ax_vk_buffer *out, int *fd)
+{
+	memset(out, 0, sizeof(*out));
+	*fd = -1;
+	if (!fd_sharable(ctx, usage))
+		return AX_EUNSUPPORTED;
+	const struct ax_vk_device_info *info = ctx->info;
+	VkResult r = external_buffer(ctx, size, usage, &out->buf);
+	if (r != VK_SUCCESS)
+		return alloc_error(ctx, r, size, AX_MEM_DEVICE);
+	VkMemoryRequirements req;
+	vkGetBufferMemoryRequirements(ctx->dev, out->buf, &req);
+	int type = pick_type(info, req.memoryTypeBits, AX_MEM_DEVICE);
+	VkExportMemoryAllocateInfo exp = {
+	    .sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+	    .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+	};
+	VkMemoryAllocateInfo ai = {
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	    .pNext = &exp,
+	    .allocationSize = req.size,
+	    .memoryTypeIndex = type < 0 ? 0 : (uint32_t)type,
+	};
+	r = type < 0 ? VK_ERROR_FEATURE_NOT_PRESENT
+		     : vkAllocateMemory(ctx->dev, &ai, NULL, &out->mem);
+	if (r == VK_SUCCESS)
+		r = vkBindBufferMemory(ctx->dev, out->buf, out->mem, 0);
+	PFN_vkGetMemoryFdKHR get_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(
+	    ctx->dev, "vkGetMemoryFdKHR");
+	VkMemoryGetFdInfoKHR gi = {
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+	    .memory = out->mem,
+	    .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+	};
+	if (r == VK_SUCCESS)
+		r = get_fd ? get_fd(ctx->dev, &gi, fd)
+			   : VK_ERROR_EXTENSION_NOT_PRESENT;
+	if (r != VK_SUCCESS) {
+		snprintf(ctx->err, sizeof(ctx->err),
+			 "exporting %llu bytes of device memory on %s: %s",
+			 (unsigned long long)size, info->name,
+			 ax_vk_result_name(r));
+		ax_vk_buffer_destroy(ctx, out);
+		*fd = -1;
+		return AX_EUNSUPPORTED;
+	}
+	out->type_index = (uint32_t)type;
+	out->props = info->memory.memoryTypes[type].propertyFlags;
+	out->size = size;
+	out->mem_size = req.size;
+	return 0;
+}
+
+int ax_vk_buffer_import_fd(struct ax_vk_ctx *peer, int fd, VkDeviceSize size,
+			   const struct ax_vk_buffer *exported,
+			   VkBufferUsageFlags usage, struct ax_vk_buffer *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct ax_vk_device_info *info = peer->info;
+	if (!fd_sharable(peer, usage)) {
+		close(fd);
+		return AX_EUNSUPPORTED;
+	}
+	VkResult r = external_buffer(peer, size, usage, &out->buf);
+	VkImportMemoryFdInfoKHR imp = {
+	    .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+	    .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT,
+	    .fd = fd,
+	};
+	VkMemoryAllocateInfo ai = {
+	    .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+	    .pNext = &imp,
+	    .allocationSize = exported->mem_size,
+	    .memoryTypeIndex = exported->type_index,
+	};
+	bool took_fd = false;
+	if (r == VK_SUCCESS) {
+		r = vkAllocateMemory(peer->dev, &ai, NULL, &out->mem);
+		took_fd = r == VK_SUCCESS; /* the driver owns it now */
+	}
+	if (r == VK_SUCCESS)
+		r = vkBindBufferMemory(peer->dev, out->buf, out->mem, 0);
+	if (!took_fd)
+		close(fd);
+	if (r != VK_SUCCESS) {
+		snprintf(peer->err, sizeof(peer->err),
+			 "importing %llu bytes of another device's memory on "
+			 "%s: %s",
+			 (unsigned long long)size, info->name,
+			 ax_vk_result_name(r));
+		ax_vk_buffer_destroy(peer, out);
+		return AX_EUNSUPPORTED;
+	}
+	out->type_index = exported->type_index;
+	out->props = info->memory.memoryTypes[out->type_index].propertyFlags;
+	out->size = size;
+	out->mem_size = exported->mem_size;
 	return 0;
 }
 

@@ -287,6 +287,8 @@ static void describe_features(VkInstance instance, VkPhysicalDevice phys,
 	info->memory_budget =
 	    has_device_ext(phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 	describe_host_import(phys, info);
+	info->memory_fd =
+	    has_device_ext(phys, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
 #ifdef VK_KHR_cooperative_matrix
 	info->coopmat =
 	    has_device_ext(phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
@@ -601,6 +603,9 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 	    d->storage16, "int8", d->int8_arith, "storage8", d->storage8,
 	    "cooperative_matrix", d->coopmat, "timestamps", d->timestamps,
 	    "memory_budget", d->memory_budget);
+	json_object_set_new(o, "device_group",
+			    json_pack("{s:i,s:i}", "first", d->group_first,
+				      "size", d->group_size));
 	if (d->host_import)
 		json_object_set_new(
 		    o, "host_import_align",
@@ -616,6 +621,10 @@ json_t *ax_vk_device_json(const struct ax_vk_device_info *d)
 			    json_boolean(d->int_dot));
 	json_object_set_new(feat, "subgroup_size_control",
 			    json_boolean(d->subgroup_size_control));
+	json_object_set_new(feat, "external_memory_host",
+			    json_boolean(d->host_import));
+	json_object_set_new(feat, "external_memory_fd",
+			    json_boolean(d->memory_fd));
 	json_object_set_new(o, "features", feat);
 	json_object_set_new(
 	    o, "subgroup_sizes",

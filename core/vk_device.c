@@ -110,6 +110,8 @@ static void enable_features(const struct ax_vk_device_info *info,
 	if (info->host_import) /* the zerocopy suite's imported memory */
 		f->exts[f->n_exts++] =
 		    VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+	if (info->memory_fd) /* the d2d suite's shared memory */
+		f->exts[f->n_exts++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
 	/* shaders/gemm_coopmat.comp declares CooperativeMatrixNV and, as
 	 * glslang writes every cooperative-matrix shader, the Vulkan memory
 	 * model (besides Float16, enabled above).  vulkanMemoryModel is

@@ -22,6 +22,7 @@ extern const struct ax_suite ax_suite_decoder;
 extern const struct ax_suite ax_suite_encoder;
 extern const struct ax_suite ax_suite_resnet;
 extern const struct ax_suite ax_suite_zerocopy;
+extern const struct ax_suite ax_suite_d2d;
 
 const struct ax_suite *const ax_suites[] = {
     &ax_suite_bandwidth, &ax_suite_transfer, &ax_suite_conv,
@@ -29,6 +30,7 @@ const struct ax_suite *const ax_suites[] = {
     &ax_suite_latency,	 &ax_suite_reduce,   &ax_suite_ingest,
     &ax_suite_fill,	 &ax_suite_roofline, &ax_suite_decoder,
     &ax_suite_encoder,	 &ax_suite_resnet,   &ax_suite_zerocopy,
+    &ax_suite_d2d,
 };
 const int ax_suite_count = (int)(sizeof(ax_suites) / sizeof(ax_suites[0]));
 

@@ -237,7 +237,9 @@ static void test_upload(void)
 {
 	json_t *doc = build();
 	const json_t *d = get(doc, "devices.0");
-	AX_CHECK_STR(json_string_value(get(d, "key")), "uuid:lvp");
+	/* d1 and d2 share the UUID "lvp" (two lavapipe devices): each is
+	 * keyed by its fingerprint, so the key names one of them. */
+	AX_CHECK_STR(json_string_value(get(d, "key")), "fingerprint:d1");
 	AX_CHECK_STR(json_string_value(get(d, "upload.path.value.source")),
 		     "pinned");
 	/* 9.5 is the first >= 0.9 * 10.0 */
@@ -293,6 +295,7 @@ static void test_loading_and_nulls(void)
 		     "low");
 	/* d2 has one conv result only: everything else null + reason */
 	const json_t *d2 = get(doc, "devices.1");
+	AX_CHECK_STR(json_string_value(get(d2, "key")), "fingerprint:d2");
 	AX_CHECK(json_is_null(get(d2, "upload.chunk_size.value")));
 	AX_CHECK(json_is_null(get(d2, "upload.chunk_size.basis")));
 	AX_CHECK(strstr(json_string_value(get(d2, "upload.chunk_size.reason")),
@@ -301,7 +304,7 @@ static void test_loading_and_nulls(void)
 	AX_CHECK(json_is_null(get(d2, "locality.cpuset.value")));
 	/* workloads: conv on d1 (34 > 5), gemm never measured */
 	AX_CHECK_STR(json_string_value(get(doc, "workloads.conv.value")),
-		     "uuid:lvp");
+		     "fingerprint:d1");
 	AX_CHECK(json_is_null(get(doc, "workloads.gemm.value")));
 	AX_CHECK(json_is_string(get(doc, "workloads.gemm.reason")));
 	json_decref(doc);
