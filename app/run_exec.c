@@ -1,5 +1,6 @@
 /* app/run_exec.c - measure a plan's cases and store each as it finishes. */
 #include "app/run_exec.h"
+#include "app/run_exec_internal.h"
 #include "core/interrupt.h"
 
 #include "app/case_column.h"
@@ -10,31 +11,9 @@
 #include "reports/export.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct exec {
-	struct ax_app *app;
-	struct ax_plan *plan;
-	struct ax_runner_opts opts;
-	bool skip_beyond_limits;
-	struct ax_run_origin origin;
-	struct ax_session session;
-	int index;	   /* case being measured, 0-based */
-	const char *label; /* of that case, for the progress line */
-	char case_label[512];
-	bool tty;
-	int case_width;	  /* of the table's case column */
-	struct ax_case_column cases; /* what that column shows */
-	json_t *json_out; /* --json: results as they are stored */
-	/* Verified results whose median ended less tight than max_noise,
-	 * and the first few of them by name, for the warning at the end. */
-	int n_noisy;
-	char noisy_names[512];
-};
 
 static void on_progress(void *ctx, int n, double median)
 {
@@ -49,7 +28,7 @@ static void on_progress(void *ctx, int n, double median)
 }
 
 /* The case column's width and contents; the table's header when print. */
-static void print_header(struct exec *ex, bool print)
+void ax_exec_header(struct exec *ex, bool print)
 {
 	ex->case_width = 4;
 	ax_case_column_init(&ex->cases, ex->app->verbosity > 0);
@@ -118,7 +97,7 @@ static void print_json_row(struct exec *ex, const struct ax_plan_case *c,
 	json_array_append_new(ex->json_out, o);
 }
 
-static void print_row(struct exec *ex, const struct ax_plan_case *c,
+void ax_exec_row(struct exec *ex, const struct ax_plan_case *c,
 		      const struct ax_session_case *sc)
 {
 	const struct ax_runner_result *r = &sc->r;
@@ -155,7 +134,7 @@ static void print_row(struct exec *ex, const struct ax_plan_case *c,
 
 /* A verified result that stopped on its sample or time limit with a
  * median less tight than asked: noted for warn_noise. */
-static void note_noise(struct exec *ex, const struct ax_plan_case *pc,
+void ax_exec_note_noise(struct exec *ex, const struct ax_plan_case *pc,
 		       const struct ax_runner_result *r)
 {
 	double target = ex->opts.max_noise;
@@ -213,9 +192,9 @@ static int run_one(struct exec *ex, int i, int round)
 	json_decref(extra);
 	ax_live_clear();
 	if (rc == 0)
-		print_row(ex, pc, &c);
+		ax_exec_row(ex, pc, &c);
 	if (rc == 0)
-		note_noise(ex, pc, &c.r);
+		ax_exec_note_noise(ex, pc, &c.r);
 	ax_session_case_release(&c);
 	return rc;
 }
@@ -256,9 +235,12 @@ static char *run_config_json(const struct exec *ex)
 	if (g)
 		json_object_set_new(
 		    cfg, "devices",
-		    json_pack("{s:s,s:i,s:i,s:s}", "group", g->id, "nth",
+		    json_pack("{s:s,s:i,s:i,s:s,s:s?}", "group", g->id, "nth",
 			      g->nth, "of", g->n, "mode",
-			      g->concurrent ? "concurrent" : "sequential"));
+			      g->split	      ? "split"
+			      : g->concurrent ? "concurrent"
+					      : "sequential",
+			      "env", g->env[g->nth]));
 	char *text = json_dumps(cfg, JSON_COMPACT);
 	json_decref(cfg);
 	return text;
@@ -302,12 +284,41 @@ static int precheck(struct exec *ex, const struct ax_vk_device_info *info)
 	return rc;
 }
 
-static int open_all(struct exec *ex)
+/*
+ * The group's device, its --device-env variable set while its instance
+ * is created (a driver reads it then) and put back after: the process
+ * opens devices one at a time, from one thread.
+ */
+static int choose_group_device(struct ax_session *s,
+			       const struct ax_run_group *g)
+{
+	const char *env = g->env[g->nth];
+	const char *eq = env ? strchr(env, '=') : NULL;
+	char name[128] = "";
+	char *saved = NULL;
+	if (eq && (size_t)(eq - env) < sizeof(name)) {
+		memcpy(name, env, (size_t)(eq - env));
+		name[eq - env] = '\0';
+		const char *old = getenv(name);
+		saved = old ? strdup(old) : NULL;
+		setenv(name, eq + 1, 1);
+	}
+	int rc = ax_session_choose_device_at(s, g->index[g->nth]);
+	if (name[0]) {
+		if (saved)
+			setenv(name, saved, 1);
+		else
+			unsetenv(name);
+	}
+	free(saved);
+	return rc;
+}
+
+int ax_exec_open(struct exec *ex)
 {
 	struct ax_session *s = &ex->session;
 	const struct ax_run_group *g = ex->origin.group;
-	int rc = g ? ax_session_choose_device_at(s, g->index[g->nth])
-		   : ax_session_choose_device(s);
+	int rc = g ? choose_group_device(s, g) : ax_session_choose_device(s);
 	if (rc)
 		return rc;
 	apply_tuned(ex, s->info);
@@ -331,7 +342,7 @@ static int open_all(struct exec *ex)
 	return rc;
 }
 
-static int finish(struct exec *ex, int rc)
+int ax_exec_finish(struct exec *ex, int rc)
 {
 	const struct ax_session *s = &ex->session;
 	bool interrupted = ax_interrupted != 0;
@@ -379,7 +390,7 @@ static int finish(struct exec *ex, int rc)
 	return rc == 0 && n_failed ? AX_EXIT_FAIL : rc;
 }
 
-static void exec_init(struct exec *ex, struct ax_app *app, struct ax_plan *plan,
+void ax_exec_init(struct exec *ex, struct ax_app *app, struct ax_plan *plan,
 		      const struct ax_runner_opts *opts,
 		      const struct ax_session_efficiency *eff,
 		      bool skip_beyond_limits, const struct ax_run_origin *origin)
@@ -397,7 +408,8 @@ static void exec_init(struct exec *ex, struct ax_app *app, struct ax_plan *plan,
 	ex->tty = isatty(2) && app->verbosity >= 0;
 	ex->opts.stop = &ax_interrupted;
 	/* One live line per process: several devices at once get none. */
-	if (ex->tty && !(ex->origin.group && ex->origin.group->concurrent)) {
+	const struct ax_run_group *g = ex->origin.group;
+	if (ex->tty && !(g && (g->concurrent || g->split))) {
 		ex->opts.progress = on_progress;
 		ex->opts.progress_ctx = ex;
 	}
@@ -414,297 +426,13 @@ int ax_run_execute(struct ax_app *app, struct ax_plan *plan,
 		   bool skip_beyond_limits, const struct ax_run_origin *origin)
 {
 	struct exec ex;
-	exec_init(&ex, app, plan, opts, eff, skip_beyond_limits, origin);
-	int rc = open_all(&ex);
+	ax_exec_init(&ex, app, plan, opts, eff, skip_beyond_limits, origin);
+	int rc = ax_exec_open(&ex);
 	if (rc == 0)
-		print_header(&ex, true);
+		ax_exec_header(&ex, true);
 	int rounds = plan->rounds > 1 ? plan->rounds : 1;
 	for (int r = 1; rc == 0 && r <= rounds && !ax_interrupted; r++)
 		rc = run_round(&ex, r, rounds);
-	return finish(&ex, rc);
+	return ax_exec_finish(&ex, rc);
 }
 
-/* ---- run --concurrent ------------------------------------------------- */
-
-void ax_run_group_lost(struct ax_run_group *g, int device, const char *why)
-{
-	if (g->n_lost++ < 4) {
-		size_t used = strlen(g->lost);
-		snprintf(g->lost + used, sizeof(g->lost) - used,
-			 "%sdevice %d %s", used ? "; " : "", device, why);
-	}
-}
-
-/*
- * The devices' timed spans start together: each thread waits at its
- * case's first timed sample until every device still measuring has come
- * there (a device whose case ended before, failed or skipped, leaves the
- * count).  The wait is bounded: a device that takes longer than
- * AX_CONC_WAIT_S to get there (a hang in its set-up) lets the others go.
- */
-#define AX_CONC_WAIT_S 300.0
-
-struct rendezvous {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int live, arrived;
-	bool open;
-	bool waited_out; /* someone went ahead alone */
-};
-
-static void rv_open_if_all(struct rendezvous *rv)
-{
-	if (!rv->open && rv->arrived >= rv->live) {
-		rv->open = true;
-		pthread_cond_broadcast(&rv->cv);
-	}
-}
-
-static void rv_arrive(void *ctx, enum ax_runner_phase phase)
-{
-	struct rendezvous *rv = ctx;
-	if (phase != AX_PHASE_TIMED)
-		return;
-	pthread_mutex_lock(&rv->mu);
-	rv->arrived++;
-	rv_open_if_all(rv);
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += (time_t)AX_CONC_WAIT_S;
-	while (!rv->open && !ax_interrupted) {
-		struct timespec slice;
-		clock_gettime(CLOCK_REALTIME, &slice);
-		if (slice.tv_sec >= until.tv_sec) {
-			rv->waited_out = true;
-			break;
-		}
-		slice.tv_nsec += 200000000L; /* Ctrl-C is seen in 0.2 s */
-		if (slice.tv_nsec >= 1000000000L) {
-			slice.tv_sec++;
-			slice.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&rv->cv, &rv->mu, &slice);
-	}
-	pthread_mutex_unlock(&rv->mu);
-}
-
-static void rv_leave(struct rendezvous *rv)
-{
-	pthread_mutex_lock(&rv->mu);
-	rv->live--;
-	rv_open_if_all(rv);
-	pthread_mutex_unlock(&rv->mu);
-}
-
-/* One device's share of one case. */
-struct conc_slot {
-	struct exec *ex;
-	const struct ax_plan_case *pc;
-	struct rendezvous *rv;
-	struct ax_session_timing t;
-};
-
-static void *time_on_device(void *arg)
-{
-	struct conc_slot *sl = arg;
-	ax_session_time_case(&sl->ex->session, sl->pc->suite,
-			     &sl->pc->params, &sl->ex->opts, &sl->t);
-	rv_leave(sl->rv);
-	return NULL;
-}
-
-/* What the devices did together: the sum of their rates, or for a time
- * the slowest device's (the work of all is done when it is). */
-static double aggregate(const struct ax_suite *suite,
-			const struct conc_slot *sl, int n, int *n_ok)
-{
-	double agg = NAN;
-	*n_ok = 0;
-	for (int k = 0; k < n; k++) {
-		const struct ax_runner_result *r = &sl[k].t.c.r;
-		if (r->outcome != AX_CASE_OK || r->n == 0)
-			continue;
-		double v = r->summary.median;
-		if (!(*n_ok)++)
-			agg = v;
-		else
-			agg = suite->higher_is_better ? agg + v
-						      : (v > agg ? v : agg);
-	}
-	return agg;
-}
-
-static void print_aggregate(const struct exec *ex, const struct ax_suite *suite,
-			    double agg, int n_ok, int n)
-{
-	if (ex->app->json || ex->app->verbosity < 0)
-		return;
-	printf("%-3s %-10s %-*s %12.4g %-8s %s of %d device%s%s\n", "all",
-	       suite->name, ex->case_width, "(together)", agg, suite->unit,
-	       suite->higher_is_better ? "sum" : "slowest", n_ok,
-	       n_ok == 1 ? "" : "s",
-	       n_ok < n ? " (the others failed)" : "");
-	fflush(stdout);
-}
-
-/* One case on every device at once, then stored device by device. */
-static int run_together(struct exec **ex, int n, int i, bool *waited_out)
-{
-	struct conc_slot sl[AX_RUN_MAX_DEVICES];
-	pthread_t th[AX_RUN_MAX_DEVICES];
-	bool started[AX_RUN_MAX_DEVICES] = {0};
-	struct rendezvous rv = {.live = n};
-	pthread_mutex_init(&rv.mu, NULL);
-	pthread_cond_init(&rv.cv, NULL);
-	for (int k = 0; k < n; k++) {
-		sl[k] = (struct conc_slot){ex[k], &ex[k]->plan->cases[i], &rv};
-		ex[k]->index = i;
-		ex[k]->session.phase_hook = rv_arrive;
-		ex[k]->session.phase_ctx = &rv;
-		started[k] =
-		    pthread_create(&th[k], NULL, time_on_device, &sl[k]) == 0;
-		if (!started[k])
-			time_on_device(&sl[k]); /* no thread: alone, then */
-	}
-	for (int k = 0; k < n; k++)
-		if (started[k])
-			pthread_join(th[k], NULL);
-	*waited_out |= rv.waited_out;
-	pthread_cond_destroy(&rv.cv);
-	pthread_mutex_destroy(&rv.mu);
-	const struct ax_suite *suite = sl[0].pc->suite;
-	int n_ok, rc = 0;
-	double agg = aggregate(suite, sl, n, &n_ok);
-	for (int k = 0; k < n; k++) {
-		json_t *extra = json_pack(
-		    "{s:{s:s,s:i,s:i,s:s}}", "concurrent", "group",
-		    ex[k]->origin.group->id, "devices", n, "devices_ok", n_ok,
-		    "rule", suite->higher_is_better ? "sum" : "slowest");
-		json_object_set_new(json_object_get(extra, "concurrent"),
-				    "aggregate", json_real(agg));
-		ax_session_case_label(&sl[k].pc->params, ex[k]->case_label,
-				      sizeof(ex[k]->case_label));
-		int st = rc ? rc
-			    : ax_session_store_case(&ex[k]->session, suite,
-						    &sl[k].pc->params,
-						    &ex[k]->opts, extra,
-						    &sl[k].t);
-		json_decref(extra);
-		if (st == 0 && rc == 0) {
-			print_row(ex[k], sl[k].pc, &sl[k].t.c);
-			note_noise(ex[k], sl[k].pc, &sl[k].t.c.r);
-		} else if (rc) {
-			ax_session_power_release(&sl[k].t.power);
-		}
-		rc = rc ? rc : st;
-		ax_session_case_release(&sl[k].t.c);
-	}
-	if (rc == 0 && n_ok > 0)
-		print_aggregate(ex[0], suite, agg, n_ok, n);
-	return rc;
-}
-
-/* Every device must measure the same cases, in the same order: each took
- * its own defaults and limits, and may have come out otherwise. */
-static int same_cases(struct exec **ex, int n)
-{
-	char a[512], b[512];
-	for (int k = 1; k < n; k++) {
-		struct ax_plan *p0 = ex[0]->plan, *pk = ex[k]->plan;
-		bool same = p0->n == pk->n;
-		for (int i = 0; same && i < p0->n; i++) {
-			ax_session_case_label(&p0->cases[i].params, a,
-					      sizeof(a));
-			ax_session_case_label(&pk->cases[i].params, b,
-					      sizeof(b));
-			same = p0->cases[i].suite == pk->cases[i].suite &&
-			       !strcmp(a, b);
-		}
-		if (!same)
-			return ax_app_error(
-			    ex[0]->app, AX_EXIT_USAGE,
-			    "run --concurrent: devices %d and %d would "
-			    "measure different cases (their defaults or limits "
-			    "differ: see `axbench run --dry-run --device N`); "
-			    "give the tunables with -p so that both run the "
-			    "same, or leave out --concurrent",
-			    ex[0]->session.device_index,
-			    ex[k]->session.device_index);
-	}
-	return 0;
-}
-
-/* Suites that keep per-process state a second device would share. */
-static int check_concurrent_suites(const struct exec *ex)
-{
-	for (int i = 0; i < ex->plan->n; i++) {
-		const struct ax_suite *s = ex->plan->cases[i].suite;
-		if (s->roles & AX_ROLE_INGEST)
-			return ax_app_error(
-			    ex->app, AX_EXIT_USAGE,
-			    "run --concurrent: suite %s reads one data file "
-			    "the whole process shares, so two devices cannot "
-			    "run it at once; run it without --concurrent "
-			    "(--device all measures the devices one after "
-			    "another)",
-			    s->name);
-	}
-	return 0;
-}
-
-int ax_run_execute_concurrent(struct ax_app *app, struct ax_plan **plans,
-			      const struct ax_runner_opts *opts,
-			      const struct ax_session_efficiency *eff,
-			      const struct ax_run_origin *origin)
-{
-	struct ax_run_group *g = origin->group;
-	struct exec *all = calloc((size_t)g->n, sizeof(*all));
-	struct exec *ex[AX_RUN_MAX_DEVICES];
-	int n = 0, rc = all ? 0 : AX_EXIT_FAIL, opened_rc = 0;
-	for (int k = 0; all && k < g->n; k++) {
-		struct ax_run_origin o = *origin;
-		exec_init(&all[k], app, plans[k], opts, eff, false, &o);
-		g->nth = k;
-		rc = check_concurrent_suites(&all[k]);
-		if (rc)
-			break;
-		int orc = open_all(&all[k]);
-		if (orc == 0) {
-			ex[n++] = &all[k];
-			continue;
-		}
-		/* A device that cannot open: the others go on without it,
-		 * and the command says so ("partial"). */
-		ax_run_group_lost(g, g->index[k], "could not be opened");
-		opened_rc = orc;
-		finish(&all[k], orc);
-	}
-	if (rc == 0 && n == 0)
-		rc = opened_rc ? opened_rc : AX_EXIT_NODEV;
-	if (rc == 0)
-		rc = same_cases(ex, n);
-	for (int k = 0; rc == 0 && k < n; k++)
-		print_header(ex[k], k == 0); /* one table for all */
-	bool waited_out = false;
-	for (int i = 0; rc == 0 && n > 0 && i < ex[0]->plan->n; i++) {
-		if (ax_interrupted)
-			break;
-		rc = run_together(ex, n, i, &waited_out);
-	}
-	if (waited_out)
-		fprintf(stderr,
-			"axbench run: a device took longer than %.0f s to "
-			"start timing; the others went ahead without it, so "
-			"those cases did not all run at once\n",
-			AX_CONC_WAIT_S);
-	int worst = rc;
-	for (int k = 0; k < n; k++) {
-		int frc = finish(ex[k], rc);
-		if (!worst)
-			worst = frc;
-	}
-	/* Devices that had opened are finished; one that did not was
-	 * finished where it failed. */
-	free(all);
-	return worst;
-}

@@ -35,7 +35,12 @@ struct ax_run_group {
 	int index[AX_RUN_MAX_DEVICES];	/* their Vulkan indices */
 	int nth;			/* this run's: index[nth] */
 	bool concurrent;		/* --concurrent */
+	bool split;			/* --split */
 	json_t *json_runs;		/* --json: each run's document */
+	/* --device-env K:NAME=VALUE: set while device index[k]'s instance
+	 * is created (drivers read their environment then: lavapipe's
+	 * LP_NUM_THREADS), NULL for none. */
+	const char *env[AX_RUN_MAX_DEVICES];
 	int n_lost;			/* devices that could not run */
 	char lost[512];			/* which, and why (the first few) */
 };
@@ -71,5 +76,22 @@ int ax_run_execute_concurrent(struct ax_app *app, struct ax_plan **plans,
 			      const struct ax_runner_opts *opts,
 			      const struct ax_session_efficiency *eff,
 			      const struct ax_run_origin *origin);
+
+/*
+ * run --device all --split: each case a job of `items` equal work items
+ * (each the repetitions the first device's probe chose) shared by the
+ * devices of origin->group: each device alone on items / devices of them,
+ * then all at once with a fixed even split, then all at once taking items
+ * from one queue as each finishes (app/run_split.c).  Each phase's result
+ * on each device is stored in that device's run with extra.split (phase,
+ * items done, share, the job's rate and wall time, the best device
+ * alone, speed-up, efficiency, items re-queued).  A device that fails an
+ * item takes no more; in the dynamic phase its item is re-queued and done
+ * by another device.  Returns the exit code as ax_run_execute does.
+ */
+int ax_run_execute_split(struct ax_app *app, struct ax_plan **plans,
+			 const struct ax_runner_opts *opts,
+			 const struct ax_session_efficiency *eff,
+			 const struct ax_run_origin *origin, int items);
 
 #endif

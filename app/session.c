@@ -203,6 +203,18 @@ static void after_case(struct ax_session *s, const struct ax_runner_result *r,
 	snprintf(s->lost_case, sizeof(s->lost_case), "%s", label);
 }
 
+void ax_session_ensure_device(struct ax_session *s)
+{
+	if (s->vk->lost)
+		replace_lost_device(s);
+}
+
+void ax_session_note_case(struct ax_session *s,
+			  const struct ax_runner_result *r, const char *label)
+{
+	after_case(s, r, label);
+}
+
 int ax_session_reopen_device(struct ax_session *s)
 {
 	char err[1024];

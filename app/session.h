@@ -111,6 +111,14 @@ struct ax_session_run {
  * new process.  Returns 0 or the exit code (after printing why). */
 int ax_session_reopen_device(struct ax_session *s);
 
+/* For callers that drive the runner themselves (run --split): a device
+ * lost by an earlier case replaced by the session's rule, and a case's
+ * end noted as ax_session_measure notes it (the lost device, the grace
+ * spent). */
+void ax_session_ensure_device(struct ax_session *s);
+void ax_session_note_case(struct ax_session *s,
+			  const struct ax_runner_result *r, const char *label);
+
 /* One measured and stored case. */
 struct ax_session_case {
 	struct ax_runner_result r; /* release with ax_session_case_release */

@@ -14,6 +14,7 @@
 #include "suites/registry.h"
 #include "suites/runner.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,14 @@ enum {
 	OPT_YES,
 	OPT_ROUNDS,
 	OPT_CONCURRENT,
+	OPT_SPLIT,
+	OPT_ITEMS,
+	OPT_DEVICE_ENV,
 };
+
+/* run --split: work items of a job, by default and at most. */
+#define AX_SPLIT_ITEMS 64
+#define AX_SPLIT_MAX_ITEMS 100000
 
 /* More cases than this are asked about first (or need --yes). */
 #define AX_RUN_ASK_CASES 1000
@@ -94,6 +102,19 @@ static const struct ax_cli_opt run_opts[] = {
      "every device at once, one thread per device, and print each "
      "device's figure and the aggregate (default: one device after "
      "another)"},
+    {OPT_SPLIT, "split", 0, NULL,
+     "with --device all (or a list): run each case as one job shared by "
+     "the devices: each device alone, a fixed even split, then items "
+     "taken from one queue as each device finishes (work stealing); "
+     "prints each device's share, the job's rate and its speed-up and "
+     "efficiency over the best device alone (default: off)"},
+    {OPT_ITEMS, "items", 0, "N",
+     "--split: work items of each job (default 64)"},
+    {OPT_DEVICE_ENV, "device-env", 0, "K:NAME=VALUE",
+     "with several devices: set NAME=VALUE while device K's driver "
+     "instance is created, as drivers read their settings then (lavapipe: "
+     "1:LP_NUM_THREADS=1 gives device 1 one thread); once per device "
+     "(default: none)"},
     {OPT_DRY_RUN, "dry-run", 'n', NULL,
      "check every case against the device and list them, with what "
      "would be skipped and why and the tuned parameters; measure "
@@ -110,7 +131,9 @@ struct run_args {
 	unsigned set; /* AX_MEASURE_* bits the command line set */
 	struct ax_session_efficiency eff;
 	double sustain_s; /* --sustain; 0: off */
-	bool dry_run, yes, concurrent;
+	bool dry_run, yes, concurrent, split;
+	int items;
+	const char *device_env[AX_RUN_MAX_DEVICES]; /* by device index */
 	int rounds;
 	const char *tuned_path;
 	const char *label; /* --label; NULL: HOST/DEVICE */
@@ -175,6 +198,35 @@ static int parse_measure_opt(struct ax_cli_iter *it, int opt,
 
 extern const struct ax_cli_cmd ax_cmd_run;
 
+/* --device-env K:NAME=VALUE: K a device index, NAME a variable name. */
+static int parse_device_env(struct ax_app *app, const char *text,
+			    struct run_args *a)
+{
+	char *end;
+	long k = strtol(text, &end, 10);
+	const char *name = end + 1, *eq = strchr(text, '=');
+	size_t len = eq ? (size_t)(eq - name) : 0;
+	bool ok = end != text && *end == ':' && k >= 0 &&
+		  k < AX_RUN_MAX_DEVICES && eq && eq > name && len < 128 &&
+		  (isalpha((unsigned char)*name) || *name == '_');
+	for (size_t i = 0; ok && i < len; i++)
+		ok = isalnum((unsigned char)name[i]) || name[i] == '_';
+	if (!ok)
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "--device-env %s: expected K:NAME=VALUE, K "
+				    "a device index (0 to %d) and NAME a "
+				    "variable name, such as 1:LP_NUM_THREADS=1",
+				    ax_term(text), AX_RUN_MAX_DEVICES - 1);
+	if (a->device_env[k])
+		return ax_app_error(app, AX_EXIT_USAGE,
+				    "--device-env %s: device %ld has one "
+				    "already (%s); give one per device",
+				    ax_term(text), k,
+				    ax_term(a->device_env[k]));
+	a->device_env[k] = name;
+	return 0;
+}
+
 static int parse_args(struct ax_app *app, int argc, char **argv,
 		      struct ax_cli_iter *it, struct run_args *a)
 {
@@ -225,6 +277,20 @@ static int parse_args(struct ax_app *app, int argc, char **argv,
 			break;
 		case OPT_CONCURRENT:
 			a->concurrent = true;
+			break;
+		case OPT_SPLIT:
+			a->split = true;
+			break;
+		case OPT_ITEMS: {
+			long long n;
+			if (ax_cli_parse_int(it, 1, AX_SPLIT_MAX_ITEMS, &n))
+				return AX_EXIT_USAGE;
+			a->items = (int)n;
+			break;
+		}
+		case OPT_DEVICE_ENV:
+			if (parse_device_env(app, it->optarg, a))
+				return AX_EXIT_USAGE;
 			break;
 		case OPT_ROUNDS: {
 			long long n;
@@ -470,11 +536,36 @@ static int resolve_devices(struct ax_app *app, struct ax_run_group *g)
 	return rc;
 }
 
+/* Each --device-env to the device's place in the group. */
+static int place_device_env(struct ax_app *app, const struct run_args *a,
+			    struct ax_run_group *g)
+{
+	for (int k = 0; k < AX_RUN_MAX_DEVICES; k++) {
+		if (!a->device_env[k])
+			continue;
+		int at = -1;
+		for (int i = 0; i < g->n; i++)
+			if (g->index[i] == k)
+				at = i;
+		if (at < 0)
+			return ax_app_error(app, AX_EXIT_USAGE,
+					    "--device-env %d:%s: device %d is "
+					    "not among the devices selected "
+					    "(--device %s)",
+					    k, ax_term(a->device_env[k]), k,
+					    ax_term(app->device_sel));
+		g->env[at] = a->device_env[k];
+	}
+	return 0;
+}
+
 /* The group's --json: one document with every device's run. */
 static void print_group_json(const struct ax_run_group *g)
 {
 	json_t *doc = json_pack("{s:s,s:s,s:O}", "group", g->id, "mode",
-				g->concurrent ? "concurrent" : "sequential",
+				g->split	? "split"
+				: g->concurrent ? "concurrent"
+						: "sequential",
 				"runs", g->json_runs);
 	json_dumpf(doc, stdout, JSON_INDENT(2));
 	putchar('\n');
@@ -490,8 +581,12 @@ static void print_group_json(const struct ax_run_group *g)
 static int run_devices(struct ax_app *app, struct run_args *a,
 		       struct ax_plan *first)
 {
-	struct ax_run_group g = {.concurrent = a->concurrent};
+	struct ax_run_group g = {.concurrent = a->concurrent,
+				 .split = a->split};
 	int rc = resolve_devices(app, &g);
+	if (rc)
+		return rc;
+	rc = place_device_env(app, a, &g);
 	if (rc)
 		return rc;
 	if (app->json)
@@ -506,7 +601,10 @@ static int run_devices(struct ax_app *app, struct run_args *a,
 		pp[k] = &plans[k];
 	struct ax_run_origin origin = {
 	    .command = "run", .label = a->label, .group = &g};
-	if (rc == 0 && g.concurrent) {
+	if (rc == 0 && g.split) {
+		rc = ax_run_execute_split(app, pp, &a->ropts, &a->eff, &origin,
+					  a->items ? a->items : AX_SPLIT_ITEMS);
+	} else if (rc == 0 && g.concurrent) {
 		rc = ax_run_execute_concurrent(app, pp, &a->ropts, &a->eff,
 					       &origin);
 	} else {
@@ -571,6 +669,27 @@ static int run_main(struct ax_app *app, int argc, char **argv)
 				  "--concurrent measures several devices at "
 				  "once: give them with --device all (or a "
 				  "list, such as --device 0,1)");
+	if (rc == 0 && a->split && !many)
+		rc = ax_app_error(app, AX_EXIT_USAGE,
+				  "--split shares a job between several "
+				  "devices: give them with --device all (or a "
+				  "list, such as --device 0,1)");
+	if (rc == 0 && a->split && (a->concurrent || a->rounds > 1))
+		rc = ax_app_error(app, AX_EXIT_USAGE,
+				  "--split runs its devices together in its "
+				  "own phases: leave out %s",
+				  a->concurrent ? "--concurrent" : "--rounds");
+	if (rc == 0 && a->items && !a->split)
+		rc = ax_app_error(app, AX_EXIT_USAGE,
+				  "--items is the size of a --split job: add "
+				  "--split (and --device all)");
+	for (int k = 0; rc == 0 && !many && k < AX_RUN_MAX_DEVICES; k++)
+		if (a->device_env[k])
+			rc = ax_app_error(
+			    app, AX_EXIT_USAGE,
+			    "--device-env sets a variable for one of several "
+			    "devices: give them with --device all (or a list); "
+			    "for one device set it in the environment");
 	if (rc == 0 && a->concurrent && a->rounds > 1)
 		rc = ax_app_error(app, AX_EXIT_USAGE,
 				  "--concurrent and --rounds cannot be "

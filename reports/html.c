@@ -474,9 +474,9 @@ int ax_html_report_write(FILE *f, const struct ax_html_data *d, char *err,
 	    ax_html_section_overview,	ax_html_section_systems,
 	    ax_html_section_medians,	ax_html_section_roofline,
 	    ax_html_section_efficiency, ax_html_section_curves,
-	    ax_html_section_latency,	ax_html_section_tuner,
-	    ax_html_section_history,	ax_html_section_samples,
-	    ax_html_section_attention,
+	    ax_html_section_latency,	ax_html_section_devices,
+	    ax_html_section_tuner,	ax_html_section_history,
+	    ax_html_section_samples,	ax_html_section_attention,
 	};
 	struct ax_html_ctx c;
 	/* A reference that names no system is refused before anything is

@@ -112,10 +112,14 @@ static void case_key(const struct ax_db_result_row *r, char *buf, size_t len)
 		json_decref(doc);
 	}
 	/* A sustained run's result is kept beside a short run's of the
-	 * same case: the efficiency section shows its throttling. */
-	snprintf(buf, len, "%s\x1f%s\x1f%s%s%s", ax_html_str(r->suite),
+	 * same case: the efficiency section shows its throttling; and so
+	 * is each phase of a split job (run --split), which the devices
+	 * section sets side by side. */
+	const char *phase = ax_db_extra_text(r, "split.phase");
+	snprintf(buf, len, "%s\x1f%s\x1f%s%s%s%s%s", ax_html_str(r->suite),
 		 ax_html_str(r->unit), ax_html_is_tune(r) ? "tune:" : "",
-		 r->sustained ? "sustained:" : "",
+		 r->sustained ? "sustained:" : "", phase ? phase : "",
+		 phase ? ":" : "",
 		 *hash	  ? hash
 		 : params ? params
 			  : "");

@@ -185,6 +185,9 @@ void ax_html_section_curves(struct ax_html_ctx *c);
 /* The model layers' latency percentiles and curve (html_latency.c);
  * nothing without such results. */
 void ax_html_section_latency(struct ax_html_ctx *c);
+/* Several devices (html_devices.c): the d2d matrix, split jobs, and
+ * zero-copy against staging. */
+void ax_html_section_devices(struct ax_html_ctx *c);
 void ax_html_section_tuner(struct ax_html_ctx *c);
 void ax_html_section_history(struct ax_html_ctx *c);
 /* The raw samples of d->sampled as box and strip plots (html_samples.c). */

@@ -673,7 +673,7 @@ static int set_up(struct case_run *cr, const struct ax_params *p, bool *built)
 	struct ax_runner_result *out = cr->out;
 	struct ax_vk_ctx *vk = cr->vk;
 	const struct ax_suite *suite = cr->suite;
-	bool stall_hold;
+	struct ax_stall_mode stall_mode;
 	*built = false;
 	vk->timeout_ns = timeout_ns(cr->opts);
 	cr->host =
@@ -682,7 +682,7 @@ static int set_up(struct case_run *cr, const struct ax_params *p, bool *built)
 	if (suite->shader)
 		ax_vk_shader_hash(suite->shader(p), out->shader_hash);
 	int stall_picked =
-	    ax_stall_pick(&stall_hold, out->error, sizeof(out->error));
+	    ax_stall_pick(&stall_mode, out->error, sizeof(out->error));
 	if (stall_picked < 0)
 		return fail(cr, AX_EINVAL, AX_CASE_ERROR, NULL);
 	int rc = check_point(cr, p);
@@ -702,7 +702,7 @@ static int set_up(struct case_run *cr, const struct ax_params *p, bool *built)
 	if (suite->spirv_hash)
 		snprintf(out->shader_hash, sizeof(out->shader_hash), "%s",
 			 suite->spirv_hash(cr->state));
-	return stall_picked ? ax_stall_create(vk, stall_hold, &cr->stall) : 0;
+	return stall_picked ? ax_stall_create(vk, &stall_mode, &cr->stall) : 0;
 }
 
 int ax_runner_case_open(struct ax_vk_ctx *vk, const struct ax_suite *suite,
@@ -846,6 +846,23 @@ int ax_runner_case_round(void *ctx, int samples, double *value)
 		*value = m.median;
 	out->stop_reason = "paired";
 	return rc;
+}
+
+uint32_t ax_runner_case_reps(const struct ax_runner_case *c) { return c->reps; }
+
+int ax_runner_case_work(struct ax_runner_case *c, uint32_t reps, double *sec)
+{
+	struct ax_runner_result *out = c->cr.out;
+	int rc = grow(c, 1);
+	if (rc == 0)
+		rc = sample(&c->cr, reps ? reps : 1, sec);
+	if (rc)
+		return rc;
+	out->seconds[out->n] = *sec;
+	out->values[out->n] = value_of(c->cr.suite, c->p, *sec);
+	out->n++;
+	out->stop_reason = "split";
+	return 0;
 }
 
 void ax_runner_result_release(struct ax_runner_result *r)

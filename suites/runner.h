@@ -192,6 +192,17 @@ int ax_runner_case_round(void *ctx, int samples, double *value);
  */
 int ax_runner_case_rebuild(void *ctx);
 
+/* The repetitions per sample the open case chose (its probe). */
+uint32_t ax_runner_case_reps(const struct ax_runner_case *c);
+
+/*
+ * One piece of a job shared across devices (run --split): exactly reps
+ * repetitions as one sample, appended to the case's result (stop reason
+ * "split"); *sec is seconds per repetition.  Returns 0 or the sample's
+ * error (close the case with it: a timeout leaves the device lost).
+ */
+int ax_runner_case_work(struct ax_runner_case *c, uint32_t reps, double *sec);
+
 /* The second half: the result summarised over every sample taken (or
  * failed with rc when rc != 0), the suite torn down, c freed.  Returns
  * the result's status. */

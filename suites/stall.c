@@ -12,6 +12,7 @@ struct ax_stall {
 	VkDevice dev;
 	VkEvent event; /* set by the host: the wait ends */
 	bool hold, recorded, released;
+	unsigned skip; /* timed submissions still to let through */
 };
 
 /* Cases counted so far in this process (calls of the runner). */
@@ -29,42 +30,68 @@ static int list_names(const char *list, size_t len, unsigned long n, char *err,
 		unsigned long v = strtoul(p, &stop, 10);
 		if (stop == p || errno || v == 0 || *p == '-' ||
 		    (stop < end && *stop != ','))
-			return ax_errf(err, errlen, AX_EINVAL,
-				       "%s=%s: expected case numbers N[,N...] "
-				       "counted from 1, optionally followed by "
-				       ":hold (test-only fault injection; "
-				       "unset it to measure normally)",
-				       AX_STALL_ENV, list);
+			return ax_errf(
+			    err, errlen, AX_EINVAL,
+			    "%s=%s: expected case numbers N[,N...] "
+			    "counted from 1, optionally followed by "
+			    ":hold and :after=K (test-only fault injection; "
+			    "unset it to measure normally)",
+			    AX_STALL_ENV, list);
 		found |= v == n;
 		p = stop + (stop < end);
 	}
 	return found;
 }
 
-int ax_stall_pick(bool *hold, char *err, size_t errlen)
+/* The modes after the case numbers: ":hold", ":after=K", both. */
+static int parse_modes(const char *v, const char *modes,
+		       struct ax_stall_mode *m, char *err, size_t errlen)
+{
+	for (const char *p = modes; p && *p == ':';) {
+		const char *end = strchr(p + 1, ':');
+		size_t len = end ? (size_t)(end - p - 1) : strlen(p + 1);
+		char *stop;
+		if (len == 4 && !strncmp(p + 1, "hold", 4)) {
+			m->hold = true;
+		} else if (len > 6 && !strncmp(p + 1, "after=", 6) &&
+			   p[7] >= '0' && p[7] <= '9') {
+			unsigned long k = strtoul(p + 7, &stop, 10);
+			if (stop != p + 1 + len || k > 1000000)
+				goto bad;
+			m->after = (unsigned)k;
+		} else {
+			goto bad;
+		}
+		p = end;
+	}
+	return 0;
+bad:
+	return ax_errf(err, errlen, AX_EINVAL,
+		       "%s=%s: the modes after ':' are 'hold' and 'after=K' "
+		       "(test-only fault injection; unset it to measure "
+		       "normally)",
+		       AX_STALL_ENV, v);
+}
+
+int ax_stall_pick(struct ax_stall_mode *mode, char *err, size_t errlen)
 {
 	const char *v = getenv(AX_STALL_ENV);
 	/* Atomic: run --concurrent counts cases from one thread per
 	 * device. */
 	unsigned long n = __atomic_add_fetch(&cases_seen, 1, __ATOMIC_SEQ_CST);
-	*hold = false;
+	memset(mode, 0, sizeof(*mode));
 	if (!v || !*v)
 		return 0;
 	const char *colon = strchr(v, ':');
 	size_t len = colon ? (size_t)(colon - v) : strlen(v);
-	if (colon && strcmp(colon, ":hold") != 0)
-		return ax_errf(err, errlen, AX_EINVAL,
-			       "%s=%s: the only mode after ':' is 'hold' "
-			       "(test-only fault injection; unset it to "
-			       "measure normally)",
-			       AX_STALL_ENV, v);
-	int rc = list_names(v, len, n, err, errlen);
-	if (rc == 1)
-		*hold = colon != NULL;
+	int rc = parse_modes(v, colon, mode, err, errlen);
+	if (rc == 0)
+		rc = list_names(v, len, n, err, errlen);
 	return rc;
 }
 
-int ax_stall_create(struct ax_vk_ctx *vk, bool hold, struct ax_stall **out)
+int ax_stall_create(struct ax_vk_ctx *vk, const struct ax_stall_mode *mode,
+		    struct ax_stall **out)
 {
 	struct ax_stall *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -78,7 +105,8 @@ int ax_stall_create(struct ax_vk_ctx *vk, bool hold, struct ax_stall **out)
 		return AX_EVK;
 	}
 	s->dev = vk->dev;
-	s->hold = hold;
+	s->hold = mode->hold;
+	s->skip = mode->after;
 	*out = s;
 	return 0;
 }
@@ -87,6 +115,10 @@ void ax_stall_record(struct ax_stall *s, VkCommandBuffer cb)
 {
 	if (!s || s->recorded)
 		return;
+	if (s->skip) { /* after=K: this submission goes through */
+		s->skip--;
+		return;
+	}
 	/* Everything after this waits for the host to set the event. */
 	vkCmdWaitEvents(cb, 1, &s->event, VK_PIPELINE_STAGE_HOST_BIT,
 			VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, NULL, 0, NULL, 0,

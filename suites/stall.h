@@ -15,6 +15,10 @@
  *   hold     the event is set only after the grace period expired: the
  *            device stays hung for the runner, and the caller goes on
  *            with a new logical device.
+ *   after=K  (with or without hold) the stall goes into the case's
+ *            (K+1)-th timed submission instead of its first, so that a
+ *            device hangs in the middle of a job (run --split).
+ * Modes combine: "3:hold:after=2".
  * The case's error text says that the stall was injected, so a database
  * never holds an injected timeout unmarked.  Host-timed suites (transfer)
  * have no timed submission of the runner's and are never stalled.
@@ -32,14 +36,19 @@
 struct ax_stall;
 
 /*
- * Count one case.  Returns 1 when AXBENCH_TEST_STALL names it (*hold set
+ * Count one case.  Returns 1 when AXBENCH_TEST_STALL names it (*mode set
  * from the variable), 0 when not or unset, AX_EINVAL with a message naming
  * the variable, the rule and the fix when the variable is malformed.
  */
-int ax_stall_pick(bool *hold, char *err, size_t errlen);
+struct ax_stall_mode {
+	bool hold;	/* past the grace period */
+	unsigned after; /* timed submissions let through first */
+};
+int ax_stall_pick(struct ax_stall_mode *mode, char *err, size_t errlen);
 
 /* Create the stall's event on vk.  0, or AX_EVK with vk->err set. */
-int ax_stall_create(struct ax_vk_ctx *vk, bool hold, struct ax_stall **out);
+int ax_stall_create(struct ax_vk_ctx *vk, const struct ax_stall_mode *mode,
+		    struct ax_stall **out);
 
 /* Record the wait for the event into cb, once: later calls record
  * nothing.  NULL s records nothing. */

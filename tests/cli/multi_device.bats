@@ -137,3 +137,93 @@ EOF
 	assert_failure 2
 	assert_output --partial "stride"
 }
+
+@test "d2d: the 2x2 matrix, staged and direct (exported memory), every copy verified" {
+	run "$AX" --db "$DB" run d2d --device all -p peer=0,1 \
+		-p path=staged,direct -p size=64K "${FAST[@]}" --idle 0
+	assert_success
+	[ "$(sql "select count(*) from result where status = 'ok'")" -eq 8 ]
+	# Each cell names its peer by fingerprint; the diagonal is marked.
+	[ "$(sql "select count(distinct r.device_id || '>' ||
+		json_extract(s.extra_json, '$.peer.fingerprint'))
+		from result s join run r on r.id = s.run_id")" -eq 4 ]
+	[ "$(sql "select count(*) from result
+		where json_extract(extra_json, '$.diagonal') = 1")" -eq 4 ]
+	run "$AX" --db "$DB" report -o "$BATS_TEST_TMPDIR/r.html"
+	assert_success
+	sed '/<h2 id="data">/,$d' "$BATS_TEST_TMPDIR/r.html" >"$BATS_TEST_TMPDIR/shown"
+	grep -qF '<h3>path=direct, 65536 bytes: bandwidth, GB/s' "$BATS_TEST_TMPDIR/shown"
+	[ "$(grep -o '<td class="num" style="background' "$BATS_TEST_TMPDIR/shown" | wc -l)" -eq 8 ]
+}
+
+@test "d2d: a peer no device has is refused at set-up, named" {
+	run "$AX" --db "$DB" run d2d -p peer=9 "${FAST[@]}" --idle 0
+	assert_failure 1
+	assert_output --partial "peer=9: no such device (this machine has 2"
+}
+
+@test "run --split: shares, the job's speed-up over the best device alone, every item once" {
+	# Device 1 with one lavapipe thread: the devices differ, as the
+	# dynamic phase's shares show.
+	run "$AX" --db "$DB" run gemm -p m=64 --device all --split --items 24 \
+		--device-env 1:LP_NUM_THREADS=1 "${FAST[@]}" --idle 0 \
+		--cpu-baseline off
+	assert_success
+	assert_line --regexp '^even +job +24 +100% .* the best device alone, efficiency'
+	assert_line --regexp '^dynamic +job +24 +100% '
+	# Three phases on each device, each stored in that device's run;
+	# the shared phases' items add up to the job, none twice.
+	[ "$(sql "select count(*) from result where status = 'ok'")" -eq 6 ]
+	[ "$(sql "select group_concat(s, ',') from (select
+		sum(json_extract(extra_json, '$.split.items_done')) as s
+		from result group by json_extract(extra_json, '$.split.phase')
+		order by json_extract(extra_json, '$.split.phase'))")" = "24,24,24" ]
+	[ "$(sql "select json_extract(config_json, '$.devices.env') from run
+		where json_extract(config_json, '$.devices.nth') = 1")" = "LP_NUM_THREADS=1" ]
+	[ "$(sql "select count(*) from result where
+		json_extract(extra_json, '$.split.speedup') > 0 and
+		json_extract(extra_json, '$.split.efficiency') > 0")" -eq 6 ]
+	run "$AX" --db "$DB" report -o "$BATS_TEST_TMPDIR/r.html"
+	assert_success
+	grep -qF 'Scaling: the job' "$BATS_TEST_TMPDIR/r.html"
+}
+
+@test "run --split: a device lost mid-job; its item is redone once by the other, partial" {
+	# Cases are opened alone 0, alone 1, even 0, even 1, dynamic 0,
+	# dynamic 1, each with 3 timed probes: the sixth case's fourth timed
+	# submission, device 1's first item of the dynamic phase (each
+	# device starts with one in hand), hangs for real (test-only
+	# AXBENCH_TEST_STALL).
+	AXBENCH_TEST_STALL=6:hold:after=3 run "$AX" --db "$DB" run gemm \
+		-p m=64 --device all --split --items 24 "${FAST[@]}" --idle 0 \
+		--cpu-baseline off --timeout 1
+	assert_failure 6
+	assert_line --regexp '^dynamic +1 .* lost at item [0-9]+ \(timed out\): re-queued$'
+	assert_line --regexp '^dynamic +job +24 +100% '
+	assert_output --partial "axbench run: partial: 1 of 2 devices lost work (device 1 hung"
+	[ "$(sql "select json_extract(extra_json, '$.split.requeued') from result
+		where json_extract(extra_json, '$.split.phase') = 'dynamic'
+		group by 1")" = "1" ]
+	[ "$(sql "select sum(json_extract(extra_json, '$.split.items_done')) from result
+		where json_extract(extra_json, '$.split.phase') = 'dynamic'")" -eq 24 ]
+	[ "$(sql "select status from result
+		where json_extract(extra_json, '$.split.failed_item') is not null")" = "timeout" ]
+	[ "$(sql "select status from run order by id")" = "complete
+failed" ]
+}
+
+@test "split and device-env: refused where they cannot apply" {
+	run "$AX" --db "$DB" run gemm --split
+	assert_failure 2
+	assert_output --partial "--split shares a job between several devices"
+	run "$AX" --db "$DB" run latency --device all --split
+	assert_failure 2
+	assert_output --partial "measures a time"
+	run "$AX" --db "$DB" run gemm --device all --device-env 5:X=1
+	assert_failure 2
+	assert_output --partial "device 5 is not among the devices selected"
+	run "$AX" --db "$DB" run gemm --device all --device-env 1:9X=1
+	assert_failure 2
+	assert_output --partial "expected K:NAME=VALUE"
+	[ "$(n_rows "$DB" result)" -eq 0 ]
+}
